@@ -1,0 +1,59 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+#ifndef VGPUCTL_CLI_H
+#define VGPUCTL_CLI_H
+
+#include <libsmartcols.h>
+#include <stdbool.h>
+#include <stdio.h>
+
+#include "vgpu.h"
+
+#define EXIT_USAGE 2
+
+struct cli {
+	const char *sysroot;
+	bool json;
+	FILE *out;
+	FILE *err;
+	struct vgpu_host *host;
+};
+
+struct cli_command {
+	const char *name;
+	int (*run)(struct cli *c, int argc, char **argv);
+	const char *summary;
+	const char *usage; /* options after the command name */
+};
+
+/* A column: text header, JSON key, whether JSON renders it as a number. */
+enum col_kind { COL_STR, COL_NUM, COL_ARRAY };
+struct col {
+	const char *header;
+	const char *key;
+	enum col_kind kind;
+	double whint;
+	int flags;
+};
+
+void cli_error(struct cli *c, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+void cli_warn_cb(void *data, const char *msg);
+int cli_usage_error(struct cli *c, const char *cmd, const char *fmt, ...)
+	__attribute__((format(printf, 3, 4)));
+/* Open the host once (after option parsing). Return: 0 or exit code. */
+int cli_open_host(struct cli *c);
+struct libscols_table *cli_table(struct cli *c, const char *name, const struct col *cols,
+				 size_t n);
+/* Set a cell; NULL data means absent (JSON null). Takes ownership of data. */
+void cli_cell(struct libscols_line *ln, size_t col, char *data);
+void cli_cell_str(struct libscols_line *ln, size_t col, const char *s);
+void cli_cell_num(struct libscols_line *ln, size_t col, long v, bool present);
+int cli_table_print(struct cli *c, struct libscols_table *tb);
+
+int cmd_gpus(struct cli *c, int argc, char **argv);
+int cmd_vfs(struct cli *c, int argc, char **argv);
+int cmd_types(struct cli *c, int argc, char **argv);
+int cmd_topology(struct cli *c, int argc, char **argv);
+int cmd_xml(struct cli *c, int argc, char **argv);
+int cmd_plan(struct cli *c, int argc, char **argv);
+
+#endif

@@ -1,0 +1,249 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+/* vgpuctl gpus | vfs | topology: host inventory. */
+#include <getopt.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "cli.h"
+
+#define ARRAY_SIZE(a) (sizeof(a) / sizeof((a)[0]))
+
+/* Commands without options of their own still accept -h. */
+static int no_options(struct cli *c, int argc, char **argv, const char *cmd, int max_args)
+{
+	static const struct option opts[] = { { "help", no_argument, NULL, 'h' }, { 0 } };
+	int o;
+
+	optind = 1;
+	while ((o = getopt_long(argc, argv, "h", opts, NULL)) != -1) {
+		if (o == 'h')
+			return -1;
+		return cli_usage_error(c, cmd, "invalid option");
+	}
+	if (argc - optind > max_args)
+		return cli_usage_error(c, cmd, "unexpected argument '%s'", argv[optind + max_args]);
+	return 0;
+}
+
+static int scan(struct cli *c, bool types)
+{
+	int r = cli_open_host(c);
+
+	if (r)
+		return r;
+	if (vgpu_host_scan(c->host, types) < 0) {
+		cli_error(c, "%s", vgpu_last_error(c->host));
+		return EXIT_FAILURE;
+	}
+	return 0;
+}
+
+static const struct col gpu_cols[] = {
+	{ "ADDRESS", "address", COL_STR, 0, 0 },
+	{ "MODEL", "model", COL_STR, 0, 0 },
+	{ "VENDOR", "vendor_id", COL_STR, 0, 0 },
+	{ "DEVICE", "device_id", COL_STR, 0, 0 },
+	{ "NODE", "numa_node", COL_NUM, 0, SCOLS_FL_RIGHT },
+	{ "CPUS", "cpus", COL_STR, 0, 0 },
+	{ "DRIVER", "driver", COL_STR, 0, 0 },
+	{ "GROUP", "iommu_group", COL_NUM, 0, SCOLS_FL_RIGHT },
+	{ "TOTALVFS", "sriov_total_vfs", COL_NUM, 0, SCOLS_FL_RIGHT },
+	{ "NUMVFS", "sriov_num_vfs", COL_NUM, 0, SCOLS_FL_RIGHT },
+	{ "INTERFACE", "interface", COL_STR, 0, 0 },
+	{ "GIS", "mig_instances", COL_NUM, 0, SCOLS_FL_RIGHT },
+};
+
+int cmd_gpus(struct cli *c, int argc, char **argv)
+{
+	struct libscols_table *tb;
+	const struct vgpu_gpu *g;
+	size_t n;
+	int r = no_options(c, argc, argv, "gpus", 0);
+
+	if (r)
+		return r;
+	r = scan(c, false);
+	if (r)
+		return r;
+	g = vgpu_host_gpus(c->host, &n);
+	tb = cli_table(c, "gpus", gpu_cols, ARRAY_SIZE(gpu_cols));
+	if (!tb)
+		return EXIT_FAILURE;
+	for (size_t i = 0; i < n; i++) {
+		struct libscols_line *ln = scols_table_new_line(tb, NULL);
+		char buf[4096];
+
+		cli_cell_str(ln, 0, g[i].addr);
+		cli_cell_str(ln, 1, g[i].model);
+		snprintf(buf, sizeof(buf), "%04x", g[i].vendor_id);
+		cli_cell_str(ln, 2, buf);
+		snprintf(buf, sizeof(buf), "%04x", g[i].device_id);
+		cli_cell_str(ln, 3, buf);
+		cli_cell_num(ln, 4, g[i].numa_node, g[i].numa_node >= 0);
+		if (g[i].has_cpus)
+			cli_cell_str(ln, 5, vgpu_cpulist_format(&g[i].cpus, buf, sizeof(buf)));
+		cli_cell_str(ln, 6, g[i].driver);
+		cli_cell_num(ln, 7, g[i].iommu_group, g[i].iommu_group >= 0);
+		cli_cell_num(ln, 8, g[i].sriov_total_vfs, g[i].sriov_total_vfs >= 0);
+		cli_cell_num(ln, 9, g[i].sriov_num_vfs, g[i].sriov_num_vfs >= 0);
+		cli_cell_str(ln, 10, vgpu_iface_str(g[i].iface));
+		cli_cell_num(ln, 11, g[i].mig_instances, g[i].mig_instances >= 0);
+	}
+	return cli_table_print(c, tb);
+}
+
+static const struct col vf_cols[] = {
+	{ "ADDRESS", "address", COL_STR, 0, 0 },
+	{ "GPU", "gpu", COL_STR, 0, 0 },
+	{ "INDEX", "index", COL_NUM, 0, SCOLS_FL_RIGHT },
+	{ "NODE", "numa_node", COL_NUM, 0, SCOLS_FL_RIGHT },
+	{ "GROUP", "iommu_group", COL_NUM, 0, SCOLS_FL_RIGHT },
+	{ "INTERFACE", "interface", COL_STR, 0, 0 },
+	{ "STATE", "state", COL_STR, 0, 0 },
+	{ "TYPE", "type_id", COL_NUM, 0, SCOLS_FL_RIGHT },
+	{ "PROFILE", "profile", COL_STR, 0, 0 },
+	{ "MDEV", "mdev_uuid", COL_STR, 0, 0 },
+};
+
+int cmd_vfs(struct cli *c, int argc, char **argv)
+{
+	struct libscols_table *tb;
+	const struct vgpu_gpu *g, *only = NULL;
+	size_t n;
+	int r = no_options(c, argc, argv, "vfs", 1);
+
+	if (r)
+		return r;
+	r = scan(c, true);
+	if (r)
+		return r;
+	if (optind < argc) {
+		only = vgpu_host_find_gpu(c->host, argv[optind]);
+		if (!only) {
+			cli_error(c, "GPU '%s' not found (see 'vgpuctl gpus')", argv[optind]);
+			return EXIT_FAILURE;
+		}
+	}
+	g = vgpu_host_gpus(c->host, &n);
+	tb = cli_table(c, "vfs", vf_cols, ARRAY_SIZE(vf_cols));
+	if (!tb)
+		return EXIT_FAILURE;
+	for (size_t i = 0; i < n; i++) {
+		if (only && only != &g[i])
+			continue;
+		for (size_t j = 0; j < g[i].n_vfs; j++) {
+			const struct vgpu_vf *vf = &g[i].vfs[j];
+			const struct vgpu_type *t =
+				vf->current_type ? vgpu_gpu_find_type(&g[i], vf->current_type) : NULL;
+			struct libscols_line *ln = scols_table_new_line(tb, NULL);
+
+			cli_cell_str(ln, 0, vf->addr);
+			cli_cell_str(ln, 1, g[i].addr);
+			cli_cell_num(ln, 2, vf->index, vf->index >= 0);
+			cli_cell_num(ln, 3, vf->numa_node, vf->numa_node >= 0);
+			cli_cell_num(ln, 4, vf->iommu_group, vf->iommu_group >= 0);
+			cli_cell_str(ln, 5, vgpu_iface_str(vf->iface));
+			cli_cell_str(ln, 6, vgpu_vf_state_str(vf));
+			cli_cell_num(ln, 7, vf->current_type, vf->current_type != 0);
+			if (t && t->name)
+				cli_cell_str(ln, 8, t->info.profile);
+			if (vf->n_mdev) {
+				char buf[1024] = "";
+
+				for (size_t k = 0; k < vf->n_mdev; k++)
+					snprintf(buf + strlen(buf), sizeof(buf) - strlen(buf), "%s%s",
+						 k ? "," : "", vf->mdev_uuids[k]);
+				cli_cell_str(ln, 9, buf);
+			}
+		}
+	}
+	return cli_table_print(c, tb);
+}
+
+static const struct col topo_cols[] = {
+	{ "NODE", "node", COL_NUM, 0, SCOLS_FL_RIGHT },
+	{ "CPUS", "cpus", COL_STR, 0, 0 },
+	{ "CORES", "cores", COL_NUM, 0, SCOLS_FL_RIGHT },
+	{ "THREADS", "threads_per_core", COL_NUM, 0, SCOLS_FL_RIGHT },
+	{ "MEMORY", "memory_mib", COL_NUM, 0, SCOLS_FL_RIGHT },
+	{ "HP1G", "hugepages_1g_total", COL_NUM, 0, SCOLS_FL_RIGHT },
+	{ "HP1GFREE", "hugepages_1g_free", COL_NUM, 0, SCOLS_FL_RIGHT },
+	{ "GPUS", "gpus", COL_ARRAY, 0, 0 },
+	{ "SIBLINGS", "siblings", COL_ARRAY, 0, 0 },
+};
+
+int cmd_topology(struct cli *c, int argc, char **argv)
+{
+	const struct vgpu_topology *t;
+	struct libscols_table *tb;
+	const struct vgpu_gpu *g;
+	size_t ng;
+	int r = no_options(c, argc, argv, "topology", 0);
+
+	if (r)
+		return r;
+	r = scan(c, false);
+	if (r)
+		return r;
+	if (vgpu_host_read_topology(c->host) < 0) {
+		cli_error(c, "%s", vgpu_last_error(c->host));
+		return EXIT_FAILURE;
+	}
+	t = vgpu_host_topology(c->host);
+	g = vgpu_host_gpus(c->host, &ng);
+	tb = cli_table(c, "topology", topo_cols, ARRAY_SIZE(topo_cols));
+	if (!tb)
+		return EXIT_FAILURE;
+	for (size_t i = 0; i < t->n_nodes; i++) {
+		const struct vgpu_node *nd = &t->nodes[i];
+		struct libscols_line *ln = scols_table_new_line(tb, NULL);
+		char *gpus = NULL, *sib = NULL;
+		size_t gl = 0, sl = 0;
+		FILE *gf = open_memstream(&gpus, &gl), *sf = open_memstream(&sib, &sl);
+		unsigned cores = 0, maxthreads = 0;
+		/* JSON arrays are split on newlines; text keeps one line per node */
+		const char *sep = c->json ? "\n" : " ";
+		char buf[8192];
+
+		if (!gf || !sf)
+			return EXIT_FAILURE;
+		cli_cell_num(ln, 0, nd->id, true);
+		cli_cell_str(ln, 1, vgpu_cpulist_format(&nd->cpus, buf, sizeof(buf)));
+		for (int cpu = vgpu_cpuset_next(&nd->cpus, 0); cpu >= 0;
+		     cpu = vgpu_cpuset_next(&nd->cpus, (unsigned)cpu + 1)) {
+			struct vgpu_cpuset core;
+			unsigned nt;
+
+			if ((unsigned)cpu >= t->n_cpus || t->core_of[cpu] != cpu)
+				continue;
+			vgpu_cpuset_zero(&core);
+			for (unsigned s = (unsigned)cpu; s < t->n_cpus; s++)
+				if (t->core_of[s] == cpu)
+					vgpu_cpuset_set(&core, s);
+			nt = vgpu_cpuset_count(&core);
+			if (nt > maxthreads)
+				maxthreads = nt;
+			fprintf(sf, "%s%s", cores ? sep : "",
+				vgpu_cpulist_format(&core, buf, sizeof(buf)));
+			cores++;
+		}
+		cli_cell_num(ln, 2, cores, true);
+		cli_cell_num(ln, 3, maxthreads, maxthreads > 0);
+		cli_cell_num(ln, 4, (long)(nd->mem_total_kib / 1024), nd->mem_total_kib > 0);
+		cli_cell_num(ln, 5, nd->hugepages_1g_total, nd->hugepages_1g_total >= 0);
+		cli_cell_num(ln, 6, nd->hugepages_1g_free, nd->hugepages_1g_free >= 0);
+		for (size_t k = 0, first = 1; k < ng; k++)
+			if (g[k].numa_node == nd->id) {
+				fprintf(gf, "%s%s", first ? "" : sep, g[k].addr);
+				first = 0;
+			}
+		fclose(gf);
+		fclose(sf);
+		if (*gpus)
+			cli_cell(ln, 7, gpus);
+		else
+			free(gpus);
+		cli_cell(ln, 8, sib);
+	}
+	return cli_table_print(c, tb);
+}

@@ -1,0 +1,162 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+/* vgpuctl types: vGPU types per GPU (default) or per VF (--per-vf). */
+#include <getopt.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "cli.h"
+
+#define ARRAY_SIZE(a) (sizeof(a) / sizeof((a)[0]))
+
+enum {
+	C_GPU, C_VF, C_TYPE, C_NAME, C_PROFILE, C_BACKING, C_SLICES, C_GI, C_FB, C_SERIES, C_ATTR,
+	C_MAX, C_AVAIL, C_NCOLS
+};
+
+static const struct col type_cols[C_NCOLS] = {
+	[C_GPU] = { "GPU", "gpu", COL_STR, 0, 0 },
+	[C_VF] = { "VF", "vf", COL_STR, 0, 0 },
+	[C_TYPE] = { "TYPE", "type_id", COL_NUM, 0, SCOLS_FL_RIGHT },
+	[C_NAME] = { "NAME", "name", COL_STR, 0, 0 },
+	[C_PROFILE] = { "PROFILE", "profile", COL_STR, 0, 0 },
+	[C_BACKING] = { "BACKING", "backing", COL_STR, 0, 0 },
+	[C_SLICES] = { "SLICES", "slices", COL_NUM, 0, SCOLS_FL_RIGHT },
+	[C_GI] = { "GI", "gpu_instance_profile", COL_STR, 0, 0 },
+	[C_FB] = { "FB-MIB", "framebuffer_mib", COL_NUM, 0, SCOLS_FL_RIGHT },
+	[C_SERIES] = { "SERIES", "series", COL_STR, 0, 0 },
+	[C_ATTR] = { "ATTR", "attribute", COL_STR, 0, 0 },
+	[C_MAX] = { "MAX", "max_instances", COL_NUM, 0, SCOLS_FL_RIGHT },
+	[C_AVAIL] = { "AVAILABLE", "available", COL_NUM, 0, SCOLS_FL_RIGHT },
+};
+
+static void type_cells(struct libscols_line *ln, const struct vgpu_type *t, int off)
+{
+	const struct vgpu_type_info *i = &t->info;
+	bool parsed = i->backing != VGPU_BACKING_UNKNOWN;
+	char s[2] = { i->series, 0 };
+
+	cli_cell_num(ln, C_TYPE + off, t->id, true);
+	cli_cell_str(ln, C_NAME + off, t->name);
+	cli_cell_str(ln, C_PROFILE + off, i->profile);
+	cli_cell_str(ln, C_BACKING + off, vgpu_backing_str(i->backing));
+	cli_cell_num(ln, C_SLICES + off, i->slices, i->backing == VGPU_BACKING_MIG);
+	if (i->gi_profile[0])
+		cli_cell_str(ln, C_GI + off, i->gi_profile);
+	cli_cell_num(ln, C_FB + off, i->fb_mib, parsed);
+	if (parsed)
+		cli_cell_str(ln, C_SERIES + off, s);
+	if (i->attribute[0])
+		cli_cell_str(ln, C_ATTR + off, i->attribute);
+	cli_cell_num(ln, C_MAX + off, t->max_instances, t->max_instances >= 0);
+}
+
+int cmd_types(struct cli *c, int argc, char **argv)
+{
+	static const struct option opts[] = {
+		{ "gpu", required_argument, NULL, 'g' }, { "vf", required_argument, NULL, 'v' },
+		{ "available", no_argument, NULL, 'a' }, { "per-vf", no_argument, NULL, 'p' },
+		{ "help", no_argument, NULL, 'h' },	 { 0 },
+	};
+	const char *gpu_arg = NULL, *vf_arg = NULL;
+	const struct vgpu_gpu *g, *only_gpu = NULL;
+	const struct vgpu_vf *only_vf = NULL;
+	bool avail_only = false, per_vf = false;
+	struct col cols[C_NCOLS];
+	struct libscols_table *tb;
+	size_t n, ncols = 0;
+	int o, r;
+
+	optind = 1;
+	while ((o = getopt_long(argc, argv, "h", opts, NULL)) != -1) {
+		switch (o) {
+		case 'g':
+			gpu_arg = optarg;
+			break;
+		case 'v':
+			vf_arg = optarg;
+			break;
+		case 'a':
+			avail_only = true;
+			break;
+		case 'p':
+			per_vf = true;
+			break;
+		case 'h':
+			return -1;
+		default:
+			return cli_usage_error(c, "types", "invalid option");
+		}
+	}
+	if (optind < argc)
+		return cli_usage_error(c, "types", "unexpected argument '%s'", argv[optind]);
+	r = cli_open_host(c);
+	if (r)
+		return r;
+	if (vgpu_host_scan(c->host, true) < 0) {
+		cli_error(c, "%s", vgpu_last_error(c->host));
+		return EXIT_FAILURE;
+	}
+	if (gpu_arg && !(only_gpu = vgpu_host_find_gpu(c->host, gpu_arg))) {
+		cli_error(c, "--gpu '%s': no such NVIDIA GPU (see 'vgpuctl gpus')", gpu_arg);
+		return EXIT_FAILURE;
+	}
+	if (vf_arg && !(only_vf = vgpu_host_find_vf(c->host, vf_arg))) {
+		cli_error(c, "--vf '%s': no such vGPU parent (see 'vgpuctl vfs')", vf_arg);
+		return EXIT_FAILURE;
+	}
+	if (only_vf)
+		per_vf = true; /* one VF's types are per-VF rows by nature */
+
+	for (int i = 0; i < C_NCOLS; i++)
+		if (per_vf || i != C_VF)
+			cols[ncols++] = type_cols[i];
+	tb = cli_table(c, "types", cols, ncols);
+	if (!tb)
+		return EXIT_FAILURE;
+	g = vgpu_host_gpus(c->host, &n);
+	for (size_t i = 0; i < n; i++) {
+		if (only_gpu && only_gpu != &g[i])
+			continue;
+		if (only_vf && only_vf->gpu != &g[i])
+			continue;
+		if (per_vf) {
+			for (size_t j = 0; j < g[i].n_vfs; j++) {
+				const struct vgpu_vf *vf = &g[i].vfs[j];
+
+				if (only_vf && only_vf != vf)
+					continue;
+				for (size_t k = 0; k < vf->n_types; k++) {
+					struct libscols_line *ln;
+
+					if (avail_only && vf->types[k].available <= 0)
+						continue;
+					ln = scols_table_new_line(tb, NULL);
+					cli_cell_str(ln, C_GPU, g[i].addr);
+					cli_cell_str(ln, C_VF, vf->addr);
+					type_cells(ln, vf->types[k].type, 0);
+					cli_cell_num(ln, C_AVAIL, vf->types[k].available, true);
+				}
+			}
+			continue;
+		}
+		/* per GPU: sum what each parent can create now */
+		for (size_t k = 0; k < g[i].n_types; k++) {
+			const struct vgpu_type *t = g[i].types[k];
+			struct libscols_line *ln;
+			long sum = 0;
+
+			for (size_t j = 0; j < g[i].n_vfs; j++)
+				for (size_t m = 0; m < g[i].vfs[j].n_types; m++)
+					if (g[i].vfs[j].types[m].type == t &&
+					    g[i].vfs[j].types[m].available > 0)
+						sum += g[i].vfs[j].types[m].available;
+			if (avail_only && sum == 0)
+				continue;
+			ln = scols_table_new_line(tb, NULL);
+			cli_cell_str(ln, C_GPU, g[i].addr);
+			type_cells(ln, t, -1);
+			cli_cell_num(ln, C_AVAIL - 1, sum, true);
+		}
+	}
+	return cli_table_print(c, tb);
+}

@@ -1,0 +1,142 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+/*
+ * vgpuctl - inventory, plan and assign NVIDIA vGPUs on KVM/libvirt hosts.
+ */
+#include <errno.h>
+#include <getopt.h>
+#include <signal.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "cli.h"
+
+#ifndef VGPUCTL_VERSION
+#define VGPUCTL_VERSION "0"
+#endif
+
+static const struct cli_command commands[] = {
+	{ "gpus", cmd_gpus, "list NVIDIA GPUs (physical functions)", "" },
+	{ "vfs", cmd_vfs, "list SR-IOV VFs and other vGPU parents", "[GPU]" },
+	{ "types", cmd_types, "list vGPU types and what can be created now",
+	  "[--gpu BDF] [--vf BDF] [--available] [--per-vf]" },
+	{ "topology", cmd_topology, "show NUMA nodes, CPUs, thread siblings and GPUs", "" },
+	{ "xml", cmd_xml, "print a NUMA-pinned libvirt domain with a vGPU (dry run)",
+	  "--name NAME --vgpu PROFILE[,PROFILE...] --vcpus N --memory SIZE [options]" },
+	{ "plan", cmd_plan, "explain which VF, node and CPUs 'xml' would use",
+	  "(same options as xml)" },
+};
+
+#define N_COMMANDS (sizeof(commands) / sizeof(commands[0]))
+
+static void usage(FILE *f)
+{
+	fputs("Usage: vgpuctl [--sysroot DIR] [--json] COMMAND [ARGS]\n\n"
+	      "Inventory, plan and assign NVIDIA vGPUs on KVM/libvirt hosts.\n\n"
+	      "Global options:\n"
+	      "      --sysroot DIR  read sysfs/procfs below DIR instead of /\n"
+	      "  -J, --json         JSON output\n"
+	      "  -h, --help         show this help\n"
+	      "  -V, --version      show the version\n\n"
+	      "Commands:\n",
+	      f);
+	for (size_t i = 0; i < N_COMMANDS; i++)
+		fprintf(f, "  %-9s %s\n", commands[i].name, commands[i].summary);
+	fputs("\nRun 'vgpuctl COMMAND --help' for a command's options; see vgpuctl(8).\n", f);
+}
+
+static void command_usage(FILE *f, const struct cli_command *cmd)
+{
+	fprintf(f, "Usage: vgpuctl [global options] %s %s\n\n%s.\n\nSee vgpuctl(8).\n", cmd->name,
+		cmd->usage, cmd->summary);
+}
+
+/* Exit quietly on a closed pipe (vgpuctl types | head -1), loudly on other write errors. */
+static int close_stdout(int rc)
+{
+	bool failed = ferror(stdout) != 0;
+	int err = errno;
+
+	if (fclose(stdout) != 0) {
+		failed = true;
+		err = errno;
+	}
+	if (failed && err != EPIPE) {
+		fprintf(stderr, "vgpuctl: write error: %s\n", strerror(err));
+		return EXIT_FAILURE;
+	}
+	return rc;
+}
+
+int main(int argc, char **argv)
+{
+	enum { OPT_SYSROOT = 256 };
+	static const struct option opts[] = {
+		{ "sysroot", required_argument, NULL, OPT_SYSROOT },
+		{ "json", no_argument, NULL, 'J' },
+		{ "help", no_argument, NULL, 'h' },
+		{ "version", no_argument, NULL, 'V' },
+		{ 0 },
+	};
+	struct cli c = { .out = stdout, .err = stderr };
+	int o, rc;
+
+	signal(SIGPIPE, SIG_IGN);
+	/* '+': stop at the command name; each command parses its own options */
+	while ((o = getopt_long(argc, argv, "+JhV", opts, NULL)) != -1) {
+		switch (o) {
+		case OPT_SYSROOT:
+			c.sysroot = optarg;
+			break;
+		case 'J':
+			c.json = true;
+			break;
+		case 'h':
+			usage(stdout);
+			return close_stdout(EXIT_SUCCESS);
+		case 'V':
+			printf("vgpuctl %s\n", VGPUCTL_VERSION);
+			return close_stdout(EXIT_SUCCESS);
+		default:
+			fputs("Try 'vgpuctl --help' for more information.\n", stderr);
+			return EXIT_USAGE;
+		}
+	}
+	if (optind >= argc) {
+		usage(stderr);
+		return EXIT_USAGE;
+	}
+	for (size_t i = 0; i < N_COMMANDS; i++) {
+		if (strcmp(argv[optind], commands[i].name) != 0)
+			continue;
+		/* command-level --json / --sysroot are accepted too: "vgpuctl gpus --json" */
+		char **sub = argv + optind;
+		int subc = argc - optind, k = 1;
+
+		for (int j = 1; j < subc; j++) {
+			if (strcmp(sub[j], "--") == 0) {
+				for (; j < subc; j++)
+					sub[k++] = sub[j];
+				break;
+			}
+			if (strcmp(sub[j], "--json") == 0 || strcmp(sub[j], "-J") == 0)
+				c.json = true;
+			else if (strcmp(sub[j], "--sysroot") == 0 && j + 1 < subc)
+				c.sysroot = sub[++j];
+			else if (strncmp(sub[j], "--sysroot=", 10) == 0)
+				c.sysroot = sub[j] + 10;
+			else
+				sub[k++] = sub[j];
+		}
+		subc = k;
+		rc = commands[i].run(&c, subc, sub);
+		if (rc < 0) {
+			command_usage(stdout, &commands[i]);
+			rc = EXIT_SUCCESS;
+		}
+		vgpu_host_free(c.host);
+		return close_stdout(rc);
+	}
+	fprintf(stderr, "vgpuctl: unknown command '%s'\nTry 'vgpuctl --help' for more information.\n",
+		argv[optind]);
+	return EXIT_USAGE;
+}

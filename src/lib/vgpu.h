@@ -1,0 +1,214 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+/*
+ * vgpu.h - the vgpuctl library: a read-only model of an NVIDIA vGPU host
+ * (GPUs, SR-IOV VFs, vGPU types on both host interfaces, NUMA topology),
+ * read from sysfs/procfs below a root directory.
+ */
+#ifndef VGPU_H
+#define VGPU_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+
+#define VGPU_BDF_LEN 13 /* "dddd:bb:dd.f" + NUL */
+#define VGPU_MAX_CPUS 8192
+
+/* ---- CPU sets ---------------------------------------------------------- */
+
+struct vgpu_cpuset {
+	uint64_t w[VGPU_MAX_CPUS / 64];
+};
+
+void vgpu_cpuset_zero(struct vgpu_cpuset *s);
+void vgpu_cpuset_set(struct vgpu_cpuset *s, unsigned cpu);
+void vgpu_cpuset_clear(struct vgpu_cpuset *s, unsigned cpu);
+bool vgpu_cpuset_has(const struct vgpu_cpuset *s, unsigned cpu);
+unsigned vgpu_cpuset_count(const struct vgpu_cpuset *s);
+bool vgpu_cpuset_empty(const struct vgpu_cpuset *s);
+/* Lowest member >= from, or -1. */
+int vgpu_cpuset_next(const struct vgpu_cpuset *s, unsigned from);
+void vgpu_cpuset_or(struct vgpu_cpuset *d, const struct vgpu_cpuset *s);
+void vgpu_cpuset_and(struct vgpu_cpuset *d, const struct vgpu_cpuset *s);
+void vgpu_cpuset_andnot(struct vgpu_cpuset *d, const struct vgpu_cpuset *s);
+bool vgpu_cpuset_subset(const struct vgpu_cpuset *a, const struct vgpu_cpuset *b);
+bool vgpu_cpuset_intersects(const struct vgpu_cpuset *a, const struct vgpu_cpuset *b);
+/**
+ * vgpu_cpulist_parse() - parse a kernel cpulist ("0-23,48-71", "", "0-7:2").
+ * Return: 0 or -EINVAL (syntax) / -ERANGE (CPU >= VGPU_MAX_CPUS).
+ */
+int vgpu_cpulist_parse(const char *str, struct vgpu_cpuset *out);
+/* Format as a compact cpulist into buf; returns buf ("" for the empty set). */
+char *vgpu_cpulist_format(const struct vgpu_cpuset *s, char *buf, size_t len);
+
+/* ---- vGPU type names (pure) -------------------------------------------- */
+
+enum vgpu_backing {
+	VGPU_BACKING_UNKNOWN = 0,
+	VGPU_BACKING_TIME_SLICED,
+	VGPU_BACKING_MIG,
+};
+
+enum vgpu_iface {
+	VGPU_IFACE_NONE = 0,
+	VGPU_IFACE_MDEV,
+	VGPU_IFACE_VENDOR_VFIO,
+};
+
+struct vgpu_type_info {
+	char profile[64]; /* short name: last space-separated token */
+	char board[40];   /* GPU token: "A30", "RTX6000-Ada" */
+	enum vgpu_backing backing;
+	unsigned slices;      /* GI compute slices (MIG-backed), else 0 */
+	unsigned fb_mib;      /* framebuffer; "0" GB means 512 MiB */
+	char series;          /* 'A', 'B', 'C', 'Q'; 0 when unknown */
+	char attribute[8];    /* "", "ME", "NOME", "MEALL", "GFX" */
+	char gi_profile[24];  /* "1g.6gb+me" for MIG-backed types on known boards */
+	int gi_profile_id;    /* nvidia-smi -cgi profile ID, -1 when unknown */
+};
+
+/**
+ * vgpu_type_parse() - classify a vGPU type name by NVIDIA's grammar.
+ * @name: full name ("NVIDIA A30-1-6C", "GRID T4-4Q") or short name.
+ * Names outside the grammar get backing VGPU_BACKING_UNKNOWN and the short
+ * name as profile.
+ * Return: 0 when the name matched the grammar, -EINVAL otherwise (out is
+ * filled either way), -ENAMETOOLONG if a token does not fit.
+ */
+int vgpu_type_parse(const char *name, struct vgpu_type_info *out);
+const char *vgpu_backing_str(enum vgpu_backing b);
+const char *vgpu_iface_str(enum vgpu_iface i);
+/* Model name for a known NVIDIA device ID, or NULL. */
+const char *vgpu_model_for_device(uint16_t device_id);
+
+struct vgpu_mig_profile {
+	const char *name; /* "1g.6gb+me" */
+	int id;           /* nvidia-smi GI profile ID */
+	unsigned slices;  /* memory slices */
+	unsigned max;     /* instances per GPU */
+	const char *placements; /* starts, "0,1,2,3" */
+};
+
+struct vgpu_mig_board {
+	const char *tokens; /* space-separated type-name board tokens */
+	const char *model;
+	unsigned mem_slices;
+	const struct vgpu_mig_profile *profiles;
+	size_t n_profiles;
+};
+
+/* MIG table for a board token ("A30", "H100L"), or NULL. */
+const struct vgpu_mig_board *vgpu_mig_board_find(const char *token);
+
+/* ---- host model ------------------------------------------------------- */
+
+struct vgpu_host;
+
+/* One vGPU type as seen by the whole GPU (shared by all its VFs). */
+struct vgpu_type {
+	unsigned id; /* N of nvidia-N / creatable_vgpu_types */
+	char *name;  /* full name from the driver, NULL if unknown */
+	char *description; /* mdev only */
+	char *device_api;  /* mdev only */
+	long max_instances; /* from description, -1 unknown */
+	struct vgpu_type_info info;
+};
+
+/* A type on one parent, with what can be created there now. */
+struct vgpu_parent_type {
+	const struct vgpu_type *type; /* owned by the GPU's catalogue */
+	long available; /* instances creatable now, -1 unknown */
+};
+
+struct vgpu_gpu;
+
+/* A vGPU parent: an SR-IOV VF, or the PF itself on non-SR-IOV cards. */
+struct vgpu_vf {
+	char addr[VGPU_BDF_LEN];
+	struct vgpu_gpu *gpu;
+	int index; /* VF index, -1 for a PF parent */
+	int numa_node;
+	int iommu_group; /* -1 when none */
+	enum vgpu_iface iface;
+	bool in_use;
+	bool state_unknown; /* current_vgpu_type unreadable */
+	unsigned current_type; /* vendor VFIO or the mdev's type; 0 none */
+	char **mdev_uuids;
+	size_t n_mdev;
+	struct vgpu_parent_type *types;
+	size_t n_types;
+};
+
+struct vgpu_gpu {
+	char addr[VGPU_BDF_LEN];
+	uint16_t vendor_id, device_id;
+	char *model;
+	int numa_node;       /* -1 unknown */
+	struct vgpu_cpuset cpus; /* local_cpulist */
+	bool has_cpus;
+	char *driver;        /* NULL when unbound */
+	int iommu_group;
+	int sriov_total_vfs; /* -1 when not SR-IOV capable */
+	int sriov_num_vfs;
+	enum vgpu_iface iface;
+	int minor;           /* /dev/nvidia<minor>, -1 unknown */
+	int mig_instances;   /* GIs from procfs, -1 unknown */
+	struct vgpu_vf *vfs; /* parents: VFs, or the PF alone */
+	size_t n_vfs;
+	struct vgpu_type **types; /* catalogue, sorted by id */
+	size_t n_types;
+};
+
+struct vgpu_node {
+	int id;
+	struct vgpu_cpuset cpus;
+	uint64_t mem_total_kib;
+	long hugepages_1g_total, hugepages_1g_free; /* -1 unknown */
+};
+
+struct vgpu_topology {
+	struct vgpu_node *nodes;
+	size_t n_nodes;
+	struct vgpu_cpuset online;
+	/* core_of[cpu]: lowest CPU of the cpu's thread-sibling set, -1 offline */
+	int *core_of;
+	unsigned n_cpus; /* size of core_of: highest online CPU + 1 */
+};
+
+typedef void (*vgpu_warn_fn)(void *data, const char *msg);
+
+/**
+ * vgpu_host_open() - open a host rooted at @sysroot (NULL or "/" = real host).
+ * Return: 0 or -errno; the message is in *err_out (static storage is never
+ * used: the caller frees it) when non-NULL.
+ */
+int vgpu_host_open(const char *sysroot, struct vgpu_host **out, char **err_out);
+void vgpu_host_free(struct vgpu_host *h);
+void vgpu_host_set_warn(struct vgpu_host *h, vgpu_warn_fn fn, void *data);
+const char *vgpu_last_error(const struct vgpu_host *h);
+const char *vgpu_host_root(const struct vgpu_host *h);
+
+/**
+ * vgpu_host_scan() - read GPUs, parents, types (with @want_types).
+ * Damaged entries are reported through the warn callback and skipped.
+ * Return: 0 or -errno.
+ */
+int vgpu_host_scan(struct vgpu_host *h, bool want_types);
+const struct vgpu_gpu *vgpu_host_gpus(const struct vgpu_host *h, size_t *n);
+const struct vgpu_gpu *vgpu_host_find_gpu(const struct vgpu_host *h, const char *bdf);
+const struct vgpu_vf *vgpu_host_find_vf(const struct vgpu_host *h, const char *bdf);
+/* The GPU's catalogue entry for a type id, or NULL. */
+const struct vgpu_type *vgpu_gpu_find_type(const struct vgpu_gpu *g, unsigned id);
+const char *vgpu_vf_state_str(const struct vgpu_vf *vf);
+
+/* Read NUMA/CPU topology. Return: 0 or -errno. */
+int vgpu_host_read_topology(struct vgpu_host *h);
+const struct vgpu_topology *vgpu_host_topology(const struct vgpu_host *h);
+const struct vgpu_node *vgpu_topology_node(const struct vgpu_topology *t, int id);
+void vgpu_topology_clear(struct vgpu_topology *t);
+
+/* Normalise "0000:3B:00.0" / "3b:00.0" / "00000000:3B:00.0" to sysfs BDF. */
+int vgpu_bdf_normalize(const char *in, char out[VGPU_BDF_LEN]);
+
+#endif
