@@ -23,10 +23,15 @@
 #   sys/bus/pci/drivers/nvidia/<BDF>           -> ../../../../devices/pci0000:BB/<BDF>
 #   sys/class/mdev_bus/<VF>                    -> ../../devices/pci0000:BB/<VF>
 #   sys/kernel/iommu_groups/N/devices/<BDF>    -> ../../../../devices/pci0000:BB/<BDF>
+#   sys/devices/pci0000:00/0000:00:00.0        Intel host bridge (not NVIDIA)
 #   sys/devices/system/node/{online,node0,node1}, sys/devices/system/cpu/...
 #     2 NUMA nodes, 16 CPUs: node0 = cpus 0-7, node1 = cpus 8-15; each core
 #     has 2 threads, thread siblings are n and n+4 inside a node
 #     (0,4 1,5 2,6 3,7 | 8,12 9,13 10,14 11,15).  PFs alternate node 0/1.
+#     No hugepages configured.
+#   proc/driver/nvidia/version, capabilities/mig/{config,monitor} and
+#     gpus/<PF>/information (Device Minor g); MIG is off on every GPU
+#     (no capabilities/gpu<g>), every type has 1 available instance.
 #
 # Type names cycle through the real A30 names for t = 0..8 (A30-1-6C,
 # A30-2-12C, A30-4-24C, A30-1-6CME, A30-4C, A30-6C, A30-8C, A30-12C,
@@ -95,16 +100,29 @@ VF_BDF=() VF_DIR=() VF_GPU=() # flat over all VFs
 LINKS=()                      # pairs: target linkpath
 DIRS=("$S/bus/pci/devices" "$S/bus/pci/drivers/nvidia" "$S/class/mdev_bus"
 	"$S/bus/mdev/devices" "$S/kernel/iommu_groups" "$S/module/nvidia"
-	"$S/devices/system/node/node0" "$S/devices/system/node/node1")
+	"$S/devices/system/node/node0" "$S/devices/system/node/node1"
+	"$S/devices/pci0000:00/0000:00:00.0" "$S/kernel/iommu_groups/0/devices"
+	"$ROOT/proc/driver/nvidia/capabilities/mig")
+for node in 0 1; do
+	for hp in 1048576 2048; do
+		DIRS+=("$S/devices/system/node/node$node/hugepages/hugepages-${hp}kB")
+	done
+done
+# Host bridge: iommu group 0.
+HB=0000:00:00.0
+LINKS+=("../../../kernel/iommu_groups/0" "$S/devices/pci0000:00/$HB/iommu_group"
+	"../../../../devices/pci0000:00/$HB" "$S/kernel/iommu_groups/0/devices/$HB"
+	"../../../devices/pci0000:00/$HB" "$S/bus/pci/devices/$HB")
 
-grp=0
+grp=1
 for ((g = 0; g < NGPU; g++)); do
 	printf -v bus '%02x' $((0x10 + 16 * g))
 	host="pci0000:$bus"
 	pf="0000:$bus:00.0"
 	pfdir="$S/devices/$host/$pf"
 	PF_BDF+=("$pf") PF_DIR+=("$pfdir")
-	DIRS+=("$pfdir" "$S/kernel/iommu_groups/$grp/devices")
+	DIRS+=("$pfdir" "$S/kernel/iommu_groups/$grp/devices"
+		"$ROOT/proc/driver/nvidia/gpus/$pf")
 	LINKS+=("../../../bus/pci/drivers/nvidia" "$pfdir/driver"
 		"../../../kernel/iommu_groups/$grp" "$pfdir/iommu_group"
 		"../../../../devices/$host/$pf" "$S/kernel/iommu_groups/$grp/devices/$pf"
@@ -154,8 +172,18 @@ for node in 0 1; do
 	nd="$S/devices/system/node/node$node"
 	w "$nd/cpulist" "${NODE_CPUS[node]}"
 	w "$nd/cpumap" "${NODE_MASK[node]}"
-	printf 'Node %d MemTotal:       16384000 kB\nNode %d MemFree:        15360000 kB\nNode %d MemUsed:         1024000 kB\n' \
-		"$node" "$node" "$node" >"$nd/meminfo"
+	{
+		printf 'Node %d MemTotal:       16384000 kB\n' "$node"
+		printf 'Node %d MemFree:        15360000 kB\n' "$node"
+		printf 'Node %d MemUsed:         1024000 kB\n' "$node"
+		printf 'Node %d HugePages_Total:     0\n' "$node"
+		printf 'Node %d HugePages_Free:      0\n' "$node"
+		printf 'Node %d HugePages_Surp:      0\n' "$node"
+	} >"$nd/meminfo"
+	for hp in 1048576 2048; do
+		w "$nd/hugepages/hugepages-${hp}kB/nr_hugepages" 0
+		w "$nd/hugepages/hugepages-${hp}kB/free_hugepages" 0
+	done
 done
 w "$S/devices/system/cpu/online" "0-15"
 w "$S/devices/system/cpu/possible" "0-15"
@@ -165,12 +193,43 @@ for ((c = 0; c < 16; c++)); do
 	core=$((in % 4)) first=$((node * 8 + in % 4))
 	td="$S/devices/system/cpu/cpu$c/topology"
 	w "$td/thread_siblings_list" "$first,$((first + 4))"
+	w "$td/core_cpus_list" "$first,$((first + 4))"
+	w "$td/die_id" 0
 	w "$td/core_siblings_list" "${NODE_CPUS[node]}"
 	w "$td/core_id" "$core"
 	w "$td/physical_package_id" "$node"
 	w "$S/devices/system/cpu/cpu$c/online" "1"
 done
-w "$S/module/nvidia/version" "550.54.14"
+w "$S/module/nvidia/version" "550.54.16"
+
+# NVIDIA procfs (driver loaded, MIG capability files, per-GPU information)
+P=$ROOT/proc/driver/nvidia
+printf '%s\n' "NVRM version: NVIDIA UNIX Open Kernel Module for x86_64  550.54.16  Release Build  (dvs-builder@U16-I3-B03-4-1)  Thu Feb 22 01:28:38 UTC 2024" \
+	"GCC version:  gcc version 12.2.0 (Debian 12.2.0-14)" >"$P/version"
+printf 'DeviceFileMinor: 1\nDeviceFileMode: 256\nDeviceFileModify: 1\n' >"$P/capabilities/mig/config"
+printf 'DeviceFileMinor: 2\nDeviceFileMode: 292\nDeviceFileModify: 1\n' >"$P/capabilities/mig/monitor"
+for ((g = 0; g < NGPU; g++)); do
+	{
+		printf 'Model: \t\t %s\n' "NVIDIA A30"
+		printf 'IRQ:   \t\t %s\n' $((200 + g))
+		printf 'GPU UUID: \t GPU-%08x-0000-4000-8000-%012x\n' $((0x5e3b0000 + g)) "$g"
+		printf 'Video BIOS: \t %s\n' 92.00.66.00.01
+		printf 'Bus Type: \t %s\n' PCIe
+		printf 'DMA Size: \t %s\n' "47 bits"
+		printf 'DMA Mask: \t %s\n' 0x7fffffffffff
+		printf 'Bus Location: \t %s\n' "${PF_BDF[g]}"
+		printf 'Device Minor: \t %s\n' "$g"
+		printf 'GPU Excluded:\t %s\n' No
+	} >"$P/gpus/${PF_BDF[g]}/information"
+done
+
+# Host bridge
+w "$S/devices/pci0000:00/$HB/vendor" 0x8086
+w "$S/devices/pci0000:00/$HB/device" 0x09a2
+w "$S/devices/pci0000:00/$HB/class" 0x060000
+w "$S/devices/pci0000:00/$HB/numa_node" 0
+w "$S/devices/pci0000:00/$HB/local_cpulist" "${NODE_CPUS[0]}"
+w "$S/devices/pci0000:00/$HB/local_cpus" "${NODE_MASK[0]}"
 
 # PCI functions
 pci_common() { # dir node

@@ -468,7 +468,9 @@ mk_mdev_type 0000:3b:00.4 999 "NVIDIA A30-BOGUS" \
 	"num_heads=1, frl_config=60, framebuffer=1024M, max_resolution=4096x2160, max_instance=24" 1
 mk_mdev_types 0000:3b:00.5 "NVIDIA " "689:A30-1-6C:6:4 684:A30-6C:6:4" "ts=1 mig=1"
 t=$(devdir 0000:3b:00.5)/mdev_supported_types/nvidia-689/available_instances
-rm "$t" && mkdir "$t"
+# A directory where sysfs has a file: unreadable even as root (EISDIR).
+# It holds a file so that git keeps it.
+rm "$t" && mkdir "$t" && put "$t/stray" 1
 # GPU B: L40S, vendor VFIO, node 1; odd creatable list, garbage current type.
 mk_pf 0000:41:00.0 0x26b9 0x1851 1 4-7,12-15 50 2 2
 mk_vfio_vf 0000:41:00.4 0 0

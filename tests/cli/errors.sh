@@ -1,0 +1,52 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0-or-later
+# Exit codes and one-line errors for bad input: errors.sh VGPUCTL SRCDIR
+set -u
+bin=$(realpath "$1") src=$2
+cd "$src" || exit 1
+fail=0
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+
+expect() { # WANT_EXIT STDERR_REGEX ARGS... ("" = stderr must be empty)
+	local want=$1 re=$2
+	shift 2
+	"$bin" "$@" >"$tmp/out" 2>"$tmp/err"
+	local rc=$?
+	local ok=1
+	if [ -z "$re" ]; then [ -s "$tmp/err" ] && ok=0; else grep -Eq -- "$re" "$tmp/err" || ok=0; fi
+	if [ "$rc" != "$want" ] || [ $ok = 0 ]; then
+		echo "FAIL: vgpuctl $* -> exit $rc (want $want), stderr:"
+		cat "$tmp/err"
+		fail=1
+	fi
+}
+
+: >"$tmp/file"
+expect 1 "^vgpuctl: sysroot '$tmp/file' is not a directory$" --sysroot "$tmp/file" gpus
+expect 1 "^vgpuctl: cannot open sysroot '$tmp/nope': No such file or directory$" --sysroot "$tmp/nope" gpus
+expect 2 "unknown command 'frobnicate'" frobnicate
+expect 2 "Try 'vgpuctl types --help'" types --bogus
+expect 2 "unexpected argument 'extra'" gpus extra
+expect 2 "Usage: vgpuctl" --sysroot tests/data/hosts/t4-legacy
+expect 1 "^vgpuctl: --gpu '0000:99:00.0': no such NVIDIA GPU" --sysroot tests/data/hosts/a30-dual-mdev types --gpu 0000:99:00.0
+expect 1 "^vgpuctl: GPU 'zz' not found" --sysroot tests/data/hosts/a30-dual-mdev vfs zz
+# an empty root is a host without GPUs, not an error
+mkdir "$tmp/empty"
+expect 0 "" --sysroot "$tmp/empty" gpus
+# nvidia-smi style addresses are accepted
+expect 0 "" --sysroot tests/data/hosts/a30-dual-mdev vfs 00000000:AF:00.0
+[ "$(wc -l <"$tmp/out")" = 5 ] || { echo "FAIL: vfs 00000000:AF:00.0 lists $(wc -l <"$tmp/out") lines"; fail=1; }
+
+# a closed pipe ends the program quietly
+set -o pipefail
+out=$("$bin" --sysroot tests/data/hosts/a30-dual-mdev types --per-vf 2>"$tmp/err" | head -1)
+[ -s "$tmp/err" ] && { echo "FAIL: closed pipe printed:"; cat "$tmp/err"; fail=1; }
+case $out in GPU*) ;; *) echo "FAIL: head -1 got '$out'"; fail=1 ;; esac
+
+# nothing in the inventory writes to the host
+before=$(find tests/data/hosts -newer "$tmp/file" | wc -l)
+for c in gpus vfs types topology; do "$bin" --sysroot tests/data/hosts/malformed $c >/dev/null 2>&1; done
+after=$(find tests/data/hosts -newer "$tmp/file" | wc -l)
+[ "$before" = "$after" ] || { echo "FAIL: the fixture tree changed"; fail=1; }
+exit $fail
