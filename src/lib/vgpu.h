@@ -211,4 +211,109 @@ void vgpu_topology_clear(struct vgpu_topology *t);
 /* Normalise "0000:3B:00.0" / "3b:00.0" / "00000000:3B:00.0" to sysfs BDF. */
 int vgpu_bdf_normalize(const char *in, char out[VGPU_BDF_LEN]);
 
+
+/* ---- planning (pure: works on the in-memory model) --------------------- */
+
+#define VGPU_MAX_VGPUS 8
+
+struct vgpu_request {
+	const char *profiles[VGPU_MAX_VGPUS]; /* short, full name, nvidia-N or N */
+	size_t n_profiles;
+	unsigned vcpus;
+	const char *gpu; /* restrict to this GPU (BDF) or NULL */
+	const char *vf;  /* use exactly this VF or NULL */
+	struct vgpu_cpuset exclude; /* never use these CPUs (--exclude-cpus, other domains) */
+};
+
+struct vgpu_choice {
+	const struct vgpu_vf *vf;
+	const struct vgpu_type *type;
+};
+
+struct vgpu_plan {
+	int node;
+	struct vgpu_choice vgpus[VGPU_MAX_VGPUS];
+	size_t n_vgpus;
+	unsigned pins[VGPU_MAX_CPUS]; /* host CPU of vCPU i */
+	unsigned vcpus;
+	unsigned cores, threads; /* guest topology: cores x threads == vcpus */
+	struct vgpu_cpuset cpus; /* the VM's host CPUs */
+	char reason[512];  /* why this VF, in words */
+	char warnings[512]; /* '\n'-separated, "" when none */
+};
+
+/* Does type t answer to spec (profile, full name, nvidia-N or N)? */
+bool vgpu_type_matches(const struct vgpu_type *t, const char *spec);
+
+/**
+ * vgpu_plan_cpus() - pin @vcpus vCPUs to whole free cores of @node.
+ * Cores are taken lowest first; all thread siblings of a core go together
+ * and vCPUs 2i, 2i+1 land on the siblings of one core.
+ * Return: 0 or -ENOSPC with a message in @err.
+ */
+int vgpu_plan_cpus(const struct vgpu_topology *t, int node, const struct vgpu_cpuset *busy,
+		   unsigned vcpus, struct vgpu_plan *out, char *err, size_t errlen);
+
+/* Free whole-core CPUs of @node once @busy is taken out. */
+void vgpu_node_free_cpus(const struct vgpu_topology *t, int node, const struct vgpu_cpuset *busy,
+			 struct vgpu_cpuset *out);
+
+/**
+ * vgpu_plan_make() - choose VFs for each requested profile and pin CPUs.
+ * Host must be scanned with types and its topology read.
+ * Return: 0 or -errno with the message in vgpu_last_error().
+ */
+int vgpu_plan_make(struct vgpu_host *h, const struct vgpu_request *req, struct vgpu_plan *out);
+
+/* ---- domain XML (libxml2 tree API, no I/O) ---------------------------- */
+
+#define VGPU_XML_NS "urn:vgpuctl:domain:1"
+#define VGPU_XML_NS_PREFIX "vgpuctl"
+
+struct vgpu_domain_opts {
+	const char *name;     /* NULL: keep the template's / --from's */
+	const char *uuid;     /* NULL: keep the existing one, else generate */
+	uint64_t memory_kib;  /* 0: keep existing */
+	const char *virt_type; /* "kvm", "qemu" or NULL to keep */
+	bool hugepages;
+	const struct vgpu_cpuset *emulator_cpus; /* NULL: the VM's own CPUs */
+	const char *mdev_uuids[VGPU_MAX_VGPUS]; /* NULL entries: generate */
+};
+
+/**
+ * vgpu_domain_build() - edit @doc (a libvirt domain) for @plan: vGPU hostdevs,
+ * vCPU pinning, strict memory on the GPU's node, metadata for the hook.
+ * @doc: parsed template or existing definition; edited in place.
+ * Return: 0 or -errno with a message in @err.
+ */
+struct _xmlDoc;
+int vgpu_domain_build(struct _xmlDoc *doc, const struct vgpu_plan *plan,
+		      const struct vgpu_domain_opts *o, char *err, size_t errlen);
+/* Parse domain XML safely (no network, no entities, no DTD, size cap). */
+int vgpu_domain_parse(const char *buf, size_t len, const char *what, struct _xmlDoc **out,
+		      char *err, size_t errlen);
+/* Serialise without XML declaration, 2-space indent. Caller frees *out. */
+int vgpu_domain_format(struct _xmlDoc *doc, char **out);
+/* Random RFC 4122 version 4 UUID. */
+int vgpu_uuid_generate(char out[37]);
+bool vgpu_uuid_valid(const char *s);
+/* Parse "32G", "4096M", "1.5GiB", "512" (MiB) into KiB. */
+int vgpu_parse_size_kib(const char *s, uint64_t *out);
+
+/* ---- libvirt (loaded with dlopen() on first use) ----------------------- */
+
+struct vgpu_virt;
+/* Return: 0 or -errno with the message in @err. */
+int vgpu_virt_open(const char *uri, struct vgpu_virt **out, char *err, size_t errlen);
+void vgpu_virt_close(struct vgpu_virt *v);
+/**
+ * vgpu_virt_pinned_cpus() - host CPUs pinned by the connection's other
+ * domains (vcpupin, emulatorpin, iothreadpin, <vcpu cpuset>), active or not.
+ * A domain named @self_name or with UUID @self_uuid is skipped (re-planning).
+ */
+int vgpu_virt_pinned_cpus(struct vgpu_virt *v, const char *self_name, const char *self_uuid,
+			  struct vgpu_cpuset *out, char *err, size_t errlen);
+/* Add pinned CPUs found in one domain definition to @out. */
+int vgpu_domain_pinned_cpus(const char *xml, struct vgpu_cpuset *out);
+
 #endif

@@ -39,11 +39,17 @@ set -euo pipefail
 
 HERE=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 REPO=$(cd "$HERE/../.." && pwd)
-VGPUCTL=${VGPUCTL:-build/src/cli/vgpuctl}
+# Default build/src/cli/vgpuctl; build/src/vgpuctl if only that one exists.
+if [ -z "${VGPUCTL:-}" ]; then
+	VGPUCTL=build/src/cli/vgpuctl
+	if [ ! -x "$REPO/$VGPUCTL" ] && [ -x "$REPO/build/src/vgpuctl" ]; then
+		VGPUCTL=build/src/vgpuctl
+	fi
+fi
 case $VGPUCTL in /*) ;; *) VGPUCTL=$REPO/$VGPUCTL ;; esac
 RUNS=${BENCH_RUNS:-30}
 WARMUP=${BENCH_WARMUP:-3}
-SERIES=(${BENCH_SERIES:-1x8x20 2x16x20 8x16x20 8x64x20})
+read -r -a SERIES <<<"${BENCH_SERIES:-1x8x20 2x16x20 8x16x20 8x64x20}"
 REF=${BENCH_REF:-8x16x20}
 VERBOSE=${BENCH_VERBOSE:-0}
 
@@ -77,6 +83,7 @@ trap 'exit 130' INT TERM
 in_ns() {
 	local root=$1
 	shift
+	# shellcheck disable=SC2016 # expanded by the inner bash
 	"${UNSHARE[@]}" -- bash -c 'mount --bind "$1/sys" /sys || exit 1; shift; exec "$@"' \
 		in_ns "$root" "$@"
 }
@@ -110,7 +117,7 @@ VG_Q=$(sq "$VGPUCTL")
 
 # bench_tree NAME G V T: build the tree, check counts, time, count syscalls.
 # Sets R_* associative entries for NAME.
-declare -A R_TYPES R_VG R_VGSD R_MD R_MDSD R_SC R_MDSC
+declare -A R_TYPES R_VG R_VGSD R_MD R_MDSD R_SC R_MDSC R_CPU
 bench_tree() {
 	local name=$1 g=$2 v=$3 t=$4
 	local root=$TMP/$name
@@ -159,9 +166,11 @@ bench_tree() {
 		-n vgpuctl "$VG_Q --sysroot $(sq "$root") types --per-vf --json" \
 		-n mdevctl "mdevctl types --dumpjson" >&2 ||
 		die "hyperfine failed on $name"
-	local means sds
+	local means sds users syss
 	mapfile -t means < <(hf_stat "$TMP/$name.hf.json" mean)
 	mapfile -t sds < <(hf_stat "$TMP/$name.hf.json" stddev)
+	mapfile -t users < <(hf_stat "$TMP/$name.hf.json" user)
+	mapfile -t syss < <(hf_stat "$TMP/$name.hf.json" system)
 	[ "${#means[@]}" -eq 2 ] || die "could not read means from $TMP/$name.hf.json"
 
 	# Syscalls.
@@ -178,6 +187,7 @@ bench_tree() {
 	R_MDSD[$name]=${sds[1]:-0}
 	R_SC[$name]=$(strace_total "$TMP/$name.strace")
 	R_MDSC[$name]=$(strace_total "$TMP/$name.md.strace")
+	R_CPU[$name]="${users[0]:-0} ${syss[0]:-0} ${users[1]:-0} ${syss[1]:-0}"
 	rm -rf "$root"
 }
 
@@ -206,11 +216,11 @@ fi
 # Report.  Everything below is awk arithmetic on the numbers collected above.
 {
 	for n in "${NAMES[@]}"; do
-		echo "$n ${R_TYPES[$n]} ${R_VG[$n]} ${R_VGSD[$n]} ${R_MD[$n]} ${R_MDSD[$n]} ${R_SC[$n]} ${R_MDSC[$n]}"
+		echo "$n ${R_TYPES[$n]} ${R_VG[$n]} ${R_VGSD[$n]} ${R_MD[$n]} ${R_MDSD[$n]} ${R_SC[$n]} ${R_MDSC[$n]} ${R_CPU[$n]}"
 	done
 	if [ "$ref_seen" = 0 ]; then
 		n=$REF
-		echo "REF:$n ${R_TYPES[$n]} ${R_VG[$n]} ${R_VGSD[$n]} ${R_MD[$n]} ${R_MDSD[$n]} ${R_SC[$n]} ${R_MDSC[$n]}"
+		echo "REF:$n ${R_TYPES[$n]} ${R_VG[$n]} ${R_VGSD[$n]} ${R_MD[$n]} ${R_MDSD[$n]} ${R_SC[$n]} ${R_MDSC[$n]} ${R_CPU[$n]}"
 	fi
 } | awk -v ref="$REF" '
 function pm(x, sd) { return sprintf("%8.3f ±%6.3f", x * 1e3, sd * 1e3) }
@@ -220,6 +230,7 @@ function pm(x, sd) { return sprintf("%8.3f ±%6.3f", x * 1e3, sd * 1e3) }
 	if (!isref) { order[++n] = name }
 	types[name] = $2; vg[name] = $3; vgsd[name] = $4
 	md[name] = $5; mdsd[name] = $6; sc[name] = $7; mdsc[name] = $8
+	vgu[name] = $9; vgs[name] = $10; mdu[name] = $11; mds[name] = $12
 }
 END {
 	printf "\n"
@@ -250,6 +261,12 @@ END {
 		printf "%-8s %6d  %s  %s %6.1fx  %8d %s %s  %s %s  %10d\n",
 			k, t, pm(vg[k], vgsd[k]), pm(md[k], mdsd[k]), ratio,
 			sc[k], scpt, uspt, dsc, dus, mdsc[k]
+	}
+	printf "\nCPU time per run, ms (user + system; hyperfine means):\n"
+	for (i = 1; i <= n; i++) {
+		k = order[i]
+		printf "  %-8s vgpuctl %8.3f + %8.3f   mdevctl %8.3f + %8.3f\n",
+			k, vgu[k] * 1e3, vgs[k] * 1e3, mdu[k] * 1e3, mds[k] * 1e3
 	}
 	printf "\n"
 	printf "startup (empty host): vgpuctl %.3f ms, %d syscalls; mdevctl %.3f ms, %d syscalls\n",

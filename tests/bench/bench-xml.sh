@@ -32,7 +32,13 @@ set -euo pipefail
 
 HERE=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 REPO=$(cd "$HERE/../.." && pwd)
-VGPUCTL=${VGPUCTL:-build/src/cli/vgpuctl}
+# Default build/src/cli/vgpuctl; build/src/vgpuctl if only that one exists.
+if [ -z "${VGPUCTL:-}" ]; then
+	VGPUCTL=build/src/cli/vgpuctl
+	if [ ! -x "$REPO/$VGPUCTL" ] && [ -x "$REPO/build/src/vgpuctl" ]; then
+		VGPUCTL=build/src/vgpuctl
+	fi
+fi
 case $VGPUCTL in /*) ;; *) VGPUCTL=$REPO/$VGPUCTL ;; esac
 SYSROOT=${XML_SYSROOT:-tests/data/hosts/a30-dual-mdev}
 case $SYSROOT in /*) ;; *) SYSROOT=$REPO/$SYSROOT ;; esac
@@ -77,6 +83,7 @@ for ((i = 0; i < 6; i++)); do
 	PINS+="vcpupin$((2 * i + 1)).vcpu=$((2 * i + 1)),vcpupin$((2 * i + 1)).cpuset=$((48 + i)),"
 done
 PINS=${PINS%,}
+# shellcheck disable=SC2054 # commas belong to virt-install's option syntax
 VI_CMD=(virt-install --connect test:///default --print-xml
 	--name "$NAME" --uuid "$UUID" --memory 32768
 	--vcpus 12,cpuset=0-5,48-53 --cputune "$PINS"
@@ -89,7 +96,7 @@ VI_CMD=(virt-install --connect test:///default --print-xml
 
 # hyperfine -N splits commands like a shell; quote every word.
 hfq() {
-	local out= w
+	local out='' w
 	for w in "$@"; do out+="'$w' "; done
 	printf '%s' "${out% }"
 }
@@ -106,6 +113,10 @@ echo "vgpuctl:      $VGPUCTL"
 echo "sysroot:      $SYSROOT"
 echo "virt-install: $(virt-install --version 2>&1) (test:///default)"
 echo "hyperfine:    $(hyperfine --version | head -n1), -N, warmup $WARMUP, runs $RUNS_VG (vgpuctl) / $RUNS_VI (virt-install)"
+echo
+echo "note: test:///default has no x86_64/q35 guest and virt-install's --hostdev has"
+echo "      no mdev sub-options, so arch/machine/domain type and the mdev hostdev's"
+echo "      mode, model and UUID are set with virt-install's --xml / xpathN.set edits."
 echo
 
 # --- run each once, keep and validate the XML ------------------------------

@@ -1,0 +1,442 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+/*
+ * test-parsers - the text parsers behind the host reader:
+ * creatable_vgpu_types and mdev descriptions (src/lib/vgpu.c), numbers
+ * (src/lib/util.c) and PCI addresses (vgpu_bdf_normalize).
+ */
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <setjmp.h>
+#include <cmocka.h>
+
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "vgpu-priv.h"
+
+#define ARRAY_SIZE(a) (sizeof(a) / sizeof((a)[0]))
+
+/* ---- creatable_vgpu_types (reference 1.3) ------------------------------- */
+
+struct bad_lines {
+	unsigned lineno[16];
+	char *line[16];
+	size_t n;
+};
+
+static void record_bad_line(void *data, unsigned lineno, const char *line)
+{
+	struct bad_lines *b = data;
+
+	assert_true(b->n < ARRAY_SIZE(b->line));
+	b->lineno[b->n] = lineno;
+	b->line[b->n++] = strdup(line);
+}
+
+struct creatable {
+	unsigned *ids;
+	char **names;
+	size_t n;
+	struct bad_lines bad;
+};
+
+static int creatable_setup(void **state)
+{
+	struct creatable *c = calloc(1, sizeof(*c));
+
+	if (!c)
+		return -1;
+	*state = c;
+	return 0;
+}
+
+static int creatable_teardown(void **state)
+{
+	struct creatable *c = *state;
+
+	free(c->ids);
+	vgpu_strv_free(c->names, c->n);
+	for (size_t i = 0; i < c->bad.n; i++)
+		free(c->bad.line[i]);
+	free(c);
+	return 0;
+}
+
+static void parse(struct creatable *c, const char *text)
+{
+	assert_int_equal(vgpu_parse_creatable(text, &c->ids, &c->names, &c->n, record_bad_line,
+					      &c->bad),
+			 0);
+}
+
+static void test_creatable_header(void **state)
+{
+	struct creatable *c = *state;
+
+	parse(c, "ID    : vGPU Name\n"
+		 "1145  : NVIDIA L40S-1B\n"
+		 "1147  : NVIDIA L40S-1Q\n");
+	assert_int_equal(c->n, 2);
+	assert_int_equal(c->ids[0], 1145);
+	assert_string_equal(c->names[0], "NVIDIA L40S-1B");
+	assert_int_equal(c->ids[1], 1147);
+	assert_string_equal(c->names[1], "NVIDIA L40S-1Q");
+	assert_int_equal(c->bad.n, 0);
+}
+
+static void test_creatable_no_header(void **state)
+{
+	struct creatable *c = *state;
+
+	/* and no newline at the end */
+	parse(c, "1056 : NVIDIA H100-1-10C\n1058 : NVIDIA H100-2-20C");
+	assert_int_equal(c->n, 2);
+	assert_int_equal(c->ids[0], 1056);
+	assert_string_equal(c->names[0], "NVIDIA H100-1-10C");
+	assert_int_equal(c->ids[1], 1058);
+	assert_string_equal(c->names[1], "NVIDIA H100-2-20C");
+	assert_int_equal(c->bad.n, 0);
+}
+
+static void test_creatable_tabs(void **state)
+{
+	struct creatable *c = *state;
+
+	parse(c, "ID\t:\tvGPU Name\n"
+		 "1147\t:\tNVIDIA L40S-1Q\n"
+		 "1148:NVIDIA L40S-2Q\n"
+		 "  1149 \t :  NVIDIA L40S-4Q \t\n"
+		 "1150 : NVIDIA L40S-6Q\r\n");
+	assert_int_equal(c->n, 4);
+	assert_int_equal(c->ids[0], 1147);
+	assert_string_equal(c->names[0], "NVIDIA L40S-1Q");
+	assert_int_equal(c->ids[1], 1148);
+	assert_string_equal(c->names[1], "NVIDIA L40S-2Q");
+	assert_int_equal(c->ids[2], 1149);
+	assert_string_equal(c->names[2], "NVIDIA L40S-4Q");
+	assert_int_equal(c->ids[3], 1150);
+	assert_string_equal(c->names[3], "NVIDIA L40S-6Q");
+	assert_int_equal(c->bad.n, 0);
+}
+
+static void test_creatable_blank_lines(void **state)
+{
+	struct creatable *c = *state;
+
+	parse(c, "ID    : vGPU Name\n\n1145  : NVIDIA L40S-1B\n   \n\t\n1146  : NVIDIA L40S-2B\n\n\n");
+	assert_int_equal(c->n, 2);
+	assert_int_equal(c->ids[0], 1145);
+	assert_int_equal(c->ids[1], 1146);
+	assert_string_equal(c->names[1], "NVIDIA L40S-2B");
+	assert_int_equal(c->bad.n, 0);
+}
+
+/* The malformed fixture's list: garbage on line 3 is reported, the rest kept. */
+static void test_creatable_garbage_line(void **state)
+{
+	struct creatable *c = *state;
+
+	parse(c, "ID    : vGPU Name\n1145  : NVIDIA L40S-1B\nthis is not a type\n"
+		 "1147\t:\tNVIDIA L40S-1Q\n\n");
+	assert_int_equal(c->n, 2);
+	assert_int_equal(c->ids[0], 1145);
+	assert_int_equal(c->ids[1], 1147);
+	assert_int_equal(c->bad.n, 1);
+	assert_int_equal(c->bad.lineno[0], 3);
+	assert_string_equal(c->bad.line[0], "this is not a type");
+}
+
+/* Line numbers count blank lines too; every bad shape is reported once. */
+static void test_creatable_bad_shapes(void **state)
+{
+	struct creatable *c = *state;
+
+	parse(c, "ID    : vGPU Name\n"	  /* 1 */
+		 "\n"			  /* 2 */
+		 "1145 NVIDIA L40S-1B\n"  /* 3: no colon */
+		 "1146 :\n"		  /* 4: no name */
+		 "12x : NVIDIA L40S-1Q\n" /* 5: id with junk */
+		 ": NVIDIA L40S-2Q\n"	  /* 6: no id */
+		 "1149 : NVIDIA L40S-4Q\n" /* 7: fine */
+		 "-5 : NVIDIA L40S-6Q\n"  /* 8: negative id */
+		 "99999999999 : X\n");	  /* 9: id out of range */
+	assert_int_equal(c->n, 1);
+	assert_int_equal(c->ids[0], 1149);
+	assert_string_equal(c->names[0], "NVIDIA L40S-4Q");
+	assert_int_equal(c->bad.n, 6);
+	assert_int_equal(c->bad.lineno[0], 3);
+	assert_string_equal(c->bad.line[0], "1145 NVIDIA L40S-1B");
+	assert_int_equal(c->bad.lineno[1], 4);
+	assert_string_equal(c->bad.line[1], "1146 :");
+	assert_int_equal(c->bad.lineno[2], 5);
+	assert_int_equal(c->bad.lineno[3], 6);
+	assert_int_equal(c->bad.lineno[4], 8);
+	assert_int_equal(c->bad.lineno[5], 9);
+}
+
+static void test_creatable_name_with_spaces(void **state)
+{
+	struct creatable *c = *state;
+
+	parse(c, "ID    : vGPU Name\n"
+		 "2001  : NVIDIA RTX Pro 6000 Blackwell DC-1-12C\n"
+		 "2002  : NVIDIA RTX Pro 6000 Blackwell DC-4-96Q   \n");
+	assert_int_equal(c->n, 2);
+	assert_int_equal(c->ids[0], 2001);
+	assert_string_equal(c->names[0], "NVIDIA RTX Pro 6000 Blackwell DC-1-12C");
+	assert_int_equal(c->ids[1], 2002);
+	assert_string_equal(c->names[1], "NVIDIA RTX Pro 6000 Blackwell DC-4-96Q");
+	assert_int_equal(c->bad.n, 0);
+}
+
+/* current_vgpu_type 0 means "no vGPU": 0 is never a type id. */
+static void test_creatable_id_zero(void **state)
+{
+	struct creatable *c = *state;
+
+	parse(c, "0 : NVIDIA A30-6C\n684 : NVIDIA A30-6C\n");
+	assert_int_equal(c->n, 1);
+	assert_int_equal(c->ids[0], 684);
+	assert_int_equal(c->bad.n, 1);
+	assert_int_equal(c->bad.lineno[0], 1);
+	assert_string_equal(c->bad.line[0], "0 : NVIDIA A30-6C");
+}
+
+/* Only the first line can be a header. */
+static void test_creatable_late_header(void **state)
+{
+	struct creatable *c = *state;
+
+	parse(c, "1145 : NVIDIA L40S-1B\nID    : vGPU Name\n");
+	assert_int_equal(c->n, 1);
+	assert_int_equal(c->bad.n, 1);
+	assert_int_equal(c->bad.lineno[0], 2);
+	assert_string_equal(c->bad.line[0], "ID    : vGPU Name");
+}
+
+/* A VF that holds a vGPU has an empty list. */
+static void test_creatable_empty(void **state)
+{
+	struct creatable *c = *state;
+
+	parse(c, "");
+	assert_int_equal(c->n, 0);
+	assert_int_equal(c->bad.n, 0);
+	free(c->ids);
+	vgpu_strv_free(c->names, c->n);
+	c->ids = NULL;
+	c->names = NULL;
+	parse(c, "ID    : vGPU Name\n");
+	assert_int_equal(c->n, 0);
+	assert_int_equal(c->bad.n, 0);
+}
+
+static void test_creatable_no_callback(void **state)
+{
+	struct creatable *c = *state;
+
+	assert_int_equal(vgpu_parse_creatable("junk\n1145 : NVIDIA L40S-1B\nmore junk\n", &c->ids,
+					      &c->names, &c->n, NULL, NULL),
+			 0);
+	assert_int_equal(c->n, 1);
+	assert_int_equal(c->ids[0], 1145);
+}
+
+/* ---- mdev description: max_instance ----------------------------------- */
+
+static void test_description_max_instance(void **state)
+{
+	static const struct {
+		const char *desc;
+		long want;
+	} cases[] = {
+		{ "num_heads=4, frl_config=60, framebuffer=2048M, max_resolution=5120x2880, "
+		  "max_instance=8",
+		  8 },
+		{ "num_heads=1, frl_config=60, framebuffer=24576M, max_resolution=4096x2160, "
+		  "max_instance=1",
+		  1 },
+		{ "num_heads=4, frl_config=60, framebuffer=1024M, max_resolution=5120x2880", -1 },
+		{ "", -1 },
+		{ "num_heads=4\nframebuffer=4096M\nmax_instance=4\n", 4 },
+		{ "max_instance=16", 16 },
+		{ "max_instance=7, num_heads=1", 7 },
+		/* a key that merely ends in max_instance does not count */
+		{ "vgpu_max_instance=3, max_instance=5", 5 },
+		{ "vgpu_max_instance=3", -1 },
+		{ "max_instance=", -1 },
+		{ "max_instance=-2", -1 },
+		{ "max_instance=abc", -1 },
+	};
+
+	(void)state;
+	for (size_t i = 0; i < ARRAY_SIZE(cases); i++) {
+		long v = vgpu_description_max_instance(cases[i].desc);
+
+		if (v != cases[i].want)
+			fail_msg("max_instance of \"%s\" = %ld, expected %ld", cases[i].desc, v,
+				 cases[i].want);
+	}
+}
+
+/* ---- numbers ------------------------------------------------------------- */
+
+static void test_parse_long(void **state)
+{
+	static const struct {
+		const char *s;
+		int ret;
+		long v;
+	} cases[] = {
+		{ "42", 0, 42 },     { " 42 ", 0, 42 }, { "-1\n", 0, -1 },    { "0", 0, 0 },
+		{ "4\n", 0, 4 },     { "", -EINVAL, 0 }, { " \n", -EINVAL, 0 }, { "lots", -EINVAL, 0 },
+		{ "12abc", -EINVAL, 0 }, { "0x10", -EINVAL, 0 }, { "1 2", -EINVAL, 0 },
+		{ "99999999999999999999999", -ERANGE, 0 },
+	};
+
+	(void)state;
+	for (size_t i = 0; i < ARRAY_SIZE(cases); i++) {
+		long v = 12345;
+		int r = vgpu_parse_long(cases[i].s, &v);
+
+		if (r != cases[i].ret)
+			fail_msg("vgpu_parse_long(\"%s\") = %d, expected %d", cases[i].s, r,
+				 cases[i].ret);
+		/* out is set only on success */
+		assert_int_equal(v, r == 0 ? cases[i].v : 12345);
+	}
+}
+
+static void test_parse_hex(void **state)
+{
+	static const struct {
+		const char *s;
+		int ret;
+		unsigned long v;
+	} cases[] = {
+		{ "0x10de\n", 0, 0x10de },  { "10de", 0, 0x10de },	{ "0x030200\n", 0, 0x030200 },
+		{ "0X20B7", 0, 0x20b7 },    { " 42 ", 0, 0x42 },	{ "0", 0, 0 },
+		{ "", -EINVAL, 0 },	    { "\n", -EINVAL, 0 },	{ "0x", -EINVAL, 0 },
+		{ "0xZZ", -EINVAL, 0 },	    { "0x10dg", -EINVAL, 0 },	{ "-1", -EINVAL, 0 },
+		{ "0x -1", -EINVAL, 0 },    { "10 de", -EINVAL, 0 },
+		{ "0x1ffffffffffffffff", -ERANGE, 0 },
+	};
+
+	(void)state;
+	for (size_t i = 0; i < ARRAY_SIZE(cases); i++) {
+		unsigned long v = 12345;
+		int r = vgpu_parse_hex(cases[i].s, &v);
+
+		if (r != cases[i].ret)
+			fail_msg("vgpu_parse_hex(\"%s\") = %d, expected %d", cases[i].s, r,
+				 cases[i].ret);
+		assert_int_equal(v, r == 0 ? cases[i].v : 12345);
+	}
+}
+
+/*
+ * One "0x" prefix only: strtoul(..., 16) would take a second one, so
+ * "0x0x10de" must not read as 0x10de.
+ */
+static void test_parse_hex_double_prefix(void **state)
+{
+	unsigned long v = 12345;
+
+	(void)state;
+	assert_int_equal(vgpu_parse_hex("0x0x10de", &v), -EINVAL);
+	assert_int_equal(v, 12345);
+	assert_int_equal(vgpu_parse_hex("0x0X10", &v), -EINVAL);
+}
+
+static void test_strip(void **state)
+{
+	char a[] = "  \tNVIDIA L40S-4Q \r\n";
+	char b[] = "   ";
+	char c[] = "x";
+
+	(void)state;
+	assert_string_equal(vgpu_strip(a), "NVIDIA L40S-4Q");
+	assert_string_equal(vgpu_strip(b), "");
+	assert_string_equal(vgpu_strip(c), "x");
+}
+
+/* ---- PCI addresses --------------------------------------------------------- */
+
+static void test_bdf_normalize(void **state)
+{
+	static const struct {
+		const char *in, *out;
+	} good[] = {
+		{ "0000:3b:00.0", "0000:3b:00.0" },
+		{ "0000:3B:00.0", "0000:3b:00.0" },
+		/* nvidia-smi's 8-digit domain */
+		{ "00000000:3D:00.0", "0000:3d:00.0" },
+		{ "3b:00.4", "0000:3b:00.4" },
+		{ "41:04.3", "0000:41:04.3" },
+		{ "0001:c1:1f.7", "0001:c1:1f.7" },
+		{ "ffff:ff:1f.7", "ffff:ff:1f.7" },
+	};
+	static const char *const bad[] = {
+		"3b:00",	 "0000:3b:20.0", "zz:00.0",	  "",		 "3b",
+		"3b:00.8",	 "10000:3b:00.0", "000000000:3b:00.0", ":3b:00.0", "1:2:3:4",
+		"0000:3b:00.4x", "0000:3b:00.0\n", "0000:3b:00",	  "0000:3b.00.0", "0000:3b:00.",
+		"0000:3b:00:0",	 "0000:1ff:00.0",
+	};
+
+	(void)state;
+	for (size_t i = 0; i < ARRAY_SIZE(good); i++) {
+		char out[VGPU_BDF_LEN];
+		int r = vgpu_bdf_normalize(good[i].in, out);
+
+		if (r != 0)
+			fail_msg("vgpu_bdf_normalize(\"%s\") = %d, expected 0", good[i].in, r);
+		assert_string_equal(out, good[i].out);
+	}
+	for (size_t i = 0; i < ARRAY_SIZE(bad); i++) {
+		char out[VGPU_BDF_LEN] = "unchanged";
+		int r = vgpu_bdf_normalize(bad[i], out);
+
+		if (r != -EINVAL)
+			fail_msg("vgpu_bdf_normalize(\"%s\") = %d (\"%s\"), expected -EINVAL",
+				 bad[i], r, out);
+		assert_string_equal(out, "unchanged");
+	}
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test_setup_teardown(test_creatable_header, creatable_setup,
+						creatable_teardown),
+		cmocka_unit_test_setup_teardown(test_creatable_no_header, creatable_setup,
+						creatable_teardown),
+		cmocka_unit_test_setup_teardown(test_creatable_tabs, creatable_setup,
+						creatable_teardown),
+		cmocka_unit_test_setup_teardown(test_creatable_blank_lines, creatable_setup,
+						creatable_teardown),
+		cmocka_unit_test_setup_teardown(test_creatable_garbage_line, creatable_setup,
+						creatable_teardown),
+		cmocka_unit_test_setup_teardown(test_creatable_bad_shapes, creatable_setup,
+						creatable_teardown),
+		cmocka_unit_test_setup_teardown(test_creatable_name_with_spaces, creatable_setup,
+						creatable_teardown),
+		cmocka_unit_test_setup_teardown(test_creatable_id_zero, creatable_setup,
+						creatable_teardown),
+		cmocka_unit_test_setup_teardown(test_creatable_late_header, creatable_setup,
+						creatable_teardown),
+		cmocka_unit_test_setup_teardown(test_creatable_empty, creatable_setup,
+						creatable_teardown),
+		cmocka_unit_test_setup_teardown(test_creatable_no_callback, creatable_setup,
+						creatable_teardown),
+		cmocka_unit_test(test_description_max_instance),
+		cmocka_unit_test(test_parse_long),
+		cmocka_unit_test(test_parse_hex),
+		cmocka_unit_test(test_parse_hex_double_prefix),
+		cmocka_unit_test(test_strip),
+		cmocka_unit_test(test_bdf_normalize),
+	};
+
+	return cmocka_run_group_tests_name("parsers", tests, NULL, NULL);
+}
