@@ -477,6 +477,7 @@ int vgpu_domain_build(xmlDocPtr doc, const struct vgpu_plan *plan,
 	cpu = domain_child(dom, "cpu");
 	set_attr(cpu, "mode", "host-passthrough");
 	set_attr(cpu, "check", "none");
+	xmlUnsetProp(cpu, X("match")); /* host-passthrough takes no model match */
 	remove_children(cpu, "model");
 	remove_children(cpu, "vendor");
 	remove_children(cpu, "topology");

@@ -121,9 +121,15 @@ int vgpu_plan_cpus(const struct vgpu_topology *t, int node, const struct vgpu_cp
 	return 0;
 }
 
+/* A VF holds one vGPU; a legacy PF parent holds several, as available_instances says. */
+static bool parent_full(const struct vgpu_vf *vf)
+{
+	return vf->state_unknown || (vf->in_use && vf->index >= 0);
+}
+
 static bool vf_offers(const struct vgpu_vf *vf, const char *spec, const struct vgpu_type **type)
 {
-	if (vf->in_use || vf->state_unknown)
+	if (parent_full(vf))
 		return false;
 	for (size_t k = 0; k < vf->n_types; k++) {
 		if (vf->types[k].available > 0 && vgpu_type_matches(vf->types[k].type, spec)) {
@@ -174,7 +180,7 @@ static void list_available(struct vgpu_host *h, char *buf, size_t len)
 		for (size_t j = 0; j < g->n_vfs; j++) {
 			const struct vgpu_vf *vf = &g->vfs[j];
 
-			if (vf->in_use || vf->state_unknown)
+			if (parent_full(vf))
 				continue;
 			for (size_t m = 0; m < vf->n_types; m++) {
 				const char *p = vf->types[m].type->info.profile;

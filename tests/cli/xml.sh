@@ -1,0 +1,111 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0-or-later
+# vgpuctl xml / plan: golden domain XML per fixture host and case (byte for
+# byte, stderr included), virt-xml-validate on every XML, the A30 article's
+# four-VM pinning layout, and one-line errors.
+#   xml.sh VGPUCTL SRCDIR       (VGPU_TEST_REGENERATE=1 rewrites the goldens)
+set -u
+bin=$(realpath "$1") src=$2
+cd "$src" || exit 1
+exp=tests/data/expected/xml
+hosts=tests/data/hosts
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+fail=0
+mkdir -p "$exp"
+U=7c1f4b2e-3d5a-4e8b-9f60-1a2b3c4d5e6f
+M1=0b5f3e4c-1d2a-4b6c-8e7f-9a0b1c2d3e4f
+M2=5d6e7f80-9a1b-4c2d-8e3f-405162738495
+
+golden() { # CASE HOST ARGS...
+	local name=$1 host=$2
+	shift 2
+	"$bin" --sysroot "$hosts/$host" xml "$@" >"$tmp/$name.xml" 2>"$tmp/$name.err"
+	echo "exit $?" >>"$tmp/$name.err"
+	for ext in xml err; do
+		if [ "${VGPU_TEST_REGENERATE:-0}" = 1 ]; then
+			cp "$tmp/$name.$ext" "$exp/$name.$ext"
+		elif ! cmp -s "$tmp/$name.$ext" "$exp/$name.$ext"; then
+			echo "FAIL: $name: vgpuctl --sysroot $hosts/$host xml $*"
+			diff -u "$exp/$name.$ext" "$tmp/$name.$ext" | head -30
+			fail=1
+		fi
+	done
+	if ! virt-xml-validate "$tmp/$name.xml" domain >"$tmp/v" 2>&1; then
+		echo "FAIL: $name: virt-xml-validate:"
+		cat "$tmp/v"
+		fail=1
+	fi
+}
+
+golden a30-mdev a30-dual-mdev --name vm1 --vgpu A30-6C --vcpus 12 --memory 32G --uuid $U --mdev-uuid $M1
+golden a30-mig-hugepages a30-dual-mdev --name mig1 --vgpu "NVIDIA A30-2-12C" --vcpus 8 --memory 16G \
+	--uuid $U --mdev-uuid $M1 --hugepages
+golden a30-exclusions a30-dual-mdev --name vm2 --vgpu nvidia-684 --vcpus 12 --memory 32G --uuid $U \
+	--mdev-uuid $M1 --exclude-cpus 0-5,48-53 --emulator-cpus 23,71
+golden a30-odd-vcpus a30-dual-mdev --name odd --vgpu A30-4C --vcpus 3 --memory 4G --uuid $U --mdev-uuid $M1
+golden a30-template a30-dual-mdev --name tpl --vgpu A30-6C --vcpus 2 --memory 2G --uuid $U --mdev-uuid $M1 \
+	--template tests/data/templates/minimal.xml
+golden a30-from a30-dual-mdev --from tests/data/domains/existing.xml --vgpu A30-2-12C --vcpus 8 \
+	--mdev-uuid $M2
+golden h100-vfio-mig vfio-mig-h100 --name h1 --vgpu 1058 --vcpus 4 --memory 8G --uuid $U --virt-type qemu
+golden l40s-multi vfio-ts-l40s --name l1 --vgpu L40S-4Q,L40S-4C --vcpus 4 --memory 8G --uuid $U
+golden l40s-multi-b vfio-ts-l40s --name l2 --vgpu L40S-1B,L40S-1B --vcpus 2 --memory 4G --uuid $U \
+	--gpu 0000:c1:00.0
+golden t4-legacy t4-legacy --name t4 --vgpu T4-4Q --vcpus 4 --memory 8G --uuid $U --mdev-uuid $M1
+golden numa-unknown numa-unknown --name a100 --vgpu A100D-8C --vcpus 4 --memory 8G --uuid $U --mdev-uuid $M1
+
+# The A30 article's layout: four 12-vCPU VMs on the node-0 GPU, each made
+# with the earlier ones' CPUs excluded.
+ex=
+for want in 0-5,48-53 6-11,54-59 12-17,60-65 18-23,66-71; do
+	"$bin" --sysroot $hosts/a30-dual-mdev --json plan --name v --vgpu A30-6C --vcpus 12 --memory 32G \
+		${ex:+--exclude-cpus $ex} >"$tmp/plan.json" 2>&1
+	got=$(sed -n 's/.*"cpus": "\(.*\)",/\1/p' "$tmp/plan.json")
+	if [ "$got" != "$want" ]; then
+		echo "FAIL: A30 layout: got '$got', want '$want' (excluded '$ex')"
+		cat "$tmp/plan.json"
+		fail=1
+	fi
+	grep -q '"gpu": "0000:3b:00.0"' "$tmp/plan.json" || { echo "FAIL: A30 layout left GPU 3b"; fail=1; }
+	ex=${ex:+$ex,}$want
+done
+
+expect_err() { # HOST STDERR_REGEX ARGS...   exit 1, one line, nothing on stdout
+	local host=$1 re=$2
+	shift 2
+	"$bin" --sysroot "$hosts/$host" "$@" >"$tmp/out" 2>"$tmp/err"
+	local rc=$?
+	if [ $rc != 1 ] || [ -s "$tmp/out" ] || [ "$(wc -l <"$tmp/err")" != 1 ] || ! grep -Eq -- "$re" "$tmp/err"; then
+		echo "FAIL: vgpuctl $* -> exit $rc, stdout $(wc -c <"$tmp/out") bytes, stderr:"
+		cat "$tmp/err"
+		fail=1
+	fi
+}
+expect_err a30-dual-mdev "unknown vGPU profile 'A30-7C'; available now: A30-4C, A30-6C, A30-8C, A30-12C, A30-24C, A30-2-12C$" \
+	xml --name x --vgpu A30-7C --vcpus 2 --memory 1G
+expect_err a30-dual-mdev "no free VF can take 'A30-1-6C' now; available now: A30-4C" \
+	xml --name x --vgpu A30-1-6C --vcpus 2 --memory 1G
+expect_err a30-dual-mdev "NUMA node 0 cannot hold 4 vCPUs: 2 CPUs on whole free cores \(23,71\)" \
+	xml --name x --vgpu A30-6C --vcpus 4 --memory 1G --exclude-cpus 0-22,48-70
+expect_err vfio-mig-h100 "--vf '0000:ca:00.4' cannot take '1058' now \(it holds a vGPU\)" \
+	plan --name x --vgpu 1058 --vf 0000:ca:00.4 --vcpus 2 --memory 1G
+expect_err a30-dual-mdev "cannot read 'tests/data/nope.xml': No such file or directory" \
+	xml --from tests/data/nope.xml --vgpu A30-6C --vcpus 2
+printf '<domain><name>x</name>' >"$tmp/broken.xml"
+expect_err a30-dual-mdev "'$tmp/broken.xml' is not well-formed XML" \
+	xml --from "$tmp/broken.xml" --vgpu A30-6C --vcpus 2
+printf '<!DOCTYPE domain [<!ENTITY x SYSTEM "file:///etc/passwd">]><domain><name>&x;</name></domain>' >"$tmp/xxe.xml"
+expect_err a30-dual-mdev "is not a libvirt domain definition" \
+	xml --from "$tmp/xxe.xml" --vgpu A30-6C --vcpus 2 --memory 1G
+# usage errors exit 2
+"$bin" --sysroot $hosts/a30-dual-mdev xml --name x --vgpu A30-6C --vcpus 2 --memory lots >/dev/null 2>"$tmp/err"
+[ $? = 2 ] && grep -q -- "--memory 'lots': not a size" "$tmp/err" || { echo "FAIL: --memory lots"; cat "$tmp/err"; fail=1; }
+"$bin" --sysroot $hosts/a30-dual-mdev xml --vgpu A30-6C --vcpus 2 --memory 1G >/dev/null 2>"$tmp/err"
+[ $? = 2 ] && grep -q -- "--name is required" "$tmp/err" || { echo "FAIL: missing --name"; cat "$tmp/err"; fail=1; }
+# without --uuid/--mdev-uuid every run makes fresh, valid UUIDs
+a=$("$bin" --sysroot $hosts/a30-dual-mdev xml --name r --vgpu A30-6C --vcpus 2 --memory 1G | grep -o '<uuid>.*</uuid>')
+b=$("$bin" --sysroot $hosts/a30-dual-mdev xml --name r --vgpu A30-6C --vcpus 2 --memory 1G | grep -o '<uuid>.*</uuid>')
+[[ $a =~ ^\<uuid\>[0-9a-f]{8}-[0-9a-f]{4}-4[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}\</uuid\>$ ]] && [ "$a" != "$b" ] ||
+	{ echo "FAIL: generated UUIDs '$a' '$b'"; fail=1; }
+exit $fail
