@@ -51,7 +51,8 @@ int vgpu_parse_hex(const char *s, unsigned long *out)
 		s++;
 	if (s[0] == '0' && (s[1] == 'x' || s[1] == 'X'))
 		s += 2;
-	if (!isxdigit((unsigned char)*s))
+	/* strtoul would accept a second "0x" (or a sign) here */
+	if (!isxdigit((unsigned char)*s) || (s[0] == '0' && (s[1] == 'x' || s[1] == 'X')))
 		return -EINVAL;
 	errno = 0;
 	v = strtoul(s, &end, 16);

@@ -240,6 +240,7 @@ int vgpu_type_parse(const char *name, struct vgpu_type_info *out)
 	t.gi_profile_id = -1;
 	sp = strrchr(name, ' ');
 	p = sp ? sp + 1 : name;
+	*out = t; /* callers see backing unknown and no GI profile on every error path */
 	if (strlen(p) >= sizeof(t.profile))
 		return -ENAMETOOLONG;
 	strcpy(t.profile, p);

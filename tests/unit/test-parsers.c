@@ -125,7 +125,13 @@ static void test_creatable_blank_lines(void **state)
 {
 	struct creatable *c = *state;
 
-	parse(c, "ID    : vGPU Name\n\n1145  : NVIDIA L40S-1B\n   \n\t\n1146  : NVIDIA L40S-2B\n\n\n");
+	parse(c, "ID    : vGPU Name\n"
+		 "\n"
+		 "1145  : NVIDIA L40S-1B\n"
+		 "   \n"
+		 "\t\n"
+		 "1146  : NVIDIA L40S-2B\n"
+		 "\n\n");
 	assert_int_equal(c->n, 2);
 	assert_int_equal(c->ids[0], 1145);
 	assert_int_equal(c->ids[1], 1146);
@@ -153,15 +159,15 @@ static void test_creatable_bad_shapes(void **state)
 {
 	struct creatable *c = *state;
 
-	parse(c, "ID    : vGPU Name\n"	  /* 1 */
-		 "\n"			  /* 2 */
-		 "1145 NVIDIA L40S-1B\n"  /* 3: no colon */
-		 "1146 :\n"		  /* 4: no name */
-		 "12x : NVIDIA L40S-1Q\n" /* 5: id with junk */
-		 ": NVIDIA L40S-2Q\n"	  /* 6: no id */
+	parse(c, "ID    : vGPU Name\n"     /* 1 */
+		 "\n"                      /* 2 */
+		 "1145 NVIDIA L40S-1B\n"   /* 3: no colon */
+		 "1146 :\n"                /* 4: no name */
+		 "12x : NVIDIA L40S-1Q\n"  /* 5: id with junk */
+		 ": NVIDIA L40S-2Q\n"      /* 6: no id */
 		 "1149 : NVIDIA L40S-4Q\n" /* 7: fine */
-		 "-5 : NVIDIA L40S-6Q\n"  /* 8: negative id */
-		 "99999999999 : X\n");	  /* 9: id out of range */
+		 "-5 : NVIDIA L40S-6Q\n"   /* 8: negative id */
+		 "99999999999 : X\n");     /* 9: id out of range */
 	assert_int_equal(c->n, 1);
 	assert_int_equal(c->ids[0], 1149);
 	assert_string_equal(c->names[0], "NVIDIA L40S-4Q");
@@ -290,9 +296,17 @@ static void test_parse_long(void **state)
 		int ret;
 		long v;
 	} cases[] = {
-		{ "42", 0, 42 },     { " 42 ", 0, 42 }, { "-1\n", 0, -1 },    { "0", 0, 0 },
-		{ "4\n", 0, 4 },     { "", -EINVAL, 0 }, { " \n", -EINVAL, 0 }, { "lots", -EINVAL, 0 },
-		{ "12abc", -EINVAL, 0 }, { "0x10", -EINVAL, 0 }, { "1 2", -EINVAL, 0 },
+		{ "42", 0, 42 },
+		{ " 42 ", 0, 42 },
+		{ "-1\n", 0, -1 },
+		{ "0", 0, 0 },
+		{ "4\n", 0, 4 },
+		{ "", -EINVAL, 0 },
+		{ " \n", -EINVAL, 0 },
+		{ "lots", -EINVAL, 0 },
+		{ "12abc", -EINVAL, 0 },
+		{ "0x10", -EINVAL, 0 },
+		{ "1 2", -EINVAL, 0 },
 		{ "99999999999999999999999", -ERANGE, 0 },
 	};
 
@@ -316,11 +330,20 @@ static void test_parse_hex(void **state)
 		int ret;
 		unsigned long v;
 	} cases[] = {
-		{ "0x10de\n", 0, 0x10de },  { "10de", 0, 0x10de },	{ "0x030200\n", 0, 0x030200 },
-		{ "0X20B7", 0, 0x20b7 },    { " 42 ", 0, 0x42 },	{ "0", 0, 0 },
-		{ "", -EINVAL, 0 },	    { "\n", -EINVAL, 0 },	{ "0x", -EINVAL, 0 },
-		{ "0xZZ", -EINVAL, 0 },	    { "0x10dg", -EINVAL, 0 },	{ "-1", -EINVAL, 0 },
-		{ "0x -1", -EINVAL, 0 },    { "10 de", -EINVAL, 0 },
+		{ "0x10de\n", 0, 0x10de },
+		{ "10de", 0, 0x10de },
+		{ "0x030200\n", 0, 0x030200 },
+		{ "0X20B7", 0, 0x20b7 },
+		{ " 42 ", 0, 0x42 },
+		{ "0", 0, 0 },
+		{ "", -EINVAL, 0 },
+		{ "\n", -EINVAL, 0 },
+		{ "0x", -EINVAL, 0 },
+		{ "0xZZ", -EINVAL, 0 },
+		{ "0x10dg", -EINVAL, 0 },
+		{ "-1", -EINVAL, 0 },
+		{ "0x -1", -EINVAL, 0 },
+		{ "10 de", -EINVAL, 0 },
 		{ "0x1ffffffffffffffff", -ERANGE, 0 },
 	};
 
@@ -379,10 +402,23 @@ static void test_bdf_normalize(void **state)
 		{ "ffff:ff:1f.7", "ffff:ff:1f.7" },
 	};
 	static const char *const bad[] = {
-		"3b:00",	 "0000:3b:20.0", "zz:00.0",	  "",		 "3b",
-		"3b:00.8",	 "10000:3b:00.0", "000000000:3b:00.0", ":3b:00.0", "1:2:3:4",
-		"0000:3b:00.4x", "0000:3b:00.0\n", "0000:3b:00",	  "0000:3b.00.0", "0000:3b:00.",
-		"0000:3b:00:0",	 "0000:1ff:00.0",
+		"3b:00",
+		"0000:3b:20.0", /* device > 0x1f */
+		"zz:00.0",
+		"",
+		"3b",
+		"3b:00.8", /* function > 7 */
+		"10000:3b:00.0", /* domain > 0xffff */
+		"000000000:3b:00.0", /* more than 8 domain digits */
+		":3b:00.0",
+		"1:2:3:4",
+		"0000:3b:00.4x",
+		"0000:3b:00.0\n",
+		"0000:3b:00",
+		"0000:3b.00.0",
+		"0000:3b:00.",
+		"0000:3b:00:0",
+		"0000:1ff:00.0",
 	};
 
 	(void)state;

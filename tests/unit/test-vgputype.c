@@ -208,11 +208,16 @@ static void test_mig_board_find_tokens(void **state)
 		const char *token, *model;
 		unsigned mem_slices;
 	} known[] = {
-		{ "A30", "A30 24GB", 4 },	   { "A100", "A100 40GB", 8 },
-		{ "A100X", "A100 40GB", 8 },	   { "A100D", "A100 80GB", 8 },
-		{ "A100DX", "A100 80GB", 8 },	   { "H100", "H100 80GB", 8 },
-		{ "H100XM", "H100 80GB", 8 },	   { "H100L", "H100 NVL 94GB", 8 },
-		{ "H100XL", "H100 NVL 94GB", 8 }, { "H200", "H200 141GB", 8 },
+		{ "A30", "A30 24GB", 4 },
+		{ "A100", "A100 40GB", 8 },
+		{ "A100X", "A100 40GB", 8 },
+		{ "A100D", "A100 80GB", 8 },
+		{ "A100DX", "A100 80GB", 8 },
+		{ "H100", "H100 80GB", 8 },
+		{ "H100XM", "H100 80GB", 8 },
+		{ "H100L", "H100 NVL 94GB", 8 },
+		{ "H100XL", "H100 NVL 94GB", 8 },
+		{ "H200", "H200 141GB", 8 },
 		{ "H200X", "H200 141GB", 8 },
 	};
 	static const char *const unknown[] = {
@@ -243,8 +248,10 @@ static void test_mig_table_a30(void **state)
 {
 	const struct vgpu_mig_board *b = vgpu_mig_board_find("A30");
 	static const struct vgpu_mig_profile want[] = {
-		{ "1g.6gb", 14, 1, 4, "0,1,2,3" },   { "1g.6gb+me", 21, 1, 1, "0,1,2,3" },
-		{ "2g.12gb", 5, 2, 2, "0,2" },	     { "2g.12gb+me", 6, 2, 1, "0,2" },
+		{ "1g.6gb", 14, 1, 4, "0,1,2,3" },
+		{ "1g.6gb+me", 21, 1, 1, "0,1,2,3" },
+		{ "2g.12gb", 5, 2, 2, "0,2" },
+		{ "2g.12gb+me", 6, 2, 1, "0,2" },
 		{ "4g.24gb", 0, 4, 1, "0" },
 	};
 
@@ -286,9 +293,13 @@ static void test_mig_tables_8slice(void **state)
 		unsigned slices, max;
 		const char *placements;
 	} slot[7] = {
-		{ 19, 1, 7, "0,1,2,3,4,5,6" }, { 20, 1, 1, "0,1,2,3,4,5,6" }, { 15, 2, 4, "0,2,4,6" },
-		{ 14, 2, 3, "0,2,4" },	       { 9, 4, 2, "0,4" },		{ 5, 4, 1, "0" },
-		{ 0, 8, 1, "0" },
+		{ 19, 1, 7, "0,1,2,3,4,5,6" }, /* 1g small */
+		{ 20, 1, 1, "0,1,2,3,4,5,6" }, /* 1g small +me */
+		{ 15, 2, 4, "0,2,4,6" },       /* 1g large */
+		{ 14, 2, 3, "0,2,4" },         /* 2g */
+		{ 9, 4, 2, "0,4" },            /* 3g */
+		{ 5, 4, 1, "0" },              /* 4g */
+		{ 0, 8, 1, "0" },              /* 7g */
 	};
 
 	(void)state;
@@ -338,7 +349,7 @@ static const struct CMUnitTest fixed_tests[] = {
 };
 
 #define N_CASES                                                                                    \
-	(ARRAY_SIZE(worked_examples) + ARRAY_SIZE(more_names) + ARRAY_SIZE(suffixes) +              \
+	(ARRAY_SIZE(worked_examples) + ARRAY_SIZE(more_names) + ARRAY_SIZE(suffixes) +             \
 	 ARRAY_SIZE(garbage))
 
 static size_t add_cases(struct CMUnitTest *t, size_t n, struct type_case *c, size_t nc,

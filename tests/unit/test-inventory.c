@@ -1,0 +1,548 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+/*
+ * test-inventory - vgpu_host_scan() against the committed fixture hosts
+ * under tests/data/hosts (see README.md there; built by mkhosts.sh).
+ *
+ * Usage: test-inventory SRCDIR (or VGPU_SRCDIR in the environment).
+ */
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <setjmp.h>
+#include <cmocka.h>
+
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "vgpu.h"
+
+static const char *srcdir;
+
+struct fixture {
+	char root[1024];
+	struct vgpu_host *h;
+	char *msgs[64];
+	size_t n_msgs;
+};
+
+static void warn_cb(void *data, const char *msg)
+{
+	struct fixture *f = data;
+
+	assert_true(f->n_msgs < sizeof(f->msgs) / sizeof(f->msgs[0]));
+	f->msgs[f->n_msgs++] = strdup(msg);
+}
+
+static int setup(void **state)
+{
+	struct fixture *f = calloc(1, sizeof(*f));
+
+	if (!f)
+		return -1;
+	*state = f;
+	return 0;
+}
+
+static int teardown(void **state)
+{
+	struct fixture *f = *state;
+
+	vgpu_host_free(f->h);
+	for (size_t i = 0; i < f->n_msgs; i++)
+		free(f->msgs[i]);
+	free(f);
+	return 0;
+}
+
+/* f->root = SRCDIR/tests/data/hosts/@name */
+static void set_root(struct fixture *f, const char *name)
+{
+	int n = snprintf(f->root, sizeof(f->root), "%s/tests/data/hosts/%s", srcdir, name);
+
+	if (n < 0 || (size_t)n >= sizeof(f->root))
+		fail_msg("source directory path too long: %s", srcdir);
+}
+
+/* Open tests/data/hosts/@name, collect warnings, scan with types. */
+static void scan(struct fixture *f, const char *name)
+{
+	char *err = NULL;
+	int r;
+
+	set_root(f, name);
+	r = vgpu_host_open(f->root, &f->h, &err);
+	if (r < 0)
+		fail_msg("vgpu_host_open: %s", err);
+	vgpu_host_set_warn(f->h, warn_cb, f);
+	r = vgpu_host_scan(f->h, true);
+	if (r < 0)
+		fail_msg("vgpu_host_scan(%s) = %d: %s", name, r, vgpu_last_error(f->h));
+}
+
+static void assert_no_warnings(const struct fixture *f)
+{
+	if (f->n_msgs)
+		fail_msg("%zu unexpected warning(s), first: %s", f->n_msgs, f->msgs[0]);
+}
+
+static const struct vgpu_gpu *gpu(const struct fixture *f, const char *bdf)
+{
+	const struct vgpu_gpu *g = vgpu_host_find_gpu(f->h, bdf);
+
+	if (!g)
+		fail_msg("no GPU %s", bdf);
+	return g;
+}
+
+static const struct vgpu_vf *vf(const struct fixture *f, const char *bdf)
+{
+	const struct vgpu_vf *v = vgpu_host_find_vf(f->h, bdf);
+
+	if (!v)
+		fail_msg("no vGPU parent %s", bdf);
+	return v;
+}
+
+/* What a parent can create of type @id now; -2 when the parent does not list it. */
+static long avail(const struct vgpu_vf *v, unsigned id)
+{
+	for (size_t i = 0; i < v->n_types; i++)
+		if (v->types[i].type->id == id)
+			return v->types[i].available;
+	return -2;
+}
+
+/* ---- healthy hosts ------------------------------------------------------------ */
+
+static void test_a30_dual_mdev(void **state)
+{
+	struct fixture *f = *state;
+	const struct vgpu_gpu *gpus, *g3b, *gaf;
+	const struct vgpu_vf *v;
+	const struct vgpu_type *t;
+	size_t n;
+
+	scan(f, "a30-dual-mdev");
+	assert_no_warnings(f);
+	gpus = vgpu_host_gpus(f->h, &n);
+	assert_int_equal(n, 2);
+	assert_string_equal(gpus[0].addr, "0000:3b:00.0");
+	assert_string_equal(gpus[1].addr, "0000:af:00.0");
+
+	g3b = gpu(f, "0000:3b:00.0");
+	gaf = gpu(f, "AF:00.0");
+	assert_ptr_equal(gaf, &gpus[1]);
+	assert_int_equal(g3b->vendor_id, 0x10de);
+	assert_int_equal(g3b->device_id, 0x20b7);
+	assert_string_equal(g3b->model, "NVIDIA A30");
+	assert_string_equal(g3b->driver, "nvidia");
+	assert_int_equal(g3b->iface, VGPU_IFACE_MDEV);
+	assert_int_equal(g3b->numa_node, 0);
+	assert_int_equal(gaf->numa_node, 1);
+	assert_int_equal(g3b->iommu_group, 40);
+	assert_int_equal(g3b->sriov_total_vfs, 4);
+	assert_int_equal(g3b->sriov_num_vfs, 4);
+	assert_int_equal(g3b->minor, 0);
+	assert_int_equal(gaf->minor, 1);
+	/* GPU af runs MIG with two GIs; 3b has no MIG capability tree */
+	assert_int_equal(gaf->mig_instances, 2);
+	assert_int_equal(g3b->mig_instances, -1);
+	assert_true(g3b->has_cpus);
+	{
+		char buf[64];
+
+		assert_string_equal(vgpu_cpulist_format(&g3b->cpus, buf, sizeof(buf)),
+				    "0-23,48-71");
+	}
+
+	assert_int_equal(g3b->n_vfs, 4);
+	assert_int_equal(gaf->n_vfs, 4);
+	for (size_t i = 0; i < 4; i++) {
+		assert_int_equal(g3b->vfs[i].index, (int)i);
+		assert_ptr_equal(g3b->vfs[i].gpu, g3b);
+		assert_int_equal(g3b->vfs[i].iface, VGPU_IFACE_MDEV);
+		assert_int_equal(g3b->vfs[i].numa_node, 0);
+		assert_int_equal(gaf->vfs[i].numa_node, 1);
+		assert_int_equal(g3b->vfs[i].iommu_group, 41 + (int)i);
+		assert_false(g3b->vfs[i].in_use);
+		assert_int_equal(g3b->vfs[i].n_types, 9);
+	}
+	assert_string_equal(g3b->vfs[0].addr, "0000:3b:00.4");
+	assert_string_equal(g3b->vfs[3].addr, "0000:3b:00.7");
+
+	/* MIG off on 3b: time-sliced types free, MIG-backed ones not */
+	v = vf(f, "3b:00.4");
+	assert_ptr_equal(v, &g3b->vfs[0]);
+	assert_int_equal(avail(v, 684), 1);
+	assert_int_equal(avail(v, 689), 0);
+	assert_int_equal(avail(v, 708), 0);
+	assert_string_equal(vgpu_vf_state_str(v), "free");
+	/* MIG on af with 2g.12gb GIs: only A30-2-12C */
+	v = vf(f, "0000:af:00.4");
+	assert_int_equal(avail(v, 690), 1);
+	assert_int_equal(avail(v, 684), 0);
+	assert_int_equal(avail(v, 689), 0);
+
+	/* the catalogue: sorted, read once per GPU, classified */
+	assert_int_equal(g3b->n_types, 9);
+	for (size_t i = 1; i < g3b->n_types; i++)
+		assert_true(g3b->types[i - 1]->id < g3b->types[i]->id);
+	t = vgpu_gpu_find_type(g3b, 689);
+	assert_non_null(t);
+	assert_string_equal(t->name, "NVIDIA A30-1-6C");
+	assert_string_equal(t->device_api, "vfio-pci");
+	assert_int_equal(t->max_instances, 4);
+	assert_int_equal(t->info.backing, VGPU_BACKING_MIG);
+	assert_string_equal(t->info.gi_profile, "1g.6gb");
+	assert_int_equal(t->info.gi_profile_id, 14);
+	t = vgpu_gpu_find_type(g3b, 684);
+	assert_non_null(t);
+	assert_string_equal(t->name, "NVIDIA A30-6C");
+	assert_int_equal(t->info.backing, VGPU_BACKING_TIME_SLICED);
+	assert_int_equal(t->max_instances, 4);
+	assert_string_equal(t->description, "num_heads=1, frl_config=60, framebuffer=6144M, "
+					    "max_resolution=4096x2160, max_instance=4");
+	assert_null(vgpu_gpu_find_type(g3b, 1));
+	assert_null(vgpu_gpu_find_type(g3b, 688));
+
+	/* lookups by address */
+	assert_null(vgpu_host_find_gpu(f->h, "0000:3b:00.4"));
+	assert_null(vgpu_host_find_vf(f->h, "0000:3b:01.0"));
+	assert_null(vgpu_host_find_vf(f->h, "not an address"));
+}
+
+/* Scanning without types reads the same devices and no type directories. */
+static void test_scan_without_types(void **state)
+{
+	struct fixture *f = *state;
+	const struct vgpu_gpu *gpus;
+	char *err = NULL;
+	size_t n;
+
+	set_root(f, "a30-dual-mdev");
+	assert_int_equal(vgpu_host_open(f->root, &f->h, &err), 0);
+	assert_int_equal(vgpu_host_scan(f->h, false), 0);
+	gpus = vgpu_host_gpus(f->h, &n);
+	assert_int_equal(n, 2);
+	assert_int_equal(gpus[0].n_vfs, 4);
+	assert_int_equal(gpus[0].n_types, 0);
+	assert_int_equal(gpus[0].vfs[0].n_types, 0);
+	/* a second scan is a no-op */
+	assert_int_equal(vgpu_host_scan(f->h, true), 0);
+	assert_ptr_equal(vgpu_host_gpus(f->h, &n), gpus);
+}
+
+static void test_vfio_ts_l40s(void **state)
+{
+	struct fixture *f = *state;
+	const struct vgpu_gpu *g41, *gc1;
+	const struct vgpu_vf *busy;
+	size_t n;
+
+	scan(f, "vfio-ts-l40s");
+	assert_no_warnings(f);
+	vgpu_host_gpus(f->h, &n);
+	assert_int_equal(n, 2);
+	g41 = gpu(f, "0000:41:00.0");
+	gc1 = gpu(f, "0000:c1:00.0");
+	assert_int_equal(g41->iface, VGPU_IFACE_VENDOR_VFIO);
+	assert_int_equal(g41->device_id, 0x26b9);
+	assert_string_equal(g41->model, "NVIDIA L40S");
+	assert_int_equal(g41->n_vfs, 8);
+	assert_int_equal(gc1->n_vfs, 8);
+	/* no MIG capability directories on this host */
+	assert_int_equal(g41->mig_instances, -1);
+
+	busy = vf(f, "0000:41:00.5");
+	assert_int_equal(busy->index, 1);
+	assert_int_equal(busy->iface, VGPU_IFACE_VENDOR_VFIO);
+	assert_true(busy->in_use);
+	assert_false(busy->state_unknown);
+	assert_int_equal(busy->current_type, 1149);
+	assert_int_equal(busy->n_mdev, 0);
+	assert_string_equal(vgpu_vf_state_str(busy), "in-use");
+	assert_string_equal(vgpu_gpu_find_type(g41, 1149)->name, "NVIDIA L40S-4Q");
+	/* its own list is empty: nothing more can be created there */
+	assert_int_equal(avail(busy, 1149), 0);
+	assert_int_equal(avail(busy, 1156), 0);
+
+	/*
+	 * Siblings only offer the 4 GB types, so GPU 41's catalogue (the union
+	 * of its VFs' creatable lists) holds just those two.
+	 */
+	assert_int_equal(g41->n_types, 2);
+	assert_string_equal(vgpu_gpu_find_type(g41, 1156)->name, "NVIDIA L40S-4C");
+	for (size_t i = 0; i < g41->n_vfs; i++) {
+		const struct vgpu_vf *v = &g41->vfs[i];
+
+		if (v == busy)
+			continue;
+		assert_false(v->in_use);
+		assert_int_equal(v->current_type, 0);
+		assert_int_equal(v->n_types, 2);
+		assert_int_equal(avail(v, 1149), 1);
+		assert_int_equal(avail(v, 1156), 1);
+		assert_int_equal(avail(v, 1145), -2);
+	}
+	/* GPU c1 is free: all 20 types on every VF */
+	assert_int_equal(gc1->n_types, 20);
+	for (size_t i = 0; i < gc1->n_vfs; i++) {
+		assert_int_equal(gc1->vfs[i].n_types, 20);
+		assert_int_equal(avail(&gc1->vfs[i], 1145), 1);
+		assert_int_equal(avail(&gc1->vfs[i], 1164), 1);
+	}
+	assert_string_equal(gc1->vfs[7].addr, "0000:c1:01.3");
+	assert_int_equal(vgpu_gpu_find_type(gc1, 1155)->info.fb_mib, 49152);
+}
+
+static void test_t4_legacy(void **state)
+{
+	struct fixture *f = *state;
+	const struct vgpu_gpu *g;
+	const struct vgpu_vf *pf;
+	const struct vgpu_type *t;
+	char want[PATH_MAX + 128];
+	size_t n;
+
+	scan(f, "t4-legacy");
+	vgpu_host_gpus(f->h, &n);
+	assert_int_equal(n, 1);
+	g = gpu(f, "0000:5e:00.0");
+	assert_int_equal(g->device_id, 0x1eb8);
+	assert_string_equal(g->model, "Tesla T4");
+	assert_int_equal(g->sriov_total_vfs, -1);
+	assert_int_equal(g->iface, VGPU_IFACE_MDEV);
+
+	/* no SR-IOV: the PF is its own mdev parent */
+	assert_int_equal(g->n_vfs, 1);
+	pf = vf(f, "0000:5e:00.0");
+	assert_ptr_equal(pf, &g->vfs[0]);
+	assert_int_equal(pf->index, -1);
+	assert_string_equal(pf->addr, g->addr);
+	assert_int_equal(pf->iommu_group, 20);
+	assert_true(pf->in_use);
+	assert_string_equal(vgpu_vf_state_str(pf), "in-use");
+	assert_int_equal(pf->n_mdev, 1);
+	assert_string_equal(pf->mdev_uuids[0], "4b20d080-1b54-4048-85b3-a6a62d165c01");
+	assert_int_equal(pf->current_type, 232);
+	assert_int_equal(avail(pf, 232), 3);
+	assert_int_equal(avail(pf, 230), 0);
+	assert_int_equal(pf->n_types, 16);
+
+	t = vgpu_gpu_find_type(g, 232);
+	assert_string_equal(t->name, "GRID T4-4Q");
+	assert_int_equal(t->info.backing, VGPU_BACKING_TIME_SLICED);
+	/* the legacy B4 name is kept, classified unknown, and warned about once */
+	t = vgpu_gpu_find_type(g, 224);
+	assert_non_null(t);
+	assert_string_equal(t->name, "GRID T4-2B4");
+	assert_int_equal(t->info.backing, VGPU_BACKING_UNKNOWN);
+	assert_string_equal(t->info.profile, "T4-2B4");
+	assert_int_equal(t->info.gi_profile_id, -1);
+	assert_int_equal(f->n_msgs, 1);
+	snprintf(want, sizeof(want),
+		 "'%s/sys/bus/pci/devices/0000:5e:00.0/mdev_supported_types/nvidia-224/name'",
+		 f->root);
+	if (!strstr(f->msgs[0], want) || !strstr(f->msgs[0], "GRID T4-2B4"))
+		fail_msg("warning \"%s\" does not name %s", f->msgs[0], want);
+}
+
+/* numa_node -1 on a single-node host resolves to that node, silently. */
+static void test_numa_unknown(void **state)
+{
+	struct fixture *f = *state;
+	const struct vgpu_gpu *g;
+	size_t n;
+
+	scan(f, "numa-unknown");
+	assert_no_warnings(f);
+	vgpu_host_gpus(f->h, &n);
+	assert_int_equal(n, 1);
+	g = gpu(f, "0000:17:00.0");
+	assert_int_equal(g->numa_node, 0);
+	assert_int_equal(g->n_vfs, 4);
+	for (size_t i = 0; i < g->n_vfs; i++)
+		assert_int_equal(g->vfs[i].numa_node, 0);
+	/* no /proc/driver/nvidia: model from the PCI ID table, no minor */
+	assert_string_equal(g->model, "NVIDIA A100 80GB PCIe");
+	assert_int_equal(g->minor, -1);
+	assert_int_equal(g->mig_instances, -1);
+	assert_int_equal(vgpu_gpu_find_type(g, 703)->info.gi_profile_id, 0);
+	assert_string_equal(vgpu_gpu_find_type(g, 703)->info.gi_profile, "7g.80gb");
+	assert_int_equal(avail(&g->vfs[0], 697), 1);
+	assert_int_equal(avail(&g->vfs[0], 703), 0);
+}
+
+/* ---- the malformed host -------------------------------------------------------- */
+
+/* How many warnings name '@root/@rel' and contain @phrase. */
+static size_t count_warnings(const struct fixture *f, const char *rel, const char *phrase)
+{
+	char path[PATH_MAX + 256];
+	size_t n = 0;
+
+	snprintf(path, sizeof(path), "'%s/%s'", f->root, rel);
+	for (size_t i = 0; i < f->n_msgs; i++)
+		if (strstr(f->msgs[i], path) && strstr(f->msgs[i], phrase))
+			n++;
+	return n;
+}
+
+static void test_malformed_warnings(void **state)
+{
+	static const struct {
+		const char *rel, *phrase;
+	} damage[] = {
+		{ "sys/bus/pci/devices/0000:3b:00.0/virtfn2", "dangling link" },
+		{ "sys/bus/pci/devices/0000:3b:00.0/numa_node", "-1 on a 2-node host" },
+		{ "sys/bus/pci/devices/0000:3b:00.4/mdev_supported_types/nvidia-684/"
+		  "available_instances",
+		  "not a count" },
+		{ "sys/bus/pci/devices/0000:3b:00.4/mdev_supported_types/nvidia-690/name",
+		  "No such file or directory" },
+		{ "sys/bus/pci/devices/0000:3b:00.4/mdev_supported_types/nvidia-999/name",
+		  "'NVIDIA A30-BOGUS' is outside NVIDIA's naming grammar" },
+		{ "sys/bus/pci/devices/0000:3b:00.5/mdev_supported_types/nvidia-689/"
+		  "available_instances",
+		  "Is a directory" },
+		{ "sys/bus/pci/devices/0000:41:00.4/nvidia/creatable_vgpu_types",
+		  "line 3: cannot parse 'this is not a type'" },
+		{ "sys/bus/pci/devices/0000:41:00.5/nvidia/current_vgpu_type", "not a type id" },
+	};
+	struct fixture *f = *state;
+
+	scan(f, "malformed");
+	for (size_t i = 0; i < sizeof(damage) / sizeof(damage[0]); i++) {
+		size_t n = count_warnings(f, damage[i].rel, damage[i].phrase);
+
+		if (n != 1)
+			fail_msg("%zu warnings about '%s' (\"%s\"), expected 1", n, damage[i].rel,
+				 damage[i].phrase);
+	}
+	/* and nothing else */
+	if (f->n_msgs != sizeof(damage) / sizeof(damage[0])) {
+		for (size_t i = 0; i < f->n_msgs; i++)
+			print_message("warning: %s\n", f->msgs[i]);
+		fail_msg("%zu warnings, expected %zu", f->n_msgs,
+			 sizeof(damage) / sizeof(damage[0]));
+	}
+}
+
+static void test_malformed_survivors(void **state)
+{
+	struct fixture *f = *state;
+	const struct vgpu_gpu *a30, *l40s;
+	const struct vgpu_vf *v;
+	size_t n;
+
+	scan(f, "malformed");
+	vgpu_host_gpus(f->h, &n);
+	assert_int_equal(n, 2);
+
+	/* A30: node from local_cpulist; the dangling VF 2 is left out */
+	a30 = gpu(f, "0000:3b:00.0");
+	assert_int_equal(a30->numa_node, 0);
+	assert_int_equal(a30->sriov_num_vfs, 3);
+	assert_int_equal(a30->n_vfs, 2);
+	assert_string_equal(a30->vfs[0].addr, "0000:3b:00.4");
+	assert_string_equal(a30->vfs[1].addr, "0000:3b:00.5");
+	assert_null(vgpu_host_find_vf(f->h, "0000:3b:00.6"));
+	assert_int_equal(a30->vfs[0].numa_node, 0);
+	assert_int_equal(a30->vfs[1].numa_node, 0);
+
+	/* catalogue: 684, 689 and the out-of-grammar 999; 690 has no name */
+	assert_int_equal(a30->n_types, 3);
+	assert_non_null(vgpu_gpu_find_type(a30, 684));
+	assert_non_null(vgpu_gpu_find_type(a30, 689));
+	assert_null(vgpu_gpu_find_type(a30, 690));
+	assert_string_equal(vgpu_gpu_find_type(a30, 999)->name, "NVIDIA A30-BOGUS");
+	assert_int_equal(vgpu_gpu_find_type(a30, 999)->info.backing, VGPU_BACKING_UNKNOWN);
+	assert_int_equal(vgpu_gpu_find_type(a30, 999)->max_instances, 24);
+
+	v = vf(f, "0000:3b:00.4");
+	assert_int_equal(v->n_types, 2);
+	assert_int_equal(avail(v, 689), 1);
+	assert_int_equal(avail(v, 999), 1);
+	assert_int_equal(avail(v, 684), -2); /* "lots" */
+	assert_int_equal(avail(v, 690), -2); /* no name */
+	v = vf(f, "0000:3b:00.5");
+	assert_int_equal(v->n_types, 1);
+	assert_int_equal(avail(v, 684), 1);
+	assert_int_equal(avail(v, 689), -2); /* a directory */
+
+	/* L40S: the valid and the tab-separated lines survive the garbage */
+	l40s = gpu(f, "0000:41:00.0");
+	assert_int_equal(l40s->numa_node, 1);
+	assert_int_equal(l40s->iface, VGPU_IFACE_VENDOR_VFIO);
+	assert_int_equal(l40s->minor, -1);
+	assert_string_equal(l40s->model, "NVIDIA L40S");
+	assert_int_equal(l40s->n_types, 2);
+	assert_string_equal(vgpu_gpu_find_type(l40s, 1145)->name, "NVIDIA L40S-1B");
+	assert_string_equal(vgpu_gpu_find_type(l40s, 1147)->name, "NVIDIA L40S-1Q");
+	v = vf(f, "0000:41:00.4");
+	assert_false(v->state_unknown);
+	assert_false(v->in_use);
+	assert_int_equal(avail(v, 1145), 1);
+	assert_int_equal(avail(v, 1147), 1);
+	/* current_vgpu_type "abc": state unknown, not "free" */
+	v = vf(f, "0000:41:00.5");
+	assert_true(v->state_unknown);
+	assert_string_equal(vgpu_vf_state_str(v), "unknown");
+	assert_int_equal(v->current_type, 0);
+	assert_int_equal(avail(v, 1145), 0);
+}
+
+/* Without a warn callback damage is skipped silently, with the same result. */
+static void test_malformed_no_callback(void **state)
+{
+	struct fixture *f = *state;
+	char *err = NULL;
+	size_t n;
+
+	set_root(f, "malformed");
+	assert_int_equal(vgpu_host_open(f->root, &f->h, &err), 0);
+	assert_int_equal(vgpu_host_scan(f->h, true), 0);
+	vgpu_host_gpus(f->h, &n);
+	assert_int_equal(n, 2);
+	assert_int_equal(vf(f, "0000:3b:00.4")->n_types, 2);
+}
+
+/* A root without sys/bus/pci is a host without GPUs, not an error. */
+static void test_empty_root(void **state)
+{
+	struct fixture *f = *state;
+	char *err = NULL;
+	size_t n = 99;
+
+	set_root(f, "a30-dual-mdev/proc");
+	assert_int_equal(vgpu_host_open(f->root, &f->h, &err), 0);
+	vgpu_host_set_warn(f->h, warn_cb, f);
+	assert_int_equal(vgpu_host_scan(f->h, true), 0);
+	assert_null(vgpu_host_gpus(f->h, &n));
+	assert_int_equal(n, 0);
+	assert_no_warnings(f);
+}
+
+int main(int argc, char **argv)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test_setup_teardown(test_a30_dual_mdev, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_scan_without_types, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_vfio_ts_l40s, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_t4_legacy, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_numa_unknown, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_malformed_warnings, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_malformed_survivors, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_malformed_no_callback, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_empty_root, setup, teardown),
+	};
+
+	srcdir = argc > 1 ? argv[1] : getenv("VGPU_SRCDIR");
+	if (!srcdir || !*srcdir) {
+		fprintf(stderr, "usage: %s SRCDIR (or set VGPU_SRCDIR)\n", argv[0]);
+		return 2;
+	}
+	return cmocka_run_group_tests_name("inventory", tests, NULL, NULL);
+}

@@ -1,0 +1,503 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+/*
+ * test-topo - host roots and NUMA/CPU topology (src/lib/sysfs.c, topo.c).
+ *
+ * Most tests build a small host in a mkdtemp() directory: 2 NUMA nodes,
+ * 8 CPUs, SMT siblings n and n+4 (node 0 = 0-1,4-5, node 1 = 2-3,6-7), the
+ * layout tests/data/mkhosts.sh uses for real hosts.  The last one reads the
+ * committed a30-dual-mdev fixture.
+ *
+ * Usage: test-topo SRCDIR (or VGPU_SRCDIR in the environment).
+ */
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <setjmp.h>
+#include <cmocka.h>
+
+#include <errno.h>
+#include <ftw.h>
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "vgpu.h"
+
+static const char *srcdir;
+
+/* ---- a host tree in a temporary directory --------------------------------- */
+
+struct fixture {
+	char root[1024];
+	struct vgpu_host *h;
+	char *msgs[32];
+	size_t n_msgs;
+};
+
+static void mkdirs(const char *path)
+{
+	char tmp[PATH_MAX];
+
+	snprintf(tmp, sizeof(tmp), "%s", path);
+	for (char *p = tmp + 1; *p; p++) {
+		if (*p != '/')
+			continue;
+		*p = '\0';
+		if (mkdir(tmp, 0755) < 0 && errno != EEXIST)
+			fail_msg("mkdir '%s': %s", tmp, strerror(errno));
+		*p = '/';
+	}
+	if (mkdir(tmp, 0755) < 0 && errno != EEXIST)
+		fail_msg("mkdir '%s': %s", tmp, strerror(errno));
+}
+
+/* put(f, "sys/devices/system/cpu/online", "0-7\n"): write a file, parents made. */
+static void put(struct fixture *f, const char *rel, const char *content)
+{
+	char path[PATH_MAX], *slash;
+	FILE *fp;
+
+	snprintf(path, sizeof(path), "%s/%s", f->root, rel);
+	slash = strrchr(path, '/');
+	*slash = '\0';
+	mkdirs(path);
+	*slash = '/';
+	fp = fopen(path, "w");
+	if (!fp)
+		fail_msg("cannot create '%s': %s", path, strerror(errno));
+	fputs(content, fp);
+	fclose(fp);
+}
+
+static void putf(struct fixture *f, const char *rel, const char *fmt, ...)
+	__attribute__((format(printf, 3, 4)));
+static void putf(struct fixture *f, const char *rel, const char *fmt, ...)
+{
+	char buf[512];
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(buf, sizeof(buf), fmt, ap);
+	va_end(ap);
+	put(f, rel, buf);
+}
+
+static void drop(struct fixture *f, const char *rel)
+{
+	char path[PATH_MAX];
+
+	snprintf(path, sizeof(path), "%s/%s", f->root, rel);
+	if (unlink(path) < 0)
+		fail_msg("unlink '%s': %s", path, strerror(errno));
+}
+
+static int rm_entry(const char *path, const struct stat *st, int flag, struct FTW *ftw)
+{
+	(void)st;
+	(void)ftw;
+	return flag == FTW_DP ? rmdir(path) : unlink(path);
+}
+
+static void warn_cb(void *data, const char *msg)
+{
+	struct fixture *f = data;
+
+	assert_true(f->n_msgs < sizeof(f->msgs) / sizeof(f->msgs[0]));
+	f->msgs[f->n_msgs++] = strdup(msg);
+}
+
+/* The standard 2-node, 8-CPU host. */
+static void build_host(struct fixture *f)
+{
+	put(f, "sys/devices/system/node/online", "0-1\n");
+	put(f, "sys/devices/system/node/possible", "0-1\n");
+	put(f, "sys/devices/system/node/node0/cpulist", "0-1,4-5\n");
+	put(f, "sys/devices/system/node/node1/cpulist", "2-3,6-7\n");
+	put(f, "sys/devices/system/node/node0/meminfo",
+	    "Node 0 MemTotal:       16384000 kB\n"
+	    "Node 0 MemFree:        12000000 kB\n"
+	    "Node 0 MemUsed:         4384000 kB\n"
+	    "Node 0 HugePages_Total:     0\n");
+	put(f, "sys/devices/system/node/node1/meminfo",
+	    "Node 1 MemTotal:        8192000 kB\n"
+	    "Node 1 MemFree:         8000000 kB\n");
+	put(f, "sys/devices/system/node/node0/hugepages/hugepages-1048576kB/nr_hugepages", "4\n");
+	put(f, "sys/devices/system/node/node0/hugepages/hugepages-1048576kB/free_hugepages",
+	    "2\n");
+	put(f, "sys/devices/system/node/node0/hugepages/hugepages-2048kB/nr_hugepages", "512\n");
+	put(f, "sys/devices/system/cpu/online", "0-7\n");
+	put(f, "sys/devices/system/cpu/present", "0-7\n");
+	for (int c = 0; c < 8; c++) {
+		char rel[128];
+
+		snprintf(rel, sizeof(rel),
+			 "sys/devices/system/cpu/cpu%d/topology/thread_siblings_list", c);
+		putf(f, rel, "%d,%d\n", c % 4, c % 4 + 4);
+	}
+}
+
+static int setup(void **state)
+{
+	struct fixture *f = calloc(1, sizeof(*f));
+	const char *tmp = getenv("TMPDIR");
+
+	if (!f)
+		return -1;
+	snprintf(f->root, sizeof(f->root), "%s/vgpu-topo-XXXXXX", tmp && *tmp ? tmp : "/tmp");
+	if (!mkdtemp(f->root)) {
+		free(f);
+		return -1;
+	}
+	*state = f;
+	return 0;
+}
+
+static int teardown(void **state)
+{
+	struct fixture *f = *state;
+
+	vgpu_host_free(f->h);
+	for (size_t i = 0; i < f->n_msgs; i++)
+		free(f->msgs[i]);
+	nftw(f->root, rm_entry, 16, FTW_DEPTH | FTW_PHYS);
+	free(f);
+	return 0;
+}
+
+/* Open the fixture's root and read its topology; warnings are collected. */
+static const struct vgpu_topology *open_and_read(struct fixture *f)
+{
+	char *err = NULL;
+	int r = vgpu_host_open(f->root, &f->h, &err);
+
+	if (r < 0)
+		fail_msg("vgpu_host_open: %s", err);
+	vgpu_host_set_warn(f->h, warn_cb, f);
+	assert_null(vgpu_host_topology(f->h));
+	r = vgpu_host_read_topology(f->h);
+	if (r < 0)
+		fail_msg("vgpu_host_read_topology = %d: %s", r, vgpu_last_error(f->h));
+	assert_non_null(vgpu_host_topology(f->h));
+	return vgpu_host_topology(f->h);
+}
+
+static void assert_cpus(const struct vgpu_cpuset *s, const char *want)
+{
+	char buf[256];
+
+	assert_string_equal(vgpu_cpulist_format(s, buf, sizeof(buf)), want);
+}
+
+static void assert_core_of(const struct vgpu_topology *t, const int *want, unsigned n)
+{
+	assert_int_equal(t->n_cpus, n);
+	for (unsigned c = 0; c < n; c++)
+		if (t->core_of[c] != want[c])
+			fail_msg("core_of[%u] = %d, expected %d", c, t->core_of[c], want[c]);
+}
+
+/* ---- tests ----------------------------------------------------------------- */
+
+static void test_two_nodes(void **state)
+{
+	struct fixture *f = *state;
+	const struct vgpu_topology *t;
+	const struct vgpu_node *n0, *n1;
+	static const int core_of[8] = { 0, 1, 2, 3, 0, 1, 2, 3 };
+
+	build_host(f);
+	t = open_and_read(f);
+	assert_int_equal(t->n_nodes, 2);
+	assert_cpus(&t->online, "0-7");
+
+	n0 = vgpu_topology_node(t, 0);
+	n1 = vgpu_topology_node(t, 1);
+	assert_non_null(n0);
+	assert_non_null(n1);
+	assert_null(vgpu_topology_node(t, 2));
+	assert_null(vgpu_topology_node(t, -1));
+	assert_int_equal(n0->id, 0);
+	assert_int_equal(n1->id, 1);
+	assert_cpus(&n0->cpus, "0-1,4-5");
+	assert_cpus(&n1->cpus, "2-3,6-7");
+
+	assert_core_of(t, core_of, 8);
+	assert_int_equal(t->core_of[5], 1);
+
+	assert_int_equal(n0->mem_total_kib, 16384000);
+	assert_int_equal(n1->mem_total_kib, 8192000);
+	assert_int_equal(n0->hugepages_1g_total, 4);
+	assert_int_equal(n0->hugepages_1g_free, 2);
+	/* no hugepages-1048576kB directory: unknown */
+	assert_int_equal(n1->hugepages_1g_total, -1);
+	assert_int_equal(n1->hugepages_1g_free, -1);
+
+	assert_int_equal(f->n_msgs, 0);
+
+	/* read once: a second call keeps the first result */
+	assert_int_equal(vgpu_host_read_topology(f->h), 0);
+	assert_ptr_equal(vgpu_host_topology(f->h), t);
+}
+
+/* No thread_siblings_list (older kernels, odd VMs): each CPU is its own core. */
+static void test_missing_siblings(void **state)
+{
+	struct fixture *f = *state;
+	const struct vgpu_topology *t;
+	static const int core_of[8] = { 0, 1, 2, 3, 0, 1, 2, 7 };
+
+	build_host(f);
+	drop(f, "sys/devices/system/cpu/cpu3/topology/thread_siblings_list");
+	drop(f, "sys/devices/system/cpu/cpu7/topology/thread_siblings_list");
+	t = open_and_read(f);
+	assert_core_of(t, core_of, 8);
+	/* a missing file is a normal situation: no warning */
+	assert_int_equal(f->n_msgs, 0);
+}
+
+/* A sibling list that leaves out its own CPU is wrong: warn, own core. */
+static void test_siblings_without_self(void **state)
+{
+	struct fixture *f = *state;
+	const struct vgpu_topology *t;
+	char want[PATH_MAX];
+	static const int core_of[8] = { 0, 1, 2, 3, 0, 5, 2, 3 };
+
+	build_host(f);
+	put(f, "sys/devices/system/cpu/cpu1/topology/thread_siblings_list", "2\n");
+	put(f, "sys/devices/system/cpu/cpu5/topology/thread_siblings_list", "5\n");
+	t = open_and_read(f);
+	assert_core_of(t, core_of, 8);
+	assert_int_equal(f->n_msgs, 1);
+	snprintf(want, sizeof(want),
+		 "'%s/sys/devices/system/cpu/cpu1/topology/thread_siblings_list'", f->root);
+	if (!strstr(f->msgs[0], want))
+		fail_msg("warning \"%s\" does not name %s", f->msgs[0], want);
+	assert_non_null(strstr(f->msgs[0], "CPU 1"));
+}
+
+/* An offline CPU is in no node and has no core. */
+static void test_offline_cpu(void **state)
+{
+	struct fixture *f = *state;
+	const struct vgpu_topology *t;
+	static const int core_of[7] = { 0, 1, 2, 3, 0, 1, 2 };
+
+	build_host(f);
+	put(f, "sys/devices/system/cpu/online", "0-6\n");
+	t = open_and_read(f);
+	assert_cpus(&t->online, "0-6");
+	assert_cpus(&vgpu_topology_node(t, 1)->cpus, "2-3,6");
+	assert_core_of(t, core_of, 7);
+}
+
+/* A kernel without NUMA: one implicit node 0 holding every online CPU. */
+static void test_no_numa(void **state)
+{
+	struct fixture *f = *state;
+	const struct vgpu_topology *t;
+	static const int core_of[4] = { 0, 1, 0, 1 };
+
+	put(f, "sys/devices/system/cpu/online", "0-3\n");
+	put(f, "sys/devices/system/cpu/cpu0/topology/thread_siblings_list", "0,2\n");
+	put(f, "sys/devices/system/cpu/cpu1/topology/thread_siblings_list", "1,3\n");
+	put(f, "sys/devices/system/cpu/cpu2/topology/thread_siblings_list", "0,2\n");
+	put(f, "sys/devices/system/cpu/cpu3/topology/thread_siblings_list", "1,3\n");
+	t = open_and_read(f);
+	assert_int_equal(t->n_nodes, 1);
+	assert_int_equal(t->nodes[0].id, 0);
+	assert_cpus(&t->nodes[0].cpus, "0-3");
+	assert_int_equal(t->nodes[0].mem_total_kib, 0);
+	assert_int_equal(t->nodes[0].hugepages_1g_total, -1);
+	assert_core_of(t, core_of, 4);
+	assert_int_equal(f->n_msgs, 0);
+}
+
+/* cpu/online missing: cpu/present is used instead. */
+static void test_present_fallback(void **state)
+{
+	struct fixture *f = *state;
+	const struct vgpu_topology *t;
+
+	build_host(f);
+	drop(f, "sys/devices/system/cpu/online");
+	t = open_and_read(f);
+	assert_cpus(&t->online, "0-7");
+	assert_int_equal(t->n_cpus, 8);
+}
+
+/* Neither cpu/online nor cpu/present: an error naming the file. */
+static void test_no_cpu_list(void **state)
+{
+	struct fixture *f = *state;
+	char *err = NULL;
+	char want[PATH_MAX];
+
+	build_host(f);
+	drop(f, "sys/devices/system/cpu/online");
+	drop(f, "sys/devices/system/cpu/present");
+	assert_int_equal(vgpu_host_open(f->root, &f->h, &err), 0);
+	assert_int_equal(vgpu_host_read_topology(f->h), -ENOENT);
+	assert_null(vgpu_host_topology(f->h));
+	snprintf(want, sizeof(want), "'%s/sys/devices/system/cpu/online'", f->root);
+	if (!strstr(vgpu_last_error(f->h), want))
+		fail_msg("error \"%s\" does not name %s", vgpu_last_error(f->h), want);
+}
+
+/* A garbled node/online is an error, not "no NUMA". */
+static void test_bad_node_online(void **state)
+{
+	struct fixture *f = *state;
+	char *err = NULL;
+
+	build_host(f);
+	put(f, "sys/devices/system/node/online", "zero\n");
+	assert_int_equal(vgpu_host_open(f->root, &f->h, &err), 0);
+	assert_int_equal(vgpu_host_read_topology(f->h), -EINVAL);
+	assert_non_null(strstr(vgpu_last_error(f->h), "sys/devices/system/node/online"));
+}
+
+/* ---- vgpu_host_open --------------------------------------------------------- */
+
+static void test_open_regular_file(void **state)
+{
+	struct fixture *f = *state;
+	struct vgpu_host *h = NULL;
+	char path[PATH_MAX], want[PATH_MAX + 64];
+	char *err = NULL;
+
+	put(f, "not-a-dir", "x\n");
+	snprintf(path, sizeof(path), "%s/not-a-dir", f->root);
+	assert_int_equal(vgpu_host_open(path, &h, &err), -ENOTDIR);
+	assert_null(h);
+	assert_non_null(err);
+	snprintf(want, sizeof(want), "sysroot '%s' is not a directory", path);
+	assert_string_equal(err, want);
+	free(err);
+	/* err_out is optional */
+	assert_int_equal(vgpu_host_open(path, &h, NULL), -ENOTDIR);
+}
+
+static void test_open_missing(void **state)
+{
+	struct fixture *f = *state;
+	struct vgpu_host *h = NULL;
+	char path[PATH_MAX], want[PATH_MAX + 64];
+	char *err = NULL;
+
+	snprintf(path, sizeof(path), "%s/no-such-root", f->root);
+	assert_int_equal(vgpu_host_open(path, &h, &err), -ENOENT);
+	assert_null(h);
+	snprintf(want, sizeof(want), "cannot open sysroot '%s': %s", path, strerror(ENOENT));
+	assert_string_equal(err, want);
+	free(err);
+}
+
+static void test_open_root_name(void **state)
+{
+	struct fixture *f = *state;
+	char path[PATH_MAX + 4];
+	char *err = NULL;
+
+	/* trailing slashes are dropped so messages read ROOT/sys/... */
+	snprintf(path, sizeof(path), "%s//", f->root);
+	assert_int_equal(vgpu_host_open(path, &f->h, &err), 0);
+	assert_null(err);
+	assert_string_equal(vgpu_host_root(f->h), f->root);
+	assert_string_equal(vgpu_last_error(f->h), "unknown error");
+	vgpu_host_free(f->h);
+	f->h = NULL;
+	/* NULL and "" mean the real host */
+	assert_int_equal(vgpu_host_open(NULL, &f->h, NULL), 0);
+	assert_string_equal(vgpu_host_root(f->h), "/");
+	vgpu_host_free(f->h);
+	f->h = NULL;
+	assert_int_equal(vgpu_host_open("", &f->h, NULL), 0);
+	assert_string_equal(vgpu_host_root(f->h), "/");
+	/* free accepts NULL */
+	vgpu_host_free(NULL);
+}
+
+/* ---- the committed dual-socket A30 fixture ---------------------------------- */
+
+static void test_fixture_a30_dual(void **state)
+{
+	struct fixture *f = *state;
+	const struct vgpu_topology *t;
+	const struct vgpu_node *n0, *n1;
+	int len;
+
+	len = snprintf(f->root, sizeof(f->root), "%s/tests/data/hosts/a30-dual-mdev", srcdir);
+	if (len < 0 || (size_t)len >= sizeof(f->root))
+		fail_msg("source directory path too long: %s", srcdir);
+	t = open_and_read(f);
+	assert_int_equal(t->n_nodes, 2);
+	assert_int_equal(t->n_cpus, 96);
+	n0 = vgpu_topology_node(t, 0);
+	n1 = vgpu_topology_node(t, 1);
+	assert_non_null(n0);
+	assert_non_null(n1);
+	assert_cpus(&n0->cpus, "0-23,48-71");
+	assert_cpus(&n1->cpus, "24-47,72-95");
+	assert_int_equal(t->core_of[0], 0);
+	assert_int_equal(t->core_of[48], 0);
+	assert_int_equal(t->core_of[71], 23);
+	assert_int_equal(t->core_of[95], 47);
+	assert_int_equal(n0->mem_total_kib, 263856484);
+	assert_int_equal(n1->mem_total_kib, 264192000);
+	assert_int_equal(n0->hugepages_1g_total, 8);
+	assert_int_equal(n0->hugepages_1g_free, 8);
+	assert_int_equal(n1->hugepages_1g_total, 0);
+	assert_int_equal(f->n_msgs, 0);
+}
+
+/* The fixture test must not delete the committed tree in teardown. */
+static int fixture_setup(void **state)
+{
+	struct fixture *f = calloc(1, sizeof(*f));
+
+	if (!f)
+		return -1;
+	*state = f;
+	return 0;
+}
+
+static int fixture_teardown(void **state)
+{
+	struct fixture *f = *state;
+
+	vgpu_host_free(f->h);
+	for (size_t i = 0; i < f->n_msgs; i++)
+		free(f->msgs[i]);
+	free(f);
+	return 0;
+}
+
+int main(int argc, char **argv)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test_setup_teardown(test_two_nodes, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_missing_siblings, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_siblings_without_self, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_offline_cpu, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_no_numa, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_present_fallback, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_no_cpu_list, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_bad_node_online, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_open_regular_file, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_open_missing, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_open_root_name, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_fixture_a30_dual, fixture_setup,
+						fixture_teardown),
+	};
+
+	srcdir = argc > 1 ? argv[1] : getenv("VGPU_SRCDIR");
+	if (!srcdir || !*srcdir) {
+		fprintf(stderr, "usage: %s SRCDIR (or set VGPU_SRCDIR)\n", argv[0]);
+		return 2;
+	}
+	return cmocka_run_group_tests_name("topo", tests, NULL, NULL);
+}
