@@ -76,22 +76,33 @@ mkdir -p "$XDG_CACHE_HOME"
 VG_CMD=("$VGPUCTL" --sysroot "$SYSROOT" xml --name "$NAME" --vgpu A30-6C
 	--vcpus 12 --memory 32G --uuid "$UUID" --mdev-uuid "$MDEV_UUID")
 
-# vCPU 2i -> host CPU i, vCPU 2i+1 -> its SMT sibling 48+i (i = 0..5).
+# The same domain with virt-install: vCPU 2i -> host CPU i, vCPU 2i+1 -> its
+# SMT sibling 48+i (i = 0..5), emulator on all 12, one guest NUMA cell bound
+# strictly to host node 0, and the devices/timers vgpuctl's template has.
+# (vgpuctl's <metadata> has no virt-install counterpart.)
 PINS=
 for ((i = 0; i < 6; i++)); do
 	PINS+="vcpupin$((2 * i)).vcpu=$((2 * i)),vcpupin$((2 * i)).cpuset=$i,"
 	PINS+="vcpupin$((2 * i + 1)).vcpu=$((2 * i + 1)),vcpupin$((2 * i + 1)).cpuset=$((48 + i)),"
 done
-PINS=${PINS%,}
+PINS+="emulatorpin.cpuset=0-5,48-53"
 # shellcheck disable=SC2054 # commas belong to virt-install's option syntax
 VI_CMD=(virt-install --connect test:///default --print-xml
 	--name "$NAME" --uuid "$UUID" --memory 32768
-	--vcpus 12,cpuset=0-5,48-53 --cputune "$PINS"
-	--cpu host-passthrough,topology.sockets=1,topology.cores=6,topology.threads=2
-	--numatune 0,mode=strict
-	--hostdev "type=mdev,xpath0.set=./@mode=subsystem,xpath1.set=./@model=vfio-pci,xpath2.set=./source/address/@uuid=$MDEV_UUID"
+	--vcpus 12,placement=static --cputune "$PINS"
+	--cpu host-passthrough,check=none,migratable=off,topology.sockets=1,topology.dies=1,topology.cores=6,topology.threads=2,numa.cell0.id=0,numa.cell0.cpus=0-11,numa.cell0.memory=33554432,numa.cell0.unit=KiB
+	--numatune memory.mode=strict,memory.nodeset=0,memnode0.cellid=0,memnode0.mode=strict,memnode0.nodeset=0
+	--features acpi=on,apic=on,pae=off
+	--clock offset=utc,rtc_tickpolicy=catchup,pit_tickpolicy=delay,hpet_present=no
+	--events on_poweroff=destroy,on_reboot=restart,on_crash=destroy
+	--controller usb,model=qemu-xhci --controller pci,model=pcie-root
+	--serial pty --console pty
+	--channel unix,target.type=virtio,target.name=org.qemu.guest_agent.0
+	--video model.type=none --memballoon none --rng /dev/urandom
+	--hostdev "type=mdev,xpath0.set=./@mode=subsystem,xpath1.set=./@model=vfio-pci,xpath2.set=./@display=off,xpath3.set=./source/address/@uuid=$MDEV_UUID"
 	--osinfo detect=on,require=off
 	--xml ./@type=kvm --xml ./os/type/@arch=x86_64 --xml ./os/type/@machine=q35
+	--xml xpath.delete=./devices/emulator
 	--boot hd --disk none --network none --graphics none --noautoconsole)
 
 # hyperfine -N splits commands like a shell; quote every word.
@@ -116,7 +127,8 @@ echo "hyperfine:    $(hyperfine --version | head -n1), -N, warmup $WARMUP, runs 
 echo
 echo "note: test:///default has no x86_64/q35 guest and virt-install's --hostdev has"
 echo "      no mdev sub-options, so arch/machine/domain type and the mdev hostdev's"
-echo "      mode, model and UUID are set with virt-install's --xml / xpathN.set edits."
+echo "      mode, model, display and UUID are set with virt-install's --xml /"
+echo "      xpathN.set edits (and the test driver's <emulator> is deleted)."
 echo
 
 # --- run each once, keep and validate the XML ------------------------------
@@ -157,15 +169,17 @@ if command -v xmllint >/dev/null 2>&1; then
 	}
 	facts() { # file
 		local f=$1
-		echo "vcpus|$(q "$f" 'string(/domain/vcpu)') cpuset=$(q "$f" 'string(/domain/vcpu/@cpuset)')"
+		echo "vcpus|$(q "$f" 'string(/domain/vcpu)') placement=$(q "$f" 'string(/domain/vcpu/@placement)') cpuset=$(q "$f" 'string(/domain/vcpu/@cpuset)')"
 		echo "memory KiB|$(kib "$(q "$f" 'string(/domain/memory)')" "$(q "$f" 'string(/domain/memory/@unit)')")"
 		echo "vcpupin|$(q "$f" 'count(/domain/cputune/vcpupin)') pins: $(
 			for ((v = 0; v < 12; v++)); do
 				printf '%s ' "$(q "$f" "string(/domain/cputune/vcpupin[@vcpu='$v']/@cpuset)")"
 			done | sed 's/ $//')"
-		echo "numatune|$(q "$f" 'string(/domain/numatune/memory/@mode)') $(q "$f" 'string(/domain/numatune/memory/@nodeset)')"
+		echo "emulatorpin|$(q "$f" 'string(/domain/cputune/emulatorpin/@cpuset)')"
+		echo "numatune|$(q "$f" 'string(/domain/numatune/memory/@mode)') $(q "$f" 'string(/domain/numatune/memory/@nodeset)'); memnode $(q "$f" 'string(/domain/numatune/memnode/@cellid)')->$(q "$f" 'string(/domain/numatune/memnode/@nodeset)') $(q "$f" 'string(/domain/numatune/memnode/@mode)')"
 		echo "cpu|$(q "$f" 'string(/domain/cpu/@mode)') $(q "$f" 'string(/domain/cpu/topology/@sockets)')s/$(q "$f" 'string(/domain/cpu/topology/@cores)')c/$(q "$f" 'string(/domain/cpu/topology/@threads)')t"
-		echo "hostdev|$(q "$f" 'string(//devices/hostdev/@type)') model=$(q "$f" 'string(//devices/hostdev/@model)') uuid=$(q "$f" 'string(//devices/hostdev/source/address/@uuid)')"
+		echo "guest numa|cell $(q "$f" 'string(/domain/cpu/numa/cell/@id)') cpus $(q "$f" 'string(/domain/cpu/numa/cell/@cpus)') $(kib "$(q "$f" 'string(/domain/cpu/numa/cell/@memory)')" "$(q "$f" 'string(/domain/cpu/numa/cell/@unit)')") KiB"
+		echo "hostdev|$(q "$f" 'string(//devices/hostdev/@type)') $(q "$f" 'string(//devices/hostdev/@model)') display=$(q "$f" 'string(//devices/hostdev/@display)') $(q "$f" 'string(//devices/hostdev/source/address/@uuid)')"
 		echo "os|$(q "$f" 'string(/domain/os/type/@arch)') $(q "$f" 'string(/domain/os/type/@machine)')"
 	}
 	facts "$TMP/vgpuctl.xml" >"$TMP/vg.facts"
@@ -174,6 +188,28 @@ if command -v xmllint >/dev/null 2>&1; then
 	printf '%-11s %-42s %-42s\n' "element" "vgpuctl" "virt-install"
 	paste -d'|' "$TMP/vg.facts" "$TMP/vi.facts" |
 		awk -F'|' '{ printf "%-11s %-42s %-42s%s\n", $1, $2, $4, ($2 == $4 ? "" : "  <- differs") }'
+
+	# Structure: element paths present in only one of the two documents.
+	paths() { # file: sorted unique element paths (/domain/devices/hostdev/...)
+		xmllint --format "$1" | awk '
+			/^[[:space:]]*<!--/ || /^[[:space:]]*<\?/ { next }
+			{
+				line = $0; sub(/^[[:space:]]+/, "", line)
+				if (line ~ /^<\//) { depth--; next }
+				if (line !~ /^</) next
+				name = line; sub(/^</, "", name); sub(/[[:space:]>\/].*$/, "", name)
+				stack[++depth] = name
+				p = ""; for (i = 1; i <= depth; i++) p = p "/" stack[i]
+				print p
+				if (line ~ /\/>[[:space:]]*$/ || line ~ ("</" name ">[[:space:]]*$")) depth--
+			}' | sort -u
+	}
+	paths "$TMP/vgpuctl.xml" >"$TMP/vg.paths"
+	paths "$TMP/virt-install.xml" >"$TMP/vi.paths"
+	only_vg=$(comm -23 "$TMP/vg.paths" "$TMP/vi.paths" | tr '\n' ' ' | sed 's/ $//')
+	only_vi=$(comm -13 "$TMP/vg.paths" "$TMP/vi.paths" | tr '\n' ' ' | sed 's/ $//')
+	echo "elements only in vgpuctl:      ${only_vg:-(none)}"
+	echo "elements only in virt-install: ${only_vi:-(none)}"
 else
 	echo "(xmllint not found: skipping the element comparison)"
 fi
