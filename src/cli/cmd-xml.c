@@ -245,8 +245,28 @@ static int parse_args(struct cli *c, const char *cmd, int argc, char **argv, str
 	return 0;
 }
 
-/* Plan with everything the host and the libvirt connection say is taken. */
-static int make_plan(struct cli *c, struct xml_args *a, struct vgpu_plan *plan)
+/* Text of <domain>'s child @name, or NULL. Caller frees. */
+static char *domain_field(xmlDocPtr doc, const char *name)
+{
+	xmlNodePtr root = xmlDocGetRootElement(doc);
+
+	for (xmlNodePtr n = root ? root->children : NULL; n; n = n->next)
+		if (n->type == XML_ELEMENT_NODE && !n->ns && xmlStrEqual(n->name, BAD_CAST name)) {
+			xmlChar *c = xmlNodeGetContent(n);
+			char *r = c ? vgpu_xstrdup(vgpu_strip((char *)c)) : NULL;
+
+			xmlFree(c);
+			return r;
+		}
+	return NULL;
+}
+
+/*
+ * Plan with everything the host and the libvirt connection say is taken.
+ * @doc (may be NULL) is the domain being edited: with -c, a domain of the
+ * same name or UUID is the one being re-planned and its pins do not count.
+ */
+static int make_plan(struct cli *c, struct xml_args *a, xmlDocPtr doc, struct vgpu_plan *plan)
 {
 	int r = cli_open_host(c);
 
@@ -257,11 +277,14 @@ static int make_plan(struct cli *c, struct xml_args *a, struct vgpu_plan *plan)
 		return EXIT_FAILURE;
 	}
 	if (a->uri) {
+		VGPU_AUTOFREE char *name = a->dom.name || !doc ? NULL : domain_field(doc, "name");
+		VGPU_AUTOFREE char *uuid = a->dom.uuid || !doc ? NULL : domain_field(doc, "uuid");
 		struct vgpu_virt *v = NULL;
 		char err[1024];
 
 		if (vgpu_virt_open(a->uri, &v, err, sizeof(err)) < 0 ||
-		    vgpu_virt_pinned_cpus(v, a->dom.name, a->dom.uuid, &a->req.exclude, err,
+		    vgpu_virt_pinned_cpus(v, a->dom.name ? a->dom.name : name,
+					  a->dom.uuid ? a->dom.uuid : uuid, &a->req.exclude, err,
 					  sizeof(err)) < 0) {
 			vgpu_virt_close(v);
 			cli_error(c, "%s", err);
@@ -311,7 +334,7 @@ int cmd_xml(struct cli *c, int argc, char **argv)
 	r = load_template(c, &a, &doc);
 	if (r)
 		goto done;
-	r = make_plan(c, &a, plan);
+	r = make_plan(c, &a, doc, plan);
 	if (r)
 		goto done;
 	if (vgpu_domain_build(doc, plan, &a.dom, err, sizeof(err)) < 0) {
@@ -354,9 +377,14 @@ int cmd_plan(struct cli *c, int argc, char **argv)
 
 	if (!plan)
 		return EXIT_FAILURE;
+	xmlDocPtr doc = NULL;
+
 	r = parse_args(c, "plan", argc, argv, &a);
+	if (!r && a.from)
+		r = load_template(c, &a, &doc);
 	if (!r)
-		r = make_plan(c, &a, plan);
+		r = make_plan(c, &a, doc, plan);
+	xmlFreeDoc(doc);
 	free(a.vgpu_list);
 	if (r)
 		return r;

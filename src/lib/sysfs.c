@@ -64,11 +64,16 @@ static int open_rel(struct vgpu_host *h, const char *rel, int flags)
 
 int vgpu_read_str(struct vgpu_host *h, const char *rel, char *buf, size_t len)
 {
-	VGPU_AUTOCLOSE int fd = open_rel(h, rel, O_RDONLY);
+	return vgpu_read_str_at(h->rootfd, rel, buf, len);
+}
+
+int vgpu_read_str_at(int dirfd, const char *rel, char *buf, size_t len)
+{
+	VGPU_AUTOCLOSE int fd = openat(dirfd, rel, O_RDONLY | O_CLOEXEC);
 	ssize_t n;
 
 	if (fd < 0)
-		return fd;
+		return -errno;
 	/*
 	 * sysfs hands out a whole attribute in one read; a short read means
 	 * end of file for regular files too, so only a full buffer costs a
@@ -234,6 +239,12 @@ void vgpu_strv_free(char **v, size_t n)
 
 int vgpu_list_dir(struct vgpu_host *h, const char *rel, char ***out, size_t *n_out)
 {
+	return vgpu_list_dir_at(h, rel, out, n_out, NULL);
+}
+
+int vgpu_list_dir_at(struct vgpu_host *h, const char *rel, char ***out, size_t *n_out,
+		     int *dirfd_out)
+{
 	int fd = open_rel(h, rel, O_RDONLY | O_DIRECTORY);
 	char **v = NULL;
 	size_t n = 0, cap = 0;
@@ -242,11 +253,25 @@ int vgpu_list_dir(struct vgpu_host *h, const char *rel, char ***out, size_t *n_o
 
 	if (fd < 0)
 		return fd;
+	if (dirfd_out) {
+		/* the caller reads entries relative to the directory: short path walks */
+		*dirfd_out = fcntl(fd, F_DUPFD_CLOEXEC, 0);
+		if (*dirfd_out < 0) {
+			int err = -errno;
+
+			close(fd);
+			return err;
+		}
+	}
 	d = fdopendir(fd);
 	if (!d) {
 		int err = -errno;
 
 		close(fd);
+		if (dirfd_out) {
+			close(*dirfd_out);
+			*dirfd_out = -1;
+		}
 		return err;
 	}
 	while ((e = readdir(d))) {
@@ -277,6 +302,10 @@ int vgpu_list_dir(struct vgpu_host *h, const char *rel, char ***out, size_t *n_o
 oom:
 	closedir(d);
 	vgpu_strv_free(v, n);
+	if (dirfd_out) {
+		close(*dirfd_out);
+		*dirfd_out = -1;
+	}
 	return -ENOMEM;
 }
 

@@ -193,10 +193,11 @@ static int scan_mdev_parent(struct vgpu_host *h, struct vgpu_vf *vf)
 	char base[128], rel[512], show[1024];
 	char **ents = NULL;
 	size_t n = 0;
+	VGPU_AUTOCLOSE int dfd = -1;
 	int r;
 
 	snprintf(base, sizeof(base), "sys/bus/pci/devices/%s/mdev_supported_types", vf->addr);
-	r = vgpu_list_dir(h, base, &ents, &n);
+	r = vgpu_list_dir_at(h, base, &ents, &n, &dfd);
 	if (r < 0) {
 		vgpu_warn(h, "cannot list '%s': %s", vgpu_path_show(h, base, show, sizeof(show)),
 			  strerror(-r));
@@ -241,9 +242,13 @@ static int scan_mdev_parent(struct vgpu_host *h, struct vgpu_vf *vf)
 			if (vgpu_read_str(h, rel, buf, sizeof(buf)) == 0)
 				t->device_api = vgpu_xstrdup(vgpu_strip(buf));
 		}
-		snprintf(rel, sizeof(rel), "%s/%s/available_instances", base, ents[i]);
-		r = vgpu_read_long(h, rel, &avail);
+		/* relative to the types directory: a two-component path walk per type */
+		snprintf(rel, sizeof(rel), "%s/available_instances", ents[i]);
+		r = vgpu_read_str_at(dfd, rel, buf, sizeof(buf));
+		if (r == 0)
+			r = vgpu_parse_long(buf, &avail);
 		if (r < 0 || avail < 0) {
+			snprintf(rel, sizeof(rel), "%s/%s/available_instances", base, ents[i]);
 			vgpu_warn(h, "cannot read '%s': %s; type skipped",
 				  vgpu_path_show(h, rel, show, sizeof(show)),
 				  r == -EINVAL || r >= 0 ? "not a count" : strerror(-r));

@@ -28,6 +28,7 @@ struct virt_api {
 	int (*dom_free)(virDomainPtr);
 	const char *(*last_error)(void);
 	void (*set_error_func)(void *, virErrorFunc);
+	int (*event_register_default)(void);
 };
 
 struct vgpu_virt {
@@ -55,6 +56,7 @@ static int load_api(struct vgpu_virt *v, char *err, size_t errlen)
 		{ "virDomainFree", offsetof(struct virt_api, dom_free) },
 		{ "virGetLastErrorMessage", offsetof(struct virt_api, last_error) },
 		{ "virSetErrorFunc", offsetof(struct virt_api, set_error_func) },
+		{ "virEventRegisterDefaultImpl", offsetof(struct virt_api, event_register_default) },
 	};
 
 	v->dl = dlopen("libvirt.so.0", RTLD_NOW | RTLD_LOCAL);
@@ -87,6 +89,12 @@ int vgpu_virt_open(const char *uri, struct vgpu_virt **out, char *err, size_t er
 		return r;
 	}
 	v->api.set_error_func(NULL, silent_error);
+	/* embedded drivers (qemu:///embed) refuse to open without an event loop impl */
+	if (v->api.event_register_default() < 0) {
+		snprintf(err, errlen, "cannot set up libvirt's event loop: %s", v->api.last_error());
+		vgpu_virt_close(v);
+		return -EIO;
+	}
 	v->conn = v->api.connect_open(uri);
 	if (!v->conn) {
 		snprintf(err, errlen, "cannot connect to '%s': %s", uri, v->api.last_error());
