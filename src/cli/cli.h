@@ -41,8 +41,7 @@ int cli_usage_error(struct cli *c, const char *cmd, const char *fmt, ...)
 	__attribute__((format(printf, 3, 4)));
 /* Open the host once (after option parsing). Return: 0 or exit code. */
 int cli_open_host(struct cli *c);
-struct libscols_table *cli_table(struct cli *c, const char *name, const struct col *cols,
-				 size_t n);
+struct libscols_table *cli_table(struct cli *c, const char *name, const struct col *cols, size_t n);
 /* Set a cell; NULL data means absent (JSON null). Takes ownership of data. */
 void cli_cell(struct libscols_line *ln, size_t col, char *data);
 void cli_cell_str(struct libscols_line *ln, size_t col, const char *s);

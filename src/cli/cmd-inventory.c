@@ -134,7 +134,8 @@ int cmd_vfs(struct cli *c, int argc, char **argv)
 		for (size_t j = 0; j < g[i].n_vfs; j++) {
 			const struct vgpu_vf *vf = &g[i].vfs[j];
 			const struct vgpu_type *t =
-				vf->current_type ? vgpu_gpu_find_type(&g[i], vf->current_type) : NULL;
+				vf->current_type ? vgpu_gpu_find_type(&g[i], vf->current_type) :
+						   NULL;
 			struct libscols_line *ln = scols_table_new_line(tb, NULL);
 
 			cli_cell_str(ln, 0, vf->addr);
@@ -151,8 +152,8 @@ int cmd_vfs(struct cli *c, int argc, char **argv)
 				char buf[1024] = "";
 
 				for (size_t k = 0; k < vf->n_mdev; k++)
-					snprintf(buf + strlen(buf), sizeof(buf) - strlen(buf), "%s%s",
-						 k ? "," : "", vf->mdev_uuids[k]);
+					snprintf(buf + strlen(buf), sizeof(buf) - strlen(buf),
+						 "%s%s", k ? "," : "", vf->mdev_uuids[k]);
 				cli_cell_str(ln, 9, buf);
 			}
 		}

@@ -9,8 +9,20 @@
 #define ARRAY_SIZE(a) (sizeof(a) / sizeof((a)[0]))
 
 enum {
-	C_GPU, C_VF, C_TYPE, C_NAME, C_PROFILE, C_BACKING, C_SLICES, C_GI, C_FB, C_SERIES, C_ATTR,
-	C_MAX, C_AVAIL, C_NCOLS
+	C_GPU,
+	C_VF,
+	C_TYPE,
+	C_NAME,
+	C_PROFILE,
+	C_BACKING,
+	C_SLICES,
+	C_GI,
+	C_FB,
+	C_SERIES,
+	C_ATTR,
+	C_MAX,
+	C_AVAIL,
+	C_NCOLS
 };
 
 static const struct col type_cols[C_NCOLS] = {

@@ -78,7 +78,8 @@ static int load_template(struct cli *c, const struct xml_args *a, xmlDocPtr *doc
 		char dirs[] = VGPUCTL_TEMPLATE_DIRS;
 		char *save = NULL;
 
-		for (char *d = strtok_r(dirs, ":", &save); d && !found; d = strtok_r(NULL, ":", &save)) {
+		for (char *d = strtok_r(dirs, ":", &save); d && !found;
+		     d = strtok_r(NULL, ":", &save)) {
 			char *p = vgpu_asprintf("%s/domain.xml", d);
 
 			if (access(p, R_OK) == 0)
@@ -87,8 +88,10 @@ static int load_template(struct cli *c, const struct xml_args *a, xmlDocPtr *doc
 				free(p);
 		}
 		if (!found) {
-			cli_error(c, "default template domain.xml not found in %s; use --template FILE",
-				  VGPUCTL_TEMPLATE_DIRS);
+			cli_error(
+				c,
+				"default template domain.xml not found in %s; use --template FILE",
+				VGPUCTL_TEMPLATE_DIRS);
 			return EXIT_FAILURE;
 		}
 		path = found;
@@ -108,8 +111,20 @@ static int load_template(struct cli *c, const struct xml_args *a, xmlDocPtr *doc
 static int parse_args(struct cli *c, const char *cmd, int argc, char **argv, struct xml_args *a)
 {
 	enum {
-		O_NAME = 256, O_VGPU, O_VCPUS, O_MEMORY, O_UUID, O_MDEV, O_GPU, O_VF, O_TEMPLATE,
-		O_FROM, O_EXCLUDE, O_EMULATOR, O_HUGE, O_VIRT
+		O_NAME = 256,
+		O_VGPU,
+		O_VCPUS,
+		O_MEMORY,
+		O_UUID,
+		O_MDEV,
+		O_GPU,
+		O_VF,
+		O_TEMPLATE,
+		O_FROM,
+		O_EXCLUDE,
+		O_EMULATOR,
+		O_HUGE,
+		O_VIRT
 	};
 	static const struct option opts[] = {
 		{ "name", required_argument, NULL, O_NAME },
@@ -138,8 +153,8 @@ static int parse_args(struct cli *c, const char *cmd, int argc, char **argv, str
 		switch (o) {
 		case O_NAME:
 			if (!*optarg || strlen(optarg) > 200 || strchr(optarg, '/'))
-				return cli_usage_error(c, cmd, "--name '%s': not a usable domain name",
-						       optarg);
+				return cli_usage_error(
+					c, cmd, "--name '%s': not a usable domain name", optarg);
 			a->dom.name = optarg;
 			break;
 		case O_VGPU:
@@ -159,7 +174,8 @@ static int parse_args(struct cli *c, const char *cmd, int argc, char **argv, str
 			break;
 		case O_MDEV:
 			if (!vgpu_uuid_valid(optarg))
-				return cli_usage_error(c, cmd, "--mdev-uuid '%s': not a UUID", optarg);
+				return cli_usage_error(c, cmd, "--mdev-uuid '%s': not a UUID",
+						       optarg);
 			if (a->n_mdev == VGPU_MAX_VGPUS)
 				return cli_usage_error(c, cmd, "too many --mdev-uuid");
 			a->dom.mdev_uuids[a->n_mdev++] = optarg;
@@ -178,15 +194,15 @@ static int parse_args(struct cli *c, const char *cmd, int argc, char **argv, str
 			break;
 		case O_EXCLUDE:
 			if (vgpu_cpulist_parse(optarg, &s) < 0)
-				return cli_usage_error(c, cmd, "--exclude-cpus '%s': not a CPU list",
-						       optarg);
+				return cli_usage_error(
+					c, cmd, "--exclude-cpus '%s': not a CPU list", optarg);
 			vgpu_cpuset_or(&a->req.exclude, &s);
 			break;
 		case O_EMULATOR:
 			if (vgpu_cpulist_parse(optarg, &a->emulator) < 0 ||
 			    vgpu_cpuset_empty(&a->emulator))
-				return cli_usage_error(c, cmd, "--emulator-cpus '%s': not a CPU list",
-						       optarg);
+				return cli_usage_error(
+					c, cmd, "--emulator-cpus '%s': not a CPU list", optarg);
 			a->dom.emulator_cpus = &a->emulator;
 			break;
 		case O_HUGE:
@@ -231,7 +247,8 @@ static int parse_args(struct cli *c, const char *cmd, int argc, char **argv, str
 		return cli_usage_error(c, cmd, "--memory '%s': not a size (e.g. 32G, 4096M)",
 				       a->memory_arg);
 	if (a->dom.hugepages && a->dom.memory_kib % (1024 * 1024))
-		return cli_usage_error(c, cmd, "--hugepages needs --memory in whole GiB (1 GiB pages)");
+		return cli_usage_error(c, cmd,
+				       "--hugepages needs --memory in whole GiB (1 GiB pages)");
 	for (char *save = NULL, *p = strtok_r(a->vgpu_list, ",", &save); p;
 	     p = strtok_r(NULL, ",", &save)) {
 		if (a->req.n_profiles == VGPU_MAX_VGPUS)
@@ -304,7 +321,8 @@ static int make_plan(struct cli *c, struct xml_args *a, xmlDocPtr doc, struct vg
 			vgpu_topology_node(vgpu_host_topology(c->host), plan->node);
 		unsigned long long need = a->dom.memory_kib / (1024 * 1024);
 
-		if (nd && nd->hugepages_1g_free >= 0 && (unsigned long long)nd->hugepages_1g_free < need) {
+		if (nd && nd->hugepages_1g_free >= 0 &&
+		    (unsigned long long)nd->hugepages_1g_free < need) {
 			char msg[256];
 
 			snprintf(msg, sizeof(msg),
@@ -395,8 +413,8 @@ int cmd_plan(struct cli *c, int argc, char **argv)
 			const struct vgpu_vf *vf = plan->vgpus[i].vf;
 			const struct vgpu_type *t = plan->vgpus[i].type;
 
-			fprintf(c->out, "vGPU %zu: %s (type %u, %s, %s) on VF %s of GPU %s\n", i + 1,
-				t->info.profile, t->id, vgpu_backing_str(t->info.backing),
+			fprintf(c->out, "vGPU %zu: %s (type %u, %s, %s) on VF %s of GPU %s\n",
+				i + 1, t->info.profile, t->id, vgpu_backing_str(t->info.backing),
 				vgpu_iface_str(vf->iface), vf->addr, vf->gpu->addr);
 		}
 		fprintf(c->out, "NUMA node: %d (memory strict)\n", plan->node);
@@ -408,7 +426,8 @@ int cmd_plan(struct cli *c, int argc, char **argv)
 		fprintf(c->out, "\nWhy: %s\n", plan->reason);
 		return 0;
 	}
-	struct libscols_table *tb = cli_table(c, "plan", plan_cols, sizeof(plan_cols) / sizeof(plan_cols[0]));
+	struct libscols_table *tb =
+		cli_table(c, "plan", plan_cols, sizeof(plan_cols) / sizeof(plan_cols[0]));
 
 	if (!tb)
 		return EXIT_FAILURE;

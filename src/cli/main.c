@@ -136,7 +136,8 @@ int main(int argc, char **argv)
 		vgpu_host_free(c.host);
 		return close_stdout(rc);
 	}
-	fprintf(stderr, "vgpuctl: unknown command '%s'\nTry 'vgpuctl --help' for more information.\n",
+	fprintf(stderr,
+		"vgpuctl: unknown command '%s'\nTry 'vgpuctl --help' for more information.\n",
 		argv[optind]);
 	return EXIT_USAGE;
 }

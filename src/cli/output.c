@@ -72,8 +72,7 @@ int cli_open_host(struct cli *c)
 	return 0;
 }
 
-struct libscols_table *cli_table(struct cli *c, const char *name, const struct col *cols,
-				 size_t n)
+struct libscols_table *cli_table(struct cli *c, const char *name, const struct col *cols, size_t n)
 {
 	struct libscols_table *tb = scols_new_table();
 
@@ -82,9 +81,8 @@ struct libscols_table *cli_table(struct cli *c, const char *name, const struct c
 	scols_table_set_name(tb, name);
 	scols_table_enable_json(tb, c->json);
 	for (size_t i = 0; i < n; i++) {
-		struct libscols_column *cl =
-			scols_table_new_column(tb, c->json ? cols[i].key : cols[i].header,
-					       cols[i].whint, cols[i].flags);
+		struct libscols_column *cl = scols_table_new_column(
+			tb, c->json ? cols[i].key : cols[i].header, cols[i].whint, cols[i].flags);
 
 		if (!cl) {
 			scols_unref_table(tb);
@@ -95,8 +93,8 @@ struct libscols_table *cli_table(struct cli *c, const char *name, const struct c
 		else if (cols[i].kind == COL_ARRAY && c->json) {
 			scols_column_set_json_type(cl, SCOLS_JSON_ARRAY_STRING);
 			scols_column_set_flags(cl, scols_column_get_flags(cl) | SCOLS_FL_WRAP);
-			scols_column_set_wrapfunc(cl, scols_wrapnl_chunksize, scols_wrapnl_nextchunk,
-						  NULL);
+			scols_column_set_wrapfunc(cl, scols_wrapnl_chunksize,
+						  scols_wrapnl_nextchunk, NULL);
 			scols_column_set_safechars(cl, "\n");
 		}
 	}

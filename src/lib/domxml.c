@@ -26,11 +26,13 @@
 
 /* Canonical order of <domain> children, as libvirt writes them. */
 static const char *const domain_order[] = {
-	"name", "uuid", "genid", "title", "description", "metadata", "maxMemory", "memory",
-	"currentMemory", "blkiotune", "memtune", "memoryBacking", "vcpu", "vcpus", "iothreads",
-	"iothreadids", "cputune", "numatune", "resource", "sysinfo", "bootloader",
-	"bootloader_args", "os", "idmap", "features", "cpu", "clock", "on_poweroff", "on_reboot",
-	"on_crash", "pm", "perf", "devices", "seclabel", "keywrap", "launchSecurity", NULL,
+	"name",	     "uuid",	"genid",	 "title",	    "description", "metadata",
+	"maxMemory", "memory",	"currentMemory", "blkiotune",	    "memtune",	   "memoryBacking",
+	"vcpu",	     "vcpus",	"iothreads",	 "iothreadids",	    "cputune",	   "numatune",
+	"resource",  "sysinfo", "bootloader",	 "bootloader_args", "os",	   "idmap",
+	"features",  "cpu",	"clock",	 "on_poweroff",	    "on_reboot",   "on_crash",
+	"pm",	     "perf",	"devices",	 "seclabel",	    "keywrap",	   "launchSecurity",
+	NULL,
 };
 
 static int order_of(const xmlChar *name)
@@ -59,7 +61,8 @@ static xmlNodePtr domain_child(xmlNodePtr dom, const char *name)
 		return n;
 	n = xmlNewNode(NULL, X(name));
 	for (xmlNodePtr c = dom->children; c; c = c->next) {
-		if (c->type == XML_ELEMENT_NODE && order_of(c->name) > want && order_of(c->name) < 1000)
+		if (c->type == XML_ELEMENT_NODE && order_of(c->name) > want &&
+		    order_of(c->name) < 1000)
 			return xmlAddPrevSibling(c, n);
 	}
 	return xmlAddChild(dom, n);
@@ -189,14 +192,15 @@ int vgpu_domain_parse(const char *buf, size_t len, const char *what, xmlDocPtr *
 		const xmlError *e = xmlGetLastError();
 
 		snprintf(err, errlen, "'%s' is not well-formed XML%s%.*s", what,
-			 e && e->message ? ": " : "", e && e->message ? (int)strcspn(e->message, "\n") : 0,
+			 e && e->message ? ": " : "",
+			 e && e->message ? (int)strcspn(e->message, "\n") : 0,
 			 e && e->message ? e->message : "");
 		return -EINVAL;
 	}
 	root = xmlDocGetRootElement(doc);
 	if (!root || !xmlStrEqual(root->name, X("domain")) || doc->intSubset) {
-		snprintf(err, errlen, "'%s' is not a libvirt domain definition (<domain> root%s)", what,
-			 doc->intSubset ? ", no DTD" : "");
+		snprintf(err, errlen, "'%s' is not a libvirt domain definition (<domain> root%s)",
+			 what, doc->intSubset ? ", no DTD" : "");
 		xmlFreeDoc(doc);
 		return -EINVAL;
 	}
@@ -231,7 +235,8 @@ static xmlNodePtr our_metadata(xmlNodePtr dom)
 	if (!md)
 		return NULL;
 	for (xmlNodePtr n = md->children; n; n = n->next)
-		if (n->type == XML_ELEMENT_NODE && n->ns && xmlStrEqual(n->ns->href, X(VGPU_XML_NS)))
+		if (n->type == XML_ELEMENT_NODE && n->ns &&
+		    xmlStrEqual(n->ns->href, X(VGPU_XML_NS)))
 			return n;
 	return NULL;
 }
@@ -340,8 +345,8 @@ static void add_hostdev(xmlNodePtr devices, const struct vgpu_vf *vf, const char
 		xmlAddChild(devices, hd);
 }
 
-int vgpu_domain_build(xmlDocPtr doc, const struct vgpu_plan *plan,
-		      const struct vgpu_domain_opts *o, char *err, size_t errlen)
+int vgpu_domain_build(xmlDocPtr doc, const struct vgpu_plan *plan, const struct vgpu_domain_opts *o,
+		      char *err, size_t errlen)
 {
 	xmlNodePtr dom = xmlDocGetRootElement(doc);
 	xmlNodePtr n, cputune, numatune, cpu, devices, md, mdroot;
@@ -505,7 +510,8 @@ int vgpu_domain_build(xmlDocPtr doc, const struct vgpu_plan *plan,
 			if (o->mdev_uuids[i])
 				snprintf(mdevs[i], sizeof(mdevs[i]), "%s", o->mdev_uuids[i]);
 			else if (vgpu_uuid_generate(mdevs[i]) < 0) {
-				snprintf(err, errlen, "cannot generate a UUID: %s", strerror(errno));
+				snprintf(err, errlen, "cannot generate a UUID: %s",
+					 strerror(errno));
 				return -EIO;
 			}
 		} else {

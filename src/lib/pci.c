@@ -303,13 +303,15 @@ static void resolve_numa(struct vgpu_host *h, struct vgpu_gpu *g)
 			}
 		}
 		if (hits == 1) {
-			vgpu_warn(h, "'%s' is -1 on a %zu-node host; using node %d from local_cpulist",
+			vgpu_warn(h,
+				  "'%s' is -1 on a %zu-node host; using node %d from local_cpulist",
 				  vgpu_path_show(h, rel, show, sizeof(show)), t->n_nodes, found);
 			g->numa_node = found;
 		} else {
-			vgpu_warn(h, "'%s' is -1 on a %zu-node host and local_cpulist spans nodes; "
-				     "NUMA node unknown", vgpu_path_show(h, rel, show, sizeof(show)),
-				  t->n_nodes);
+			vgpu_warn(h,
+				  "'%s' is -1 on a %zu-node host and local_cpulist spans nodes; "
+				  "NUMA node unknown",
+				  vgpu_path_show(h, rel, show, sizeof(show)), t->n_nodes);
 			return;
 		}
 	}
@@ -351,7 +353,8 @@ int vgpu_host_scan(struct vgpu_host *h, bool want_types)
 			continue;
 		snprintf(rel, sizeof(rel), "sys/bus/pci/devices/%s/class", ents[i]);
 		/* display controllers 0x0300 (VGA) and 0x0302 (3D), as sriov-manage selects */
-		if (vgpu_read_hex(h, rel, &cls) < 0 || ((cls >> 8) != 0x0300 && (cls >> 8) != 0x0302))
+		if (vgpu_read_hex(h, rel, &cls) < 0 ||
+		    ((cls >> 8) != 0x0300 && (cls >> 8) != 0x0302))
 			continue;
 		snprintf(rel, sizeof(rel), "sys/bus/pci/devices/%s/device", ents[i]);
 		r = vgpu_read_hex(h, rel, &device);

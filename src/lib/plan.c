@@ -72,7 +72,8 @@ int vgpu_plan_cpus(const struct vgpu_topology *t, int node, const struct vgpu_cp
 	}
 	vgpu_node_free_cpus(t, node, busy, &avail);
 	/* threads per core on this node: the largest sibling set */
-	for (int c = vgpu_cpuset_next(&avail, 0); c >= 0; c = vgpu_cpuset_next(&avail, (unsigned)c + 1)) {
+	for (int c = vgpu_cpuset_next(&avail, 0); c >= 0;
+	     c = vgpu_cpuset_next(&avail, (unsigned)c + 1)) {
 		struct vgpu_cpuset core;
 
 		if (t->core_of[c] != c)
@@ -84,11 +85,14 @@ int vgpu_plan_cpus(const struct vgpu_topology *t, int node, const struct vgpu_cp
 	if (threads == 0)
 		threads = 1;
 	if (vgpu_cpuset_count(&avail) < vcpus) {
-		snprintf(err, errlen,
-			 "NUMA node %d cannot hold %u vCPUs: %u CPUs on whole free cores (%s) are left "
-			 "after exclusions",
-			 node, vcpus, vgpu_cpuset_count(&avail),
-			 vgpu_cpuset_empty(&avail) ? "none" : vgpu_cpulist_format(&avail, list, sizeof(list)));
+		snprintf(
+			err, errlen,
+			"NUMA node %d cannot hold %u vCPUs: %u CPUs on whole free cores (%s) are left "
+			"after exclusions",
+			node, vcpus, vgpu_cpuset_count(&avail),
+			vgpu_cpuset_empty(&avail) ?
+				"none" :
+				vgpu_cpulist_format(&avail, list, sizeof(list)));
 		return -ENOSPC;
 	}
 	vgpu_cpuset_zero(&out->cpus);
@@ -187,8 +191,8 @@ static void list_available(struct vgpu_host *h, char *buf, size_t len)
 
 				if (vf->types[m].available <= 0 || list_has(buf, p))
 					continue;
-				off += (size_t)snprintf(buf + off, len > off ? len - off : 0, "%s%s",
-							off ? ", " : "", p);
+				off += (size_t)snprintf(buf + off, len > off ? len - off : 0,
+							"%s%s", off ? ", " : "", p);
 				if (off >= len)
 					return;
 			}
@@ -240,9 +244,10 @@ int vgpu_plan_make(struct vgpu_host *h, const struct vgpu_request *req, struct v
 	}
 	if (want_vf) {
 		if (!vf_offers(want_vf, req->profiles[0], &first_type))
-			return vgpu_set_error(h, -EBUSY, "--vf '%s' cannot take '%s' now (%s)", req->vf,
-					      req->profiles[0],
-					      want_vf->in_use ? "it holds a vGPU" : "not offered there");
+			return vgpu_set_error(h, -EBUSY, "--vf '%s' cannot take '%s' now (%s)",
+					      req->vf, req->profiles[0],
+					      want_vf->in_use ? "it holds a vGPU" :
+								"not offered there");
 		best = want_vf->gpu;
 	} else {
 		/*
@@ -280,10 +285,11 @@ int vgpu_plan_make(struct vgpu_host *h, const struct vgpu_request *req, struct v
 		}
 	}
 	if (best->numa_node < 0)
-		return vgpu_set_error(h, -EINVAL,
-				      "GPU %s has no known NUMA node; pick CPUs with --gpu on a host "
-				      "whose numa_node is set",
-				      best->addr);
+		return vgpu_set_error(
+			h, -EINVAL,
+			"GPU %s has no known NUMA node; pick CPUs with --gpu on a host "
+			"whose numa_node is set",
+			best->addr);
 
 	/* each vGPU on its own VF: the first on the chosen GPU, more on the same node */
 	for (size_t p = 0; p < req->n_profiles; p++) {
@@ -313,23 +319,26 @@ int vgpu_plan_make(struct vgpu_host *h, const struct vgpu_request *req, struct v
 			}
 		}
 		if (!pick)
-			return vgpu_set_error(h, -EBUSY,
-					      "no free VF on NUMA node %d can take '%s' as vGPU %zu of "
-					      "this VM",
-					      best->numa_node, req->profiles[p], p + 1);
+			return vgpu_set_error(
+				h, -EBUSY,
+				"no free VF on NUMA node %d can take '%s' as vGPU %zu of "
+				"this VM",
+				best->numa_node, req->profiles[p], p + 1);
 		out->vgpus[out->n_vgpus].vf = pick;
 		out->vgpus[out->n_vgpus++].type = ty;
 		if (req->n_profiles > 1 && (ty->info.series == 'A' || ty->info.series == 'B'))
-			add_warning(out,
-				    "NVIDIA supports several vGPUs in one VM only for C- and Q-series "
-				    "profiles; '%s' is not one",
-				    ty->info.profile);
+			add_warning(
+				out,
+				"NVIDIA supports several vGPUs in one VM only for C- and Q-series "
+				"profiles; '%s' is not one",
+				ty->info.profile);
 		if (req->n_profiles > 1 && ty->info.backing == VGPU_BACKING_TIME_SLICED &&
 		    ty->max_instances > 1 && p > 0 && out->vgpus[0].vf->gpu == pick->gpu)
-			add_warning(out,
-				    "'%s': several time-sliced vGPUs of one GPU in one VM need vGPU "
-				    "software 16 or later",
-				    ty->info.profile);
+			add_warning(
+				out,
+				"'%s': several time-sliced vGPUs of one GPU in one VM need vGPU "
+				"software 16 or later",
+				ty->info.profile);
 	}
 
 	r = vgpu_plan_cpus(t, best->numa_node, &req->exclude, req->vcpus, out, err, sizeof(err));
@@ -338,10 +347,11 @@ int vgpu_plan_make(struct vgpu_host *h, const struct vgpu_request *req, struct v
 	snprintf(out->reason, sizeof(out->reason),
 		 "%s is free and offers %s now; GPU %s (%u of %zu vGPU parents in use) is on NUMA "
 		 "node %d%s",
-		 out->vgpus[0].vf->addr, out->vgpus[0].type->info.profile, best->addr, gpu_used(best),
-		 best->n_vfs, best->numa_node,
-		 want_vf ? ", as asked with --vf" :
-		 want_gpu ? ", as asked with --gpu" :
-		 best_fits ? " which has room for the VM's vCPUs" : "");
+		 out->vgpus[0].vf->addr, out->vgpus[0].type->info.profile, best->addr,
+		 gpu_used(best), best->n_vfs, best->numa_node,
+		 want_vf   ? ", as asked with --vf" :
+		 want_gpu  ? ", as asked with --gpu" :
+		 best_fits ? " which has room for the VM's vCPUs" :
+			     "");
 	return 0;
 }

@@ -75,7 +75,8 @@ int vgpu_host_read_topology(struct vgpu_host *h)
 	t.nodes = calloc(vgpu_cpuset_count(&nodes), sizeof(*t.nodes));
 	if (!t.nodes)
 		return vgpu_set_error(h, -ENOMEM, "out of memory");
-	for (c = vgpu_cpuset_next(&nodes, 0); c >= 0; c = vgpu_cpuset_next(&nodes, (unsigned)c + 1)) {
+	for (c = vgpu_cpuset_next(&nodes, 0); c >= 0;
+	     c = vgpu_cpuset_next(&nodes, (unsigned)c + 1)) {
 		struct vgpu_node *n = &t.nodes[t.n_nodes++];
 		char rel[128];
 
@@ -85,8 +86,8 @@ int vgpu_host_read_topology(struct vgpu_host *h)
 		if (r == -ENOENT && vgpu_cpuset_count(&nodes) == 1) {
 			n->cpus = t.online;
 		} else if (r < 0) {
-			vgpu_warn(h, "cannot read '%s': %s", vgpu_path_show(h, rel, show, sizeof(show)),
-				  strerror(-r));
+			vgpu_warn(h, "cannot read '%s': %s",
+				  vgpu_path_show(h, rel, show, sizeof(show)), strerror(-r));
 			vgpu_cpuset_zero(&n->cpus);
 		}
 		vgpu_cpuset_and(&n->cpus, &t.online);
@@ -113,8 +114,8 @@ int vgpu_host_read_topology(struct vgpu_host *h)
 
 		if (t.core_of[c] >= 0)
 			continue; /* already placed with an earlier sibling */
-		snprintf(rel, sizeof(rel), "sys/devices/system/cpu/cpu%d/topology/thread_siblings_list",
-			 c);
+		snprintf(rel, sizeof(rel),
+			 "sys/devices/system/cpu/cpu%d/topology/thread_siblings_list", c);
 		r = vgpu_read_cpulist(h, rel, &sib);
 		if (r < 0 || !vgpu_cpuset_has(&sib, (unsigned)c)) {
 			if (r != -ENOENT)

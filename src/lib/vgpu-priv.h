@@ -62,7 +62,8 @@ char *vgpu_asprintf(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 
 /* vgpu.c */
 int vgpu_parse_creatable(const char *text, unsigned **ids, char ***names, size_t *n,
-			 void (*bad_line)(void *data, unsigned lineno, const char *line), void *data);
+			 void (*bad_line)(void *data, unsigned lineno, const char *line),
+			 void *data);
 long vgpu_description_max_instance(const char *desc);
 
 #endif

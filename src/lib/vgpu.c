@@ -40,7 +40,8 @@ long vgpu_description_max_instance(const char *desc)
  * lines; tolerate tabs and blank lines, report anything else through bad_line.
  */
 int vgpu_parse_creatable(const char *text, unsigned **ids_out, char ***names_out, size_t *n_out,
-			 void (*bad_line)(void *data, unsigned lineno, const char *line), void *data)
+			 void (*bad_line)(void *data, unsigned lineno, const char *line),
+			 void *data)
 {
 	unsigned *ids = NULL;
 	char **names = NULL;
@@ -55,7 +56,8 @@ int vgpu_parse_creatable(const char *text, unsigned **ids_out, char ***names_out
 		unsigned long id;
 
 		lineno++;
-		snprintf(line, sizeof(line), "%.*s", (int)(l < sizeof(line) - 1 ? l : sizeof(line) - 1), p);
+		snprintf(line, sizeof(line), "%.*s",
+			 (int)(l < sizeof(line) - 1 ? l : sizeof(line) - 1), p);
 		p += l + (p[l] == '\n');
 		s = vgpu_strip(line);
 		if (!*s)
@@ -132,8 +134,9 @@ static void classify(struct vgpu_host *h, struct vgpu_type *t, const char *where
 	char show[1024];
 
 	if (vgpu_type_parse(t->name, &t->info) < 0)
-		vgpu_warn(h, "'%s': type name '%s' is outside NVIDIA's naming grammar; "
-			     "listed with backing 'unknown'",
+		vgpu_warn(h,
+			  "'%s': type name '%s' is outside NVIDIA's naming grammar; "
+			  "listed with backing 'unknown'",
 			  vgpu_path_show(h, where, show, sizeof(show)), t->name);
 }
 

@@ -58,14 +58,14 @@ enum vgpu_iface {
 
 struct vgpu_type_info {
 	char profile[64]; /* short name: last space-separated token */
-	char board[40];   /* GPU token: "A30", "RTX6000-Ada" */
+	char board[40]; /* GPU token: "A30", "RTX6000-Ada" */
 	enum vgpu_backing backing;
-	unsigned slices;      /* GI compute slices (MIG-backed), else 0 */
-	unsigned fb_mib;      /* framebuffer; "0" GB means 512 MiB */
-	char series;          /* 'A', 'B', 'C', 'Q'; 0 when unknown */
-	char attribute[8];    /* "", "ME", "NOME", "MEALL", "GFX" */
-	char gi_profile[24];  /* "1g.6gb+me" for MIG-backed types on known boards */
-	int gi_profile_id;    /* nvidia-smi -cgi profile ID, -1 when unknown */
+	unsigned slices; /* GI compute slices (MIG-backed), else 0 */
+	unsigned fb_mib; /* framebuffer; "0" GB means 512 MiB */
+	char series; /* 'A', 'B', 'C', 'Q'; 0 when unknown */
+	char attribute[8]; /* "", "ME", "NOME", "MEALL", "GFX" */
+	char gi_profile[24]; /* "1g.6gb+me" for MIG-backed types on known boards */
+	int gi_profile_id; /* nvidia-smi -cgi profile ID, -1 when unknown */
 };
 
 /**
@@ -84,9 +84,9 @@ const char *vgpu_model_for_device(uint16_t device_id);
 
 struct vgpu_mig_profile {
 	const char *name; /* "1g.6gb+me" */
-	int id;           /* nvidia-smi GI profile ID */
-	unsigned slices;  /* memory slices */
-	unsigned max;     /* instances per GPU */
+	int id; /* nvidia-smi GI profile ID */
+	unsigned slices; /* memory slices */
+	unsigned max; /* instances per GPU */
 	const char *placements; /* starts, "0,1,2,3" */
 };
 
@@ -108,9 +108,9 @@ struct vgpu_host;
 /* One vGPU type as seen by the whole GPU (shared by all its VFs). */
 struct vgpu_type {
 	unsigned id; /* N of nvidia-N / creatable_vgpu_types */
-	char *name;  /* full name from the driver, NULL if unknown */
+	char *name; /* full name from the driver, NULL if unknown */
 	char *description; /* mdev only */
-	char *device_api;  /* mdev only */
+	char *device_api; /* mdev only */
 	long max_instances; /* from description, -1 unknown */
 	struct vgpu_type_info info;
 };
@@ -144,16 +144,16 @@ struct vgpu_gpu {
 	char addr[VGPU_BDF_LEN];
 	uint16_t vendor_id, device_id;
 	char *model;
-	int numa_node;       /* -1 unknown */
+	int numa_node; /* -1 unknown */
 	struct vgpu_cpuset cpus; /* local_cpulist */
 	bool has_cpus;
-	char *driver;        /* NULL when unbound */
+	char *driver; /* NULL when unbound */
 	int iommu_group;
 	int sriov_total_vfs; /* -1 when not SR-IOV capable */
 	int sriov_num_vfs;
 	enum vgpu_iface iface;
-	int minor;           /* /dev/nvidia<minor>, -1 unknown */
-	int mig_instances;   /* GIs from procfs, -1 unknown */
+	int minor; /* /dev/nvidia<minor>, -1 unknown */
+	int mig_instances; /* GIs from procfs, -1 unknown */
 	struct vgpu_vf *vfs; /* parents: VFs, or the PF alone */
 	size_t n_vfs;
 	struct vgpu_type **types; /* catalogue, sorted by id */
@@ -211,7 +211,6 @@ void vgpu_topology_clear(struct vgpu_topology *t);
 /* Normalise "0000:3B:00.0" / "3b:00.0" / "00000000:3B:00.0" to sysfs BDF. */
 int vgpu_bdf_normalize(const char *in, char out[VGPU_BDF_LEN]);
 
-
 /* ---- planning (pure: works on the in-memory model) --------------------- */
 
 #define VGPU_MAX_VGPUS 8
@@ -221,7 +220,7 @@ struct vgpu_request {
 	size_t n_profiles;
 	unsigned vcpus;
 	const char *gpu; /* restrict to this GPU (BDF) or NULL */
-	const char *vf;  /* use exactly this VF or NULL */
+	const char *vf; /* use exactly this VF or NULL */
 	struct vgpu_cpuset exclude; /* never use these CPUs (--exclude-cpus, other domains) */
 };
 
@@ -238,7 +237,7 @@ struct vgpu_plan {
 	unsigned vcpus;
 	unsigned cores, threads; /* guest topology: cores x threads == vcpus */
 	struct vgpu_cpuset cpus; /* the VM's host CPUs */
-	char reason[512];  /* why this VF, in words */
+	char reason[512]; /* why this VF, in words */
 	char warnings[512]; /* '\n'-separated, "" when none */
 };
 
@@ -271,9 +270,9 @@ int vgpu_plan_make(struct vgpu_host *h, const struct vgpu_request *req, struct v
 #define VGPU_XML_NS_PREFIX "vgpuctl"
 
 struct vgpu_domain_opts {
-	const char *name;     /* NULL: keep the template's / --from's */
-	const char *uuid;     /* NULL: keep the existing one, else generate */
-	uint64_t memory_kib;  /* 0: keep existing */
+	const char *name; /* NULL: keep the template's / --from's */
+	const char *uuid; /* NULL: keep the existing one, else generate */
+	uint64_t memory_kib; /* 0: keep existing */
 	const char *virt_type; /* "kvm", "qemu" or NULL to keep */
 	bool hugepages;
 	const struct vgpu_cpuset *emulator_cpus; /* NULL: the VM's own CPUs */

@@ -46,8 +46,8 @@ const char *vgpu_iface_str(enum vgpu_iface i)
 /* ---- MIG tables (MIG UG r580; reference vgpu-host.md section 4.2) ------- */
 
 static const struct vgpu_mig_profile mig_a30[] = {
-	{ "1g.6gb", 14, 1, 4, "0,1,2,3" },   { "1g.6gb+me", 21, 1, 1, "0,1,2,3" },
-	{ "2g.12gb", 5, 2, 2, "0,2" },       { "2g.12gb+me", 6, 2, 1, "0,2" },
+	{ "1g.6gb", 14, 1, 4, "0,1,2,3" }, { "1g.6gb+me", 21, 1, 1, "0,1,2,3" },
+	{ "2g.12gb", 5, 2, 2, "0,2" },	   { "2g.12gb+me", 6, 2, 1, "0,2" },
 	{ "4g.24gb", 0, 4, 1, "0" },
 };
 
@@ -55,7 +55,10 @@ static const struct vgpu_mig_profile mig_a30[] = {
 #define MIG8(s1, s1l, g2, g3, g4, g7)                                                              \
 	{ s1, 19, 1, 7, "0,1,2,3,4,5,6" }, { s1 "+me", 20, 1, 1, "0,1,2,3,4,5,6" },                \
 		{ s1l, 15, 2, 4, "0,2,4,6" }, { g2, 14, 2, 3, "0,2,4" }, { g3, 9, 4, 2, "0,4" },   \
-		{ g4, 5, 4, 1, "0" }, { g7, 0, 8, 1, "0" }
+		{ g4, 5, 4, 1, "0" },                                                              \
+	{                                                                                          \
+		g7, 0, 8, 1, "0"                                                                   \
+	}
 
 static const struct vgpu_mig_profile mig_a100_40[] = {
 	MIG8("1g.5gb", "1g.10gb", "2g.10gb", "3g.20gb", "4g.20gb", "7g.40gb"),

@@ -56,7 +56,8 @@ static int load_api(struct vgpu_virt *v, char *err, size_t errlen)
 		{ "virDomainFree", offsetof(struct virt_api, dom_free) },
 		{ "virGetLastErrorMessage", offsetof(struct virt_api, last_error) },
 		{ "virSetErrorFunc", offsetof(struct virt_api, set_error_func) },
-		{ "virEventRegisterDefaultImpl", offsetof(struct virt_api, event_register_default) },
+		{ "virEventRegisterDefaultImpl",
+		  offsetof(struct virt_api, event_register_default) },
 	};
 
 	v->dl = dlopen("libvirt.so.0", RTLD_NOW | RTLD_LOCAL);
@@ -91,7 +92,8 @@ int vgpu_virt_open(const char *uri, struct vgpu_virt **out, char *err, size_t er
 	v->api.set_error_func(NULL, silent_error);
 	/* embedded drivers (qemu:///embed) refuse to open without an event loop impl */
 	if (v->api.event_register_default() < 0) {
-		snprintf(err, errlen, "cannot set up libvirt's event loop: %s", v->api.last_error());
+		snprintf(err, errlen, "cannot set up libvirt's event loop: %s",
+			 v->api.last_error());
 		vgpu_virt_close(v);
 		return -EIO;
 	}
@@ -145,7 +147,8 @@ int vgpu_domain_pinned_cpus(const char *xml, struct vgpu_cpuset *out)
 			continue;
 		for (xmlNodePtr p = n->children; p; p = p->next)
 			if (p->type == XML_ELEMENT_NODE &&
-			    (xmlStrEqual(p->name, X("vcpupin")) || xmlStrEqual(p->name, X("emulatorpin")) ||
+			    (xmlStrEqual(p->name, X("vcpupin")) ||
+			     xmlStrEqual(p->name, X("emulatorpin")) ||
 			     xmlStrEqual(p->name, X("iothreadpin"))))
 				add_cpuset_attr(p, out);
 	}
@@ -192,7 +195,8 @@ int vgpu_virt_pinned_cpus(struct vgpu_virt *v, const char *self_name, const char
 		char *xml = v->api.get_xml(doms[i], VIR_DOMAIN_XML_INACTIVE);
 
 		if (!xml) {
-			snprintf(err, errlen, "cannot read a domain's XML: %s", v->api.last_error());
+			snprintf(err, errlen, "cannot read a domain's XML: %s",
+				 v->api.last_error());
 			r = -EIO;
 		} else if (!is_self(xml, self_name, self_uuid)) {
 			vgpu_domain_pinned_cpus(xml, out);
