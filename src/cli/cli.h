@@ -39,8 +39,10 @@ void cli_error(struct cli *c, const char *fmt, ...) __attribute__((format(printf
 void cli_warn_cb(void *data, const char *msg);
 int cli_usage_error(struct cli *c, const char *cmd, const char *fmt, ...)
 	__attribute__((format(printf, 3, 4)));
-/* Open the host once (after option parsing). Return: 0 or exit code. */
-int cli_open_host(struct cli *c);
+enum { CLI_SCAN_TYPES = 1, CLI_SCAN_TOPOLOGY = 2 };
+/* Open and read the host once (after option parsing); failures are printed.
+ * Return: 0 or an exit code. */
+int cli_scan_host(struct cli *c, unsigned what);
 struct libscols_table *cli_table(struct cli *c, const char *name, const struct col *cols, size_t n);
 /* Set a cell; NULL data means absent (JSON null). Takes ownership of data. */
 void cli_cell(struct libscols_line *ln, size_t col, char *data);

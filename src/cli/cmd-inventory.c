@@ -25,19 +25,6 @@ static int no_options(struct cli *c, int argc, char **argv, const char *cmd, int
 	return 0;
 }
 
-static int scan(struct cli *c, bool types)
-{
-	int r = cli_open_host(c);
-
-	if (r)
-		return r;
-	if (vgpu_host_scan(c->host, types) < 0) {
-		cli_error(c, "%s", vgpu_last_error(c->host));
-		return EXIT_FAILURE;
-	}
-	return 0;
-}
-
 static const struct col gpu_cols[] = {
 	{ "ADDRESS", "address", COL_STR, 0, 0 },
 	{ "MODEL", "model", COL_STR, 0, 0 },
@@ -62,7 +49,7 @@ int cmd_gpus(struct cli *c, int argc, char **argv)
 
 	if (r)
 		return r;
-	r = scan(c, false);
+	r = cli_scan_host(c, 0);
 	if (r)
 		return r;
 	g = vgpu_host_gpus(c->host, &n);
@@ -114,7 +101,7 @@ int cmd_vfs(struct cli *c, int argc, char **argv)
 
 	if (r)
 		return r;
-	r = scan(c, true);
+	r = cli_scan_host(c, CLI_SCAN_TYPES);
 	if (r)
 		return r;
 	if (optind < argc) {
@@ -183,13 +170,9 @@ int cmd_topology(struct cli *c, int argc, char **argv)
 
 	if (r)
 		return r;
-	r = scan(c, false);
+	r = cli_scan_host(c, CLI_SCAN_TOPOLOGY);
 	if (r)
 		return r;
-	if (vgpu_host_read_topology(c->host) < 0) {
-		cli_error(c, "%s", vgpu_last_error(c->host));
-		return EXIT_FAILURE;
-	}
 	t = vgpu_host_topology(c->host);
 	g = vgpu_host_gpus(c->host, &ng);
 	tb = cli_table(c, "topology", topo_cols, ARRAY_SIZE(topo_cols));

@@ -101,13 +101,9 @@ int cmd_types(struct cli *c, int argc, char **argv)
 	}
 	if (optind < argc)
 		return cli_usage_error(c, "types", "unexpected argument '%s'", argv[optind]);
-	r = cli_open_host(c);
+	r = cli_scan_host(c, CLI_SCAN_TYPES);
 	if (r)
 		return r;
-	if (vgpu_host_scan(c->host, true) < 0) {
-		cli_error(c, "%s", vgpu_last_error(c->host));
-		return EXIT_FAILURE;
-	}
 	if (gpu_arg && !(only_gpu = vgpu_host_find_gpu(c->host, gpu_arg))) {
 		cli_error(c, "--gpu '%s': no such NVIDIA GPU (see 'vgpuctl gpus')", gpu_arg);
 		return EXIT_FAILURE;

@@ -285,14 +285,10 @@ static char *domain_field(xmlDocPtr doc, const char *name)
  */
 static int make_plan(struct cli *c, struct xml_args *a, xmlDocPtr doc, struct vgpu_plan *plan)
 {
-	int r = cli_open_host(c);
+	int r = cli_scan_host(c, CLI_SCAN_TYPES | CLI_SCAN_TOPOLOGY);
 
 	if (r)
 		return r;
-	if (vgpu_host_scan(c->host, true) < 0 || vgpu_host_read_topology(c->host) < 0) {
-		cli_error(c, "%s", vgpu_last_error(c->host));
-		return EXIT_FAILURE;
-	}
 	if (a->uri) {
 		VGPU_AUTOFREE char *name = a->dom.name || !doc ? NULL : domain_field(doc, "name");
 		VGPU_AUTOFREE char *uuid = a->dom.uuid || !doc ? NULL : domain_field(doc, "uuid");

@@ -55,20 +55,25 @@ int cli_usage_error(struct cli *c, const char *cmd, const char *fmt, ...)
 	return EXIT_USAGE;
 }
 
-int cli_open_host(struct cli *c)
+int cli_scan_host(struct cli *c, unsigned what)
 {
 	char *err = NULL;
 	int r;
 
-	if (c->host)
-		return 0;
-	r = vgpu_host_open(c->sysroot, &c->host, &err);
-	if (r < 0) {
-		cli_error(c, "%s", err ? err : strerror(-r));
-		free(err);
+	if (!c->host) {
+		r = vgpu_host_open(c->sysroot, &c->host, &err);
+		if (r < 0) {
+			cli_error(c, "%s", err ? err : strerror(-r));
+			free(err);
+			return EXIT_FAILURE;
+		}
+		vgpu_host_set_warn(c->host, cli_warn_cb, c);
+	}
+	if (vgpu_host_scan(c->host, what & CLI_SCAN_TYPES) < 0 ||
+	    ((what & CLI_SCAN_TOPOLOGY) && vgpu_host_read_topology(c->host) < 0)) {
+		cli_error(c, "%s", vgpu_last_error(c->host));
 		return EXIT_FAILURE;
 	}
-	vgpu_host_set_warn(c->host, cli_warn_cb, c);
 	return 0;
 }
 

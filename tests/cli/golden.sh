@@ -7,6 +7,7 @@
 set -u
 bin=$(realpath "$1") src=$2 host=$3
 cd "$src" || exit 1
+. tests/cli/lib.sh
 exp=tests/data/expected/$host
 root=tests/data/hosts/$host
 tmp=$(mktemp -d)
@@ -22,14 +23,7 @@ check() { # NAME ARGS...
 	for kind in out err; do
 		local ext=$kind
 		[ "$kind" = out ] && { case " $* " in *" --json "*) ext=json ;; *) ext=txt ;; esac; }
-		local want=$exp/$name.$ext
-		if [ "${VGPU_TEST_REGENERATE:-0}" = 1 ]; then
-			cp "$tmp/$kind" "$want"
-		elif ! cmp -s "$tmp/$kind" "$want"; then
-			echo "FAIL: vgpuctl --sysroot $root $* ($want)"
-			diff -u "$want" "$tmp/$kind" | head -40
-			fail=1
-		fi
+		golden_cmp "$tmp/$kind" "$exp/$name.$ext" "vgpuctl --sysroot $root $*"
 	done
 }
 

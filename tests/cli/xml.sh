@@ -7,6 +7,7 @@
 set -u
 bin=$(realpath "$1") src=$2
 cd "$src" || exit 1
+. tests/cli/lib.sh
 exp=tests/data/expected/xml
 hosts=tests/data/hosts
 tmp=$(mktemp -d)
@@ -23,13 +24,7 @@ golden() { # CASE HOST ARGS...
 	"$bin" --sysroot "$hosts/$host" xml "$@" >"$tmp/$name.xml" 2>"$tmp/$name.err"
 	echo "exit $?" >>"$tmp/$name.err"
 	for ext in xml err; do
-		if [ "${VGPU_TEST_REGENERATE:-0}" = 1 ]; then
-			cp "$tmp/$name.$ext" "$exp/$name.$ext"
-		elif ! cmp -s "$tmp/$name.$ext" "$exp/$name.$ext"; then
-			echo "FAIL: $name: vgpuctl --sysroot $hosts/$host xml $*"
-			diff -u "$exp/$name.$ext" "$tmp/$name.$ext" | head -30
-			fail=1
-		fi
+		golden_cmp "$tmp/$name.$ext" "$exp/$name.$ext" "vgpuctl --sysroot $hosts/$host xml $*"
 	done
 	if ! virt-xml-validate "$tmp/$name.xml" domain >"$tmp/v" 2>&1; then
 		echo "FAIL: $name: virt-xml-validate:"
