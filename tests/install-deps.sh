@@ -19,3 +19,9 @@ fi
 getent group libvirt-qemu >/dev/null || groupadd -r libvirt-qemu
 getent passwd libvirt-qemu >/dev/null ||
 	useradd -r -g libvirt-qemu -d /var/lib/libvirt -s /usr/sbin/nologin libvirt-qemu
+# ...and, as Debian's libvirt-daemon-system sets it up, may open /dev/kvm. Without
+# that, libvirt finds KVM "enabled when probing but not available now" and
+# re-probes QEMU's capabilities (seconds each) on every lookup.
+if getent group kvm >/dev/null && ! id -nG libvirt-qemu | grep -qw kvm; then
+	usermod -aG kvm libvirt-qemu
+fi

@@ -144,9 +144,17 @@ int vgpu_parse_size_kib(const char *s, uint64_t *out)
 	double mul = 1024; /* default unit: MiB */
 
 	errno = 0;
-	if (!isdigit((unsigned char)*s))
+	/* digits with an optional fraction: strtod alone would take "0x10G" or "1e3M" */
+	end = (char *)s + strspn(s, "0123456789");
+	if (end == s)
 		return -EINVAL;
-	v = strtod(s, &end);
+	if (*end == '.' && !isdigit((unsigned char)end[1]))
+		return -EINVAL;
+	if (*end == '.')
+		end += 1 + strspn(end + 1, "0123456789");
+	if (*end && !isalpha((unsigned char)*end))
+		return -EINVAL;
+	v = strtod(s, NULL);
 	if (errno || v <= 0)
 		return -EINVAL;
 	if (*end) {
@@ -172,6 +180,56 @@ int vgpu_parse_size_kib(const char *s, uint64_t *out)
 		return -ERANGE;
 	*out = (uint64_t)v;
 	return 0;
+}
+
+/*
+ * A libvirt scaled integer (formatdomain "Memory Allocation"): b/bytes, then
+ * KB, MB, GB, TB, PB, EB in powers of 1000 and k/KiB, M/MiB, ... in powers of
+ * 1024; the default unit of <memory> is KiB.
+ */
+static int libvirt_size_kib(const char *value, const char *unit, uint64_t *out)
+{
+	static const struct {
+		const char *names;
+		double factor; /* bytes */
+	} units[] = {
+		{ " b bytes ", 1 },
+		{ " KB ", 1e3 },
+		{ " k K KiB ", 1024.0 },
+		{ " MB ", 1e6 },
+		{ " M MiB ", 1048576.0 },
+		{ " GB ", 1e9 },
+		{ " G GiB ", 1073741824.0 },
+		{ " TB ", 1e12 },
+		{ " T TiB ", 1099511627776.0 },
+		{ " PB ", 1e15 },
+		{ " P PiB ", 1125899906842624.0 },
+		{ " EB ", 1e18 },
+		{ " E EiB ", 1152921504606846976.0 },
+	};
+	char key[16];
+	unsigned long long v;
+	char *end;
+
+	if (!isdigit((unsigned char)*value))
+		return -EINVAL;
+	errno = 0;
+	v = strtoull(value, &end, 10);
+	if (errno || *end)
+		return -EINVAL;
+	snprintf(key, sizeof(key), " %s ", unit && *unit ? unit : "KiB");
+	for (size_t i = 0; i < sizeof(units) / sizeof(units[0]); i++) {
+		if (strstr(units[i].names, key)) {
+			/* libvirt rounds up to whole KiB */
+			double kib = ceil((double)v * units[i].factor / 1024.0);
+
+			if (kib < 1 || kib > 1e15)
+				return -ERANGE;
+			*out = (uint64_t)kib;
+			return 0;
+		}
+	}
+	return -EINVAL;
 }
 
 int vgpu_domain_parse(const char *buf, size_t len, const char *what, xmlDocPtr *out, char *err,
@@ -373,10 +431,19 @@ int vgpu_domain_build(xmlDocPtr doc, const struct vgpu_plan *plan, const struct 
 	} else if (n) {
 		xmlChar *c = xmlNodeGetContent(n);
 
-		snprintf(uuid, sizeof(uuid), "%s", c ? (const char *)c : "");
+		/* keep an existing identity even when the file pads it with blanks */
+		snprintf(uuid, sizeof(uuid), "%s", c ? vgpu_strip((char *)c) : "");
 		xmlFree(c);
 	} else {
 		uuid[0] = '\0';
+	}
+	if (o->uuid && !vgpu_uuid_valid(uuid)) {
+		snprintf(err, errlen, "'%s' is not a UUID", o->uuid);
+		return -EINVAL;
+	}
+	if (n && !o->uuid && *uuid && !vgpu_uuid_valid(uuid)) {
+		snprintf(err, errlen, "the domain's <uuid> '%s' is not a UUID", uuid);
+		return -EINVAL;
 	}
 	if (!vgpu_uuid_valid(uuid) && vgpu_uuid_generate(uuid) < 0) {
 		snprintf(err, errlen, "cannot generate a UUID: %s", strerror(errno));
@@ -388,14 +455,9 @@ int vgpu_domain_build(xmlDocPtr doc, const struct vgpu_plan *plan, const struct 
 		xmlNodePtr m = child(dom, "memory");
 		xmlChar *c = m ? xmlNodeGetContent(m) : NULL;
 		xmlChar *u = m ? xmlGetProp(m, X("unit")) : NULL;
-		char spec[96];
 
-		if (c) {
-			snprintf(spec, sizeof(spec), "%s%s", vgpu_strip((char *)c),
-				 u ? (const char *)u : "KiB");
-			if (vgpu_parse_size_kib(spec, &mem_kib) < 0)
-				mem_kib = 0;
-		}
+		if (c && libvirt_size_kib(vgpu_strip((char *)c), (const char *)u, &mem_kib) < 0)
+			mem_kib = 0;
 		xmlFree(c);
 		xmlFree(u);
 		if (!mem_kib) {

@@ -59,7 +59,8 @@ int vgpu_plan_cpus(const struct vgpu_topology *t, int node, const struct vgpu_cp
 		   unsigned vcpus, struct vgpu_plan *out, char *err, size_t errlen)
 {
 	struct vgpu_cpuset avail;
-	unsigned threads = 0, placed = 0, cores = 0;
+	unsigned threads = 0, placed = 0;
+	bool uniform = true;
 	char list[4096];
 
 	if (vcpus == 0 || vcpus > VGPU_MAX_CPUS) {
@@ -108,19 +109,24 @@ int vgpu_plan_cpus(const struct vgpu_topology *t, int node, const struct vgpu_cp
 		     s = vgpu_cpuset_next(&core, (unsigned)s + 1))
 			out->pins[placed++] = (unsigned)s;
 		vgpu_cpuset_or(&out->cpus, &core);
-		cores++;
+		uniform &= vgpu_cpuset_count(&core) == threads;
 	}
 	out->vcpus = vcpus;
-	if (vcpus % threads == 0) {
-		out->threads = threads;
-		out->cores = vcpus / threads;
-	} else {
-		/* an odd count on an SMT host: the guest sees single-thread cores; the
-		 * spare sibling stays with this VM so no core is shared */
-		out->threads = 1;
-		out->cores = vcpus;
+	/*
+	 * Guest threads per core g: guest core k is vCPUs k*g..k*g+g-1, which
+	 * sit on one host core only if every core used has the same number of
+	 * threads T and g divides both T and the vCPU count.  Otherwise (an odd
+	 * count, a core with an offline sibling) the guest sees single-thread
+	 * cores; a spare sibling stays with this VM so no core is shared.
+	 */
+	out->threads = 1;
+	for (unsigned g = threads; uniform && g > 1; g--) {
+		if (threads % g == 0 && vcpus % g == 0) {
+			out->threads = g;
+			break;
+		}
 	}
-	(void)cores;
+	out->cores = vcpus / out->threads;
 	out->node = node;
 	return 0;
 }
@@ -131,17 +137,23 @@ static bool parent_full(const struct vgpu_vf *vf)
 	return vf->state_unknown || (vf->in_use && vf->index >= 0);
 }
 
-static bool vf_offers(const struct vgpu_vf *vf, const char *spec, const struct vgpu_type **type)
+/* How many vGPUs matching @spec @vf can create now (0 when none); sets *type. */
+static long vf_offers_n(const struct vgpu_vf *vf, const char *spec, const struct vgpu_type **type)
 {
 	if (parent_full(vf))
-		return false;
+		return 0;
 	for (size_t k = 0; k < vf->n_types; k++) {
 		if (vf->types[k].available > 0 && vgpu_type_matches(vf->types[k].type, spec)) {
 			*type = vf->types[k].type;
-			return true;
+			return vf->types[k].available;
 		}
 	}
-	return false;
+	return 0;
+}
+
+static bool vf_offers(const struct vgpu_vf *vf, const char *spec, const struct vgpu_type **type)
+{
+	return vf_offers_n(vf, spec, type) > 0;
 }
 
 static unsigned gpu_used(const struct vgpu_gpu *g)
@@ -209,18 +221,17 @@ static void add_warning(struct vgpu_plan *p, const char *fmt, const char *arg)
 	snprintf(p->warnings + off, sizeof(p->warnings) - off, fmt, arg);
 }
 
-int vgpu_plan_make(struct vgpu_host *h, const struct vgpu_request *req, struct vgpu_plan *out)
+static int plan_make(struct vgpu_host *h, const struct vgpu_request *req, struct vgpu_plan *out)
 {
 	const struct vgpu_topology *t = vgpu_host_topology(h);
 	const struct vgpu_gpu *want_gpu = NULL;
 	const struct vgpu_vf *want_vf = NULL;
-	const struct vgpu_gpu *best = NULL;
+	const struct vgpu_gpu *best = NULL, *nodeless = NULL;
 	const struct vgpu_type *first_type = NULL;
 	bool best_fits = false;
 	char err[1024];
 	int r;
 
-	memset(out, 0, sizeof(*out));
 	if (!t)
 		return vgpu_set_error(h, -EINVAL, "host topology has not been read");
 	if (req->n_profiles == 0 || req->n_profiles > VGPU_MAX_VGPUS)
@@ -264,6 +275,8 @@ int vgpu_plan_make(struct vgpu_host *h, const struct vgpu_request *req, struct v
 				continue;
 			for (size_t j = 0; j < g->n_vfs && !offers; j++)
 				offers = vf_offers(&g->vfs[j], req->profiles[0], &ty);
+			if (offers && g->numa_node < 0 && !nodeless)
+				nodeless = g;
 			if (!offers || g->numa_node < 0)
 				continue;
 			vgpu_node_free_cpus(t, g->numa_node, &req->exclude, &fr);
@@ -274,6 +287,12 @@ int vgpu_plan_make(struct vgpu_host *h, const struct vgpu_request *req, struct v
 				best_fits = fits;
 			}
 		}
+		if (!best && nodeless)
+			return vgpu_set_error(h, -EINVAL,
+					      "GPU %s offers '%s' but its NUMA node is unknown "
+					      "(numa_node -1 and local_cpulist spans nodes); "
+					      "nothing can be pinned next to it",
+					      nodeless->addr, req->profiles[0]);
 		if (!best) {
 			char avail[1024];
 
@@ -309,12 +328,14 @@ int vgpu_plan_make(struct vgpu_host *h, const struct vgpu_request *req, struct v
 				if (want_gpu && g != want_gpu)
 					continue;
 				for (size_t j = 0; j < g->n_vfs && !pick; j++) {
-					bool taken = false;
+					const struct vgpu_vf *vf = &g->vfs[j];
+					long n = vf_offers_n(vf, req->profiles[p], &ty), uses = 0;
 
+					/* a VF holds one vGPU; a legacy PF as many as it offers */
 					for (size_t q = 0; q < out->n_vgpus; q++)
-						taken |= out->vgpus[q].vf == &g->vfs[j];
-					if (!taken && vf_offers(&g->vfs[j], req->profiles[p], &ty))
-						pick = &g->vfs[j];
+						uses += out->vgpus[q].vf == vf;
+					if (n > 0 && (vf->index >= 0 ? uses == 0 : uses < n))
+						pick = vf;
 				}
 			}
 		}
@@ -354,4 +375,19 @@ int vgpu_plan_make(struct vgpu_host *h, const struct vgpu_request *req, struct v
 		 best_fits ? " which has room for the VM's vCPUs" :
 			     "");
 	return 0;
+}
+
+int vgpu_plan_make(struct vgpu_host *h, const struct vgpu_request *req, struct vgpu_plan *out)
+{
+	struct vgpu_plan *p = calloc(1, sizeof(*p));
+	int r;
+
+	if (!p)
+		return vgpu_set_error(h, -ENOMEM, "out of memory");
+	/* *out is written only on success */
+	r = plan_make(h, req, p);
+	if (r == 0)
+		*out = *p;
+	free(p);
+	return r;
 }
