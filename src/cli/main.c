@@ -7,6 +7,7 @@
 #include <signal.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "cli.h"
 
@@ -81,6 +82,12 @@ int main(int argc, char **argv)
 	int o, rc;
 
 	signal(SIGPIPE, SIG_IGN);
+	/* large listings go out in 64 KiB writes rather than 4 KiB ones (glibc
+	 * ignores the size unless it is given the buffer) */
+	static char outbuf[1 << 16];
+
+	if (!isatty(STDOUT_FILENO))
+		setvbuf(stdout, outbuf, _IOFBF, sizeof(outbuf));
 	/* '+': stop at the command name; each command parses its own options */
 	while ((o = getopt_long(argc, argv, "+JhV", opts, NULL)) != -1) {
 		switch (o) {

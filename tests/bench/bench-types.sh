@@ -28,7 +28,7 @@
 # intermediate shell) and discards both outputs.
 #
 # Environment:
-#   VGPUCTL        binary (default: build/src/cli/vgpuctl under the repo root)
+#   VGPUCTL        binary (default: build/src/vgpuctl under the repo root)
 #   BENCH_RUNS     hyperfine runs per command (default 30)
 #   BENCH_WARMUP   hyperfine warmup runs (default 3)
 #   BENCH_SERIES   series, default "1x8x20 2x16x20 8x16x20 8x64x20"
@@ -37,16 +37,7 @@
 
 set -euo pipefail
 
-HERE=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
-REPO=$(cd "$HERE/../.." && pwd)
-# Default build/src/cli/vgpuctl; build/src/vgpuctl if only that one exists.
-if [ -z "${VGPUCTL:-}" ]; then
-	VGPUCTL=build/src/cli/vgpuctl
-	if [ ! -x "$REPO/$VGPUCTL" ] && [ -x "$REPO/build/src/vgpuctl" ]; then
-		VGPUCTL=build/src/vgpuctl
-	fi
-fi
-case $VGPUCTL in /*) ;; *) VGPUCTL=$REPO/$VGPUCTL ;; esac
+. "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
 RUNS=${BENCH_RUNS:-30}
 WARMUP=${BENCH_WARMUP:-3}
 read -r -a SERIES <<<"${BENCH_SERIES:-1x8x20 2x16x20 8x16x20 8x64x20}"

@@ -22,7 +22,7 @@
 # tmpfs XDG_CACHE_HOME, which if anything favours virt-install.
 #
 # Environment:
-#   VGPUCTL       binary (default: build/src/cli/vgpuctl under the repo root)
+#   VGPUCTL       binary (default: build/src/vgpuctl under the repo root)
 #   XML_SYSROOT   host tree (default: tests/data/hosts/a30-dual-mdev)
 #   BENCH_WARMUP  hyperfine warmup runs (default 3)
 #   BENCH_RUNS_VGPUCTL / BENCH_RUNS_VIRTINSTALL  runs (default 30 / 10)
@@ -30,16 +30,7 @@
 
 set -euo pipefail
 
-HERE=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
-REPO=$(cd "$HERE/../.." && pwd)
-# Default build/src/cli/vgpuctl; build/src/vgpuctl if only that one exists.
-if [ -z "${VGPUCTL:-}" ]; then
-	VGPUCTL=build/src/cli/vgpuctl
-	if [ ! -x "$REPO/$VGPUCTL" ] && [ -x "$REPO/build/src/vgpuctl" ]; then
-		VGPUCTL=build/src/vgpuctl
-	fi
-fi
-case $VGPUCTL in /*) ;; *) VGPUCTL=$REPO/$VGPUCTL ;; esac
+. "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
 SYSROOT=${XML_SYSROOT:-tests/data/hosts/a30-dual-mdev}
 case $SYSROOT in /*) ;; *) SYSROOT=$REPO/$SYSROOT ;; esac
 WARMUP=${BENCH_WARMUP:-3}
