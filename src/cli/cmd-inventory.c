@@ -58,7 +58,7 @@ int cmd_gpus(struct cli *c, int argc, char **argv)
 		return EXIT_FAILURE;
 	for (size_t i = 0; i < n; i++) {
 		struct libscols_line *ln = scols_table_new_line(tb, NULL);
-		char buf[4096];
+		char buf[VGPU_CPULIST_LEN];
 
 		cli_cell_str(ln, 0, g[i].addr);
 		cli_cell_str(ln, 1, g[i].model);
@@ -187,7 +187,7 @@ int cmd_topology(struct cli *c, int argc, char **argv)
 		unsigned cores = 0, maxthreads = 0;
 		/* JSON arrays are split on newlines; text keeps one line per node */
 		const char *sep = c->json ? "\n" : " ";
-		char buf[8192];
+		char buf[VGPU_CPULIST_LEN];
 
 		if (!gf || !sf)
 			return EXIT_FAILURE;

@@ -386,7 +386,7 @@ int cmd_plan(struct cli *c, int argc, char **argv)
 {
 	struct xml_args a = { 0 };
 	VGPU_AUTOFREE struct vgpu_plan *plan = calloc(1, sizeof(*plan));
-	char cpus[4096], topo[64];
+	char cpus[VGPU_CPULIST_LEN], topo[64];
 	int r;
 
 	if (!plan)

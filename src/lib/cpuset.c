@@ -164,8 +164,9 @@ char *vgpu_cpulist_format(const struct vgpu_cpuset *s, char *buf, size_t len)
 	size_t off = 0;
 	int c = vgpu_cpuset_next(s, 0);
 
-	if (len)
-		buf[0] = '\0';
+	if (len == 0)
+		return buf;
+	buf[0] = '\0';
 	while (c >= 0) {
 		int e = c;
 		int w;
@@ -176,8 +177,18 @@ char *vgpu_cpulist_format(const struct vgpu_cpuset *s, char *buf, size_t len)
 			w = snprintf(buf + off, len - off, "%s%d", off ? "," : "", c);
 		else
 			w = snprintf(buf + off, len - off, "%s%d-%d", off ? "," : "", c, e);
-		if (w < 0 || (size_t)w >= len - off)
-			break; /* truncated: the caller's buffer is too small */
+		if (w < 0 || (size_t)w >= len - off) {
+			/* keep whole items only and say the list goes on: ",..." */
+			while (off > 0 && len - off < 5) {
+				char *comma = memrchr(buf, ',', off);
+
+				off = comma ? (size_t)(comma - buf) : 0;
+			}
+			buf[off] = '\0';
+			if (len - off >= 5 || (off == 0 && len >= 4))
+				strcpy(buf + off, off ? ",..." : "...");
+			break;
+		}
 		off += (size_t)w;
 		if (e + 1 >= VGPU_MAX_CPUS)
 			break;

@@ -521,10 +521,16 @@ int vgpu_domain_build(xmlDocPtr doc, const struct vgpu_plan *plan, const struct 
 			else
 				xmlAddChild(cputune, p);
 		}
+		VGPU_AUTOFREE char *list = malloc(VGPU_CPULIST_LEN);
+
+		if (!list) {
+			snprintf(err, errlen, "out of memory");
+			return -ENOMEM;
+		}
 		n = xmlNewNode(NULL, X("emulatorpin"));
 		set_attr(n, "cpuset",
-			 vgpu_cpulist_format(o->emulator_cpus ? o->emulator_cpus : &plan->cpus, buf,
-					     sizeof(buf)));
+			 vgpu_cpulist_format(o->emulator_cpus ? o->emulator_cpus : &plan->cpus, list,
+					     VGPU_CPULIST_LEN));
 		if (first)
 			xmlAddPrevSibling(first, n);
 		else

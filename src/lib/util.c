@@ -94,8 +94,11 @@ int vgpu_bdf_normalize(const char *in, char out[VGPU_BDF_LEN])
 	const char *p = in;
 	size_t colons = 0;
 
-	for (const char *c = in; *c; c++)
+	for (const char *c = in; *c; c++) {
+		if (isspace((unsigned char)*c))
+			return -EINVAL; /* sscanf's %x would skip them */
 		colons += *c == ':';
+	}
 	if (colons == 1) {
 		if (sscanf(p, "%2x:%2x.%1x%c", &bus, &dev, &fn, &tail) != 3)
 			return -EINVAL;

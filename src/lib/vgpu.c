@@ -56,8 +56,15 @@ int vgpu_parse_creatable(const char *text, unsigned **ids_out, char ***names_out
 		unsigned long id;
 
 		lineno++;
-		snprintf(line, sizeof(line), "%.*s",
-			 (int)(l < sizeof(line) - 1 ? l : sizeof(line) - 1), p);
+		if (l >= sizeof(line)) {
+			/* reported, never silently cut to a different name */
+			snprintf(line, sizeof(line), "%.40s...", p);
+			p += l + (p[l] == '\n');
+			if (bad_line)
+				bad_line(data, lineno, line);
+			continue;
+		}
+		snprintf(line, sizeof(line), "%.*s", (int)l, p);
 		p += l + (p[l] == '\n');
 		s = vgpu_strip(line);
 		if (!*s)

@@ -39,7 +39,14 @@ bool vgpu_cpuset_intersects(const struct vgpu_cpuset *a, const struct vgpu_cpuse
  * Return: 0 or -EINVAL (syntax) / -ERANGE (CPU >= VGPU_MAX_CPUS).
  */
 int vgpu_cpulist_parse(const char *str, struct vgpu_cpuset *out);
-/* Format as a compact cpulist into buf; returns buf ("" for the empty set). */
+/* Enough for any set: "8191," is the longest item. */
+#define VGPU_CPULIST_LEN (VGPU_MAX_CPUS / 2 * 6)
+/**
+ * vgpu_cpulist_format() - write @s as a compact cpulist ("" for the empty set).
+ * A buffer of VGPU_CPULIST_LEN always suffices.  Never a wrong list: when
+ * @buf is too small it holds whole items followed by "...".
+ * Return: @buf.
+ */
 char *vgpu_cpulist_format(const struct vgpu_cpuset *s, char *buf, size_t len);
 
 /* ---- vGPU type names (pure) -------------------------------------------- */

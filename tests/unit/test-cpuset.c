@@ -365,6 +365,11 @@ static void test_format_small_buffer(void **state)
 	parse_ok("0-8191", &s);
 	/* exactly enough: "0-8191" + NUL */
 	assert_string_equal(vgpu_cpulist_format(&s, buf, 7), "0-8191");
+	/* too small: whole items and ",...", never a different valid list */
+	parse_ok("0-3,100-103", &s);
+	assert_string_equal(vgpu_cpulist_format(&s, buf, 8), "0-3,...");
+	assert_string_equal(vgpu_cpulist_format(&s, buf, 6), "...");
+	parse_ok("0-8191", &s);
 	/* a zero-length buffer is left alone */
 	buf[0] = 'x';
 	vgpu_cpulist_format(&s, buf, 0);

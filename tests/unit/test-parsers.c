@@ -154,6 +154,20 @@ static void test_creatable_garbage_line(void **state)
 	assert_string_equal(c->bad.line[0], "this is not a type");
 }
 
+/* An over-long line is reported, not cut down to a different name. */
+static void test_creatable_long_line(void **state)
+{
+	struct creatable *c = *state;
+	char text[1024];
+
+	snprintf(text, sizeof(text), "1145  : NVIDIA %0600d\n1147  : NVIDIA L40S-1Q\n", 0);
+	parse(c, text);
+	assert_int_equal(c->n, 1);
+	assert_int_equal(c->ids[0], 1147);
+	assert_int_equal(c->bad.n, 1);
+	assert_int_equal(c->bad.lineno[0], 1);
+}
+
 /* Line numbers count blank lines too; every bad shape is reported once. */
 static void test_creatable_bad_shapes(void **state)
 {
@@ -414,6 +428,8 @@ static void test_bdf_normalize(void **state)
 		"1:2:3:4",
 		"0000:3b:00.4x",
 		"0000:3b:00.0\n",
+		"3b: 00.4", /* sscanf's %x alone would skip the blank */
+		" 3b:00.4",
 		"0000:3b:00",
 		"0000:3b.00.0",
 		"0000:3b:00.",
@@ -451,6 +467,8 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_creatable_tabs, creatable_setup,
 						creatable_teardown),
 		cmocka_unit_test_setup_teardown(test_creatable_blank_lines, creatable_setup,
+						creatable_teardown),
+		cmocka_unit_test_setup_teardown(test_creatable_long_line, creatable_setup,
 						creatable_teardown),
 		cmocka_unit_test_setup_teardown(test_creatable_garbage_line, creatable_setup,
 						creatable_teardown),
