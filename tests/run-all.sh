@@ -14,6 +14,12 @@ run() { # BUILDDIR MESON-ARGS...
 	meson test -C "$dir" --print-errorlogs --num-processes 2
 }
 run build
+# meson install puts the binary, the man page and the default template in place
+rm -rf build/destdir
+meson install -C build --destdir "$src/build/destdir" >/dev/null
+for f in sbin/vgpuctl share/man/man8/vgpuctl.8 share/vgpuctl/domain.xml; do
+	[ -e "build/destdir/usr/local/$f" ] || { echo "meson install: $f missing" >&2; exit 1; }
+done
 # libvirt and glib keep process-lifetime allocations; ours must not leak
 export ASAN_OPTIONS=detect_leaks=1:abort_on_error=1
 export LSAN_OPTIONS=suppressions=$src/tests/lsan.supp:print_suppressions=0
