@@ -118,13 +118,33 @@ void vgpu_virt_close(struct vgpu_virt *v)
 	free(v);
 }
 
+/* libvirt's cpuset syntax: a cpulist whose "^N" items remove CPUs ("0-20,^9"). */
+static int parse_libvirt_cpuset(const char *str, struct vgpu_cpuset *out)
+{
+	struct vgpu_cpuset plus, minus, one;
+	VGPU_AUTOFREE char *copy = vgpu_xstrdup(str);
+	char *save = NULL;
+
+	vgpu_cpuset_zero(&plus);
+	vgpu_cpuset_zero(&minus);
+	for (char *item = strtok_r(copy, ",", &save); item; item = strtok_r(NULL, ",", &save)) {
+		bool neg = *item == '^';
+
+		if (vgpu_cpulist_parse(item + neg, &one) < 0)
+			return -EINVAL;
+		vgpu_cpuset_or(neg ? &minus : &plus, &one);
+	}
+	vgpu_cpuset_andnot(&plus, &minus);
+	*out = plus;
+	return 0;
+}
+
 static void add_cpuset_attr(xmlNodePtr n, struct vgpu_cpuset *out)
 {
 	xmlChar *c = xmlGetProp(n, X("cpuset"));
 	struct vgpu_cpuset s;
 
-	/* libvirt also allows "^N" exclusions; those only narrow a set, so skip them */
-	if (c && !strchr((const char *)c, '^') && vgpu_cpulist_parse((const char *)c, &s) == 0)
+	if (c && parse_libvirt_cpuset((const char *)c, &s) == 0)
 		vgpu_cpuset_or(out, &s);
 	xmlFree(c);
 }

@@ -1270,6 +1270,33 @@ static void test_uuid_generate(void **state)
 	assert_string_not_equal(a, b);
 }
 
+/* What -c URI counts as taken in another domain's definition. */
+static void test_domain_pinned_cpus(void **state)
+{
+	struct vgpu_cpuset s;
+	char list[256];
+
+	(void)state;
+	vgpu_cpuset_zero(&s);
+	assert_int_equal(vgpu_domain_pinned_cpus(
+				 "<domain><name>a</name><vcpu cpuset='90-91'>2</vcpu>"
+				 "<cputune><vcpupin vcpu='0' cpuset='3'/>"
+				 "<vcpupin vcpu='1' cpuset='4-5,52'/><emulatorpin cpuset='7'/>"
+				 "<iothreadpin iothread='1' cpuset='8'/>"
+				 /* libvirt's "^N" takes CPU 15 out of the range */
+				 "<vcpupin vcpu='2' cpuset='10-20,^15'/><shares>10</shares>"
+				 "</cputune></domain>",
+				 &s),
+			 0);
+	assert_string_equal(vgpu_cpulist_format(&s, list, sizeof(list)), "3-5,7-8,10-14,16-20,52,90-91");
+	/* unpinned domains take nothing; malformed XML is an error, set untouched */
+	vgpu_cpuset_zero(&s);
+	assert_int_equal(vgpu_domain_pinned_cpus("<domain><vcpu>4</vcpu></domain>", &s), 0);
+	assert_true(vgpu_cpuset_empty(&s));
+	assert_int_equal(vgpu_domain_pinned_cpus("<domain><cputune>", &s), -EINVAL);
+	assert_true(vgpu_cpuset_empty(&s));
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -1305,6 +1332,7 @@ int main(void)
 		cmocka_unit_test(test_parse_size_range),
 		cmocka_unit_test(test_uuid_valid),
 		cmocka_unit_test(test_uuid_generate),
+		cmocka_unit_test(test_domain_pinned_cpus),
 	};
 
 	return cmocka_run_group_tests_name("domxml", tests, NULL, NULL);
