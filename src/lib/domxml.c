@@ -331,11 +331,16 @@ static bool hostdev_matches(xmlNodePtr hd, const char *mdev_uuid, const char *vf
 	return match;
 }
 
-/* Re-running on our own output replaces the vGPUs we added last time. */
-static void drop_previous_vgpus(xmlNodePtr dom, xmlNodePtr devices)
+/*
+ * Re-running on our own output replaces the vGPUs we added last time; their
+ * mdev UUIDs, in order, go to @prev (a VM keeps its mdev identity).
+ */
+static void drop_previous_vgpus(xmlNodePtr dom, xmlNodePtr devices,
+				char prev[VGPU_MAX_VGPUS][37], size_t *n_prev)
 {
 	xmlNodePtr md = our_metadata(dom);
 
+	*n_prev = 0;
 	if (!md)
 		return;
 	for (xmlNodePtr v = md->children; v; v = v->next) {
@@ -345,6 +350,8 @@ static void drop_previous_vgpus(xmlNodePtr dom, xmlNodePtr devices)
 			continue;
 		u = xmlGetProp(v, X("mdev-uuid"));
 		vf = xmlGetProp(v, X("vf"));
+		if (u && vgpu_uuid_valid((const char *)u) && *n_prev < VGPU_MAX_VGPUS)
+			snprintf(prev[(*n_prev)++], 37, "%s", (const char *)u);
 		for (xmlNodePtr hd = devices->children, next; hd; hd = next) {
 			next = hd->next;
 			if (hd->type == XML_ELEMENT_NODE && xmlStrEqual(hd->name, X("hostdev")) &&
@@ -410,7 +417,8 @@ int vgpu_domain_build(xmlDocPtr doc, const struct vgpu_plan *plan, const struct 
 	xmlNodePtr n, cputune, numatune, cpu, devices, md, mdroot;
 	xmlNsPtr ns;
 	char uuid[37], buf[4096];
-	char mdevs[VGPU_MAX_VGPUS][37];
+	char mdevs[VGPU_MAX_VGPUS][37], prev[VGPU_MAX_VGPUS][37];
+	size_t n_prev;
 	uint64_t mem_kib = o->memory_kib;
 
 	if (o->name) {
@@ -572,11 +580,13 @@ int vgpu_domain_build(xmlDocPtr doc, const struct vgpu_plan *plan, const struct 
 	set_attr(n, "unit", "KiB");
 
 	devices = domain_child(dom, "devices");
-	drop_previous_vgpus(dom, devices);
-	for (size_t i = 0; i < plan->n_vgpus; i++) {
+	drop_previous_vgpus(dom, devices, prev, &n_prev);
+	for (size_t i = 0, k = 0; i < plan->n_vgpus; i++) {
 		if (plan->vgpus[i].vf->iface == VGPU_IFACE_MDEV) {
 			if (o->mdev_uuids[i])
 				snprintf(mdevs[i], sizeof(mdevs[i]), "%s", o->mdev_uuids[i]);
+			else if (k < n_prev)
+				snprintf(mdevs[i], sizeof(mdevs[i]), "%s", prev[k++]);
 			else if (vgpu_uuid_generate(mdevs[i]) < 0) {
 				snprintf(err, errlen, "cannot generate a UUID: %s",
 					 strerror(errno));

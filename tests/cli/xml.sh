@@ -43,12 +43,21 @@ golden a30-template a30-dual-mdev --name tpl --vgpu A30-6C --vcpus 2 --memory 2G
 	--template tests/data/templates/minimal.xml
 golden a30-from a30-dual-mdev --from tests/data/domains/existing.xml --vgpu A30-2-12C --vcpus 8 \
 	--mdev-uuid $M2
+# without --mdev-uuid an edited domain keeps the mdev UUID it had
+golden a30-from-keep-mdev a30-dual-mdev --from tests/data/domains/existing.xml --vgpu A30-2-12C --vcpus 8
 golden h100-vfio-mig vfio-mig-h100 --name h1 --vgpu 1058 --vcpus 4 --memory 8G --uuid $U --virt-type qemu
 golden l40s-multi vfio-ts-l40s --name l1 --vgpu L40S-4Q,L40S-4C --vcpus 4 --memory 8G --uuid $U
 golden l40s-multi-b vfio-ts-l40s --name l2 --vgpu L40S-1B,L40S-1B --vcpus 2 --memory 4G --uuid $U \
 	--gpu 0000:c1:00.0
 golden t4-legacy t4-legacy --name t4 --vgpu T4-4Q --vcpus 4 --memory 8G --uuid $U --mdev-uuid $M1
 golden numa-unknown numa-unknown --name a100 --vgpu A100D-8C --vcpus 4 --memory 8G --uuid $U --mdev-uuid $M1
+
+# Our own output fed back with --from and the same request is a fixed point.
+"$bin" --sysroot $hosts/a30-dual-mdev xml --name fp --vgpu A30-6C --vcpus 12 --memory 32G --hugepages \
+	>"$tmp/fp1.xml" 2>/dev/null
+"$bin" --sysroot $hosts/a30-dual-mdev xml --from "$tmp/fp1.xml" --vgpu A30-6C --vcpus 12 --hugepages \
+	>"$tmp/fp2.xml" 2>/dev/null
+cmp -s "$tmp/fp1.xml" "$tmp/fp2.xml" || { echo "FAIL: --from of our own output is not a fixed point"; diff -u "$tmp/fp1.xml" "$tmp/fp2.xml"; fail=1; }
 
 # The A30 article's layout: four 12-vCPU VMs on the node-0 GPU, each made
 # with the earlier ones' CPUs excluded.
