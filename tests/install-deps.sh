@@ -3,7 +3,7 @@
 # Install what vgpuctl needs to build and test on Debian 12 (run as root).
 #   install-deps.sh [--bench]   --bench adds the benchmark tools
 set -euo pipefail
-pkgs=(meson ninja-build gcc pkg-config libvirt-dev libxml2-dev libsmartcols-dev libcmocka-dev
+pkgs=(meson ninja-build gcc pkg-config libvirt-dev libxml2-dev libcmocka-dev
 	libvirt-clients libxml2-utils libvirt-daemon-driver-qemu qemu-system-x86 python3)
 [ "${1:-}" = --bench ] && pkgs+=(mdevctl hyperfine strace virtinst util-linux)
 missing=()

@@ -2,7 +2,6 @@
 #ifndef VGPUCTL_CLI_H
 #define VGPUCTL_CLI_H
 
-#include <libsmartcols.h>
 #include <stdbool.h>
 #include <stdio.h>
 
@@ -25,15 +24,17 @@ struct cli_command {
 	const char *usage; /* options after the command name */
 };
 
-/* A column: text header, JSON key, whether JSON renders it as a number. */
-enum col_kind { COL_STR, COL_NUM, COL_ARRAY };
+/* A column: text header, JSON key, how JSON renders it, text alignment. */
+enum col_kind { COL_STR, COL_NUM, COL_ARRAY /* newline-separated items */ };
 struct col {
 	const char *header;
 	const char *key;
 	enum col_kind kind;
-	double whint;
-	int flags;
+	bool right;
 };
+
+struct cli_table;
+struct cli_line;
 
 void cli_error(struct cli *c, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 void cli_warn_cb(void *data, const char *msg);
@@ -43,12 +44,17 @@ enum { CLI_SCAN_TYPES = 1, CLI_SCAN_TOPOLOGY = 2 };
 /* Open and read the host once (after option parsing); failures are printed.
  * Return: 0 or an exit code. */
 int cli_scan_host(struct cli *c, unsigned what);
-struct libscols_table *cli_table(struct cli *c, const char *name, const struct col *cols, size_t n);
-/* Set a cell; NULL data means absent (JSON null). Takes ownership of data. */
-void cli_cell(struct libscols_line *ln, size_t col, char *data);
-void cli_cell_str(struct libscols_line *ln, size_t col, const char *s);
-void cli_cell_num(struct libscols_line *ln, size_t col, long v, bool present);
-int cli_table_print(struct cli *c, struct libscols_table *tb);
+/* A table named @name (the JSON array) with @n columns; rows are filled in order. */
+struct cli_table *cli_table(struct cli *c, const char *name, const struct col *cols, size_t n);
+/* Start the next row; the cell setters fill it. An unset cell is absent (null). */
+struct cli_line *cli_line_new(struct cli_table *t);
+/* Copy @s (NULL: leave absent). */
+void cli_cell_str(struct cli_line *ln, size_t col, const char *s);
+/* Same, and free @data. */
+void cli_cell(struct cli_line *ln, size_t col, char *data);
+void cli_cell_num(struct cli_line *ln, size_t col, long v, bool present);
+/* Print as text or JSON, then free the table. */
+int cli_table_print(struct cli *c, struct cli_table *t);
 
 int cmd_gpus(struct cli *c, int argc, char **argv);
 int cmd_vfs(struct cli *c, int argc, char **argv);

@@ -26,23 +26,23 @@ static int no_options(struct cli *c, int argc, char **argv, const char *cmd, int
 }
 
 static const struct col gpu_cols[] = {
-	{ "ADDRESS", "address", COL_STR, 0, 0 },
-	{ "MODEL", "model", COL_STR, 0, 0 },
-	{ "VENDOR", "vendor_id", COL_STR, 0, 0 },
-	{ "DEVICE", "device_id", COL_STR, 0, 0 },
-	{ "NODE", "numa_node", COL_NUM, 0, SCOLS_FL_RIGHT },
-	{ "CPUS", "cpus", COL_STR, 0, 0 },
-	{ "DRIVER", "driver", COL_STR, 0, 0 },
-	{ "GROUP", "iommu_group", COL_NUM, 0, SCOLS_FL_RIGHT },
-	{ "TOTALVFS", "sriov_total_vfs", COL_NUM, 0, SCOLS_FL_RIGHT },
-	{ "NUMVFS", "sriov_num_vfs", COL_NUM, 0, SCOLS_FL_RIGHT },
-	{ "INTERFACE", "interface", COL_STR, 0, 0 },
-	{ "GIS", "mig_instances", COL_NUM, 0, SCOLS_FL_RIGHT },
+	{ "ADDRESS", "address", COL_STR, false },
+	{ "MODEL", "model", COL_STR, false },
+	{ "VENDOR", "vendor_id", COL_STR, false },
+	{ "DEVICE", "device_id", COL_STR, false },
+	{ "NODE", "numa_node", COL_NUM, true },
+	{ "CPUS", "cpus", COL_STR, false },
+	{ "DRIVER", "driver", COL_STR, false },
+	{ "GROUP", "iommu_group", COL_NUM, true },
+	{ "TOTALVFS", "sriov_total_vfs", COL_NUM, true },
+	{ "NUMVFS", "sriov_num_vfs", COL_NUM, true },
+	{ "INTERFACE", "interface", COL_STR, false },
+	{ "GIS", "mig_instances", COL_NUM, true },
 };
 
 int cmd_gpus(struct cli *c, int argc, char **argv)
 {
-	struct libscols_table *tb;
+	struct cli_table *tb;
 	const struct vgpu_gpu *g;
 	size_t n;
 	int r = no_options(c, argc, argv, "gpus", 0);
@@ -57,7 +57,7 @@ int cmd_gpus(struct cli *c, int argc, char **argv)
 	if (!tb)
 		return EXIT_FAILURE;
 	for (size_t i = 0; i < n; i++) {
-		struct libscols_line *ln = scols_table_new_line(tb, NULL);
+		struct cli_line *ln = cli_line_new(tb);
 		char buf[VGPU_CPULIST_LEN];
 
 		cli_cell_str(ln, 0, g[i].addr);
@@ -80,21 +80,16 @@ int cmd_gpus(struct cli *c, int argc, char **argv)
 }
 
 static const struct col vf_cols[] = {
-	{ "ADDRESS", "address", COL_STR, 0, 0 },
-	{ "GPU", "gpu", COL_STR, 0, 0 },
-	{ "INDEX", "index", COL_NUM, 0, SCOLS_FL_RIGHT },
-	{ "NODE", "numa_node", COL_NUM, 0, SCOLS_FL_RIGHT },
-	{ "GROUP", "iommu_group", COL_NUM, 0, SCOLS_FL_RIGHT },
-	{ "INTERFACE", "interface", COL_STR, 0, 0 },
-	{ "STATE", "state", COL_STR, 0, 0 },
-	{ "TYPE", "type_id", COL_NUM, 0, SCOLS_FL_RIGHT },
-	{ "PROFILE", "profile", COL_STR, 0, 0 },
-	{ "MDEV", "mdev_uuid", COL_STR, 0, 0 },
+	{ "ADDRESS", "address", COL_STR, false },  { "GPU", "gpu", COL_STR, false },
+	{ "INDEX", "index", COL_NUM, true },	   { "NODE", "numa_node", COL_NUM, true },
+	{ "GROUP", "iommu_group", COL_NUM, true }, { "INTERFACE", "interface", COL_STR, false },
+	{ "STATE", "state", COL_STR, false },	   { "TYPE", "type_id", COL_NUM, true },
+	{ "PROFILE", "profile", COL_STR, false },  { "MDEV", "mdev_uuid", COL_STR, false },
 };
 
 int cmd_vfs(struct cli *c, int argc, char **argv)
 {
-	struct libscols_table *tb;
+	struct cli_table *tb;
 	const struct vgpu_gpu *g, *only = NULL;
 	size_t n;
 	int r = no_options(c, argc, argv, "vfs", 1);
@@ -123,7 +118,7 @@ int cmd_vfs(struct cli *c, int argc, char **argv)
 			const struct vgpu_type *t =
 				vf->current_type ? vgpu_gpu_find_type(&g[i], vf->current_type) :
 						   NULL;
-			struct libscols_line *ln = scols_table_new_line(tb, NULL);
+			struct cli_line *ln = cli_line_new(tb);
 
 			cli_cell_str(ln, 0, vf->addr);
 			cli_cell_str(ln, 1, g[i].addr);
@@ -149,21 +144,21 @@ int cmd_vfs(struct cli *c, int argc, char **argv)
 }
 
 static const struct col topo_cols[] = {
-	{ "NODE", "node", COL_NUM, 0, SCOLS_FL_RIGHT },
-	{ "CPUS", "cpus", COL_STR, 0, 0 },
-	{ "CORES", "cores", COL_NUM, 0, SCOLS_FL_RIGHT },
-	{ "THREADS", "threads_per_core", COL_NUM, 0, SCOLS_FL_RIGHT },
-	{ "MEMORY", "memory_mib", COL_NUM, 0, SCOLS_FL_RIGHT },
-	{ "HP1G", "hugepages_1g_total", COL_NUM, 0, SCOLS_FL_RIGHT },
-	{ "HP1GFREE", "hugepages_1g_free", COL_NUM, 0, SCOLS_FL_RIGHT },
-	{ "GPUS", "gpus", COL_ARRAY, 0, 0 },
-	{ "SIBLINGS", "siblings", COL_ARRAY, 0, 0 },
+	{ "NODE", "node", COL_NUM, true },
+	{ "CPUS", "cpus", COL_STR, false },
+	{ "CORES", "cores", COL_NUM, true },
+	{ "THREADS", "threads_per_core", COL_NUM, true },
+	{ "MEMORY", "memory_mib", COL_NUM, true },
+	{ "HP1G", "hugepages_1g_total", COL_NUM, true },
+	{ "HP1GFREE", "hugepages_1g_free", COL_NUM, true },
+	{ "GPUS", "gpus", COL_ARRAY, false },
+	{ "SIBLINGS", "siblings", COL_ARRAY, false },
 };
 
 int cmd_topology(struct cli *c, int argc, char **argv)
 {
 	const struct vgpu_topology *t;
-	struct libscols_table *tb;
+	struct cli_table *tb;
 	const struct vgpu_gpu *g;
 	size_t ng;
 	int r = no_options(c, argc, argv, "topology", 0);
@@ -180,7 +175,7 @@ int cmd_topology(struct cli *c, int argc, char **argv)
 		return EXIT_FAILURE;
 	for (size_t i = 0; i < t->n_nodes; i++) {
 		const struct vgpu_node *nd = &t->nodes[i];
-		struct libscols_line *ln = scols_table_new_line(tb, NULL);
+		struct cli_line *ln = cli_line_new(tb);
 		char *gpus = NULL, *sib = NULL;
 		size_t gl = 0, sl = 0;
 		FILE *gf = open_memstream(&gpus, &gl), *sf = open_memstream(&sib, &sl);

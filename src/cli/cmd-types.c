@@ -26,22 +26,22 @@ enum {
 };
 
 static const struct col type_cols[C_NCOLS] = {
-	[C_GPU] = { "GPU", "gpu", COL_STR, 0, 0 },
-	[C_VF] = { "VF", "vf", COL_STR, 0, 0 },
-	[C_TYPE] = { "TYPE", "type_id", COL_NUM, 0, SCOLS_FL_RIGHT },
-	[C_NAME] = { "NAME", "name", COL_STR, 0, 0 },
-	[C_PROFILE] = { "PROFILE", "profile", COL_STR, 0, 0 },
-	[C_BACKING] = { "BACKING", "backing", COL_STR, 0, 0 },
-	[C_SLICES] = { "SLICES", "slices", COL_NUM, 0, SCOLS_FL_RIGHT },
-	[C_GI] = { "GI", "gpu_instance_profile", COL_STR, 0, 0 },
-	[C_FB] = { "FB-MIB", "framebuffer_mib", COL_NUM, 0, SCOLS_FL_RIGHT },
-	[C_SERIES] = { "SERIES", "series", COL_STR, 0, 0 },
-	[C_ATTR] = { "ATTR", "attribute", COL_STR, 0, 0 },
-	[C_MAX] = { "MAX", "max_instances", COL_NUM, 0, SCOLS_FL_RIGHT },
-	[C_AVAIL] = { "AVAILABLE", "available", COL_NUM, 0, SCOLS_FL_RIGHT },
+	[C_GPU] = { "GPU", "gpu", COL_STR, false },
+	[C_VF] = { "VF", "vf", COL_STR, false },
+	[C_TYPE] = { "TYPE", "type_id", COL_NUM, true },
+	[C_NAME] = { "NAME", "name", COL_STR, false },
+	[C_PROFILE] = { "PROFILE", "profile", COL_STR, false },
+	[C_BACKING] = { "BACKING", "backing", COL_STR, false },
+	[C_SLICES] = { "SLICES", "slices", COL_NUM, true },
+	[C_GI] = { "GI", "gpu_instance_profile", COL_STR, false },
+	[C_FB] = { "FB-MIB", "framebuffer_mib", COL_NUM, true },
+	[C_SERIES] = { "SERIES", "series", COL_STR, false },
+	[C_ATTR] = { "ATTR", "attribute", COL_STR, false },
+	[C_MAX] = { "MAX", "max_instances", COL_NUM, true },
+	[C_AVAIL] = { "AVAILABLE", "available", COL_NUM, true },
 };
 
-static void type_cells(struct libscols_line *ln, const struct vgpu_type *t, int off)
+static void type_cells(struct cli_line *ln, const struct vgpu_type *t, int off)
 {
 	const struct vgpu_type_info *i = &t->info;
 	bool parsed = i->backing != VGPU_BACKING_UNKNOWN;
@@ -74,7 +74,7 @@ int cmd_types(struct cli *c, int argc, char **argv)
 	const struct vgpu_vf *only_vf = NULL;
 	bool avail_only = false, per_vf = false;
 	struct col cols[C_NCOLS];
-	struct libscols_table *tb;
+	struct cli_table *tb;
 	size_t n, ncols = 0;
 	int o, r;
 
@@ -134,11 +134,11 @@ int cmd_types(struct cli *c, int argc, char **argv)
 				if (only_vf && only_vf != vf)
 					continue;
 				for (size_t k = 0; k < vf->n_types; k++) {
-					struct libscols_line *ln;
+					struct cli_line *ln;
 
 					if (avail_only && vf->types[k].available <= 0)
 						continue;
-					ln = scols_table_new_line(tb, NULL);
+					ln = cli_line_new(tb);
 					cli_cell_str(ln, C_GPU, g[i].addr);
 					cli_cell_str(ln, C_VF, vf->addr);
 					type_cells(ln, vf->types[k].type, 0);
@@ -150,7 +150,7 @@ int cmd_types(struct cli *c, int argc, char **argv)
 		/* per GPU: sum what each parent can create now */
 		for (size_t k = 0; k < g[i].n_types; k++) {
 			const struct vgpu_type *t = g[i].types[k];
-			struct libscols_line *ln;
+			struct cli_line *ln;
 			long sum = 0;
 
 			for (size_t j = 0; j < g[i].n_vfs; j++)
@@ -160,7 +160,7 @@ int cmd_types(struct cli *c, int argc, char **argv)
 						sum += g[i].vfs[j].types[m].available;
 			if (avail_only && sum == 0)
 				continue;
-			ln = scols_table_new_line(tb, NULL);
+			ln = cli_line_new(tb);
 			cli_cell_str(ln, C_GPU, g[i].addr);
 			type_cells(ln, t, -1);
 			cli_cell_num(ln, C_AVAIL - 1, sum, true);

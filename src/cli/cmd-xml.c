@@ -368,18 +368,18 @@ done:
 }
 
 static const struct col plan_cols[] = {
-	{ "VF", "vf", COL_STR, 0, 0 },
-	{ "GPU", "gpu", COL_STR, 0, 0 },
-	{ "PROFILE", "profile", COL_STR, 0, 0 },
-	{ "TYPE", "type_id", COL_NUM, 0, SCOLS_FL_RIGHT },
-	{ "INTERFACE", "interface", COL_STR, 0, 0 },
-	{ "BACKING", "backing", COL_STR, 0, 0 },
-	{ "NODE", "numa_node", COL_NUM, 0, SCOLS_FL_RIGHT },
-	{ "CPUS", "cpus", COL_STR, 0, 0 },
-	{ "VCPUS", "vcpus", COL_NUM, 0, SCOLS_FL_RIGHT },
-	{ "TOPOLOGY", "topology", COL_STR, 0, 0 },
-	{ "PINS", "pins", COL_STR, 0, 0 },
-	{ "REASON", "reason", COL_STR, 0, 0 },
+	{ "VF", "vf", COL_STR, false },
+	{ "GPU", "gpu", COL_STR, false },
+	{ "PROFILE", "profile", COL_STR, false },
+	{ "TYPE", "type_id", COL_NUM, true },
+	{ "INTERFACE", "interface", COL_STR, false },
+	{ "BACKING", "backing", COL_STR, false },
+	{ "NODE", "numa_node", COL_NUM, true },
+	{ "CPUS", "cpus", COL_STR, false },
+	{ "VCPUS", "vcpus", COL_NUM, true },
+	{ "TOPOLOGY", "topology", COL_STR, false },
+	{ "PINS", "pins", COL_STR, false },
+	{ "REASON", "reason", COL_STR, false },
 };
 
 int cmd_plan(struct cli *c, int argc, char **argv)
@@ -422,7 +422,7 @@ int cmd_plan(struct cli *c, int argc, char **argv)
 		fprintf(c->out, "\nWhy: %s\n", plan->reason);
 		return 0;
 	}
-	struct libscols_table *tb =
+	struct cli_table *tb =
 		cli_table(c, "plan", plan_cols, sizeof(plan_cols) / sizeof(plan_cols[0]));
 
 	if (!tb)
@@ -430,7 +430,7 @@ int cmd_plan(struct cli *c, int argc, char **argv)
 	for (size_t i = 0; i < plan->n_vgpus; i++) {
 		const struct vgpu_vf *vf = plan->vgpus[i].vf;
 		const struct vgpu_type *t = plan->vgpus[i].type;
-		struct libscols_line *ln = scols_table_new_line(tb, NULL);
+		struct cli_line *ln = cli_line_new(tb);
 		char *pins = NULL;
 		size_t pl = 0;
 		FILE *pf = open_memstream(&pins, &pl);

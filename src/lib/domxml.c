@@ -335,8 +335,8 @@ static bool hostdev_matches(xmlNodePtr hd, const char *mdev_uuid, const char *vf
  * Re-running on our own output replaces the vGPUs we added last time; their
  * mdev UUIDs, in order, go to @prev (a VM keeps its mdev identity).
  */
-static void drop_previous_vgpus(xmlNodePtr dom, xmlNodePtr devices,
-				char prev[VGPU_MAX_VGPUS][37], size_t *n_prev)
+static void drop_previous_vgpus(xmlNodePtr dom, xmlNodePtr devices, char prev[VGPU_MAX_VGPUS][37],
+				size_t *n_prev)
 {
 	xmlNodePtr md = our_metadata(dom);
 
@@ -537,8 +537,8 @@ int vgpu_domain_build(xmlDocPtr doc, const struct vgpu_plan *plan, const struct 
 		}
 		n = xmlNewNode(NULL, X("emulatorpin"));
 		set_attr(n, "cpuset",
-			 vgpu_cpulist_format(o->emulator_cpus ? o->emulator_cpus : &plan->cpus, list,
-					     VGPU_CPULIST_LEN));
+			 vgpu_cpulist_format(o->emulator_cpus ? o->emulator_cpus : &plan->cpus,
+					     list, VGPU_CPULIST_LEN));
 		if (first)
 			xmlAddPrevSibling(first, n);
 		else

@@ -466,6 +466,9 @@ put "$(devdir 0000:3b:00.4)/mdev_supported_types/nvidia-684/available_instances"
 rm "$(devdir 0000:3b:00.4)/mdev_supported_types/nvidia-690/name"
 mk_mdev_type 0000:3b:00.4 999 "NVIDIA A30-BOGUS" \
 	"num_heads=1, frl_config=60, framebuffer=1024M, max_resolution=4096x2160, max_instance=24" 1
+# A name with a quote, a backslash and a tab: JSON output must escape them.
+mk_mdev_type 0000:3b:00.4 998 $'NVIDIA A30 "lab\\build"\tX' \
+	"num_heads=1, frl_config=60, framebuffer=1024M, max_resolution=4096x2160, max_instance=24" 1
 mk_mdev_types 0000:3b:00.5 "NVIDIA " "689:A30-1-6C:6:4 684:A30-6C:6:4" "ts=1 mig=1"
 t=$(devdir 0000:3b:00.5)/mdev_supported_types/nvidia-689/available_instances
 # A directory where sysfs has a file: unreadable even as root (EISDIR).

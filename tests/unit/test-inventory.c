@@ -402,6 +402,8 @@ static void test_malformed_warnings(void **state)
 		  "not a count" },
 		{ "sys/bus/pci/devices/0000:3b:00.4/mdev_supported_types/nvidia-690/name",
 		  "No such file or directory" },
+		{ "sys/bus/pci/devices/0000:3b:00.4/mdev_supported_types/nvidia-998/name",
+		  "'NVIDIA A30 \"lab\\build\"\tX' is outside NVIDIA's naming grammar" },
 		{ "sys/bus/pci/devices/0000:3b:00.4/mdev_supported_types/nvidia-999/name",
 		  "'NVIDIA A30-BOGUS' is outside NVIDIA's naming grammar" },
 		{ "sys/bus/pci/devices/0000:3b:00.5/mdev_supported_types/nvidia-689/"
@@ -452,8 +454,9 @@ static void test_malformed_survivors(void **state)
 	assert_int_equal(a30->vfs[0].numa_node, 0);
 	assert_int_equal(a30->vfs[1].numa_node, 0);
 
-	/* catalogue: 684, 689 and the out-of-grammar 999; 690 has no name */
-	assert_int_equal(a30->n_types, 3);
+	/* catalogue: 684, 689 and the out-of-grammar 998 and 999; 690 has no name */
+	assert_int_equal(a30->n_types, 4);
+	assert_string_equal(vgpu_gpu_find_type(a30, 998)->name, "NVIDIA A30 \"lab\\build\"\tX");
 	assert_non_null(vgpu_gpu_find_type(a30, 684));
 	assert_non_null(vgpu_gpu_find_type(a30, 689));
 	assert_null(vgpu_gpu_find_type(a30, 690));
@@ -462,7 +465,8 @@ static void test_malformed_survivors(void **state)
 	assert_int_equal(vgpu_gpu_find_type(a30, 999)->max_instances, 24);
 
 	v = vf(f, "0000:3b:00.4");
-	assert_int_equal(v->n_types, 2);
+	assert_int_equal(v->n_types, 3);
+	assert_int_equal(avail(v, 998), 1);
 	assert_int_equal(avail(v, 689), 1);
 	assert_int_equal(avail(v, 999), 1);
 	assert_int_equal(avail(v, 684), -2); /* "lots" */
@@ -506,7 +510,7 @@ static void test_malformed_no_callback(void **state)
 	assert_int_equal(vgpu_host_scan(f->h, true), 0);
 	vgpu_host_gpus(f->h, &n);
 	assert_int_equal(n, 2);
-	assert_int_equal(vf(f, "0000:3b:00.4")->n_types, 2);
+	assert_int_equal(vf(f, "0000:3b:00.4")->n_types, 3);
 }
 
 /* A root without sys/bus/pci is a host without GPUs, not an error. */
