@@ -4,7 +4,7 @@
 #   install-deps.sh [--bench]   --bench adds the benchmark tools
 set -euo pipefail
 pkgs=(meson ninja-build gcc pkg-config libvirt-dev libxml2-dev libcmocka-dev
-	libvirt-clients libxml2-utils libvirt-daemon-driver-qemu qemu-system-x86 python3)
+	libvirt-clients libxml2-utils libvirt-daemon-driver-qemu qemu-system-x86 python3 clang-format)
 [ "${1:-}" = --bench ] && pkgs+=(mdevctl hyperfine strace virtinst util-linux)
 missing=()
 for p in "${pkgs[@]}"; do

@@ -6,6 +6,8 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 bash tests/install-deps.sh
 src=$PWD
+# house style: kernel-style C, 100 columns (.clang-format)
+clang-format --dry-run --Werror src/lib/*.[ch] src/cli/*.[ch]
 run() { # BUILDDIR MESON-ARGS...
 	local dir=$1
 	shift
