@@ -245,67 +245,60 @@ int vgpu_list_dir(struct vgpu_host *h, const char *rel, char ***out, size_t *n_o
 int vgpu_list_dir_at(struct vgpu_host *h, const char *rel, char ***out, size_t *n_out,
 		     int *dirfd_out)
 {
-	int fd = open_rel(h, rel, O_RDONLY | O_DIRECTORY);
+	VGPU_AUTOCLOSE int fd = open_rel(h, rel, O_RDONLY | O_DIRECTORY);
 	char **v = NULL;
 	size_t n = 0, cap = 0;
-	struct dirent *e;
-	DIR *d;
+	char buf[32768];
+	ssize_t got;
 
 	if (fd < 0)
 		return fd;
-	if (dirfd_out) {
-		/* the caller reads entries relative to the directory: short path walks */
-		*dirfd_out = fcntl(fd, F_DUPFD_CLOEXEC, 0);
-		if (*dirfd_out < 0) {
-			int err = -errno;
+	/*
+	 * getdents64() straight into a buffer: opendir() would add an fstat()
+	 * and an fcntl() per directory, and the caller may keep the fd to read
+	 * entries relative to it (short path walks).
+	 */
+	while ((got = getdents64(fd, buf, sizeof(buf))) > 0) {
+		for (ssize_t off = 0; off < got;) {
+			struct dirent64 *e = (struct dirent64 *)(buf + off);
 
-			close(fd);
-			return err;
+			off += e->d_reclen;
+			if (e->d_name[0] == '.' &&
+			    (e->d_name[1] == '\0' || (e->d_name[1] == '.' && e->d_name[2] == '\0')))
+				continue;
+			if (n == cap) {
+				char **nv;
+
+				cap = cap ? cap * 2 : 16;
+				nv = realloc(v, cap * sizeof(*v));
+				if (!nv)
+					goto fail_oom;
+				v = nv;
+			}
+			v[n] = strdup(e->d_name);
+			if (!v[n])
+				goto fail_oom;
+			n++;
 		}
 	}
-	d = fdopendir(fd);
-	if (!d) {
+	if (got < 0) {
 		int err = -errno;
 
-		close(fd);
-		if (dirfd_out) {
-			close(*dirfd_out);
-			*dirfd_out = -1;
-		}
+		vgpu_strv_free(v, n);
 		return err;
 	}
-	while ((e = readdir(d))) {
-		if (e->d_name[0] == '.' &&
-		    (e->d_name[1] == '\0' || (e->d_name[1] == '.' && e->d_name[2] == '\0')))
-			continue;
-		if (n == cap) {
-			char **nv;
-
-			cap = cap ? cap * 2 : 16;
-			nv = realloc(v, cap * sizeof(*v));
-			if (!nv)
-				goto oom;
-			v = nv;
-		}
-		v[n] = strdup(e->d_name);
-		if (!v[n])
-			goto oom;
-		n++;
-	}
-	closedir(d);
 	/* readdir order is not stable; strverscmp puts virtfn2 before virtfn10. */
 	if (n)
 		qsort(v, n, sizeof(*v), cmp_ver);
 	*out = v;
 	*n_out = n;
-	return 0;
-oom:
-	closedir(d);
-	vgpu_strv_free(v, n);
 	if (dirfd_out) {
-		close(*dirfd_out);
-		*dirfd_out = -1;
+		*dirfd_out = fd;
+		fd = -1;
 	}
+	return 0;
+fail_oom:
+	vgpu_strv_free(v, n);
 	return -ENOMEM;
 }
 
