@@ -218,10 +218,7 @@ int cmd_topology(struct cli *c, int argc, char **argv)
 			}
 		fclose(gf);
 		fclose(sf);
-		if (*gpus)
-			cli_cell(ln, 7, gpus);
-		else
-			free(gpus);
+		cli_cell(ln, 7, gpus); /* a node without GPUs has an empty list, not none */
 		cli_cell(ln, 8, sib);
 	}
 	return cli_table_print(c, tb);

@@ -243,6 +243,18 @@ static int plan_make(struct vgpu_host *h, const struct vgpu_request *req, struct
 	if (want_vf && want_gpu && want_vf->gpu != want_gpu)
 		return vgpu_set_error(h, -EINVAL, "--vf '%s' is not a VF of --gpu '%s'", req->vf,
 				      req->gpu);
+	{
+		size_t n_types = 0;
+
+		for (size_t i = 0; i < h->n_gpus; i++)
+			n_types += h->gpus[i].n_types;
+		if (!n_types)
+			return vgpu_set_error(
+				h, -ENOENT,
+				"this host offers no NVIDIA vGPU types (%zu NVIDIA GPUs; see "
+				"'vgpuctl gpus' and 'vgpuctl types')",
+				h->n_gpus);
+	}
 	for (size_t p = 0; p < req->n_profiles; p++) {
 		if (!known_anywhere(h, req->profiles[p])) {
 			char avail[1024];
