@@ -15,31 +15,14 @@
 #include <string.h>
 
 #include "vgpu.h"
-
-#define ARRAY_SIZE(a) (sizeof(a) / sizeof((a)[0]))
-
-/* Parse or fail the test with the input in the message. */
-static void parse_ok(const char *str, struct vgpu_cpuset *s)
-{
-	int r = vgpu_cpulist_parse(str, s);
-
-	if (r != 0)
-		fail_msg("vgpu_cpulist_parse(\"%s\") = %d, expected 0", str, r);
-}
-
-static void assert_format(const struct vgpu_cpuset *s, const char *want)
-{
-	char buf[4096];
-
-	assert_string_equal(vgpu_cpulist_format(s, buf, sizeof(buf)), want);
-}
+#include "test-util.h"
 
 static void test_parse_two_ranges(void **state)
 {
 	struct vgpu_cpuset s;
 
 	(void)state;
-	parse_ok("0-23,48-71", &s);
+	parse_cpus("0-23,48-71", &s);
 	assert_int_equal(vgpu_cpuset_count(&s), 48);
 	assert_true(vgpu_cpuset_has(&s, 0));
 	assert_true(vgpu_cpuset_has(&s, 23));
@@ -48,7 +31,7 @@ static void test_parse_two_ranges(void **state)
 	assert_true(vgpu_cpuset_has(&s, 48));
 	assert_true(vgpu_cpuset_has(&s, 71));
 	assert_false(vgpu_cpuset_has(&s, 72));
-	assert_format(&s, "0-23,48-71");
+	assert_cpus(&s, "0-23,48-71");
 }
 
 static void test_parse_single(void **state)
@@ -56,11 +39,11 @@ static void test_parse_single(void **state)
 	struct vgpu_cpuset s;
 
 	(void)state;
-	parse_ok("0", &s);
+	parse_cpus("0", &s);
 	assert_int_equal(vgpu_cpuset_count(&s), 1);
 	assert_true(vgpu_cpuset_has(&s, 0));
 	assert_false(vgpu_cpuset_has(&s, 1));
-	parse_ok("8191", &s);
+	parse_cpus("8191", &s);
 	assert_int_equal(vgpu_cpuset_count(&s), 1);
 	assert_true(vgpu_cpuset_has(&s, 8191));
 }
@@ -78,7 +61,7 @@ static void test_parse_empty(void **state)
 		vgpu_cpuset_zero(&s);
 		vgpu_cpuset_set(&s, 5);
 		vgpu_cpuset_set(&s, 4000);
-		parse_ok(empties[i], &s);
+		parse_cpus(empties[i], &s);
 		assert_true(vgpu_cpuset_empty(&s));
 		assert_int_equal(vgpu_cpuset_count(&s), 0);
 		assert_int_equal(vgpu_cpuset_next(&s, 0), -1);
@@ -92,18 +75,18 @@ static void test_parse_stride(void **state)
 	struct vgpu_cpuset s;
 
 	(void)state;
-	parse_ok("0-7:2", &s);
+	parse_cpus("0-7:2", &s);
 	assert_int_equal(vgpu_cpuset_count(&s), 4);
 	assert_true(vgpu_cpuset_has(&s, 0));
 	assert_false(vgpu_cpuset_has(&s, 1));
 	assert_true(vgpu_cpuset_has(&s, 6));
 	assert_false(vgpu_cpuset_has(&s, 7));
-	assert_format(&s, "0,2,4,6");
+	assert_cpus(&s, "0,2,4,6");
 	/* stride that does not land on the end */
-	parse_ok("1-10:4", &s);
-	assert_format(&s, "1,5,9");
-	parse_ok("0-3:1,8", &s);
-	assert_format(&s, "0-3,8");
+	parse_cpus("1-10:4", &s);
+	assert_cpus(&s, "1,5,9");
+	parse_cpus("0-3:1,8", &s);
+	assert_cpus(&s, "0-3,8");
 }
 
 /* sysfs ends lists with a newline; tolerate surrounding whitespace only. */
@@ -122,8 +105,8 @@ static void test_parse_whitespace(void **state)
 
 	(void)state;
 	for (size_t i = 0; i < ARRAY_SIZE(cases); i++) {
-		parse_ok(cases[i].in, &s);
-		assert_format(&s, cases[i].out);
+		parse_cpus(cases[i].in, &s);
+		assert_cpus(&s, cases[i].out);
 	}
 }
 
@@ -169,9 +152,9 @@ static void test_parse_range_limit(void **state)
 		assert_int_equal(vgpu_cpuset_count(&s), 1);
 	}
 	/* the last CPU that fits */
-	parse_ok("0-8191", &s);
+	parse_cpus("0-8191", &s);
 	assert_int_equal(vgpu_cpuset_count(&s), VGPU_MAX_CPUS);
-	assert_format(&s, "0-8191");
+	assert_cpus(&s, "0-8191");
 }
 
 /* format(parse(x)) == x for lists in the kernel's canonical form. */
@@ -187,7 +170,7 @@ static void test_round_trip(void **state)
 	for (size_t i = 0; i < ARRAY_SIZE(canon); i++) {
 		char buf[256];
 
-		parse_ok(canon[i], &s);
+		parse_cpus(canon[i], &s);
 		vgpu_cpulist_format(&s, buf, sizeof(buf));
 		if (strcmp(buf, canon[i]) != 0)
 			fail_msg("format(parse(\"%s\")) = \"%s\"", canon[i], buf);
@@ -213,8 +196,8 @@ static void test_format_normalises(void **state)
 
 	(void)state;
 	for (size_t i = 0; i < ARRAY_SIZE(cases); i++) {
-		parse_ok(cases[i].in, &s);
-		assert_format(&s, cases[i].out);
+		parse_cpus(cases[i].in, &s);
+		assert_cpus(&s, cases[i].out);
 	}
 }
 
@@ -242,7 +225,7 @@ static void test_set_clear_has(void **state)
 	assert_false(vgpu_cpuset_has(&s, 63));
 	assert_true(vgpu_cpuset_has(&s, 64));
 	assert_int_equal(vgpu_cpuset_count(&s), 3);
-	assert_format(&s, "0,64,8191");
+	assert_cpus(&s, "0,64,8191");
 }
 
 static void test_next(void **state)
@@ -250,7 +233,7 @@ static void test_next(void **state)
 	struct vgpu_cpuset s;
 
 	(void)state;
-	parse_ok("3,63-64,200,8191", &s);
+	parse_cpus("3,63-64,200,8191", &s);
 	assert_int_equal(vgpu_cpuset_next(&s, 0), 3);
 	assert_int_equal(vgpu_cpuset_next(&s, 3), 3);
 	assert_int_equal(vgpu_cpuset_next(&s, 4), 63);
@@ -269,7 +252,7 @@ static void test_next(void **state)
 		unsigned seen = 0;
 		int last = -1;
 
-		parse_ok("0-23,48-71", &s);
+		parse_cpus("0-23,48-71", &s);
 		for (int c = vgpu_cpuset_next(&s, 0); c >= 0;
 		     c = vgpu_cpuset_next(&s, (unsigned)c + 1)) {
 			assert_true(c > last);
@@ -286,11 +269,11 @@ static void test_count(void **state)
 	struct vgpu_cpuset s;
 
 	(void)state;
-	parse_ok("0-63", &s);
+	parse_cpus("0-63", &s);
 	assert_int_equal(vgpu_cpuset_count(&s), 64);
-	parse_ok("0-127,4096-4099", &s);
+	parse_cpus("0-127,4096-4099", &s);
 	assert_int_equal(vgpu_cpuset_count(&s), 132);
-	parse_ok("0-95:2", &s);
+	parse_cpus("0-95:2", &s);
 	assert_int_equal(vgpu_cpuset_count(&s), 48);
 }
 
@@ -299,15 +282,15 @@ static void test_subset(void **state)
 	struct vgpu_cpuset node0, gpu, other, empty;
 
 	(void)state;
-	parse_ok("0-23,48-71", &node0);
-	parse_ok("0-23,48-71", &gpu);
+	parse_cpus("0-23,48-71", &node0);
+	parse_cpus("0-23,48-71", &gpu);
 	assert_true(vgpu_cpuset_subset(&gpu, &node0));
-	parse_ok("2-5,50", &gpu);
+	parse_cpus("2-5,50", &gpu);
 	assert_true(vgpu_cpuset_subset(&gpu, &node0));
 	assert_false(vgpu_cpuset_subset(&node0, &gpu));
-	parse_ok("23-24", &other);
+	parse_cpus("23-24", &other);
 	assert_false(vgpu_cpuset_subset(&other, &node0));
-	parse_ok("4000", &other);
+	parse_cpus("4000", &other);
 	assert_false(vgpu_cpuset_subset(&other, &node0));
 	vgpu_cpuset_zero(&empty);
 	assert_true(vgpu_cpuset_subset(&empty, &node0));
@@ -320,13 +303,13 @@ static void test_intersects(void **state)
 	struct vgpu_cpuset a, b, empty;
 
 	(void)state;
-	parse_ok("0-23,48-71", &a);
-	parse_ok("24-47,72-95", &b);
+	parse_cpus("0-23,48-71", &a);
+	parse_cpus("24-47,72-95", &b);
 	assert_false(vgpu_cpuset_intersects(&a, &b));
 	assert_false(vgpu_cpuset_intersects(&b, &a));
-	parse_ok("47-48", &b);
+	parse_cpus("47-48", &b);
 	assert_true(vgpu_cpuset_intersects(&a, &b));
-	parse_ok("71", &b);
+	parse_cpus("71", &b);
 	assert_true(vgpu_cpuset_intersects(&a, &b));
 	vgpu_cpuset_zero(&empty);
 	assert_false(vgpu_cpuset_intersects(&a, &empty));
@@ -339,21 +322,21 @@ static void test_or_and_andnot(void **state)
 	struct vgpu_cpuset d, s;
 
 	(void)state;
-	parse_ok("0-3,100", &d);
-	parse_ok("2-5,8191", &s);
+	parse_cpus("0-3,100", &d);
+	parse_cpus("2-5,8191", &s);
 	vgpu_cpuset_or(&d, &s);
-	assert_format(&d, "0-5,100,8191");
+	assert_cpus(&d, "0-5,100,8191");
 
-	parse_ok("0-3,100", &d);
+	parse_cpus("0-3,100", &d);
 	vgpu_cpuset_and(&d, &s);
-	assert_format(&d, "2-3");
+	assert_cpus(&d, "2-3");
 
-	parse_ok("0-3,100", &d);
+	parse_cpus("0-3,100", &d);
 	vgpu_cpuset_andnot(&d, &s);
-	assert_format(&d, "0-1,100");
+	assert_cpus(&d, "0-1,100");
 
 	/* s is not modified */
-	assert_format(&s, "2-5,8191");
+	assert_cpus(&s, "2-5,8191");
 }
 
 static void test_format_small_buffer(void **state)
@@ -362,14 +345,14 @@ static void test_format_small_buffer(void **state)
 	char buf[8];
 
 	(void)state;
-	parse_ok("0-8191", &s);
+	parse_cpus("0-8191", &s);
 	/* exactly enough: "0-8191" + NUL */
 	assert_string_equal(vgpu_cpulist_format(&s, buf, 7), "0-8191");
 	/* too small: whole items and ",...", never a different valid list */
-	parse_ok("0-3,100-103", &s);
+	parse_cpus("0-3,100-103", &s);
 	assert_string_equal(vgpu_cpulist_format(&s, buf, 8), "0-3,...");
 	assert_string_equal(vgpu_cpulist_format(&s, buf, 6), "...");
-	parse_ok("0-8191", &s);
+	parse_cpus("0-8191", &s);
 	/* a zero-length buffer is left alone */
 	buf[0] = 'x';
 	vgpu_cpulist_format(&s, buf, 0);

@@ -25,8 +25,8 @@
 #include <libxml/tree.h>
 
 #include "vgpu.h"
+#include "test-util.h"
 
-#define ARRAY_SIZE(a) (sizeof(a) / sizeof((a)[0]))
 /* MAX_XML_SIZE in domxml.c: the cap on a domain definition we parse */
 #define XML_CAP (4u << 20)
 
@@ -176,20 +176,15 @@ static void plan_vm1(struct vgpu_plan *p, const struct vgpu_vf *vf, const struct
 		p->pins[2 * i] = i;
 		p->pins[2 * i + 1] = i + 48;
 	}
-	assert_int_equal(vgpu_cpulist_parse("0-5,48-53", &p->cpus), 0);
+	parse_cpus("0-5,48-53", &p->cpus);
 }
 
 static int setup(void **state)
 {
-	struct fixture *f = calloc(1, sizeof(*f));
+	struct fixture *f = NEW_FIXTURE_WITH_PLAN(struct fixture);
 
 	if (!f)
 		return -1;
-	f->plan = calloc(1, sizeof(*f->plan));
-	if (!f->plan) {
-		free(f);
-		return -1;
-	}
 	snprintf(f->gpu_a30.addr, sizeof(f->gpu_a30.addr), "0000:3b:00.0");
 	f->gpu_a30.iface = VGPU_IFACE_MDEV;
 	f->gpu_a30.numa_node = 0;
@@ -249,6 +244,15 @@ static char *format_ok(struct _xmlDoc *doc)
 	return s;
 }
 
+/* Build f->doc (again) and format it into f->out, replacing what was there. */
+static const char *rebuild(struct fixture *f)
+{
+	build_ok(f, f->doc);
+	free(f->out);
+	f->out = format_ok(f->doc);
+	return f->out;
+}
+
 /* Parse @xml into f->doc, build, format into f->out. */
 static const char *run(struct fixture *f, const char *xml)
 {
@@ -258,9 +262,7 @@ static const char *run(struct fixture *f, const char *xml)
 	f->doc = NULL;
 	f->out = NULL;
 	f->doc = parse_ok(f, xml);
-	build_ok(f, f->doc);
-	f->out = format_ok(f->doc);
-	return f->out;
+	return rebuild(f);
 }
 
 static size_t count(const char *hay, const char *needle)
@@ -468,7 +470,7 @@ static void test_emulatorpin_override(void **state)
 	struct vgpu_cpuset hk;
 	const char *out;
 
-	assert_int_equal(vgpu_cpulist_parse("23,71", &hk), 0);
+	parse_cpus("23,71", &hk);
 	f->opts.emulator_cpus = &hk;
 	out = run(f, template_xml);
 	assert_once(out, "<emulatorpin ");
@@ -659,11 +661,9 @@ static void test_hugepages(void **state)
 			 "      <page size=\"1\" unit=\"GiB\" nodeset=\"0\"/>\n"
 			 "    </hugepages>\n"
 			 "  </memoryBacking>\n");
-	build_ok(f, f->doc);
-	free(f->out);
-	f->out = format_ok(f->doc);
-	assert_once(f->out, "<hugepages>");
-	assert_once(f->out, "<page size=\"1\" unit=\"GiB\" nodeset=\"0\"/>");
+	out = rebuild(f);
+	assert_once(out, "<hugepages>");
+	assert_once(out, "<page size=\"1\" unit=\"GiB\" nodeset=\"0\"/>");
 }
 
 /* ---- UUID ------------------------------------------------------------------------------ */
@@ -826,10 +826,7 @@ static void test_replan_same_doc(void **state)
 	/* second plan: another VF, another mdev */
 	plan_vm1(f->plan, &f->vf_mdev2, &f->type_a30);
 	f->opts.mdev_uuids[0] = MDEV_UUID2;
-	build_ok(f, f->doc);
-	free(f->out);
-	f->out = format_ok(f->doc);
-	out = f->out;
+	out = rebuild(f);
 	assert_once(out, "<vgpuctl:vgpus ");
 	assert_once(out, "<vgpuctl:vgpu ");
 	assert_once(out, "<hostdev ");
@@ -839,10 +836,7 @@ static void test_replan_same_doc(void **state)
 
 	/* third plan: the vendor-VFIO VF; the mdev hostdev goes */
 	plan_vm1(f->plan, &f->vf_vfio, &f->type_h100);
-	build_ok(f, f->doc);
-	free(f->out);
-	f->out = format_ok(f->doc);
-	out = f->out;
+	out = rebuild(f);
 	assert_once(out, "<vgpuctl:vgpus ");
 	assert_once(out, "<hostdev ");
 	assert_lacks(out, "type=\"mdev\"");
@@ -851,12 +845,10 @@ static void test_replan_same_doc(void **state)
 	/* and back: the VFIO hostdev is found by its address and removed */
 	plan_vm1(f->plan, &f->vf_mdev, &f->type_a30);
 	f->opts.mdev_uuids[0] = MDEV_UUID;
-	build_ok(f, f->doc);
-	free(f->out);
-	f->out = format_ok(f->doc);
-	assert_once(f->out, "<hostdev ");
-	assert_lacks(f->out, "0xca");
-	assert_once(f->out, "<address uuid=\"" MDEV_UUID "\"/>");
+	out = rebuild(f);
+	assert_once(out, "<hostdev ");
+	assert_lacks(out, "0xca");
+	assert_once(out, "<address uuid=\"" MDEV_UUID "\"/>");
 }
 
 /* An existing definition (our earlier output, read back) is re-planned in place. */
@@ -1057,13 +1049,12 @@ static void test_parse_wrong_root(void **state)
 static void test_parse_doctype(void **state)
 {
 	struct fixture *f = *state;
-	const char *tmp = getenv("TMPDIR");
 	char path[512];
 	char xml[3][1024];
 	xmlExternalEntityLoader old = xmlGetExternalEntityLoader();
 	int fd;
 
-	snprintf(path, sizeof(path), "%s/vgpu-domxml-secret-XXXXXX", tmp && *tmp ? tmp : "/tmp");
+	snprintf(path, sizeof(path), "%s/vgpu-domxml-secret-XXXXXX", test_tmpdir());
 	fd = mkstemp(path);
 	assert_true(fd >= 0);
 	assert_int_equal(write(fd, "SECRET-MARKER", 13), 13);
@@ -1173,6 +1164,20 @@ static void test_parse_size_cap(void **state)
 
 /* ---- vgpu_parse_size_kib ---------------------------------------------------------------- */
 
+/* Each of @bad fails with @want_r and leaves the output alone. */
+static void check_size_rejects(const char *const *bad, size_t n, int want_r)
+{
+	for (size_t i = 0; i < n; i++) {
+		uint64_t v = 7;
+		int r = vgpu_parse_size_kib(bad[i], &v);
+
+		if (r != want_r || v != 7)
+			fail_msg("vgpu_parse_size_kib(\"%s\") = %d, out %llu; expected %d (%s), "
+				 "out untouched",
+				 bad[i], r, (unsigned long long)v, want_r, strerror(-want_r));
+	}
+}
+
 static void test_parse_size(void **state)
 {
 	static const struct {
@@ -1197,15 +1202,7 @@ static void test_parse_size(void **state)
 				 good[i].in, r, (unsigned long long)v,
 				 (unsigned long long)good[i].kib);
 	}
-	for (size_t i = 0; i < ARRAY_SIZE(bad); i++) {
-		uint64_t v = 7;
-		int r = vgpu_parse_size_kib(bad[i], &v);
-
-		if (r != -EINVAL || v != 7)
-			fail_msg("vgpu_parse_size_kib(\"%s\") = %d, out %llu; expected -EINVAL, "
-				 "out untouched",
-				 bad[i], r, (unsigned long long)v);
-	}
+	check_size_rejects(bad, ARRAY_SIZE(bad), -EINVAL);
 }
 
 /* Sizes that are not a whole number of KiB, or absurdly large, are out of range. */
@@ -1214,15 +1211,7 @@ static void test_parse_size_range(void **state)
 	static const char *const bad[] = { "1.0001K", "1.5K", "0.1K", "2000000T" };
 
 	(void)state;
-	for (size_t i = 0; i < ARRAY_SIZE(bad); i++) {
-		uint64_t v = 7;
-		int r = vgpu_parse_size_kib(bad[i], &v);
-
-		if (r != -ERANGE || v != 7)
-			fail_msg("vgpu_parse_size_kib(\"%s\") = %d, out %llu; expected -ERANGE, "
-				 "out untouched",
-				 bad[i], r, (unsigned long long)v);
-	}
+	check_size_rejects(bad, ARRAY_SIZE(bad), -ERANGE);
 }
 
 /* ---- UUID helpers ------------------------------------------------------------------------ */
@@ -1274,7 +1263,6 @@ static void test_uuid_generate(void **state)
 static void test_domain_pinned_cpus(void **state)
 {
 	struct vgpu_cpuset s;
-	char list[256];
 
 	(void)state;
 	vgpu_cpuset_zero(&s);
@@ -1288,7 +1276,7 @@ static void test_domain_pinned_cpus(void **state)
 				 "</cputune></domain>",
 				 &s),
 			 0);
-	assert_string_equal(vgpu_cpulist_format(&s, list, sizeof(list)), "3-5,7-8,10-14,16-20,52,90-91");
+	assert_cpus(&s, "3-5,7-8,10-14,16-20,52,90-91");
 	/* unpinned domains take nothing; malformed XML is an error, set untouched */
 	vgpu_cpuset_zero(&s);
 	assert_int_equal(vgpu_domain_pinned_cpus("<domain><vcpu>4</vcpu></domain>", &s), 0);

@@ -17,77 +17,34 @@
 #include <string.h>
 
 #include "vgpu.h"
+#include "test-util.h"
 
 static const char *srcdir;
 
-struct fixture {
-	char root[1024];
-	struct vgpu_host *h;
-	char *msgs[64];
-	size_t n_msgs;
-};
-
-static void warn_cb(void *data, const char *msg)
-{
-	struct fixture *f = data;
-
-	assert_true(f->n_msgs < sizeof(f->msgs) / sizeof(f->msgs[0]));
-	f->msgs[f->n_msgs++] = strdup(msg);
-}
-
-static int setup(void **state)
-{
-	struct fixture *f = calloc(1, sizeof(*f));
-
-	if (!f)
-		return -1;
-	*state = f;
-	return 0;
-}
-
-static int teardown(void **state)
-{
-	struct fixture *f = *state;
-
-	vgpu_host_free(f->h);
-	for (size_t i = 0; i < f->n_msgs; i++)
-		free(f->msgs[i]);
-	free(f);
-	return 0;
-}
-
 /* f->root = SRCDIR/tests/data/hosts/@name */
-static void set_root(struct fixture *f, const char *name)
+static void set_root(struct host_fixture *f, const char *name)
 {
-	int n = snprintf(f->root, sizeof(f->root), "%s/tests/data/hosts/%s", srcdir, name);
-
-	if (n < 0 || (size_t)n >= sizeof(f->root))
-		fail_msg("source directory path too long: %s", srcdir);
+	fixture_host_path(f->root, sizeof(f->root), srcdir, name);
 }
 
 /* Open tests/data/hosts/@name, collect warnings, scan with types. */
-static void scan(struct fixture *f, const char *name)
+static void scan(struct host_fixture *f, const char *name)
 {
-	char *err = NULL;
-	int r;
-
 	set_root(f, name);
-	r = vgpu_host_open(f->root, &f->h, &err);
-	if (r < 0)
-		fail_msg("vgpu_host_open: %s", err);
-	vgpu_host_set_warn(f->h, warn_cb, f);
-	r = vgpu_host_scan(f->h, true);
-	if (r < 0)
-		fail_msg("vgpu_host_scan(%s) = %d: %s", name, r, vgpu_last_error(f->h));
+	host_open_ok(f->root, &f->h, &f->warn);
+	host_scan_ok(f->h);
 }
 
-static void assert_no_warnings(const struct fixture *f)
+/* How many GPUs the scan found. */
+static size_t n_gpus(const struct host_fixture *f)
 {
-	if (f->n_msgs)
-		fail_msg("%zu unexpected warning(s), first: %s", f->n_msgs, f->msgs[0]);
+	size_t n;
+
+	vgpu_host_gpus(f->h, &n);
+	return n;
 }
 
-static const struct vgpu_gpu *gpu(const struct fixture *f, const char *bdf)
+static const struct vgpu_gpu *gpu(const struct host_fixture *f, const char *bdf)
 {
 	const struct vgpu_gpu *g = vgpu_host_find_gpu(f->h, bdf);
 
@@ -96,7 +53,7 @@ static const struct vgpu_gpu *gpu(const struct fixture *f, const char *bdf)
 	return g;
 }
 
-static const struct vgpu_vf *vf(const struct fixture *f, const char *bdf)
+static const struct vgpu_vf *vf(const struct host_fixture *f, const char *bdf)
 {
 	const struct vgpu_vf *v = vgpu_host_find_vf(f->h, bdf);
 
@@ -118,14 +75,14 @@ static long avail(const struct vgpu_vf *v, unsigned id)
 
 static void test_a30_dual_mdev(void **state)
 {
-	struct fixture *f = *state;
+	struct host_fixture *f = *state;
 	const struct vgpu_gpu *gpus, *g3b, *gaf;
 	const struct vgpu_vf *v;
 	const struct vgpu_type *t;
 	size_t n;
 
 	scan(f, "a30-dual-mdev");
-	assert_no_warnings(f);
+	assert_no_warnings(&f->warn);
 	gpus = vgpu_host_gpus(f->h, &n);
 	assert_int_equal(n, 2);
 	assert_string_equal(gpus[0].addr, "0000:3b:00.0");
@@ -150,12 +107,7 @@ static void test_a30_dual_mdev(void **state)
 	assert_int_equal(gaf->mig_instances, 2);
 	assert_int_equal(g3b->mig_instances, -1);
 	assert_true(g3b->has_cpus);
-	{
-		char buf[64];
-
-		assert_string_equal(vgpu_cpulist_format(&g3b->cpus, buf, sizeof(buf)),
-				    "0-23,48-71");
-	}
+	assert_cpus(&g3b->cpus, "0-23,48-71");
 
 	assert_int_equal(g3b->n_vfs, 4);
 	assert_int_equal(gaf->n_vfs, 4);
@@ -216,13 +168,12 @@ static void test_a30_dual_mdev(void **state)
 /* Scanning without types reads the same devices and no type directories. */
 static void test_scan_without_types(void **state)
 {
-	struct fixture *f = *state;
+	struct host_fixture *f = *state;
 	const struct vgpu_gpu *gpus;
-	char *err = NULL;
 	size_t n;
 
 	set_root(f, "a30-dual-mdev");
-	assert_int_equal(vgpu_host_open(f->root, &f->h, &err), 0);
+	host_open_ok(f->root, &f->h, NULL);
 	assert_int_equal(vgpu_host_scan(f->h, false), 0);
 	gpus = vgpu_host_gpus(f->h, &n);
 	assert_int_equal(n, 2);
@@ -236,15 +187,13 @@ static void test_scan_without_types(void **state)
 
 static void test_vfio_ts_l40s(void **state)
 {
-	struct fixture *f = *state;
+	struct host_fixture *f = *state;
 	const struct vgpu_gpu *g41, *gc1;
 	const struct vgpu_vf *busy;
-	size_t n;
 
 	scan(f, "vfio-ts-l40s");
-	assert_no_warnings(f);
-	vgpu_host_gpus(f->h, &n);
-	assert_int_equal(n, 2);
+	assert_no_warnings(&f->warn);
+	assert_int_equal(n_gpus(f), 2);
 	g41 = gpu(f, "0000:41:00.0");
 	gc1 = gpu(f, "0000:c1:00.0");
 	assert_int_equal(g41->iface, VGPU_IFACE_VENDOR_VFIO);
@@ -299,16 +248,14 @@ static void test_vfio_ts_l40s(void **state)
 
 static void test_t4_legacy(void **state)
 {
-	struct fixture *f = *state;
+	struct host_fixture *f = *state;
 	const struct vgpu_gpu *g;
 	const struct vgpu_vf *pf;
 	const struct vgpu_type *t;
 	char want[PATH_MAX + 128];
-	size_t n;
 
 	scan(f, "t4-legacy");
-	vgpu_host_gpus(f->h, &n);
-	assert_int_equal(n, 1);
+	assert_int_equal(n_gpus(f), 1);
 	g = gpu(f, "0000:5e:00.0");
 	assert_int_equal(g->device_id, 0x1eb8);
 	assert_string_equal(g->model, "Tesla T4");
@@ -341,25 +288,23 @@ static void test_t4_legacy(void **state)
 	assert_int_equal(t->info.backing, VGPU_BACKING_UNKNOWN);
 	assert_string_equal(t->info.profile, "T4-2B4");
 	assert_int_equal(t->info.gi_profile_id, -1);
-	assert_int_equal(f->n_msgs, 1);
+	assert_int_equal(f->warn.n, 1);
 	snprintf(want, sizeof(want),
 		 "'%s/sys/bus/pci/devices/0000:5e:00.0/mdev_supported_types/nvidia-224/name'",
 		 f->root);
-	if (!strstr(f->msgs[0], want) || !strstr(f->msgs[0], "GRID T4-2B4"))
-		fail_msg("warning \"%s\" does not name %s", f->msgs[0], want);
+	if (!strstr(f->warn.msgs[0], want) || !strstr(f->warn.msgs[0], "GRID T4-2B4"))
+		fail_msg("warning \"%s\" does not name %s", f->warn.msgs[0], want);
 }
 
 /* numa_node -1 on a single-node host resolves to that node, silently. */
 static void test_numa_unknown(void **state)
 {
-	struct fixture *f = *state;
+	struct host_fixture *f = *state;
 	const struct vgpu_gpu *g;
-	size_t n;
 
 	scan(f, "numa-unknown");
-	assert_no_warnings(f);
-	vgpu_host_gpus(f->h, &n);
-	assert_int_equal(n, 1);
+	assert_no_warnings(&f->warn);
+	assert_int_equal(n_gpus(f), 1);
 	g = gpu(f, "0000:17:00.0");
 	assert_int_equal(g->numa_node, 0);
 	assert_int_equal(g->n_vfs, 4);
@@ -378,14 +323,14 @@ static void test_numa_unknown(void **state)
 /* ---- the malformed host -------------------------------------------------------- */
 
 /* How many warnings name '@root/@rel' and contain @phrase. */
-static size_t count_warnings(const struct fixture *f, const char *rel, const char *phrase)
+static size_t count_warnings(const struct host_fixture *f, const char *rel, const char *phrase)
 {
 	char path[PATH_MAX + 256];
 	size_t n = 0;
 
 	snprintf(path, sizeof(path), "'%s/%s'", f->root, rel);
-	for (size_t i = 0; i < f->n_msgs; i++)
-		if (strstr(f->msgs[i], path) && strstr(f->msgs[i], phrase))
+	for (size_t i = 0; i < f->warn.n; i++)
+		if (strstr(f->warn.msgs[i], path) && strstr(f->warn.msgs[i], phrase))
 			n++;
 	return n;
 }
@@ -413,10 +358,10 @@ static void test_malformed_warnings(void **state)
 		  "line 3: cannot parse 'this is not a type'" },
 		{ "sys/bus/pci/devices/0000:41:00.5/nvidia/current_vgpu_type", "not a type id" },
 	};
-	struct fixture *f = *state;
+	struct host_fixture *f = *state;
 
 	scan(f, "malformed");
-	for (size_t i = 0; i < sizeof(damage) / sizeof(damage[0]); i++) {
+	for (size_t i = 0; i < ARRAY_SIZE(damage); i++) {
 		size_t n = count_warnings(f, damage[i].rel, damage[i].phrase);
 
 		if (n != 1)
@@ -424,24 +369,21 @@ static void test_malformed_warnings(void **state)
 				 damage[i].phrase);
 	}
 	/* and nothing else */
-	if (f->n_msgs != sizeof(damage) / sizeof(damage[0])) {
-		for (size_t i = 0; i < f->n_msgs; i++)
-			print_message("warning: %s\n", f->msgs[i]);
-		fail_msg("%zu warnings, expected %zu", f->n_msgs,
-			 sizeof(damage) / sizeof(damage[0]));
+	if (f->warn.n != ARRAY_SIZE(damage)) {
+		for (size_t i = 0; i < f->warn.n; i++)
+			print_message("warning: %s\n", f->warn.msgs[i]);
+		fail_msg("%zu warnings, expected %zu", f->warn.n, ARRAY_SIZE(damage));
 	}
 }
 
 static void test_malformed_survivors(void **state)
 {
-	struct fixture *f = *state;
+	struct host_fixture *f = *state;
 	const struct vgpu_gpu *a30, *l40s;
 	const struct vgpu_vf *v;
-	size_t n;
 
 	scan(f, "malformed");
-	vgpu_host_gpus(f->h, &n);
-	assert_int_equal(n, 2);
+	assert_int_equal(n_gpus(f), 2);
 
 	/* A30: node from local_cpulist; the dangling VF 2 is left out */
 	a30 = gpu(f, "0000:3b:00.0");
@@ -501,52 +443,45 @@ static void test_malformed_survivors(void **state)
 /* Without a warn callback damage is skipped silently, with the same result. */
 static void test_malformed_no_callback(void **state)
 {
-	struct fixture *f = *state;
-	char *err = NULL;
-	size_t n;
+	struct host_fixture *f = *state;
 
 	set_root(f, "malformed");
-	assert_int_equal(vgpu_host_open(f->root, &f->h, &err), 0);
-	assert_int_equal(vgpu_host_scan(f->h, true), 0);
-	vgpu_host_gpus(f->h, &n);
-	assert_int_equal(n, 2);
+	host_open_ok(f->root, &f->h, NULL);
+	host_scan_ok(f->h);
+	assert_int_equal(n_gpus(f), 2);
 	assert_int_equal(vf(f, "0000:3b:00.4")->n_types, 3);
 }
 
 /* A root without sys/bus/pci is a host without GPUs, not an error. */
 static void test_empty_root(void **state)
 {
-	struct fixture *f = *state;
-	char *err = NULL;
+	struct host_fixture *f = *state;
 	size_t n = 99;
 
 	set_root(f, "a30-dual-mdev/proc");
-	assert_int_equal(vgpu_host_open(f->root, &f->h, &err), 0);
-	vgpu_host_set_warn(f->h, warn_cb, f);
-	assert_int_equal(vgpu_host_scan(f->h, true), 0);
+	host_open_ok(f->root, &f->h, &f->warn);
+	host_scan_ok(f->h);
 	assert_null(vgpu_host_gpus(f->h, &n));
 	assert_int_equal(n, 0);
-	assert_no_warnings(f);
+	assert_no_warnings(&f->warn);
 }
 
 int main(int argc, char **argv)
 {
 	const struct CMUnitTest tests[] = {
-		cmocka_unit_test_setup_teardown(test_a30_dual_mdev, setup, teardown),
-		cmocka_unit_test_setup_teardown(test_scan_without_types, setup, teardown),
-		cmocka_unit_test_setup_teardown(test_vfio_ts_l40s, setup, teardown),
-		cmocka_unit_test_setup_teardown(test_t4_legacy, setup, teardown),
-		cmocka_unit_test_setup_teardown(test_numa_unknown, setup, teardown),
-		cmocka_unit_test_setup_teardown(test_malformed_warnings, setup, teardown),
-		cmocka_unit_test_setup_teardown(test_malformed_survivors, setup, teardown),
-		cmocka_unit_test_setup_teardown(test_malformed_no_callback, setup, teardown),
-		cmocka_unit_test_setup_teardown(test_empty_root, setup, teardown),
+		host_unit_test(test_a30_dual_mdev),
+		host_unit_test(test_scan_without_types),
+		host_unit_test(test_vfio_ts_l40s),
+		host_unit_test(test_t4_legacy),
+		host_unit_test(test_numa_unknown),
+		host_unit_test(test_malformed_warnings),
+		host_unit_test(test_malformed_survivors),
+		host_unit_test(test_malformed_no_callback),
+		host_unit_test(test_empty_root),
 	};
 
-	srcdir = argc > 1 ? argv[1] : getenv("VGPU_SRCDIR");
-	if (!srcdir || !*srcdir) {
-		fprintf(stderr, "usage: %s SRCDIR (or set VGPU_SRCDIR)\n", argv[0]);
+	srcdir = test_srcdir(argc, argv);
+	if (!srcdir)
 		return 2;
-	}
 	return cmocka_run_group_tests_name("inventory", tests, NULL, NULL);
 }

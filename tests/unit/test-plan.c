@@ -22,8 +22,8 @@
 #include <string.h>
 
 #include "vgpu.h"
+#include "test-util.h"
 
-#define ARRAY_SIZE(a) (sizeof(a) / sizeof((a)[0]))
 #define MAX_TEST_CPUS 128
 #define MAX_TEST_NODES 4
 
@@ -42,17 +42,8 @@ struct fixture {
 
 static int setup(void **state)
 {
-	struct fixture *f = calloc(1, sizeof(*f));
-
-	if (!f)
-		return -1;
-	f->plan = calloc(1, sizeof(*f->plan));
-	if (!f->plan) {
-		free(f);
-		return -1;
-	}
-	*state = f;
-	return 0;
+	*state = NEW_FIXTURE_WITH_PLAN(struct fixture);
+	return *state ? 0 : -1;
 }
 
 static int teardown(void **state)
@@ -63,14 +54,6 @@ static int teardown(void **state)
 	free(f->plan);
 	free(f);
 	return 0;
-}
-
-static void parse_cpus(const char *list, struct vgpu_cpuset *s)
-{
-	int r = vgpu_cpulist_parse(list, s);
-
-	if (r < 0)
-		fail_msg("vgpu_cpulist_parse(\"%s\") = %d", list, r);
 }
 
 /*
@@ -111,19 +94,22 @@ static const struct vgpu_topology *a30_topo(struct fixture *f)
 	return make_topo(f, 96, 48, nodes, ARRAY_SIZE(nodes));
 }
 
-static void assert_cpus(const struct vgpu_cpuset *s, const char *want)
-{
-	char buf[1024];
-
-	assert_string_equal(vgpu_cpulist_format(s, buf, sizeof(buf)), want);
-}
-
 static void assert_pins(const struct vgpu_plan *p, const unsigned *want, unsigned n)
 {
 	assert_int_equal(p->vcpus, n);
 	for (unsigned i = 0; i < n; i++)
 		if (p->pins[i] != want[i])
 			fail_msg("vCPU %u pinned to CPU %u, expected %u", i, p->pins[i], want[i]);
+}
+
+/* The plan holds the CPUs @cpus, pins its vCPUs as @pins, and shows cores x threads. */
+static void assert_plan(const struct vgpu_plan *p, const char *cpus, const unsigned *pins,
+			unsigned n, unsigned cores, unsigned threads)
+{
+	assert_cpus(&p->cpus, cpus);
+	assert_pins(p, pins, n);
+	assert_int_equal(p->cores, cores);
+	assert_int_equal(p->threads, threads);
 }
 
 /* vgpu_plan_cpus() that must succeed. */
@@ -134,6 +120,17 @@ static void plan_ok(struct fixture *f, int node, const struct vgpu_cpuset *busy,
 
 	if (r != 0)
 		fail_msg("vgpu_plan_cpus(node %d, %u vCPUs) = %d: %s", node, vcpus, r, err);
+}
+
+/* vgpu_plan_cpus() that must fail with @want_r and the message @want_err. */
+static void plan_fails(struct fixture *f, int node, const struct vgpu_cpuset *busy, unsigned vcpus,
+		       int want_r, const char *want_err)
+{
+	char err[512] = "";
+
+	assert_int_equal(vgpu_plan_cpus(&f->t, node, busy, vcpus, f->plan, err, sizeof(err)),
+			 want_r);
+	assert_string_equal(err, want_err);
 }
 
 /* Fill the plan with a pattern so a failed call can be seen not to touch it. */
@@ -165,7 +162,6 @@ static void test_a30_four_vms(void **state)
 	};
 	struct fixture *f = *state;
 	struct vgpu_cpuset busy;
-	char err[512] = "";
 
 	a30_topo(f);
 	vgpu_cpuset_zero(&busy);
@@ -179,10 +175,7 @@ static void test_a30_four_vms(void **state)
 		}
 		poison_plan(f->plan);
 		plan_ok(f, 0, &busy, 12);
-		assert_cpus(&f->plan->cpus, want[vm]);
-		assert_pins(f->plan, pins, 12);
-		assert_int_equal(f->plan->cores, 6);
-		assert_int_equal(f->plan->threads, 2);
+		assert_plan(f->plan, want[vm], pins, 12, 6, 2);
 		assert_int_equal(f->plan->node, 0);
 		vgpu_cpuset_or(&busy, &f->plan->cpus);
 	}
@@ -199,9 +192,9 @@ static void test_a30_four_vms(void **state)
 	/* node 0 is full: a fifth VM fails, says what is free and what was asked */
 	assert_cpus(&busy, "0-23,48-71");
 	poison_plan(f->plan);
-	assert_int_equal(vgpu_plan_cpus(&f->t, 0, &busy, 12, f->plan, err, sizeof(err)), -ENOSPC);
-	assert_string_equal(err, "NUMA node 0 cannot hold 12 vCPUs: 0 CPUs on whole free cores "
-				 "(none) are left after exclusions");
+	plan_fails(f, 0, &busy, 12, -ENOSPC,
+		   "NUMA node 0 cannot hold 12 vCPUs: 0 CPUs on whole free cores (none) are left "
+		   "after exclusions");
 	assert_plan_poisoned(f->plan);
 }
 
@@ -210,14 +203,13 @@ static void test_a30_partly_full(void **state)
 {
 	struct fixture *f = *state;
 	struct vgpu_cpuset busy;
-	char err[512] = "";
 
 	a30_topo(f);
 	parse_cpus("0-17,48-65", &busy);
 	poison_plan(f->plan);
-	assert_int_equal(vgpu_plan_cpus(&f->t, 0, &busy, 14, f->plan, err, sizeof(err)), -ENOSPC);
-	assert_string_equal(err, "NUMA node 0 cannot hold 14 vCPUs: 12 CPUs on whole free cores "
-				 "(18-23,66-71) are left after exclusions");
+	plan_fails(f, 0, &busy, 14, -ENOSPC,
+		   "NUMA node 0 cannot hold 14 vCPUs: 12 CPUs on whole free cores (18-23,66-71) "
+		   "are left after exclusions");
 	assert_plan_poisoned(f->plan);
 	/* exactly what is left still fits */
 	plan_ok(f, 0, &busy, 12);
@@ -236,10 +228,7 @@ static void test_sibling_busy(void **state)
 	a30_topo(f);
 	parse_cpus("49", &busy);
 	plan_ok(f, 0, &busy, 4);
-	assert_cpus(&f->plan->cpus, "0,2,48,50");
-	assert_pins(f->plan, pins, 4);
-	assert_int_equal(f->plan->cores, 2);
-	assert_int_equal(f->plan->threads, 2);
+	assert_plan(f->plan, "0,2,48,50", pins, 4, 2, 2);
 	assert_false(vgpu_cpuset_has(&f->plan->cpus, 1));
 }
 
@@ -254,19 +243,13 @@ static void test_odd_vcpus(void **state)
 	a30_topo(f);
 	vgpu_cpuset_zero(&busy);
 	plan_ok(f, 0, &busy, 3);
-	assert_pins(f->plan, pins3, 3);
 	/* the spare sibling 49 stays with this VM: no core is shared */
-	assert_cpus(&f->plan->cpus, "0-1,48-49");
-	assert_int_equal(f->plan->cores, 3);
-	assert_int_equal(f->plan->threads, 1);
+	assert_plan(f->plan, "0-1,48-49", pins3, 3, 3, 1);
 
 	/* the next VM starts on core 2, never on the spare CPU 49 */
 	vgpu_cpuset_or(&busy, &f->plan->cpus);
 	plan_ok(f, 0, &busy, 1);
-	assert_pins(f->plan, pins1, 1);
-	assert_cpus(&f->plan->cpus, "2,50");
-	assert_int_equal(f->plan->cores, 1);
-	assert_int_equal(f->plan->threads, 1);
+	assert_plan(f->plan, "2,50", pins1, 1, 1, 1);
 }
 
 /* SMT off: every CPU its own core, threads = 1, nothing reserved beyond the vCPUs. */
@@ -281,17 +264,11 @@ static void test_smt_off(void **state)
 	make_topo(f, 16, 16, nodes, ARRAY_SIZE(nodes));
 	vgpu_cpuset_zero(&busy);
 	plan_ok(f, 1, &busy, 4);
-	assert_pins(f->plan, pins4, 4);
-	assert_cpus(&f->plan->cpus, "8-11");
-	assert_int_equal(f->plan->cores, 4);
-	assert_int_equal(f->plan->threads, 1);
+	assert_plan(f->plan, "8-11", pins4, 4, 4, 1);
 	assert_int_equal(f->plan->node, 1);
 
 	plan_ok(f, 1, &busy, 3);
-	assert_pins(f->plan, pins3, 3);
-	assert_cpus(&f->plan->cpus, "8-10");
-	assert_int_equal(f->plan->cores, 3);
-	assert_int_equal(f->plan->threads, 1);
+	assert_plan(f->plan, "8-10", pins3, 3, 3, 1);
 }
 
 /* 4-way SMT (siblings c, c+8, c+16, c+24): threads = 4, vCPUs 4i..4i+3 on core i. */
@@ -306,18 +283,12 @@ static void test_smt4(void **state)
 	make_topo(f, 32, 8, nodes, ARRAY_SIZE(nodes));
 	vgpu_cpuset_zero(&busy);
 	plan_ok(f, 1, &busy, 8);
-	assert_pins(f->plan, pins8, 8);
-	assert_cpus(&f->plan->cpus, "4-5,12-13,20-21,28-29");
-	assert_int_equal(f->plan->cores, 2);
-	assert_int_equal(f->plan->threads, 4);
+	assert_plan(f->plan, "4-5,12-13,20-21,28-29", pins8, 8, 2, 4);
 	assert_int_equal(f->plan->node, 1);
 
 	vgpu_cpuset_or(&busy, &f->plan->cpus);
 	plan_ok(f, 1, &busy, 4);
-	assert_pins(f->plan, pins4, 4);
-	assert_cpus(&f->plan->cpus, "6,14,22,30");
-	assert_int_equal(f->plan->cores, 1);
-	assert_int_equal(f->plan->threads, 4);
+	assert_plan(f->plan, "6,14,22,30", pins4, 4, 1, 4);
 }
 
 /* Excluded CPUs (a housekeeping core, a stray CPU) take their whole core out. */
@@ -330,10 +301,7 @@ static void test_exclusions(void **state)
 	a30_topo(f);
 	parse_cpus("0,5,48", &exclude);
 	plan_ok(f, 0, &exclude, 12);
-	assert_cpus(&f->plan->cpus, "1-4,6-7,49-52,54-55");
-	assert_pins(f->plan, pins, 12);
-	assert_int_equal(f->plan->cores, 6);
-	assert_int_equal(f->plan->threads, 2);
+	assert_plan(f->plan, "1-4,6-7,49-52,54-55", pins, 12, 6, 2);
 	assert_false(vgpu_cpuset_intersects(&f->plan->cpus, &exclude));
 }
 
@@ -342,7 +310,6 @@ static void test_exhaustion_no_spill(void **state)
 {
 	struct fixture *f = *state;
 	struct vgpu_cpuset busy, node1;
-	char err[512] = "";
 
 	a30_topo(f);
 	vgpu_cpuset_zero(&busy);
@@ -356,16 +323,16 @@ static void test_exhaustion_no_spill(void **state)
 	assert_int_equal(f->plan->pins[47], 71);
 
 	poison_plan(f->plan);
-	assert_int_equal(vgpu_plan_cpus(&f->t, 0, &busy, 49, f->plan, err, sizeof(err)), -ENOSPC);
-	assert_string_equal(err, "NUMA node 0 cannot hold 49 vCPUs: 48 CPUs on whole free cores "
-				 "(0-23,48-71) are left after exclusions");
+	plan_fails(f, 0, &busy, 49, -ENOSPC,
+		   "NUMA node 0 cannot hold 49 vCPUs: 48 CPUs on whole free cores (0-23,48-71) are "
+		   "left after exclusions");
 	assert_plan_poisoned(f->plan);
 
 	/* node 1 all taken, node 0 all free: still no room on node 1 */
 	parse_cpus("24-47,72-95", &node1);
-	assert_int_equal(vgpu_plan_cpus(&f->t, 1, &node1, 2, f->plan, err, sizeof(err)), -ENOSPC);
-	assert_string_equal(err, "NUMA node 1 cannot hold 2 vCPUs: 0 CPUs on whole free cores "
-				 "(none) are left after exclusions");
+	plan_fails(f, 1, &node1, 2, -ENOSPC,
+		   "NUMA node 1 cannot hold 2 vCPUs: 0 CPUs on whole free cores (none) are left "
+		   "after exclusions");
 	assert_plan_poisoned(f->plan);
 }
 
@@ -378,7 +345,6 @@ static void test_core_across_nodes(void **state)
 	static const char *const nodes[] = { "0-3", "4-7" };
 	struct fixture *f = *state;
 	struct vgpu_cpuset busy, fr;
-	char err[512] = "";
 
 	make_topo(f, 8, 8, nodes, ARRAY_SIZE(nodes));
 	f->core_of[7] = 3;
@@ -389,9 +355,9 @@ static void test_core_across_nodes(void **state)
 	assert_cpus(&fr, "4-6");
 	plan_ok(f, 0, &busy, 3);
 	assert_cpus(&f->plan->cpus, "0-2");
-	assert_int_equal(vgpu_plan_cpus(&f->t, 0, &busy, 4, f->plan, err, sizeof(err)), -ENOSPC);
-	assert_string_equal(err, "NUMA node 0 cannot hold 4 vCPUs: 3 CPUs on whole free cores "
-				 "(0-2) are left after exclusions");
+	plan_fails(f, 0, &busy, 4, -ENOSPC,
+		   "NUMA node 0 cannot hold 4 vCPUs: 3 CPUs on whole free cores (0-2) are left "
+		   "after exclusions");
 }
 
 /*
@@ -435,38 +401,44 @@ static void test_offline_sibling(void **state)
 	}
 }
 
-static void test_bad_node(void **state)
+/* A call vgpu_plan_cpus() refuses, and its message. */
+struct bad_call {
+	int node;
+	unsigned vcpus;
+	const char *err;
+};
+
+/* On the A30 host with nothing busy each call fails with @want_r; the plan is untouched. */
+static void check_bad_calls(struct fixture *f, const struct bad_call *calls, size_t n, int want_r)
 {
-	struct fixture *f = *state;
 	struct vgpu_cpuset busy;
-	char err[512] = "";
 
 	a30_topo(f);
 	vgpu_cpuset_zero(&busy);
 	poison_plan(f->plan);
-	assert_int_equal(vgpu_plan_cpus(&f->t, 2, &busy, 4, f->plan, err, sizeof(err)), -ENOENT);
-	assert_string_equal(err, "NUMA node 2 does not exist on this host");
-	assert_int_equal(vgpu_plan_cpus(&f->t, -1, &busy, 4, f->plan, err, sizeof(err)), -ENOENT);
-	assert_string_equal(err, "NUMA node -1 does not exist on this host");
+	for (size_t i = 0; i < n; i++)
+		plan_fails(f, calls[i].node, &busy, calls[i].vcpus, want_r, calls[i].err);
 	assert_plan_poisoned(f->plan);
+}
+
+static void test_bad_node(void **state)
+{
+	static const struct bad_call calls[] = {
+		{ 2, 4, "NUMA node 2 does not exist on this host" },
+		{ -1, 4, "NUMA node -1 does not exist on this host" },
+	};
+
+	check_bad_calls(*state, calls, ARRAY_SIZE(calls), -ENOENT);
 }
 
 static void test_bad_vcpus(void **state)
 {
-	struct fixture *f = *state;
-	struct vgpu_cpuset busy;
-	char err[512] = "";
+	static const struct bad_call calls[] = {
+		{ 0, 0, "invalid vCPU count 0" },
+		{ 0, VGPU_MAX_CPUS + 1, "invalid vCPU count 8193" },
+	};
 
-	a30_topo(f);
-	vgpu_cpuset_zero(&busy);
-	poison_plan(f->plan);
-	assert_int_equal(vgpu_plan_cpus(&f->t, 0, &busy, 0, f->plan, err, sizeof(err)), -EINVAL);
-	assert_string_equal(err, "invalid vCPU count 0");
-	assert_int_equal(vgpu_plan_cpus(&f->t, 0, &busy, VGPU_MAX_CPUS + 1, f->plan, err,
-					sizeof(err)),
-			 -EINVAL);
-	assert_string_equal(err, "invalid vCPU count 8193");
-	assert_plan_poisoned(f->plan);
+	check_bad_calls(*state, calls, ARRAY_SIZE(calls), -EINVAL);
 }
 
 /* ---- vgpu_node_free_cpus -------------------------------------------------------- */
@@ -530,21 +502,10 @@ static void test_type_matches(void **state)
 /* Open tests/data/hosts/@name, scan with types, read the topology. */
 static void open_host(struct fixture *f, const char *name)
 {
-	char *err = NULL;
-	int n = snprintf(f->root, sizeof(f->root), "%s/tests/data/hosts/%s", srcdir, name);
-	int r;
-
-	if (n < 0 || (size_t)n >= sizeof(f->root))
-		fail_msg("source directory path too long: %s", srcdir);
-	r = vgpu_host_open(f->root, &f->h, &err);
-	if (r < 0)
-		fail_msg("vgpu_host_open: %s", err);
-	r = vgpu_host_scan(f->h, true);
-	if (r < 0)
-		fail_msg("vgpu_host_scan(%s) = %d: %s", name, r, vgpu_last_error(f->h));
-	r = vgpu_host_read_topology(f->h);
-	if (r < 0)
-		fail_msg("vgpu_host_read_topology(%s) = %d: %s", name, r, vgpu_last_error(f->h));
+	fixture_host_path(f->root, sizeof(f->root), srcdir, name);
+	host_open_ok(f->root, &f->h, NULL);
+	host_scan_ok(f->h);
+	host_read_topology_ok(f->h);
 }
 
 static struct vgpu_request *new_request(unsigned vcpus, const char *profile)
@@ -568,24 +529,62 @@ static void make_ok(struct fixture *f, const struct vgpu_request *req)
 			 vgpu_last_error(f->h));
 }
 
+/* vGPU @i of the plan is type @type on the VF (or PF) @vf. */
+static void assert_vgpu(const struct vgpu_plan *p, size_t i, const char *vf, unsigned type)
+{
+	assert_string_equal(p->vgpus[i].vf->addr, vf);
+	assert_int_equal(p->vgpus[i].type->id, type);
+}
+
+/* vgpu_plan_make() that must fail with @want_r and the message @want_err. */
+static void make_fails(struct fixture *f, const struct vgpu_request *req, int want_r,
+		       const char *want_err)
+{
+	assert_int_equal(vgpu_plan_make(f->h, req, f->plan), want_r);
+	assert_string_equal(vgpu_last_error(f->h), want_err);
+}
+
+/*
+ * Open fixture host @host and plan a @vcpus-vCPU VM with a vGPU of @p0 and, unless
+ * @p1 is NULL, one of @p1: the plan must hold that many.  The caller frees the request.
+ */
+static struct vgpu_request *make_vm_ok(struct fixture *f, const char *host, unsigned vcpus,
+				       const char *p0, const char *p1)
+{
+	struct vgpu_request *req = new_request(vcpus, p0);
+
+	open_host(f, host);
+	if (p1) {
+		req->profiles[1] = p1;
+		req->n_profiles = 2;
+	}
+	make_ok(f, req);
+	assert_int_equal(f->plan->n_vgpus, req->n_profiles);
+	return req;
+}
+
+/* On the A30 host a 4-vCPU VM with @profile cannot be planned. */
+static void check_a30_profile_fails(struct fixture *f, const char *profile, int want_r,
+				    const char *want_err)
+{
+	struct vgpu_request *req = new_request(4, profile);
+
+	open_host(f, "a30-dual-mdev");
+	make_fails(f, req, want_r, want_err);
+	free(req);
+}
+
 static void test_make_a30_time_sliced(void **state)
 {
 	static const unsigned pins[12] = { 0, 48, 1, 49, 2, 50, 3, 51, 4, 52, 5, 53 };
 	struct fixture *f = *state;
-	struct vgpu_request *req = new_request(12, "A30-6C");
+	struct vgpu_request *req = make_vm_ok(f, "a30-dual-mdev", 12, "A30-6C", NULL);
 
-	open_host(f, "a30-dual-mdev");
-	make_ok(f, req);
-	assert_int_equal(f->plan->n_vgpus, 1);
-	assert_string_equal(f->plan->vgpus[0].vf->addr, "0000:3b:00.4");
+	assert_vgpu(f->plan, 0, "0000:3b:00.4", 684);
 	assert_string_equal(f->plan->vgpus[0].vf->gpu->addr, "0000:3b:00.0");
-	assert_int_equal(f->plan->vgpus[0].type->id, 684);
 	assert_string_equal(f->plan->vgpus[0].type->name, "NVIDIA A30-6C");
 	assert_int_equal(f->plan->node, 0);
-	assert_cpus(&f->plan->cpus, "0-5,48-53");
-	assert_pins(f->plan, pins, 12);
-	assert_int_equal(f->plan->cores, 6);
-	assert_int_equal(f->plan->threads, 2);
+	assert_plan(f->plan, "0-5,48-53", pins, 12, 6, 2);
 	assert_string_equal(f->plan->reason,
 			    "0000:3b:00.4 is free and offers A30-6C now; GPU 0000:3b:00.0 (0 of 4 "
 			    "vGPU parents in use) is on NUMA node 0 which has room for the VM's "
@@ -599,14 +598,10 @@ static void test_make_a30_mig(void **state)
 {
 	static const unsigned pins[4] = { 24, 72, 25, 73 };
 	struct fixture *f = *state;
-	struct vgpu_request *req = new_request(4, "A30-2-12C");
+	struct vgpu_request *req = make_vm_ok(f, "a30-dual-mdev", 4, "A30-2-12C", NULL);
 
-	open_host(f, "a30-dual-mdev");
-	make_ok(f, req);
-	assert_int_equal(f->plan->n_vgpus, 1);
 	assert_string_equal(f->plan->vgpus[0].vf->gpu->addr, "0000:af:00.0");
-	assert_string_equal(f->plan->vgpus[0].vf->addr, "0000:af:00.4");
-	assert_int_equal(f->plan->vgpus[0].type->id, 690);
+	assert_vgpu(f->plan, 0, "0000:af:00.4", 690);
 	assert_int_equal(f->plan->node, 1);
 	assert_cpus(&f->plan->cpus, "24-25,72-73");
 	assert_pins(f->plan, pins, 4);
@@ -621,52 +616,36 @@ static void test_make_a30_no_spill(void **state)
 
 	open_host(f, "a30-dual-mdev");
 	parse_cpus("0-23,48-71", &req->exclude);
-	assert_int_equal(vgpu_plan_make(f->h, req, f->plan), -ENOSPC);
-	assert_string_equal(vgpu_last_error(f->h),
-			    "NUMA node 0 cannot hold 12 vCPUs: 0 CPUs on whole free cores (none) "
-			    "are left after exclusions");
+	make_fails(f, req, -ENOSPC,
+		   "NUMA node 0 cannot hold 12 vCPUs: 0 CPUs on whole free cores (none) are left "
+		   "after exclusions");
 	free(req);
 }
 
 static void test_make_unknown_profile(void **state)
 {
-	struct fixture *f = *state;
-	struct vgpu_request *req = new_request(4, "A30-5C");
-
-	open_host(f, "a30-dual-mdev");
-	assert_int_equal(vgpu_plan_make(f->h, req, f->plan), -ENOENT);
-	assert_string_equal(vgpu_last_error(f->h),
-			    "unknown vGPU profile 'A30-5C'; available now: A30-4C, A30-6C, A30-8C, "
-			    "A30-12C, A30-24C, A30-2-12C");
-	free(req);
+	check_a30_profile_fails(*state, "A30-5C", -ENOENT,
+				"unknown vGPU profile 'A30-5C'; available now: A30-4C, A30-6C, "
+				"A30-8C, A30-12C, A30-24C, A30-2-12C");
 }
 
 /* Known on the host but not creatable anywhere now. */
 static void test_make_not_free(void **state)
 {
-	struct fixture *f = *state;
-	struct vgpu_request *req = new_request(4, "A30-1-6C");
-
-	open_host(f, "a30-dual-mdev");
-	assert_int_equal(vgpu_plan_make(f->h, req, f->plan), -EBUSY);
-	assert_string_equal(vgpu_last_error(f->h),
-			    "no free VF can take 'A30-1-6C' now; available now: A30-4C, A30-6C, "
-			    "A30-8C, A30-12C, A30-24C, A30-2-12C");
-	free(req);
+	check_a30_profile_fails(*state, "A30-1-6C", -EBUSY,
+				"no free VF can take 'A30-1-6C' now; available now: A30-4C, "
+				"A30-6C, A30-8C, A30-12C, A30-24C, A30-2-12C");
 }
 
 static void test_make_no_topology(void **state)
 {
 	struct fixture *f = *state;
 	struct vgpu_request *req = new_request(4, "A30-6C");
-	char *err = NULL;
-	int n = snprintf(f->root, sizeof(f->root), "%s/tests/data/hosts/a30-dual-mdev", srcdir);
 
-	assert_true(n > 0 && (size_t)n < sizeof(f->root));
-	assert_int_equal(vgpu_host_open(f->root, &f->h, &err), 0);
-	assert_int_equal(vgpu_host_scan(f->h, true), 0);
-	assert_int_equal(vgpu_plan_make(f->h, req, f->plan), -EINVAL);
-	assert_string_equal(vgpu_last_error(f->h), "host topology has not been read");
+	fixture_host_path(f->root, sizeof(f->root), srcdir, "a30-dual-mdev");
+	host_open_ok(f->root, &f->h, NULL);
+	host_scan_ok(f->h);
+	make_fails(f, req, -EINVAL, "host topology has not been read");
 	free(req);
 }
 
@@ -675,15 +654,11 @@ static void test_make_l40s_least_used(void **state)
 {
 	static const unsigned pins[2] = { 0, 32 };
 	struct fixture *f = *state;
-	struct vgpu_request *req = new_request(2, "L40S-4Q");
+	struct vgpu_request *req = make_vm_ok(f, "vfio-ts-l40s", 2, "L40S-4Q", NULL);
 
-	open_host(f, "vfio-ts-l40s");
-	make_ok(f, req);
-	assert_int_equal(f->plan->n_vgpus, 1);
 	assert_string_equal(f->plan->vgpus[0].vf->gpu->addr, "0000:c1:00.0");
-	assert_string_equal(f->plan->vgpus[0].vf->addr, "0000:c1:00.4");
+	assert_vgpu(f->plan, 0, "0000:c1:00.4", 1149);
 	assert_int_equal(f->plan->vgpus[0].vf->iface, VGPU_IFACE_VENDOR_VFIO);
-	assert_int_equal(f->plan->vgpus[0].type->id, 1149);
 	assert_int_equal(f->plan->node, 0);
 	assert_pins(f->plan, pins, 2);
 	assert_string_equal(f->plan->reason,
@@ -701,20 +676,17 @@ static void test_make_pinned_vf(void **state)
 
 	open_host(f, "vfio-ts-l40s");
 	req->vf = "0000:41:00.5";
-	assert_int_equal(vgpu_plan_make(f->h, req, f->plan), -EBUSY);
-	assert_string_equal(vgpu_last_error(f->h),
-			    "--vf '0000:41:00.5' cannot take 'L40S-4Q' now (it holds a vGPU)");
+	make_fails(f, req, -EBUSY,
+		   "--vf '0000:41:00.5' cannot take 'L40S-4Q' now (it holds a vGPU)");
 
 	req->vf = "41:00.6";
 	make_ok(f, req);
 	assert_int_equal(f->plan->n_vgpus, 1);
-	assert_string_equal(f->plan->vgpus[0].vf->addr, "0000:41:00.6");
+	assert_vgpu(f->plan, 0, "0000:41:00.6", 1149);
 	assert_string_equal(f->plan->vgpus[0].vf->gpu->addr, "0000:41:00.0");
-	assert_int_equal(f->plan->vgpus[0].type->id, 1149);
 
 	req->vf = "0000:41:07.0";
-	assert_int_equal(vgpu_plan_make(f->h, req, f->plan), -ENOENT);
-	assert_string_equal(vgpu_last_error(f->h), "--vf '0000:41:07.0': no such VF");
+	make_fails(f, req, -ENOENT, "--vf '0000:41:07.0': no such VF");
 	free(req);
 }
 
@@ -722,17 +694,10 @@ static void test_make_pinned_vf(void **state)
 static void test_make_two_profiles(void **state)
 {
 	struct fixture *f = *state;
-	struct vgpu_request *req = new_request(4, "L40S-4Q");
+	struct vgpu_request *req = make_vm_ok(f, "vfio-ts-l40s", 4, "L40S-4Q", "L40S-4C");
 
-	open_host(f, "vfio-ts-l40s");
-	req->profiles[1] = "L40S-4C";
-	req->n_profiles = 2;
-	make_ok(f, req);
-	assert_int_equal(f->plan->n_vgpus, 2);
-	assert_string_equal(f->plan->vgpus[0].vf->addr, "0000:c1:00.4");
-	assert_int_equal(f->plan->vgpus[0].type->id, 1149);
-	assert_string_equal(f->plan->vgpus[1].vf->addr, "0000:c1:00.5");
-	assert_int_equal(f->plan->vgpus[1].type->id, 1156);
+	assert_vgpu(f->plan, 0, "0000:c1:00.4", 1149);
+	assert_vgpu(f->plan, 1, "0000:c1:00.5", 1156);
 	assert_ptr_not_equal(f->plan->vgpus[0].vf, f->plan->vgpus[1].vf);
 
 	/* the same profile twice still takes two VFs */
@@ -740,8 +705,7 @@ static void test_make_two_profiles(void **state)
 	make_ok(f, req);
 	assert_int_equal(f->plan->n_vgpus, 2);
 	assert_string_equal(f->plan->vgpus[0].vf->addr, "0000:c1:00.4");
-	assert_string_equal(f->plan->vgpus[1].vf->addr, "0000:c1:00.5");
-	assert_int_equal(f->plan->vgpus[1].type->id, 1149);
+	assert_vgpu(f->plan, 1, "0000:c1:00.5", 1149);
 	free(req);
 }
 
@@ -749,16 +713,10 @@ static void test_make_two_profiles(void **state)
 static void test_make_two_time_sliced(void **state)
 {
 	struct fixture *f = *state;
-	struct vgpu_request *req = new_request(4, "A30-6C");
+	struct vgpu_request *req = make_vm_ok(f, "a30-dual-mdev", 4, "A30-6C", "nvidia-684");
 
-	open_host(f, "a30-dual-mdev");
-	req->profiles[1] = "nvidia-684";
-	req->n_profiles = 2;
-	make_ok(f, req);
-	assert_int_equal(f->plan->n_vgpus, 2);
 	assert_string_equal(f->plan->vgpus[0].vf->addr, "0000:3b:00.4");
-	assert_string_equal(f->plan->vgpus[1].vf->addr, "0000:3b:00.5");
-	assert_int_equal(f->plan->vgpus[1].type->id, 684);
+	assert_vgpu(f->plan, 1, "0000:3b:00.5", 684);
 	assert_int_equal(f->plan->node, 0);
 	assert_string_equal(f->plan->warnings, "'A30-6C': several time-sliced vGPUs of one GPU in "
 					       "one VM need vGPU software 16 or later");
@@ -770,15 +728,11 @@ static void test_make_t4_pf_parent(void **state)
 {
 	static const unsigned pins[4] = { 0, 8, 1, 9 };
 	struct fixture *f = *state;
-	struct vgpu_request *req = new_request(4, "T4-4Q");
+	struct vgpu_request *req = make_vm_ok(f, "t4-legacy", 4, "T4-4Q", NULL);
 
-	open_host(f, "t4-legacy");
-	make_ok(f, req);
-	assert_int_equal(f->plan->n_vgpus, 1);
-	assert_string_equal(f->plan->vgpus[0].vf->addr, "0000:5e:00.0");
+	assert_vgpu(f->plan, 0, "0000:5e:00.0", 232);
 	assert_int_equal(f->plan->vgpus[0].vf->index, -1);
 	assert_true(f->plan->vgpus[0].vf->in_use);
-	assert_int_equal(f->plan->vgpus[0].type->id, 232);
 	assert_int_equal(f->plan->node, 0);
 	assert_pins(f->plan, pins, 4);
 	assert_cpus(&f->plan->cpus, "0-1,8-9");
@@ -815,10 +769,8 @@ int main(int argc, char **argv)
 		cmocka_unit_test_setup_teardown(test_make_t4_pf_parent, setup, teardown),
 	};
 
-	srcdir = argc > 1 ? argv[1] : getenv("VGPU_SRCDIR");
-	if (!srcdir || !*srcdir) {
-		fprintf(stderr, "usage: %s SRCDIR (or set VGPU_SRCDIR)\n", argv[0]);
+	srcdir = test_srcdir(argc, argv);
+	if (!srcdir)
 		return 2;
-	}
 	return cmocka_run_group_tests_name("plan", tests, NULL, NULL);
 }

@@ -25,17 +25,11 @@
 #include <unistd.h>
 
 #include "vgpu.h"
+#include "test-util.h"
 
 static const char *srcdir;
 
 /* ---- a host tree in a temporary directory --------------------------------- */
-
-struct fixture {
-	char root[1024];
-	struct vgpu_host *h;
-	char *msgs[32];
-	size_t n_msgs;
-};
 
 static void mkdirs(const char *path)
 {
@@ -55,7 +49,7 @@ static void mkdirs(const char *path)
 }
 
 /* put(f, "sys/devices/system/cpu/online", "0-7\n"): write a file, parents made. */
-static void put(struct fixture *f, const char *rel, const char *content)
+static void put(struct host_fixture *f, const char *rel, const char *content)
 {
 	char path[PATH_MAX], *slash;
 	FILE *fp;
@@ -72,9 +66,9 @@ static void put(struct fixture *f, const char *rel, const char *content)
 	fclose(fp);
 }
 
-static void putf(struct fixture *f, const char *rel, const char *fmt, ...)
+static void putf(struct host_fixture *f, const char *rel, const char *fmt, ...)
 	__attribute__((format(printf, 3, 4)));
-static void putf(struct fixture *f, const char *rel, const char *fmt, ...)
+static void putf(struct host_fixture *f, const char *rel, const char *fmt, ...)
 {
 	char buf[512];
 	va_list ap;
@@ -85,7 +79,7 @@ static void putf(struct fixture *f, const char *rel, const char *fmt, ...)
 	put(f, rel, buf);
 }
 
-static void drop(struct fixture *f, const char *rel)
+static void drop(struct host_fixture *f, const char *rel)
 {
 	char path[PATH_MAX];
 
@@ -101,16 +95,8 @@ static int rm_entry(const char *path, const struct stat *st, int flag, struct FT
 	return flag == FTW_DP ? rmdir(path) : unlink(path);
 }
 
-static void warn_cb(void *data, const char *msg)
-{
-	struct fixture *f = data;
-
-	assert_true(f->n_msgs < sizeof(f->msgs) / sizeof(f->msgs[0]));
-	f->msgs[f->n_msgs++] = strdup(msg);
-}
-
 /* The standard 2-node, 8-CPU host. */
-static void build_host(struct fixture *f)
+static void build_host(struct host_fixture *f)
 {
 	put(f, "sys/devices/system/node/online", "0-1\n");
 	put(f, "sys/devices/system/node/possible", "0-1\n");
@@ -141,54 +127,39 @@ static void build_host(struct fixture *f)
 
 static int setup(void **state)
 {
-	struct fixture *f = calloc(1, sizeof(*f));
-	const char *tmp = getenv("TMPDIR");
+	struct host_fixture *f;
 
-	if (!f)
+	if (host_fixture_setup(state) < 0)
 		return -1;
-	snprintf(f->root, sizeof(f->root), "%s/vgpu-topo-XXXXXX", tmp && *tmp ? tmp : "/tmp");
+	f = *state;
+	snprintf(f->root, sizeof(f->root), "%s/vgpu-topo-XXXXXX", test_tmpdir());
 	if (!mkdtemp(f->root)) {
-		free(f);
+		host_fixture_teardown(state);
 		return -1;
 	}
-	*state = f;
 	return 0;
 }
 
+/* Close the host, then delete its tree. */
 static int teardown(void **state)
 {
-	struct fixture *f = *state;
+	struct host_fixture *f = *state;
+	char root[sizeof(f->root)];
 
-	vgpu_host_free(f->h);
-	for (size_t i = 0; i < f->n_msgs; i++)
-		free(f->msgs[i]);
-	nftw(f->root, rm_entry, 16, FTW_DEPTH | FTW_PHYS);
-	free(f);
+	memcpy(root, f->root, sizeof(root));
+	host_fixture_teardown(state);
+	nftw(root, rm_entry, 16, FTW_DEPTH | FTW_PHYS);
 	return 0;
 }
 
 /* Open the fixture's root and read its topology; warnings are collected. */
-static const struct vgpu_topology *open_and_read(struct fixture *f)
+static const struct vgpu_topology *open_and_read(struct host_fixture *f)
 {
-	char *err = NULL;
-	int r = vgpu_host_open(f->root, &f->h, &err);
-
-	if (r < 0)
-		fail_msg("vgpu_host_open: %s", err);
-	vgpu_host_set_warn(f->h, warn_cb, f);
+	host_open_ok(f->root, &f->h, &f->warn);
 	assert_null(vgpu_host_topology(f->h));
-	r = vgpu_host_read_topology(f->h);
-	if (r < 0)
-		fail_msg("vgpu_host_read_topology = %d: %s", r, vgpu_last_error(f->h));
+	host_read_topology_ok(f->h);
 	assert_non_null(vgpu_host_topology(f->h));
 	return vgpu_host_topology(f->h);
-}
-
-static void assert_cpus(const struct vgpu_cpuset *s, const char *want)
-{
-	char buf[256];
-
-	assert_string_equal(vgpu_cpulist_format(s, buf, sizeof(buf)), want);
 }
 
 static void assert_core_of(const struct vgpu_topology *t, const int *want, unsigned n)
@@ -203,7 +174,7 @@ static void assert_core_of(const struct vgpu_topology *t, const int *want, unsig
 
 static void test_two_nodes(void **state)
 {
-	struct fixture *f = *state;
+	struct host_fixture *f = *state;
 	const struct vgpu_topology *t;
 	const struct vgpu_node *n0, *n1;
 	static const int core_of[8] = { 0, 1, 2, 3, 0, 1, 2, 3 };
@@ -235,7 +206,7 @@ static void test_two_nodes(void **state)
 	assert_int_equal(n1->hugepages_1g_total, -1);
 	assert_int_equal(n1->hugepages_1g_free, -1);
 
-	assert_int_equal(f->n_msgs, 0);
+	assert_no_warnings(&f->warn);
 
 	/* read once: a second call keeps the first result */
 	assert_int_equal(vgpu_host_read_topology(f->h), 0);
@@ -245,7 +216,7 @@ static void test_two_nodes(void **state)
 /* No thread_siblings_list (older kernels, odd VMs): each CPU is its own core. */
 static void test_missing_siblings(void **state)
 {
-	struct fixture *f = *state;
+	struct host_fixture *f = *state;
 	const struct vgpu_topology *t;
 	static const int core_of[8] = { 0, 1, 2, 3, 0, 1, 2, 7 };
 
@@ -255,13 +226,13 @@ static void test_missing_siblings(void **state)
 	t = open_and_read(f);
 	assert_core_of(t, core_of, 8);
 	/* a missing file is a normal situation: no warning */
-	assert_int_equal(f->n_msgs, 0);
+	assert_no_warnings(&f->warn);
 }
 
 /* A sibling list that leaves out its own CPU is wrong: warn, own core. */
 static void test_siblings_without_self(void **state)
 {
-	struct fixture *f = *state;
+	struct host_fixture *f = *state;
 	const struct vgpu_topology *t;
 	char want[PATH_MAX];
 	static const int core_of[8] = { 0, 1, 2, 3, 0, 5, 2, 3 };
@@ -271,18 +242,18 @@ static void test_siblings_without_self(void **state)
 	put(f, "sys/devices/system/cpu/cpu5/topology/thread_siblings_list", "5\n");
 	t = open_and_read(f);
 	assert_core_of(t, core_of, 8);
-	assert_int_equal(f->n_msgs, 1);
+	assert_int_equal(f->warn.n, 1);
 	snprintf(want, sizeof(want),
 		 "'%s/sys/devices/system/cpu/cpu1/topology/thread_siblings_list'", f->root);
-	if (!strstr(f->msgs[0], want))
-		fail_msg("warning \"%s\" does not name %s", f->msgs[0], want);
-	assert_non_null(strstr(f->msgs[0], "CPU 1"));
+	if (!strstr(f->warn.msgs[0], want))
+		fail_msg("warning \"%s\" does not name %s", f->warn.msgs[0], want);
+	assert_non_null(strstr(f->warn.msgs[0], "CPU 1"));
 }
 
 /* An offline CPU is in no node and has no core. */
 static void test_offline_cpu(void **state)
 {
-	struct fixture *f = *state;
+	struct host_fixture *f = *state;
 	const struct vgpu_topology *t;
 	static const int core_of[7] = { 0, 1, 2, 3, 0, 1, 2 };
 
@@ -297,7 +268,7 @@ static void test_offline_cpu(void **state)
 /* A kernel without NUMA: one implicit node 0 holding every online CPU. */
 static void test_no_numa(void **state)
 {
-	struct fixture *f = *state;
+	struct host_fixture *f = *state;
 	const struct vgpu_topology *t;
 	static const int core_of[4] = { 0, 1, 0, 1 };
 
@@ -313,13 +284,13 @@ static void test_no_numa(void **state)
 	assert_int_equal(t->nodes[0].mem_total_kib, 0);
 	assert_int_equal(t->nodes[0].hugepages_1g_total, -1);
 	assert_core_of(t, core_of, 4);
-	assert_int_equal(f->n_msgs, 0);
+	assert_no_warnings(&f->warn);
 }
 
 /* cpu/online missing: cpu/present is used instead. */
 static void test_present_fallback(void **state)
 {
-	struct fixture *f = *state;
+	struct host_fixture *f = *state;
 	const struct vgpu_topology *t;
 
 	build_host(f);
@@ -332,14 +303,13 @@ static void test_present_fallback(void **state)
 /* Neither cpu/online nor cpu/present: an error naming the file. */
 static void test_no_cpu_list(void **state)
 {
-	struct fixture *f = *state;
-	char *err = NULL;
+	struct host_fixture *f = *state;
 	char want[PATH_MAX];
 
 	build_host(f);
 	drop(f, "sys/devices/system/cpu/online");
 	drop(f, "sys/devices/system/cpu/present");
-	assert_int_equal(vgpu_host_open(f->root, &f->h, &err), 0);
+	host_open_ok(f->root, &f->h, NULL);
 	assert_int_equal(vgpu_host_read_topology(f->h), -ENOENT);
 	assert_null(vgpu_host_topology(f->h));
 	snprintf(want, sizeof(want), "'%s/sys/devices/system/cpu/online'", f->root);
@@ -350,12 +320,11 @@ static void test_no_cpu_list(void **state)
 /* A garbled node/online is an error, not "no NUMA". */
 static void test_bad_node_online(void **state)
 {
-	struct fixture *f = *state;
-	char *err = NULL;
+	struct host_fixture *f = *state;
 
 	build_host(f);
 	put(f, "sys/devices/system/node/online", "zero\n");
-	assert_int_equal(vgpu_host_open(f->root, &f->h, &err), 0);
+	host_open_ok(f->root, &f->h, NULL);
 	assert_int_equal(vgpu_host_read_topology(f->h), -EINVAL);
 	assert_non_null(strstr(vgpu_last_error(f->h), "sys/devices/system/node/online"));
 }
@@ -364,7 +333,7 @@ static void test_bad_node_online(void **state)
 
 static void test_open_regular_file(void **state)
 {
-	struct fixture *f = *state;
+	struct host_fixture *f = *state;
 	struct vgpu_host *h = NULL;
 	char path[PATH_MAX], want[PATH_MAX + 64];
 	char *err = NULL;
@@ -383,7 +352,7 @@ static void test_open_regular_file(void **state)
 
 static void test_open_missing(void **state)
 {
-	struct fixture *f = *state;
+	struct host_fixture *f = *state;
 	struct vgpu_host *h = NULL;
 	char path[PATH_MAX], want[PATH_MAX + 64];
 	char *err = NULL;
@@ -398,7 +367,7 @@ static void test_open_missing(void **state)
 
 static void test_open_root_name(void **state)
 {
-	struct fixture *f = *state;
+	struct host_fixture *f = *state;
 	char path[PATH_MAX + 4];
 	char *err = NULL;
 
@@ -425,14 +394,11 @@ static void test_open_root_name(void **state)
 
 static void test_fixture_a30_dual(void **state)
 {
-	struct fixture *f = *state;
+	struct host_fixture *f = *state;
 	const struct vgpu_topology *t;
 	const struct vgpu_node *n0, *n1;
-	int len;
 
-	len = snprintf(f->root, sizeof(f->root), "%s/tests/data/hosts/a30-dual-mdev", srcdir);
-	if (len < 0 || (size_t)len >= sizeof(f->root))
-		fail_msg("source directory path too long: %s", srcdir);
+	fixture_host_path(f->root, sizeof(f->root), srcdir, "a30-dual-mdev");
 	t = open_and_read(f);
 	assert_int_equal(t->n_nodes, 2);
 	assert_int_equal(t->n_cpus, 96);
@@ -451,29 +417,7 @@ static void test_fixture_a30_dual(void **state)
 	assert_int_equal(n0->hugepages_1g_total, 8);
 	assert_int_equal(n0->hugepages_1g_free, 8);
 	assert_int_equal(n1->hugepages_1g_total, 0);
-	assert_int_equal(f->n_msgs, 0);
-}
-
-/* The fixture test must not delete the committed tree in teardown. */
-static int fixture_setup(void **state)
-{
-	struct fixture *f = calloc(1, sizeof(*f));
-
-	if (!f)
-		return -1;
-	*state = f;
-	return 0;
-}
-
-static int fixture_teardown(void **state)
-{
-	struct fixture *f = *state;
-
-	vgpu_host_free(f->h);
-	for (size_t i = 0; i < f->n_msgs; i++)
-		free(f->msgs[i]);
-	free(f);
-	return 0;
+	assert_no_warnings(&f->warn);
 }
 
 int main(int argc, char **argv)
@@ -490,14 +434,12 @@ int main(int argc, char **argv)
 		cmocka_unit_test_setup_teardown(test_open_regular_file, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_open_missing, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_open_root_name, setup, teardown),
-		cmocka_unit_test_setup_teardown(test_fixture_a30_dual, fixture_setup,
-						fixture_teardown),
+		/* no temporary tree: teardown must not delete the committed one */
+		host_unit_test(test_fixture_a30_dual),
 	};
 
-	srcdir = argc > 1 ? argv[1] : getenv("VGPU_SRCDIR");
-	if (!srcdir || !*srcdir) {
-		fprintf(stderr, "usage: %s SRCDIR (or set VGPU_SRCDIR)\n", argv[0]);
+	srcdir = test_srcdir(argc, argv);
+	if (!srcdir)
 		return 2;
-	}
 	return cmocka_run_group_tests_name("topo", tests, NULL, NULL);
 }
