@@ -85,14 +85,6 @@ sq() {
 	printf "'%s'" "$1"
 }
 
-# hf_stat JSON FIELD: print FIELD (mean/stddev, seconds) of each result.
-hf_stat() {
-	if command -v jq >/dev/null 2>&1; then
-		jq -r ".results[].$2" "$1"
-	else
-		sed -n "s/^[[:space:]]*\"$2\":[[:space:]]*\([-0-9.eE+]*\).*/\1/p" "$1"
-	fi
-}
 
 # strace_total FILE: total number of syscalls from `strace -c` output.
 strace_total() {

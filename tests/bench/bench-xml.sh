@@ -103,13 +103,6 @@ hfq() {
 	printf '%s' "${out% }"
 }
 
-hf_mean() {
-	if command -v jq >/dev/null 2>&1; then
-		jq -r ".results[].$2" "$1"
-	else
-		sed -n "s/^[[:space:]]*\"$2\":[[:space:]]*\([-0-9.eE+]*\).*/\1/p" "$1"
-	fi
-}
 
 echo "vgpuctl:      $VGPUCTL"
 echo "sysroot:      $SYSROOT"
@@ -217,10 +210,10 @@ hyperfine -N --style "$style" --warmup "$WARMUP" --runs "$RUNS_VI" \
 	--export-json "$TMP/vi.json" -n virt-install "$(hfq "${VI_CMD[@]}")" >&2 ||
 	die "hyperfine (virt-install) failed"
 
-vg_mean=$(hf_mean "$TMP/vg.json" mean)
-vg_sd=$(hf_mean "$TMP/vg.json" stddev)
-vi_mean=$(hf_mean "$TMP/vi.json" mean)
-vi_sd=$(hf_mean "$TMP/vi.json" stddev)
+vg_mean=$(hf_stat "$TMP/vg.json" mean)
+vg_sd=$(hf_stat "$TMP/vg.json" stddev)
+vi_mean=$(hf_stat "$TMP/vi.json" mean)
+vi_sd=$(hf_stat "$TMP/vi.json" stddev)
 
 awk -v vg="$vg_mean" -v vgsd="$vg_sd" -v vi="$vi_mean" -v visd="$vi_sd" 'BEGIN {
 	printf "\n%-14s %12s %10s\n", "command", "mean ms", "stddev ms"

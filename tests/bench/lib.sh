@@ -6,3 +6,11 @@ REPO=$(cd "$HERE/../.." && pwd)
 VGPUCTL=${VGPUCTL:-build/src/vgpuctl}
 case $VGPUCTL in /*) ;; *) VGPUCTL=$REPO/$VGPUCTL ;; esac
 [ -x "$VGPUCTL" ] || { echo "$(basename "$0"): $VGPUCTL not built (meson setup build && ninja -C build)" >&2; exit 1; }
+# hf_stat JSON FIELD: print FIELD (mean/stddev, seconds) of each result.
+hf_stat() {
+	if command -v jq >/dev/null 2>&1; then
+		jq -r ".results[].$2" "$1"
+	else
+		sed -n "s/^[[:space:]]*\"$2\":[[:space:]]*\([-0-9.eE+]*\).*/\1/p" "$1"
+	fi
+}
