@@ -11,7 +11,7 @@
 #   NVF    SR-IOV virtual functions (VFs) per PF
 #   NTYPE  mdev types per VF (nvidia-600, nvidia-601, ...)
 #
-# Layout (BB = 0x10 + 16*g in hex, g = 0..NGPU-1):
+# Layout (BB = 0x10 + g in hex, g = 0..NGPU-1; VFs share their PF's bus):
 #   sys/devices/pci0000:BB/0000:BB:00.0        PF (vendor/device/class/numa_node,
 #                                              local_cpulist, sriov_*, virtfnN,
 #                                              driver, iommu_group)
@@ -57,8 +57,8 @@ ROOT=$1 NGPU=$2 NVF=$3 NTYPE=$4
 for v in "$NGPU" "$NVF" "$NTYPE"; do
 	[[ $v =~ ^[0-9]+$ ]] || usage
 done
-if [ "$NGPU" -gt 15 ] && [ $((0x10 + 16 * (NGPU - 1))) -gt 255 ]; then
-	echo "$0: NGPU=$NGPU too large (bus number 0x10+16*g must be <= 0xff)" >&2
+if [ $((0x10 + NGPU - 1)) -gt 255 ] || [ $((4 + NVF - 1)) -gt 255 ]; then
+	echo "$0: NGPU=$NGPU or NVF=$NVF too large (bus 0x10+g and routing id 4+n must be <= 0xff)" >&2
 	exit 2
 fi
 if [ $((4 + NVF - 1)) -gt 255 ]; then
@@ -116,7 +116,7 @@ LINKS+=("../../../kernel/iommu_groups/0" "$S/devices/pci0000:00/$HB/iommu_group"
 
 grp=1
 for ((g = 0; g < NGPU; g++)); do
-	printf -v bus '%02x' $((0x10 + 16 * g))
+	printf -v bus '%02x' $((0x10 + g))
 	host="pci0000:$bus"
 	pf="0000:$bus:00.0"
 	pfdir="$S/devices/$host/$pf"
