@@ -22,6 +22,14 @@ getent passwd libvirt-qemu >/dev/null ||
 # ...and, as Debian's libvirt-daemon-system sets it up, may open /dev/kvm. Without
 # that, libvirt finds KVM "enabled when probing but not available now" and
 # re-probes QEMU's capabilities (seconds each) on every lookup.
-if getent group kvm >/dev/null && ! id -nG libvirt-qemu | grep -qw kvm; then
-	usermod -aG kvm libvirt-qemu
+# The group is whichever owns /dev/kvm (it may have no name in a bare chroot).
+if [ -c /dev/kvm ]; then
+	gid=$(stat -c %g /dev/kvm)
+	grp=$(getent group "$gid" | cut -d: -f1)
+	if [ -z "$grp" ]; then
+		grp=kvm
+		getent group kvm >/dev/null && grp=kvm-dev
+		groupadd -r -g "$gid" "$grp"
+	fi
+	id -nG libvirt-qemu | grep -qw "$grp" || usermod -aG "$grp" libvirt-qemu
 fi
