@@ -25,7 +25,7 @@ getent passwd libvirt-qemu >/dev/null ||
 # The group is whichever owns /dev/kvm (it may have no name in a bare chroot).
 if [ -c /dev/kvm ]; then
 	gid=$(stat -c %g /dev/kvm)
-	grp=$(getent group "$gid" | cut -d: -f1)
+	grp=$(getent group "$gid" | cut -d: -f1 || :) # getent exits 2 when there is none
 	if [ -z "$grp" ]; then
 		grp=kvm
 		getent group kvm >/dev/null && grp=kvm-dev
