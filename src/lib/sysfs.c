@@ -1,8 +1,9 @@
 // SPDX-License-Identifier: LGPL-2.1-or-later
 /*
- * Root-aware file access.  The only file that opens, reads or writes the
- * filesystem: every path is relative to the host's root directory fd, so a
- * fixture tree under --sysroot is a whole host.
+ * Root-aware file access: the only code that reads the host.  Every path
+ * is relative to the host's root directory fd, so a fixture tree under
+ * --sysroot is a whole host.  (Nothing writes to the host yet; the write
+ * path arrives with assign/release.)
  */
 #include <dirent.h>
 #include <errno.h>
@@ -95,20 +96,6 @@ int vgpu_read_str_at(int dirfd, const char *rel, char *buf, size_t len)
 		n--;
 	buf[n] = '\0';
 	return 0;
-}
-
-int vgpu_read_strf(struct vgpu_host *h, char *buf, size_t len, const char *fmt, ...)
-{
-	char rel[1024];
-	va_list ap;
-	int r;
-
-	va_start(ap, fmt);
-	r = vsnprintf(rel, sizeof(rel), fmt, ap);
-	va_end(ap);
-	if (r < 0 || (size_t)r >= sizeof(rel))
-		return -ENAMETOOLONG;
-	return vgpu_read_str(h, rel, buf, len);
 }
 
 int vgpu_read_file(struct vgpu_host *h, const char *rel, char **out, size_t *len_out)
@@ -300,20 +287,4 @@ int vgpu_list_dir_at(struct vgpu_host *h, const char *rel, char ***out, size_t *
 fail_oom:
 	vgpu_strv_free(v, n);
 	return -ENOMEM;
-}
-
-int vgpu_write_str(struct vgpu_host *h, const char *rel, const char *value)
-{
-	VGPU_AUTOCLOSE int fd = open_rel(h, rel, O_WRONLY);
-	size_t len = strlen(value);
-	ssize_t n;
-
-	if (fd < 0)
-		return fd;
-	n = write(fd, value, len);
-	if (n < 0)
-		return -errno;
-	if ((size_t)n != len)
-		return -EIO;
-	return 0;
 }

@@ -33,8 +33,6 @@ const char *vgpu_path_show(const struct vgpu_host *h, const char *rel, char *buf
 int vgpu_read_str(struct vgpu_host *h, const char *rel, char *buf, size_t len);
 /* Same, relative to an open directory (from vgpu_list_dir_at). */
 int vgpu_read_str_at(int dirfd, const char *rel, char *buf, size_t len);
-int vgpu_read_strf(struct vgpu_host *h, char *buf, size_t len, const char *fmt, ...)
-	__attribute__((format(printf, 4, 5)));
 int vgpu_read_long(struct vgpu_host *h, const char *rel, long *out);
 int vgpu_read_hex(struct vgpu_host *h, const char *rel, unsigned long *out);
 int vgpu_read_cpulist(struct vgpu_host *h, const char *rel, struct vgpu_cpuset *out);
@@ -50,8 +48,6 @@ int vgpu_list_dir(struct vgpu_host *h, const char *rel, char ***out, size_t *n);
 void vgpu_strv_free(char **v, size_t n);
 /* Same, also handing out an fd of the directory (caller closes it). */
 int vgpu_list_dir_at(struct vgpu_host *h, const char *rel, char ***out, size_t *n, int *dirfd_out);
-/* The single write path for host changes. */
-int vgpu_write_str(struct vgpu_host *h, const char *rel, const char *value);
 
 /* util.c */
 int vgpu_parse_long(const char *s, long *out);
