@@ -300,11 +300,7 @@ static int plan_make(struct vgpu_host *h, const struct vgpu_request *req, struct
 			}
 		}
 		if (!best && nodeless)
-			return vgpu_set_error(h, -EINVAL,
-					      "GPU %s offers '%s' but its NUMA node is unknown "
-					      "(numa_node -1 and local_cpulist spans nodes); "
-					      "nothing can be pinned next to it",
-					      nodeless->addr, req->profiles[0]);
+			best = nodeless; /* refused below, with the reason */
 		if (!best) {
 			char avail[1024];
 
@@ -318,9 +314,9 @@ static int plan_make(struct vgpu_host *h, const struct vgpu_request *req, struct
 	if (best->numa_node < 0)
 		return vgpu_set_error(
 			h, -EINVAL,
-			"GPU %s has no known NUMA node; pick CPUs with --gpu on a host "
-			"whose numa_node is set",
-			best->addr);
+			"GPU %s offers '%s' but its NUMA node is unknown (numa_node -1 "
+			"and local_cpulist spans nodes); nothing can be pinned next to it",
+			best->addr, req->profiles[0]);
 
 	/* each vGPU on its own VF: the first on the chosen GPU, more on the same node */
 	for (size_t p = 0; p < req->n_profiles; p++) {

@@ -102,6 +102,15 @@ expect_err a30-dual-mdev "'$tmp/broken.xml' is not well-formed XML" \
 printf '<!DOCTYPE domain [<!ENTITY x SYSTEM "file:///etc/passwd">]><domain><name>&x;</name></domain>' >"$tmp/xxe.xml"
 expect_err a30-dual-mdev "is not a libvirt domain definition" \
 	xml --from "$tmp/xxe.xml" --vgpu A30-6C --vcpus 2 --memory 1G
+# a GPU whose node cannot be told (numa_node -1, local_cpulist over both nodes) is refused
+cp -a $hosts/malformed "$tmp/nodeless"
+echo 0-15 >"$tmp/nodeless/sys/devices/pci0000:3b/0000:3b:00.0/local_cpulist"
+"$bin" --sysroot "$tmp/nodeless" xml --name x --vgpu A30-6C --vcpus 2 --memory 1G >"$tmp/out" 2>"$tmp/err"
+[ $? = 1 ] && [ ! -s "$tmp/out" ] &&
+	grep -q "^vgpuctl: GPU 0000:3b:00.0 offers 'A30-6C' but its NUMA node is unknown" "$tmp/err" &&
+	grep -q "numa_node' is -1 on a 2-node host and local_cpulist spans nodes" "$tmp/err" ||
+	{ echo "FAIL: GPU without a NUMA node:"; cat "$tmp/err"; fail=1; }
+
 # usage errors exit 2
 "$bin" --sysroot $hosts/a30-dual-mdev xml --name x --vgpu A30-6C --vcpus 2 --memory lots >/dev/null 2>"$tmp/err"
 [ $? = 2 ] && grep -q -- "--memory 'lots': not a size" "$tmp/err" || { echo "FAIL: --memory lots"; cat "$tmp/err"; fail=1; }
