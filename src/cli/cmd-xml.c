@@ -5,6 +5,7 @@
  * domain (xml) or explain the decision (plan).  Dry run: nothing changes.
  */
 #include <errno.h>
+#include <fcntl.h>
 #include <getopt.h>
 #include <stdlib.h>
 #include <string.h>
@@ -27,42 +28,6 @@ struct xml_args {
 	char *vgpu_list; /* strdup'ed --vgpu, split in place */
 	size_t n_mdev;
 };
-
-static int read_whole(const char *path, char **out, size_t *len)
-{
-	VGPU_AUTOFCLOSE FILE *f = fopen(path, "re");
-	char *buf = NULL;
-	size_t n = 0, cap = 0;
-
-	if (!f)
-		return -errno;
-	for (;;) {
-		size_t r;
-
-		if (cap - n < 4096) {
-			char *nb;
-
-			if (cap > (8u << 20))
-				return free(buf), -EFBIG;
-			nb = realloc(buf, cap + 65536);
-			if (!nb)
-				return free(buf), -ENOMEM;
-			buf = nb;
-			cap += 65536;
-		}
-		r = fread(buf + n, 1, cap - n - 1, f);
-		n += r;
-		if (r == 0) {
-			if (ferror(f))
-				return free(buf), -EIO;
-			break;
-		}
-	}
-	buf[n] = '\0';
-	*out = buf;
-	*len = n;
-	return 0;
-}
 
 static int load_template(struct cli *c, const struct xml_args *a, xmlDocPtr *doc)
 {
@@ -96,7 +61,7 @@ static int load_template(struct cli *c, const struct xml_args *a, xmlDocPtr *doc
 		}
 		path = found;
 	}
-	r = read_whole(path, &buf, &len);
+	r = vgpu_read_file_at(AT_FDCWD, path, &buf, &len);
 	if (r < 0) {
 		cli_error(c, "cannot read '%s': %s", path, strerror(-r));
 		return EXIT_FAILURE;

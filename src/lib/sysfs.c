@@ -100,12 +100,17 @@ int vgpu_read_str_at(int dirfd, const char *rel, char *buf, size_t len)
 
 int vgpu_read_file(struct vgpu_host *h, const char *rel, char **out, size_t *len_out)
 {
-	VGPU_AUTOCLOSE int fd = open_rel(h, rel, O_RDONLY);
+	return vgpu_read_file_at(h->rootfd, rel, out, len_out);
+}
+
+int vgpu_read_file_at(int dirfd, const char *path, char **out, size_t *len_out)
+{
+	VGPU_AUTOCLOSE int fd = openat(dirfd, path, O_RDONLY | O_CLOEXEC);
 	VGPU_AUTOFREE char *buf = NULL;
 	size_t cap = 4096, len = 0;
 
 	if (fd < 0)
-		return fd;
+		return -errno;
 	buf = malloc(cap);
 	if (!buf)
 		return -ENOMEM;

@@ -36,8 +36,10 @@ int vgpu_read_str_at(int dirfd, const char *rel, char *buf, size_t len);
 int vgpu_read_long(struct vgpu_host *h, const char *rel, long *out);
 int vgpu_read_hex(struct vgpu_host *h, const char *rel, unsigned long *out);
 int vgpu_read_cpulist(struct vgpu_host *h, const char *rel, struct vgpu_cpuset *out);
-/* Read a whole file of any size; caller frees *out. */
+/* Read a whole file (up to 64 MiB); caller frees *out. */
 int vgpu_read_file(struct vgpu_host *h, const char *rel, char **out, size_t *len_out);
+/* Same relative to @dirfd; AT_FDCWD for a user's own file (a template). */
+int vgpu_read_file_at(int dirfd, const char *path, char **out, size_t *len_out);
 /* Basename of a symlink's target. */
 int vgpu_link_basename(struct vgpu_host *h, const char *rel, char *buf, size_t len);
 int vgpu_readlink(struct vgpu_host *h, const char *rel, char *buf, size_t len);
