@@ -211,9 +211,6 @@ static int parse_args(struct cli *c, const char *cmd, int argc, char **argv, str
 	if (a->memory_arg && vgpu_parse_size_kib(a->memory_arg, &a->dom.memory_kib) < 0)
 		return cli_usage_error(c, cmd, "--memory '%s': not a size (e.g. 32G, 4096M)",
 				       a->memory_arg);
-	if (a->dom.hugepages && a->dom.memory_kib % (1024 * 1024))
-		return cli_usage_error(c, cmd,
-				       "--hugepages needs --memory in whole GiB (1 GiB pages)");
 	for (char *save = NULL, *p = strtok_r(a->vgpu_list, ",", &save); p;
 	     p = strtok_r(NULL, ",", &save)) {
 		if (a->req.n_profiles == VGPU_MAX_VGPUS)

@@ -487,8 +487,16 @@ int vgpu_domain_build(xmlDocPtr doc, const struct vgpu_plan *plan, const struct 
 	}
 
 	if (o->hugepages) {
-		xmlNodePtr mb = domain_child(dom, "memoryBacking"), hp, pg;
+		xmlNodePtr mb, hp, pg;
 
+		if (mem_kib % (1024 * 1024)) {
+			snprintf(err, errlen,
+				 "--hugepages backs memory with 1 GiB pages: %" PRIu64
+				 " KiB is not a whole number of GiB",
+				 mem_kib);
+			return -EINVAL;
+		}
+		mb = domain_child(dom, "memoryBacking");
 		remove_children(mb, "hugepages");
 		hp = xmlNewNode(NULL, X("hugepages"));
 		if (mb->children)

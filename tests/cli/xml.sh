@@ -94,6 +94,12 @@ expect_err a30-dual-mdev "NUMA node 0 cannot hold 4 vCPUs: 2 CPUs on whole free 
 	xml --name x --vgpu A30-6C --vcpus 4 --memory 1G --exclude-cpus 0-22,48-70
 expect_err vfio-mig-h100 "--vf '0000:ca:00.4' cannot take '1058' now \(it holds a vGPU\)" \
 	plan --name x --vgpu 1058 --vf 0000:ca:00.4 --vcpus 2 --memory 1G
+expect_err a30-dual-mdev "^vgpuctl: --hugepages backs memory with 1 GiB pages: 1572864 KiB is not a whole number of GiB$" \
+	xml --name x --vgpu A30-6C --vcpus 2 --memory 1536M --hugepages
+# the same when the size comes from the edited domain (existing.xml has 16 GiB; 1.5 GiB here)
+sed "s|<memory unit='GiB'>16</memory>|<memory unit='MiB'>1536</memory>|" tests/data/domains/existing.xml >"$tmp/odd.xml"
+expect_err a30-dual-mdev "1572864 KiB is not a whole number of GiB$" \
+	xml --from "$tmp/odd.xml" --vgpu A30-6C --vcpus 2 --hugepages
 expect_err a30-dual-mdev "cannot read 'tests/data/nope.xml': No such file or directory" \
 	xml --from tests/data/nope.xml --vgpu A30-6C --vcpus 2
 printf '<domain><name>x</name>' >"$tmp/broken.xml"
