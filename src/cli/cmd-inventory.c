@@ -116,8 +116,9 @@ int cmd_vfs(struct cli *c, int argc, char **argv)
 		for (size_t j = 0; j < g[i].n_vfs; j++) {
 			const struct vgpu_vf *vf = &g[i].vfs[j];
 			const struct vgpu_type *t =
-				vf->current_type ? vgpu_gpu_find_type(&g[i], vf->current_type) :
-						   NULL;
+				vf->current_type ?
+					vgpu_host_find_type(c->host, &g[i], vf->current_type) :
+					NULL;
 			struct cli_line *ln = cli_line_new(tb);
 
 			cli_cell_str(ln, 0, vf->addr);

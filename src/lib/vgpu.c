@@ -136,6 +136,17 @@ const struct vgpu_type *vgpu_gpu_find_type(const struct vgpu_gpu *g, unsigned id
 	return catalog_find(g, id, NULL);
 }
 
+const struct vgpu_type *vgpu_host_find_type(const struct vgpu_host *h, const struct vgpu_gpu *g,
+					    unsigned id)
+{
+	const struct vgpu_type *t = catalog_find(g, id, NULL);
+
+	for (size_t i = 0; !t && i < h->n_gpus; i++)
+		if (h->gpus[i].device_id == g->device_id)
+			t = catalog_find(&h->gpus[i], id, NULL);
+	return t;
+}
+
 static void classify(struct vgpu_host *h, struct vgpu_type *t, const char *where)
 {
 	char show[1024];

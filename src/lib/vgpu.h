@@ -207,6 +207,13 @@ const struct vgpu_gpu *vgpu_host_find_gpu(const struct vgpu_host *h, const char 
 const struct vgpu_vf *vgpu_host_find_vf(const struct vgpu_host *h, const char *bdf);
 /* The GPU's catalogue entry for a type id, or NULL. */
 const struct vgpu_type *vgpu_gpu_find_type(const struct vgpu_gpu *g, unsigned id);
+/*
+ * Same, falling back to another GPU of the same model: a vendor-VFIO VF in use
+ * drops out of every creatable list of its own GPU, while a sibling GPU with
+ * free capacity still names the type (one driver type table per model).
+ */
+const struct vgpu_type *vgpu_host_find_type(const struct vgpu_host *h, const struct vgpu_gpu *g,
+					    unsigned id);
 const char *vgpu_vf_state_str(const struct vgpu_vf *vf);
 
 /* Read NUMA/CPU topology. Return: 0 or -errno. */

@@ -47,6 +47,14 @@ grep -q '"gpus": \[\],' "$tmp/out" || { echo "FAIL: node without GPUs:"; cat "$t
 expect 1 "^vgpuctl: this host offers no NVIDIA vGPU types \(0 NVIDIA GPUs; see 'vgpuctl gpus' and 'vgpuctl types'\)$" \
 	--sysroot "$tmp/nogpu" xml --name x --vgpu A30-6C --vcpus 1 --memory 1G
 
+# a vendor-VFIO GPU with no free capacity lists no types at all; the VF in use is
+# still named from the other L40S's catalogue
+cp -a tests/data/hosts/vfio-ts-l40s "$tmp/full"
+for f in "$tmp"/full/sys/devices/pci0000:41/0000:41:*/nvidia/creatable_vgpu_types; do : >"$f"; done
+"$bin" --sysroot "$tmp/full" --json vfs 0000:41:00.0 >"$tmp/out" 2>&1
+grep -A8 '"address": "0000:41:00.5"' "$tmp/out" | grep -q '"profile": "L40S-4Q"' ||
+	{ echo "FAIL: in-use VF of a full GPU not named:"; cat "$tmp/out"; fail=1; }
+
 # nvidia-smi style addresses are accepted
 expect 0 "" --sysroot tests/data/hosts/a30-dual-mdev vfs 00000000:AF:00.0
 [ "$(wc -l <"$tmp/out")" = 5 ] || { echo "FAIL: vfs 00000000:AF:00.0 lists $(wc -l <"$tmp/out") lines"; fail=1; }
