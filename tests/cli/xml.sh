@@ -58,6 +58,7 @@ golden numa-unknown numa-unknown --name a100 --vgpu A100D-8C --vcpus 4 --memory 
 "$bin" --sysroot $hosts/a30-dual-mdev xml --from "$tmp/fp1.xml" --vgpu A30-6C --vcpus 12 --hugepages \
 	>"$tmp/fp2.xml" 2>/dev/null
 cmp -s "$tmp/fp1.xml" "$tmp/fp2.xml" || { echo "FAIL: --from of our own output is not a fixed point"; diff -u "$tmp/fp1.xml" "$tmp/fp2.xml"; fail=1; }
+virt-xml-validate "$tmp/fp2.xml" domain >/dev/null 2>&1 || { echo "FAIL: fp2.xml does not validate"; fail=1; }
 
 # The A30 article's layout: four 12-vCPU VMs on the node-0 GPU, each made
 # with the earlier ones' CPUs excluded.

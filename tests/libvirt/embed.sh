@@ -19,6 +19,7 @@ U2=7c1f4b2e-3d5a-4e8b-9f60-1a2b3c4d5e02
 M1=0b5f3e4c-1d2a-4b6c-8e7f-9a0b1c2d3e4f
 
 define() { # NAME FILE
+	virt-xml-validate "$2" domain >/dev/null 2>&1 || { echo "FAIL: $2 does not validate"; fail=1; }
 	if ! virsh -q -c "$uri" define "$2" >"$tmp/define.log" 2>&1; then
 		echo "FAIL: define $1 on $uri:"
 		cat "$tmp/define.log"
