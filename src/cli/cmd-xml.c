@@ -251,6 +251,9 @@ static int make_plan(struct cli *c, struct xml_args *a, xmlDocPtr doc, struct vg
 
 	if (r)
 		return r;
+	a->req.memory_kib = a->dom.memory_kib;
+	if (!a->req.memory_kib && doc && vgpu_domain_memory_kib(doc, &a->req.memory_kib) < 0)
+		a->req.memory_kib = 0; /* unusable <memory>: the build says so */
 	if (a->uri) {
 		VGPU_AUTOFREE char *name = a->dom.name || !doc ? NULL : domain_field(doc, "name");
 		VGPU_AUTOFREE char *uuid = a->dom.uuid || !doc ? NULL : domain_field(doc, "uuid");

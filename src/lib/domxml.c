@@ -232,6 +232,18 @@ static int libvirt_size_kib(const char *value, const char *unit, uint64_t *out)
 	return -EINVAL;
 }
 
+int vgpu_domain_memory_kib(xmlDocPtr doc, uint64_t *out)
+{
+	xmlNodePtr m = child(xmlDocGetRootElement(doc), "memory");
+	xmlChar *c = m ? xmlNodeGetContent(m) : NULL;
+	xmlChar *u = m ? xmlGetProp(m, X("unit")) : NULL;
+	int r = c ? libvirt_size_kib(vgpu_strip((char *)c), (const char *)u, out) : -ENOENT;
+
+	xmlFree(c);
+	xmlFree(u);
+	return r;
+}
+
 int vgpu_domain_parse(const char *buf, size_t len, const char *what, xmlDocPtr *out, char *err,
 		      size_t errlen)
 {
@@ -460,14 +472,8 @@ int vgpu_domain_build(xmlDocPtr doc, const struct vgpu_plan *plan, const struct 
 	set_text(domain_child(dom, "uuid"), uuid);
 
 	if (!mem_kib) {
-		xmlNodePtr m = child(dom, "memory");
-		xmlChar *c = m ? xmlNodeGetContent(m) : NULL;
-		xmlChar *u = m ? xmlGetProp(m, X("unit")) : NULL;
-
-		if (c && libvirt_size_kib(vgpu_strip((char *)c), (const char *)u, &mem_kib) < 0)
+		if (vgpu_domain_memory_kib(doc, &mem_kib) < 0)
 			mem_kib = 0;
-		xmlFree(c);
-		xmlFree(u);
 		if (!mem_kib) {
 			snprintf(err, errlen, "the domain has no usable <memory>; give --memory");
 			return -EINVAL;

@@ -6,6 +6,7 @@
  * (reference section 9), never spilling to another node.
  */
 #include <errno.h>
+#include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -156,6 +157,14 @@ static bool vf_offers(const struct vgpu_vf *vf, const char *spec, const struct v
 	return vf_offers_n(vf, spec, type) > 0;
 }
 
+/* Unknown sizes (no meminfo, no request) do not block. */
+static bool node_holds_memory(const struct vgpu_topology *t, int node, uint64_t kib)
+{
+	const struct vgpu_node *n = vgpu_topology_node(t, node);
+
+	return !kib || !n || !n->mem_total_kib || kib <= n->mem_total_kib;
+}
+
 static unsigned gpu_used(const struct vgpu_gpu *g)
 {
 	unsigned n = 0;
@@ -292,7 +301,8 @@ static int plan_make(struct vgpu_host *h, const struct vgpu_request *req, struct
 			if (!offers || g->numa_node < 0)
 				continue;
 			vgpu_node_free_cpus(t, g->numa_node, &req->exclude, &fr);
-			fits = vgpu_cpuset_count(&fr) >= req->vcpus;
+			fits = vgpu_cpuset_count(&fr) >= req->vcpus &&
+			       node_holds_memory(t, g->numa_node, req->memory_kib);
 			if (!best || (fits && !best_fits) ||
 			    (fits == best_fits && gpu_used(g) < gpu_used(best))) {
 				best = g;
@@ -373,6 +383,14 @@ static int plan_make(struct vgpu_host *h, const struct vgpu_request *req, struct
 	r = vgpu_plan_cpus(t, best->numa_node, &req->exclude, req->vcpus, out, err, sizeof(err));
 	if (r < 0)
 		return vgpu_set_error(h, r, "%s", err);
+	/* memory is bound strictly to the node: more than it has can never start */
+	if (!node_holds_memory(t, best->numa_node, req->memory_kib))
+		return vgpu_set_error(h, -ENOSPC,
+				      "NUMA node %d cannot hold %" PRIu64
+				      " MiB of guest memory: it has "
+				      "%" PRIu64 " MiB in all",
+				      best->numa_node, req->memory_kib / 1024,
+				      vgpu_topology_node(t, best->numa_node)->mem_total_kib / 1024);
 	snprintf(out->reason, sizeof(out->reason),
 		 "%s is free and offers %s now; GPU %s (%u of %zu vGPU parents in use) is on NUMA "
 		 "node %d%s",
@@ -380,7 +398,7 @@ static int plan_make(struct vgpu_host *h, const struct vgpu_request *req, struct
 		 gpu_used(best), best->n_vfs, best->numa_node,
 		 want_vf   ? ", as asked with --vf" :
 		 want_gpu  ? ", as asked with --gpu" :
-		 best_fits ? " which has room for the VM's vCPUs" :
+		 best_fits ? " which has room for the VM's vCPUs and memory" :
 			     "");
 	return 0;
 }

@@ -236,6 +236,7 @@ struct vgpu_request {
 	const char *gpu; /* restrict to this GPU (BDF) or NULL */
 	const char *vf; /* use exactly this VF or NULL */
 	struct vgpu_cpuset exclude; /* never use these CPUs (--exclude-cpus, other domains) */
+	uint64_t memory_kib; /* guest memory, bound to the node; 0 = not checked */
 };
 
 struct vgpu_choice {
@@ -305,6 +306,8 @@ int vgpu_domain_build(struct _xmlDoc *doc, const struct vgpu_plan *plan,
 /* Parse domain XML safely (no network, no entities, no DTD, size cap). */
 int vgpu_domain_parse(const char *buf, size_t len, const char *what, struct _xmlDoc **out,
 		      char *err, size_t errlen);
+/* The domain's <memory> in KiB (libvirt units). Return: 0 or -EINVAL/-ENOENT. */
+int vgpu_domain_memory_kib(struct _xmlDoc *doc, uint64_t *out);
 /* Serialise without XML declaration, 2-space indent. Caller frees *out. */
 int vgpu_domain_format(struct _xmlDoc *doc, char **out);
 /* Random RFC 4122 version 4 UUID. */

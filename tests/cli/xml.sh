@@ -118,6 +118,19 @@ echo 0-15 >"$tmp/nodeless/sys/devices/pci0000:3b/0000:3b:00.0/local_cpulist"
 	grep -q "numa_node' is -1 on a 2-node host and local_cpulist spans nodes" "$tmp/err" ||
 	{ echo "FAIL: GPU without a NUMA node:"; cat "$tmp/err"; fail=1; }
 
+# memory is bound to the node: a node too small for the VM is passed over for a GPU on a
+# node that can hold it, and when none can, the error says what the node has
+cp -a $hosts/a30-dual-mdev "$tmp/small"
+sed -i 's/MemTotal: *[0-9]*/MemTotal:        8388608/' "$tmp/small/sys/devices/system/node/node0/meminfo"
+for f in "$tmp"/small/sys/devices/pci0000:af/0000:af:00.*/mdev_supported_types/nvidia-684/available_instances; do
+	echo 1 >"$f"
+done
+"$bin" --sysroot "$tmp/small" --json plan --name m --vgpu A30-6C --vcpus 2 --memory 16G >"$tmp/out" 2>&1
+grep -q '"gpu": "0000:af:00.0"' "$tmp/out" && grep -q '"numa_node": 1' "$tmp/out" ||
+	{ echo "FAIL: memory-bound choice:"; cat "$tmp/out"; fail=1; }
+expect_err a30-dual-mdev "^vgpuctl: NUMA node 0 cannot hold 307200 MiB of guest memory: it has 257672 MiB in all$" \
+	xml --name x --vgpu A30-6C --vcpus 2 --memory 300G
+
 # usage errors exit 2
 "$bin" --sysroot $hosts/a30-dual-mdev xml --name x --vgpu A30-6C --vcpus 2 --memory lots >/dev/null 2>"$tmp/err"
 [ $? = 2 ] && grep -q -- "--memory 'lots': not a size" "$tmp/err" || { echo "FAIL: --memory lots"; cat "$tmp/err"; fail=1; }

@@ -588,7 +588,7 @@ static void test_make_a30_time_sliced(void **state)
 	assert_string_equal(f->plan->reason,
 			    "0000:3b:00.4 is free and offers A30-6C now; GPU 0000:3b:00.0 (0 of 4 "
 			    "vGPU parents in use) is on NUMA node 0 which has room for the VM's "
-			    "vCPUs");
+			    "vCPUs and memory");
 	assert_string_equal(f->plan->warnings, "");
 	free(req);
 }
@@ -664,7 +664,7 @@ static void test_make_l40s_least_used(void **state)
 	assert_string_equal(f->plan->reason,
 			    "0000:c1:00.4 is free and offers L40S-4Q now; GPU 0000:c1:00.0 (0 of 8 "
 			    "vGPU parents in use) is on NUMA node 0 which has room for the VM's "
-			    "vCPUs");
+			    "vCPUs and memory");
 	free(req);
 }
 
