@@ -196,10 +196,7 @@ int cmd_topology(struct cli *c, int argc, char **argv)
 
 			if ((unsigned)cpu >= t->n_cpus || t->core_of[cpu] != cpu)
 				continue;
-			vgpu_cpuset_zero(&core);
-			for (unsigned s = (unsigned)cpu; s < t->n_cpus; s++)
-				if (t->core_of[s] == cpu)
-					vgpu_cpuset_set(&core, s);
+			vgpu_topology_core_cpus(t, cpu, &core);
 			nt = vgpu_cpuset_count(&core);
 			if (nt > maxthreads)
 				maxthreads = nt;

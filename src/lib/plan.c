@@ -26,15 +26,6 @@ bool vgpu_type_matches(const struct vgpu_type *t, const char *spec)
 	return strcmp(spec, t->info.profile) == 0 || strcmp(spec, t->name) == 0;
 }
 
-/* Sibling set of the core whose lowest CPU is @core. */
-static void core_cpus(const struct vgpu_topology *t, int core, struct vgpu_cpuset *out)
-{
-	vgpu_cpuset_zero(out);
-	for (unsigned s = (unsigned)core; s < t->n_cpus; s++)
-		if (t->core_of[s] == core)
-			vgpu_cpuset_set(out, s);
-}
-
 void vgpu_node_free_cpus(const struct vgpu_topology *t, int node, const struct vgpu_cpuset *busy,
 			 struct vgpu_cpuset *out)
 {
@@ -49,7 +40,7 @@ void vgpu_node_free_cpus(const struct vgpu_topology *t, int node, const struct v
 
 		if ((unsigned)c >= t->n_cpus || t->core_of[c] != c)
 			continue;
-		core_cpus(t, c, &core);
+		vgpu_topology_core_cpus(t, c, &core);
 		/* a core is usable only if no thread of it is taken: never split a core */
 		if (!vgpu_cpuset_intersects(&core, busy) && vgpu_cpuset_subset(&core, &n->cpus))
 			vgpu_cpuset_or(out, &core);
@@ -80,7 +71,7 @@ int vgpu_plan_cpus(const struct vgpu_topology *t, int node, const struct vgpu_cp
 
 		if (t->core_of[c] != c)
 			continue;
-		core_cpus(t, c, &core);
+		vgpu_topology_core_cpus(t, c, &core);
 		if (vgpu_cpuset_count(&core) > threads)
 			threads = vgpu_cpuset_count(&core);
 	}
@@ -104,7 +95,7 @@ int vgpu_plan_cpus(const struct vgpu_topology *t, int node, const struct vgpu_cp
 
 		if (t->core_of[c] != c)
 			continue;
-		core_cpus(t, c, &core);
+		vgpu_topology_core_cpus(t, c, &core);
 		/* vCPUs 2i and 2i+1 on the siblings of one core (QEMU numbers threads fastest) */
 		for (int s = vgpu_cpuset_next(&core, 0); s >= 0 && placed < vcpus;
 		     s = vgpu_cpuset_next(&core, (unsigned)s + 1))

@@ -141,6 +141,14 @@ const struct vgpu_topology *vgpu_host_topology(const struct vgpu_host *h)
 	return h->have_topo ? &h->topo : NULL;
 }
 
+void vgpu_topology_core_cpus(const struct vgpu_topology *t, int core, struct vgpu_cpuset *out)
+{
+	vgpu_cpuset_zero(out);
+	for (unsigned s = (unsigned)core; s < t->n_cpus; s++)
+		if (t->core_of[s] == core)
+			vgpu_cpuset_set(out, s);
+}
+
 const struct vgpu_node *vgpu_topology_node(const struct vgpu_topology *t, int id)
 {
 	for (size_t i = 0; i < t->n_nodes; i++)

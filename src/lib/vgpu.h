@@ -221,6 +221,8 @@ int vgpu_host_read_topology(struct vgpu_host *h);
 const struct vgpu_topology *vgpu_host_topology(const struct vgpu_host *h);
 const struct vgpu_node *vgpu_topology_node(const struct vgpu_topology *t, int id);
 void vgpu_topology_clear(struct vgpu_topology *t);
+/* The thread siblings of the core whose lowest CPU is @core (core_of[] value). */
+void vgpu_topology_core_cpus(const struct vgpu_topology *t, int core, struct vgpu_cpuset *out);
 
 /* Normalise "0000:3B:00.0" / "3b:00.0" / "00000000:3B:00.0" to sysfs BDF. */
 int vgpu_bdf_normalize(const char *in, char out[VGPU_BDF_LEN]);
