@@ -6,7 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "vgpu.h"
+#include "cpuset.h"
 
 #define NWORDS (VGPU_MAX_CPUS / 64)
 

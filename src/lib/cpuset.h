@@ -1,0 +1,48 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+/*
+ * cpuset.h - fixed-size CPU bitmaps and the kernel's cpulist format (pure).
+ */
+#ifndef VGPU_CPUSET_H
+#define VGPU_CPUSET_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#define VGPU_MAX_CPUS 8192
+
+/* ---- CPU sets ---------------------------------------------------------- */
+
+struct vgpu_cpuset {
+	uint64_t w[VGPU_MAX_CPUS / 64];
+};
+
+void vgpu_cpuset_zero(struct vgpu_cpuset *s);
+void vgpu_cpuset_set(struct vgpu_cpuset *s, unsigned cpu);
+void vgpu_cpuset_clear(struct vgpu_cpuset *s, unsigned cpu);
+bool vgpu_cpuset_has(const struct vgpu_cpuset *s, unsigned cpu);
+unsigned vgpu_cpuset_count(const struct vgpu_cpuset *s);
+bool vgpu_cpuset_empty(const struct vgpu_cpuset *s);
+/* Lowest member >= from, or -1. */
+int vgpu_cpuset_next(const struct vgpu_cpuset *s, unsigned from);
+void vgpu_cpuset_or(struct vgpu_cpuset *d, const struct vgpu_cpuset *s);
+void vgpu_cpuset_and(struct vgpu_cpuset *d, const struct vgpu_cpuset *s);
+void vgpu_cpuset_andnot(struct vgpu_cpuset *d, const struct vgpu_cpuset *s);
+bool vgpu_cpuset_subset(const struct vgpu_cpuset *a, const struct vgpu_cpuset *b);
+bool vgpu_cpuset_intersects(const struct vgpu_cpuset *a, const struct vgpu_cpuset *b);
+/**
+ * vgpu_cpulist_parse() - parse a kernel cpulist ("0-23,48-71", "", "0-7:2").
+ * Return: 0 or -EINVAL (syntax) / -ERANGE (CPU >= VGPU_MAX_CPUS).
+ */
+int vgpu_cpulist_parse(const char *str, struct vgpu_cpuset *out);
+/* Enough for any set: "8191," is the longest item. */
+#define VGPU_CPULIST_LEN (VGPU_MAX_CPUS / 2 * 6)
+/**
+ * vgpu_cpulist_format() - write @s as a compact cpulist ("" for the empty set).
+ * A buffer of VGPU_CPULIST_LEN always suffices.  Never a wrong list: when
+ * @buf is too small it holds whole items followed by "...".
+ * Return: @buf.
+ */
+char *vgpu_cpulist_format(const struct vgpu_cpuset *s, char *buf, size_t len);
+
+#endif
