@@ -5,7 +5,9 @@
 #include <stdbool.h>
 #include <stdio.h>
 
-#include "vgpu.h"
+#include "ctx.h"
+#include "model.h"
+#include "sysfs.h"
 
 #define EXIT_USAGE 2
 
@@ -14,7 +16,9 @@ struct cli {
 	bool json;
 	FILE *out;
 	FILE *err;
-	struct vgpu_host *host;
+	struct vgpu_ctx ctx; /* the library's errors and warnings */
+	struct vgpu_sysfs *fs;
+	struct vgpu_model *model; /* NULL until cli_read_host() */
 };
 
 struct cli_command {
@@ -37,13 +41,18 @@ struct cli_table;
 struct cli_line;
 
 void cli_error(struct cli *c, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
-void cli_warn_cb(void *data, const char *msg);
+/* The library's log callback: "vgpuctl: warning: MSG" on c->err, each message once. */
+void cli_log_cb(void *data, int priority, const char *msg);
+/* Free the host, the model and the context. */
+void cli_cleanup(struct cli *c);
 int cli_usage_error(struct cli *c, const char *cmd, const char *fmt, ...)
 	__attribute__((format(printf, 3, 4)));
-enum { CLI_SCAN_TYPES = 1, CLI_SCAN_TOPOLOGY = 2 };
-/* Open and read the host once (after option parsing); failures are printed.
- * Return: 0 or an exit code. */
-int cli_scan_host(struct cli *c, unsigned what);
+/*
+ * Open the host (--sysroot) and read it into c->model with @what
+ * (VGPU_READ_* flags), after option parsing; failures are printed.
+ * Return: 0 or an exit code.
+ */
+int cli_read_host(struct cli *c, unsigned what);
 /* A table named @name (the JSON array) with @n columns; rows are filled in order. */
 struct cli_table *cli_table(struct cli *c, const char *name, const struct col *cols, size_t n);
 /* Start the next row; the cell setters fill it. An unset cell is absent (null). */

@@ -4,9 +4,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "cleanup.h"
 #include "cli.h"
-
-#define ARRAY_SIZE(a) (sizeof(a) / sizeof((a)[0]))
 
 /* Commands without options of their own still accept -h. */
 static int no_options(struct cli *c, int argc, char **argv, const char *cmd, int max_args)
@@ -49,10 +48,11 @@ int cmd_gpus(struct cli *c, int argc, char **argv)
 
 	if (r)
 		return r;
-	r = cli_scan_host(c, 0);
+	r = cli_read_host(c, 0);
 	if (r)
 		return r;
-	g = vgpu_host_gpus(c->host, &n);
+	g = c->model->gpus;
+	n = c->model->n_gpus;
 	tb = cli_table(c, "gpus", gpu_cols, ARRAY_SIZE(gpu_cols));
 	if (!tb)
 		return EXIT_FAILURE;
@@ -96,28 +96,29 @@ int cmd_vfs(struct cli *c, int argc, char **argv)
 
 	if (r)
 		return r;
-	r = cli_scan_host(c, CLI_SCAN_TYPES);
+	r = cli_read_host(c, VGPU_READ_TYPES);
 	if (r)
 		return r;
 	if (optind < argc) {
-		only = vgpu_host_find_gpu(c->host, argv[optind]);
+		only = vgpu_model_find_gpu(c->model, argv[optind]);
 		if (!only) {
 			cli_error(c, "GPU '%s' not found (see 'vgpuctl gpus')", argv[optind]);
 			return EXIT_FAILURE;
 		}
 	}
-	g = vgpu_host_gpus(c->host, &n);
+	g = c->model->gpus;
+	n = c->model->n_gpus;
 	tb = cli_table(c, "vfs", vf_cols, ARRAY_SIZE(vf_cols));
 	if (!tb)
 		return EXIT_FAILURE;
 	for (size_t i = 0; i < n; i++) {
 		if (only && only != &g[i])
 			continue;
-		for (size_t j = 0; j < g[i].n_vfs; j++) {
-			const struct vgpu_vf *vf = &g[i].vfs[j];
+		for (size_t j = 0; j < g[i].n_parents; j++) {
+			const struct vgpu_parent *vf = &g[i].parents[j];
 			const struct vgpu_type *t =
 				vf->current_type ?
-					vgpu_host_find_type(c->host, &g[i], vf->current_type) :
+					vgpu_model_find_type(c->model, &g[i], vf->current_type) :
 					NULL;
 			struct cli_line *ln = cli_line_new(tb);
 
@@ -127,17 +128,21 @@ int cmd_vfs(struct cli *c, int argc, char **argv)
 			cli_cell_num(ln, 3, vf->numa_node, vf->numa_node >= 0);
 			cli_cell_num(ln, 4, vf->iommu_group, vf->iommu_group >= 0);
 			cli_cell_str(ln, 5, vgpu_iface_str(vf->iface));
-			cli_cell_str(ln, 6, vgpu_vf_state_str(vf));
+			cli_cell_str(ln, 6, vgpu_parent_state_str(vf));
 			cli_cell_num(ln, 7, vf->current_type, vf->current_type != 0);
 			if (t && t->name)
 				cli_cell_str(ln, 8, t->info.profile);
-			if (vf->n_mdev) {
-				char buf[1024] = "";
+			if (vf->mdevs.n) {
+				char *list = NULL;
+				size_t len = 0;
+				FILE *f = open_memstream(&list, &len);
 
-				for (size_t k = 0; k < vf->n_mdev; k++)
-					snprintf(buf + strlen(buf), sizeof(buf) - strlen(buf),
-						 "%s%s", k ? "," : "", vf->mdev_uuids[k]);
-				cli_cell_str(ln, 9, buf);
+				if (!f)
+					return EXIT_FAILURE;
+				for (size_t k = 0; k < vf->mdevs.n; k++)
+					fprintf(f, "%s%s", k ? "," : "", vf->mdevs.items[k]);
+				fclose(f);
+				cli_cell(ln, 9, list);
 			}
 		}
 	}
@@ -166,11 +171,12 @@ int cmd_topology(struct cli *c, int argc, char **argv)
 
 	if (r)
 		return r;
-	r = cli_scan_host(c, CLI_SCAN_TOPOLOGY);
+	r = cli_read_host(c, VGPU_READ_TOPOLOGY);
 	if (r)
 		return r;
-	t = vgpu_host_topology(c->host);
-	g = vgpu_host_gpus(c->host, &ng);
+	t = &c->model->topo;
+	g = c->model->gpus;
+	ng = c->model->n_gpus;
 	tb = cli_table(c, "topology", topo_cols, ARRAY_SIZE(topo_cols));
 	if (!tb)
 		return EXIT_FAILURE;
@@ -189,13 +195,11 @@ int cmd_topology(struct cli *c, int argc, char **argv)
 			return EXIT_FAILURE;
 		cli_cell_num(ln, 0, nd->id, true);
 		cli_cell_str(ln, 1, vgpu_cpulist_format(&nd->cpus, buf, sizeof(buf)));
-		for (int cpu = vgpu_cpuset_next(&nd->cpus, 0); cpu >= 0;
-		     cpu = vgpu_cpuset_next(&nd->cpus, (unsigned)cpu + 1)) {
+		vgpu_topology_for_each_core(t, &nd->cpus, cpu)
+		{
 			struct vgpu_cpuset core;
 			unsigned nt;
 
-			if ((unsigned)cpu >= t->n_cpus || t->core_of[cpu] != cpu)
-				continue;
 			vgpu_topology_core_cpus(t, cpu, &core);
 			nt = vgpu_cpuset_count(&core);
 			if (nt > maxthreads)

@@ -4,9 +4,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "cleanup.h"
 #include "cli.h"
-
-#define ARRAY_SIZE(a) (sizeof(a) / sizeof((a)[0]))
 
 enum {
 	C_GPU,
@@ -41,6 +40,16 @@ static const struct col type_cols[C_NCOLS] = {
 	[C_AVAIL] = { "AVAILABLE", "available", COL_NUM, true },
 };
 
+/* A listed type outside NVIDIA's grammar is said once, with the file it came from. */
+static void warn_unknown(struct cli *c, const struct vgpu_type *t)
+{
+	if (t->info.backing == VGPU_BACKING_UNKNOWN)
+		vgpu_warn(&c->ctx,
+			  "'%s': type name '%s' is outside NVIDIA's naming grammar; "
+			  "listed with backing 'unknown'",
+			  t->source ? t->source : "(in memory)", t->name);
+}
+
 static void type_cells(struct cli_line *ln, const struct vgpu_type *t, int off)
 {
 	const struct vgpu_type_info *i = &t->info;
@@ -71,7 +80,7 @@ int cmd_types(struct cli *c, int argc, char **argv)
 	};
 	const char *gpu_arg = NULL, *vf_arg = NULL;
 	const struct vgpu_gpu *g, *only_gpu = NULL;
-	const struct vgpu_vf *only_vf = NULL;
+	const struct vgpu_parent *only_vf = NULL;
 	bool avail_only = false, per_vf = false;
 	struct col cols[C_NCOLS];
 	struct cli_table *tb;
@@ -101,15 +110,19 @@ int cmd_types(struct cli *c, int argc, char **argv)
 	}
 	if (optind < argc)
 		return cli_usage_error(c, "types", "unexpected argument '%s'", argv[optind]);
-	r = cli_scan_host(c, CLI_SCAN_TYPES);
+	r = cli_read_host(c, VGPU_READ_TYPES);
 	if (r)
 		return r;
-	if (gpu_arg && !(only_gpu = vgpu_host_find_gpu(c->host, gpu_arg))) {
+	if (gpu_arg && !(only_gpu = vgpu_model_find_gpu(c->model, gpu_arg))) {
 		cli_error(c, "--gpu '%s': no such NVIDIA GPU (see 'vgpuctl gpus')", gpu_arg);
 		return EXIT_FAILURE;
 	}
-	if (vf_arg && !(only_vf = vgpu_host_find_vf(c->host, vf_arg))) {
+	if (vf_arg && !(only_vf = vgpu_model_find_parent(c->model, vf_arg))) {
 		cli_error(c, "--vf '%s': no such vGPU parent (see 'vgpuctl vfs')", vf_arg);
+		return EXIT_FAILURE;
+	}
+	if (only_vf && only_gpu && only_vf->gpu != only_gpu) {
+		cli_error(c, "--vf '%s' is not a VF of --gpu '%s'", vf_arg, gpu_arg);
 		return EXIT_FAILURE;
 	}
 	if (only_vf)
@@ -121,15 +134,16 @@ int cmd_types(struct cli *c, int argc, char **argv)
 	tb = cli_table(c, "types", cols, ncols);
 	if (!tb)
 		return EXIT_FAILURE;
-	g = vgpu_host_gpus(c->host, &n);
+	g = c->model->gpus;
+	n = c->model->n_gpus;
 	for (size_t i = 0; i < n; i++) {
 		if (only_gpu && only_gpu != &g[i])
 			continue;
 		if (only_vf && only_vf->gpu != &g[i])
 			continue;
 		if (per_vf) {
-			for (size_t j = 0; j < g[i].n_vfs; j++) {
-				const struct vgpu_vf *vf = &g[i].vfs[j];
+			for (size_t j = 0; j < g[i].n_parents; j++) {
+				const struct vgpu_parent *vf = &g[i].parents[j];
 
 				if (only_vf && only_vf != vf)
 					continue;
@@ -138,6 +152,7 @@ int cmd_types(struct cli *c, int argc, char **argv)
 
 					if (avail_only && vf->types[k].available <= 0)
 						continue;
+					warn_unknown(c, vf->types[k].type);
 					ln = cli_line_new(tb);
 					cli_cell_str(ln, C_GPU, g[i].addr);
 					cli_cell_str(ln, C_VF, vf->addr);
@@ -153,13 +168,14 @@ int cmd_types(struct cli *c, int argc, char **argv)
 			struct cli_line *ln;
 			long sum = 0;
 
-			for (size_t j = 0; j < g[i].n_vfs; j++)
-				for (size_t m = 0; m < g[i].vfs[j].n_types; m++)
-					if (g[i].vfs[j].types[m].type == t &&
-					    g[i].vfs[j].types[m].available > 0)
-						sum += g[i].vfs[j].types[m].available;
+			for (size_t j = 0; j < g[i].n_parents; j++)
+				for (size_t m = 0; m < g[i].parents[j].n_types; m++)
+					if (g[i].parents[j].types[m].type == t &&
+					    g[i].parents[j].types[m].available > 0)
+						sum += g[i].parents[j].types[m].available;
 			if (avail_only && sum == 0)
 				continue;
+			warn_unknown(c, t);
 			ln = cli_line_new(tb);
 			cli_cell_str(ln, C_GPU, g[i].addr);
 			type_cells(ln, t, -1);

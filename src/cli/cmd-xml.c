@@ -10,11 +10,11 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include <libxml/tree.h>
-
 #include "cleanup.h"
 #include "cli.h"
-#include "vgpu-priv.h"
+#include "domxml.h"
+#include "plan.h"
+#include "virt.h"
 
 #ifndef VGPUCTL_TEMPLATE_DIRS
 #define VGPUCTL_TEMPLATE_DIRS "/usr/share/vgpuctl"
@@ -26,20 +26,21 @@ struct xml_args {
 	const char *vcpus_arg, *memory_arg, *template, *from, *uri;
 	struct vgpu_cpuset emulator;
 	char *vgpu_list; /* strdup'ed --vgpu, split in place */
+	char uuid[VGPU_UUID_LEN];
+	char mdev[VGPU_MAX_VGPUS][VGPU_UUID_LEN];
 	size_t n_mdev;
 };
 
-static int load_template(struct cli *c, const struct xml_args *a, xmlDocPtr *doc)
+/* The template (--template, the installed default) or the domain given with --from. */
+static int load_template(struct cli *c, const struct xml_args *a, struct _xmlDoc **doc)
 {
 	VGPU_AUTOFREE char *buf = NULL;
 	VGPU_AUTOFREE char *found = NULL;
 	const char *path = a->from ? a->from : a->template;
-	char err[1024];
 	size_t len = 0;
-	int r;
 
 	if (!path) {
-		/* installed copy first, then the source tree this binary was built from */
+		/* the installed copy (tests and scripts pass --template) */
 		char dirs[] = VGPUCTL_TEMPLATE_DIRS;
 		char *save = NULL;
 
@@ -61,13 +62,9 @@ static int load_template(struct cli *c, const struct xml_args *a, xmlDocPtr *doc
 		}
 		path = found;
 	}
-	r = vgpu_read_file_at(AT_FDCWD, path, &buf, &len);
-	if (r < 0) {
-		cli_error(c, "cannot read '%s': %s", path, strerror(-r));
-		return EXIT_FAILURE;
-	}
-	if (vgpu_domain_parse(buf, len, path, doc, err, sizeof(err)) < 0) {
-		cli_error(c, "%s", err);
+	if (vgpu_file_read(&c->ctx, path, VGPU_XML_MAX_SIZE + 1, &buf, &len) < 0 ||
+	    vgpu_domain_parse(&c->ctx, buf, len, path, doc) < 0) {
+		cli_error(c, "%s", vgpu_ctx_error(&c->ctx));
 		return EXIT_FAILURE;
 	}
 	return 0;
@@ -117,9 +114,10 @@ static int parse_args(struct cli *c, const char *cmd, int argc, char **argv, str
 	while ((o = getopt_long(argc, argv, "c:h", opts, NULL)) != -1) {
 		switch (o) {
 		case O_NAME:
-			if (!*optarg || strlen(optarg) > 200 || strchr(optarg, '/'))
-				return cli_usage_error(
-					c, cmd, "--name '%s': not a usable domain name", optarg);
+			if (vgpu_domain_name_check(optarg))
+				return cli_usage_error(c, cmd,
+						       "--name '%s': not a usable domain name (%s)",
+						       optarg, vgpu_domain_name_check(optarg));
 			a->dom.name = optarg;
 			break;
 		case O_VGPU:
@@ -133,17 +131,22 @@ static int parse_args(struct cli *c, const char *cmd, int argc, char **argv, str
 			a->memory_arg = optarg;
 			break;
 		case O_UUID:
-			if (!vgpu_uuid_valid(optarg))
+			if (!vgpu_uuid_normalize(optarg, a->uuid))
 				return cli_usage_error(c, cmd, "--uuid '%s': not a UUID", optarg);
-			a->dom.uuid = optarg;
+			a->dom.uuid = a->uuid;
 			break;
 		case O_MDEV:
-			if (!vgpu_uuid_valid(optarg))
-				return cli_usage_error(c, cmd, "--mdev-uuid '%s': not a UUID",
-						       optarg);
 			if (a->n_mdev == VGPU_MAX_VGPUS)
 				return cli_usage_error(c, cmd, "too many --mdev-uuid");
-			a->dom.mdev_uuids[a->n_mdev++] = optarg;
+			if (!vgpu_uuid_normalize(optarg, a->mdev[a->n_mdev]))
+				return cli_usage_error(c, cmd, "--mdev-uuid '%s': not a UUID",
+						       optarg);
+			for (size_t k = 0; k < a->n_mdev; k++)
+				if (strcmp(a->mdev[k], a->mdev[a->n_mdev]) == 0)
+					return cli_usage_error(
+						c, cmd, "--mdev-uuid '%s' is given twice", optarg);
+			a->dom.mdev_uuids[a->n_mdev] = a->mdev[a->n_mdev];
+			a->n_mdev++;
 			break;
 		case O_GPU:
 			a->req.gpu = optarg;
@@ -209,8 +212,9 @@ static int parse_args(struct cli *c, const char *cmd, int argc, char **argv, str
 	if (!a->memory_arg && !a->from)
 		return cli_usage_error(c, cmd, "--memory SIZE is required");
 	if (a->memory_arg && vgpu_parse_size_kib(a->memory_arg, &a->dom.memory_kib) < 0)
-		return cli_usage_error(c, cmd, "--memory '%s': not a size (e.g. 32G, 4096M)",
-				       a->memory_arg);
+		return cli_usage_error(
+			c, cmd, "--memory '%s': not a size of 1 MiB or more (e.g. 32G, 4096M)",
+			a->memory_arg);
 	for (char *save = NULL, *p = strtok_r(a->vgpu_list, ",", &save); p;
 	     p = strtok_r(NULL, ",", &save)) {
 		if (a->req.n_profiles == VGPU_MAX_VGPUS)
@@ -219,25 +223,10 @@ static int parse_args(struct cli *c, const char *cmd, int argc, char **argv, str
 	}
 	if (!a->req.n_profiles)
 		return cli_usage_error(c, cmd, "--vgpu '': no profile given");
+	a->req.hugepages = a->dom.hugepages;
 	if (a->n_mdev > a->req.n_profiles)
 		return cli_usage_error(c, cmd, "more --mdev-uuid than vGPUs");
 	return 0;
-}
-
-/* Text of <domain>'s child @name, or NULL. Caller frees. */
-static char *domain_field(xmlDocPtr doc, const char *name)
-{
-	xmlNodePtr root = xmlDocGetRootElement(doc);
-
-	for (xmlNodePtr n = root ? root->children : NULL; n; n = n->next)
-		if (n->type == XML_ELEMENT_NODE && !n->ns && xmlStrEqual(n->name, BAD_CAST name)) {
-			xmlChar *c = xmlNodeGetContent(n);
-			char *r = c ? vgpu_xstrdup(vgpu_strip((char *)c)) : NULL;
-
-			xmlFree(c);
-			return r;
-		}
-	return NULL;
 }
 
 /*
@@ -245,53 +234,44 @@ static char *domain_field(xmlDocPtr doc, const char *name)
  * @doc (may be NULL) is the domain being edited: with -c, a domain of the
  * same name or UUID is the one being re-planned and its pins do not count.
  */
-static int make_plan(struct cli *c, struct xml_args *a, xmlDocPtr doc, struct vgpu_plan *plan)
+static int make_plan(struct cli *c, struct xml_args *a, struct _xmlDoc *doc,
+		     struct vgpu_plan **plan)
 {
-	int r = cli_scan_host(c, CLI_SCAN_TYPES | CLI_SCAN_TOPOLOGY);
+	int r = cli_read_host(c, VGPU_READ_TYPES | VGPU_READ_TOPOLOGY);
 
 	if (r)
 		return r;
-	a->req.memory_kib = a->dom.memory_kib;
-	if (!a->req.memory_kib && doc && vgpu_domain_memory_kib(doc, &a->req.memory_kib) < 0)
-		a->req.memory_kib = 0; /* unusable <memory>: the build says so */
-	if (a->uri) {
-		VGPU_AUTOFREE char *name = a->dom.name || !doc ? NULL : domain_field(doc, "name");
-		VGPU_AUTOFREE char *uuid = a->dom.uuid || !doc ? NULL : domain_field(doc, "uuid");
-		struct vgpu_virt *v = NULL;
-		char err[1024];
+	if (a->dom.emulator_cpus &&
+	    !vgpu_cpuset_subset(a->dom.emulator_cpus, &c->model->topo.online)) {
+		char list[256];
+		struct vgpu_cpuset off = *a->dom.emulator_cpus;
 
-		if (vgpu_virt_open(a->uri, &v, err, sizeof(err)) < 0 ||
-		    vgpu_virt_pinned_cpus(v, a->dom.name ? a->dom.name : name,
-					  a->dom.uuid ? a->dom.uuid : uuid, &a->req.exclude, err,
-					  sizeof(err)) < 0) {
-			vgpu_virt_close(v);
-			cli_error(c, "%s", err);
-			return EXIT_FAILURE;
-		}
-		vgpu_virt_close(v);
-	}
-	if (vgpu_plan_make(c->host, &a->req, plan) < 0) {
-		cli_error(c, "%s", vgpu_last_error(c->host));
+		vgpu_cpuset_andnot(&off, &c->model->topo.online);
+		cli_error(c, "--emulator-cpus: CPUs %s are not online on this host",
+			  vgpu_cpulist_format(&off, list, sizeof(list)));
 		return EXIT_FAILURE;
 	}
-	for (char *w = plan->warnings, *save = NULL, *l = strtok_r(w, "\n", &save); l;
-	     l = strtok_r(NULL, "\n", &save))
-		cli_warn_cb(c, l);
-	if (a->dom.hugepages) {
-		const struct vgpu_node *nd =
-			vgpu_topology_node(vgpu_host_topology(c->host), plan->node);
-		unsigned long long need = a->dom.memory_kib / (1024 * 1024);
+	a->req.memory_kib = a->dom.memory_kib;
+	if (!a->req.memory_kib && doc &&
+	    vgpu_domain_memory_kib(&c->ctx, doc, &a->req.memory_kib) < 0)
+		a->req.memory_kib = 0; /* unusable <memory>: the build says so */
+	if (a->uri) {
+		VGPU_AUTOFREE char *name = a->dom.name || !doc ? NULL :
+								 vgpu_domain_field(doc, "name");
+		VGPU_AUTOFREE char *uuid = a->dom.uuid || !doc ? NULL :
+								 vgpu_domain_field(doc, "uuid");
+		VGPU_AUTOPTR(virt) v = NULL;
 
-		if (nd && nd->hugepages_1g_free >= 0 &&
-		    (unsigned long long)nd->hugepages_1g_free < need) {
-			char msg[256];
-
-			snprintf(msg, sizeof(msg),
-				 "NUMA node %d has %ld free 1 GiB hugepages, the VM needs %llu; it "
-				 "will not start until they are reserved",
-				 plan->node, nd->hugepages_1g_free, need);
-			cli_warn_cb(c, msg);
+		if (vgpu_virt_open(&c->ctx, a->uri, &v) < 0 ||
+		    vgpu_virt_pinned_cpus(&c->ctx, v, a->dom.name ? a->dom.name : name,
+					  a->dom.uuid ? a->dom.uuid : uuid, &a->req.exclude) < 0) {
+			cli_error(c, "%s", vgpu_ctx_error(&c->ctx));
+			return EXIT_FAILURE;
 		}
+	}
+	if (vgpu_plan_make(&c->ctx, c->model, &a->req, plan) < 0) {
+		cli_error(c, "%s", vgpu_ctx_error(&c->ctx));
+		return EXIT_FAILURE;
 	}
 	return 0;
 }
@@ -299,39 +279,26 @@ static int make_plan(struct cli *c, struct xml_args *a, xmlDocPtr doc, struct vg
 int cmd_xml(struct cli *c, int argc, char **argv)
 {
 	struct xml_args a = { 0 };
-	VGPU_AUTOFREE struct vgpu_plan *plan = calloc(1, sizeof(*plan));
+	VGPU_AUTOPTR(plan) plan = NULL;
+	VGPU_AUTOPTR(xmldoc) doc = NULL;
 	VGPU_AUTOFREE char *out = NULL;
-	xmlDocPtr doc = NULL;
-	char err[1024];
 	int r;
 
-	if (!plan)
-		return EXIT_FAILURE;
 	r = parse_args(c, "xml", argc, argv, &a);
-	if (r)
-		goto done;
-	r = load_template(c, &a, &doc);
-	if (r)
-		goto done;
-	r = make_plan(c, &a, doc, plan);
-	if (r)
-		goto done;
-	if (vgpu_domain_build(doc, plan, &a.dom, err, sizeof(err)) < 0) {
-		cli_error(c, "%s", err);
+	if (!r)
+		r = load_template(c, &a, &doc);
+	if (!r)
+		r = make_plan(c, &a, doc, &plan);
+	if (!r && (vgpu_domain_build(&c->ctx, doc, plan, &a.dom) < 0 ||
+		   vgpu_domain_format(&c->ctx, doc, &out) < 0)) {
+		cli_error(c, "%s", vgpu_ctx_error(&c->ctx));
 		r = EXIT_FAILURE;
-		goto done;
 	}
-	if (vgpu_domain_format(doc, &out) < 0) {
-		r = EXIT_FAILURE;
-		goto done;
-	}
-	fputs(out, c->out);
-done:
-	xmlFreeDoc(doc);
+	if (!r)
+		fputs(out, c->out);
 	free(a.vgpu_list);
 	return r;
 }
-
 static const struct col plan_cols[] = {
 	{ "VF", "vf", COL_STR, false },
 	{ "GPU", "gpu", COL_STR, false },
@@ -350,33 +317,29 @@ static const struct col plan_cols[] = {
 int cmd_plan(struct cli *c, int argc, char **argv)
 {
 	struct xml_args a = { 0 };
-	VGPU_AUTOFREE struct vgpu_plan *plan = calloc(1, sizeof(*plan));
-	char cpus[VGPU_CPULIST_LEN], topo[64];
+	VGPU_AUTOPTR(plan) plan = NULL;
+	VGPU_AUTOPTR(xmldoc) doc = NULL;
+	VGPU_AUTOFREE char *cpus = vgpu_xmalloc(VGPU_CPULIST_LEN);
+	char topo[64];
 	int r;
-
-	if (!plan)
-		return EXIT_FAILURE;
-	xmlDocPtr doc = NULL;
 
 	r = parse_args(c, "plan", argc, argv, &a);
 	if (!r && a.from)
 		r = load_template(c, &a, &doc);
 	if (!r)
-		r = make_plan(c, &a, doc, plan);
-	xmlFreeDoc(doc);
+		r = make_plan(c, &a, doc, &plan);
 	free(a.vgpu_list);
 	if (r)
 		return r;
-	vgpu_cpulist_format(&plan->cpus, cpus, sizeof(cpus));
+	vgpu_cpulist_format(&plan->cpus, cpus, VGPU_CPULIST_LEN);
 	snprintf(topo, sizeof(topo), "%ux%u", plan->cores, plan->threads);
 	if (!c->json) {
 		for (size_t i = 0; i < plan->n_vgpus; i++) {
-			const struct vgpu_vf *vf = plan->vgpus[i].vf;
-			const struct vgpu_type *t = plan->vgpus[i].type;
+			const struct vgpu_choice *v = &plan->vgpus[i];
 
 			fprintf(c->out, "vGPU %zu: %s (type %u, %s, %s) on VF %s of GPU %s\n",
-				i + 1, t->info.profile, t->id, vgpu_backing_str(t->info.backing),
-				vgpu_iface_str(vf->iface), vf->addr, vf->gpu->addr);
+				i + 1, v->profile, v->type_id, vgpu_backing_str(v->backing),
+				vgpu_iface_str(v->iface), v->parent, v->gpu);
 		}
 		fprintf(c->out, "NUMA node: %d (memory strict)\n", plan->node);
 		fprintf(c->out, "CPUs: %s (%u vCPUs as %u cores x %u threads)\n", cpus, plan->vcpus,
@@ -387,14 +350,12 @@ int cmd_plan(struct cli *c, int argc, char **argv)
 		fprintf(c->out, "\nWhy: %s\n", plan->reason);
 		return 0;
 	}
-	struct cli_table *tb =
-		cli_table(c, "plan", plan_cols, sizeof(plan_cols) / sizeof(plan_cols[0]));
+	struct cli_table *tb = cli_table(c, "plan", plan_cols, ARRAY_SIZE(plan_cols));
 
 	if (!tb)
 		return EXIT_FAILURE;
 	for (size_t i = 0; i < plan->n_vgpus; i++) {
-		const struct vgpu_vf *vf = plan->vgpus[i].vf;
-		const struct vgpu_type *t = plan->vgpus[i].type;
+		const struct vgpu_choice *v = &plan->vgpus[i];
 		struct cli_line *ln = cli_line_new(tb);
 		char *pins = NULL;
 		size_t pl = 0;
@@ -405,12 +366,12 @@ int cmd_plan(struct cli *c, int argc, char **argv)
 		for (unsigned k = 0; k < plan->vcpus; k++)
 			fprintf(pf, "%s%u", k ? "," : "", plan->pins[k]);
 		fclose(pf);
-		cli_cell_str(ln, 0, vf->addr);
-		cli_cell_str(ln, 1, vf->gpu->addr);
-		cli_cell_str(ln, 2, t->info.profile);
-		cli_cell_num(ln, 3, t->id, true);
-		cli_cell_str(ln, 4, vgpu_iface_str(vf->iface));
-		cli_cell_str(ln, 5, vgpu_backing_str(t->info.backing));
+		cli_cell_str(ln, 0, v->parent);
+		cli_cell_str(ln, 1, v->gpu);
+		cli_cell_str(ln, 2, v->profile);
+		cli_cell_num(ln, 3, v->type_id, true);
+		cli_cell_str(ln, 4, vgpu_iface_str(v->iface));
+		cli_cell_str(ln, 5, vgpu_backing_str(v->backing));
 		cli_cell_num(ln, 6, plan->node, true);
 		cli_cell_str(ln, 7, cpus);
 		cli_cell_num(ln, 8, plan->vcpus, true);

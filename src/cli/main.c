@@ -81,6 +81,7 @@ int main(int argc, char **argv)
 	struct cli c = { .out = stdout, .err = stderr };
 	int o, rc;
 
+	vgpu_ctx_init(&c.ctx, cli_log_cb, &c);
 	signal(SIGPIPE, SIG_IGN);
 	/* large listings go out in 64 KiB writes rather than 4 KiB ones (glibc
 	 * ignores the size unless it is given the buffer) */
@@ -140,7 +141,7 @@ int main(int argc, char **argv)
 			command_usage(stdout, &commands[i]);
 			rc = EXIT_SUCCESS;
 		}
-		vgpu_host_free(c.host);
+		cli_cleanup(&c);
 		return close_stdout(rc);
 	}
 	fprintf(stderr,

@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
-/* Tables and JSON from one place: libsmartcols, as lsblk and lscpu do. */
+/* Messages, tables and JSON: the CLI's one writer. */
 #include <errno.h>
 #include <stdarg.h>
 #include <stdlib.h>
@@ -20,30 +20,6 @@ void cli_error(struct cli *c, const char *fmt, ...)
 	fputc('\n', c->err);
 }
 
-struct seen {
-	char **msgs;
-	size_t n;
-};
-
-void cli_warn_cb(void *data, const char *msg)
-{
-	struct cli *c = data;
-	static struct seen seen; /* CLI-only: one process, one run */
-
-	for (size_t i = 0; i < seen.n; i++)
-		if (strcmp(seen.msgs[i], msg) == 0)
-			return;
-	char **n = realloc(seen.msgs, (seen.n + 1) * sizeof(*n));
-
-	if (n) {
-		seen.msgs = n;
-		seen.msgs[seen.n] = strdup(msg);
-		if (seen.msgs[seen.n])
-			seen.n++;
-	}
-	fprintf(c->err, "vgpuctl: warning: %s\n", msg);
-}
-
 int cli_usage_error(struct cli *c, const char *cmd, const char *fmt, ...)
 {
 	va_list ap;
@@ -55,28 +31,6 @@ int cli_usage_error(struct cli *c, const char *cmd, const char *fmt, ...)
 	fprintf(c->err, "\nTry 'vgpuctl %s%s--help' for more information.\n", cmd ? cmd : "",
 		cmd ? " " : "");
 	return EXIT_USAGE;
-}
-
-int cli_scan_host(struct cli *c, unsigned what)
-{
-	char *err = NULL;
-	int r;
-
-	if (!c->host) {
-		r = vgpu_host_open(c->sysroot, &c->host, &err);
-		if (r < 0) {
-			cli_error(c, "%s", err ? err : strerror(-r));
-			free(err);
-			return EXIT_FAILURE;
-		}
-		vgpu_host_set_warn(c->host, cli_warn_cb, c);
-	}
-	if (vgpu_host_scan(c->host, what & CLI_SCAN_TYPES) < 0 ||
-	    ((what & CLI_SCAN_TOPOLOGY) && vgpu_host_read_topology(c->host) < 0)) {
-		cli_error(c, "%s", vgpu_last_error(c->host));
-		return EXIT_FAILURE;
-	}
-	return 0;
 }
 
 /*

@@ -10,6 +10,8 @@
 #include <stdlib.h>
 #include <unistd.h>
 
+#define ARRAY_SIZE(a) (sizeof(a) / sizeof((a)[0]))
+
 static inline void vgpu_freep(void *p)
 {
 	free(*(void **)p);
@@ -31,14 +33,18 @@ static inline void vgpu_fclosep(FILE **f)
 #define VGPU_AUTOCLOSE __attribute__((cleanup(vgpu_closep)))
 #define VGPU_AUTOFCLOSE __attribute__((cleanup(vgpu_fclosep)))
 
-/* VGPU_DEFINE_AUTOPTR(type, freefn) then VGPU_AUTOPTR(type) p = NULL; */
-#define VGPU_DEFINE_AUTOPTR(type, freefn)                                                          \
-	static inline void vgpu_autoptr_##type(type **p)                                           \
+/*
+ * VGPU_DEFINE_AUTOPTR(name, type, freefn) once per type, then
+ * VGPU_AUTOPTR(name) p = NULL;  declares a `type *` freed at scope exit.
+ */
+#define VGPU_DEFINE_AUTOPTR(name, type, freefn)                                                    \
+	static inline void vgpu_autoptr_##name(type **p)                                           \
 	{                                                                                          \
 		if (*p)                                                                            \
 			freefn(*p);                                                                \
-	}
-#define VGPU_AUTOPTR(type) __attribute__((cleanup(vgpu_autoptr_##type))) type *
+	}                                                                                          \
+	typedef type vgpu_autoptr_type_##name;
+#define VGPU_AUTOPTR(name) __attribute__((cleanup(vgpu_autoptr_##name))) vgpu_autoptr_type_##name *
 
 static inline void *vgpu_steal_ptr_impl(void **p)
 {

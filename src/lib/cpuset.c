@@ -196,3 +196,44 @@ char *vgpu_cpulist_format(const struct vgpu_cpuset *s, char *buf, size_t len)
 	}
 	return buf;
 }
+
+int vgpu_cpumask_parse(const char *str, struct vgpu_cpuset *out)
+{
+	struct vgpu_cpuset s;
+	const char *p = str, *end;
+	size_t len, digits = 0;
+	unsigned bit = 0;
+
+	while (isspace((unsigned char)*p))
+		p++;
+	len = strlen(p);
+	while (len && isspace((unsigned char)p[len - 1]))
+		len--;
+	if (!len)
+		return -EINVAL;
+	vgpu_cpuset_zero(&s);
+	/* from the least significant (rightmost) digit: 4 CPUs per hex digit */
+	for (end = p + len; end > p; end--) {
+		char ch = end[-1];
+		unsigned v;
+
+		if (ch == ',') {
+			if (digits % 8 || end - 1 == p || end == p + len)
+				return -EINVAL; /* 32-bit words between commas */
+			continue;
+		}
+		if (!isxdigit((unsigned char)ch))
+			return -EINVAL;
+		v = (unsigned)(isdigit((unsigned char)ch) ? ch - '0' : (ch | 0x20) - 'a' + 10);
+		for (unsigned b = 0; b < 4; b++, bit++) {
+			if (!(v >> b & 1))
+				continue;
+			if (bit >= VGPU_MAX_CPUS)
+				return -ERANGE;
+			vgpu_cpuset_set(&s, bit);
+		}
+		digits++;
+	}
+	*out = s;
+	return 0;
+}

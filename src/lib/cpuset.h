@@ -35,6 +35,12 @@ bool vgpu_cpuset_intersects(const struct vgpu_cpuset *a, const struct vgpu_cpuse
  * Return: 0 or -EINVAL (syntax) / -ERANGE (CPU >= VGPU_MAX_CPUS).
  */
 int vgpu_cpulist_parse(const char *str, struct vgpu_cpuset *out);
+/**
+ * vgpu_cpumask_parse() - parse a kernel cpumask ("ff,00000000": 32-bit hex
+ * words, most significant first), as nodeN/cpumap and thread_siblings show it.
+ * Return: 0 or -EINVAL / -ERANGE (a CPU >= VGPU_MAX_CPUS set).
+ */
+int vgpu_cpumask_parse(const char *str, struct vgpu_cpuset *out);
 /* Enough for any set: "8191," is the longest item. */
 #define VGPU_CPULIST_LEN (VGPU_MAX_CPUS / 2 * 6)
 /**

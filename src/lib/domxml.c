@@ -16,13 +16,43 @@
 
 #include <libxml/parser.h>
 #include <libxml/tree.h>
+#include <libxml/xmlerror.h>
 #include <libxml/xmlsave.h>
 
-#include "cleanup.h"
-#include "vgpu-priv.h"
+#include "domxml.h"
 
-#define MAX_XML_SIZE (4u << 20)
 #define X(s) ((const xmlChar *)(s))
+
+void vgpu_xml_doc_free(xmlDocPtr doc)
+{
+	xmlFreeDoc(doc);
+}
+
+VGPU_DEFINE_AUTOPTR(xmlchar, xmlChar, xmlFree)
+
+/* libxml2 prints its own messages unless told not to: we report once, ours. */
+static void xml_silent(void *data, xmlErrorPtr e)
+{
+	(void)data;
+	(void)e;
+}
+
+static void xml_silent_generic(void *data, const char *msg, ...)
+{
+	(void)data;
+	(void)msg;
+}
+
+static void xml_quiet(void)
+{
+	static bool done;
+
+	if (done)
+		return;
+	xmlSetStructuredErrorFunc(NULL, xml_silent);
+	xmlSetGenericErrorFunc(NULL, xml_silent_generic);
+	done = true;
+}
 
 /* Canonical order of <domain> children, as libvirt writes them. */
 static const char *const domain_order[] = {
@@ -43,10 +73,11 @@ static int order_of(const xmlChar *name)
 	return 1000; /* unknown elements stay where they are, sorting last */
 }
 
+/* The first child element @name in no namespace: the one "find child" of this file. */
 static xmlNodePtr child(xmlNodePtr parent, const char *name)
 {
-	for (xmlNodePtr n = parent->children; n; n = n->next)
-		if (n->type == XML_ELEMENT_NODE && xmlStrEqual(n->name, X(name)) && !n->ns)
+	for (xmlNodePtr n = parent ? parent->children : NULL; n; n = n->next)
+		if (n->type == XML_ELEMENT_NODE && !n->ns && xmlStrEqual(n->name, X(name)))
 			return n;
 	return NULL;
 }
@@ -68,6 +99,14 @@ static xmlNodePtr domain_child(xmlNodePtr dom, const char *name)
 	return xmlAddChild(dom, n);
 }
 
+static void drop_node(xmlNodePtr n)
+{
+	if (n) {
+		xmlUnlinkNode(n);
+		xmlFreeNode(n);
+	}
+}
+
 static void remove_children(xmlNodePtr parent, const char *name)
 {
 	xmlNodePtr n = parent->children;
@@ -75,10 +114,8 @@ static void remove_children(xmlNodePtr parent, const char *name)
 	while (n) {
 		xmlNodePtr next = n->next;
 
-		if (n->type == XML_ELEMENT_NODE && (!name || xmlStrEqual(n->name, X(name)))) {
-			xmlUnlinkNode(n);
-			xmlFreeNode(n);
-		}
+		if (n->type == XML_ELEMENT_NODE && (!name || xmlStrEqual(n->name, X(name))))
+			drop_node(n);
 		n = next;
 	}
 }
@@ -95,6 +132,12 @@ static xmlNodePtr add_el(xmlNodePtr parent, const char *name)
 	return xmlNewChild(parent, NULL, X(name), NULL);
 }
 
+/* Insert @n as @parent's first child. */
+static xmlNodePtr add_first(xmlNodePtr parent, xmlNodePtr n)
+{
+	return parent->children ? xmlAddPrevSibling(parent->children, n) : xmlAddChild(parent, n);
+}
+
 static void set_attr(xmlNodePtr n, const char *name, const char *value)
 {
 	xmlSetProp(n, X(name), X(value));
@@ -108,17 +151,26 @@ static void set_attr_u(xmlNodePtr n, const char *name, unsigned long long v)
 	xmlSetProp(n, X(name), X(buf));
 }
 
-int vgpu_uuid_generate(char out[37])
+static char *get_attr(xmlNodePtr n, const char *name)
+{
+	return (char *)xmlGetProp(n, X(name));
+}
+
+/* ---- UUIDs, names, sizes ------------------------------------------------- */
+
+int vgpu_uuid_generate(struct vgpu_ctx *ctx, char out[VGPU_UUID_LEN])
 {
 	unsigned char b[16];
 
 	if (getrandom(b, sizeof(b), 0) != (ssize_t)sizeof(b))
-		return -errno;
+		return vgpu_error(ctx, -errno ? -errno : -EIO, "cannot generate a UUID: %s",
+				  strerror(errno ? errno : EIO));
 	b[6] = (unsigned char)((b[6] & 0x0f) | 0x40);
 	b[8] = (unsigned char)((b[8] & 0x3f) | 0x80);
-	snprintf(out, 37, "%02x%02x%02x%02x-%02x%02x-%02x%02x-%02x%02x-%02x%02x%02x%02x%02x%02x",
-		 b[0], b[1], b[2], b[3], b[4], b[5], b[6], b[7], b[8], b[9], b[10], b[11], b[12],
-		 b[13], b[14], b[15]);
+	snprintf(out, VGPU_UUID_LEN,
+		 "%02x%02x%02x%02x-%02x%02x-%02x%02x-%02x%02x-%02x%02x%02x%02x%02x%02x", b[0], b[1],
+		 b[2], b[3], b[4], b[5], b[6], b[7], b[8], b[9], b[10], b[11], b[12], b[13], b[14],
+		 b[15]);
 	return 0;
 }
 
@@ -137,123 +189,159 @@ bool vgpu_uuid_valid(const char *s)
 	return true;
 }
 
-int vgpu_parse_size_kib(const char *s, uint64_t *out)
+bool vgpu_uuid_normalize(const char *in, char out[VGPU_UUID_LEN])
 {
-	char *end;
-	double v;
-	double mul = 1024; /* default unit: MiB */
+	char hex[33];
+	size_t n = 0, len;
 
-	errno = 0;
-	/* digits with an optional fraction: strtod alone would take "0x10G" or "1e3M" */
-	end = (char *)s + strspn(s, "0123456789");
-	if (end == s)
-		return -EINVAL;
-	if (*end == '.' && !isdigit((unsigned char)end[1]))
-		return -EINVAL;
-	if (*end == '.')
-		end += 1 + strspn(end + 1, "0123456789");
-	if (*end && !isalpha((unsigned char)*end))
-		return -EINVAL;
-	v = strtod(s, NULL);
-	if (errno || v <= 0)
-		return -EINVAL;
-	if (*end) {
-		char u = (char)toupper((unsigned char)*end);
+	while (isspace((unsigned char)*in))
+		in++;
+	len = strlen(in);
+	while (len && isspace((unsigned char)in[len - 1]))
+		len--;
+	if (len == 36) {
+		char tmp[37];
 
-		if (u == 'K')
-			mul = 1;
-		else if (u == 'M')
-			mul = 1024;
-		else if (u == 'G')
-			mul = 1024.0 * 1024;
-		else if (u == 'T')
-			mul = 1024.0 * 1024 * 1024;
-		else
-			return -EINVAL;
-		end++;
-		if (strcmp(end, "") != 0 && strcmp(end, "iB") != 0 && strcmp(end, "B") != 0 &&
-		    strcmp(end, "ib") != 0 && strcmp(end, "b") != 0)
-			return -EINVAL;
+		memcpy(tmp, in, 36);
+		tmp[36] = '\0';
+		if (!vgpu_uuid_valid(tmp))
+			return false;
+	} else if (len != 32) {
+		return false;
 	}
-	v *= mul;
-	if (v < 1 || v > 1e15 || v != floor(v))
-		return -ERANGE;
-	*out = (uint64_t)v;
-	return 0;
+	for (size_t i = 0; i < len; i++) {
+		if (in[i] == '-')
+			continue;
+		if (!isxdigit((unsigned char)in[i]) || n == 32)
+			return false;
+		hex[n++] = (char)tolower((unsigned char)in[i]);
+	}
+	if (n != 32)
+		return false;
+	snprintf(out, VGPU_UUID_LEN, "%.8s-%.4s-%.4s-%.4s-%.12s", hex, hex + 8, hex + 12, hex + 16,
+		 hex + 20);
+	return true;
+}
+
+const char *vgpu_domain_name_check(const char *name)
+{
+	if (!*name)
+		return "empty";
+	if (strlen(name) > 200)
+		return "longer than 200 bytes";
+	if (!vgpu_utf8_valid(name))
+		return "not valid UTF-8";
+	for (const unsigned char *p = (const unsigned char *)name; *p; p++)
+		if (*p < 0x20 || *p == 0x7f)
+			return "contains a control character";
+	if (strchr(name, '/'))
+		return "contains '/'";
+	return NULL;
 }
 
 /*
- * A libvirt scaled integer (formatdomain "Memory Allocation"): b/bytes, then
- * KB, MB, GB, TB, PB, EB in powers of 1000 and k/KiB, M/MiB, ... in powers of
- * 1024; the default unit of <memory> is KiB.
+ * A libvirt scaled-integer unit (virScaleInteger): "b"/"byte"/"bytes", or
+ * k/m/g/t/p/e followed by nothing or "iB" (powers of 1024) or "B" (powers
+ * of 1000), all case-insensitive.  Return: bytes per unit, 0 if unknown.
  */
-static int libvirt_size_kib(const char *value, const char *unit, uint64_t *out)
+static double unit_bytes(const char *u)
 {
-	static const struct {
-		const char *names;
-		double factor; /* bytes */
-	} units[] = {
-		{ " b bytes ", 1 },
-		{ " KB ", 1e3 },
-		{ " k K KiB ", 1024.0 },
-		{ " MB ", 1e6 },
-		{ " M MiB ", 1048576.0 },
-		{ " GB ", 1e9 },
-		{ " G GiB ", 1073741824.0 },
-		{ " TB ", 1e12 },
-		{ " T TiB ", 1099511627776.0 },
-		{ " PB ", 1e15 },
-		{ " P PiB ", 1125899906842624.0 },
-		{ " EB ", 1e18 },
-		{ " E EiB ", 1152921504606846976.0 },
-	};
-	char key[16];
-	unsigned long long v;
-	char *end;
+	static const char prefixes[] = "kmgtpe";
+	const char *p;
+	double base, f = 1;
 
-	if (!isdigit((unsigned char)*value))
-		return -EINVAL;
-	errno = 0;
-	v = strtoull(value, &end, 10);
-	if (errno || *end)
-		return -EINVAL;
-	snprintf(key, sizeof(key), " %s ", unit && *unit ? unit : "KiB");
-	for (size_t i = 0; i < sizeof(units) / sizeof(units[0]); i++) {
-		if (strstr(units[i].names, key)) {
-			/* libvirt rounds up to whole KiB */
-			double kib = ceil((double)v * units[i].factor / 1024.0);
-
-			if (kib < 1 || kib > 1e15)
-				return -ERANGE;
-			*out = (uint64_t)kib;
-			return 0;
-		}
-	}
-	return -EINVAL;
+	if (!strcasecmp(u, "b") || !strcasecmp(u, "byte") || !strcasecmp(u, "bytes"))
+		return 1;
+	p = *u ? strchr(prefixes, tolower((unsigned char)*u)) : NULL;
+	if (!p)
+		return 0;
+	if (!u[1] || !strcasecmp(u + 1, "ib"))
+		base = 1024;
+	else if ((u[1] == 'b' || u[1] == 'B') && !u[2])
+		base = 1000;
+	else
+		return 0;
+	for (const char *q = prefixes; q <= p; q++)
+		f *= base;
+	return f;
 }
 
-int vgpu_domain_memory_kib(xmlDocPtr doc, uint64_t *out)
+/* @num (digits, optional fraction) in @unit (default @dflt bytes) to KiB, rounded up. */
+static int scaled_kib(const char *num, const char *unit, double dflt, bool fraction, uint64_t *out)
+{
+	const char *p = num + strspn(num, "0123456789");
+	double f = unit && *unit ? unit_bytes(unit) : dflt, kib;
+
+	if (p == num || !f)
+		return -EINVAL;
+	if (*p == '.' && fraction && isdigit((unsigned char)p[1]))
+		p += 1 + strspn(p + 1, "0123456789");
+	if (*p)
+		return -EINVAL;
+	kib = ceil(strtod(num, NULL) * f / 1024.0);
+	if (kib < 1 || kib > 1e15)
+		return -ERANGE;
+	*out = (uint64_t)kib;
+	return 0;
+}
+
+int vgpu_parse_size_kib(const char *s, uint64_t *out)
+{
+	size_t n = strspn(s, "0123456789.");
+	char num[64];
+	uint64_t kib;
+	int r;
+
+	if (n == 0 || n >= sizeof(num))
+		return -EINVAL;
+	memcpy(num, s, n);
+	num[n] = '\0';
+	r = scaled_kib(num, s + n, 1024.0 * 1024, true, &kib);
+	if (r < 0)
+		return r;
+	if (kib < 1024)
+		return -ERANGE; /* no guest runs in less than a MiB */
+	*out = kib;
+	return 0;
+}
+
+int vgpu_domain_memory_kib(struct vgpu_ctx *ctx, xmlDocPtr doc, uint64_t *out)
 {
 	xmlNodePtr m = child(xmlDocGetRootElement(doc), "memory");
-	xmlChar *c = m ? xmlNodeGetContent(m) : NULL;
-	xmlChar *u = m ? xmlGetProp(m, X("unit")) : NULL;
-	int r = c ? libvirt_size_kib(vgpu_strip((char *)c), (const char *)u, out) : -ENOENT;
+	VGPU_AUTOPTR(xmlchar) c = m ? xmlNodeGetContent(m) : NULL;
+	VGPU_AUTOPTR(xmlchar) u = m ? xmlGetProp(m, X("unit")) : NULL;
+	int r;
 
-	xmlFree(c);
-	xmlFree(u);
-	return r;
+	if (!c)
+		return vgpu_error(ctx, -ENOENT, "the domain has no <memory>");
+	r = scaled_kib(vgpu_strip((char *)c), (const char *)u, 1024, false, out);
+	if (r < 0)
+		return vgpu_error(ctx, -EINVAL, "the domain's <memory> '%s%s%s' is not a size",
+				  vgpu_strip((char *)c), u ? " " : "", u ? (char *)u : "");
+	return 0;
 }
 
-int vgpu_domain_parse(const char *buf, size_t len, const char *what, xmlDocPtr *out, char *err,
-		      size_t errlen)
+char *vgpu_domain_field(xmlDocPtr doc, const char *name)
 {
-	xmlDocPtr doc;
+	xmlNodePtr n = child(xmlDocGetRootElement(doc), name);
+	VGPU_AUTOPTR(xmlchar) c = n ? xmlNodeGetContent(n) : NULL;
+
+	return c ? vgpu_xstrdup(vgpu_strip((char *)c)) : NULL;
+}
+
+/* ---- parsing ------------------------------------------------------------ */
+
+int vgpu_domain_parse(struct vgpu_ctx *ctx, const char *buf, size_t len, const char *what,
+		      xmlDocPtr *out)
+{
+	VGPU_AUTOPTR(xmldoc) doc = NULL;
 	xmlNodePtr root;
 
-	if (len > MAX_XML_SIZE) {
-		snprintf(err, errlen, "'%s' is larger than %u bytes", what, MAX_XML_SIZE);
-		return -EFBIG;
-	}
+	xml_quiet();
+	if (len > VGPU_XML_MAX_SIZE)
+		return vgpu_error(ctx, -EFBIG, "'%s' is larger than %u bytes", what,
+				  VGPU_XML_MAX_SIZE);
+	xmlResetLastError();
 	/* untrusted input: no network, no entity expansion, no DTD loading */
 	doc = xmlReadMemory(buf, (int)len, what, NULL,
 			    XML_PARSE_NONET | XML_PARSE_NOBLANKS | XML_PARSE_NOERROR |
@@ -261,84 +349,181 @@ int vgpu_domain_parse(const char *buf, size_t len, const char *what, xmlDocPtr *
 	if (!doc) {
 		const xmlError *e = xmlGetLastError();
 
-		snprintf(err, errlen, "'%s' is not well-formed XML%s%.*s", what,
-			 e && e->message ? ": " : "",
-			 e && e->message ? (int)strcspn(e->message, "\n") : 0,
-			 e && e->message ? e->message : "");
-		return -EINVAL;
+		return vgpu_error(ctx, -EINVAL, "'%s' is not well-formed XML%s%.*s", what,
+				  e && e->message ? ": " : "",
+				  e && e->message ? (int)strcspn(e->message, "\n") : 0,
+				  e && e->message ? e->message : "");
 	}
 	root = xmlDocGetRootElement(doc);
-	if (!root || !xmlStrEqual(root->name, X("domain")) || doc->intSubset) {
-		snprintf(err, errlen, "'%s' is not a libvirt domain definition (<domain> root%s)",
-			 what, doc->intSubset ? ", no DTD" : "");
-		xmlFreeDoc(doc);
-		return -EINVAL;
-	}
-	*out = doc;
+	if (!root || !xmlStrEqual(root->name, X("domain")) || root->ns || doc->intSubset)
+		return vgpu_error(ctx, -EINVAL,
+				  "'%s' is not a libvirt domain definition (<domain> root%s)", what,
+				  doc->intSubset   ? ", no DTD" :
+				  root && root->ns ? " in no namespace" :
+						     "");
+	*out = vgpu_steal_ptr(&doc);
 	return 0;
 }
 
-int vgpu_domain_format(xmlDocPtr doc, char **out)
+int vgpu_domain_format(struct vgpu_ctx *ctx, xmlDocPtr doc, char **out)
 {
 	xmlBufferPtr buf = xmlBufferCreate();
-	xmlSaveCtxtPtr ctx;
+	xmlSaveCtxtPtr save;
 
 	if (!buf)
-		return -ENOMEM;
-	ctx = xmlSaveToBuffer(buf, "UTF-8", XML_SAVE_FORMAT | XML_SAVE_NO_DECL);
-	if (!ctx) {
+		return vgpu_error(ctx, -ENOMEM, "out of memory formatting the domain XML");
+	xml_quiet();
+	save = xmlSaveToBuffer(buf, "UTF-8", XML_SAVE_FORMAT | XML_SAVE_NO_DECL);
+	if (!save) {
 		xmlBufferFree(buf);
-		return -ENOMEM;
+		return vgpu_error(ctx, -ENOMEM, "out of memory formatting the domain XML");
 	}
-	xmlSaveTree(ctx, xmlDocGetRootElement(doc));
-	xmlSaveClose(ctx);
+	if (xmlSaveTree(save, xmlDocGetRootElement(doc)) < 0 || xmlSaveClose(save) < 0) {
+		xmlBufferFree(buf);
+		return vgpu_error(ctx, -EINVAL, "cannot format the domain XML");
+	}
 	*out = vgpu_asprintf("%s\n", (const char *)xmlBufferContent(buf));
 	xmlBufferFree(buf);
 	return 0;
 }
+
+/* ---- our metadata --------------------------------------------------------- */
 
 /* Our metadata element, if the domain has one. */
 static xmlNodePtr our_metadata(xmlNodePtr dom)
 {
 	xmlNodePtr md = child(dom, "metadata");
 
-	if (!md)
-		return NULL;
-	for (xmlNodePtr n = md->children; n; n = n->next)
+	for (xmlNodePtr n = md ? md->children : NULL; n; n = n->next)
 		if (n->type == XML_ELEMENT_NODE && n->ns &&
 		    xmlStrEqual(n->ns->href, X(VGPU_XML_NS)))
 			return n;
 	return NULL;
 }
 
+void vgpu_meta_clear(struct vgpu_meta *m)
+{
+	for (size_t i = 0; i < m->n_vgpus; i++) {
+		free(m->vgpus[i].profile);
+		free(m->vgpus[i].gi_profile);
+	}
+	memset(m, 0, sizeof(*m));
+}
+
+static enum vgpu_iface iface_from(const char *s)
+{
+	if (s && strcmp(s, "mdev") == 0)
+		return VGPU_IFACE_MDEV;
+	if (s && strcmp(s, "vendor-vfio") == 0)
+		return VGPU_IFACE_VENDOR_VFIO;
+	return VGPU_IFACE_NONE;
+}
+
+static enum vgpu_backing backing_from(const char *s)
+{
+	if (s && strcmp(s, "time-sliced") == 0)
+		return VGPU_BACKING_TIME_SLICED;
+	if (s && strcmp(s, "mig") == 0)
+		return VGPU_BACKING_MIG;
+	return VGPU_BACKING_UNKNOWN;
+}
+
+/* One <vgpuctl:vgpu>: 0 or -EINVAL naming the attribute. */
+static int read_meta_vgpu(struct vgpu_ctx *ctx, xmlNodePtr v, struct vgpu_meta_vgpu *out)
+{
+	VGPU_AUTOFREE char *type = get_attr(v, "type-id"), *iface = get_attr(v, "interface");
+	VGPU_AUTOFREE char *backing = get_attr(v, "backing"), *gpu = get_attr(v, "gpu");
+	VGPU_AUTOFREE char *vf = get_attr(v, "vf"), *mdev = get_attr(v, "mdev-uuid");
+	long id;
+
+	memset(out, 0, sizeof(*out));
+	out->profile = get_attr(v, "profile");
+	out->gi_profile = get_attr(v, "gi-profile");
+	out->iface = iface_from(iface);
+	out->backing = backing_from(backing);
+	if (!out->profile)
+		return vgpu_error(ctx, -EINVAL, "vgpuctl metadata: a vgpu has no 'profile'");
+	if (!type || vgpu_parse_long(type, &id) < 0 || id <= 0 || id > 0xffffff)
+		return vgpu_error(ctx, -EINVAL,
+				  "vgpuctl metadata: 'type-id' of '%s' is not a type id",
+				  out->profile);
+	out->type_id = (unsigned)id;
+	if (out->iface == VGPU_IFACE_NONE)
+		return vgpu_error(ctx, -EINVAL, "vgpuctl metadata: 'interface' of '%s' is '%s'",
+				  out->profile, iface ? iface : "");
+	if (!gpu || vgpu_bdf_normalize(gpu, out->gpu) < 0 || !vf ||
+	    vgpu_bdf_normalize(vf, out->vf) < 0)
+		return vgpu_error(ctx, -EINVAL,
+				  "vgpuctl metadata: 'gpu' or 'vf' of '%s' is not a PCI address",
+				  out->profile);
+	if (mdev && !vgpu_uuid_normalize(mdev, out->mdev_uuid))
+		return vgpu_error(ctx, -EINVAL, "vgpuctl metadata: 'mdev-uuid' '%s' is not a UUID",
+				  mdev);
+	if (out->iface == VGPU_IFACE_MDEV && !mdev)
+		return vgpu_error(ctx, -EINVAL,
+				  "vgpuctl metadata: mdev vGPU '%s' has no 'mdev-uuid'",
+				  out->profile);
+	return 0;
+}
+
+int vgpu_domain_read_meta(struct vgpu_ctx *ctx, xmlDocPtr doc, struct vgpu_meta *out)
+{
+	xmlNodePtr md = our_metadata(xmlDocGetRootElement(doc));
+	VGPU_AUTOFREE char *owner = NULL, *node = NULL;
+	struct vgpu_meta m = { .node = -1 };
+	long v;
+	int r;
+
+	if (!md)
+		return -ENOENT;
+	owner = get_attr(md, "owner");
+	node = get_attr(md, "node");
+	if (!owner || !vgpu_uuid_normalize(owner, m.owner))
+		return vgpu_error(ctx, -EINVAL, "vgpuctl metadata: 'owner' is not a UUID");
+	if (node && vgpu_parse_long(node, &v) == 0 && v >= 0 && v <= 1023)
+		m.node = (int)v;
+	for (xmlNodePtr n = md->children; n; n = n->next) {
+		if (n->type != XML_ELEMENT_NODE || !xmlStrEqual(n->name, X("vgpu")))
+			continue;
+		if (m.n_vgpus == VGPU_MAX_VGPUS) {
+			vgpu_meta_clear(&m);
+			return vgpu_error(ctx, -EINVAL, "vgpuctl metadata: more than %d vGPUs",
+					  VGPU_MAX_VGPUS);
+		}
+		r = read_meta_vgpu(ctx, n, &m.vgpus[m.n_vgpus++]);
+		if (r < 0) {
+			vgpu_meta_clear(&m);
+			return r;
+		}
+	}
+	*out = m;
+	return 0;
+}
+
+/* ---- hostdevs ----------------------------------------------------------- */
+
 static bool hostdev_matches(xmlNodePtr hd, const char *mdev_uuid, const char *vf)
 {
-	xmlNodePtr src = child(hd, "source"), addr = src ? child(src, "address") : NULL;
-	VGPU_AUTOFREE char *type = (char *)xmlGetProp(hd, X("type"));
+	xmlNodePtr addr = child(child(hd, "source"), "address");
+	VGPU_AUTOFREE char *type = get_attr(hd, "type");
 	bool match = false;
 
 	if (!addr || !type)
 		return false;
-	if (strcmp(type, "mdev") == 0 && mdev_uuid) {
-		xmlChar *u = xmlGetProp(addr, X("uuid"));
+	if (strcmp(type, "mdev") == 0 && mdev_uuid && *mdev_uuid) {
+		VGPU_AUTOFREE char *u = get_attr(addr, "uuid");
 
-		match = u && strcasecmp((const char *)u, mdev_uuid) == 0;
-		xmlFree(u);
+		match = u && strcasecmp(u, mdev_uuid) == 0;
 	} else if (strcmp(type, "pci") == 0 && vf) {
-		xmlChar *d = xmlGetProp(addr, X("domain")), *b = xmlGetProp(addr, X("bus")),
-			*s = xmlGetProp(addr, X("slot")), *f = xmlGetProp(addr, X("function"));
+		VGPU_AUTOFREE char *d = get_attr(addr, "domain"), *b = get_attr(addr, "bus");
+		VGPU_AUTOFREE char *s = get_attr(addr, "slot"), *f = get_attr(addr, "function");
 		char bdf[VGPU_BDF_LEN];
 
 		if (d && b && s && f) {
-			snprintf(bdf, sizeof(bdf), "%04lx:%02lx:%02lx.%lx",
-				 strtoul((char *)d, NULL, 16), strtoul((char *)b, NULL, 16),
-				 strtoul((char *)s, NULL, 16), strtoul((char *)f, NULL, 16));
+			snprintf(bdf, sizeof(bdf), "%04lx:%02lx:%02lx.%lx", strtoul(d, NULL, 16),
+				 strtoul(b, NULL, 16), strtoul(s, NULL, 16), strtoul(f, NULL, 16));
 			match = strcmp(bdf, vf) == 0;
 		}
-		xmlFree(d);
-		xmlFree(b);
-		xmlFree(s);
-		xmlFree(f);
 	}
 	return match;
 }
@@ -347,55 +532,48 @@ static bool hostdev_matches(xmlNodePtr hd, const char *mdev_uuid, const char *vf
  * Re-running on our own output replaces the vGPUs we added last time; their
  * mdev UUIDs, in order, go to @prev (a VM keeps its mdev identity).
  */
-static void drop_previous_vgpus(xmlNodePtr dom, xmlNodePtr devices, char prev[VGPU_MAX_VGPUS][37],
-				size_t *n_prev)
+static void drop_previous_vgpus(xmlNodePtr dom, xmlNodePtr devices,
+				char prev[VGPU_MAX_VGPUS][VGPU_UUID_LEN], size_t *n_prev)
 {
 	xmlNodePtr md = our_metadata(dom);
 
 	*n_prev = 0;
-	if (!md)
-		return;
-	for (xmlNodePtr v = md->children; v; v = v->next) {
-		xmlChar *u, *vf;
+	for (xmlNodePtr v = md ? md->children : NULL; v; v = v->next) {
+		VGPU_AUTOFREE char *u = NULL, *vf = NULL;
+		char uuid[VGPU_UUID_LEN] = "", addr[VGPU_BDF_LEN] = "";
 
 		if (v->type != XML_ELEMENT_NODE || !xmlStrEqual(v->name, X("vgpu")))
 			continue;
-		u = xmlGetProp(v, X("mdev-uuid"));
-		vf = xmlGetProp(v, X("vf"));
-		if (u && vgpu_uuid_valid((const char *)u) && *n_prev < VGPU_MAX_VGPUS)
-			snprintf(prev[(*n_prev)++], 37, "%s", (const char *)u);
+		u = get_attr(v, "mdev-uuid");
+		vf = get_attr(v, "vf");
+		if (u && vgpu_uuid_normalize(u, uuid) && *n_prev < VGPU_MAX_VGPUS)
+			snprintf(prev[(*n_prev)++], VGPU_UUID_LEN, "%s", uuid);
+		if (vf && vgpu_bdf_normalize(vf, addr) < 0)
+			addr[0] = '\0';
 		for (xmlNodePtr hd = devices->children, next; hd; hd = next) {
 			next = hd->next;
 			if (hd->type == XML_ELEMENT_NODE && xmlStrEqual(hd->name, X("hostdev")) &&
-			    hostdev_matches(hd, (char *)u, (char *)vf)) {
-				xmlUnlinkNode(hd);
-				xmlFreeNode(hd);
-			}
+			    hostdev_matches(hd, uuid, *addr ? addr : NULL))
+				drop_node(hd);
 		}
-		xmlFree(u);
-		xmlFree(vf);
 	}
-	xmlUnlinkNode(md);
-	xmlFreeNode(md);
+	drop_node(md);
 }
 
-static void add_hostdev(xmlNodePtr devices, const struct vgpu_vf *vf, const char *mdev_uuid)
+static void add_hostdev(xmlNodePtr devices, const struct vgpu_choice *c, const char *mdev_uuid)
 {
-	xmlNodePtr hd = xmlNewNode(NULL, X("hostdev")), src, addr;
-	xmlNodePtr before = NULL;
+	xmlNodePtr hd = xmlNewNode(NULL, X("hostdev")), addr, before = NULL;
 
 	set_attr(hd, "mode", "subsystem");
-	if (vf->iface == VGPU_IFACE_VENDOR_VFIO) {
-		unsigned d, b, s, f;
+	if (c->iface == VGPU_IFACE_VENDOR_VFIO) {
+		unsigned d = 0, b = 0, s = 0, f = 0;
+		char buf[16];
 
 		/* NVIDIA: "a vGPU is supported only in unmanaged libvirt mode" */
 		set_attr(hd, "type", "pci");
 		set_attr(hd, "managed", "no");
-		src = add_el(hd, "source");
-		addr = add_el(src, "address");
-		sscanf(vf->addr, "%x:%x:%x.%x", &d, &b, &s, &f);
-		char buf[16];
-
+		addr = add_el(add_el(hd, "source"), "address");
+		sscanf(c->parent, "%x:%x:%x.%x", &d, &b, &s, &f);
 		snprintf(buf, sizeof(buf), "0x%04x", d);
 		set_attr(addr, "domain", buf);
 		snprintf(buf, sizeof(buf), "0x%02x", b);
@@ -408,158 +586,137 @@ static void add_hostdev(xmlNodePtr devices, const struct vgpu_vf *vf, const char
 		set_attr(hd, "type", "mdev");
 		set_attr(hd, "model", "vfio-pci");
 		set_attr(hd, "display", "off");
-		src = add_el(hd, "source");
-		addr = add_el(src, "address");
+		addr = add_el(add_el(hd, "source"), "address");
 		set_attr(addr, "uuid", mdev_uuid);
 	}
-	/* keep device groups together: after the last existing hostdev, else before <video> etc. */
-	for (xmlNodePtr c = devices->children; c; c = c->next)
-		if (c->type == XML_ELEMENT_NODE && xmlStrEqual(c->name, X("hostdev")))
-			before = c;
+	/* keep device groups together: after the last existing hostdev, else at the end */
+	for (xmlNodePtr n = devices->children; n; n = n->next)
+		if (n->type == XML_ELEMENT_NODE && xmlStrEqual(n->name, X("hostdev")))
+			before = n;
 	if (before)
 		xmlAddNextSibling(before, hd);
 	else
 		xmlAddChild(devices, hd);
 }
 
-int vgpu_domain_build(xmlDocPtr doc, const struct vgpu_plan *plan, const struct vgpu_domain_opts *o,
-		      char *err, size_t errlen)
+/* ---- the sections we own -------------------------------------------------- */
+
+/* <name>, type, <uuid> (always one: the vGPU manager needs the VM UUID). */
+static int build_identity(struct vgpu_ctx *ctx, xmlNodePtr dom, const struct vgpu_domain_opts *o,
+			  char uuid[VGPU_UUID_LEN])
 {
-	xmlNodePtr dom = xmlDocGetRootElement(doc);
-	xmlNodePtr n, cputune, numatune, cpu, devices, md, mdroot;
-	xmlNsPtr ns;
-	char uuid[37], buf[4096];
-	char mdevs[VGPU_MAX_VGPUS][37], prev[VGPU_MAX_VGPUS][37];
-	size_t n_prev;
-	uint64_t mem_kib = o->memory_kib;
+	VGPU_AUTOFREE char *name = NULL, *have = NULL;
+	const char *why;
+	int r;
 
 	if (o->name) {
+		if ((why = vgpu_domain_name_check(o->name)))
+			return vgpu_error(ctx, -EINVAL, "domain name '%s': %s", o->name, why);
 		set_text(domain_child(dom, "name"), o->name);
-	} else if (!child(dom, "name")) {
-		snprintf(err, errlen, "the domain has no <name>; give one with --name");
-		return -EINVAL;
 	}
+	name = vgpu_domain_field(dom->doc, "name");
+	if (!name)
+		return vgpu_error(ctx, -EINVAL, "the domain has no <name>; give one with --name");
+	if ((why = vgpu_domain_name_check(name)))
+		return vgpu_error(ctx, -EINVAL, "the domain's <name> '%s': %s", name, why);
 	if (o->virt_type)
 		set_attr(dom, "type", o->virt_type);
 	else if (!xmlHasProp(dom, X("type")))
 		set_attr(dom, "type", "kvm");
-
-	/* The vGPU manager needs the VM UUID on QEMU's command line: always set one. */
-	n = child(dom, "uuid");
+	have = vgpu_domain_field(dom->doc, "uuid");
 	if (o->uuid) {
-		snprintf(uuid, sizeof(uuid), "%s", o->uuid);
-	} else if (n) {
-		xmlChar *c = xmlNodeGetContent(n);
-
-		/* keep an existing identity even when the file pads it with blanks */
-		snprintf(uuid, sizeof(uuid), "%s", c ? vgpu_strip((char *)c) : "");
-		xmlFree(c);
-	} else {
-		uuid[0] = '\0';
-	}
-	if (o->uuid && !vgpu_uuid_valid(uuid)) {
-		snprintf(err, errlen, "'%s' is not a UUID", o->uuid);
-		return -EINVAL;
-	}
-	if (n && !o->uuid && *uuid && !vgpu_uuid_valid(uuid)) {
-		snprintf(err, errlen, "the domain's <uuid> '%s' is not a UUID", uuid);
-		return -EINVAL;
-	}
-	if (!vgpu_uuid_valid(uuid) && vgpu_uuid_generate(uuid) < 0) {
-		snprintf(err, errlen, "cannot generate a UUID: %s", strerror(errno));
-		return -EIO;
+		if (!vgpu_uuid_normalize(o->uuid, uuid))
+			return vgpu_error(ctx, -EINVAL, "'%s' is not a UUID", o->uuid);
+	} else if (have && *have) {
+		/* keep an existing identity, in libvirt's canonical form */
+		if (!vgpu_uuid_normalize(have, uuid))
+			return vgpu_error(ctx, -EINVAL, "the domain's <uuid> '%s' is not a UUID",
+					  have);
+	} else if ((r = vgpu_uuid_generate(ctx, uuid)) < 0) {
+		return r;
 	}
 	set_text(domain_child(dom, "uuid"), uuid);
+	return 0;
+}
 
-	if (!mem_kib) {
-		if (vgpu_domain_memory_kib(doc, &mem_kib) < 0)
-			mem_kib = 0;
-		if (!mem_kib) {
-			snprintf(err, errlen, "the domain has no usable <memory>; give --memory");
-			return -EINVAL;
-		}
-	}
+/* <memory>, <currentMemory> and 1 GiB hugepage backing; *mem_kib gets the size. */
+static int build_memory(struct vgpu_ctx *ctx, xmlNodePtr dom, const struct vgpu_domain_opts *o,
+			uint64_t *mem_kib)
+{
+	char buf[32];
+	xmlNodePtr n, mb, hp;
+
+	*mem_kib = o->memory_kib;
+	if (!*mem_kib && vgpu_domain_memory_kib(ctx, dom->doc, mem_kib) < 0)
+		return vgpu_error(ctx, -EINVAL, "the domain has no usable <memory>; give --memory");
+	snprintf(buf, sizeof(buf), "%" PRIu64, *mem_kib);
 	n = domain_child(dom, "memory");
 	set_attr(n, "unit", "KiB");
-	snprintf(buf, sizeof(buf), "%" PRIu64, mem_kib);
 	set_text(n, buf);
 	n = domain_child(dom, "currentMemory");
 	set_attr(n, "unit", "KiB");
 	set_text(n, buf);
-	n = child(dom, "maxMemory");
-	if (n) {
-		xmlUnlinkNode(n);
-		xmlFreeNode(n);
-	}
+	drop_node(child(dom, "maxMemory"));
+	if (!o->hugepages)
+		return 0;
+	if (*mem_kib % (1024 * 1024))
+		return vgpu_error(ctx, -EINVAL,
+				  "--hugepages backs memory with 1 GiB pages: %" PRIu64
+				  " KiB is not a whole number of GiB",
+				  *mem_kib);
+	mb = domain_child(dom, "memoryBacking");
+	remove_children(mb, "hugepages");
+	hp = add_first(mb, xmlNewNode(NULL, X("hugepages")));
+	n = add_el(hp, "page");
+	set_attr(n, "size", "1");
+	set_attr(n, "unit", "GiB");
+	set_attr(n, "nodeset", "0"); /* the guest's only cell */
+	return 0;
+}
 
-	if (o->hugepages) {
-		xmlNodePtr mb, hp, pg;
+/* <vcpu> and <cputune>: one vcpupin per vCPU, the emulator on the VM's CPUs. */
+static void build_vcpus(xmlNodePtr dom, const struct vgpu_plan *plan,
+			const struct vgpu_domain_opts *o)
+{
+	VGPU_AUTOFREE char *list = vgpu_xmalloc(VGPU_CPULIST_LEN);
+	xmlNodePtr n = domain_child(dom, "vcpu"), cputune, first;
 
-		if (mem_kib % (1024 * 1024)) {
-			snprintf(err, errlen,
-				 "--hugepages backs memory with 1 GiB pages: %" PRIu64
-				 " KiB is not a whole number of GiB",
-				 mem_kib);
-			return -EINVAL;
-		}
-		mb = domain_child(dom, "memoryBacking");
-		remove_children(mb, "hugepages");
-		hp = xmlNewNode(NULL, X("hugepages"));
-		if (mb->children)
-			xmlAddPrevSibling(mb->children, hp);
-		else
-			xmlAddChild(mb, hp);
-		pg = add_el(hp, "page");
-		set_attr(pg, "size", "1");
-		set_attr(pg, "unit", "GiB");
-		set_attr(pg, "nodeset", "0"); /* the guest's only cell */
-	}
-
-	n = domain_child(dom, "vcpu");
 	set_attr(n, "placement", "static");
 	xmlUnsetProp(n, X("cpuset"));
 	xmlUnsetProp(n, X("current"));
-	snprintf(buf, sizeof(buf), "%u", plan->vcpus);
-	set_text(n, buf);
-	n = child(dom, "vcpus");
-	if (n) {
-		xmlUnlinkNode(n);
-		xmlFreeNode(n);
-	}
+	snprintf(list, VGPU_CPULIST_LEN, "%u", plan->vcpus);
+	set_text(n, list);
+	drop_node(child(dom, "vcpus"));
 
 	cputune = domain_child(dom, "cputune");
 	remove_children(cputune, "vcpupin");
 	remove_children(cputune, "emulatorpin");
-	{
-		xmlNodePtr first = cputune->children;
+	first = cputune->children;
+	for (unsigned i = 0; i < plan->vcpus; i++) {
+		xmlNodePtr p = xmlNewNode(NULL, X("vcpupin"));
 
-		for (unsigned i = 0; i < plan->vcpus; i++) {
-			xmlNodePtr p = xmlNewNode(NULL, X("vcpupin"));
-
-			set_attr_u(p, "vcpu", i);
-			set_attr_u(p, "cpuset", plan->pins[i]);
-			if (first)
-				xmlAddPrevSibling(first, p);
-			else
-				xmlAddChild(cputune, p);
-		}
-		VGPU_AUTOFREE char *list = malloc(VGPU_CPULIST_LEN);
-
-		if (!list) {
-			snprintf(err, errlen, "out of memory");
-			return -ENOMEM;
-		}
-		n = xmlNewNode(NULL, X("emulatorpin"));
-		set_attr(n, "cpuset",
-			 vgpu_cpulist_format(o->emulator_cpus ? o->emulator_cpus : &plan->cpus,
-					     list, VGPU_CPULIST_LEN));
+		set_attr_u(p, "vcpu", i);
+		set_attr_u(p, "cpuset", plan->pins[i]);
 		if (first)
-			xmlAddPrevSibling(first, n);
+			xmlAddPrevSibling(first, p);
 		else
-			xmlAddChild(cputune, n);
+			xmlAddChild(cputune, p);
 	}
+	n = xmlNewNode(NULL, X("emulatorpin"));
+	set_attr(n, "cpuset",
+		 vgpu_cpulist_format(o->emulator_cpus ? o->emulator_cpus : &plan->cpus, list,
+				     VGPU_CPULIST_LEN));
+	if (first)
+		xmlAddPrevSibling(first, n);
+	else
+		xmlAddChild(cputune, n);
+}
 
-	numatune = domain_child(dom, "numatune");
+/* Memory strictly on the GPU's node, for the whole VM and its one guest cell. */
+static void build_numatune(xmlNodePtr dom, const struct vgpu_plan *plan)
+{
+	xmlNodePtr numatune = domain_child(dom, "numatune"), n;
+
 	remove_children(numatune, NULL);
 	n = add_el(numatune, "memory");
 	set_attr(n, "mode", "strict");
@@ -568,8 +725,14 @@ int vgpu_domain_build(xmlDocPtr doc, const struct vgpu_plan *plan, const struct 
 	set_attr(n, "cellid", "0");
 	set_attr(n, "mode", "strict");
 	set_attr_u(n, "nodeset", (unsigned)plan->node);
+}
 
-	cpu = domain_child(dom, "cpu");
+/* host-passthrough CPU with the plan's cores x threads and one NUMA cell. */
+static void build_cpu(xmlNodePtr dom, const struct vgpu_plan *plan, uint64_t mem_kib)
+{
+	xmlNodePtr cpu = domain_child(dom, "cpu"), n;
+	char buf[32];
+
 	set_attr(cpu, "mode", "host-passthrough");
 	set_attr(cpu, "check", "none");
 	xmlUnsetProp(cpu, X("match")); /* host-passthrough takes no model match */
@@ -577,64 +740,175 @@ int vgpu_domain_build(xmlDocPtr doc, const struct vgpu_plan *plan, const struct 
 	remove_children(cpu, "vendor");
 	remove_children(cpu, "topology");
 	remove_children(cpu, "numa");
-	n = xmlNewNode(NULL, X("topology"));
+	n = add_first(cpu, xmlNewNode(NULL, X("topology")));
 	set_attr(n, "sockets", "1");
 	set_attr(n, "dies", "1");
 	set_attr_u(n, "cores", plan->cores);
 	set_attr_u(n, "threads", plan->threads);
-	if (cpu->children)
-		xmlAddPrevSibling(cpu->children, n);
-	else
-		xmlAddChild(cpu, n);
 	n = add_el(add_el(cpu, "numa"), "cell");
 	set_attr(n, "id", "0");
 	snprintf(buf, sizeof(buf), "0-%u", plan->vcpus - 1);
 	set_attr(n, "cpus", plan->vcpus == 1 ? "0" : buf);
 	set_attr_u(n, "memory", mem_kib);
 	set_attr(n, "unit", "KiB");
+}
 
-	devices = domain_child(dom, "devices");
-	drop_previous_vgpus(dom, devices, prev, &n_prev);
+/*
+ * The mdev UUID of each vGPU: given, else kept from our previous vGPUs,
+ * else new; "" for vendor VFIO.  Two vGPUs never share one.
+ */
+static int choose_mdev_uuids(struct vgpu_ctx *ctx, const struct vgpu_plan *plan,
+			     const struct vgpu_domain_opts *o,
+			     char prev[VGPU_MAX_VGPUS][VGPU_UUID_LEN], size_t n_prev,
+			     char mdevs[VGPU_MAX_VGPUS][VGPU_UUID_LEN])
+{
 	for (size_t i = 0, k = 0; i < plan->n_vgpus; i++) {
-		if (plan->vgpus[i].vf->iface == VGPU_IFACE_MDEV) {
-			if (o->mdev_uuids[i])
-				snprintf(mdevs[i], sizeof(mdevs[i]), "%s", o->mdev_uuids[i]);
-			else if (k < n_prev)
-				snprintf(mdevs[i], sizeof(mdevs[i]), "%s", prev[k++]);
-			else if (vgpu_uuid_generate(mdevs[i]) < 0) {
-				snprintf(err, errlen, "cannot generate a UUID: %s",
-					 strerror(errno));
-				return -EIO;
-			}
-		} else {
-			mdevs[i][0] = '\0';
+		int r;
+
+		mdevs[i][0] = '\0';
+		if (plan->vgpus[i].iface != VGPU_IFACE_MDEV)
+			continue;
+		if (o->mdev_uuids[i]) {
+			if (!vgpu_uuid_normalize(o->mdev_uuids[i], mdevs[i]))
+				return vgpu_error(ctx, -EINVAL, "mdev UUID '%s' is not a UUID",
+						  o->mdev_uuids[i]);
+		} else if (k < n_prev) {
+			snprintf(mdevs[i], VGPU_UUID_LEN, "%s", prev[k++]);
+		} else if ((r = vgpu_uuid_generate(ctx, mdevs[i])) < 0) {
+			return r;
 		}
-		add_hostdev(devices, plan->vgpus[i].vf, mdevs[i]);
+		for (size_t j = 0; j < i; j++)
+			if (strcmp(mdevs[i], mdevs[j]) == 0)
+				return vgpu_error(ctx, -EINVAL,
+						  "vGPUs %zu and %zu would share mdev UUID %s",
+						  j + 1, i + 1, mdevs[i]);
 	}
+	return 0;
+}
 
-	/* One element in our namespace carries what the hook needs without libvirt. */
-	md = domain_child(dom, "metadata");
-	mdroot = xmlNewNode(NULL, X("vgpus"));
-	ns = xmlNewNs(mdroot, X(VGPU_XML_NS), X(VGPU_XML_NS_PREFIX));
-	xmlSetNs(mdroot, ns);
-	xmlAddChild(md, mdroot);
-	set_attr(mdroot, "owner", uuid);
-	set_attr_u(mdroot, "node", (unsigned)plan->node);
+/* One element in our namespace carries what the hook needs without libvirt. */
+static void build_metadata(xmlNodePtr dom, const struct vgpu_plan *plan, const char *uuid,
+			   char mdevs[VGPU_MAX_VGPUS][VGPU_UUID_LEN])
+{
+	xmlNodePtr md = domain_child(dom, "metadata");
+	xmlNodePtr root = xmlNewNode(NULL, X("vgpus"));
+	xmlNsPtr ns = xmlNewNs(root, X(VGPU_XML_NS), X(VGPU_XML_NS_PREFIX));
+
+	xmlSetNs(root, ns);
+	xmlAddChild(md, root);
+	set_attr(root, "owner", uuid);
+	set_attr_u(root, "node", (unsigned)plan->node);
 	for (size_t i = 0; i < plan->n_vgpus; i++) {
-		const struct vgpu_vf *vf = plan->vgpus[i].vf;
-		const struct vgpu_type *t = plan->vgpus[i].type;
+		const struct vgpu_choice *c = &plan->vgpus[i];
+		xmlNodePtr n = xmlNewChild(root, ns, X("vgpu"), NULL);
 
-		n = xmlNewChild(mdroot, ns, X("vgpu"), NULL);
-		set_attr(n, "profile", t->info.profile);
-		set_attr_u(n, "type-id", t->id);
-		set_attr(n, "interface", vgpu_iface_str(vf->iface));
-		set_attr(n, "backing", vgpu_backing_str(t->info.backing));
-		if (t->info.gi_profile[0])
-			set_attr(n, "gi-profile", t->info.gi_profile);
-		set_attr(n, "gpu", vf->gpu->addr);
-		set_attr(n, "vf", vf->addr);
+		set_attr(n, "profile", c->profile);
+		set_attr_u(n, "type-id", c->type_id);
+		set_attr(n, "interface", vgpu_iface_str(c->iface));
+		set_attr(n, "backing", vgpu_backing_str(c->backing));
+		if (c->gi_profile)
+			set_attr(n, "gi-profile", c->gi_profile);
+		set_attr(n, "gpu", c->gpu);
+		set_attr(n, "vf", c->parent);
 		if (mdevs[i][0])
 			set_attr(n, "mdev-uuid", mdevs[i]);
 	}
+}
+
+int vgpu_domain_build(struct vgpu_ctx *ctx, xmlDocPtr doc, const struct vgpu_plan *plan,
+		      const struct vgpu_domain_opts *o)
+{
+	xmlNodePtr dom = xmlDocGetRootElement(doc), devices;
+	char uuid[VGPU_UUID_LEN], mdevs[VGPU_MAX_VGPUS][VGPU_UUID_LEN];
+	char prev[VGPU_MAX_VGPUS][VGPU_UUID_LEN];
+	size_t n_prev;
+	uint64_t mem_kib;
+	int r;
+
+	xml_quiet();
+	r = build_identity(ctx, dom, o, uuid);
+	if (r == 0)
+		r = build_memory(ctx, dom, o, &mem_kib);
+	if (r < 0)
+		return r;
+	build_vcpus(dom, plan, o);
+	build_numatune(dom, plan);
+	build_cpu(dom, plan, mem_kib);
+	devices = domain_child(dom, "devices");
+	drop_previous_vgpus(dom, devices, prev, &n_prev);
+	r = choose_mdev_uuids(ctx, plan, o, prev, n_prev, mdevs);
+	if (r < 0)
+		return r;
+	for (size_t i = 0; i < plan->n_vgpus; i++)
+		add_hostdev(devices, &plan->vgpus[i], mdevs[i]);
+	build_metadata(dom, plan, uuid, mdevs);
 	return 0;
+}
+
+/* ---- reading other domains ------------------------------------------------ */
+
+/* libvirt's cpuset syntax: a cpulist whose "^N" items remove CPUs ("0-20,^9"). */
+static int parse_libvirt_cpuset(const char *str, struct vgpu_cpuset *out)
+{
+	struct vgpu_cpuset plus, minus, one;
+	VGPU_AUTOFREE char *copy = vgpu_xstrdup(str);
+	char *save = NULL;
+
+	vgpu_cpuset_zero(&plus);
+	vgpu_cpuset_zero(&minus);
+	for (char *item = strtok_r(copy, ",", &save); item; item = strtok_r(NULL, ",", &save)) {
+		bool neg = *item == '^';
+
+		if (vgpu_cpulist_parse(item + neg, &one) < 0)
+			return -EINVAL;
+		vgpu_cpuset_or(neg ? &minus : &plus, &one);
+	}
+	vgpu_cpuset_andnot(&plus, &minus);
+	*out = plus;
+	return 0;
+}
+
+static void add_cpuset_attr(xmlNodePtr n, struct vgpu_cpuset *out)
+{
+	VGPU_AUTOFREE char *c = n ? get_attr(n, "cpuset") : NULL;
+	struct vgpu_cpuset s;
+
+	if (c && parse_libvirt_cpuset(c, &s) == 0)
+		vgpu_cpuset_or(out, &s);
+}
+
+int vgpu_domain_pinned_cpus(struct vgpu_ctx *ctx, const char *xml, struct vgpu_cpuset *out)
+{
+	VGPU_AUTOPTR(xmldoc) doc = NULL;
+	xmlNodePtr root, cputune;
+	int r = vgpu_domain_parse(ctx, xml, strlen(xml), "domain.xml", &doc);
+
+	if (r < 0)
+		return r;
+	root = xmlDocGetRootElement(doc);
+	add_cpuset_attr(child(root, "vcpu"), out);
+	cputune = child(root, "cputune");
+	for (xmlNodePtr p = cputune ? cputune->children : NULL; p; p = p->next)
+		if (p->type == XML_ELEMENT_NODE &&
+		    (xmlStrEqual(p->name, X("vcpupin")) || xmlStrEqual(p->name, X("emulatorpin")) ||
+		     xmlStrEqual(p->name, X("iothreadpin"))))
+			add_cpuset_attr(p, out);
+	return 0;
+}
+
+bool vgpu_domain_is(struct vgpu_ctx *ctx, const char *xml, const char *self_name,
+		    const char *self_uuid)
+{
+	VGPU_AUTOPTR(xmldoc) doc = NULL;
+	VGPU_AUTOFREE char *name = NULL, *uuid = NULL;
+	char a[VGPU_UUID_LEN], b[VGPU_UUID_LEN];
+
+	if (vgpu_domain_parse(ctx, xml, strlen(xml), "domain.xml", &doc) < 0)
+		return false;
+	name = vgpu_domain_field(doc, "name");
+	uuid = vgpu_domain_field(doc, "uuid");
+	if (self_name && name && strcmp(name, self_name) == 0)
+		return true;
+	return self_uuid && uuid && vgpu_uuid_normalize(self_uuid, a) &&
+	       vgpu_uuid_normalize(uuid, b) && strcmp(a, b) == 0;
 }

@@ -1,7 +1,15 @@
 // SPDX-License-Identifier: LGPL-2.1-or-later
 /*
- * NVIDIA PCI functions: physical functions (GPUs) and their SR-IOV VFs,
- * found through sys/bus/pci/devices and the PF's virtfn<N> links.
+ * NVIDIA PCI functions: physical functions (GPUs) and their vGPU parents
+ * (SR-IOV VFs through the PF's virtfn<N> links, or the PF itself), found
+ * through sys/bus/pci/devices.
+ *
+ * Files the kernel always provides for a PCI function (vendor, device,
+ * class, local_cpulist, virtfn<N>) are named in one warning when damaged.
+ * Legitimately optional ones are absent in silence: numa_node (kernels
+ * without NUMA), driver (unbound), iommu_group (no IOMMU), physfn (not a
+ * VF), sriov_* (not SR-IOV capable), the NVIDIA driver's proc files (driver
+ * not loaded).
  */
 #include <errno.h>
 #include <stdlib.h>
@@ -12,270 +20,334 @@
 
 #define PCI_VENDOR_NVIDIA 0x10de
 
-int vgpu_scan_types(struct vgpu_host *h, struct vgpu_gpu *g);
-int vgpu_scan_instances(struct vgpu_host *h);
-
-static void vf_clear(struct vgpu_vf *vf)
+void vgpu_warn_file(struct vgpu_ctx *ctx, const struct vgpu_sysdir *d, const char *rel, int err,
+		    const char *tail)
 {
-	vgpu_strv_free(vf->mdev_uuids, vf->n_mdev);
-	free(vf->types);
+	vgpu_warn_file_why(ctx, d, rel, vgpu_strerror(err), tail);
 }
 
-static void gpu_clear(struct vgpu_gpu *g)
+void vgpu_warn_file_why(struct vgpu_ctx *ctx, const struct vgpu_sysdir *d, const char *rel,
+			const char *cause, const char *tail)
 {
-	free(g->model);
-	free(g->driver);
-	for (size_t i = 0; i < g->n_vfs; i++)
-		vf_clear(&g->vfs[i]);
-	free(g->vfs);
-	for (size_t i = 0; i < g->n_types; i++) {
-		free(g->types[i]->name);
-		free(g->types[i]->description);
-		free(g->types[i]->device_api);
-		free(g->types[i]);
-	}
-	free(g->types);
-}
+	char show[VGPU_SHOW_LEN];
 
-void vgpu_host_free(struct vgpu_host *h)
-{
-	if (!h)
-		return;
-	for (size_t i = 0; i < h->n_gpus; i++)
-		gpu_clear(&h->gpus[i]);
-	free(h->gpus);
-	vgpu_topology_clear(&h->topo);
-	if (h->rootfd >= 0)
-		close(h->rootfd);
-	free(h->root);
-	free(h);
-}
-
-void vgpu_host_set_warn(struct vgpu_host *h, vgpu_warn_fn fn, void *data)
-{
-	h->warn = fn;
-	h->warn_data = data;
+	vgpu_warn(ctx, "cannot read '%s': %s%s", VGPU_SHOW(d, rel, show), cause, tail ? tail : "");
 }
 
 /* An optional link's basename as a number (iommu_group): -1 when absent. */
-static int read_link_num(struct vgpu_host *h, const char *rel)
+static int read_link_num(struct vgpu_ctx *ctx, const struct vgpu_sysdir *d, const char *rel)
 {
 	char base[64];
 	long v;
+	int r = vgpu_sysfs_link_basename(d, base, sizeof(base), "%s", rel);
 
-	if (vgpu_link_basename(h, rel, base, sizeof(base)) < 0 || vgpu_parse_long(base, &v) < 0)
-		return -1;
-	return (int)v;
-}
-
-/* numa_node: "-1" is legal (unknown); anything unparsable is warned about. */
-static int read_numa_node(struct vgpu_host *h, const char *dev)
-{
-	char rel[256], show[1024];
-	long v;
-	int r;
-
-	snprintf(rel, sizeof(rel), "sys/bus/pci/devices/%s/numa_node", dev);
-	r = vgpu_read_long(h, rel, &v);
 	if (r == -ENOENT)
 		return -1;
-	if (r < 0 || v < -1 || v > 1023) {
-		vgpu_warn(h, "cannot read '%s': %s", vgpu_path_show(h, rel, show, sizeof(show)),
-			  r < 0 ? strerror(-r) : "value out of range");
+	if (r == 0)
+		r = vgpu_parse_long(base, &v);
+	if (r == 0 && (v < 0 || v > 0x7fffffff))
+		r = -VGPU_ERANGE_VALUE;
+	if (r < 0) {
+		vgpu_warn_file(ctx, d, rel, r, NULL);
 		return -1;
 	}
 	return (int)v;
 }
 
-static int read_optional_count(struct vgpu_host *h, const char *dev, const char *attr)
+/* numa_node: "-1" is legal (unknown), absent on kernels without NUMA. */
+static int read_numa_node(struct vgpu_ctx *ctx, const struct vgpu_sysdir *d)
 {
-	char rel[256], show[1024];
 	long v;
-	int r;
+	int r = vgpu_sysfs_read_long(d, &v, -1, VGPU_MAX_NUMA_NODE, "numa_node");
 
-	snprintf(rel, sizeof(rel), "sys/bus/pci/devices/%s/%s", dev, attr);
-	r = vgpu_read_long(h, rel, &v);
 	if (r == -ENOENT)
 		return -1;
-	if (r < 0 || v < 0) {
-		vgpu_warn(h, "cannot read '%s': %s", vgpu_path_show(h, rel, show, sizeof(show)),
-			  r < 0 ? strerror(-r) : "negative value");
+	if (r < 0) {
+		vgpu_warn_file(ctx, d, "numa_node", r, NULL);
+		return -1;
+	}
+	return (int)v;
+}
+
+static int read_optional_count(struct vgpu_ctx *ctx, const struct vgpu_sysdir *d, const char *attr)
+{
+	long v;
+	int r = vgpu_sysfs_read_long(d, &v, 0, VGPU_MAX_SRIOV_VFS, "%s", attr);
+
+	if (r == -ENOENT)
+		return -1;
+	if (r < 0) {
+		vgpu_warn_file(ctx, d, attr, r, NULL);
 		return -1;
 	}
 	return (int)v;
 }
 
 /* proc/driver/nvidia/gpus/<BDF>/information: "Key:<tabs> value" lines. */
-static void read_driver_info(struct vgpu_host *h, struct vgpu_gpu *g)
+static void read_driver_info(struct vgpu_ctx *ctx, struct vgpu_sysfs *fs, struct vgpu_gpu *g)
 {
 	VGPU_AUTOFREE char *text = NULL;
+	struct vgpu_sysdir root;
 	char rel[128];
 	char *line, *save = NULL;
+	int r;
 
+	vgpu_sysdir_root(fs, &root);
 	snprintf(rel, sizeof(rel), "proc/driver/nvidia/gpus/%s/information", g->addr);
-	if (vgpu_read_file(h, rel, &text, NULL) < 0)
+	r = vgpu_sysfs_read_file(&root, 1 << 16, &text, NULL, "%s", rel);
+	if (r == -ENOENT)
 		return;
+	if (r < 0) {
+		vgpu_warn_file(ctx, &root, rel, r, NULL);
+		return;
+	}
 	for (line = strtok_r(text, "\n", &save); line; line = strtok_r(NULL, "\n", &save)) {
 		char *colon = strchr(line, ':');
-		char *val;
+		char *key, *val;
 		long v;
 
 		if (!colon)
 			continue;
 		*colon = '\0';
+		key = vgpu_strip(line);
 		val = vgpu_strip(colon + 1);
-		if (strcmp(vgpu_strip(line), "Model") == 0 && *val) {
+		if (strcmp(key, "Model") == 0 && *val) {
 			free(g->model);
 			g->model = vgpu_xstrdup(val);
-		} else if (strcmp(vgpu_strip(line), "Device Minor") == 0 &&
-			   vgpu_parse_long(val, &v) == 0 && v >= 0) {
+		} else if (strcmp(key, "Device Minor") == 0 && vgpu_parse_long(val, &v) == 0 &&
+			   v >= 0 && v < 65536) {
 			g->minor = (int)v;
 		}
 	}
 }
 
 /* GPU instances: one gi<N> directory per existing GI under the capability tree. */
-static void read_mig_instances(struct vgpu_host *h, struct vgpu_gpu *g)
+static void read_mig_instances(struct vgpu_ctx *ctx, struct vgpu_sysfs *fs, struct vgpu_gpu *g)
 {
+	VGPU_AUTOSTRV ents = { 0 };
+	struct vgpu_sysdir root;
 	char rel[128];
-	char **ents = NULL;
-	size_t n = 0;
-	int count = 0;
+	int count = 0, r;
 
 	g->mig_instances = -1;
 	if (g->minor < 0)
 		return;
+	vgpu_sysdir_root(fs, &root);
 	snprintf(rel, sizeof(rel), "proc/driver/nvidia/capabilities/gpu%d/mig", g->minor);
-	if (vgpu_list_dir(h, rel, &ents, &n) < 0)
+	r = vgpu_sysfs_list_dir(&root, &ents, "%s", rel);
+	if (r == -ENOENT)
 		return;
-	for (size_t i = 0; i < n; i++)
-		if (strncmp(ents[i], "gi", 2) == 0 && ents[i][2] >= '0' && ents[i][2] <= '9')
+	if (r < 0) {
+		vgpu_warn_file(ctx, &root, rel, r, NULL);
+		return;
+	}
+	for (size_t i = 0; i < ents.n; i++)
+		if (strncmp(ents.items[i], "gi", 2) == 0 && ents.items[i][2] >= '0' &&
+		    ents.items[i][2] <= '9')
 			count++;
-	vgpu_strv_free(ents, n);
 	g->mig_instances = count;
 }
 
-static enum vgpu_iface parent_iface(struct vgpu_host *h, const char *dev)
+/*
+ * Which vGPU interface a parent offers: nvidia/current_vgpu_type (vendor
+ * VFIO), a mdev_supported_types directory (mdev), or none.  Something in
+ * the way of either (a loop, a file where a directory belongs) is damage.
+ */
+static enum vgpu_iface parent_iface(struct vgpu_ctx *ctx, const struct vgpu_sysdir *d)
 {
-	char rel[256];
+	struct stat st;
+	char show[VGPU_SHOW_LEN];
+	int r = vgpu_sysfs_stat(d, &st, "nvidia/current_vgpu_type");
 
-	snprintf(rel, sizeof(rel), "sys/bus/pci/devices/%s/nvidia/current_vgpu_type", dev);
-	if (vgpu_exists(h, rel))
+	if (r == 0)
 		return VGPU_IFACE_VENDOR_VFIO;
-	snprintf(rel, sizeof(rel), "sys/bus/pci/devices/%s/mdev_supported_types", dev);
-	if (vgpu_is_dir(h, rel))
+	if (r != -ENOENT && r != -ENOTDIR)
+		vgpu_warn_file(ctx, d, "nvidia/current_vgpu_type", r, NULL);
+	r = vgpu_sysfs_stat(d, &st, "mdev_supported_types");
+	if (r == 0 && S_ISDIR(st.st_mode))
 		return VGPU_IFACE_MDEV;
+	if (r == 0)
+		vgpu_warn(ctx, "'%s' is not a directory; not a vGPU parent",
+			  VGPU_SHOW(d, "mdev_supported_types", show));
+	else if (r != -ENOENT)
+		vgpu_warn_file(ctx, d, "mdev_supported_types", r, "; not a vGPU parent");
 	return VGPU_IFACE_NONE;
 }
 
-static struct vgpu_vf *add_parent(struct vgpu_gpu *g, const char *addr, int index)
+static void read_parent(struct vgpu_ctx *ctx, const struct vgpu_sysdir *d, struct vgpu_gpu *g,
+			struct vgpu_parent *p)
 {
-	struct vgpu_vf *nv = realloc(g->vfs, (g->n_vfs + 1) * sizeof(*nv));
-	struct vgpu_vf *vf;
+	int node = read_numa_node(ctx, d);
 
-	if (!nv)
-		return NULL;
-	g->vfs = nv;
-	vf = &g->vfs[g->n_vfs++];
-	memset(vf, 0, sizeof(*vf));
-	snprintf(vf->addr, sizeof(vf->addr), "%s", addr);
-	vf->index = index;
-	return vf;
+	p->numa_node = node >= 0 ? node : g->numa_node;
+	p->iommu_group = read_link_num(ctx, d, "iommu_group");
+	p->iface = parent_iface(ctx, d);
+	if (g->iface == VGPU_IFACE_NONE)
+		g->iface = p->iface;
 }
 
-static int scan_vfs(struct vgpu_host *h, struct vgpu_gpu *g)
+static void read_vfs(struct vgpu_ctx *ctx, struct vgpu_sysfs *fs, const struct vgpu_sysdir *pf,
+		     struct vgpu_gpu *g)
 {
-	char **ents = NULL;
-	size_t n = 0;
-	char rel[256], show[1024];
-	int r;
+	VGPU_AUTOSTRV ents = { 0 };
+	char show[VGPU_SHOW_LEN];
+	int r = vgpu_sysfs_list_dir(pf, &ents, "%s", "");
 
-	snprintf(rel, sizeof(rel), "sys/bus/pci/devices/%s", g->addr);
-	r = vgpu_list_dir(h, rel, &ents, &n);
-	if (r < 0)
-		return vgpu_set_error(h, r, "cannot list '%s': %s",
-				      vgpu_path_show(h, rel, show, sizeof(show)), strerror(-r));
-	for (size_t i = 0; i < n; i++) {
-		char vfaddr[VGPU_BDF_LEN], link[256], base[64];
-		struct vgpu_vf *vf;
+	if (r < 0) {
+		vgpu_warn(ctx, "cannot list '%s': %s; its VFs are not listed",
+			  VGPU_SHOW(pf, "", show), vgpu_strerror(r));
+		return;
+	}
+	for (size_t i = 0; i < ents.n; i++) {
+		VGPU_AUTOSYSDIR vd = { .fd = -1 };
+		char vfaddr[VGPU_BDF_LEN], base[64];
 		long idx;
 
-		if (strncmp(ents[i], "virtfn", 6) != 0 || vgpu_parse_long(ents[i] + 6, &idx) < 0)
+		if (strncmp(ents.items[i], "virtfn", 6) != 0 ||
+		    vgpu_parse_long(ents.items[i] + 6, &idx) < 0 || idx < 0 ||
+		    idx > VGPU_MAX_SRIOV_VFS)
 			continue;
-		snprintf(link, sizeof(link), "sys/bus/pci/devices/%s/%s", g->addr, ents[i]);
-		r = vgpu_link_basename(h, link, base, sizeof(base));
-		if (r < 0 || vgpu_bdf_normalize(base, vfaddr) < 0) {
-			vgpu_warn(h, "cannot read link '%s': %s",
-				  vgpu_path_show(h, link, show, sizeof(show)),
-				  r < 0 ? strerror(-r) : "not a PCI address");
-			continue;
-		}
-		snprintf(rel, sizeof(rel), "sys/bus/pci/devices/%s/%s/", g->addr, ents[i]);
-		if (!vgpu_is_dir(h, rel)) {
-			vgpu_warn(h, "dangling link '%s' (VF %s does not exist); skipped",
-				  vgpu_path_show(h, link, show, sizeof(show)), vfaddr);
+		r = vgpu_sysfs_link_basename(pf, base, sizeof(base), "%s", ents.items[i]);
+		if (r == 0 && vgpu_bdf_normalize(base, vfaddr) < 0)
+			r = -EINVAL;
+		if (r < 0) {
+			vgpu_warn(ctx, "cannot read link '%s': %s; skipped",
+				  VGPU_SHOW(pf, ents.items[i], show),
+				  r == -EINVAL ? "not a PCI address" : vgpu_strerror(r));
 			continue;
 		}
-		vf = add_parent(g, vfaddr, (int)idx);
-		if (!vf) {
-			vgpu_strv_free(ents, n);
-			return vgpu_set_error(h, -ENOMEM, "out of memory");
+		r = vgpu_sysdir_open(fs, &vd, "sys/bus/pci/devices/%s", vfaddr);
+		if (r < 0) {
+			vgpu_warn(ctx, "dangling link '%s' (VF %s does not exist); skipped",
+				  VGPU_SHOW(pf, ents.items[i], show), vfaddr);
+			continue;
 		}
-		vf->gpu = g;
-		vf->numa_node = read_numa_node(h, vfaddr);
-		if (vf->numa_node < 0)
-			vf->numa_node = g->numa_node;
-		snprintf(rel, sizeof(rel), "sys/bus/pci/devices/%s/iommu_group", vfaddr);
-		vf->iommu_group = read_link_num(h, rel);
-		vf->iface = parent_iface(h, vfaddr);
-		if (g->iface == VGPU_IFACE_NONE)
-			g->iface = vf->iface;
+		read_parent(ctx, &vd, g, vgpu_gpu_add_parent(g, vfaddr, (int)idx));
 	}
-	vgpu_strv_free(ents, n);
-	return 0;
 }
 
-static int scan_gpu(struct vgpu_host *h, struct vgpu_gpu *g, const char *addr, uint16_t device)
+static void read_gpu(struct vgpu_ctx *ctx, struct vgpu_sysfs *fs, const struct vgpu_sysdir *d,
+		     struct vgpu_gpu *g)
 {
-	char rel[256], buf[128];
+	char buf[256];
+	struct stat st;
+	int r;
 
-	snprintf(g->addr, sizeof(g->addr), "%s", addr);
-	g->vendor_id = PCI_VENDOR_NVIDIA;
-	g->device_id = device;
-	g->minor = -1;
-	g->numa_node = read_numa_node(h, addr);
-	snprintf(rel, sizeof(rel), "sys/bus/pci/devices/%s/local_cpulist", addr);
-	g->has_cpus = vgpu_read_cpulist(h, rel, &g->cpus) == 0;
-	snprintf(rel, sizeof(rel), "sys/bus/pci/devices/%s/driver", addr);
-	if (vgpu_link_basename(h, rel, buf, sizeof(buf)) == 0)
+	g->numa_node = read_numa_node(ctx, d);
+	r = vgpu_sysfs_read_cpulist(d, &g->cpus, "local_cpulist");
+	if (r == 0 && vgpu_cpuset_empty(&g->cpus))
+		r = -ENODATA;
+	g->has_cpus = r == 0;
+	if (r < 0 && r != -ENOENT)
+		vgpu_warn_file(ctx, d, "local_cpulist", r, NULL);
+	r = vgpu_sysfs_link_basename(d, buf, sizeof(buf), "driver");
+	if (r == 0)
 		g->driver = vgpu_xstrdup(buf);
-	snprintf(rel, sizeof(rel), "sys/bus/pci/devices/%s/iommu_group", addr);
-	g->iommu_group = read_link_num(h, rel);
-	g->sriov_total_vfs = read_optional_count(h, addr, "sriov_totalvfs");
-	g->sriov_num_vfs = read_optional_count(h, addr, "sriov_numvfs");
-	read_driver_info(h, g);
+	else if (r != -ENOENT)
+		vgpu_warn_file(ctx, d, "driver", r, NULL);
+	g->iommu_group = read_link_num(ctx, d, "iommu_group");
+	g->sriov_total_vfs = read_optional_count(ctx, d, "sriov_totalvfs");
+	g->sriov_num_vfs = read_optional_count(ctx, d, "sriov_numvfs");
+	read_driver_info(ctx, fs, g);
 	if (!g->model) {
-		const char *m = vgpu_model_for_device(device);
+		const char *m = vgpu_model_for_device(g->device_id);
 
-		g->model = m ? vgpu_xstrdup(m) : vgpu_asprintf("NVIDIA [10de:%04x]", device);
+		g->model = m ? vgpu_xstrdup(m) :
+			       vgpu_asprintf("NVIDIA [10de:%04x]", (unsigned)g->device_id);
 	}
-	read_mig_instances(h, g);
+	read_mig_instances(ctx, fs, g);
 
 	/* Legacy (non-SR-IOV) GPUs are their own mdev parent (vGPU UG 17.0 2.10.8.1). */
-	snprintf(rel, sizeof(rel), "sys/bus/pci/devices/%s/mdev_supported_types", addr);
-	if (vgpu_is_dir(h, rel)) {
-		struct vgpu_vf *pf = add_parent(g, addr, -1);
+	r = vgpu_sysfs_stat(d, &st, "mdev_supported_types");
+	if (r == 0 && S_ISDIR(st.st_mode)) {
+		struct vgpu_parent *pf = vgpu_gpu_add_parent(g, g->addr, -1);
 
-		if (!pf)
-			return vgpu_set_error(h, -ENOMEM, "out of memory");
-		pf->gpu = g;
-		pf->numa_node = g->numa_node;
 		pf->iommu_group = g->iommu_group;
 		pf->iface = g->iface = VGPU_IFACE_MDEV;
+		return;
+	}
+	if (r == 0 || (r < 0 && r != -ENOENT))
+		parent_iface(ctx, d); /* says what is wrong with it */
+	if (g->sriov_num_vfs > 0)
+		read_vfs(ctx, fs, d, g);
+}
+
+/* A display controller of NVIDIA that is not a VF: a GPU. Warns on damage. */
+static bool is_nvidia_gpu(struct vgpu_ctx *ctx, const struct vgpu_sysdir *d, uint16_t *device)
+{
+	unsigned long vendor, cls, dev;
+	struct stat st;
+	int r;
+
+	/* VFs are reached through their PF; one lstat rules them out */
+	r = vgpu_sysfs_lstat(d, &st, "physfn");
+	if (r == 0)
+		return false;
+	if (r != -ENOENT)
+		vgpu_warn_file(ctx, d, "physfn", r, NULL);
+	r = vgpu_sysfs_read_hex(d, &vendor, 0xffff, "vendor");
+	if (r < 0) {
+		vgpu_warn_file(ctx, d, "vendor", r, "; device skipped");
+		return false;
+	}
+	if (vendor != PCI_VENDOR_NVIDIA)
+		return false;
+	/* display controllers 0x0300 (VGA) and 0x0302 (3D), as sriov-manage selects */
+	r = vgpu_sysfs_read_hex(d, &cls, 0xffffff, "class");
+	if (r < 0) {
+		vgpu_warn_file(ctx, d, "class", r, "; device skipped");
+		return false;
+	}
+	if ((cls >> 8) != 0x0300 && (cls >> 8) != 0x0302)
+		return false;
+	r = vgpu_sysfs_read_hex(d, &dev, 0xffff, "device");
+	if (r < 0) {
+		vgpu_warn_file(ctx, d, "device", r, "; skipped");
+		return false;
+	}
+	*device = (uint16_t)dev;
+	return true;
+}
+
+int vgpu_read_gpus(struct vgpu_ctx *ctx, struct vgpu_sysfs *fs, struct vgpu_model *m)
+{
+	VGPU_AUTOSTRV ents = { 0 };
+	struct vgpu_sysdir root;
+	char show[VGPU_SHOW_LEN];
+	int r;
+
+	vgpu_sysdir_root(fs, &root);
+	r = vgpu_sysfs_list_dir(&root, &ents, "sys/bus/pci/devices");
+	if (r == -ENOENT) {
+		/* a tree without a PCI bus (a topology dump): say so, list no GPUs */
+		vgpu_warn(ctx, "'%s' does not exist; no GPUs listed",
+			  VGPU_SHOW(&root, "sys/bus/pci/devices", show));
 		return 0;
 	}
-	if (g->sriov_num_vfs > 0)
-		return scan_vfs(h, g);
+	if (r < 0)
+		return vgpu_error(ctx, r, "cannot list '%s': %s",
+				  VGPU_SHOW(&root, "sys/bus/pci/devices", show), vgpu_strerror(r));
+	for (size_t i = 0; i < ents.n; i++) {
+		VGPU_AUTOSYSDIR d = { .fd = -1 };
+		char addr[VGPU_BDF_LEN];
+		uint16_t device;
+
+		if (vgpu_bdf_normalize(ents.items[i], addr) < 0 ||
+		    strcmp(addr, ents.items[i]) != 0) {
+			vgpu_warn(ctx, "'%s/%s' is not a PCI address; skipped",
+				  VGPU_SHOW(&root, "sys/bus/pci/devices", show), ents.items[i]);
+			continue;
+		}
+		r = vgpu_sysdir_open(fs, &d, "sys/bus/pci/devices/%s", addr);
+		if (r < 0) {
+			vgpu_warn(ctx, "cannot open '%s/%s': %s; device skipped",
+				  VGPU_SHOW(&root, "sys/bus/pci/devices", show), addr,
+				  vgpu_strerror(r));
+			continue;
+		}
+		if (is_nvidia_gpu(ctx, &d, &device))
+			read_gpu(ctx, fs, &d, vgpu_model_add_gpu(m, addr, device));
+	}
 	return 0;
 }
 
@@ -283,159 +355,71 @@ static int scan_gpu(struct vgpu_host *h, struct vgpu_gpu *g, const char *addr, u
  * numa_node -1 is normal on single-node hosts.  On a multi-node host derive
  * the node from local_cpulist (reference section 9.1) and say so.
  */
-static void resolve_numa(struct vgpu_host *h, struct vgpu_gpu *g)
+static void resolve_numa(struct vgpu_ctx *ctx, struct vgpu_sysfs *fs, const struct vgpu_topology *t,
+			 struct vgpu_gpu *g)
 {
-	const struct vgpu_topology *t = &h->topo;
-	char rel[256], show[1024];
+	struct vgpu_sysdir root;
+	char rel[VGPU_PATH_MAX], show[VGPU_SHOW_LEN];
 	int found = -1, hits = 0;
 
 	if (g->numa_node >= 0 || !t->n_nodes)
 		return;
+	vgpu_sysdir_root(fs, &root);
+	snprintf(rel, sizeof(rel), "sys/bus/pci/devices/%s/numa_node", g->addr);
 	if (t->n_nodes == 1) {
 		g->numa_node = t->nodes[0].id;
 	} else {
-		snprintf(rel, sizeof(rel), "sys/bus/pci/devices/%s/numa_node", g->addr);
 		for (size_t i = 0; g->has_cpus && i < t->n_nodes; i++) {
-			if (vgpu_cpuset_subset(&g->cpus, &t->nodes[i].cpus) &&
-			    !vgpu_cpuset_empty(&g->cpus)) {
+			if (vgpu_cpuset_subset(&g->cpus, &t->nodes[i].cpus)) {
 				found = t->nodes[i].id;
 				hits++;
 			}
 		}
-		if (hits == 1) {
-			vgpu_warn(h,
-				  "'%s' is -1 on a %zu-node host; using node %d from local_cpulist",
-				  vgpu_path_show(h, rel, show, sizeof(show)), t->n_nodes, found);
-			g->numa_node = found;
-		} else {
-			vgpu_warn(h,
+		if (hits != 1) {
+			vgpu_warn(ctx,
 				  "'%s' is -1 on a %zu-node host and local_cpulist spans nodes; "
 				  "NUMA node unknown",
-				  vgpu_path_show(h, rel, show, sizeof(show)), t->n_nodes);
+				  VGPU_SHOW(&root, rel, show), t->n_nodes);
 			return;
 		}
+		vgpu_warn(ctx, "'%s' is -1 on a %zu-node host; using node %d from local_cpulist",
+			  VGPU_SHOW(&root, rel, show), t->n_nodes, found);
+		g->numa_node = found;
 	}
-	for (size_t i = 0; i < g->n_vfs; i++)
-		if (g->vfs[i].numa_node < 0)
-			g->vfs[i].numa_node = g->numa_node;
+	for (size_t i = 0; i < g->n_parents; i++)
+		if (g->parents[i].numa_node < 0)
+			g->parents[i].numa_node = g->numa_node;
 }
 
-int vgpu_host_scan(struct vgpu_host *h, bool want_types)
+int vgpu_model_read(struct vgpu_ctx *ctx, struct vgpu_sysfs *fs, unsigned what,
+		    struct vgpu_model **out)
 {
-	char **ents = NULL;
-	size_t n = 0;
-	char show[1024];
-	int r;
+	VGPU_AUTOPTR(model) m = vgpu_model_new();
+	bool need_topo = what & VGPU_READ_TOPOLOGY;
+	int r = vgpu_read_gpus(ctx, fs, m);
 
-	if (h->scanned)
-		return 0;
-	r = vgpu_list_dir(h, "sys/bus/pci/devices", &ents, &n);
-	if (r == -ENOENT) {
-		n = 0; /* no PCI bus: a host without GPUs */
-	} else if (r < 0) {
-		return vgpu_set_error(h, r, "cannot list '%s': %s",
-				      vgpu_path_show(h, "sys/bus/pci/devices", show, sizeof(show)),
-				      strerror(-r));
-	}
-	for (size_t i = 0; i < n; i++) {
-		char rel[256], addr[VGPU_BDF_LEN], tmp[8];
-		unsigned long vendor, cls, device;
-		struct vgpu_gpu *ng;
-
-		if (vgpu_bdf_normalize(ents[i], addr) < 0)
-			continue;
-		/* VFs are reached through their PF; one readlink rules them out. */
-		snprintf(rel, sizeof(rel), "sys/bus/pci/devices/%s/physfn", ents[i]);
-		if (vgpu_readlink(h, rel, tmp, sizeof(tmp)) != -ENOENT)
-			continue;
-		snprintf(rel, sizeof(rel), "sys/bus/pci/devices/%s/vendor", ents[i]);
-		if (vgpu_read_hex(h, rel, &vendor) < 0 || vendor != PCI_VENDOR_NVIDIA)
-			continue;
-		snprintf(rel, sizeof(rel), "sys/bus/pci/devices/%s/class", ents[i]);
-		/* display controllers 0x0300 (VGA) and 0x0302 (3D), as sriov-manage selects */
-		if (vgpu_read_hex(h, rel, &cls) < 0 ||
-		    ((cls >> 8) != 0x0300 && (cls >> 8) != 0x0302))
-			continue;
-		snprintf(rel, sizeof(rel), "sys/bus/pci/devices/%s/device", ents[i]);
-		r = vgpu_read_hex(h, rel, &device);
-		if (r < 0 || device > 0xffff) {
-			vgpu_warn(h, "cannot read '%s': %s; skipped",
-				  vgpu_path_show(h, rel, show, sizeof(show)),
-				  r < 0 ? strerror(-r) : "not a device id");
-			continue;
-		}
-		ng = realloc(h->gpus, (h->n_gpus + 1) * sizeof(*ng));
-		if (!ng) {
-			r = vgpu_set_error(h, -ENOMEM, "out of memory");
-			goto out;
-		}
-		h->gpus = ng;
-		memset(&h->gpus[h->n_gpus], 0, sizeof(*ng));
-		r = scan_gpu(h, &h->gpus[h->n_gpus++], addr, (uint16_t)device);
-		if (r < 0)
-			goto out;
-	}
-	/* GPU parents point into h->gpus: fix them up after the last realloc. */
-	for (size_t i = 0; i < h->n_gpus; i++)
-		for (size_t j = 0; j < h->gpus[i].n_vfs; j++)
-			h->gpus[i].vfs[j].gpu = &h->gpus[i];
-	for (size_t i = 0; i < h->n_gpus; i++) {
-		if (h->gpus[i].numa_node < 0) {
-			r = vgpu_host_read_topology(h);
-			if (r < 0)
-				goto out;
-			resolve_numa(h, &h->gpus[i]);
-		}
-	}
-	r = vgpu_scan_instances(h);
 	if (r < 0)
-		goto out;
-	for (size_t i = 0; want_types && i < h->n_gpus; i++) {
-		r = vgpu_scan_types(h, &h->gpus[i]);
+		return r;
+	for (size_t i = 0; i < m->n_gpus; i++)
+		need_topo |= m->gpus[i].numa_node < 0;
+	if (need_topo) {
+		struct vgpu_topology t = { 0 };
+
+		r = vgpu_model_read_topology(ctx, fs, &t);
 		if (r < 0)
-			goto out;
+			return r;
+		vgpu_model_set_topology(m, &t);
+		for (size_t i = 0; i < m->n_gpus; i++)
+			resolve_numa(ctx, fs, &m->topo, &m->gpus[i]);
 	}
-	h->scanned = true;
-	r = 0;
-out:
-	vgpu_strv_free(ents, n);
-	return r;
-}
-
-const struct vgpu_gpu *vgpu_host_gpus(const struct vgpu_host *h, size_t *n)
-{
-	*n = h->n_gpus;
-	return h->gpus;
-}
-
-const struct vgpu_gpu *vgpu_host_find_gpu(const struct vgpu_host *h, const char *bdf)
-{
-	char addr[VGPU_BDF_LEN];
-
-	if (vgpu_bdf_normalize(bdf, addr) < 0)
-		return NULL;
-	for (size_t i = 0; i < h->n_gpus; i++)
-		if (strcmp(h->gpus[i].addr, addr) == 0)
-			return &h->gpus[i];
-	return NULL;
-}
-
-const struct vgpu_vf *vgpu_host_find_vf(const struct vgpu_host *h, const char *bdf)
-{
-	char addr[VGPU_BDF_LEN];
-
-	if (vgpu_bdf_normalize(bdf, addr) < 0)
-		return NULL;
-	for (size_t i = 0; i < h->n_gpus; i++)
-		for (size_t j = 0; j < h->gpus[i].n_vfs; j++)
-			if (strcmp(h->gpus[i].vfs[j].addr, addr) == 0)
-				return &h->gpus[i].vfs[j];
-	return NULL;
-}
-
-const char *vgpu_vf_state_str(const struct vgpu_vf *vf)
-{
-	if (vf->state_unknown)
-		return "unknown";
-	return vf->in_use ? "in-use" : "free";
+	r = vgpu_read_mdevs(ctx, fs, m);
+	if (r < 0)
+		return r;
+	for (size_t i = 0; (what & VGPU_READ_TYPES) && i < m->n_gpus; i++) {
+		r = vgpu_read_types(ctx, fs, m, &m->gpus[i]);
+		if (r < 0)
+			return r;
+	}
+	*out = vgpu_steal_ptr(&m);
+	return 0;
 }

@@ -1,9 +1,11 @@
 // SPDX-License-Identifier: LGPL-2.1-or-later
 /*
- * Placement and CPU pinning: pure functions over the in-memory host model.
+ * Placement and CPU pinning: pure functions over a const host model.
  *
  * A VM goes where its GPU is: vCPUs on whole cores of the GPU's NUMA node
- * (reference section 9), never spilling to another node.
+ * (reference section 9), never spilling to another node.  The steps are
+ * separate: validate the request, choose the GPU, pick parents, pin CPUs,
+ * check the node, explain.
  */
 #include <errno.h>
 #include <inttypes.h>
@@ -11,19 +13,19 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "vgpu-priv.h"
+#include "plan.h"
 
-bool vgpu_type_matches(const struct vgpu_type *t, const char *spec)
+void vgpu_plan_free(struct vgpu_plan *p)
 {
-	long id;
-
-	if (strncmp(spec, "nvidia-", 7) == 0 && vgpu_parse_long(spec + 7, &id) == 0)
-		return id > 0 && (unsigned long)id == t->id;
-	if (vgpu_parse_long(spec, &id) == 0)
-		return id > 0 && (unsigned long)id == t->id;
-	if (!t->name)
-		return false;
-	return strcmp(spec, t->info.profile) == 0 || strcmp(spec, t->name) == 0;
+	if (!p)
+		return;
+	for (size_t i = 0; i < p->n_vgpus; i++) {
+		free(p->vgpus[i].profile);
+		free(p->vgpus[i].gi_profile);
+	}
+	free(p->pins);
+	free(p->reason);
+	free(p);
 }
 
 void vgpu_node_free_cpus(const struct vgpu_topology *t, int node, const struct vgpu_cpuset *busy,
@@ -34,12 +36,10 @@ void vgpu_node_free_cpus(const struct vgpu_topology *t, int node, const struct v
 	vgpu_cpuset_zero(out);
 	if (!n)
 		return;
-	for (int c = vgpu_cpuset_next(&n->cpus, 0); c >= 0;
-	     c = vgpu_cpuset_next(&n->cpus, (unsigned)c + 1)) {
+	vgpu_topology_for_each_core(t, &n->cpus, c)
+	{
 		struct vgpu_cpuset core;
 
-		if ((unsigned)c >= t->n_cpus || t->core_of[c] != c)
-			continue;
 		vgpu_topology_core_cpus(t, c, &core);
 		/* a core is usable only if no thread of it is taken: never split a core */
 		if (!vgpu_cpuset_intersects(&core, busy) && vgpu_cpuset_subset(&core, &n->cpus))
@@ -47,63 +47,63 @@ void vgpu_node_free_cpus(const struct vgpu_topology *t, int node, const struct v
 	}
 }
 
-int vgpu_plan_cpus(const struct vgpu_topology *t, int node, const struct vgpu_cpuset *busy,
-		   unsigned vcpus, struct vgpu_plan *out, char *err, size_t errlen)
+/* Threads per core on @avail: the largest sibling set; *uniform if all cores have it. */
+static unsigned threads_per_core(const struct vgpu_topology *t, const struct vgpu_cpuset *avail)
 {
-	struct vgpu_cpuset avail;
-	unsigned threads = 0, placed = 0;
-	bool uniform = true;
-	char list[4096];
+	unsigned threads = 1;
 
-	if (vcpus == 0 || vcpus > VGPU_MAX_CPUS) {
-		snprintf(err, errlen, "invalid vCPU count %u", vcpus);
-		return -EINVAL;
-	}
-	if (!vgpu_topology_node(t, node)) {
-		snprintf(err, errlen, "NUMA node %d does not exist on this host", node);
-		return -ENOENT;
-	}
-	vgpu_node_free_cpus(t, node, busy, &avail);
-	/* threads per core on this node: the largest sibling set */
-	for (int c = vgpu_cpuset_next(&avail, 0); c >= 0;
-	     c = vgpu_cpuset_next(&avail, (unsigned)c + 1)) {
+	vgpu_topology_for_each_core(t, avail, c)
+	{
 		struct vgpu_cpuset core;
 
-		if (t->core_of[c] != c)
-			continue;
 		vgpu_topology_core_cpus(t, c, &core);
 		if (vgpu_cpuset_count(&core) > threads)
 			threads = vgpu_cpuset_count(&core);
 	}
-	if (threads == 0)
-		threads = 1;
+	return threads;
+}
+
+int vgpu_plan_cpus(struct vgpu_ctx *ctx, const struct vgpu_topology *t, int node,
+		   const struct vgpu_cpuset *busy, unsigned vcpus, struct vgpu_plan *out)
+{
+	struct vgpu_cpuset avail, used;
+	unsigned threads, placed = 0, guest_threads = 1;
+	VGPU_AUTOFREE unsigned *pins = NULL;
+	bool uniform = true;
+
+	if (vcpus == 0 || vcpus > VGPU_MAX_CPUS)
+		return vgpu_error(ctx, -EINVAL, "invalid vCPU count %u", vcpus);
+	if (!vgpu_topology_node(t, node))
+		return vgpu_error(ctx, -ENOENT, "NUMA node %d does not exist on this host", node);
+	vgpu_node_free_cpus(t, node, busy, &avail);
+	threads = threads_per_core(t, &avail);
 	if (vgpu_cpuset_count(&avail) < vcpus) {
-		snprintf(
-			err, errlen,
-			"NUMA node %d cannot hold %u vCPUs: %u CPUs on whole free cores (%s) are left "
-			"after exclusions",
-			node, vcpus, vgpu_cpuset_count(&avail),
-			vgpu_cpuset_empty(&avail) ?
-				"none" :
-				vgpu_cpulist_format(&avail, list, sizeof(list)));
-		return -ENOSPC;
+		VGPU_AUTOFREE char *list = vgpu_xmalloc(VGPU_CPULIST_LEN);
+
+		return vgpu_error(ctx, -ENOSPC,
+				  "NUMA node %d cannot hold %u vCPUs: %u CPUs on whole free cores "
+				  "(%s) are left after exclusions",
+				  node, vcpus, vgpu_cpuset_count(&avail),
+				  vgpu_cpuset_empty(&avail) ?
+					  "none" :
+					  vgpu_cpulist_format(&avail, list, VGPU_CPULIST_LEN));
 	}
-	vgpu_cpuset_zero(&out->cpus);
-	for (int c = vgpu_cpuset_next(&avail, 0); c >= 0 && placed < vcpus;
-	     c = vgpu_cpuset_next(&avail, (unsigned)c + 1)) {
+	pins = vgpu_xcalloc(vcpus, sizeof(*pins));
+	vgpu_cpuset_zero(&used);
+	vgpu_topology_for_each_core(t, &avail, c)
+	{
 		struct vgpu_cpuset core;
 
-		if (t->core_of[c] != c)
-			continue;
+		if (placed >= vcpus)
+			break;
 		vgpu_topology_core_cpus(t, c, &core);
 		/* vCPUs 2i and 2i+1 on the siblings of one core (QEMU numbers threads fastest) */
 		for (int s = vgpu_cpuset_next(&core, 0); s >= 0 && placed < vcpus;
 		     s = vgpu_cpuset_next(&core, (unsigned)s + 1))
-			out->pins[placed++] = (unsigned)s;
-		vgpu_cpuset_or(&out->cpus, &core);
+			pins[placed++] = (unsigned)s;
+		vgpu_cpuset_or(&used, &core);
 		uniform &= vgpu_cpuset_count(&core) == threads;
 	}
-	out->vcpus = vcpus;
 	/*
 	 * Guest threads per core g: guest core k is vCPUs k*g..k*g+g-1, which
 	 * sit on one host core only if every core used has the same number of
@@ -111,41 +111,95 @@ int vgpu_plan_cpus(const struct vgpu_topology *t, int node, const struct vgpu_cp
 	 * count, a core with an offline sibling) the guest sees single-thread
 	 * cores; a spare sibling stays with this VM so no core is shared.
 	 */
-	out->threads = 1;
 	for (unsigned g = threads; uniform && g > 1; g--) {
 		if (threads % g == 0 && vcpus % g == 0) {
-			out->threads = g;
+			guest_threads = g;
 			break;
 		}
 	}
-	out->cores = vcpus / out->threads;
+	free(out->pins);
+	out->pins = vgpu_steal_ptr(&pins);
+	out->vcpus = vcpus;
+	out->cpus = used;
+	out->threads = guest_threads;
+	out->cores = vcpus / guest_threads;
 	out->node = node;
 	return 0;
 }
 
-/* A VF holds one vGPU; a legacy PF parent holds several, as available_instances says. */
-static bool parent_full(const struct vgpu_vf *vf)
+/* ---- capacity ----------------------------------------------------------- */
+
+/* What one GPU holds (existing vGPUs and those planned so far). */
+struct gpu_load {
+	unsigned fb_total; /* MiB; 0 unknown */
+	unsigned fb_used;
+	unsigned ts_type; /* the time-sliced type on it, 0 none */
+	bool mig; /* MIG-backed vGPUs on it */
+};
+
+static void load_add(struct gpu_load *l, const struct vgpu_type *t, unsigned n)
 {
-	return vf->state_unknown || (vf->in_use && vf->index >= 0);
+	l->fb_used += t->info.fb_mib * n;
+	if (t->info.backing == VGPU_BACKING_TIME_SLICED)
+		l->ts_type = t->id;
+	else if (t->info.backing == VGPU_BACKING_MIG)
+		l->mig = true;
 }
 
-/* How many vGPUs matching @spec @vf can create now (0 when none); sets *type. */
-static long vf_offers_n(const struct vgpu_vf *vf, const char *spec, const struct vgpu_type **type)
+/*
+ * The GPU's framebuffer is its largest time-sliced profile (A30-24C,
+ * T4-16Q: one vGPU owning the whole GPU), and what its vGPUs hold now.
+ */
+static void load_init(const struct vgpu_model *m, const struct vgpu_gpu *g, struct gpu_load *l)
 {
-	if (parent_full(vf))
+	memset(l, 0, sizeof(*l));
+	for (size_t k = 0; k < g->n_types; k++)
+		if (g->types[k]->info.backing == VGPU_BACKING_TIME_SLICED &&
+		    g->types[k]->info.fb_mib > l->fb_total)
+			l->fb_total = g->types[k]->info.fb_mib;
+	for (size_t i = 0; i < g->n_parents; i++) {
+		const struct vgpu_parent *p = &g->parents[i];
+		const struct vgpu_type *t = p->in_use && p->current_type ?
+						    vgpu_model_find_type(m, g, p->current_type) :
+						    NULL;
+
+		if (t)
+			load_add(l, t, p->mdevs.n ? (unsigned)p->mdevs.n : 1);
+	}
+}
+
+/* Can the GPU take one more vGPU of @t next to what it holds? */
+static bool load_takes(const struct gpu_load *l, const struct vgpu_type *t)
+{
+	if (t->info.backing == VGPU_BACKING_TIME_SLICED &&
+	    (l->mig || (l->ts_type && l->ts_type != t->id)))
+		return false; /* no mixed sizes; no time-slicing beside MIG */
+	if (t->info.backing == VGPU_BACKING_MIG && l->ts_type)
+		return false;
+	return !l->fb_total || !t->info.fb_mib || l->fb_used + t->info.fb_mib <= l->fb_total;
+}
+
+/* ---- parents ------------------------------------------------------------ */
+
+/* A VF holds one vGPU; a legacy PF parent holds several, as available_instances says. */
+static bool parent_full(const struct vgpu_parent *p)
+{
+	return p->state_unknown || (p->in_use && p->index >= 0);
+}
+
+/* How many vGPUs matching @spec @p can create now (0 when none); sets *type. */
+static long parent_offers(const struct vgpu_parent *p, const char *spec,
+			  const struct vgpu_type **type)
+{
+	if (parent_full(p))
 		return 0;
-	for (size_t k = 0; k < vf->n_types; k++) {
-		if (vf->types[k].available > 0 && vgpu_type_matches(vf->types[k].type, spec)) {
-			*type = vf->types[k].type;
-			return vf->types[k].available;
+	for (size_t k = 0; k < p->n_types; k++) {
+		if (p->types[k].available > 0 && vgpu_type_matches(p->types[k].type, spec)) {
+			*type = p->types[k].type;
+			return p->types[k].available;
 		}
 	}
 	return 0;
-}
-
-static bool vf_offers(const struct vgpu_vf *vf, const char *spec, const struct vgpu_type **type)
-{
-	return vf_offers_n(vf, spec, type) > 0;
 }
 
 /* Unknown sizes (no meminfo, no request) do not block. */
@@ -160,251 +214,350 @@ static unsigned gpu_used(const struct vgpu_gpu *g)
 {
 	unsigned n = 0;
 
-	for (size_t i = 0; i < g->n_vfs; i++)
-		n += g->vfs[i].in_use;
+	for (size_t i = 0; i < g->n_parents; i++)
+		n += g->parents[i].in_use;
 	return n;
 }
 
-static bool known_anywhere(struct vgpu_host *h, const char *spec)
+static bool known_anywhere(const struct vgpu_model *m, const char *spec)
 {
-	for (size_t i = 0; i < h->n_gpus; i++)
-		for (size_t k = 0; k < h->gpus[i].n_types; k++)
-			if (vgpu_type_matches(h->gpus[i].types[k], spec))
+	for (size_t i = 0; i < m->n_gpus; i++)
+		for (size_t k = 0; k < m->gpus[i].n_types; k++)
+			if (vgpu_type_matches(m->gpus[i].types[k], spec))
 				return true;
 	return false;
 }
 
-static bool list_has(const char *list, const char *item)
-{
-	size_t l = strlen(item);
+struct seen_item {
+	const char *s;
+	size_t pos;
+};
 
-	for (const char *p = list; (p = strstr(p, item)); p += l)
-		if ((p == list || p[-1] == ' ') && (p[l] == ',' || p[l] == '\0'))
-			return true;
-	return false;
+static int cmp_seen(const void *a, const void *b)
+{
+	const struct seen_item *x = a, *y = b;
+	int c = strcmp(x->s, y->s);
+
+	return c ? c : (x->pos > y->pos) - (x->pos < y->pos);
 }
 
-/* "A30-4C, A30-6C, ...": profiles creatable now somewhere on the host, each once */
-static void list_available(struct vgpu_host *h, char *buf, size_t len)
+static int cmp_pos(const void *a, const void *b)
 {
-	size_t off = 0;
+	const struct seen_item *x = a, *y = b;
 
-	buf[0] = '\0';
-	for (size_t i = 0; i < h->n_gpus; i++) {
-		const struct vgpu_gpu *g = &h->gpus[i];
-
-		for (size_t j = 0; j < g->n_vfs; j++) {
-			const struct vgpu_vf *vf = &g->vfs[j];
-
-			if (parent_full(vf))
-				continue;
-			for (size_t m = 0; m < vf->n_types; m++) {
-				const char *p = vf->types[m].type->info.profile;
-
-				if (vf->types[m].available <= 0 || list_has(buf, p))
-					continue;
-				off += (size_t)snprintf(buf + off, len > off ? len - off : 0,
-							"%s%s", off ? ", " : "", p);
-				if (off >= len)
-					return;
-			}
-		}
-	}
+	return (x->pos > y->pos) - (x->pos < y->pos);
 }
 
-static void add_warning(struct vgpu_plan *p, const char *fmt, const char *arg)
+/*
+ * "A30-4C, A30-6C, ...": profiles creatable now somewhere on the host, each
+ * once, in host order.  Sorting makes the de-duplication n log n.
+ */
+static char *list_available(const struct vgpu_model *m)
 {
-	size_t off = strlen(p->warnings);
+	struct seen_item *items = NULL;
+	size_t n = 0, cap = 0, k = 0;
+	char *out = NULL;
+	size_t len = 0;
+	FILE *f;
 
-	snprintf(p->warnings + off, sizeof(p->warnings) - off, "%s", off ? "\n" : "");
-	off = strlen(p->warnings);
-	snprintf(p->warnings + off, sizeof(p->warnings) - off, fmt, arg);
-}
+	for (size_t i = 0; i < m->n_gpus; i++)
+		for (size_t j = 0; j < m->gpus[i].n_parents; j++) {
+			const struct vgpu_parent *p = &m->gpus[i].parents[j];
 
-static int plan_make(struct vgpu_host *h, const struct vgpu_request *req, struct vgpu_plan *out)
-{
-	const struct vgpu_topology *t = vgpu_host_topology(h);
-	const struct vgpu_gpu *want_gpu = NULL;
-	const struct vgpu_vf *want_vf = NULL;
-	const struct vgpu_gpu *best = NULL, *nodeless = NULL;
-	const struct vgpu_type *first_type = NULL;
-	bool best_fits = false;
-	char err[1024];
-	int r;
-
-	if (!t)
-		return vgpu_set_error(h, -EINVAL, "host topology has not been read");
-	if (req->n_profiles == 0 || req->n_profiles > VGPU_MAX_VGPUS)
-		return vgpu_set_error(h, -EINVAL, "between 1 and %d vGPUs per VM", VGPU_MAX_VGPUS);
-	if (req->gpu && !(want_gpu = vgpu_host_find_gpu(h, req->gpu)))
-		return vgpu_set_error(h, -ENOENT, "--gpu '%s': no such NVIDIA GPU", req->gpu);
-	if (req->vf && !(want_vf = vgpu_host_find_vf(h, req->vf)))
-		return vgpu_set_error(h, -ENOENT, "--vf '%s': no such VF", req->vf);
-	if (want_vf && want_gpu && want_vf->gpu != want_gpu)
-		return vgpu_set_error(h, -EINVAL, "--vf '%s' is not a VF of --gpu '%s'", req->vf,
-				      req->gpu);
-	{
-		size_t n_types = 0;
-
-		for (size_t i = 0; i < h->n_gpus; i++)
-			n_types += h->gpus[i].n_types;
-		if (!n_types)
-			return vgpu_set_error(
-				h, -ENOENT,
-				"this host offers no NVIDIA vGPU types (%zu NVIDIA GPUs; see "
-				"'vgpuctl gpus' and 'vgpuctl types')",
-				h->n_gpus);
-	}
-	for (size_t p = 0; p < req->n_profiles; p++) {
-		if (!known_anywhere(h, req->profiles[p])) {
-			char avail[1024];
-
-			list_available(h, avail, sizeof(avail));
-			return vgpu_set_error(h, -ENOENT,
-					      "unknown vGPU profile '%s'; available now: %s",
-					      req->profiles[p], *avail ? avail : "none");
-		}
-	}
-	if (want_vf) {
-		if (!vf_offers(want_vf, req->profiles[0], &first_type))
-			return vgpu_set_error(h, -EBUSY, "--vf '%s' cannot take '%s' now (%s)",
-					      req->vf, req->profiles[0],
-					      want_vf->in_use ? "it holds a vGPU" :
-								"not offered there");
-		best = want_vf->gpu;
-	} else {
-		/*
-		 * Rank GPUs offering the first profile: a node with room for the
-		 * VM first, then the least-used GPU, then the lowest address.
-		 */
-		for (size_t i = 0; i < h->n_gpus; i++) {
-			const struct vgpu_gpu *g = &h->gpus[i];
-			const struct vgpu_type *ty;
-			struct vgpu_cpuset fr;
-			bool offers = false, fits;
-
-			if (want_gpu && want_gpu != g)
-				continue;
-			for (size_t j = 0; j < g->n_vfs && !offers; j++)
-				offers = vf_offers(&g->vfs[j], req->profiles[0], &ty);
-			if (offers && g->numa_node < 0 && !nodeless)
-				nodeless = g;
-			if (!offers || g->numa_node < 0)
-				continue;
-			vgpu_node_free_cpus(t, g->numa_node, &req->exclude, &fr);
-			fits = vgpu_cpuset_count(&fr) >= req->vcpus &&
-			       node_holds_memory(t, g->numa_node, req->memory_kib);
-			if (!best || (fits && !best_fits) ||
-			    (fits == best_fits && gpu_used(g) < gpu_used(best))) {
-				best = g;
-				best_fits = fits;
-			}
-		}
-		if (!best && nodeless)
-			best = nodeless; /* refused below, with the reason */
-		if (!best) {
-			char avail[1024];
-
-			list_available(h, avail, sizeof(avail));
-			return vgpu_set_error(h, -EBUSY,
-					      "no free VF %scan take '%s' now; available now: %s",
-					      want_gpu ? "on that GPU " : "", req->profiles[0],
-					      *avail ? avail : "none");
-		}
-	}
-	if (best->numa_node < 0)
-		return vgpu_set_error(
-			h, -EINVAL,
-			"GPU %s offers '%s' but its NUMA node is unknown (numa_node -1 "
-			"and local_cpulist spans nodes); nothing can be pinned next to it",
-			best->addr, req->profiles[0]);
-
-	/* each vGPU on its own VF: the first on the chosen GPU, more on the same node */
-	for (size_t p = 0; p < req->n_profiles; p++) {
-		const struct vgpu_vf *pick = NULL;
-		const struct vgpu_type *ty = NULL;
-
-		if (p == 0 && want_vf) {
-			pick = want_vf;
-			ty = first_type;
-		}
-		for (int pass = 0; pass < 2 && !pick; pass++) {
-			for (size_t i = 0; i < h->n_gpus && !pick; i++) {
-				const struct vgpu_gpu *g = &h->gpus[i];
-
-				if ((pass == 0) != (g == best) || g->numa_node != best->numa_node)
+			for (size_t t = 0; !parent_full(p) && t < p->n_types; t++) {
+				if (p->types[t].available <= 0)
 					continue;
-				if (want_gpu && g != want_gpu)
-					continue;
-				for (size_t j = 0; j < g->n_vfs && !pick; j++) {
-					const struct vgpu_vf *vf = &g->vfs[j];
-					long n = vf_offers_n(vf, req->profiles[p], &ty), uses = 0;
-
-					/* a VF holds one vGPU; a legacy PF as many as it offers */
-					for (size_t q = 0; q < out->n_vgpus; q++)
-						uses += out->vgpus[q].vf == vf;
-					if (n > 0 && (vf->index >= 0 ? uses == 0 : uses < n))
-						pick = vf;
+				if (n == cap) {
+					cap = cap ? cap * 2 : 64;
+					items = vgpu_xreallocarray(items, cap, sizeof(*items));
 				}
+				items[n].s = p->types[t].type->info.profile;
+				items[n].pos = n;
+				n++;
 			}
 		}
-		if (!pick)
-			return vgpu_set_error(
-				h, -EBUSY,
-				"no free VF on NUMA node %d can take '%s' as vGPU %zu of "
-				"this VM",
-				best->numa_node, req->profiles[p], p + 1);
-		out->vgpus[out->n_vgpus].vf = pick;
-		out->vgpus[out->n_vgpus++].type = ty;
-		if (req->n_profiles > 1 && (ty->info.series == 'A' || ty->info.series == 'B'))
-			add_warning(
-				out,
-				"NVIDIA supports several vGPUs in one VM only for C- and Q-series "
-				"profiles; '%s' is not one",
-				ty->info.profile);
-		if (req->n_profiles > 1 && ty->info.backing == VGPU_BACKING_TIME_SLICED &&
-		    ty->max_instances > 1 && p > 0 && out->vgpus[0].vf->gpu == pick->gpu)
-			add_warning(
-				out,
-				"'%s': several time-sliced vGPUs of one GPU in one VM need vGPU "
-				"software 16 or later",
-				ty->info.profile);
-	}
+	if (n)
+		qsort(items, n, sizeof(*items), cmp_seen);
+	for (size_t i = 0; i < n; i++)
+		if (!i || strcmp(items[i].s, items[i - 1].s) != 0)
+			items[k++] = items[i];
+	if (k)
+		qsort(items, k, sizeof(*items), cmp_pos);
+	f = open_memstream(&out, &len);
+	if (!f)
+		abort();
+	for (size_t i = 0; i < k; i++)
+		fprintf(f, "%s%s", i ? ", " : "", items[i].s);
+	if (!k)
+		fputs("none", f);
+	fclose(f);
+	free(items);
+	return out;
+}
 
-	r = vgpu_plan_cpus(t, best->numa_node, &req->exclude, req->vcpus, out, err, sizeof(err));
-	if (r < 0)
-		return vgpu_set_error(h, r, "%s", err);
-	/* memory is bound strictly to the node: more than it has can never start */
-	if (!node_holds_memory(t, best->numa_node, req->memory_kib))
-		return vgpu_set_error(h, -ENOSPC,
-				      "NUMA node %d cannot hold %" PRIu64
-				      " MiB of guest memory: it has "
-				      "%" PRIu64 " MiB in all",
-				      best->numa_node, req->memory_kib / 1024,
-				      vgpu_topology_node(t, best->numa_node)->mem_total_kib / 1024);
-	snprintf(out->reason, sizeof(out->reason),
-		 "%s is free and offers %s now; GPU %s (%u of %zu vGPU parents in use) is on NUMA "
-		 "node %d%s",
-		 out->vgpus[0].vf->addr, out->vgpus[0].type->info.profile, best->addr,
-		 gpu_used(best), best->n_vfs, best->numa_node,
-		 want_vf   ? ", as asked with --vf" :
-		 want_gpu  ? ", as asked with --gpu" :
-		 best_fits ? " which has room for the VM's vCPUs and memory" :
-			     "");
+/* ---- the steps ---------------------------------------------------------- */
+
+struct planner {
+	struct vgpu_ctx *ctx;
+	const struct vgpu_model *m;
+	const struct vgpu_request *req;
+	const struct vgpu_gpu *want_gpu;
+	const struct vgpu_parent *want_vf;
+	const struct vgpu_gpu *best;
+	bool best_fits;
+	struct gpu_load *loads; /* per GPU of m */
+	const struct vgpu_parent *picked[VGPU_MAX_VGPUS];
+};
+
+static int validate_request(struct planner *pl)
+{
+	const struct vgpu_model *m = pl->m;
+	const struct vgpu_request *req = pl->req;
+	size_t n_types = 0;
+
+	if (!m->has_topology)
+		return vgpu_error(pl->ctx, -EINVAL, "host topology has not been read");
+	if (req->n_profiles == 0 || req->n_profiles > VGPU_MAX_VGPUS)
+		return vgpu_error(pl->ctx, -EINVAL, "between 1 and %d vGPUs per VM",
+				  VGPU_MAX_VGPUS);
+	if (req->gpu && !(pl->want_gpu = vgpu_model_find_gpu(m, req->gpu)))
+		return vgpu_error(pl->ctx, -ENOENT, "--gpu '%s': no such NVIDIA GPU", req->gpu);
+	if (req->vf && !(pl->want_vf = vgpu_model_find_parent(m, req->vf)))
+		return vgpu_error(pl->ctx, -ENOENT, "--vf '%s': no such VF", req->vf);
+	if (pl->want_vf && pl->want_gpu && pl->want_vf->gpu != pl->want_gpu)
+		return vgpu_error(pl->ctx, -EINVAL, "--vf '%s' is not a VF of --gpu '%s'", req->vf,
+				  req->gpu);
+	for (size_t i = 0; i < m->n_gpus; i++)
+		n_types += m->gpus[i].n_types;
+	if (!n_types)
+		return vgpu_error(pl->ctx, -ENOENT,
+				  "this host offers no NVIDIA vGPU types (%zu NVIDIA GPUs; see "
+				  "'vgpuctl gpus' and 'vgpuctl types')",
+				  m->n_gpus);
+	for (size_t p = 0; p < req->n_profiles; p++) {
+		if (!known_anywhere(m, req->profiles[p])) {
+			VGPU_AUTOFREE char *avail = list_available(m);
+
+			return vgpu_error(pl->ctx, -ENOENT,
+					  "unknown vGPU profile '%s'; available now: %s",
+					  req->profiles[p], avail);
+		}
+	}
 	return 0;
 }
 
-int vgpu_plan_make(struct vgpu_host *h, const struct vgpu_request *req, struct vgpu_plan *out)
+/* Does @g have a parent that can take @spec now, within the GPU's capacity? */
+static bool gpu_offers(const struct planner *pl, const struct vgpu_gpu *g, const char *spec)
 {
-	struct vgpu_plan *p = calloc(1, sizeof(*p));
+	const struct gpu_load *l = &pl->loads[g - pl->m->gpus];
+
+	for (size_t j = 0; j < g->n_parents; j++) {
+		const struct vgpu_type *t;
+
+		if (parent_offers(&g->parents[j], spec, &t) > 0 && load_takes(l, t))
+			return true;
+	}
+	return false;
+}
+
+/*
+ * Rank GPUs offering the first profile: a node with room for the VM first,
+ * then the least-used GPU, then the lowest address.
+ */
+static int choose_gpu(struct planner *pl)
+{
+	const struct vgpu_model *m = pl->m;
+	const struct vgpu_request *req = pl->req;
+	const struct vgpu_gpu *nodeless = NULL;
+
+	if (pl->want_vf) {
+		const struct vgpu_type *t;
+
+		if (!parent_offers(pl->want_vf, req->profiles[0], &t))
+			return vgpu_error(pl->ctx, -EBUSY, "--vf '%s' cannot take '%s' now (%s)",
+					  req->vf, req->profiles[0],
+					  pl->want_vf->in_use ? "it holds a vGPU" :
+								"not offered there");
+		pl->best = pl->want_vf->gpu;
+		return 0;
+	}
+	for (size_t i = 0; i < m->n_gpus; i++) {
+		const struct vgpu_gpu *g = &m->gpus[i];
+		struct vgpu_cpuset fr;
+		bool fits;
+
+		if ((pl->want_gpu && pl->want_gpu != g) || !gpu_offers(pl, g, req->profiles[0]))
+			continue;
+		if (g->numa_node < 0) {
+			nodeless = nodeless ? nodeless : g;
+			continue;
+		}
+		vgpu_node_free_cpus(&m->topo, g->numa_node, &req->exclude, &fr);
+		fits = vgpu_cpuset_count(&fr) >= req->vcpus &&
+		       node_holds_memory(&m->topo, g->numa_node, req->memory_kib);
+		if (!pl->best || (fits && !pl->best_fits) ||
+		    (fits == pl->best_fits && gpu_used(g) < gpu_used(pl->best))) {
+			pl->best = g;
+			pl->best_fits = fits;
+		}
+	}
+	if (!pl->best)
+		pl->best = nodeless; /* refused below, with the reason */
+	if (!pl->best) {
+		VGPU_AUTOFREE char *avail = list_available(m);
+
+		return vgpu_error(pl->ctx, -EBUSY,
+				  "no free VF %scan take '%s' now; available now: %s",
+				  pl->want_gpu ? "on that GPU " : "", req->profiles[0], avail);
+	}
+	if (pl->best->numa_node < 0)
+		return vgpu_error(
+			pl->ctx, -EINVAL,
+			"GPU %s offers '%s' but its NUMA node is unknown (numa_node -1 "
+			"and local_cpulist spans nodes); nothing can be pinned next to it",
+			pl->best->addr, req->profiles[0]);
+	return 0;
+}
+
+/* A parent of a GPU on the chosen node that can take vGPU @p of the request. */
+static const struct vgpu_parent *pick_one(struct planner *pl, size_t p, const struct vgpu_type **ty)
+{
+	const struct vgpu_model *m = pl->m;
+
+	for (int pass = 0; pass < 2; pass++) {
+		for (size_t i = 0; i < m->n_gpus; i++) {
+			const struct vgpu_gpu *g = &m->gpus[i];
+
+			if ((pass == 0) != (g == pl->best) || g->numa_node != pl->best->numa_node ||
+			    (pl->want_gpu && g != pl->want_gpu))
+				continue;
+			for (size_t j = 0; j < g->n_parents; j++) {
+				const struct vgpu_parent *vf = &g->parents[j];
+				long n = parent_offers(vf, pl->req->profiles[p], ty), uses = 0;
+
+				/* a VF holds one vGPU; a legacy PF as many as it offers */
+				for (size_t q = 0; q < p; q++)
+					uses += pl->picked[q] == vf;
+				if (n > 0 && (vf->index >= 0 ? uses == 0 : uses < n) &&
+				    load_takes(&pl->loads[i], *ty))
+					return vf;
+			}
+		}
+	}
+	return NULL;
+}
+
+static void warn_combination(struct planner *pl, size_t p, const struct vgpu_type *ty)
+{
+	const struct vgpu_request *req = pl->req;
+
+	if (req->n_profiles > 1 && (ty->info.series == 'A' || ty->info.series == 'B'))
+		vgpu_warn(pl->ctx,
+			  "NVIDIA supports several vGPUs in one VM only for C- and Q-series "
+			  "profiles; '%s' is not one",
+			  ty->info.profile);
+	if (req->n_profiles > 1 && ty->info.backing == VGPU_BACKING_TIME_SLICED &&
+	    ty->max_instances > 1 && p > 0 && pl->picked[0]->gpu == pl->picked[p]->gpu)
+		vgpu_warn(pl->ctx,
+			  "'%s': several time-sliced vGPUs of one GPU in one VM need vGPU "
+			  "software 16 or later",
+			  ty->info.profile);
+}
+
+/* Each vGPU on its own parent: the first on the chosen GPU, more on the same node. */
+static int pick_parents(struct planner *pl, struct vgpu_plan *out)
+{
+	for (size_t p = 0; p < pl->req->n_profiles; p++) {
+		const struct vgpu_type *ty = NULL;
+		const struct vgpu_parent *pick = NULL;
+		struct vgpu_choice *c = &out->vgpus[p];
+
+		if (p == 0 && pl->want_vf) {
+			parent_offers(pl->want_vf, pl->req->profiles[0], &ty);
+			pick = pl->want_vf;
+		} else {
+			pick = pick_one(pl, p, &ty);
+		}
+		if (!pick)
+			return vgpu_error(pl->ctx, -EBUSY,
+					  "no free VF on NUMA node %d can take '%s' as vGPU %zu of "
+					  "this VM",
+					  pl->best->numa_node, pl->req->profiles[p], p + 1);
+		pl->picked[p] = pick;
+		load_add(&pl->loads[pick->gpu - pl->m->gpus], ty, 1);
+		snprintf(c->gpu, sizeof(c->gpu), "%s", pick->gpu->addr);
+		snprintf(c->parent, sizeof(c->parent), "%s", pick->addr);
+		c->iface = pick->iface;
+		c->type_id = ty->id;
+		c->profile = vgpu_xstrdup(ty->info.profile);
+		c->backing = ty->info.backing;
+		c->gi_profile = ty->info.gi_profile[0] ? vgpu_xstrdup(ty->info.gi_profile) : NULL;
+		out->n_vgpus = p + 1;
+		warn_combination(pl, p, ty);
+	}
+	return 0;
+}
+
+/* Memory is bound strictly to the node: more than it has can never start. */
+static int check_node(struct planner *pl, const struct vgpu_plan *plan)
+{
+	const struct vgpu_node *nd = vgpu_topology_node(&pl->m->topo, plan->node);
+	uint64_t kib = pl->req->memory_kib;
+	unsigned long long need = kib / (1024 * 1024);
+
+	if (!node_holds_memory(&pl->m->topo, plan->node, kib))
+		return vgpu_error(pl->ctx, -ENOSPC,
+				  "NUMA node %d cannot hold %" PRIu64
+				  " MiB of guest memory: it has "
+				  "%" PRIu64 " MiB in all",
+				  plan->node, kib / 1024, nd->mem_total_kib / 1024);
+	if (pl->req->hugepages && nd && nd->hugepages_1g_free >= 0 &&
+	    (unsigned long long)nd->hugepages_1g_free < need)
+		vgpu_warn(pl->ctx,
+			  "NUMA node %d has %ld free 1 GiB hugepages, the VM needs %llu; it will "
+			  "not start until they are reserved",
+			  plan->node, nd->hugepages_1g_free, need);
+	return 0;
+}
+
+static char *explain(const struct planner *pl, const struct vgpu_plan *plan)
+{
+	const struct vgpu_gpu *best = pl->best;
+
+	return vgpu_asprintf("%s is free and offers %s now; GPU %s (%u of %zu vGPU parents in "
+			     "use) is on NUMA node %d%s",
+			     plan->vgpus[0].parent, plan->vgpus[0].profile, best->addr,
+			     gpu_used(best), best->n_parents, best->numa_node,
+			     pl->want_vf   ? ", as asked with --vf" :
+			     pl->want_gpu  ? ", as asked with --gpu" :
+			     pl->best_fits ? " which has room for the VM's vCPUs and memory" :
+					     "");
+}
+
+int vgpu_plan_make(struct vgpu_ctx *ctx, const struct vgpu_model *m, const struct vgpu_request *req,
+		   struct vgpu_plan **out)
+{
+	VGPU_AUTOPTR(plan) plan = vgpu_xcalloc(1, sizeof(*plan));
+	struct planner pl = { .ctx = ctx, .m = m, .req = req };
 	int r;
 
-	if (!p)
-		return vgpu_set_error(h, -ENOMEM, "out of memory");
-	/* *out is written only on success */
-	r = plan_make(h, req, p);
+	pl.loads = vgpu_xcalloc(m->n_gpus, sizeof(*pl.loads));
+	for (size_t i = 0; i < m->n_gpus; i++)
+		load_init(m, &m->gpus[i], &pl.loads[i]);
+	r = validate_request(&pl);
 	if (r == 0)
-		*out = *p;
-	free(p);
-	return r;
+		r = choose_gpu(&pl);
+	if (r == 0)
+		r = pick_parents(&pl, plan);
+	if (r == 0)
+		r = vgpu_plan_cpus(ctx, &m->topo, pl.best->numa_node, &req->exclude, req->vcpus,
+				   plan);
+	if (r == 0)
+		r = check_node(&pl, plan);
+	free(pl.loads);
+	if (r < 0)
+		return r;
+	plan->reason = explain(&pl, plan);
+	*out = vgpu_steal_ptr(&plan);
+	return 0;
 }

@@ -1,80 +1,220 @@
 // SPDX-License-Identifier: LGPL-2.1-or-later
 /*
- * Root-aware file access: the only code that reads the host.  Every path
- * is relative to the host's root directory fd, so a fixture tree under
- * --sysroot is a whole host.  (Nothing writes to the host yet; the write
- * path arrives with assign/release.)
+ * Root-aware file access: the only code that opens, reads or writes the
+ * host.  See sysfs.h for the rules (root as a jail, regular files only,
+ * bounded reads).
  */
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <linux/openat2.h>
 #include <stdarg.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
+#include <sys/syscall.h>
 #include <unistd.h>
 
 #include "cleanup.h"
-#include "vgpu-priv.h"
+#include "sysfs.h"
 
-int vgpu_host_open(const char *sysroot, struct vgpu_host **out, char **err_out)
+struct vgpu_sysfs {
+	int rootfd;
+	char *root; /* as given, for messages; "/" for the real host */
+	bool no_openat2; /* old kernel on the real host: plain openat() */
+};
+
+static int sys_openat2(int dirfd, const char *path, int flags, unsigned long long resolve)
 {
-	const char *root = sysroot && *sysroot ? sysroot : "/";
-	struct vgpu_host *h;
-	struct stat st;
-	int fd;
+	struct open_how how = {
+		.flags = (unsigned long long)flags | O_CLOEXEC,
+		.resolve = resolve,
+	};
+	long fd;
 
+	do
+		fd = syscall(SYS_openat2, dirfd, path, &how, sizeof(how));
+	while (fd < 0 && errno == EAGAIN); /* RESOLVE_IN_ROOT races with renames: retry */
+	return fd < 0 ? -errno : (int)fd;
+}
+
+int vgpu_sysfs_open(struct vgpu_ctx *ctx, const char *sysroot, struct vgpu_sysfs **out)
+{
+	const char *root = sysroot ? sysroot : "/";
+	struct vgpu_sysfs *fs;
+	struct stat st;
+	int fd, r;
+
+	if (!*root)
+		return vgpu_error(ctx, -EINVAL, "--sysroot '': an empty root is not a directory");
 	fd = open(root, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
 	if (fd < 0) {
 		int err = errno;
 
-		if (err_out) {
-			if (err == ENOTDIR || (stat(root, &st) == 0 && !S_ISDIR(st.st_mode)))
-				*err_out = vgpu_asprintf("sysroot '%s' is not a directory", root);
-			else
-				*err_out = vgpu_asprintf("cannot open sysroot '%s': %s", root,
-							 strerror(err));
-		}
-		return -err;
+		if (err == ENOTDIR || (stat(root, &st) == 0 && !S_ISDIR(st.st_mode)))
+			return vgpu_error(ctx, -ENOTDIR, "sysroot '%s' is not a directory", root);
+		return vgpu_error(ctx, -err, "cannot open sysroot '%s': %s", root, strerror(err));
 	}
-	h = calloc(1, sizeof(*h));
-	if (!h) {
-		close(fd);
-		return -ENOMEM;
-	}
-	h->rootfd = fd;
-	h->root = vgpu_xstrdup(root);
+	fs = vgpu_xcalloc(1, sizeof(*fs));
+	fs->rootfd = fd;
+	fs->root = vgpu_xstrdup(root);
 	/* Drop a trailing slash so messages read ROOT/sys/... */
-	for (size_t l = strlen(h->root); l > 1 && h->root[l - 1] == '/'; l--)
-		h->root[l - 1] = '\0';
-	*out = h;
+	for (size_t l = strlen(fs->root); l > 1 && fs->root[l - 1] == '/'; l--)
+		fs->root[l - 1] = '\0';
+	r = sys_openat2(fd, ".", O_PATH, RESOLVE_IN_ROOT);
+	if (r >= 0) {
+		close(r);
+	} else if (r == -ENOSYS && strcmp(fs->root, "/") == 0) {
+		fs->no_openat2 = true; /* "/" needs no jail */
+	} else {
+		vgpu_sysfs_free(fs);
+		return vgpu_error(ctx, r,
+				  "cannot confine paths to sysroot '%s': openat2() failed: %s "
+				  "(Linux 5.6 or later is needed for --sysroot)",
+				  root, strerror(-r));
+	}
+	*out = fs;
 	return 0;
 }
 
-const char *vgpu_host_root(const struct vgpu_host *h)
+void vgpu_sysfs_free(struct vgpu_sysfs *fs)
 {
-	return h->root;
+	if (!fs)
+		return;
+	if (fs->rootfd >= 0)
+		close(fs->rootfd);
+	free(fs->root);
+	free(fs);
 }
 
-static int open_rel(struct vgpu_host *h, const char *rel, int flags)
+const char *vgpu_sysfs_root(const struct vgpu_sysfs *fs)
 {
-	int fd = openat(h->rootfd, rel, flags | O_CLOEXEC);
-
-	return fd < 0 ? -errno : fd;
+	return fs->root;
 }
 
-int vgpu_read_str(struct vgpu_host *h, const char *rel, char *buf, size_t len)
+void vgpu_sysdir_root(struct vgpu_sysfs *fs, struct vgpu_sysdir *d)
 {
-	return vgpu_read_str_at(h->rootfd, rel, buf, len);
+	d->fs = fs;
+	d->fd = fs->rootfd;
+	d->is_root = true;
+	d->path[0] = '\0';
 }
 
-int vgpu_read_str_at(int dirfd, const char *rel, char *buf, size_t len)
+static int vformat(char *buf, size_t len, const char *fmt, va_list ap)
 {
-	VGPU_AUTOCLOSE int fd = openat(dirfd, rel, O_RDONLY | O_CLOEXEC);
+	int n = vsnprintf(buf, len, fmt, ap);
+
+	if (n < 0 || (size_t)n >= len)
+		return -ENAMETOOLONG;
+	if (buf[0] == '/')
+		return -VGPU_EESCAPE; /* every path is relative to a directory */
+	return 0;
+}
+
+/* Open @rel below @d: inside the root, or beneath a subdirectory. */
+static int open_in(const struct vgpu_sysdir *d, const char *rel, int flags)
+{
+	int fd;
+
+	if (d->fs->no_openat2) {
+		fd = openat(d->fd, rel, flags | O_CLOEXEC);
+		return fd < 0 ? -errno : fd;
+	}
+	fd = sys_openat2(d->fd, rel, flags,
+			 (d->is_root ? RESOLVE_IN_ROOT : RESOLVE_BENEATH) | RESOLVE_NO_MAGICLINKS);
+	return fd == -EXDEV ? -VGPU_EESCAPE : fd;
+}
+
+static int sysdir_openv(const struct vgpu_sysdir *parent, struct vgpu_sysdir *d, const char *fmt,
+			va_list ap)
+{
+	char rel[VGPU_PATH_MAX];
+	int r = vformat(rel, sizeof(rel), fmt, ap), fd;
+
+	if (r < 0)
+		return r;
+	fd = open_in(parent, rel, O_RDONLY | O_DIRECTORY);
+	if (fd < 0)
+		return fd;
+	d->fs = parent->fs;
+	d->fd = fd;
+	d->is_root = false;
+	if (snprintf(d->path, sizeof(d->path), "%s%s%s", parent->path, *parent->path ? "/" : "",
+		     rel) >= (int)sizeof(d->path)) {
+		close(fd);
+		return -ENAMETOOLONG;
+	}
+	return 0;
+}
+
+int vgpu_sysdir_open(struct vgpu_sysfs *fs, struct vgpu_sysdir *d, const char *fmt, ...)
+{
+	struct vgpu_sysdir root;
+	va_list ap;
+	int r;
+
+	vgpu_sysdir_root(fs, &root);
+	va_start(ap, fmt);
+	r = sysdir_openv(&root, d, fmt, ap);
+	va_end(ap);
+	return r;
+}
+
+int vgpu_sysdir_open_at(const struct vgpu_sysdir *parent, struct vgpu_sysdir *d, const char *fmt,
+			...)
+{
+	va_list ap;
+	int r;
+
+	va_start(ap, fmt);
+	r = sysdir_openv(parent, d, fmt, ap);
+	va_end(ap);
+	return r;
+}
+
+void vgpu_sysdir_close(struct vgpu_sysdir *d)
+{
+	if (d->fs && !d->is_root && d->fd >= 0)
+		close(d->fd);
+	d->fd = -1;
+}
+
+const char *vgpu_sysdir_show(const struct vgpu_sysdir *d, const char *rel, char *buf, size_t len)
+{
+	const char *root = d->fs->root;
+	bool slash_root = strcmp(root, "/") == 0;
+
+	snprintf(buf, len, "%s%s%s%s%s", slash_root ? "" : root, *d->path ? "/" : "", d->path,
+		 rel && *rel ? "/" : "", rel ? rel : "");
+	if (!*buf)
+		snprintf(buf, len, "%s", root);
+	return buf;
+}
+
+/* Open a regular file for reading without ever blocking (a FIFO, a tty). */
+static int open_regular(const struct vgpu_sysdir *d, const char *rel)
+{
+	struct stat st;
+	int fd = open_in(d, rel, O_RDONLY | O_NONBLOCK | O_NOCTTY);
+
+	if (fd < 0)
+		return fd;
+	if (fstat(fd, &st) < 0 || !S_ISREG(st.st_mode)) {
+		int err = S_ISDIR(st.st_mode) ? -EISDIR : -VGPU_ENOTREG;
+
+		close(fd);
+		return err;
+	}
+	return fd;
+}
+
+static int read_str(const struct vgpu_sysdir *d, const char *rel, char *buf, size_t len)
+{
+	VGPU_AUTOCLOSE int fd = open_regular(d, rel);
 	ssize_t n;
 
 	if (fd < 0)
-		return -errno;
+		return fd;
 	/*
 	 * sysfs hands out a whole attribute in one read; a short read means
 	 * end of file for regular files too, so only a full buffer costs a
@@ -95,40 +235,118 @@ int vgpu_read_str_at(int dirfd, const char *rel, char *buf, size_t len)
 	while (n > 0 && (buf[n - 1] == '\n' || buf[n - 1] == '\r'))
 		n--;
 	buf[n] = '\0';
+	if (memchr(buf, '\0', (size_t)n))
+		return -EINVAL; /* an attribute is text: a NUL means garbage */
 	return 0;
 }
 
-int vgpu_read_file(struct vgpu_host *h, const char *rel, char **out, size_t *len_out)
+#define FORMAT_REL(rel, fmt)                                                                       \
+	char rel[VGPU_PATH_MAX];                                                                   \
+	do {                                                                                       \
+		va_list ap_;                                                                       \
+		int r_;                                                                            \
+		va_start(ap_, fmt);                                                                \
+		r_ = vformat(rel, sizeof(rel), fmt, ap_);                                          \
+		va_end(ap_);                                                                       \
+		if (r_ < 0)                                                                        \
+			return r_;                                                                 \
+	} while (0)
+
+int vgpu_sysfs_read_str(const struct vgpu_sysdir *d, char *buf, size_t len, const char *fmt, ...)
 {
-	return vgpu_read_file_at(h->rootfd, rel, out, len_out);
+	FORMAT_REL(rel, fmt);
+	return read_str(d, rel, buf, len);
 }
 
-int vgpu_read_file_at(int dirfd, const char *path, char **out, size_t *len_out)
+int vgpu_sysfs_read_long(const struct vgpu_sysdir *d, long *out, long min, long max,
+			 const char *fmt, ...)
 {
-	VGPU_AUTOCLOSE int fd = openat(dirfd, path, O_RDONLY | O_CLOEXEC);
-	VGPU_AUTOFREE char *buf = NULL;
-	size_t cap = 4096, len = 0;
+	char buf[64];
+	long v;
+	int r;
 
-	if (fd < 0)
-		return -errno;
-	buf = malloc(cap);
-	if (!buf)
-		return -ENOMEM;
+	FORMAT_REL(rel, fmt);
+	r = read_str(d, rel, buf, sizeof(buf));
+	if (r == -EFBIG)
+		return -VGPU_ERANGE_VALUE; /* 64 digits is no attribute's number */
+	if (r == 0)
+		r = vgpu_parse_long(buf, &v);
+	if (r == -ERANGE || (r == 0 && (v < min || v > max)))
+		return -VGPU_ERANGE_VALUE;
+	if (r == 0)
+		*out = v;
+	return r;
+}
+
+int vgpu_sysfs_read_hex(const struct vgpu_sysdir *d, unsigned long *out, unsigned long max,
+			const char *fmt, ...)
+{
+	char buf[64];
+	unsigned long v;
+	int r;
+
+	FORMAT_REL(rel, fmt);
+	r = read_str(d, rel, buf, sizeof(buf));
+	if (r == -EFBIG)
+		return -VGPU_ERANGE_VALUE;
+	if (r == 0)
+		r = vgpu_parse_hex(buf, &v);
+	if (r == -ERANGE || (r == 0 && v > max))
+		return -VGPU_ERANGE_VALUE;
+	if (r == 0)
+		*out = v;
+	return r;
+}
+
+/* The longest cpulist/cpumask of VGPU_MAX_CPUS CPUs fits; larger files are damage. */
+#define CPULIST_FILE_MAX (VGPU_CPULIST_LEN + 64)
+
+static int read_cpus(const struct vgpu_sysdir *d, const char *rel, struct vgpu_cpuset *out,
+		     int (*parse)(const char *, struct vgpu_cpuset *))
+{
+	VGPU_AUTOFREE char *buf = vgpu_xmalloc(CPULIST_FILE_MAX);
+	struct vgpu_cpuset s;
+	int r = read_str(d, rel, buf, CPULIST_FILE_MAX);
+
+	if (r == 0)
+		r = parse(buf, &s);
+	if (r == -ERANGE)
+		r = -VGPU_ERANGE_VALUE;
+	if (r == 0)
+		*out = s;
+	return r;
+}
+
+int vgpu_sysfs_read_cpulist(const struct vgpu_sysdir *d, struct vgpu_cpuset *out, const char *fmt,
+			    ...)
+{
+	FORMAT_REL(rel, fmt);
+	return read_cpus(d, rel, out, vgpu_cpulist_parse);
+}
+
+int vgpu_sysfs_read_cpumask(const struct vgpu_sysdir *d, struct vgpu_cpuset *out, const char *fmt,
+			    ...)
+{
+	FORMAT_REL(rel, fmt);
+	return read_cpus(d, rel, out, vgpu_cpumask_parse);
+}
+
+static int read_fd_all(int fd, size_t cap, char **out, size_t *len_out)
+{
+	VGPU_AUTOFREE char *buf = NULL;
+	size_t size = 4096, len = 0;
+
+	buf = vgpu_xmalloc(size);
 	for (;;) {
 		ssize_t n;
 
-		if (cap - len < 2) {
-			char *nb;
-
-			if (cap >= (64u << 20))
+		if (size - len < 2) {
+			if (size > cap)
 				return -EFBIG;
-			nb = realloc(buf, cap * 2);
-			if (!nb)
-				return -ENOMEM;
-			buf = nb;
-			cap *= 2;
+			size *= 2;
+			buf = vgpu_xrealloc(buf, size);
 		}
-		n = read(fd, buf + len, cap - len - 1);
+		n = read(fd, buf + len, size - len - 1);
 		if (n < 0) {
 			if (errno == EINTR)
 				continue;
@@ -137,6 +355,8 @@ int vgpu_read_file_at(int dirfd, const char *path, char **out, size_t *len_out)
 		if (n == 0)
 			break;
 		len += (size_t)n;
+		if (len > cap)
+			return -EFBIG;
 	}
 	buf[len] = '\0';
 	if (len_out)
@@ -145,111 +365,98 @@ int vgpu_read_file_at(int dirfd, const char *path, char **out, size_t *len_out)
 	return 0;
 }
 
-int vgpu_read_long(struct vgpu_host *h, const char *rel, long *out)
+int vgpu_sysfs_read_file(const struct vgpu_sysdir *d, size_t cap, char **out, size_t *len,
+			 const char *fmt, ...)
 {
-	char buf[64];
-	int r = vgpu_read_str(h, rel, buf, sizeof(buf));
+	VGPU_AUTOCLOSE int fd = -1;
 
-	if (r < 0)
-		return r;
-	return vgpu_parse_long(buf, out);
+	FORMAT_REL(rel, fmt);
+	fd = open_regular(d, rel);
+	if (fd < 0)
+		return fd;
+	return read_fd_all(fd, cap, out, len);
 }
 
-int vgpu_read_hex(struct vgpu_host *h, const char *rel, unsigned long *out)
+/* An O_PATH fd on the entry itself (the link, not its target). */
+static int open_entry(const struct vgpu_sysdir *d, const char *rel, bool follow)
 {
-	char buf[64];
-	int r = vgpu_read_str(h, rel, buf, sizeof(buf));
-
-	if (r < 0)
-		return r;
-	return vgpu_parse_hex(buf, out);
+	return open_in(d, rel, O_PATH | (follow ? 0 : O_NOFOLLOW));
 }
 
-int vgpu_read_cpulist(struct vgpu_host *h, const char *rel, struct vgpu_cpuset *out)
+static int readlink_rel(const struct vgpu_sysdir *d, const char *rel, char *buf, size_t len)
 {
-	char buf[8192];
-	int r = vgpu_read_str(h, rel, buf, sizeof(buf));
+	VGPU_AUTOCLOSE int fd = open_entry(d, rel, false);
+	ssize_t n;
 
-	if (r < 0)
-		return r;
-	return vgpu_cpulist_parse(buf, out);
-}
-
-int vgpu_readlink(struct vgpu_host *h, const char *rel, char *buf, size_t len)
-{
-	ssize_t n = readlinkat(h->rootfd, rel, buf, len - 1);
-
+	if (fd < 0)
+		return fd;
+	n = readlinkat(fd, "", buf, len - 1);
 	if (n < 0)
-		return -errno;
+		return errno == ENOENT ? -EINVAL : -errno; /* ENOENT here: not a link */
 	if ((size_t)n >= len - 1)
 		return -ENAMETOOLONG;
 	buf[n] = '\0';
 	return 0;
 }
 
-int vgpu_link_basename(struct vgpu_host *h, const char *rel, char *buf, size_t len)
+int vgpu_sysfs_readlink(const struct vgpu_sysdir *d, char *buf, size_t len, const char *fmt, ...)
 {
-	char target[4096];
-	const char *base;
-	int r = vgpu_readlink(h, rel, target, sizeof(target));
+	FORMAT_REL(rel, fmt);
+	return readlink_rel(d, rel, buf, len);
+}
 
+int vgpu_sysfs_link_basename(const struct vgpu_sysdir *d, char *buf, size_t len, const char *fmt,
+			     ...)
+{
+	char target[VGPU_PATH_MAX * 2];
+	const char *base;
+	int r;
+
+	FORMAT_REL(rel, fmt);
+	r = readlink_rel(d, rel, target, sizeof(target));
 	if (r < 0)
 		return r;
 	base = strrchr(target, '/');
 	base = base ? base + 1 : target;
-	if (strlen(base) >= len)
-		return -ENAMETOOLONG;
+	if (!*base || strlen(base) >= len)
+		return !*base ? -EINVAL : -ENAMETOOLONG;
 	strcpy(buf, base);
 	return 0;
 }
 
-bool vgpu_exists(struct vgpu_host *h, const char *rel)
+static int stat_rel(const struct vgpu_sysdir *d, const char *rel, struct stat *st, bool follow)
 {
-	return faccessat(h->rootfd, rel, F_OK, 0) == 0;
-}
-
-bool vgpu_is_dir(struct vgpu_host *h, const char *rel)
-{
-	struct stat st;
-
-	return fstatat(h->rootfd, rel, &st, 0) == 0 && S_ISDIR(st.st_mode);
-}
-
-static int cmp_ver(const void *a, const void *b)
-{
-	return strverscmp(*(char *const *)a, *(char *const *)b);
-}
-
-void vgpu_strv_free(char **v, size_t n)
-{
-	if (!v)
-		return;
-	for (size_t i = 0; i < n; i++)
-		free(v[i]);
-	free(v);
-}
-
-int vgpu_list_dir(struct vgpu_host *h, const char *rel, char ***out, size_t *n_out)
-{
-	return vgpu_list_dir_at(h, rel, out, n_out, NULL);
-}
-
-int vgpu_list_dir_at(struct vgpu_host *h, const char *rel, char ***out, size_t *n_out,
-		     int *dirfd_out)
-{
-	VGPU_AUTOCLOSE int fd = open_rel(h, rel, O_RDONLY | O_DIRECTORY);
-	char **v = NULL;
-	size_t n = 0, cap = 0;
-	char buf[32768];
-	ssize_t got;
+	VGPU_AUTOCLOSE int fd = open_entry(d, rel, follow);
 
 	if (fd < 0)
 		return fd;
-	/*
-	 * getdents64() straight into a buffer: opendir() would add an fstat()
-	 * and an fcntl() per directory, and the caller may keep the fd to read
-	 * entries relative to it (short path walks).
-	 */
+	return fstat(fd, st) < 0 ? -errno : 0;
+}
+
+int vgpu_sysfs_stat(const struct vgpu_sysdir *d, struct stat *st, const char *fmt, ...)
+{
+	FORMAT_REL(rel, fmt);
+	return stat_rel(d, rel, st, true);
+}
+
+int vgpu_sysfs_lstat(const struct vgpu_sysdir *d, struct stat *st, const char *fmt, ...)
+{
+	FORMAT_REL(rel, fmt);
+	return stat_rel(d, rel, st, false);
+}
+
+int vgpu_sysfs_list_dir(const struct vgpu_sysdir *d, struct vgpu_strv *out, const char *fmt, ...)
+{
+	VGPU_AUTOSTRV v = { 0 };
+	VGPU_AUTOCLOSE int fd = -1;
+	char buf[32768];
+	ssize_t got;
+
+	FORMAT_REL(rel, fmt);
+	fd = open_in(d, *rel ? rel : ".", O_RDONLY | O_DIRECTORY);
+	if (fd < 0)
+		return fd;
+	/* getdents64() straight into a buffer: opendir() adds an fstat() and an fcntl() */
 	while ((got = getdents64(fd, buf, sizeof(buf))) > 0) {
 		for (ssize_t off = 0; off < got;) {
 			struct dirent64 *e = (struct dirent64 *)(buf + off);
@@ -258,38 +465,60 @@ int vgpu_list_dir_at(struct vgpu_host *h, const char *rel, char ***out, size_t *
 			if (e->d_name[0] == '.' &&
 			    (e->d_name[1] == '\0' || (e->d_name[1] == '.' && e->d_name[2] == '\0')))
 				continue;
-			if (n == cap) {
-				char **nv;
-
-				cap = cap ? cap * 2 : 16;
-				nv = realloc(v, cap * sizeof(*v));
-				if (!nv)
-					goto fail_oom;
-				v = nv;
-			}
-			v[n] = strdup(e->d_name);
-			if (!v[n])
-				goto fail_oom;
-			n++;
+			vgpu_strv_push(&v, vgpu_xstrdup(e->d_name));
 		}
 	}
-	if (got < 0) {
-		int err = -errno;
-
-		vgpu_strv_free(v, n);
-		return err;
-	}
-	/* readdir order is not stable; strverscmp puts virtfn2 before virtfn10. */
-	if (n)
-		qsort(v, n, sizeof(*v), cmp_ver);
+	if (got < 0)
+		return -errno;
+	/* readdir order is not stable; strverscmp puts virtfn2 before virtfn10 */
+	vgpu_strv_sort(&v);
+	vgpu_strv_clear(out);
 	*out = v;
-	*n_out = n;
-	if (dirfd_out) {
-		*dirfd_out = fd;
-		fd = -1;
-	}
+	memset(&v, 0, sizeof(v));
 	return 0;
-fail_oom:
-	vgpu_strv_free(v, n);
-	return -ENOMEM;
+}
+
+int vgpu_sysfs_write(const struct vgpu_sysdir *d, const char *value, const char *fmt, ...)
+{
+	VGPU_AUTOCLOSE int fd = -1;
+	struct stat st;
+	size_t len = strlen(value);
+	ssize_t n;
+
+	FORMAT_REL(rel, fmt);
+	fd = open_in(d, rel, O_WRONLY | O_NONBLOCK | O_NOCTTY);
+	if (fd < 0)
+		return fd;
+	if (fstat(fd, &st) < 0)
+		return -errno;
+	if (!S_ISREG(st.st_mode))
+		return -VGPU_ENOTREG;
+	do
+		n = write(fd, value, len);
+	while (n < 0 && errno == EINTR);
+	if (n < 0)
+		return -errno;
+	return (size_t)n == len ? 0 : -EIO;
+}
+
+int vgpu_file_read(struct vgpu_ctx *ctx, const char *path, size_t cap, char **out, size_t *len)
+{
+	VGPU_AUTOCLOSE int fd = open(path, O_RDONLY | O_NONBLOCK | O_NOCTTY | O_CLOEXEC);
+	struct stat st;
+	int r;
+
+	if (fd < 0)
+		return vgpu_error(ctx, -errno, "cannot read '%s': %s", path, strerror(errno));
+	if (fstat(fd, &st) < 0)
+		return vgpu_error(ctx, -errno, "cannot read '%s': %s", path, strerror(errno));
+	if (!S_ISREG(st.st_mode))
+		return vgpu_error(ctx, S_ISDIR(st.st_mode) ? -EISDIR : -VGPU_ENOTREG,
+				  "cannot read '%s': %s", path,
+				  S_ISDIR(st.st_mode) ? strerror(EISDIR) : "not a regular file");
+	r = read_fd_all(fd, cap, out, len);
+	if (r == -EFBIG)
+		return vgpu_error(ctx, r, "'%s' is larger than %zu bytes", path, cap);
+	if (r < 0)
+		return vgpu_error(ctx, r, "cannot read '%s': %s", path, strerror(-r));
+	return 0;
 }

@@ -2,12 +2,12 @@
 /* Small string and number helpers. */
 #include <ctype.h>
 #include <errno.h>
-#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include "vgpu-priv.h"
+#include "ctx.h"
+#include "util.h"
 
 char *vgpu_strip(char *s)
 {
@@ -32,6 +32,8 @@ int vgpu_parse_long(const char *s, long *out)
 		return -EINVAL;
 	errno = 0;
 	v = strtol(s, &end, 10);
+	if (end == s)
+		return -EINVAL;
 	if (errno)
 		return -errno;
 	while (isspace((unsigned char)*end))
@@ -66,55 +68,151 @@ int vgpu_parse_hex(const char *s, unsigned long *out)
 	return 0;
 }
 
-char *vgpu_xstrdup(const char *s)
+/* 1..@max hex digits at *p; advances *p. */
+static int hex_field(const char **p, unsigned max, unsigned *out)
 {
-	char *r = strdup(s ? s : "");
+	unsigned v = 0, n = 0;
 
-	if (!r)
-		abort(); /* out of memory on a few bytes: nothing sensible left to do */
-	return r;
-}
+	while (n < max && isxdigit((unsigned char)**p)) {
+		int c = tolower((unsigned char)**p);
 
-char *vgpu_asprintf(const char *fmt, ...)
-{
-	char *r = NULL;
-	va_list ap;
-
-	va_start(ap, fmt);
-	if (vasprintf(&r, fmt, ap) < 0)
-		abort();
-	va_end(ap);
-	return r;
+		v = v * 16 + (unsigned)(isdigit(c) ? c - '0' : c - 'a' + 10);
+		(*p)++;
+		n++;
+	}
+	if (!n)
+		return -EINVAL;
+	*out = v;
+	return 0;
 }
 
 int vgpu_bdf_normalize(const char *in, char out[VGPU_BDF_LEN])
 {
 	unsigned dom = 0, bus, dev, fn;
-	char tail;
-	const char *p = in;
-	size_t colons = 0;
+	const char *p = in, *c1 = strchr(in, ':');
+	const char *c2 = c1 ? strchr(c1 + 1, ':') : NULL;
 
-	for (const char *c = in; *c; c++) {
-		if (isspace((unsigned char)*c))
-			return -EINVAL; /* sscanf's %x would skip them */
-		colons += *c == ':';
-	}
-	if (colons == 1) {
-		if (sscanf(p, "%2x:%2x.%1x%c", &bus, &dev, &fn, &tail) != 3)
-			return -EINVAL;
-	} else if (colons == 2) {
-		/* nvidia-smi prints an 8-digit domain: 00000000:3D:00.0 */
-		const char *c = strchr(p, ':');
-
-		if (c - p > 8 || c == p)
-			return -EINVAL;
-		if (sscanf(p, "%x:%2x:%2x.%1x%c", &dom, &bus, &dev, &fn, &tail) != 4)
-			return -EINVAL;
-	} else {
+	if (!c1)
 		return -EINVAL;
+	if (c2) {
+		/* nvidia-smi prints an 8-digit domain: 00000000:3D:00.0 */
+		if (c1 == in || c1 - in > 8 || hex_field(&p, 8, &dom) < 0 || p != c1)
+			return -EINVAL;
+		p++;
 	}
-	if (dom > 0xffff || bus > 0xff || dev > 0x1f || fn > 7)
+	if (hex_field(&p, 2, &bus) < 0 || *p++ != ':' || hex_field(&p, 2, &dev) < 0 ||
+	    *p++ != '.' || hex_field(&p, 1, &fn) < 0 || *p)
+		return -EINVAL;
+	if (dom > 0xffff || dev > 0x1f || fn > 7)
 		return -EINVAL;
 	snprintf(out, VGPU_BDF_LEN, "%04x:%02x:%02x.%x", dom, bus, dev, fn);
 	return 0;
+}
+
+void vgpu_strv_push(struct vgpu_strv *v, char *s)
+{
+	if (v->n == v->cap) {
+		v->cap = v->cap ? v->cap * 2 : 16;
+		v->items = vgpu_xreallocarray(v->items, v->cap, sizeof(*v->items));
+	}
+	v->items[v->n++] = s;
+}
+
+void vgpu_strv_clear(struct vgpu_strv *v)
+{
+	for (size_t i = 0; i < v->n; i++)
+		free(v->items[i]);
+	free(v->items);
+	memset(v, 0, sizeof(*v));
+}
+
+static int cmp_ver(const void *a, const void *b)
+{
+	return strverscmp(*(char *const *)a, *(char *const *)b);
+}
+
+static int cmp_str(const void *a, const void *b)
+{
+	return strcmp(*(char *const *)a, *(char *const *)b);
+}
+
+void vgpu_strv_sort(struct vgpu_strv *v)
+{
+	if (v->n > 1)
+		qsort(v->items, v->n, sizeof(*v->items), cmp_ver);
+}
+
+void vgpu_strv_uniq(struct vgpu_strv *v)
+{
+	size_t k = 0;
+
+	if (v->n > 1)
+		qsort(v->items, v->n, sizeof(*v->items), cmp_str);
+	for (size_t i = 0; i < v->n; i++) {
+		if (k && strcmp(v->items[k - 1], v->items[i]) == 0)
+			free(v->items[i]);
+		else
+			v->items[k++] = v->items[i];
+	}
+	v->n = k;
+}
+
+/* Length of the valid UTF-8 sequence at @s, 0 when invalid (RFC 3629). */
+static size_t utf8_seq(const unsigned char *s)
+{
+	unsigned c = s[0];
+	size_t n;
+	unsigned min, cp;
+
+	if (c < 0x80)
+		return 1;
+	if (c >= 0xc2 && c <= 0xdf)
+		n = 2, min = 0x80, cp = c & 0x1f;
+	else if (c >= 0xe0 && c <= 0xef)
+		n = 3, min = 0x800, cp = c & 0x0f;
+	else if (c >= 0xf0 && c <= 0xf4)
+		n = 4, min = 0x10000, cp = c & 0x07;
+	else
+		return 0;
+	for (size_t i = 1; i < n; i++) {
+		if ((s[i] & 0xc0) != 0x80)
+			return 0;
+		cp = cp << 6 | (s[i] & 0x3f);
+	}
+	if (cp < min || cp > 0x10ffff || (cp >= 0xd800 && cp <= 0xdfff))
+		return 0;
+	return n;
+}
+
+bool vgpu_utf8_valid(const char *s)
+{
+	for (const unsigned char *p = (const unsigned char *)s; *p;) {
+		size_t n = utf8_seq(p);
+
+		if (!n)
+			return false;
+		p += n;
+	}
+	return true;
+}
+
+char *vgpu_utf8_sanitize(const char *s)
+{
+	char *r = vgpu_xmalloc(strlen(s) * 3 + 1), *o = r;
+
+	for (const unsigned char *p = (const unsigned char *)s; *p;) {
+		size_t n = utf8_seq(p);
+
+		if (n) {
+			memcpy(o, p, n);
+			o += n;
+			p += n;
+		} else {
+			memcpy(o, "\xef\xbf\xbd", 3);
+			o += 3;
+			p++;
+		}
+	}
+	*o = '\0';
+	return r;
 }

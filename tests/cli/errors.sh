@@ -31,9 +31,12 @@ expect 2 "unexpected argument 'extra'" gpus extra
 expect 2 "Usage: vgpuctl" --sysroot tests/data/hosts/t4-legacy
 expect 1 "^vgpuctl: --gpu '0000:99:00.0': no such NVIDIA GPU" --sysroot tests/data/hosts/a30-dual-mdev types --gpu 0000:99:00.0
 expect 1 "^vgpuctl: GPU 'zz' not found" --sysroot tests/data/hosts/a30-dual-mdev vfs zz
-# an empty root is a host without GPUs, not an error
+# an empty root is a host without GPUs, not an error, but the missing bus is named
 mkdir "$tmp/empty"
-expect 0 "" --sysroot "$tmp/empty" gpus
+expect 0 "^vgpuctl: warning: '$tmp/empty/sys/bus/pci/devices' does not exist; no GPUs listed$" \
+	--sysroot "$tmp/empty" gpus
+# an empty --sysroot is a mistake, not the real host
+expect 1 "^vgpuctl: --sysroot '': an empty root is not a directory$" --sysroot '' gpus
 # a host without GPUs: an empty GPU list per node, and xml says why it cannot plan
 ng=$tmp/nogpu/sys/devices/system
 mkdir -p $ng/node/node0 $ng/cpu/cpu0/topology $ng/cpu/cpu1/topology

@@ -46,7 +46,7 @@ golden a30-from a30-dual-mdev --from tests/data/domains/existing.xml --vgpu A30-
 # without --mdev-uuid an edited domain keeps the mdev UUID it had
 golden a30-from-keep-mdev a30-dual-mdev --from tests/data/domains/existing.xml --vgpu A30-2-12C --vcpus 8
 golden h100-vfio-mig vfio-mig-h100 --name h1 --vgpu 1058 --vcpus 4 --memory 8G --uuid $U --virt-type qemu
-golden l40s-multi vfio-ts-l40s --name l1 --vgpu L40S-4Q,L40S-4C --vcpus 4 --memory 8G --uuid $U
+golden l40s-multi vfio-ts-l40s --name l1 --vgpu L40S-4Q,L40S-4Q --vcpus 4 --memory 8G --uuid $U
 golden l40s-multi-b vfio-ts-l40s --name l2 --vgpu L40S-1B,L40S-1B --vcpus 2 --memory 4G --uuid $U \
 	--gpu 0000:c1:00.0
 golden t4-legacy t4-legacy --name t4 --vgpu T4-4Q --vcpus 4 --memory 8G --uuid $U --mdev-uuid $M1
@@ -97,6 +97,10 @@ expect_err vfio-mig-h100 "--vf '0000:ca:00.4' cannot take '1058' now \(it holds 
 	plan --name x --vgpu 1058 --vf 0000:ca:00.4 --vcpus 2 --memory 1G
 expect_err a30-dual-mdev "^vgpuctl: --hugepages backs memory with 1 GiB pages: 1572864 KiB is not a whole number of GiB$" \
 	xml --name x --vgpu A30-6C --vcpus 2 --memory 1536M --hugepages
+# time-sliced vGPUs of one GPU are all of one type (no mixed sizes): 41:00.0 holds
+# another type already, so a 4C beside the 4Q on c1:00.0 has nowhere to go
+expect_err vfio-ts-l40s "^vgpuctl: no free VF on NUMA node 0 can take 'L40S-4C' as vGPU 2 of this VM$" \
+	xml --name x --vgpu L40S-4Q,L40S-4C --vcpus 2 --memory 1G
 # the same when the size comes from the edited domain (existing.xml has 16 GiB; 1.5 GiB here)
 sed "s|<memory unit='GiB'>16</memory>|<memory unit='MiB'>1536</memory>|" tests/data/domains/existing.xml >"$tmp/odd.xml"
 expect_err a30-dual-mdev "1572864 KiB is not a whole number of GiB$" \

@@ -1,0 +1,96 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+/* Opening and reading the host for a command; the library's log sink. */
+#include <errno.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "cli.h"
+
+/*
+ * Each warning is printed once: a damaged file seen through several VFs
+ * says so once.  A hash set keeps this linear in the number of messages
+ * (a tree with 20,000 junk entries must not cost seconds).
+ */
+struct seen_set {
+	char **slots;
+	size_t cap, n;
+};
+
+static uint64_t hash(const char *s)
+{
+	uint64_t h = 1469598103934665603ULL;
+
+	for (; *s; s++)
+		h = (h ^ (unsigned char)*s) * 1099511628211ULL;
+	return h;
+}
+
+/* Add @msg; false when it was there already. */
+static bool seen_add(struct seen_set *set, const char *msg)
+{
+	size_t i;
+
+	if (set->n * 2 >= set->cap) {
+		struct seen_set bigger = { .cap = set->cap ? set->cap * 2 : 64 };
+
+		bigger.slots = vgpu_xcalloc(bigger.cap, sizeof(*bigger.slots));
+		for (size_t k = 0; k < set->cap; k++) {
+			if (!set->slots[k])
+				continue;
+			for (i = hash(set->slots[k]) & (bigger.cap - 1); bigger.slots[i];
+			     i = (i + 1) & (bigger.cap - 1))
+				;
+			bigger.slots[i] = set->slots[k];
+		}
+		free(set->slots);
+		bigger.n = set->n;
+		*set = bigger;
+	}
+	for (i = hash(msg) & (set->cap - 1); set->slots[i]; i = (i + 1) & (set->cap - 1))
+		if (strcmp(set->slots[i], msg) == 0)
+			return false;
+	set->slots[i] = vgpu_xstrdup(msg);
+	set->n++;
+	return true;
+}
+
+static struct seen_set seen; /* CLI-only: one process, one run */
+
+void cli_log_cb(void *data, int priority, const char *msg)
+{
+	struct cli *c = data;
+
+	if (!seen_add(&seen, msg))
+		return;
+	if (priority <= LOG_WARNING)
+		fprintf(c->err, "vgpuctl: warning: %s\n", msg);
+	else
+		fprintf(c->err, "vgpuctl: %s\n", msg);
+}
+
+void cli_cleanup(struct cli *c)
+{
+	vgpu_model_free(c->model);
+	vgpu_sysfs_free(c->fs);
+	vgpu_ctx_clear(&c->ctx);
+	for (size_t i = 0; i < seen.cap; i++)
+		free(seen.slots[i]);
+	free(seen.slots);
+	memset(&seen, 0, sizeof(seen));
+}
+
+int cli_read_host(struct cli *c, unsigned what)
+{
+	if (!c->fs && vgpu_sysfs_open(&c->ctx, c->sysroot, &c->fs) < 0) {
+		cli_error(c, "%s", vgpu_ctx_error(&c->ctx));
+		return EXIT_FAILURE;
+	}
+	vgpu_model_free(c->model);
+	c->model = NULL;
+	if (vgpu_model_read(&c->ctx, c->fs, what, &c->model) < 0) {
+		cli_error(c, "%s", vgpu_ctx_error(&c->ctx));
+		return EXIT_FAILURE;
+	}
+	return 0;
+}

@@ -1,0 +1,119 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+/*
+ * domxml.h - libvirt domain XML on libxml2's tree API (no I/O): the one
+ * hardened parser, the builder that applies a plan, and the reader of our
+ * metadata element that the hook uses.
+ */
+#ifndef VGPU_DOMXML_H
+#define VGPU_DOMXML_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "cleanup.h"
+#include "cpuset.h"
+#include "ctx.h"
+#include "plan.h"
+
+#define VGPU_XML_NS "urn:vgpuctl:domain:1"
+#define VGPU_XML_NS_PREFIX "vgpuctl"
+#define VGPU_XML_MAX_SIZE (4u << 20)
+#define VGPU_UUID_LEN 37
+
+struct _xmlDoc;
+void vgpu_xml_doc_free(struct _xmlDoc *doc);
+VGPU_DEFINE_AUTOPTR(xmldoc, struct _xmlDoc, vgpu_xml_doc_free)
+
+struct vgpu_domain_opts {
+	const char *name; /* NULL: keep the template's / --from's */
+	const char *uuid; /* NULL: keep the existing one, else generate */
+	uint64_t memory_kib; /* 0: keep existing */
+	const char *virt_type; /* "kvm", "qemu" or NULL to keep */
+	bool hugepages;
+	const struct vgpu_cpuset *emulator_cpus; /* NULL: the VM's own CPUs */
+	const char *mdev_uuids[VGPU_MAX_VGPUS]; /* NULL entries: keep or generate */
+};
+
+/**
+ * vgpu_domain_parse() - parse untrusted domain XML: no network, no entity
+ * expansion, no DTD, at most VGPU_XML_MAX_SIZE bytes, root <domain> in no
+ * namespace.  libxml2 prints nothing; its first error is in the message.
+ * @what names the input in messages (a path).
+ * Return: 0 or -EINVAL / -EFBIG with a message in @ctx; caller frees *out.
+ */
+int vgpu_domain_parse(struct vgpu_ctx *ctx, const char *buf, size_t len, const char *what,
+		      struct _xmlDoc **out);
+/**
+ * vgpu_domain_build() - edit @doc (a libvirt domain) for @plan: vGPU hostdevs,
+ * vCPU pinning, strict memory on the GPU's node, guest CPU topology, and
+ * metadata for the hook.  Everything else in @doc is kept; vGPUs we added
+ * before are replaced (their mdev UUIDs kept unless @o gives new ones).
+ * Return: 0 or -errno with a message in @ctx (@doc may then be half-edited).
+ */
+int vgpu_domain_build(struct vgpu_ctx *ctx, struct _xmlDoc *doc, const struct vgpu_plan *plan,
+		      const struct vgpu_domain_opts *o);
+/** vgpu_domain_format() - serialise without XML declaration, 2-space indent; caller frees. */
+int vgpu_domain_format(struct vgpu_ctx *ctx, struct _xmlDoc *doc, char **out);
+/**
+ * vgpu_domain_memory_kib() - the domain's <memory> in KiB (libvirt units).
+ * Return: 0, -ENOENT (none) or -EINVAL (unusable) with a message in @ctx.
+ */
+int vgpu_domain_memory_kib(struct vgpu_ctx *ctx, struct _xmlDoc *doc, uint64_t *out);
+/* Text of <domain>'s child @name (not in a namespace), blanks stripped, or NULL; caller frees. */
+char *vgpu_domain_field(struct _xmlDoc *doc, const char *name);
+
+/* Our metadata element, as the hook reads it. */
+struct vgpu_meta_vgpu {
+	char *profile;
+	unsigned type_id;
+	enum vgpu_iface iface;
+	enum vgpu_backing backing;
+	char *gi_profile; /* NULL when none */
+	char gpu[VGPU_BDF_LEN];
+	char vf[VGPU_BDF_LEN];
+	char mdev_uuid[VGPU_UUID_LEN]; /* "" for vendor VFIO */
+};
+struct vgpu_meta {
+	char owner[VGPU_UUID_LEN];
+	int node;
+	struct vgpu_meta_vgpu vgpus[VGPU_MAX_VGPUS];
+	size_t n_vgpus;
+};
+/**
+ * vgpu_domain_read_meta() - our metadata from a domain.
+ * Return: 0, -ENOENT (the domain has none) or -EINVAL (damaged, with a
+ * message naming the attribute in @ctx); clear *out with vgpu_meta_clear().
+ */
+int vgpu_domain_read_meta(struct vgpu_ctx *ctx, struct _xmlDoc *doc, struct vgpu_meta *out);
+void vgpu_meta_clear(struct vgpu_meta *m);
+
+/**
+ * vgpu_domain_name_check() - can @name be a libvirt domain name?  Non-empty,
+ * at most 200 bytes, valid UTF-8, no control characters, no '/'.
+ * Return: NULL when it can, else why not (static text).
+ */
+const char *vgpu_domain_name_check(const char *name);
+/* Random RFC 4122 version 4 UUID. Return: 0 or -errno with a message in @ctx. */
+int vgpu_uuid_generate(struct vgpu_ctx *ctx, char out[VGPU_UUID_LEN]);
+/*
+ * A UUID as libvirt takes it (8-4-4-4-12 or 32 hex digits, blanks around)
+ * to the dashed lowercase form.  Return: true when @in is one.
+ */
+bool vgpu_uuid_normalize(const char *in, char out[VGPU_UUID_LEN]);
+bool vgpu_uuid_valid(const char *s);
+/**
+ * vgpu_parse_size_kib() - a memory size for --memory: a number (fraction
+ * allowed) and a libvirt unit (k/KiB, M/MiB, G/GiB, T/TiB in powers of 1024,
+ * KB/MB/GB/TB in powers of 1000, b/bytes; case-insensitive as libvirt);
+ * no unit means MiB.  At least 1 MiB, a whole number of KiB.
+ * Return: 0, -EINVAL (syntax) or -ERANGE.
+ */
+int vgpu_parse_size_kib(const char *s, uint64_t *out);
+/* Add the host CPUs one domain definition pins (vcpupin, emulatorpin, iothreadpin, vcpu cpuset). */
+int vgpu_domain_pinned_cpus(struct vgpu_ctx *ctx, const char *xml, struct vgpu_cpuset *out);
+/* Is @xml the domain named @self_name or with UUID @self_uuid (either may be NULL)? */
+bool vgpu_domain_is(struct vgpu_ctx *ctx, const char *xml, const char *self_name,
+		    const char *self_uuid);
+
+#endif

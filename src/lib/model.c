@@ -1,0 +1,227 @@
+// SPDX-License-Identifier: LGPL-2.1-or-later
+/* The host model: builders, look-ups and freeing (no I/O). */
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "model.h"
+
+struct vgpu_model *vgpu_model_new(void)
+{
+	return vgpu_xcalloc(1, sizeof(struct vgpu_model));
+}
+
+static void gpu_clear(struct vgpu_gpu *g)
+{
+	free(g->model);
+	free(g->driver);
+	for (size_t i = 0; i < g->n_parents; i++) {
+		vgpu_strv_clear(&g->parents[i].mdevs);
+		free(g->parents[i].types);
+	}
+	free(g->parents);
+	for (size_t i = 0; i < g->n_types; i++) {
+		free(g->types[i]->name);
+		free(g->types[i]->description);
+		free(g->types[i]->device_api);
+		free(g->types[i]->source);
+		free(g->types[i]);
+	}
+	free(g->types);
+}
+
+void vgpu_topology_clear(struct vgpu_topology *t)
+{
+	free(t->nodes);
+	free(t->core_of);
+	memset(t, 0, sizeof(*t));
+}
+
+void vgpu_model_free(struct vgpu_model *m)
+{
+	if (!m)
+		return;
+	for (size_t i = 0; i < m->n_gpus; i++)
+		gpu_clear(&m->gpus[i]);
+	free(m->gpus);
+	vgpu_topology_clear(&m->topo);
+	free(m);
+}
+
+struct vgpu_gpu *vgpu_model_add_gpu(struct vgpu_model *m, const char *addr, uint16_t device_id)
+{
+	struct vgpu_gpu *g;
+
+	m->gpus = vgpu_xreallocarray(m->gpus, m->n_gpus + 1, sizeof(*m->gpus));
+	/* parents point at their GPU: the array moved */
+	for (size_t i = 0; i < m->n_gpus; i++)
+		for (size_t j = 0; j < m->gpus[i].n_parents; j++)
+			m->gpus[i].parents[j].gpu = &m->gpus[i];
+	g = &m->gpus[m->n_gpus++];
+	memset(g, 0, sizeof(*g));
+	snprintf(g->addr, sizeof(g->addr), "%s", addr);
+	g->vendor_id = 0x10de;
+	g->device_id = device_id;
+	g->numa_node = -1;
+	g->iommu_group = -1;
+	g->sriov_total_vfs = -1;
+	g->sriov_num_vfs = -1;
+	g->minor = -1;
+	g->mig_instances = -1;
+	return g;
+}
+
+struct vgpu_parent *vgpu_gpu_add_parent(struct vgpu_gpu *g, const char *addr, int index)
+{
+	struct vgpu_parent *p;
+
+	g->parents = vgpu_xreallocarray(g->parents, g->n_parents + 1, sizeof(*g->parents));
+	p = &g->parents[g->n_parents++];
+	memset(p, 0, sizeof(*p));
+	snprintf(p->addr, sizeof(p->addr), "%s", addr);
+	p->gpu = g;
+	p->index = index;
+	p->numa_node = g->numa_node;
+	p->iommu_group = -1;
+	return p;
+}
+
+/* Binary search in the sorted catalogue; *pos gets the insertion point. */
+static struct vgpu_type *catalog_find(const struct vgpu_gpu *g, unsigned id, size_t *pos)
+{
+	size_t lo = 0, hi = g->n_types;
+
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+
+		if (g->types[mid]->id < id)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	if (pos)
+		*pos = lo;
+	return lo < g->n_types && g->types[lo]->id == id ? g->types[lo] : NULL;
+}
+
+struct vgpu_type *vgpu_gpu_add_type(struct vgpu_gpu *g, unsigned id, const char *name)
+{
+	struct vgpu_type *t;
+	size_t pos;
+
+	t = catalog_find(g, id, &pos);
+	if (t)
+		return t;
+	g->types = vgpu_xreallocarray(g->types, g->n_types + 1, sizeof(*g->types));
+	t = vgpu_xcalloc(1, sizeof(*t));
+	memmove(&g->types[pos + 1], &g->types[pos], (g->n_types - pos) * sizeof(*g->types));
+	g->types[pos] = t;
+	g->n_types++;
+	t->id = id;
+	t->name = vgpu_xstrdup(name);
+	t->max_instances = -1;
+	vgpu_type_parse(t->name, &t->info);
+	return t;
+}
+
+void vgpu_parent_add_type(struct vgpu_parent *p, const struct vgpu_type *t, long available)
+{
+	p->types = vgpu_xreallocarray(p->types, p->n_types + 1, sizeof(*p->types));
+	p->types[p->n_types].type = t;
+	p->types[p->n_types++].available = available;
+}
+
+void vgpu_model_set_topology(struct vgpu_model *m, struct vgpu_topology *t)
+{
+	vgpu_topology_clear(&m->topo);
+	m->topo = *t;
+	m->has_topology = true;
+	memset(t, 0, sizeof(*t));
+}
+
+const struct vgpu_gpu *vgpu_model_find_gpu(const struct vgpu_model *m, const char *bdf)
+{
+	char addr[VGPU_BDF_LEN];
+
+	if (vgpu_bdf_normalize(bdf, addr) < 0)
+		return NULL;
+	for (size_t i = 0; i < m->n_gpus; i++)
+		if (strcmp(m->gpus[i].addr, addr) == 0)
+			return &m->gpus[i];
+	return NULL;
+}
+
+const struct vgpu_parent *vgpu_model_find_parent(const struct vgpu_model *m, const char *bdf)
+{
+	char addr[VGPU_BDF_LEN];
+
+	if (vgpu_bdf_normalize(bdf, addr) < 0)
+		return NULL;
+	for (size_t i = 0; i < m->n_gpus; i++)
+		for (size_t j = 0; j < m->gpus[i].n_parents; j++)
+			if (strcmp(m->gpus[i].parents[j].addr, addr) == 0)
+				return &m->gpus[i].parents[j];
+	return NULL;
+}
+
+const struct vgpu_type *vgpu_gpu_find_type(const struct vgpu_gpu *g, unsigned id)
+{
+	return catalog_find(g, id, NULL);
+}
+
+const struct vgpu_type *vgpu_model_find_type(const struct vgpu_model *m, const struct vgpu_gpu *g,
+					     unsigned id)
+{
+	const struct vgpu_type *t = catalog_find(g, id, NULL);
+
+	for (size_t i = 0; !t && i < m->n_gpus; i++)
+		if (m->gpus[i].device_id == g->device_id)
+			t = catalog_find(&m->gpus[i], id, NULL);
+	return t;
+}
+
+const char *vgpu_parent_state_str(const struct vgpu_parent *p)
+{
+	if (p->state_unknown)
+		return "unknown";
+	return p->in_use ? "in-use" : "free";
+}
+
+bool vgpu_type_matches(const struct vgpu_type *t, const char *spec)
+{
+	long id;
+
+	if (strncmp(spec, "nvidia-", 7) == 0 && vgpu_parse_long(spec + 7, &id) == 0)
+		return id > 0 && (unsigned long)id == t->id;
+	if (vgpu_parse_long(spec, &id) == 0)
+		return id > 0 && (unsigned long)id == t->id;
+	if (!t->name)
+		return false;
+	return strcmp(spec, t->info.profile) == 0 || strcmp(spec, t->name) == 0;
+}
+
+const struct vgpu_node *vgpu_topology_node(const struct vgpu_topology *t, int id)
+{
+	for (size_t i = 0; i < t->n_nodes; i++)
+		if (t->nodes[i].id == id)
+			return &t->nodes[i];
+	return NULL;
+}
+
+int vgpu_topology_next_core(const struct vgpu_topology *t, const struct vgpu_cpuset *within,
+			    int from)
+{
+	for (int c = vgpu_cpuset_next(within, (unsigned)from); c >= 0 && (unsigned)c < t->n_cpus;
+	     c = vgpu_cpuset_next(within, (unsigned)c + 1))
+		if (t->core_of[c] == c)
+			return c;
+	return -1;
+}
+
+void vgpu_topology_core_cpus(const struct vgpu_topology *t, int core, struct vgpu_cpuset *out)
+{
+	vgpu_cpuset_zero(out);
+	for (unsigned s = (unsigned)core; s < t->n_cpus; s++)
+		if (t->core_of[s] == core)
+			vgpu_cpuset_set(out, s);
+}

@@ -1,0 +1,173 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+/*
+ * model.h - a vGPU host as plain data: GPUs, their vGPU parents (SR-IOV
+ * VFs, or the PF itself on non-SR-IOV cards), type catalogues and the
+ * NUMA/CPU topology.  No file descriptors: the model is filled by
+ * vgpu_model_read() from a struct vgpu_sysfs (and can be read again after
+ * a write), or built in memory with the vgpu_model_add_*() builders.
+ *
+ * Ownership: the model owns everything reachable from it.  Inside one
+ * model, parent->gpu and parent_type->type point into the same model and
+ * are kept valid by the builders; nothing outside holds such pointers
+ * across a call that adds to the model (plans name hardware by BDF).
+ */
+#ifndef VGPU_MODEL_H
+#define VGPU_MODEL_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "cleanup.h"
+#include "cpuset.h"
+#include "ctx.h"
+#include "util.h"
+#include "vgputype.h"
+
+/* One vGPU type as the whole GPU sees it (shared by all its parents). */
+struct vgpu_type {
+	unsigned id; /* N of nvidia-N / creatable_vgpu_types */
+	char *name; /* full name from the driver */
+	char *description; /* mdev only, NULL otherwise */
+	char *device_api; /* mdev only, NULL otherwise */
+	long max_instances; /* from the description, -1 unknown */
+	char *source; /* the file the name came from, for messages; NULL in memory */
+	struct vgpu_type_info info;
+};
+
+/* A type on one parent, with what can be created there now. */
+struct vgpu_parent_type {
+	const struct vgpu_type *type; /* in the GPU's catalogue */
+	long available; /* instances creatable now, -1 unknown */
+};
+
+struct vgpu_gpu;
+
+/* A vGPU parent: an SR-IOV VF, or the PF itself on non-SR-IOV cards (index -1). */
+struct vgpu_parent {
+	char addr[VGPU_BDF_LEN];
+	const struct vgpu_gpu *gpu;
+	int index; /* VF index, -1 for a PF parent */
+	int numa_node;
+	int iommu_group; /* -1 when none */
+	enum vgpu_iface iface;
+	bool in_use;
+	bool state_unknown; /* current_vgpu_type unreadable */
+	unsigned current_type; /* vendor VFIO or the mdev's type; 0 none */
+	struct vgpu_strv mdevs; /* UUIDs of the mdevs on this parent */
+	struct vgpu_parent_type *types;
+	size_t n_types;
+};
+
+struct vgpu_gpu {
+	char addr[VGPU_BDF_LEN];
+	uint16_t vendor_id, device_id;
+	char *model;
+	int numa_node; /* -1 unknown */
+	struct vgpu_cpuset cpus; /* local_cpulist */
+	bool has_cpus;
+	char *driver; /* NULL when unbound */
+	int iommu_group; /* -1 when none */
+	int sriov_total_vfs; /* -1 when not SR-IOV capable */
+	int sriov_num_vfs;
+	enum vgpu_iface iface;
+	int minor; /* /dev/nvidia<minor>, -1 unknown */
+	int mig_instances; /* GIs from procfs, -1 unknown */
+	struct vgpu_parent *parents; /* VFs, or the PF alone */
+	size_t n_parents;
+	struct vgpu_type **types; /* catalogue, sorted by id */
+	size_t n_types;
+};
+
+struct vgpu_node {
+	int id;
+	struct vgpu_cpuset cpus;
+	uint64_t mem_total_kib; /* 0 unknown */
+	long hugepages_1g_total, hugepages_1g_free; /* -1 unknown */
+};
+
+struct vgpu_topology {
+	struct vgpu_node *nodes;
+	size_t n_nodes;
+	struct vgpu_cpuset online;
+	/* core_of[cpu]: lowest CPU of the cpu's thread-sibling set, -1 offline */
+	int *core_of;
+	unsigned n_cpus; /* size of core_of: highest online CPU + 1 */
+};
+
+struct vgpu_model {
+	struct vgpu_gpu *gpus;
+	size_t n_gpus;
+	struct vgpu_topology topo;
+	bool has_topology;
+};
+
+/* ---- reading a host ------------------------------------------------------ */
+
+struct vgpu_sysfs;
+
+enum {
+	VGPU_READ_TYPES = 1, /* type catalogues and what each parent offers */
+	VGPU_READ_TOPOLOGY = 2, /* NUMA nodes, CPUs, siblings (always read when a GPU needs it) */
+};
+
+/**
+ * vgpu_model_read() - read the host below @fs into a new model.
+ * @what: VGPU_READ_* flags.
+ * Damaged entries are reported at LOG_WARNING through @ctx and skipped;
+ * only a host that cannot be read at all fails.  Call again after a
+ * write to see the new state.
+ * Return: 0 or -errno with a message in @ctx; caller frees *out.
+ */
+int vgpu_model_read(struct vgpu_ctx *ctx, struct vgpu_sysfs *fs, unsigned what,
+		    struct vgpu_model **out);
+/** vgpu_model_read_topology() - read only the NUMA/CPU topology into @t. */
+int vgpu_model_read_topology(struct vgpu_ctx *ctx, struct vgpu_sysfs *fs, struct vgpu_topology *t);
+
+/* ---- building in memory (tests, planners working on a copy) --------------- */
+
+struct vgpu_model *vgpu_model_new(void);
+void vgpu_model_free(struct vgpu_model *m);
+VGPU_DEFINE_AUTOPTR(model, struct vgpu_model, vgpu_model_free)
+/* Add a GPU (zeroed but for -1 "unknown" fields and @addr); returns it. */
+struct vgpu_gpu *vgpu_model_add_gpu(struct vgpu_model *m, const char *addr, uint16_t device_id);
+/* Add a parent to @g (index -1: the PF itself); returns it. */
+struct vgpu_parent *vgpu_gpu_add_parent(struct vgpu_gpu *g, const char *addr, int index);
+/* Add type @id named @name (copied) to @g's catalogue, classified; returns it. */
+struct vgpu_type *vgpu_gpu_add_type(struct vgpu_gpu *g, unsigned id, const char *name);
+/* @p offers @t with @available instances now. */
+void vgpu_parent_add_type(struct vgpu_parent *p, const struct vgpu_type *t, long available);
+/* Set the topology (takes ownership of t's arrays). */
+void vgpu_model_set_topology(struct vgpu_model *m, struct vgpu_topology *t);
+void vgpu_topology_clear(struct vgpu_topology *t);
+
+/* ---- looking things up -------------------------------------------------- */
+
+const struct vgpu_gpu *vgpu_model_find_gpu(const struct vgpu_model *m, const char *bdf);
+const struct vgpu_parent *vgpu_model_find_parent(const struct vgpu_model *m, const char *bdf);
+/* The GPU's catalogue entry for a type id, or NULL. */
+const struct vgpu_type *vgpu_gpu_find_type(const struct vgpu_gpu *g, unsigned id);
+/*
+ * Same, falling back to another GPU of the same model: a vendor-VFIO VF in use
+ * drops out of every creatable list of its own GPU, while a sibling GPU with
+ * free capacity still names the type (one driver type table per model).
+ */
+const struct vgpu_type *vgpu_model_find_type(const struct vgpu_model *m, const struct vgpu_gpu *g,
+					     unsigned id);
+/* "free", "in-use" or "unknown". */
+const char *vgpu_parent_state_str(const struct vgpu_parent *p);
+/* Does @t answer to @spec (short profile, full name, nvidia-N or N)? */
+bool vgpu_type_matches(const struct vgpu_type *t, const char *spec);
+
+const struct vgpu_node *vgpu_topology_node(const struct vgpu_topology *t, int id);
+/* The thread siblings of the core whose lowest CPU is @core (a core_of[] value). */
+void vgpu_topology_core_cpus(const struct vgpu_topology *t, int core, struct vgpu_cpuset *out);
+/* The lowest core (its lowest CPU) >= @from whose lowest CPU is in @within, or -1. */
+int vgpu_topology_next_core(const struct vgpu_topology *t, const struct vgpu_cpuset *within,
+			    int from);
+/* for (each core c of @t whose lowest CPU is in @within), lowest first */
+#define vgpu_topology_for_each_core(t, within, c)                                                  \
+	for (int c = vgpu_topology_next_core(t, within, 0); c >= 0;                                \
+	     c = vgpu_topology_next_core(t, within, c + 1))
+
+#endif

@@ -1,0 +1,81 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+/*
+ * plan.h - placement and CPU pinning: a request and a const host model in,
+ * a plan out that names hardware by PCI address and type id (pure: no I/O,
+ * no pointers into the model).
+ */
+#ifndef VGPU_PLAN_H
+#define VGPU_PLAN_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "cleanup.h"
+#include "cpuset.h"
+#include "ctx.h"
+#include "model.h"
+
+#define VGPU_MAX_VGPUS 8
+
+struct vgpu_request {
+	const char *profiles[VGPU_MAX_VGPUS]; /* short, full name, nvidia-N or N */
+	size_t n_profiles;
+	unsigned vcpus;
+	const char *gpu; /* restrict to this GPU (BDF) or NULL */
+	const char *vf; /* use exactly this parent or NULL */
+	struct vgpu_cpuset exclude; /* never use these CPUs (--exclude-cpus, other domains) */
+	uint64_t memory_kib; /* guest memory, bound to the node; 0 = not checked */
+	bool hugepages; /* backed by 1 GiB pages: check the node has them free */
+};
+
+/* One vGPU of the plan. */
+struct vgpu_choice {
+	char gpu[VGPU_BDF_LEN];
+	char parent[VGPU_BDF_LEN];
+	enum vgpu_iface iface;
+	unsigned type_id;
+	char *profile; /* short name */
+	enum vgpu_backing backing;
+	char *gi_profile; /* MIG-backed on a known board, else NULL */
+};
+
+struct vgpu_plan {
+	int node;
+	struct vgpu_choice vgpus[VGPU_MAX_VGPUS];
+	size_t n_vgpus;
+	unsigned *pins; /* pins[i]: host CPU of vCPU i, vcpus entries */
+	unsigned vcpus;
+	unsigned cores, threads; /* guest topology: cores x threads == vcpus */
+	struct vgpu_cpuset cpus; /* the VM's host CPUs */
+	char *reason; /* why this parent, in words */
+};
+
+/**
+ * vgpu_plan_make() - choose a parent for each requested profile and pin CPUs.
+ * @m: a model read with VGPU_READ_TYPES | VGPU_READ_TOPOLOGY (or built so).
+ * Capacity is the GPU's: its framebuffer, and time-sliced vGPUs of one GPU
+ * all of one type (no mixed-size mode), counting vGPUs that exist already.
+ * Warnings (unsupported combinations, hugepages not reserved) go to @ctx's log.
+ * Return: 0 or -errno with a message in @ctx; caller frees *out.
+ */
+int vgpu_plan_make(struct vgpu_ctx *ctx, const struct vgpu_model *m, const struct vgpu_request *req,
+		   struct vgpu_plan **out);
+void vgpu_plan_free(struct vgpu_plan *p);
+VGPU_DEFINE_AUTOPTR(plan, struct vgpu_plan, vgpu_plan_free)
+
+/**
+ * vgpu_plan_cpus() - pin @vcpus vCPUs to whole free cores of @node into @out.
+ * Cores are taken lowest first; all thread siblings of a core go together
+ * and vCPUs 2i, 2i+1 land on the siblings of one core.  @out's pins,
+ * vcpus, cores, threads, cpus and node are replaced only on success.
+ * Return: 0 or -EINVAL / -ENOENT / -ENOSPC with a message in @ctx.
+ */
+int vgpu_plan_cpus(struct vgpu_ctx *ctx, const struct vgpu_topology *t, int node,
+		   const struct vgpu_cpuset *busy, unsigned vcpus, struct vgpu_plan *out);
+
+/* Free whole-core CPUs of @node once @busy is taken out. */
+void vgpu_node_free_cpus(const struct vgpu_topology *t, int node, const struct vgpu_cpuset *busy,
+			 struct vgpu_cpuset *out);
+
+#endif

@@ -1,0 +1,130 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+/*
+ * sysfs.h - root-aware file access: the only code that opens, reads or
+ * writes the filesystem.
+ *
+ * A struct vgpu_sysfs holds one directory fd on the host's root (--sysroot,
+ * default "/").  Every path is relative and is resolved inside that root
+ * with openat2(RESOLVE_IN_ROOT): ".." and symlinks, absolute or relative,
+ * never leave it, so a fixture tree (or a host tree a hook is pointed at)
+ * is a jail.  A struct vgpu_sysdir is a directory below the root opened
+ * once (a PCI device, a type directory); paths relative to it resolve
+ * beneath it (RESOLVE_BENEATH) and fail with VGPU_EESCAPE if they would
+ * leave it.
+ *
+ * Reads open with O_NONBLOCK and refuse anything but a regular file
+ * (VGPU_ENOTREG): a FIFO or a device planted in a tree can never block or
+ * stream.  Every read is bounded.  Missing files return -ENOENT; the caller
+ * decides whether the attribute is optional.
+ */
+#ifndef VGPU_SYSFS_H
+#define VGPU_SYSFS_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <sys/stat.h>
+
+#include "cleanup.h"
+#include "cpuset.h"
+#include "ctx.h"
+#include "util.h"
+
+#define VGPU_PATH_MAX 512
+
+struct vgpu_sysfs;
+
+/**
+ * vgpu_sysfs_open() - open the host rooted at @sysroot (NULL = the real host "/").
+ * An empty @sysroot is refused (it is a mistake, not "/").
+ * Return: 0 or -errno with a message in @ctx; caller frees *out.
+ */
+int vgpu_sysfs_open(struct vgpu_ctx *ctx, const char *sysroot, struct vgpu_sysfs **out);
+void vgpu_sysfs_free(struct vgpu_sysfs *fs);
+VGPU_DEFINE_AUTOPTR(sysfs, struct vgpu_sysfs, vgpu_sysfs_free)
+/* The root as given (no trailing slash), "/" for the real host. */
+const char *vgpu_sysfs_root(const struct vgpu_sysfs *fs);
+
+/* A directory below the root: its fd, its path relative to the root. */
+struct vgpu_sysdir {
+	struct vgpu_sysfs *fs;
+	int fd; /* the root's fd for the root itself */
+	bool is_root;
+	char path[VGPU_PATH_MAX]; /* relative to the root, "" for the root */
+};
+
+/* The root itself as a directory; nothing to close. */
+void vgpu_sysdir_root(struct vgpu_sysfs *fs, struct vgpu_sysdir *d);
+/**
+ * vgpu_sysdir_open() - open the directory at a root-relative path.
+ * Return: 0 or -errno; close with vgpu_sysdir_close().
+ */
+int vgpu_sysdir_open(struct vgpu_sysfs *fs, struct vgpu_sysdir *d, const char *fmt, ...)
+	__attribute__((format(printf, 3, 4)));
+/* Same, below another open directory (@parent); the path stays root-relative for messages. */
+int vgpu_sysdir_open_at(const struct vgpu_sysdir *parent, struct vgpu_sysdir *d, const char *fmt,
+			...) __attribute__((format(printf, 3, 4)));
+void vgpu_sysdir_close(struct vgpu_sysdir *d);
+#define VGPU_AUTOSYSDIR __attribute__((cleanup(vgpu_sysdir_close))) struct vgpu_sysdir
+
+/*
+ * "ROOT/dir/rel" as a user should read it in a message ("/sys/..." on the
+ * real host).  Returns @buf.
+ */
+const char *vgpu_sysdir_show(const struct vgpu_sysdir *d, const char *rel, char *buf, size_t len);
+#define VGPU_SHOW_LEN (2 * VGPU_PATH_MAX + 64)
+
+/*
+ * Readers: the path is a printf format relative to @d.  Return 0 or -errno
+ * (-ENOENT missing, VGPU_ENOTREG not a regular file, -EFBIG longer than the
+ * buffer or the cap, -EINVAL unparsable, VGPU_ERANGE_VALUE out of range).
+ * Out-parameters are written only on success.
+ */
+/* Whole small file, trailing newlines stripped. */
+int vgpu_sysfs_read_str(const struct vgpu_sysdir *d, char *buf, size_t len, const char *fmt, ...)
+	__attribute__((format(printf, 4, 5)));
+/* A decimal number in [@min, @max]. */
+int vgpu_sysfs_read_long(const struct vgpu_sysdir *d, long *out, long min, long max,
+			 const char *fmt, ...) __attribute__((format(printf, 5, 6)));
+/* A hex number (0x optional) no larger than @max. */
+int vgpu_sysfs_read_hex(const struct vgpu_sysdir *d, unsigned long *out, unsigned long max,
+			const char *fmt, ...) __attribute__((format(printf, 4, 5)));
+/* A kernel cpulist ("0-3,8"). */
+int vgpu_sysfs_read_cpulist(const struct vgpu_sysdir *d, struct vgpu_cpuset *out, const char *fmt,
+			    ...) __attribute__((format(printf, 3, 4)));
+/* A kernel cpumask ("ff,00000000"), as nodeN/cpumap. */
+int vgpu_sysfs_read_cpumask(const struct vgpu_sysdir *d, struct vgpu_cpuset *out, const char *fmt,
+			    ...) __attribute__((format(printf, 3, 4)));
+/* A whole file of up to @cap bytes, NUL-terminated; caller frees *out. */
+int vgpu_sysfs_read_file(const struct vgpu_sysdir *d, size_t cap, char **out, size_t *len,
+			 const char *fmt, ...) __attribute__((format(printf, 5, 6)));
+/* A symlink's target. */
+int vgpu_sysfs_readlink(const struct vgpu_sysdir *d, char *buf, size_t len, const char *fmt, ...)
+	__attribute__((format(printf, 4, 5)));
+/* The last component of a symlink's target. */
+int vgpu_sysfs_link_basename(const struct vgpu_sysdir *d, char *buf, size_t len, const char *fmt,
+			     ...) __attribute__((format(printf, 4, 5)));
+/* stat() following links inside the root. */
+int vgpu_sysfs_stat(const struct vgpu_sysdir *d, struct stat *st, const char *fmt, ...)
+	__attribute__((format(printf, 3, 4)));
+/* lstat(): the entry itself. */
+int vgpu_sysfs_lstat(const struct vgpu_sysdir *d, struct stat *st, const char *fmt, ...)
+	__attribute__((format(printf, 3, 4)));
+/* Entry names without "." and "..", sorted with strverscmp; *out is replaced. */
+int vgpu_sysfs_list_dir(const struct vgpu_sysdir *d, struct vgpu_strv *out, const char *fmt, ...)
+	__attribute__((format(printf, 3, 4)));
+/**
+ * vgpu_sysfs_write() - the one write to the host: @value in a single write(2)
+ * to an existing regular file (sysfs attributes take a value in one write).
+ * Return: 0 or -errno (the driver's errno for a refused value).
+ */
+int vgpu_sysfs_write(const struct vgpu_sysdir *d, const char *value, const char *fmt, ...)
+	__attribute__((format(printf, 3, 4)));
+
+/**
+ * vgpu_file_read() - a user's own file (a template, a domain given with --from):
+ * a regular file of at most @cap bytes, read without blocking on a FIFO.
+ * Return: 0 or -errno with "cannot read 'PATH': cause" in @ctx; caller frees *out.
+ */
+int vgpu_file_read(struct vgpu_ctx *ctx, const char *path, size_t cap, char **out, size_t *len);
+
+#endif

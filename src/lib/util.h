@@ -1,0 +1,55 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+/*
+ * util.h - small pure helpers: number parsing with ranges, PCI addresses,
+ * string lists.
+ */
+#ifndef VGPU_UTIL_H
+#define VGPU_UTIL_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#define VGPU_BDF_LEN 13 /* "dddd:bb:dd.f" + NUL */
+
+/**
+ * vgpu_parse_long() - a decimal integer, blanks around it allowed.
+ * Return: 0, -EINVAL (not a number) or -ERANGE (does not fit a long).
+ */
+int vgpu_parse_long(const char *s, long *out);
+/** vgpu_parse_hex() - a hex integer with optional 0x. Return: 0, -EINVAL or -ERANGE. */
+int vgpu_parse_hex(const char *s, unsigned long *out);
+/* Strip leading and trailing blanks in place; returns the first non-blank. */
+char *vgpu_strip(char *s);
+/**
+ * vgpu_bdf_normalize() - "0000:3B:00.0", "3b:00.0" or "00000000:3B:00.0" to
+ * the sysfs form "0000:3b:00.0".  Exactly two hex digits for bus and device
+ * (one or two accepted when written that way), one for the function; blanks
+ * and stray characters are refused.
+ * Return: 0 or -EINVAL.
+ */
+int vgpu_bdf_normalize(const char *in, char out[VGPU_BDF_LEN]);
+
+/**
+ * vgpu_utf8_valid() - is @s valid UTF-8 (no overlongs, no surrogates)?
+ */
+bool vgpu_utf8_valid(const char *s);
+/* A copy of @s with each invalid UTF-8 byte replaced by U+FFFD; caller frees. */
+char *vgpu_utf8_sanitize(const char *s);
+
+/** A growable list of owned strings: {items, n}. */
+struct vgpu_strv {
+	char **items;
+	size_t n, cap;
+};
+/* Append @s (owned by the list from now on). */
+void vgpu_strv_push(struct vgpu_strv *v, char *s);
+/* Free every string and the array; the list is empty and reusable after. */
+void vgpu_strv_clear(struct vgpu_strv *v);
+/* Sort with strverscmp (virtfn2 before virtfn10). */
+void vgpu_strv_sort(struct vgpu_strv *v);
+/* Sort and drop duplicates (strcmp). */
+void vgpu_strv_uniq(struct vgpu_strv *v);
+#define VGPU_AUTOSTRV __attribute__((cleanup(vgpu_strv_clear))) struct vgpu_strv
+
+#endif
