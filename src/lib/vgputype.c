@@ -2,11 +2,13 @@
 /*
  * vGPU type-name grammar and MIG profile tables.  Pure functions, no I/O.
  *
- * Grammar from NVIDIA/vgpu-device-manager pkg/types/vgpu_type.go; the short
- * name is the last space-separated token of the driver's name (go-nvlib
+ * Grammar from NVIDIA/vgpu-device-manager pkg/types/vgpu_type.go and the
+ * classes of real names (reference vgpu-type-names.md); the short name is the
+ * last space-separated token of the driver's name (go-nvlib
  * parseMdevTypeName):
- *   time-sliced: GPU(-letters)*-GB{A,B,C,Q}
- *   MIG-backed:  GPU-G-GB{A,B,C,Q}[ME|NOME|MEALL|GFX]
+ *   time-sliced: GPU(-letters)*-GB{A,B,C,Q}, legacy GPU(-letters)*-GB"B4"
+ *   Kepler:      K{1,2}<digit>0[Q] (no framebuffer in the name)
+ *   MIG-backed:  GPU-G-GB{A,B,C,Q}[ME|NOME|MEALL]
  * Time-sliced is tried first; a numeric middle field forces the MIG reading.
  */
 #include <ctype.h>
@@ -45,41 +47,103 @@ const char *vgpu_iface_str(enum vgpu_iface i)
 
 /* ---- MIG tables (MIG UG r580; reference vgpu-host.md section 4.2) ------- */
 
+/*
+ * Rows: name, GI profile ID, compute slices, memory slices (size), max
+ * instances, placements (bit i: start at memory slice i).
+ */
 static const struct vgpu_mig_profile mig_a30[] = {
-	{ "1g.6gb", 14, 1, 4, "0,1,2,3" }, { "1g.6gb+me", 21, 1, 1, "0,1,2,3" },
-	{ "2g.12gb", 5, 2, 2, "0,2" },	   { "2g.12gb+me", 6, 2, 1, "0,2" },
-	{ "4g.24gb", 0, 4, 1, "0" },
+	{ "1g.6gb", 14, 1, 1, 4, 0x0f }, { "1g.6gb+me", 21, 1, 1, 1, 0x0f },
+	{ "2g.12gb", 5, 2, 2, 2, 0x05 }, { "2g.12gb+me", 6, 2, 2, 1, 0x05 },
+	{ "4g.24gb", 0, 4, 4, 1, 0x01 },
 };
 
-/* The 8-memory-slice parts share IDs, slice counts and placements. */
+/*
+ * The 8-memory-slice parts (A100, A800, H100, H800, H20, GH200, H200, B200,
+ * GB200, B300) share IDs, slice counts and placements: MIG UG "Supported MIG
+ * Profiles" and -lgip/-lgipp samples (reference 4.2; the IDs for H20, GH200,
+ * B200, GB200 and B300 follow gpu-operator/mig-parted -lgip samples or the
+ * shared geometry).
+ *   1g small {0..6}:1, 1g large {0,2,4,6}:2, 2g {0,2,4}:2, 3g {0,4}:4,
+ *   4g {0}:4, 7g {0}:8.
+ */
 #define MIG8(s1, s1l, g2, g3, g4, g7)                                                              \
-	{ s1, 19, 1, 7, "0,1,2,3,4,5,6" }, { s1 "+me", 20, 1, 1, "0,1,2,3,4,5,6" },                \
-		{ s1l, 15, 2, 4, "0,2,4,6" }, { g2, 14, 2, 3, "0,2,4" }, { g3, 9, 4, 2, "0,4" },   \
-		{ g4, 5, 4, 1, "0" },                                                              \
+	{ s1, 19, 1, 1, 7, 0x7f }, { s1 "+me", 20, 1, 1, 1, 0x7f }, { s1l, 15, 1, 2, 4, 0x55 },    \
+		{ g2, 14, 2, 2, 3, 0x15 }, { g3, 9, 3, 4, 2, 0x11 }, { g4, 5, 4, 4, 1, 0x01 },     \
 	{                                                                                          \
-		g7, 0, 8, 1, "0"                                                                   \
+		g7, 0, 7, 8, 1, 0x01                                                               \
 	}
 
-static const struct vgpu_mig_profile mig_a100_40[] = {
+static const struct vgpu_mig_profile mig_40[] = {
 	MIG8("1g.5gb", "1g.10gb", "2g.10gb", "3g.20gb", "4g.20gb", "7g.40gb"),
 };
 static const struct vgpu_mig_profile mig_80[] = {
 	MIG8("1g.10gb", "1g.20gb", "2g.20gb", "3g.40gb", "4g.40gb", "7g.80gb"),
 };
-static const struct vgpu_mig_profile mig_h100_nvl[] = {
+static const struct vgpu_mig_profile mig_94[] = {
 	MIG8("1g.12gb", "1g.24gb", "2g.24gb", "3g.47gb", "4g.47gb", "7g.94gb"),
 };
-static const struct vgpu_mig_profile mig_h200[] = {
+static const struct vgpu_mig_profile mig_96[] = {
+	MIG8("1g.12gb", "1g.24gb", "2g.24gb", "3g.48gb", "4g.48gb", "7g.96gb"),
+};
+static const struct vgpu_mig_profile mig_141[] = {
 	MIG8("1g.18gb", "1g.35gb", "2g.35gb", "3g.71gb", "4g.71gb", "7g.141gb"),
 };
+static const struct vgpu_mig_profile mig_144[] = {
+	MIG8("1g.18gb", "1g.36gb", "2g.36gb", "3g.72gb", "4g.72gb", "7g.144gb"),
+};
+static const struct vgpu_mig_profile mig_180[] = {
+	MIG8("1g.23gb", "1g.45gb", "2g.45gb", "3g.90gb", "4g.90gb", "7g.180gb"),
+};
+static const struct vgpu_mig_profile mig_189[] = {
+	MIG8("1g.24gb", "1g.47gb", "2g.47gb", "3g.95gb", "4g.95gb", "7g.189gb"),
+};
+static const struct vgpu_mig_profile mig_269[] = {
+	MIG8("1g.34gb", "1g.67gb", "2g.67gb", "3g.135gb", "4g.135gb", "7g.269gb"),
+};
 
+/*
+ * RTX PRO 6000 Blackwell Server Edition, 4 memory and 4 compute slices.
+ * Names and maxima: MIG UG r580 "RTX PRO 6000 Blackwell MIG profiles"; IDs:
+ * nvidia-smi mig -lgip samples (14 21 47 65 67 5 35 64 66 0 32).  Placements
+ * follow the A30 layout (1g {0,1,2,3}:1, 2g {0,2}:2, 4g {0}:4; unverified).
+ */
+static const struct vgpu_mig_profile mig_dc[] = {
+	{ "1g.24gb", 14, 1, 1, 4, 0x0f },     { "1g.24gb+me", 21, 1, 1, 1, 0x0f },
+	{ "1g.24gb+gfx", 47, 1, 1, 4, 0x0f }, { "1g.24gb+me.all", 65, 1, 1, 1, 0x0f },
+	{ "1g.24gb-me", 67, 1, 1, 4, 0x0f },  { "2g.48gb", 5, 2, 2, 2, 0x05 },
+	{ "2g.48gb+gfx", 35, 2, 2, 2, 0x05 }, { "2g.48gb+me.all", 64, 2, 2, 1, 0x05 },
+	{ "2g.48gb-me", 66, 2, 2, 2, 0x05 },  { "4g.96gb", 0, 4, 4, 1, 0x01 },
+	{ "4g.96gb+gfx", 32, 4, 4, 1, 0x01 },
+};
+
+#define BOARD8(tok, model, tbl)                                                                    \
+	{                                                                                          \
+		tok, model, 8, 7, NULL, tbl, ARRAY_SIZE(tbl)                                       \
+	}
+
+/* Board tokens: reference vgpu-type-names.md section 4. */
 static const struct vgpu_mig_board mig_boards[] = {
-	{ "A30", "A30 24GB", 4, mig_a30, ARRAY_SIZE(mig_a30) },
-	{ "A100 A100X", "A100 40GB", 8, mig_a100_40, ARRAY_SIZE(mig_a100_40) },
-	{ "A100D A100DX", "A100 80GB", 8, mig_80, ARRAY_SIZE(mig_80) },
-	{ "H100 H100XM", "H100 80GB", 8, mig_80, ARRAY_SIZE(mig_80) },
-	{ "H100L H100XL", "H100 NVL 94GB", 8, mig_h100_nvl, ARRAY_SIZE(mig_h100_nvl) },
-	{ "H200 H200X", "H200 141GB", 8, mig_h200, ARRAY_SIZE(mig_h200) },
+	{ "A30", "A30 24GB", 4, 4, NULL, mig_a30, ARRAY_SIZE(mig_a30) },
+	BOARD8("A100 A100X", "A100 40GB", mig_40),
+	BOARD8("A100D A100DX", "A100 80GB", mig_80),
+	BOARD8("A800", "A800 40GB", mig_40),
+	BOARD8("A800D A800DX", "A800 80GB", mig_80),
+	BOARD8("H100 H100XM", "H100 80GB", mig_80),
+	BOARD8("H800 H800XM", "H800 80GB", mig_80),
+	BOARD8("H100L H100XL", "H100 NVL 94GB", mig_94),
+	BOARD8("H800L", "H800 NVL 94GB", mig_94),
+	BOARD8("H20 GH200", "H20/GH200 96GB", mig_96),
+	BOARD8("H200 H200X", "H200 141GB", mig_141),
+	BOARD8("H20X", "H20 141GB", mig_141),
+	BOARD8("GH200L", "GH200 144GB", mig_144),
+	BOARD8("B200X", "B200 180GB", mig_180),
+	BOARD8("GB200", "GB200 189GB", mig_189),
+	BOARD8("B300X", "B300 269GB", mig_269),
+	/*
+	 * vGPU types run on +gfx GIs, names without suffix (vgpu-device-manager
+	 * pkg/vgpu/config.go; cubecos saw 24576 MiB types on GI IDs 47/35/32).
+	 */
+	{ "DC", "RTX PRO 6000 Blackwell 96GB", 4, 4, "+gfx", mig_dc, ARRAY_SIZE(mig_dc) },
 };
 
 const struct vgpu_mig_board *vgpu_mig_board_find(const char *token)
@@ -118,6 +182,9 @@ static const struct {
 	{ 0x20b5, "NVIDIA A100 80GB PCIe" },
 	{ 0x20b7, "NVIDIA A30" },
 	{ 0x20f1, "NVIDIA A100-PCIE-40GB" },
+	{ 0x20f3, "NVIDIA A800-SXM4-80GB" },
+	{ 0x20f5, "NVIDIA A800 80GB PCIe" },
+	{ 0x20f6, "NVIDIA A800 40GB PCIe" },
 	{ 0x2230, "NVIDIA RTX A6000" },
 	{ 0x2235, "NVIDIA A40" },
 	{ 0x2236, "NVIDIA A10" },
@@ -127,11 +194,14 @@ static const struct {
 	{ 0x26b9, "NVIDIA L40S" },
 	{ 0x27b8, "NVIDIA L4" },
 	{ 0x2321, "NVIDIA H100 NVL" },
+	{ 0x2322, "NVIDIA H800 PCIe" },
+	{ 0x2324, "NVIDIA H800" },
 	{ 0x2330, "NVIDIA H100 80GB HBM3" },
 	{ 0x2331, "NVIDIA H100 PCIe" },
 	{ 0x2335, "NVIDIA H200" },
 	{ 0x2339, "NVIDIA H100 SXM5 94GB" },
 	{ 0x233b, "NVIDIA H200 NVL" },
+	{ 0x2348, "NVIDIA GH200 144G HBM3e" },
 	{ 0x2901, "NVIDIA B200" },
 	{ 0x2bb5, "NVIDIA RTX PRO 6000 Blackwell Server Edition" },
 };
@@ -194,6 +264,11 @@ static size_t parse_fb_series(const char *s, size_t n, unsigned *gb, char *serie
 	return i + 1;
 }
 
+/*
+ * Attribute suffixes of MIG-backed names.  "GFX" is not among them: it marks
+ * a vgpu-device-manager config key ("DC-1-24QGFX"), never a driver type
+ * (reference vgpu-type-names.md section 5).
+ */
 static const struct {
 	const char *attr, *gi_suffix;
 } attrs[] = {
@@ -201,14 +276,32 @@ static const struct {
 	{ "MEALL", "+me.all" },
 	{ "NOME", "-me" },
 	{ "ME", "+me" },
-	{ "GFX", "+gfx" },
 };
 
+/* Split a GI profile name "<g>g.<m>gb<suffix>"; false if it is not one. */
+static bool gi_name_split(const char *name, unsigned *g, unsigned *gb, const char **suffix)
+{
+	int n = -1;
+
+	if (sscanf(name, "%ug.%ugb%n", g, gb, &n) != 2 || n < 0)
+		return false;
+	*suffix = name + n;
+	return true;
+}
+
+/*
+ * MIG-backed type -> GI profile.  Ordinary boards: the profile with the
+ * name's compute slices, the name's GB as its memory (1g.10gb and 1g.20gb on
+ * 80 GB parts differ only there) and the attribute's suffix.  Boards with a
+ * vgpu_gi_variant (DC): the variant profile with the name's compute slices
+ * whose memory holds the name's GB, the vGPU's share of the GI ("DC-1-12C"
+ * -> 1g.24gb+gfx); attribute names get none there, as nothing says which GI
+ * they run on.
+ */
 static void fill_gi_profile(struct vgpu_type_info *t, unsigned gb)
 {
 	const struct vgpu_mig_board *b = vgpu_mig_board_find(t->board);
-	const char *suffix = "";
-	char name[sizeof(t->gi_profile)];
+	const char *want = "";
 
 	t->gi_profile[0] = '\0';
 	t->gi_profile_id = -1;
@@ -216,24 +309,53 @@ static void fill_gi_profile(struct vgpu_type_info *t, unsigned gb)
 		return;
 	for (size_t i = 0; i < ARRAY_SIZE(attrs); i++)
 		if (strcmp(t->attribute, attrs[i].attr) == 0)
-			suffix = attrs[i].gi_suffix;
-	if (snprintf(name, sizeof(name), "%ug.%ugb%s", t->slices, gb, suffix) >= (int)sizeof(name))
-		return;
-	for (size_t i = 0; i < b->n_profiles; i++) {
-		if (strcmp(b->profiles[i].name, name) == 0) {
-			memcpy(t->gi_profile, name, sizeof(t->gi_profile) - 1);
-			t->gi_profile[sizeof(t->gi_profile) - 1] = '\0';
-			t->gi_profile_id = b->profiles[i].id;
+			want = attrs[i].gi_suffix;
+	if (b->vgpu_gi_variant) {
+		if (t->attribute[0])
 			return;
-		}
+		want = b->vgpu_gi_variant;
 	}
+	for (size_t i = 0; i < b->n_profiles; i++) {
+		const struct vgpu_mig_profile *p = &b->profiles[i];
+		unsigned pg, pgb;
+		const char *suffix;
+
+		if (!gi_name_split(p->name, &pg, &pgb, &suffix) || strcmp(suffix, want) != 0 ||
+		    p->compute != t->slices)
+			continue;
+		if (b->vgpu_gi_variant ? gb > pgb : gb != pgb)
+			continue;
+		if (strlen(p->name) >= sizeof(t->gi_profile))
+			return;
+		strcpy(t->gi_profile, p->name);
+		t->gi_profile_id = p->id;
+		return;
+	}
+}
+
+/*
+ * Kepler names without a dash: K<board><n>0[Q], board 1 or 2 (GRID K1, K2):
+ * "K100", "K140Q", "K260Q".  The framebuffer is not in the name.
+ */
+static bool parse_kepler(const char *s, size_t n, struct vgpu_type_info *t)
+{
+	if (n < 4 || n > 5 || s[0] != 'K' || (s[1] != '1' && s[1] != '2') ||
+	    !isdigit((unsigned char)s[2]) || s[3] != '0' || (n == 5 && s[4] != 'Q'))
+		return false;
+	t->board[0] = 'K';
+	t->board[1] = s[1];
+	t->board[2] = '\0';
+	t->backing = VGPU_BACKING_TIME_SLICED;
+	t->fb_mib = 0;
+	t->series = n == 5 ? 'Q' : 0;
+	return true;
 }
 
 int vgpu_type_parse(const char *name, struct vgpu_type_info *out)
 {
 	struct vgpu_type_info t;
 	const char *sp, *tok[8];
-	size_t len[8], k = 0;
+	size_t len[8], k = 0, n;
 	const char *p;
 	unsigned gb = 0;
 	char series = 0;
@@ -243,11 +365,21 @@ int vgpu_type_parse(const char *name, struct vgpu_type_info *out)
 	t.gi_profile_id = -1;
 	sp = strrchr(name, ' ');
 	p = sp ? sp + 1 : name;
-	*out = t; /* callers see backing unknown and no GI profile on every error path */
-	if (strlen(p) >= sizeof(t.profile))
+	n = strlen(p);
+	if (n >= sizeof(t.profile)) {
+		/* keep a prefix to show; backing stays unknown, no GI profile */
+		memcpy(t.profile, p, sizeof(t.profile) - 1);
+		t.profile[sizeof(t.profile) - 1] = '\0';
+		*out = t;
 		return -ENAMETOOLONG;
-	strcpy(t.profile, p);
-	*out = t;
+	}
+	memcpy(t.profile, p, n + 1);
+	*out = t; /* callers see backing unknown and no GI profile on every error path */
+
+	if (parse_kepler(p, n, &t)) {
+		*out = t;
+		return 0;
+	}
 
 	/* Split the short name on '-'. */
 	while (k < ARRAY_SIZE(tok)) {
@@ -262,14 +394,19 @@ int vgpu_type_parse(const char *name, struct vgpu_type_info *out)
 	if (k < 2 || k == ARRAY_SIZE(tok) || !is_board_token(tok[0], len[0]))
 		return -EINVAL;
 
-	/* time-sliced: board, letter-only segments, then GB+series exactly */
+	/*
+	 * time-sliced: board, letter-only segments, then GB+series exactly, or
+	 * the legacy GB "B4" (B-series with 4 display heads: "T4-2B4")
+	 */
 	bool ts = true;
 
 	for (size_t i = 1; i + 1 < k; i++)
 		if (!is_letters(tok[i], len[i]))
 			ts = false;
 	used = parse_fb_series(tok[k - 1], len[k - 1], &gb, &series);
-	if (ts && used && used == len[k - 1]) {
+	if (ts && used &&
+	    (used == len[k - 1] ||
+	     (series == 'B' && len[k - 1] == used + 1 && tok[k - 1][used] == '4'))) {
 		size_t bl = (size_t)(tok[k - 2] + len[k - 2] - tok[0]);
 
 		if (bl >= sizeof(t.board))
@@ -311,4 +448,38 @@ int vgpu_type_parse(const char *name, struct vgpu_type_info *out)
 	fill_gi_profile(&t, gb);
 	*out = t;
 	return 0;
+}
+
+long vgpu_description_framebuffer_mib(const char *desc)
+{
+	static const char key[] = "framebuffer=";
+	const char *p = desc;
+	long v = 0;
+
+	if (!desc)
+		return -1;
+	/* the first whole key: at the start, or after ',' or white space */
+	while ((p = strstr(p, key)) != NULL) {
+		if (p == desc || p[-1] == ',' || isspace((unsigned char)p[-1]))
+			break;
+		p++;
+	}
+	if (!p)
+		return -1;
+	p += sizeof(key) - 1;
+	if (*p < '1' || *p > '9')
+		return -1;
+	for (; isdigit((unsigned char)*p); p++) {
+		v = v * 10 + (*p - '0');
+		if (v > 1L << 20) /* 1 TiB in MiB; keeps v * 1024 inside 32 bits */
+			return -1;
+	}
+	if (*p == 'G')
+		v *= 1024;
+	else if (*p != 'M')
+		return -1;
+	p++;
+	if (*p && *p != ',' && !isspace((unsigned char)*p))
+		return -1;
+	return v;
 }

@@ -24,14 +24,22 @@ enum vgpu_iface {
 	VGPU_IFACE_VENDOR_VFIO,
 };
 
+/* Capacity of vgpu_type_info.profile and .board, NUL included. */
+#define VGPU_PROFILE_MAX 256
+
 struct vgpu_type_info {
-	char profile[64]; /* short name: last space-separated token */
-	char board[40]; /* GPU token: "A30", "RTX6000-Ada" */
+	char profile[VGPU_PROFILE_MAX]; /* short name: last space-separated token */
+	char board[VGPU_PROFILE_MAX]; /* GPU token: "A30", "RTX6000-Ada", "K1" */
 	enum vgpu_backing backing;
-	unsigned slices; /* GI compute slices (MIG-backed), else 0 */
-	unsigned fb_mib; /* framebuffer; "0" GB means 512 MiB */
-	char series; /* 'A', 'B', 'C', 'Q'; 0 when unknown */
-	char attribute[8]; /* "", "ME", "NOME", "MEALL", "GFX" */
+	unsigned slices; /* GI compute slices, the <G> of a MIG-backed name; else 0 */
+	/*
+	 * Framebuffer in MiB; "0" GB means 512 MiB.  0 means unknown: Kepler
+	 * names ("K140Q") do not encode it, read it from the type's description
+	 * with vgpu_description_framebuffer_mib().
+	 */
+	unsigned fb_mib;
+	char series; /* 'A', 'B', 'C', 'Q'; 0 when none or unknown */
+	char attribute[8]; /* "", "ME", "NOME", "MEALL" */
 	char gi_profile[24]; /* "1g.6gb+me" for MIG-backed types on known boards */
 	int gi_profile_id; /* nvidia-smi -cgi profile ID, -1 when unknown */
 };
@@ -39,29 +47,64 @@ struct vgpu_type_info {
 /**
  * vgpu_type_parse() - classify a vGPU type name by NVIDIA's grammar.
  * @name: full name ("NVIDIA A30-1-6C", "GRID T4-4Q") or short name.
- * Names outside the grammar get backing VGPU_BACKING_UNKNOWN and the short
- * name as profile.
- * Return: 0 when the name matched the grammar, -EINVAL otherwise (out is
- * filled either way), -ENAMETOOLONG if a token does not fit.
+ * @out: filled on every return.
+ *
+ * The short name is the last space-separated token.  Classes:
+ * time-sliced <board>-<GB><S> and the legacy <board>-<GB>B4; Kepler
+ * K<1|2><n>0[Q] (no framebuffer in the name: fb_mib 0); MIG-backed
+ * <board>-<G>-<GB><S>[ME|NOME|MEALL].  Names outside the grammar get backing
+ * VGPU_BACKING_UNKNOWN and the short name as profile.
+ *
+ * Return: 0 when the name matched the grammar, -EINVAL otherwise,
+ * -ENAMETOOLONG if the short name does not fit VGPU_PROFILE_MAX (profile then
+ * holds its NUL-terminated prefix and backing is unknown).
  */
 int vgpu_type_parse(const char *name, struct vgpu_type_info *out);
+
+/**
+ * vgpu_description_framebuffer_mib() - framebuffer from an mdev description.
+ * @desc: the type's description file, "num_heads=4, frl_config=45,
+ *        framebuffer=1024M, max_resolution=4096x2160, max_instance=8".
+ *
+ * Reads the value of the "framebuffer" key (a whole key: it starts the string
+ * or follows ',' or white space): decimal digits without leading zero, then
+ * 'M' (MiB) or 'G' (GiB), then the end, ',' or white space.
+ *
+ * Return: the framebuffer in MiB (> 0), -1 when the key is absent or its
+ * value invalid.
+ */
+long vgpu_description_framebuffer_mib(const char *desc);
+
 const char *vgpu_backing_str(enum vgpu_backing b);
 const char *vgpu_iface_str(enum vgpu_iface i);
 /* Model name for a known NVIDIA device ID, or NULL. */
 const char *vgpu_model_for_device(uint16_t device_id);
 
+/*
+ * One GPU-instance profile.  Two kinds of slice: compute (SM) slices, the <g>
+ * of the profile name and the <G> of a MIG-backed type name; memory slices,
+ * the unit of placements (a board has 8, or 4 on A30 and RTX PRO).
+ */
 struct vgpu_mig_profile {
 	const char *name; /* "1g.6gb+me" */
 	int id; /* nvidia-smi GI profile ID */
-	unsigned slices; /* memory slices */
-	unsigned max; /* instances per GPU */
-	const char *placements; /* starts, "0,1,2,3" */
+	unsigned compute; /* compute slices: the <g> of the name */
+	unsigned size; /* memory slices a GI occupies: Size of -lgipp Start:Size */
+	unsigned max; /* instances of this profile alone per GPU */
+	uint16_t placements; /* bit i: a GI may start at memory slice i */
 };
 
 struct vgpu_mig_board {
 	const char *tokens; /* space-separated type-name board tokens */
 	const char *model;
-	unsigned mem_slices;
+	unsigned mem_slices; /* memory slices of the whole GPU */
+	unsigned compute_slices; /* compute slices of the whole GPU */
+	/*
+	 * Non-NULL where MIG-backed vGPU types run on one GI variant although
+	 * their names carry no suffix, and may be time-sliced inside the GI (<GB>
+	 * is the vGPU's share, not the GI's memory): "+gfx" on RTX PRO DC.
+	 */
+	const char *vgpu_gi_variant;
 	const struct vgpu_mig_profile *profiles;
 	size_t n_profiles;
 };
