@@ -169,6 +169,13 @@ static struct vgpu_type *mdev_catalog_add(struct vgpu_ctx *ctx, const struct vgp
 				*c = ' ';
 		t->description = host_text(ctx, types, rel, vgpu_strip(buf));
 		t->max_instances = vgpu_description_max_instance(t->description);
+		/* Kepler names (GRID K120Q) do not encode the framebuffer; the driver says it */
+		if (!t->info.fb_mib && t->info.backing != VGPU_BACKING_UNKNOWN) {
+			long fb = vgpu_description_framebuffer_mib(t->description);
+
+			if (fb > 0)
+				t->info.fb_mib = (unsigned)fb;
+		}
 	} else if (r != -ENOENT) {
 		vgpu_warn_file(ctx, types, rel, r, NULL);
 	}

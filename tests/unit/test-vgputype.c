@@ -18,7 +18,7 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "vgpu.h"
+#include "vgputype.h"
 
 #define ARRAY_SIZE(a) (sizeof(a) / sizeof((a)[0]))
 
