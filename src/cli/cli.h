@@ -34,7 +34,11 @@ struct col {
 	const char *header;
 	const char *key;
 	enum col_kind kind;
-	bool right;
+	unsigned flags; /* COL_RIGHT (true), COL_JSON_ONLY */
+};
+enum {
+	COL_RIGHT = 1, /* right-aligned text */
+	COL_JSON_ONLY = 2 /* a key of the JSON output, no text column */
 };
 
 struct cli_table;

@@ -80,11 +80,17 @@ int cmd_gpus(struct cli *c, int argc, char **argv)
 }
 
 static const struct col vf_cols[] = {
-	{ "ADDRESS", "address", COL_STR, false },  { "GPU", "gpu", COL_STR, false },
-	{ "INDEX", "index", COL_NUM, true },	   { "NODE", "numa_node", COL_NUM, true },
-	{ "GROUP", "iommu_group", COL_NUM, true }, { "INTERFACE", "interface", COL_STR, false },
-	{ "STATE", "state", COL_STR, false },	   { "TYPE", "type_id", COL_NUM, true },
-	{ "PROFILE", "profile", COL_STR, false },  { "MDEV", "mdev_uuid", COL_STR, false },
+	{ "ADDRESS", "address", COL_STR, false },
+	{ "GPU", "gpu", COL_STR, false },
+	{ "INDEX", "index", COL_NUM, true },
+	{ "NODE", "numa_node", COL_NUM, true },
+	{ "GROUP", "iommu_group", COL_NUM, true },
+	{ "INTERFACE", "interface", COL_STR, false },
+	{ "STATE", "state", COL_STR, false },
+	{ "TYPE", "type_id", COL_NUM, true },
+	{ "MDEVTYPE", "mdev_type", COL_STR, COL_JSON_ONLY },
+	{ "PROFILE", "profile", COL_STR, false },
+	{ "MDEV", "mdev_uuid", COL_STR, false },
 };
 
 int cmd_vfs(struct cli *c, int argc, char **argv)
@@ -130,8 +136,10 @@ int cmd_vfs(struct cli *c, int argc, char **argv)
 			cli_cell_str(ln, 5, vgpu_iface_str(vf->iface));
 			cli_cell_str(ln, 6, vgpu_parent_state_str(vf));
 			cli_cell_num(ln, 7, vf->current_type, vf->current_type != 0);
+			if (vf->current_type && vf->iface == VGPU_IFACE_MDEV)
+				cli_cell(ln, 8, vgpu_asprintf("nvidia-%u", vf->current_type));
 			if (t && t->name)
-				cli_cell_str(ln, 8, t->info.profile);
+				cli_cell_str(ln, 9, t->info.profile);
 			if (vf->mdevs.n) {
 				char *list = NULL;
 				size_t len = 0;
@@ -142,7 +150,7 @@ int cmd_vfs(struct cli *c, int argc, char **argv)
 				for (size_t k = 0; k < vf->mdevs.n; k++)
 					fprintf(f, "%s%s", k ? "," : "", vf->mdevs.items[k]);
 				fclose(f);
-				cli_cell(ln, 9, list);
+				cli_cell(ln, 10, list);
 			}
 		}
 	}

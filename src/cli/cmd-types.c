@@ -11,6 +11,7 @@ enum {
 	C_GPU,
 	C_VF,
 	C_TYPE,
+	C_MDEV,
 	C_NAME,
 	C_PROFILE,
 	C_BACKING,
@@ -28,6 +29,8 @@ static const struct col type_cols[C_NCOLS] = {
 	[C_GPU] = { "GPU", "gpu", COL_STR, false },
 	[C_VF] = { "VF", "vf", COL_STR, false },
 	[C_TYPE] = { "TYPE", "type_id", COL_NUM, true },
+	/* the name mdevctl, libvirt nodedev and mdev_supported_types/ use */
+	[C_MDEV] = { "MDEVTYPE", "mdev_type", COL_STR, COL_JSON_ONLY },
 	[C_NAME] = { "NAME", "name", COL_STR, false },
 	[C_PROFILE] = { "PROFILE", "profile", COL_STR, false },
 	[C_BACKING] = { "BACKING", "backing", COL_STR, false },
@@ -50,13 +53,16 @@ static void warn_unknown(struct cli *c, const struct vgpu_type *t)
 			  t->source ? t->source : "(in memory)", t->name);
 }
 
-static void type_cells(struct cli_line *ln, const struct vgpu_type *t, int off)
+static void type_cells(struct cli_line *ln, const struct vgpu_type *t, int off,
+		       enum vgpu_iface iface)
 {
 	const struct vgpu_type_info *i = &t->info;
 	bool parsed = i->backing != VGPU_BACKING_UNKNOWN;
 	char s[2] = { i->series, 0 };
 
 	cli_cell_num(ln, C_TYPE + off, t->id, true);
+	if (iface == VGPU_IFACE_MDEV)
+		cli_cell(ln, C_MDEV + off, vgpu_asprintf("nvidia-%u", t->id));
 	cli_cell_str(ln, C_NAME + off, t->name);
 	cli_cell_str(ln, C_PROFILE + off, i->profile);
 	cli_cell_str(ln, C_BACKING + off, vgpu_backing_str(i->backing));
@@ -156,7 +162,7 @@ int cmd_types(struct cli *c, int argc, char **argv)
 					ln = cli_line_new(tb);
 					cli_cell_str(ln, C_GPU, g[i].addr);
 					cli_cell_str(ln, C_VF, vf->addr);
-					type_cells(ln, vf->types[k].type, 0);
+					type_cells(ln, vf->types[k].type, 0, vf->iface);
 					cli_cell_num(ln, C_AVAIL, vf->types[k].available, true);
 				}
 			}
@@ -178,7 +184,7 @@ int cmd_types(struct cli *c, int argc, char **argv)
 			warn_unknown(c, t);
 			ln = cli_line_new(tb);
 			cli_cell_str(ln, C_GPU, g[i].addr);
-			type_cells(ln, t, -1);
+			type_cells(ln, t, -1, g[i].iface);
 			cli_cell_num(ln, C_AVAIL - 1, sum, true);
 		}
 	}

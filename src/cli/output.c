@@ -143,19 +143,56 @@ static const char *cell(const struct cli_table *t, size_t r, size_t c)
 	return off ? t->arena + off : NULL;
 }
 
+/* Length of a valid UTF-8 sequence at @s (at most @n bytes), 0 if invalid. */
+static size_t utf8_len(const unsigned char *s, size_t n)
+{
+	unsigned c = s[0], cp, min;
+	size_t l;
+
+	if (c < 0x80)
+		return 1;
+	if (c >= 0xc2 && c <= 0xdf)
+		l = 2, min = 0x80, cp = c & 0x1f;
+	else if (c >= 0xe0 && c <= 0xef)
+		l = 3, min = 0x800, cp = c & 0x0f;
+	else if (c >= 0xf0 && c <= 0xf4)
+		l = 4, min = 0x10000, cp = c & 0x07;
+	else
+		return 0;
+	if (l > n)
+		return 0;
+	for (size_t i = 1; i < l; i++) {
+		if ((s[i] & 0xc0) != 0x80)
+			return 0;
+		cp = cp << 6 | (s[i] & 0x3f);
+	}
+	return cp < min || cp > 0x10ffff || (cp >= 0xd800 && cp <= 0xdfff) ? 0 : l;
+}
+
+/*
+ * A JSON string: quotes, backslashes and control characters escaped, and
+ * any byte that is not valid UTF-8 written as U+FFFD, so the output is
+ * valid JSON whatever a host's files hold (the reader warns about them).
+ */
 static void json_string(FILE *f, const char *s, size_t len)
 {
 	const char *run = s, *end = s + len;
 
 	fputc('"', f);
-	for (; s < end; s++) {
+	while (s < end) {
 		unsigned char ch = (unsigned char)*s;
+		size_t l = ch < 0x80 ? 1 : utf8_len((const unsigned char *)s, (size_t)(end - s));
 
-		if (ch >= 0x20 && ch != '"' && ch != '\\')
+		if (l > 1 || (l == 1 && ch >= 0x20 && ch != '"' && ch != '\\')) {
+			s += l;
 			continue;
+		}
 		fwrite(run, 1, (size_t)(s - run), f);
-		run = s + 1;
-		if (ch == '"' || ch == '\\')
+		s++;
+		run = s;
+		if (l == 0)
+			fputs("\\ufffd", f);
+		else if (ch == '"' || ch == '\\')
 			fprintf(f, "\\%c", ch);
 		else if (ch == '\n')
 			fputs("\\n", f);
@@ -212,13 +249,13 @@ static void print_text(const struct cli_table *t, FILE *f)
 	if (!w)
 		abort();
 	for (size_t c = 0; c < t->ncols; c++)
-		w[c] = strlen(t->cols[c].header);
+		w[c] = (t->cols[c].flags & COL_JSON_ONLY) ? 0 : strlen(t->cols[c].header);
 	for (size_t r = 0; r < t->nrows; r++)
 		for (size_t c = 0; c < t->ncols; c++) {
 			const char *v = cell(t, r, c);
 			size_t l = v ? strlen(v) : 0;
 
-			if (l > w[c])
+			if (!(t->cols[c].flags & COL_JSON_ONLY) && l > w[c])
 				w[c] = l;
 		}
 	/* the header too only when there is something to head, as lsblk does */
@@ -229,14 +266,16 @@ static void print_text(const struct cli_table *t, FILE *f)
 			const char *v = r ? cell(t, r - 1, c) : t->cols[c].header;
 			size_t l = v ? strlen(v) : 0;
 
+			if ((t->cols[c].flags & COL_JSON_ONLY))
+				continue;
 			pending += c ? 1 : 0;
-			if (t->cols[c].right)
+			if ((t->cols[c].flags & COL_RIGHT))
 				pending += w[c] - l;
 			if (l) {
 				fprintf(f, "%*s%s", (int)pending, "", v);
 				pending = 0;
 			}
-			if (!t->cols[c].right)
+			if (!(t->cols[c].flags & COL_RIGHT))
 				pending += w[c] - l;
 		}
 		fputc('\n', f);

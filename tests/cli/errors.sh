@@ -55,7 +55,7 @@ expect 1 "^vgpuctl: this host offers no NVIDIA vGPU types \(0 NVIDIA GPUs; see '
 cp -a tests/data/hosts/vfio-ts-l40s "$tmp/full"
 for f in "$tmp"/full/sys/devices/pci0000:41/0000:41:*/nvidia/creatable_vgpu_types; do : >"$f"; done
 "$bin" --sysroot "$tmp/full" --json vfs 0000:41:00.0 >"$tmp/out" 2>&1
-grep -A8 '"address": "0000:41:00.5"' "$tmp/out" | grep -q '"profile": "L40S-4Q"' ||
+grep -A10 '"address": "0000:41:00.5"' "$tmp/out" | grep -q '"profile": "L40S-4Q"' ||
 	{ echo "FAIL: in-use VF of a full GPU not named:"; cat "$tmp/out"; fail=1; }
 
 # nvidia-smi style addresses are accepted
