@@ -23,7 +23,7 @@ struct cli {
 
 struct cli_command {
 	const char *name;
-	int (*run)(struct cli *c, int argc, char **argv);
+	int (*run)(struct cli *c, int argc, char **argv); /* NULL: in the XML module */
 	const char *summary;
 	const char *usage; /* options after the command name */
 };
@@ -73,6 +73,7 @@ int cmd_gpus(struct cli *c, int argc, char **argv);
 int cmd_vfs(struct cli *c, int argc, char **argv);
 int cmd_types(struct cli *c, int argc, char **argv);
 int cmd_topology(struct cli *c, int argc, char **argv);
+/* In the module vgpuctl-xml.so (cmd-xml.c), looked up by name. */
 int cmd_xml(struct cli *c, int argc, char **argv);
 int cmd_plan(struct cli *c, int argc, char **argv);
 

@@ -2,8 +2,11 @@
 /*
  * vgpuctl - inventory, plan and assign NVIDIA vGPUs on KVM/libvirt hosts.
  */
+#include <dlfcn.h>
 #include <errno.h>
 #include <getopt.h>
+#include <libgen.h>
+#include <limits.h>
 #include <signal.h>
 #include <stdlib.h>
 #include <string.h>
@@ -21,13 +24,55 @@ static const struct cli_command commands[] = {
 	{ "types", cmd_types, "list vGPU types and what can be created now",
 	  "[--gpu BDF] [--vf BDF] [--available] [--per-vf]" },
 	{ "topology", cmd_topology, "show NUMA nodes, CPUs, thread siblings and GPUs", "" },
-	{ "xml", cmd_xml, "print a NUMA-pinned libvirt domain with a vGPU (dry run)",
+	{ "xml", NULL, "print a NUMA-pinned libvirt domain with a vGPU (dry run)",
 	  "--name NAME --vgpu PROFILE[,PROFILE...] --vcpus N --memory SIZE [options]" },
-	{ "plan", cmd_plan, "explain which VF, node and CPUs 'xml' would use",
+	{ "plan", NULL, "explain which VF, node and CPUs 'xml' would use",
 	  "(same options as xml)" },
 };
 
 #define N_COMMANDS (sizeof(commands) / sizeof(commands[0]))
+
+#ifndef VGPUCTL_MODULE_DIR
+#define VGPUCTL_MODULE_DIR "/usr/lib/vgpuctl"
+#endif
+#define XML_MODULE "vgpuctl-xml.so"
+
+/*
+ * The commands that need libxml2 (xml, plan) live in a module: loading
+ * libxml2 and ICU costs more than the inventory commands themselves.  The
+ * module sits next to the binary in a build tree, in VGPUCTL_MODULE_DIR
+ * once installed.
+ */
+static int run_module(struct cli *c, const struct cli_command *cmd, int argc, char **argv)
+{
+	char exe[PATH_MAX], path[PATH_MAX + sizeof(XML_MODULE) + 1];
+	ssize_t n = readlink("/proc/self/exe", exe, sizeof(exe) - 1);
+	void *dl = NULL;
+	char sym[32];
+	int (*run)(struct cli *, int, char **);
+
+	if (n > 0) {
+		exe[n] = '\0';
+		snprintf(path, sizeof(path), "%s/" XML_MODULE, dirname(exe));
+		if (access(path, R_OK) == 0)
+			dl = dlopen(path, RTLD_NOW | RTLD_LOCAL);
+	}
+	if (!dl)
+		dl = dlopen(VGPUCTL_MODULE_DIR "/" XML_MODULE, RTLD_NOW | RTLD_LOCAL);
+	if (!dl) {
+		cli_error(c, "cannot load the '%s' command (%s): %s", cmd->name,
+			  VGPUCTL_MODULE_DIR "/" XML_MODULE, dlerror());
+		return EXIT_FAILURE;
+	}
+	snprintf(sym, sizeof(sym), "cmd_%s", cmd->name);
+	*(void **)&run = dlsym(dl, sym);
+	if (!run) {
+		cli_error(c, "%s lacks %s", XML_MODULE, sym);
+		return EXIT_FAILURE;
+	}
+	/* not dlclose()d: its cleanup (libxml2's) may run at exit */
+	return run(c, argc, argv);
+}
 
 static void usage(FILE *f)
 {
@@ -136,7 +181,8 @@ int main(int argc, char **argv)
 				sub[k++] = sub[j];
 		}
 		subc = k;
-		rc = commands[i].run(&c, subc, sub);
+		rc = commands[i].run ? commands[i].run(&c, subc, sub) :
+				       run_module(&c, &commands[i], subc, sub);
 		if (rc < 0) {
 			command_usage(stdout, &commands[i]);
 			rc = EXIT_SUCCESS;
