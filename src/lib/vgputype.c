@@ -351,21 +351,104 @@ static bool parse_kepler(const char *s, size_t n, struct vgpu_type_info *t)
 	return true;
 }
 
+/* The short name split on '-'. */
+struct tokens {
+	const char *tok[8];
+	size_t len[8], k;
+};
+
+static bool split_tokens(const char *p, struct tokens *tk)
+{
+	tk->k = 0;
+	while (tk->k < ARRAY_SIZE(tk->tok)) {
+		size_t l = strcspn(p, "-");
+
+		tk->tok[tk->k] = p;
+		tk->len[tk->k++] = l;
+		if (!p[l])
+			break;
+		p += l + 1;
+	}
+	return tk->k >= 2 && tk->k < ARRAY_SIZE(tk->tok) && is_board_token(tk->tok[0], tk->len[0]);
+}
+
+/*
+ * Time-sliced: board, letter-only segments, then GB+series exactly, or the
+ * legacy GB "B4" (B-series with 4 display heads: "T4-2B4").
+ * Return: 1 matched, 0 not this class, -ENAMETOOLONG.
+ */
+static int parse_time_sliced(const struct tokens *tk, struct vgpu_type_info *t)
+{
+	const char *last = tk->tok[tk->k - 1];
+	size_t ll = tk->len[tk->k - 1], used, bl;
+	unsigned gb = 0;
+	char series = 0;
+
+	for (size_t i = 1; i + 1 < tk->k; i++)
+		if (!is_letters(tk->tok[i], tk->len[i]))
+			return 0;
+	used = parse_fb_series(last, ll, &gb, &series);
+	if (!used || !(used == ll || (series == 'B' && ll == used + 1 && last[used] == '4')))
+		return 0;
+	bl = (size_t)(tk->tok[tk->k - 2] + tk->len[tk->k - 2] - tk->tok[0]);
+	if (bl >= sizeof(t->board))
+		return -ENAMETOOLONG;
+	memcpy(t->board, tk->tok[0], bl);
+	t->board[bl] = '\0';
+	t->backing = VGPU_BACKING_TIME_SLICED;
+	t->fb_mib = gb ? gb * 1024 : 512;
+	t->series = series;
+	return 1;
+}
+
+/* MIG-backed: board-G-GB S [ATTR].  Return: 1 matched, 0 not, -ENAMETOOLONG. */
+static int parse_mig(const struct tokens *tk, struct vgpu_type_info *t)
+{
+	unsigned gb = 0;
+	char series = 0;
+	size_t used, rl;
+	const char *rest;
+	bool ok;
+
+	if (tk->k != 3 || tk->len[1] != 1 || tk->tok[1][0] < '1' || tk->tok[1][0] > '9')
+		return 0;
+	used = parse_fb_series(tk->tok[2], tk->len[2], &gb, &series);
+	if (!used)
+		return 0;
+	rest = tk->tok[2] + used;
+	rl = tk->len[2] - used;
+	ok = rl == 0;
+	for (size_t i = 0; !ok && i < ARRAY_SIZE(attrs); i++)
+		if (strlen(attrs[i].attr) == rl && strncmp(rest, attrs[i].attr, rl) == 0) {
+			memcpy(t->attribute, rest, rl);
+			t->attribute[rl] = '\0';
+			ok = true;
+		}
+	if (!ok)
+		return 0;
+	if (tk->len[0] >= sizeof(t->board))
+		return -ENAMETOOLONG;
+	memcpy(t->board, tk->tok[0], tk->len[0]);
+	t->board[tk->len[0]] = '\0';
+	t->backing = VGPU_BACKING_MIG;
+	t->slices = (unsigned)(tk->tok[1][0] - '0');
+	t->fb_mib = gb ? gb * 1024 : 512;
+	t->series = series;
+	fill_gi_profile(t, gb);
+	return 1;
+}
+
 int vgpu_type_parse(const char *name, struct vgpu_type_info *out)
 {
 	struct vgpu_type_info t;
-	const char *sp, *tok[8];
-	size_t len[8], k = 0, n;
-	const char *p;
-	unsigned gb = 0;
-	char series = 0;
-	size_t used;
+	struct tokens tk;
+	const char *sp = strrchr(name, ' ');
+	const char *p = sp ? sp + 1 : name;
+	size_t n = strlen(p);
+	int r;
 
 	memset(&t, 0, sizeof(t));
 	t.gi_profile_id = -1;
-	sp = strrchr(name, ' ');
-	p = sp ? sp + 1 : name;
-	n = strlen(p);
 	if (n >= sizeof(t.profile)) {
 		/* keep a prefix to show; backing stays unknown, no GI profile */
 		memcpy(t.profile, p, sizeof(t.profile) - 1);
@@ -375,77 +458,19 @@ int vgpu_type_parse(const char *name, struct vgpu_type_info *out)
 	}
 	memcpy(t.profile, p, n + 1);
 	*out = t; /* callers see backing unknown and no GI profile on every error path */
-
 	if (parse_kepler(p, n, &t)) {
 		*out = t;
 		return 0;
 	}
-
-	/* Split the short name on '-'. */
-	while (k < ARRAY_SIZE(tok)) {
-		size_t l = strcspn(p, "-");
-
-		tok[k] = p;
-		len[k++] = l;
-		if (!p[l])
-			break;
-		p += l + 1;
-	}
-	if (k < 2 || k == ARRAY_SIZE(tok) || !is_board_token(tok[0], len[0]))
+	if (!split_tokens(p, &tk))
 		return -EINVAL;
-
-	/*
-	 * time-sliced: board, letter-only segments, then GB+series exactly, or
-	 * the legacy GB "B4" (B-series with 4 display heads: "T4-2B4")
-	 */
-	bool ts = true;
-
-	for (size_t i = 1; i + 1 < k; i++)
-		if (!is_letters(tok[i], len[i]))
-			ts = false;
-	used = parse_fb_series(tok[k - 1], len[k - 1], &gb, &series);
-	if (ts && used &&
-	    (used == len[k - 1] ||
-	     (series == 'B' && len[k - 1] == used + 1 && tok[k - 1][used] == '4'))) {
-		size_t bl = (size_t)(tok[k - 2] + len[k - 2] - tok[0]);
-
-		if (bl >= sizeof(t.board))
-			return -ENAMETOOLONG;
-		memcpy(t.board, tok[0], bl);
-		t.board[bl] = '\0';
-		t.backing = VGPU_BACKING_TIME_SLICED;
-		t.fb_mib = gb ? gb * 1024 : 512;
-		t.series = series;
-		*out = t;
-		return 0;
+	r = parse_time_sliced(&tk, &t);
+	if (r == 0)
+		r = parse_mig(&tk, &t);
+	if (r <= 0) {
+		/* what a class filled in part stays out: unknown, profile only */
+		return r < 0 ? r : -EINVAL;
 	}
-
-	/* MIG-backed: board-G-GB S [ATTR] */
-	if (k != 3 || len[1] != 1 || tok[1][0] < '1' || tok[1][0] > '9' || !used)
-		return -EINVAL;
-	{
-		const char *rest = tok[2] + used;
-		size_t rl = len[2] - used;
-		bool ok = rl == 0;
-
-		for (size_t i = 0; !ok && i < ARRAY_SIZE(attrs); i++)
-			if (strlen(attrs[i].attr) == rl && strncmp(rest, attrs[i].attr, rl) == 0) {
-				memcpy(t.attribute, rest, rl);
-				t.attribute[rl] = '\0';
-				ok = true;
-			}
-		if (!ok)
-			return -EINVAL;
-	}
-	if (len[0] >= sizeof(t.board))
-		return -ENAMETOOLONG;
-	memcpy(t.board, tok[0], len[0]);
-	t.board[len[0]] = '\0';
-	t.backing = VGPU_BACKING_MIG;
-	t.slices = (unsigned)(tok[1][0] - '0');
-	t.fb_mib = gb ? gb * 1024 : 512;
-	t.series = series;
-	fill_gi_profile(&t, gb);
 	*out = t;
 	return 0;
 }
