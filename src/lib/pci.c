@@ -238,8 +238,9 @@ static void read_gpu(struct vgpu_ctx *ctx, struct vgpu_sysfs *fs, const struct v
 	if (r == 0 && vgpu_cpuset_empty(&g->cpus))
 		r = -ENODATA;
 	g->has_cpus = r == 0;
-	if (r < 0 && r != -ENOENT)
-		vgpu_warn_file(ctx, d, "local_cpulist", r, NULL);
+	if (r < 0) /* the kernel gives every PCI function one */
+		vgpu_warn_file_why(ctx, d, "local_cpulist",
+				   r == -ENODATA ? "empty" : vgpu_strerror(r), NULL);
 	r = vgpu_sysfs_link_basename(d, buf, sizeof(buf), "driver");
 	if (r == 0)
 		g->driver = vgpu_xstrdup(buf);

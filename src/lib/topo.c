@@ -121,8 +121,6 @@ static uint64_t read_memtotal(struct vgpu_ctx *ctx, const struct vgpu_sysdir *ro
 
 	snprintf(rel, sizeof(rel), NODE_DIR "/node%d/meminfo", node);
 	r = vgpu_sysfs_read_file(root, 1 << 16, &text, NULL, "%s", rel);
-	if (r == -ENOENT)
-		return 0;
 	if (r < 0) {
 		vgpu_warn_file(ctx, root, rel, r, NULL);
 		return 0;
