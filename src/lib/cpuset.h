@@ -17,18 +17,29 @@ struct vgpu_cpuset {
 	uint64_t w[VGPU_MAX_CPUS / 64];
 };
 
+/** vgpu_cpuset_zero() - empty @s. */
 void vgpu_cpuset_zero(struct vgpu_cpuset *s);
+/** vgpu_cpuset_set() - add @cpu to @s (CPUs >= VGPU_MAX_CPUS are ignored). */
 void vgpu_cpuset_set(struct vgpu_cpuset *s, unsigned cpu);
+/** vgpu_cpuset_clear() - remove @cpu from @s. */
 void vgpu_cpuset_clear(struct vgpu_cpuset *s, unsigned cpu);
+/** vgpu_cpuset_has() - is @cpu in @s? */
 bool vgpu_cpuset_has(const struct vgpu_cpuset *s, unsigned cpu);
+/** vgpu_cpuset_count() - number of CPUs in @s. */
 unsigned vgpu_cpuset_count(const struct vgpu_cpuset *s);
+/** vgpu_cpuset_empty() - is @s empty? */
 bool vgpu_cpuset_empty(const struct vgpu_cpuset *s);
 /* Lowest member >= from, or -1. */
 int vgpu_cpuset_next(const struct vgpu_cpuset *s, unsigned from);
+/** vgpu_cpuset_or() - @d |= @s. */
 void vgpu_cpuset_or(struct vgpu_cpuset *d, const struct vgpu_cpuset *s);
+/** vgpu_cpuset_and() - @d &= @s. */
 void vgpu_cpuset_and(struct vgpu_cpuset *d, const struct vgpu_cpuset *s);
+/** vgpu_cpuset_andnot() - @d &= ~@s. */
 void vgpu_cpuset_andnot(struct vgpu_cpuset *d, const struct vgpu_cpuset *s);
+/** vgpu_cpuset_subset() - is every CPU of @a in @b? */
 bool vgpu_cpuset_subset(const struct vgpu_cpuset *a, const struct vgpu_cpuset *b);
+/** vgpu_cpuset_intersects() - do @a and @b share a CPU? */
 bool vgpu_cpuset_intersects(const struct vgpu_cpuset *a, const struct vgpu_cpuset *b);
 /**
  * vgpu_cpulist_parse() - parse a kernel cpulist ("0-23,48-71", "", "0-7:2").

@@ -59,6 +59,7 @@ const char *vgpu_ctx_error(const struct vgpu_ctx *ctx);
 /** vgpu_log() - pass a message of @priority to the log callback. */
 void vgpu_log(struct vgpu_ctx *ctx, int priority, const char *fmt, ...)
 	__attribute__((format(printf, 3, 4)));
+/** vgpu_logv() - vgpu_log() with a va_list. */
 void vgpu_logv(struct vgpu_ctx *ctx, int priority, const char *fmt, va_list ap);
 #define vgpu_warn(ctx, ...) vgpu_log(ctx, LOG_WARNING, __VA_ARGS__)
 #define vgpu_info(ctx, ...) vgpu_log(ctx, LOG_INFO, __VA_ARGS__)
@@ -77,13 +78,19 @@ const char *vgpu_strerror(int err);
 
 /* Allocators that never return NULL: on failure, one line on stderr and abort(). */
 void *vgpu_xmalloc(size_t size);
+/** vgpu_xcalloc() - zeroed @n x @size bytes (overflow checked); never NULL. */
 void *vgpu_xcalloc(size_t n, size_t size);
+/** vgpu_xrealloc() - resize @p to @size bytes; never NULL. */
 void *vgpu_xrealloc(void *p, size_t size);
 /* Grow @p to hold @n elements of @size (n * size checked for overflow). */
 void *vgpu_xreallocarray(void *p, size_t n, size_t size);
+/** vgpu_xstrdup() - copy of @s ("" for NULL); never NULL. */
 char *vgpu_xstrdup(const char *s);
+/** vgpu_xstrndup() - copy of at most @n bytes of @s; never NULL. */
 char *vgpu_xstrndup(const char *s, size_t n);
+/** vgpu_asprintf() - formatted string on the heap; never NULL. */
 char *vgpu_asprintf(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+/** vgpu_vasprintf() - vgpu_asprintf() with a va_list. */
 char *vgpu_vasprintf(const char *fmt, va_list ap);
 
 #endif

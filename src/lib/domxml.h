@@ -22,6 +22,7 @@
 #define VGPU_UUID_LEN 37
 
 struct _xmlDoc;
+/** vgpu_xml_doc_free() - free a parsed domain (NULL is fine). */
 void vgpu_xml_doc_free(struct _xmlDoc *doc);
 VGPU_DEFINE_AUTOPTR(xmldoc, struct _xmlDoc, vgpu_xml_doc_free)
 
@@ -86,6 +87,7 @@ struct vgpu_meta {
  * message naming the attribute in @ctx); clear *out with vgpu_meta_clear().
  */
 int vgpu_domain_read_meta(struct vgpu_ctx *ctx, struct _xmlDoc *doc, struct vgpu_meta *out);
+/** vgpu_meta_clear() - free what vgpu_domain_read_meta() filled in. */
 void vgpu_meta_clear(struct vgpu_meta *m);
 
 /**
@@ -101,6 +103,7 @@ int vgpu_uuid_generate(struct vgpu_ctx *ctx, char out[VGPU_UUID_LEN]);
  * to the dashed lowercase form.  Return: true when @in is one.
  */
 bool vgpu_uuid_normalize(const char *in, char out[VGPU_UUID_LEN]);
+/** vgpu_uuid_valid() - is @s a dashed 8-4-4-4-12 hex UUID? */
 bool vgpu_uuid_valid(const char *s);
 /**
  * vgpu_parse_size_kib() - a memory size for --memory: a number (fraction

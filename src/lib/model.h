@@ -126,7 +126,9 @@ int vgpu_model_read_topology(struct vgpu_ctx *ctx, struct vgpu_sysfs *fs, struct
 
 /* ---- building in memory (tests, planners working on a copy) --------------- */
 
+/** vgpu_model_new() - an empty model; free with vgpu_model_free(). */
 struct vgpu_model *vgpu_model_new(void);
+/** vgpu_model_free() - free @m and all it owns (NULL is fine). */
 void vgpu_model_free(struct vgpu_model *m);
 VGPU_DEFINE_AUTOPTR(model, struct vgpu_model, vgpu_model_free)
 /* Add a GPU (zeroed but for -1 "unknown" fields and @addr); returns it. */
@@ -139,11 +141,14 @@ struct vgpu_type *vgpu_gpu_add_type(struct vgpu_gpu *g, unsigned id, const char 
 void vgpu_parent_add_type(struct vgpu_parent *p, const struct vgpu_type *t, long available);
 /* Set the topology (takes ownership of t's arrays). */
 void vgpu_model_set_topology(struct vgpu_model *m, struct vgpu_topology *t);
+/** vgpu_topology_clear() - free @t's arrays and zero it. */
 void vgpu_topology_clear(struct vgpu_topology *t);
 
 /* ---- looking things up -------------------------------------------------- */
 
+/** vgpu_model_find_gpu() - the GPU at @bdf (any accepted spelling), or NULL. */
 const struct vgpu_gpu *vgpu_model_find_gpu(const struct vgpu_model *m, const char *bdf);
+/** vgpu_model_find_parent() - the vGPU parent at @bdf, or NULL. */
 const struct vgpu_parent *vgpu_model_find_parent(const struct vgpu_model *m, const char *bdf);
 /* The GPU's catalogue entry for a type id, or NULL. */
 const struct vgpu_type *vgpu_gpu_find_type(const struct vgpu_gpu *g, unsigned id);
@@ -159,6 +164,7 @@ const char *vgpu_parent_state_str(const struct vgpu_parent *p);
 /* Does @t answer to @spec (short profile, full name, nvidia-N or N)? */
 bool vgpu_type_matches(const struct vgpu_type *t, const char *spec);
 
+/** vgpu_topology_node() - node @id of @t, or NULL. */
 const struct vgpu_node *vgpu_topology_node(const struct vgpu_topology *t, int id);
 /* The thread siblings of the core whose lowest CPU is @core (a core_of[] value). */
 void vgpu_topology_core_cpus(const struct vgpu_topology *t, int core, struct vgpu_cpuset *out);

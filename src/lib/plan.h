@@ -61,6 +61,7 @@ struct vgpu_plan {
  */
 int vgpu_plan_make(struct vgpu_ctx *ctx, const struct vgpu_model *m, const struct vgpu_request *req,
 		   struct vgpu_plan **out);
+/** vgpu_plan_free() - free a plan (NULL is fine). */
 void vgpu_plan_free(struct vgpu_plan *p);
 VGPU_DEFINE_AUTOPTR(plan, struct vgpu_plan, vgpu_plan_free)
 

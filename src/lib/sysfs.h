@@ -39,6 +39,7 @@ struct vgpu_sysfs;
  * Return: 0 or -errno with a message in @ctx; caller frees *out.
  */
 int vgpu_sysfs_open(struct vgpu_ctx *ctx, const char *sysroot, struct vgpu_sysfs **out);
+/** vgpu_sysfs_free() - close the root (NULL is fine). */
 void vgpu_sysfs_free(struct vgpu_sysfs *fs);
 VGPU_DEFINE_AUTOPTR(sysfs, struct vgpu_sysfs, vgpu_sysfs_free)
 /* The root as given (no trailing slash), "/" for the real host. */
@@ -63,6 +64,7 @@ int vgpu_sysdir_open(struct vgpu_sysfs *fs, struct vgpu_sysdir *d, const char *f
 /* Same, below another open directory (@parent); the path stays root-relative for messages. */
 int vgpu_sysdir_open_at(const struct vgpu_sysdir *parent, struct vgpu_sysdir *d, const char *fmt,
 			...) __attribute__((format(printf, 3, 4)));
+/** vgpu_sysdir_close() - close a directory from vgpu_sysdir_open*() (idempotent). */
 void vgpu_sysdir_close(struct vgpu_sysdir *d);
 #define VGPU_AUTOSYSDIR __attribute__((cleanup(vgpu_sysdir_close))) struct vgpu_sysdir
 

@@ -37,6 +37,7 @@ int vgpu_read_gpus(struct vgpu_ctx *ctx, struct vgpu_sysfs *fs, struct vgpu_mode
 /* vgpu-read.c */
 int vgpu_read_types(struct vgpu_ctx *ctx, struct vgpu_sysfs *fs, struct vgpu_model *m,
 		    struct vgpu_gpu *g);
+/* vgpu_read_mdevs() - mdev instances of the model's parents (sys/bus/mdev/devices). */
 int vgpu_read_mdevs(struct vgpu_ctx *ctx, struct vgpu_sysfs *fs, struct vgpu_model *m);
 /*
  * creatable_vgpu_types: an optional "ID : vGPU Name" header, then "ID : name"
@@ -50,7 +51,9 @@ struct vgpu_creatable {
 void vgpu_parse_creatable(const char *text, struct vgpu_creatable *out,
 			  void (*bad_line)(void *data, unsigned lineno, const char *line),
 			  void *data);
+/* vgpu_creatable_clear() - free what vgpu_parse_creatable() appended. */
 void vgpu_creatable_clear(struct vgpu_creatable *c);
+/* vgpu_description_max_instance() - max_instance= of an mdev description, -1 if none. */
 long vgpu_description_max_instance(const char *desc);
 
 #endif

@@ -75,7 +75,9 @@ int vgpu_type_parse(const char *name, struct vgpu_type_info *out);
  */
 long vgpu_description_framebuffer_mib(const char *desc);
 
+/** vgpu_backing_str() - "time-sliced", "mig" or "unknown". */
 const char *vgpu_backing_str(enum vgpu_backing b);
+/** vgpu_iface_str() - "mdev", "vendor-vfio" or "none". */
 const char *vgpu_iface_str(enum vgpu_iface i);
 /* Model name for a known NVIDIA device ID, or NULL. */
 const char *vgpu_model_for_device(uint16_t device_id);

@@ -19,6 +19,7 @@ struct vgpu_virt;
  * Return: 0 or -errno with a message in @ctx; close with vgpu_virt_close().
  */
 int vgpu_virt_open(struct vgpu_ctx *ctx, const char *uri, struct vgpu_virt **out);
+/** vgpu_virt_close() - disconnect and unload libvirt (NULL is fine). */
 void vgpu_virt_close(struct vgpu_virt *v);
 VGPU_DEFINE_AUTOPTR(virt, struct vgpu_virt, vgpu_virt_close)
 /**
