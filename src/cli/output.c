@@ -8,6 +8,7 @@
 #include <stdint.h>
 
 #include "cli.h"
+#include "util.h"
 
 void cli_error(struct cli *c, const char *fmt, ...)
 {
@@ -143,32 +144,6 @@ static const char *cell(const struct cli_table *t, size_t r, size_t c)
 	return off ? t->arena + off : NULL;
 }
 
-/* Length of a valid UTF-8 sequence at @s (at most @n bytes), 0 if invalid. */
-static size_t utf8_len(const unsigned char *s, size_t n)
-{
-	unsigned c = s[0], cp, min;
-	size_t l;
-
-	if (c < 0x80)
-		return 1;
-	if (c >= 0xc2 && c <= 0xdf)
-		l = 2, min = 0x80, cp = c & 0x1f;
-	else if (c >= 0xe0 && c <= 0xef)
-		l = 3, min = 0x800, cp = c & 0x0f;
-	else if (c >= 0xf0 && c <= 0xf4)
-		l = 4, min = 0x10000, cp = c & 0x07;
-	else
-		return 0;
-	if (l > n)
-		return 0;
-	for (size_t i = 1; i < l; i++) {
-		if ((s[i] & 0xc0) != 0x80)
-			return 0;
-		cp = cp << 6 | (s[i] & 0x3f);
-	}
-	return cp < min || cp > 0x10ffff || (cp >= 0xd800 && cp <= 0xdfff) ? 0 : l;
-}
-
 /*
  * A JSON string: quotes, backslashes and control characters escaped, and
  * any byte that is not valid UTF-8 written as U+FFFD, so the output is
@@ -181,7 +156,7 @@ static void json_string(FILE *f, const char *s, size_t len)
 	fputc('"', f);
 	while (s < end) {
 		unsigned char ch = (unsigned char)*s;
-		size_t l = ch < 0x80 ? 1 : utf8_len((const unsigned char *)s, (size_t)(end - s));
+		size_t l = ch < 0x80 ? 1 : vgpu_utf8_seq_len(s, (size_t)(end - s));
 
 		if (l > 1 || (l == 1 && ch >= 0x20 && ch != '"' && ch != '\\')) {
 			s += l;

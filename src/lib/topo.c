@@ -33,6 +33,22 @@ static int numbered(const char *name, const char *prefix)
 	return (int)v;
 }
 
+/*
+ * A non-empty cpulist from @rel: true when it has one.  Absent is silent (old
+ * kernels lack cpu/online and node/online); damaged or empty is named.
+ */
+static bool read_list_or_warn(struct vgpu_ctx *ctx, const struct vgpu_sysdir *root, const char *rel,
+			      struct vgpu_cpuset *out)
+{
+	int r = vgpu_sysfs_read_cpulist(root, out, "%s", rel);
+
+	if (r == 0 && !vgpu_cpuset_empty(out))
+		return true;
+	if (r != -ENOENT)
+		vgpu_warn_file_why(ctx, root, rel, r ? vgpu_strerror(r) : "empty", NULL);
+	return false;
+}
+
 /* Online CPUs: cpu/online, else cpu/present, else the cpu<N> directories. */
 static int read_online(struct vgpu_ctx *ctx, const struct vgpu_sysdir *root,
 		       struct vgpu_cpuset *online)
@@ -41,18 +57,9 @@ static int read_online(struct vgpu_ctx *ctx, const struct vgpu_sysdir *root,
 	char show[VGPU_SHOW_LEN];
 	int r;
 
-	r = vgpu_sysfs_read_cpulist(root, online, CPU_DIR "/online");
-	if (r == 0 && !vgpu_cpuset_empty(online))
+	if (read_list_or_warn(ctx, root, CPU_DIR "/online", online) ||
+	    read_list_or_warn(ctx, root, CPU_DIR "/present", online))
 		return 0;
-	if (r != -ENOENT)
-		vgpu_warn_file_why(ctx, root, CPU_DIR "/online", r ? vgpu_strerror(r) : "empty",
-				   NULL);
-	r = vgpu_sysfs_read_cpulist(root, online, CPU_DIR "/present");
-	if (r == 0 && !vgpu_cpuset_empty(online))
-		return 0;
-	if (r != -ENOENT)
-		vgpu_warn_file_why(ctx, root, CPU_DIR "/present", r ? vgpu_strerror(r) : "empty",
-				   NULL);
 	r = vgpu_sysfs_list_dir(root, &ents, CPU_DIR);
 	if (r < 0)
 		return vgpu_error(ctx, r, "cannot list '%s': %s", VGPU_SHOW(root, CPU_DIR, show),
@@ -84,12 +91,8 @@ static int read_node_ids(struct vgpu_ctx *ctx, const struct vgpu_sysdir *root,
 	int r;
 
 	*numa = true;
-	r = vgpu_sysfs_read_cpulist(root, ids, NODE_DIR "/online");
-	if (r == 0 && !vgpu_cpuset_empty(ids))
+	if (read_list_or_warn(ctx, root, NODE_DIR "/online", ids))
 		return 0;
-	if (r != -ENOENT)
-		vgpu_warn_file_why(ctx, root, NODE_DIR "/online", r ? vgpu_strerror(r) : "empty",
-				   NULL);
 	vgpu_cpuset_zero(ids);
 	r = vgpu_sysfs_list_dir(root, &ents, NODE_DIR);
 	if (r < 0 && r != -ENOENT)

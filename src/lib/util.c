@@ -21,10 +21,23 @@ char *vgpu_strip(char *s)
 	return s;
 }
 
+/* After a number: only blanks may follow.  0, -EINVAL, or strto*'s errno. */
+static int number_end(const char *start, const char *end, int err)
+{
+	if (end == start)
+		return -EINVAL;
+	if (err)
+		return -err;
+	while (isspace((unsigned char)*end))
+		end++;
+	return *end ? -EINVAL : 0;
+}
+
 int vgpu_parse_long(const char *s, long *out)
 {
 	char *end;
 	long v;
+	int r;
 
 	while (isspace((unsigned char)*s))
 		s++;
@@ -32,22 +45,17 @@ int vgpu_parse_long(const char *s, long *out)
 		return -EINVAL;
 	errno = 0;
 	v = strtol(s, &end, 10);
-	if (end == s)
-		return -EINVAL;
-	if (errno)
-		return -errno;
-	while (isspace((unsigned char)*end))
-		end++;
-	if (*end)
-		return -EINVAL;
-	*out = v;
-	return 0;
+	r = number_end(s, end, errno);
+	if (r == 0)
+		*out = v;
+	return r;
 }
 
 int vgpu_parse_hex(const char *s, unsigned long *out)
 {
 	char *end;
 	unsigned long v;
+	int r;
 
 	while (isspace((unsigned char)*s))
 		s++;
@@ -58,14 +66,10 @@ int vgpu_parse_hex(const char *s, unsigned long *out)
 		return -EINVAL;
 	errno = 0;
 	v = strtoul(s, &end, 16);
-	if (errno)
-		return -errno;
-	while (isspace((unsigned char)*end))
-		end++;
-	if (*end)
-		return -EINVAL;
-	*out = v;
-	return 0;
+	r = number_end(s, end, errno);
+	if (r == 0)
+		*out = v;
+	return r;
 }
 
 /* 1..@max hex digits at *p; advances *p. */
@@ -157,9 +161,10 @@ void vgpu_strv_uniq(struct vgpu_strv *v)
 	v->n = k;
 }
 
-/* Length of the valid UTF-8 sequence at @s, 0 when invalid (RFC 3629). */
-static size_t utf8_seq(const unsigned char *s)
+/* RFC 3629 */
+size_t vgpu_utf8_seq_len(const char *str, size_t max)
 {
+	const unsigned char *s = (const unsigned char *)str;
 	unsigned c = s[0];
 	size_t n;
 	unsigned min, cp;
@@ -174,6 +179,8 @@ static size_t utf8_seq(const unsigned char *s)
 		n = 4, min = 0x10000, cp = c & 0x07;
 	else
 		return 0;
+	if (n > max)
+		return 0;
 	for (size_t i = 1; i < n; i++) {
 		if ((s[i] & 0xc0) != 0x80)
 			return 0;
@@ -187,7 +194,7 @@ static size_t utf8_seq(const unsigned char *s)
 bool vgpu_utf8_valid(const char *s)
 {
 	for (const unsigned char *p = (const unsigned char *)s; *p;) {
-		size_t n = utf8_seq(p);
+		size_t n = vgpu_utf8_seq_len((const char *)p, 4);
 
 		if (!n)
 			return false;
@@ -201,7 +208,7 @@ char *vgpu_utf8_sanitize(const char *s)
 	char *r = vgpu_xmalloc(strlen(s) * 3 + 1), *o = r;
 
 	for (const unsigned char *p = (const unsigned char *)s; *p;) {
-		size_t n = utf8_seq(p);
+		size_t n = vgpu_utf8_seq_len((const char *)p, 4);
 
 		if (n) {
 			memcpy(o, p, n);

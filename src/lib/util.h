@@ -31,6 +31,11 @@ char *vgpu_strip(char *s);
 int vgpu_bdf_normalize(const char *in, char out[VGPU_BDF_LEN]);
 
 /**
+ * vgpu_utf8_seq_len() - length of the valid UTF-8 sequence at @s, reading at
+ * most @n bytes; 0 when it is not one (overlongs, surrogates, > U+10FFFF).
+ */
+size_t vgpu_utf8_seq_len(const char *s, size_t n);
+/**
  * vgpu_utf8_valid() - is @s valid UTF-8 (no overlongs, no surrogates)?
  */
 bool vgpu_utf8_valid(const char *s);
