@@ -10,26 +10,32 @@
 #include "cli.h"
 #include "util.h"
 
+/* "vgpuctl: MESSAGE\n", control characters (a name given with a newline) escaped. */
+static void print_message(struct cli *c, const char *fmt, va_list ap)
+{
+	char *msg = vgpu_escape_controls(vgpu_vasprintf(fmt, ap));
+
+	fprintf(c->err, "vgpuctl: %s\n", msg);
+	free(msg);
+}
+
 void cli_error(struct cli *c, const char *fmt, ...)
 {
 	va_list ap;
 
-	fputs("vgpuctl: ", c->err);
 	va_start(ap, fmt);
-	vfprintf(c->err, fmt, ap);
+	print_message(c, fmt, ap);
 	va_end(ap);
-	fputc('\n', c->err);
 }
 
 int cli_usage_error(struct cli *c, const char *cmd, const char *fmt, ...)
 {
 	va_list ap;
 
-	fputs("vgpuctl: ", c->err);
 	va_start(ap, fmt);
-	vfprintf(c->err, fmt, ap);
+	print_message(c, fmt, ap);
 	va_end(ap);
-	fprintf(c->err, "\nTry 'vgpuctl %s%s--help' for more information.\n", cmd ? cmd : "",
+	fprintf(c->err, "Try 'vgpuctl %s%s--help' for more information.\n", cmd ? cmd : "",
 		cmd ? " " : "");
 	return EXIT_USAGE;
 }

@@ -32,7 +32,7 @@ void vgpu_ctx_set_priority(struct vgpu_ctx *ctx, int priority)
  * file name) become \xNN, so one message stays one line and a terminal
  * shows what is there.  Other bytes pass through unchanged.
  */
-static char *escape_controls(char *s)
+char *vgpu_escape_controls(char *s)
 {
 	size_t n = 0, len = 0;
 	char *r, *o;
@@ -59,7 +59,7 @@ int vgpu_error(struct vgpu_ctx *ctx, int err, const char *fmt, ...)
 
 	va_start(ap, fmt);
 	free(ctx->err);
-	ctx->err = escape_controls(vgpu_vasprintf(fmt, ap));
+	ctx->err = vgpu_escape_controls(vgpu_vasprintf(fmt, ap));
 	va_end(ap);
 	if (err == 0)
 		err = EIO;
@@ -72,7 +72,7 @@ void vgpu_error_append(struct vgpu_ctx *ctx, const char *fmt, ...)
 	va_list ap;
 
 	va_start(ap, fmt);
-	more = escape_controls(vgpu_vasprintf(fmt, ap));
+	more = vgpu_escape_controls(vgpu_vasprintf(fmt, ap));
 	va_end(ap);
 	all = vgpu_asprintf("%s; %s", ctx->err ? ctx->err : "unknown error", more);
 	free(more);
@@ -91,7 +91,7 @@ void vgpu_logv(struct vgpu_ctx *ctx, int priority, const char *fmt, va_list ap)
 
 	if (!ctx->log_fn || priority > ctx->log_priority)
 		return;
-	msg = escape_controls(vgpu_vasprintf(fmt, ap));
+	msg = vgpu_escape_controls(vgpu_vasprintf(fmt, ap));
 	ctx->log_fn(ctx->log_data, priority, msg);
 	free(msg);
 }

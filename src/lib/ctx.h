@@ -73,6 +73,11 @@ enum {
 	VGPU_ERANGE_VALUE, /* a number outside the range the attribute can hold */
 	VGPU_EESCAPE, /* a path or link leaves the root */
 };
+/**
+ * vgpu_escape_controls() - @s (heap, consumed) with control characters as
+ * \xNN, so one message is one line and shows what is there; a new heap string.
+ */
+char *vgpu_escape_controls(char *s);
 /** vgpu_strerror() - text for -errno or one of our codes (sign ignored). */
 const char *vgpu_strerror(int err);
 
