@@ -877,36 +877,34 @@ static void add_cpuset_attr(xmlNodePtr n, struct vgpu_cpuset *out)
 		vgpu_cpuset_or(out, &s);
 }
 
-int vgpu_domain_pinned_cpus(struct vgpu_ctx *ctx, const char *xml, struct vgpu_cpuset *out)
+void vgpu_domain_doc_pinned_cpus(xmlDocPtr doc, struct vgpu_cpuset *out)
 {
-	VGPU_AUTOPTR(xmldoc) doc = NULL;
-	xmlNodePtr root, cputune;
-	int r = vgpu_domain_parse(ctx, xml, strlen(xml), "domain.xml", &doc);
+	xmlNodePtr root = xmlDocGetRootElement(doc), cputune = child(root, "cputune");
 
-	if (r < 0)
-		return r;
-	root = xmlDocGetRootElement(doc);
 	add_cpuset_attr(child(root, "vcpu"), out);
-	cputune = child(root, "cputune");
 	for (xmlNodePtr p = cputune ? cputune->children : NULL; p; p = p->next)
 		if (p->type == XML_ELEMENT_NODE &&
 		    (xmlStrEqual(p->name, X("vcpupin")) || xmlStrEqual(p->name, X("emulatorpin")) ||
 		     xmlStrEqual(p->name, X("iothreadpin"))))
 			add_cpuset_attr(p, out);
-	return 0;
 }
 
-bool vgpu_domain_is(struct vgpu_ctx *ctx, const char *xml, const char *self_name,
-		    const char *self_uuid)
+int vgpu_domain_pinned_cpus(struct vgpu_ctx *ctx, const char *xml, struct vgpu_cpuset *out)
 {
 	VGPU_AUTOPTR(xmldoc) doc = NULL;
-	VGPU_AUTOFREE char *name = NULL, *uuid = NULL;
+	int r = vgpu_domain_parse(ctx, xml, strlen(xml), "domain.xml", &doc);
+
+	if (r == 0)
+		vgpu_domain_doc_pinned_cpus(doc, out);
+	return r;
+}
+
+bool vgpu_domain_doc_is(xmlDocPtr doc, const char *self_name, const char *self_uuid)
+{
+	VGPU_AUTOFREE char *name = vgpu_domain_field(doc, "name");
+	VGPU_AUTOFREE char *uuid = vgpu_domain_field(doc, "uuid");
 	char a[VGPU_UUID_LEN], b[VGPU_UUID_LEN];
 
-	if (vgpu_domain_parse(ctx, xml, strlen(xml), "domain.xml", &doc) < 0)
-		return false;
-	name = vgpu_domain_field(doc, "name");
-	uuid = vgpu_domain_field(doc, "uuid");
 	if (self_name && name && strcmp(name, self_name) == 0)
 		return true;
 	return self_uuid && uuid && vgpu_uuid_normalize(self_uuid, a) &&

@@ -113,10 +113,15 @@ bool vgpu_uuid_valid(const char *s);
  * Return: 0, -EINVAL (syntax) or -ERANGE.
  */
 int vgpu_parse_size_kib(const char *s, uint64_t *out);
-/* Add the host CPUs one domain definition pins (vcpupin, emulatorpin, iothreadpin, vcpu cpuset). */
+/**
+ * vgpu_domain_pinned_cpus() - add to @out the host CPUs one domain definition
+ * pins (vcpupin, emulatorpin, iothreadpin, <vcpu cpuset>; libvirt's "^N"
+ * exclusions honoured).  Return: 0 or -EINVAL with a message in @ctx.
+ */
 int vgpu_domain_pinned_cpus(struct vgpu_ctx *ctx, const char *xml, struct vgpu_cpuset *out);
-/* Is @xml the domain named @self_name or with UUID @self_uuid (either may be NULL)? */
-bool vgpu_domain_is(struct vgpu_ctx *ctx, const char *xml, const char *self_name,
-		    const char *self_uuid);
+/** vgpu_domain_doc_pinned_cpus() - the same for a parsed domain. */
+void vgpu_domain_doc_pinned_cpus(struct _xmlDoc *doc, struct vgpu_cpuset *out);
+/** vgpu_domain_doc_is() - is @doc the domain named @self_name or with UUID @self_uuid? */
+bool vgpu_domain_doc_is(struct _xmlDoc *doc, const char *self_name, const char *self_uuid);
 
 #endif

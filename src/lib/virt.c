@@ -113,15 +113,17 @@ int vgpu_virt_pinned_cpus(struct vgpu_ctx *ctx, struct vgpu_virt *v, const char 
 	for (int i = 0; i < n; i++) {
 		/* the persistent definition: what the domain will pin when it starts */
 		char *xml = v->api.get_xml(doms[i], VIR_DOMAIN_XML_INACTIVE);
+		VGPU_AUTOPTR(xmldoc) doc = NULL;
 
-		if (!xml) {
+		if (!xml)
 			r = vgpu_error(ctx, -EIO, "cannot read a domain's XML: %s",
 				       v->api.last_error());
-		} else if (!vgpu_domain_is(ctx, xml, self_name, self_uuid) &&
-			   vgpu_domain_pinned_cpus(ctx, xml, out) < 0) {
+		else if (vgpu_domain_parse(ctx, xml, strlen(xml), "domain XML from libvirt", &doc) <
+			 0)
 			vgpu_warn(ctx, "a domain's pinned CPUs are not known: %s",
 				  vgpu_ctx_error(ctx));
-		}
+		else if (!vgpu_domain_doc_is(doc, self_name, self_uuid))
+			vgpu_domain_doc_pinned_cpus(doc, out);
 		free(xml);
 		v->api.dom_free(doms[i]);
 	}
