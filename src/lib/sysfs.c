@@ -232,11 +232,12 @@ static int read_str(const struct vgpu_sysdir *d, const char *rel, char *buf, siz
 		if (m > 0)
 			return -EFBIG;
 	}
-	while (n > 0 && (buf[n - 1] == '\n' || buf[n - 1] == '\r'))
+	/* trailing NULs too: some dumps of real machines pad attributes with one */
+	while (n > 0 && (buf[n - 1] == '\n' || buf[n - 1] == '\r' || buf[n - 1] == '\0'))
 		n--;
 	buf[n] = '\0';
 	if (memchr(buf, '\0', (size_t)n))
-		return -EINVAL; /* an attribute is text: a NUL means garbage */
+		return -EINVAL; /* an attribute is text: a NUL inside means garbage */
 	return 0;
 }
 

@@ -67,14 +67,18 @@ static int read_online(struct vgpu_ctx *ctx, const struct vgpu_sysdir *root,
 	vgpu_cpuset_zero(online);
 	for (size_t i = 0; i < ents.n; i++) {
 		int c = numbered(ents.items[i], "cpu");
-		long on;
+		char rel[64];
+		long on = 1;
 
-		/* cpuN/online exists only for hot-pluggable CPUs: absent means online */
-		if (c < 0 ||
-		    (vgpu_sysfs_read_long(root, &on, 0, 1, CPU_DIR "/cpu%d/online", c) == 0 &&
-		     on == 0))
+		if (c < 0)
 			continue;
-		vgpu_cpuset_set(online, (unsigned)c);
+		/* cpuN/online exists only for hot-pluggable CPUs: absent means online */
+		snprintf(rel, sizeof(rel), CPU_DIR "/cpu%d/online", c);
+		r = vgpu_sysfs_read_long(root, &on, 0, 1, "%s", rel);
+		if (r < 0 && r != -ENOENT)
+			vgpu_warn_file(ctx, root, rel, r, "; CPU taken as online");
+		if (on)
+			vgpu_cpuset_set(online, (unsigned)c);
 	}
 	if (vgpu_cpuset_empty(online))
 		return vgpu_error(ctx, -ENOENT, "no CPUs found below '%s'",
