@@ -43,16 +43,6 @@ static const struct col type_cols[C_NCOLS] = {
 	[C_AVAIL] = { "AVAILABLE", "available", COL_NUM, true },
 };
 
-/* A listed type outside NVIDIA's grammar is said once, with the file it came from. */
-static void warn_unknown(struct cli *c, const struct vgpu_type *t)
-{
-	if (t->info.backing == VGPU_BACKING_UNKNOWN)
-		vgpu_warn(&c->ctx,
-			  "'%s': type name '%s' is outside NVIDIA's naming grammar; "
-			  "listed with backing 'unknown'",
-			  t->source ? t->source : "(in memory)", t->name);
-}
-
 static void type_cells(struct cli_line *ln, const struct vgpu_type *t, int off,
 		       enum vgpu_iface iface)
 {
@@ -158,7 +148,7 @@ int cmd_types(struct cli *c, int argc, char **argv)
 
 					if (avail_only && vf->types[k].available <= 0)
 						continue;
-					warn_unknown(c, vf->types[k].type);
+					cli_warn_unknown_type(c, vf->types[k].type);
 					ln = cli_line_new(tb);
 					cli_cell_str(ln, C_GPU, g[i].addr);
 					cli_cell_str(ln, C_VF, vf->addr);
@@ -181,7 +171,7 @@ int cmd_types(struct cli *c, int argc, char **argv)
 						sum += g[i].parents[j].types[m].available;
 			if (avail_only && sum == 0)
 				continue;
-			warn_unknown(c, t);
+			cli_warn_unknown_type(c, t);
 			ln = cli_line_new(tb);
 			cli_cell_str(ln, C_GPU, g[i].addr);
 			type_cells(ln, t, -1, g[i].iface);

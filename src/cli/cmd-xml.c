@@ -241,6 +241,7 @@ static int make_plan(struct cli *c, struct xml_args *a, struct _xmlDoc *doc,
 
 	if (r)
 		return r;
+	cli_warn_unknown_types(c);
 	if (a->dom.emulator_cpus &&
 	    !vgpu_cpuset_subset(a->dom.emulator_cpus, &c->model->topo.online)) {
 		char list[256];

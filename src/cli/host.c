@@ -94,3 +94,19 @@ int cli_read_host(struct cli *c, unsigned what)
 	}
 	return 0;
 }
+
+void cli_warn_unknown_type(struct cli *c, const struct vgpu_type *t)
+{
+	if (t->info.backing == VGPU_BACKING_UNKNOWN)
+		vgpu_warn(&c->ctx,
+			  "'%s': type name '%s' is outside NVIDIA's naming grammar; "
+			  "listed with backing 'unknown'",
+			  t->source ? t->source : "(in memory)", t->name);
+}
+
+void cli_warn_unknown_types(struct cli *c)
+{
+	for (size_t i = 0; i < c->model->n_gpus; i++)
+		for (size_t k = 0; k < c->model->gpus[i].n_types; k++)
+			cli_warn_unknown_type(c, c->model->gpus[i].types[k]);
+}

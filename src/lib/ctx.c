@@ -116,6 +116,8 @@ const char *vgpu_strerror(int err)
 		return "value out of range";
 	case VGPU_EESCAPE:
 		return "leads outside the root";
+	case VGPU_EDANGLING:
+		return "a link to nothing";
 	default:
 		return strerror(err);
 	}

@@ -72,6 +72,7 @@ enum {
 	VGPU_ENOTREG = 4096, /* not a regular file (a FIFO, a device, a directory) */
 	VGPU_ERANGE_VALUE, /* a number outside the range the attribute can hold */
 	VGPU_EESCAPE, /* a path or link leaves the root */
+	VGPU_EDANGLING, /* the entry is a symlink to nothing (not merely absent) */
 };
 /**
  * vgpu_escape_controls() - @s (heap, consumed) with control characters as

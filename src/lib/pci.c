@@ -101,6 +101,8 @@ static void read_driver_info(struct vgpu_ctx *ctx, struct vgpu_sysfs *fs, struct
 		vgpu_warn_file(ctx, &root, rel, r, NULL);
 		return;
 	}
+	if (!strstr(text, "Model:"))
+		vgpu_warn_file_why(ctx, &root, rel, "no 'Model:' line", NULL);
 	for (line = strtok_r(text, "\n", &save); line; line = strtok_r(NULL, "\n", &save)) {
 		char *colon = strchr(line, ':');
 		char *key, *val;
@@ -226,6 +228,27 @@ static void read_vfs(struct vgpu_ctx *ctx, struct vgpu_sysfs *fs, const struct v
 	}
 }
 
+/* The driver link: "../../../bus/pci/drivers/<name>"; anything else is damage. */
+static int read_driver(const struct vgpu_sysdir *d, char *buf, size_t len)
+{
+	char target[VGPU_PATH_MAX];
+	const char *base, *dir;
+	int r = vgpu_sysfs_readlink(d, target, sizeof(target), "driver");
+
+	if (r < 0)
+		return r;
+	base = strrchr(target, '/');
+	if (!base || base == target)
+		return -EINVAL;
+	for (dir = base - 1; dir > target && dir[-1] != '/'; dir--)
+		;
+	if ((size_t)(base - dir) != 7 || strncmp(dir, "drivers", 7) != 0 || !base[1] ||
+	    !vgpu_utf8_valid(base + 1) || strlen(base + 1) >= len)
+		return -EINVAL;
+	strcpy(buf, base + 1);
+	return 0;
+}
+
 static void read_gpu(struct vgpu_ctx *ctx, struct vgpu_sysfs *fs, const struct vgpu_sysdir *d,
 		     struct vgpu_gpu *g)
 {
@@ -241,11 +264,11 @@ static void read_gpu(struct vgpu_ctx *ctx, struct vgpu_sysfs *fs, const struct v
 	if (r < 0) /* the kernel gives every PCI function one */
 		vgpu_warn_file_why(ctx, d, "local_cpulist",
 				   r == -ENODATA ? "empty" : vgpu_strerror(r), NULL);
-	r = vgpu_sysfs_link_basename(d, buf, sizeof(buf), "driver");
+	r = read_driver(d, buf, sizeof(buf));
 	if (r == 0)
 		g->driver = vgpu_xstrdup(buf);
 	else if (r != -ENOENT)
-		vgpu_warn_file(ctx, d, "driver", r, NULL);
+		vgpu_warn_file(ctx, d, "driver", r, "; driver unknown");
 	g->iommu_group = read_link_num(ctx, d, "iommu_group");
 	g->sriov_total_vfs = read_optional_count(ctx, d, "sriov_totalvfs");
 	g->sriov_num_vfs = read_optional_count(ctx, d, "sriov_numvfs");

@@ -120,9 +120,25 @@ static int open_in(const struct vgpu_sysdir *d, const char *rel, int flags)
 		fd = openat(d->fd, rel, flags | O_CLOEXEC);
 		return fd < 0 ? -errno : fd;
 	}
-	fd = sys_openat2(d->fd, rel, flags,
-			 (d->is_root ? RESOLVE_IN_ROOT : RESOLVE_BENEATH) | RESOLVE_NO_MAGICLINKS);
-	return fd == -EXDEV ? -VGPU_EESCAPE : fd;
+	unsigned long long how = (d->is_root ? RESOLVE_IN_ROOT : RESOLVE_BENEATH) |
+				 RESOLVE_NO_MAGICLINKS;
+
+	fd = sys_openat2(d->fd, rel, flags, how);
+	if (fd == -EXDEV)
+		return -VGPU_EESCAPE;
+	if (fd == -ENOENT && !(flags & O_NOFOLLOW)) {
+		/*
+		 * Absent, or there but a link to nothing?  Optional files may be
+		 * absent in silence; a dangling link is damage and must say so.
+		 */
+		int lfd = sys_openat2(d->fd, rel, O_PATH | O_NOFOLLOW, how);
+
+		if (lfd >= 0) {
+			close(lfd);
+			return -VGPU_EDANGLING;
+		}
+	}
+	return fd;
 }
 
 static int sysdir_openv(const struct vgpu_sysdir *parent, struct vgpu_sysdir *d, const char *fmt,

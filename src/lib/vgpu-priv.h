@@ -15,7 +15,7 @@
 #define VGPU_MAX_SRIOV_VFS 65535 /* sriov_totalvfs is a u16 */
 #define VGPU_MAX_TYPE_ID 0xffffffL
 #define VGPU_MAX_INSTANCES 65536L
-#define VGPU_MAX_HUGEPAGES (1L << 40)
+#define VGPU_MAX_HUGEPAGES (1L << 24) /* 16 PiB of 1 GiB pages */
 #define VGPU_MAX_MEM_KIB (1ULL << 50) /* 1 EiB */
 #define VGPU_NAME_FILE_MAX 1024 /* a type name longer than this is damage */
 

@@ -169,6 +169,8 @@ static struct vgpu_type *mdev_catalog_add(struct vgpu_ctx *ctx, const struct vgp
 				*c = ' ';
 		t->description = host_text(ctx, types, rel, vgpu_strip(buf));
 		t->max_instances = vgpu_description_max_instance(t->description);
+		if (t->max_instances < 0)
+			vgpu_warn_file_why(ctx, types, rel, "no max_instance=", NULL);
 		/* Kepler names (GRID K120Q) do not encode the framebuffer; the driver says it */
 		if (!t->info.fb_mib && t->info.backing != VGPU_BACKING_UNKNOWN) {
 			long fb = vgpu_description_framebuffer_mib(t->description);
@@ -214,6 +216,8 @@ static void read_mdev_parent(struct vgpu_ctx *ctx, struct vgpu_sysfs *fs, struct
 			  vgpu_strerror(r));
 		return;
 	}
+	if (!ents.n) /* the driver always lists its types, creatable now or not */
+		vgpu_warn(ctx, "'%s' is empty: no vGPU types", VGPU_SHOW(&root, rel, show));
 	for (size_t i = 0; i < ents.n; i++) {
 		const char *dir = ents.items[i];
 		const struct vgpu_type *t;
@@ -396,6 +400,7 @@ int vgpu_read_mdevs(struct vgpu_ctx *ctx, struct vgpu_sysfs *fs, struct vgpu_mod
 	for (size_t i = 0; i < ents.n; i++) {
 		char rel[VGPU_PATH_MAX], target[VGPU_PATH_MAX * 2], base[64];
 		char parent_addr[VGPU_BDF_LEN];
+		struct stat st;
 		char *slash;
 		struct vgpu_parent *p;
 		unsigned id = 0;
@@ -405,6 +410,11 @@ int vgpu_read_mdevs(struct vgpu_ctx *ctx, struct vgpu_sysfs *fs, struct vgpu_mod
 		if (r < 0) {
 			vgpu_warn(ctx, "cannot read link '%s': %s; skipped",
 				  VGPU_SHOW(&root, rel, show), vgpu_strerror(r));
+			continue;
+		}
+		if (vgpu_sysfs_stat(&root, &st, "%s", rel) < 0 || !S_ISDIR(st.st_mode)) {
+			vgpu_warn(ctx, "'%s' is a link to nothing; skipped",
+				  VGPU_SHOW(&root, rel, show));
 			continue;
 		}
 		slash = strrchr(target, '/');
