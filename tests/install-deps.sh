@@ -2,10 +2,16 @@
 # SPDX-License-Identifier: GPL-2.0-or-later
 # Install what vgpuctl needs to build and test on Debian 12 (run as root).
 #   install-deps.sh [--bench]   --bench adds the benchmark tools
+# No system account gets new rights. The embedded QEMU driver
+# of the libvirt tests runs guests as root through its own qemu.conf
+# (tests/libvirt/embed.sh), so libvirt-qemu needs no access to /dev/kvm.
 set -euo pipefail
 pkgs=(meson ninja-build gcc pkg-config libvirt-dev libxml2-dev libcmocka-dev
-	libvirt-clients libxml2-utils libvirt-daemon-driver-qemu qemu-system-x86 python3 clang-format)
-[ "${1:-}" = --bench ] && pkgs+=(mdevctl hyperfine strace virtinst util-linux)
+	libvirt-clients libxml2-utils libvirt-daemon-driver-qemu qemu-system-x86 python3
+	clang clang-format shellcheck
+	# libFuzzer for clang 14 (libclang_rt.fuzzer*.a): the -Dfuzz=true build
+	libclang-rt-14-dev)
+if [ "${1:-}" = --bench ]; then pkgs+=(mdevctl hyperfine strace virtinst util-linux); fi
 missing=()
 for p in "${pkgs[@]}"; do
 	dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
@@ -15,21 +21,9 @@ if [ ${#missing[@]} -gt 0 ]; then
 	apt-get update
 	apt-get install -y --no-install-recommends "${missing[@]}"
 fi
-# the embedded QEMU driver runs guests as libvirt-qemu, as the system daemon would
+# The QEMU driver resolves its compiled-in user libvirt-qemu before it reads
+# qemu.conf ("Failed to parse user 'libvirt-qemu'" without it), as
+# libvirt-daemon-system would create it: a locked system account, no groups.
 getent group libvirt-qemu >/dev/null || groupadd -r libvirt-qemu
 getent passwd libvirt-qemu >/dev/null ||
 	useradd -r -g libvirt-qemu -d /var/lib/libvirt -s /usr/sbin/nologin libvirt-qemu
-# ...and, as Debian's libvirt-daemon-system sets it up, may open /dev/kvm. Without
-# that, libvirt finds KVM "enabled when probing but not available now" and
-# re-probes QEMU's capabilities (seconds each) on every lookup.
-# The group is whichever owns /dev/kvm (it may have no name in a bare chroot).
-if [ -c /dev/kvm ]; then
-	gid=$(stat -c %g /dev/kvm)
-	grp=$(getent group "$gid" | cut -d: -f1 || :) # getent exits 2 when there is none
-	if [ -z "$grp" ]; then
-		grp=kvm
-		getent group kvm >/dev/null && grp=kvm-dev
-		groupadd -r -g "$gid" "$grp"
-	fi
-	id -nG libvirt-qemu | grep -qw "$grp" || usermod -aG "$grp" libvirt-qemu
-fi

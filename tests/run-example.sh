@@ -9,4 +9,4 @@ bash tests/install-deps.sh >&2
 [ -d build ] || meson setup build >&2
 ninja -C build >&2
 exec build/src/vgpuctl --sysroot tests/data/hosts/a30-dual-mdev \
-	xml --name gpu-vm1 --vgpu A30-6C --vcpus 12 --memory 32G
+	xml --template templates/domain.xml --name gpu-vm1 --vgpu A30-6C --vcpus 12 --memory 32G

@@ -35,6 +35,7 @@
 
 set -euo pipefail
 
+# shellcheck source=tests/bench/lib.sh
 . "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
 RUNS=${BENCH_RUNS:-30}
 WARMUP=${BENCH_WARMUP:-3}

@@ -30,6 +30,7 @@
 
 set -euo pipefail
 
+# shellcheck source=tests/bench/lib.sh
 . "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
 SYSROOT=${XML_SYSROOT:-tests/data/hosts/a30-dual-mdev}
 case $SYSROOT in /*) ;; *) SYSROOT=$REPO/$SYSROOT ;; esac
@@ -52,7 +53,7 @@ for tool in hyperfine virt-install virt-xml-validate awk; do
 done
 [ -x "$VGPUCTL" ] || die "vgpuctl binary not found at $VGPUCTL (build it or set VGPUCTL)"
 [ -d "$SYSROOT/sys" ] || die "host tree $SYSROOT/sys not found (set XML_SYSROOT)"
-case "$VGPUCTL$SYSROOT" in *"'"*) die "paths with single quotes are not supported" ;; esac
+case "$VGPUCTL$SYSROOT$REPO" in *"'"*) die "paths with single quotes are not supported" ;; esac
 
 if [ -d /dev/shm ] && [ -w /dev/shm ]; then
 	TMP=$(mktemp -d /dev/shm/vgpuctl-bench-xml.XXXXXX)
@@ -64,7 +65,8 @@ trap 'exit 130' INT TERM
 export XDG_CACHE_HOME=$TMP/cache
 mkdir -p "$XDG_CACHE_HOME"
 
-VG_CMD=("$VGPUCTL" --sysroot "$SYSROOT" xml --name "$NAME" --vgpu A30-6C
+VG_CMD=("$VGPUCTL" --sysroot "$SYSROOT" xml --template "$REPO/templates/domain.xml"
+	--name "$NAME" --vgpu A30-6C
 	--vcpus 12 --memory 32G --uuid "$UUID" --mdev-uuid "$MDEV_UUID")
 
 # The same domain with virt-install: vCPU 2i -> host CPU i, vCPU 2i+1 -> its

@@ -1,4 +1,5 @@
 # SPDX-License-Identifier: GPL-2.0-or-later
+# shellcheck shell=bash
 # Sourced by the benchmarks: the repository root and the vgpuctl binary
 # ($VGPUCTL, default build/src/vgpuctl under the repository root).
 HERE=$(cd "$(dirname "${BASH_SOURCE[1]}")" && pwd)

@@ -39,16 +39,16 @@ expect 0 "^vgpuctl: warning: '$tmp/empty/sys/bus/pci/devices' does not exist; no
 expect 1 "^vgpuctl: --sysroot '': an empty root is not a directory$" --sysroot '' gpus
 # a host without GPUs: an empty GPU list per node, and xml says why it cannot plan
 ng=$tmp/nogpu/sys/devices/system
-mkdir -p $ng/node/node0 $ng/cpu/cpu0/topology $ng/cpu/cpu1/topology
-echo 0 >$ng/node/online
-echo 0-1 >$ng/node/node0/cpulist
-echo 0-1 >$ng/cpu/online
-echo 0 >$ng/cpu/cpu0/topology/thread_siblings_list
-echo 1 >$ng/cpu/cpu1/topology/thread_siblings_list
+mkdir -p "$ng/node/node0" "$ng/cpu/cpu0/topology" "$ng/cpu/cpu1/topology"
+echo 0 >"$ng/node/online"
+echo 0-1 >"$ng/node/node0/cpulist"
+echo 0-1 >"$ng/cpu/online"
+echo 0 >"$ng/cpu/cpu0/topology/thread_siblings_list"
+echo 1 >"$ng/cpu/cpu1/topology/thread_siblings_list"
 "$bin" --sysroot "$tmp/nogpu" --json topology >"$tmp/out" 2>&1
 grep -q '"gpus": \[\],' "$tmp/out" || { echo "FAIL: node without GPUs:"; cat "$tmp/out"; fail=1; }
 expect 1 "^vgpuctl: this host offers no NVIDIA vGPU types \(0 NVIDIA GPUs; see 'vgpuctl gpus' and 'vgpuctl types'\)$" \
-	--sysroot "$tmp/nogpu" xml --name x --vgpu A30-6C --vcpus 1 --memory 1G
+	--sysroot "$tmp/nogpu" xml --template templates/domain.xml --name x --vgpu A30-6C --vcpus 1 --memory 1G
 
 # a vendor-VFIO GPU with no free capacity lists no types at all; the VF in use is
 # still named from the other L40S's catalogue

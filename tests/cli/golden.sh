@@ -7,6 +7,7 @@
 set -u
 bin=$(realpath "$1") src=$2 host=$3
 cd "$src" || exit 1
+# shellcheck source=tests/cli/lib.sh
 . tests/cli/lib.sh
 exp=tests/data/expected/$host
 root=tests/data/hosts/$host

@@ -7,9 +7,11 @@
 set -u
 bin=$(realpath "$1") src=$2
 cd "$src" || exit 1
+# shellcheck source=tests/cli/lib.sh
 . tests/cli/lib.sh
 exp=tests/data/expected/xml
 hosts=tests/data/hosts
+tpl=templates/domain.xml # explicit: the binary has no source-tree fallback
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 fail=0
@@ -33,27 +35,27 @@ golden() { # CASE HOST ARGS...
 	fi
 }
 
-golden a30-mdev a30-dual-mdev --name vm1 --vgpu A30-6C --vcpus 12 --memory 32G --uuid $U --mdev-uuid $M1
-golden a30-mig-hugepages a30-dual-mdev --name mig1 --vgpu "NVIDIA A30-2-12C" --vcpus 8 --memory 16G \
+golden a30-mdev a30-dual-mdev --template $tpl --name vm1 --vgpu A30-6C --vcpus 12 --memory 32G --uuid $U --mdev-uuid $M1
+golden a30-mig-hugepages a30-dual-mdev --template $tpl --name mig1 --vgpu "NVIDIA A30-2-12C" --vcpus 8 --memory 16G \
 	--uuid $U --mdev-uuid $M1 --hugepages
-golden a30-exclusions a30-dual-mdev --name vm2 --vgpu nvidia-684 --vcpus 12 --memory 32G --uuid $U \
+golden a30-exclusions a30-dual-mdev --template $tpl --name vm2 --vgpu nvidia-684 --vcpus 12 --memory 32G --uuid $U \
 	--mdev-uuid $M1 --exclude-cpus 0-5,48-53 --emulator-cpus 23,71
-golden a30-odd-vcpus a30-dual-mdev --name odd --vgpu A30-4C --vcpus 3 --memory 4G --uuid $U --mdev-uuid $M1
+golden a30-odd-vcpus a30-dual-mdev --template $tpl --name odd --vgpu A30-4C --vcpus 3 --memory 4G --uuid $U --mdev-uuid $M1
 golden a30-template a30-dual-mdev --name tpl --vgpu A30-6C --vcpus 2 --memory 2G --uuid $U --mdev-uuid $M1 \
 	--template tests/data/templates/minimal.xml
 golden a30-from a30-dual-mdev --from tests/data/domains/existing.xml --vgpu A30-2-12C --vcpus 8 \
 	--mdev-uuid $M2
 # without --mdev-uuid an edited domain keeps the mdev UUID it had
 golden a30-from-keep-mdev a30-dual-mdev --from tests/data/domains/existing.xml --vgpu A30-2-12C --vcpus 8
-golden h100-vfio-mig vfio-mig-h100 --name h1 --vgpu 1058 --vcpus 4 --memory 8G --uuid $U --virt-type qemu
-golden l40s-multi vfio-ts-l40s --name l1 --vgpu L40S-4Q,L40S-4Q --vcpus 4 --memory 8G --uuid $U
-golden l40s-multi-b vfio-ts-l40s --name l2 --vgpu L40S-1B,L40S-1B --vcpus 2 --memory 4G --uuid $U \
+golden h100-vfio-mig vfio-mig-h100 --template $tpl --name h1 --vgpu 1058 --vcpus 4 --memory 8G --uuid $U --virt-type qemu
+golden l40s-multi vfio-ts-l40s --template $tpl --name l1 --vgpu L40S-4Q,L40S-4Q --vcpus 4 --memory 8G --uuid $U
+golden l40s-multi-b vfio-ts-l40s --template $tpl --name l2 --vgpu L40S-1B,L40S-1B --vcpus 2 --memory 4G --uuid $U \
 	--gpu 0000:c1:00.0
-golden t4-legacy t4-legacy --name t4 --vgpu T4-4Q --vcpus 4 --memory 8G --uuid $U --mdev-uuid $M1
-golden numa-unknown numa-unknown --name a100 --vgpu A100D-8C --vcpus 4 --memory 8G --uuid $U --mdev-uuid $M1
+golden t4-legacy t4-legacy --template $tpl --name t4 --vgpu T4-4Q --vcpus 4 --memory 8G --uuid $U --mdev-uuid $M1
+golden numa-unknown numa-unknown --template $tpl --name a100 --vgpu A100D-8C --vcpus 4 --memory 8G --uuid $U --mdev-uuid $M1
 
 # Our own output fed back with --from and the same request is a fixed point.
-"$bin" --sysroot $hosts/a30-dual-mdev xml --name fp --vgpu A30-6C --vcpus 12 --memory 32G --hugepages \
+"$bin" --sysroot $hosts/a30-dual-mdev xml --template $tpl --name fp --vgpu A30-6C --vcpus 12 --memory 32G --hugepages \
 	>"$tmp/fp1.xml" 2>/dev/null
 "$bin" --sysroot $hosts/a30-dual-mdev xml --from "$tmp/fp1.xml" --vgpu A30-6C --vcpus 12 --hugepages \
 	>"$tmp/fp2.xml" 2>/dev/null
@@ -88,19 +90,19 @@ expect_err() { # HOST STDERR_REGEX ARGS...   exit 1, one line, nothing on stdout
 	fi
 }
 expect_err a30-dual-mdev "unknown vGPU profile 'A30-7C'; available now: A30-4C, A30-6C, A30-8C, A30-12C, A30-24C, A30-2-12C$" \
-	xml --name x --vgpu A30-7C --vcpus 2 --memory 1G
+	xml --template $tpl --name x --vgpu A30-7C --vcpus 2 --memory 1G
 expect_err a30-dual-mdev "no free VF can take 'A30-1-6C' now; available now: A30-4C" \
-	xml --name x --vgpu A30-1-6C --vcpus 2 --memory 1G
+	xml --template $tpl --name x --vgpu A30-1-6C --vcpus 2 --memory 1G
 expect_err a30-dual-mdev "NUMA node 0 cannot hold 4 vCPUs: 2 CPUs on whole free cores \(23,71\)" \
-	xml --name x --vgpu A30-6C --vcpus 4 --memory 1G --exclude-cpus 0-22,48-70
+	xml --template $tpl --name x --vgpu A30-6C --vcpus 4 --memory 1G --exclude-cpus 0-22,48-70
 expect_err vfio-mig-h100 "--vf '0000:ca:00.4' cannot take '1058' now \(it holds a vGPU\)" \
 	plan --name x --vgpu 1058 --vf 0000:ca:00.4 --vcpus 2 --memory 1G
 expect_err a30-dual-mdev "^vgpuctl: --hugepages backs memory with 1 GiB pages: 1572864 KiB is not a whole number of GiB$" \
-	xml --name x --vgpu A30-6C --vcpus 2 --memory 1536M --hugepages
+	xml --template $tpl --name x --vgpu A30-6C --vcpus 2 --memory 1536M --hugepages
 # time-sliced vGPUs of one GPU are all of one type (no mixed sizes): 41:00.0 holds
 # another type already, so a 4C beside the 4Q on c1:00.0 has nowhere to go
 expect_err vfio-ts-l40s "^vgpuctl: no free VF on NUMA node 0 can take 'L40S-4C' as vGPU 2 of this VM$" \
-	xml --name x --vgpu L40S-4Q,L40S-4C --vcpus 2 --memory 1G
+	xml --template $tpl --name x --vgpu L40S-4Q,L40S-4C --vcpus 2 --memory 1G
 # the same when the size comes from the edited domain (existing.xml has 16 GiB; 1.5 GiB here)
 sed "s|<memory unit='GiB'>16</memory>|<memory unit='MiB'>1536</memory>|" tests/data/domains/existing.xml >"$tmp/odd.xml"
 expect_err a30-dual-mdev "1572864 KiB is not a whole number of GiB$" \
@@ -116,11 +118,15 @@ expect_err a30-dual-mdev "is not a libvirt domain definition" \
 # a GPU whose node cannot be told (numa_node -1, local_cpulist over both nodes) is refused
 cp -a $hosts/malformed "$tmp/nodeless"
 echo 0-15 >"$tmp/nodeless/sys/devices/pci0000:3b/0000:3b:00.0/local_cpulist"
-"$bin" --sysroot "$tmp/nodeless" xml --name x --vgpu A30-6C --vcpus 2 --memory 1G >"$tmp/out" 2>"$tmp/err"
-[ $? = 1 ] && [ ! -s "$tmp/out" ] &&
-	grep -q "^vgpuctl: GPU 0000:3b:00.0 offers 'A30-6C' but its NUMA node is unknown" "$tmp/err" &&
-	grep -q "numa_node' is -1 on a 2-node host and local_cpulist spans nodes" "$tmp/err" ||
-	{ echo "FAIL: GPU without a NUMA node:"; cat "$tmp/err"; fail=1; }
+"$bin" --sysroot "$tmp/nodeless" xml --template $tpl --name x --vgpu A30-6C --vcpus 2 --memory 1G >"$tmp/out" 2>"$tmp/err"
+rc=$?
+if [ $rc != 1 ] || [ -s "$tmp/out" ] ||
+	! grep -q "^vgpuctl: GPU 0000:3b:00.0 offers 'A30-6C' but its NUMA node is unknown" "$tmp/err" ||
+	! grep -q "numa_node' is -1 on a 2-node host and local_cpulist spans nodes" "$tmp/err"; then
+	echo "FAIL: GPU without a NUMA node:"
+	cat "$tmp/err"
+	fail=1
+fi
 
 # memory is bound to the node: a node too small for the VM is passed over for a GPU on a
 # node that can hold it, and when none can, the error says what the node has
@@ -130,19 +136,35 @@ for f in "$tmp"/small/sys/devices/pci0000:af/0000:af:00.*/mdev_supported_types/n
 	echo 1 >"$f"
 done
 "$bin" --sysroot "$tmp/small" --json plan --name m --vgpu A30-6C --vcpus 2 --memory 16G >"$tmp/out" 2>&1
-grep -q '"gpu": "0000:af:00.0"' "$tmp/out" && grep -q '"numa_node": 1' "$tmp/out" ||
-	{ echo "FAIL: memory-bound choice:"; cat "$tmp/out"; fail=1; }
+if ! grep -q '"gpu": "0000:af:00.0"' "$tmp/out" || ! grep -q '"numa_node": 1' "$tmp/out"; then
+	echo "FAIL: memory-bound choice:"
+	cat "$tmp/out"
+	fail=1
+fi
 expect_err a30-dual-mdev "^vgpuctl: NUMA node 0 cannot hold 307200 MiB of guest memory: it has 257672 MiB in all$" \
-	xml --name x --vgpu A30-6C --vcpus 2 --memory 300G
+	xml --template $tpl --name x --vgpu A30-6C --vcpus 2 --memory 300G
 
 # usage errors exit 2
-"$bin" --sysroot $hosts/a30-dual-mdev xml --name x --vgpu A30-6C --vcpus 2 --memory lots >/dev/null 2>"$tmp/err"
-[ $? = 2 ] && grep -q -- "--memory 'lots': not a size" "$tmp/err" || { echo "FAIL: --memory lots"; cat "$tmp/err"; fail=1; }
-"$bin" --sysroot $hosts/a30-dual-mdev xml --vgpu A30-6C --vcpus 2 --memory 1G >/dev/null 2>"$tmp/err"
-[ $? = 2 ] && grep -q -- "--name is required" "$tmp/err" || { echo "FAIL: missing --name"; cat "$tmp/err"; fail=1; }
+"$bin" --sysroot $hosts/a30-dual-mdev xml --template $tpl --name x --vgpu A30-6C --vcpus 2 --memory lots >/dev/null 2>"$tmp/err"
+rc=$?
+if [ $rc != 2 ] || ! grep -q -- "--memory 'lots': not a size" "$tmp/err"; then
+	echo "FAIL: --memory lots"
+	cat "$tmp/err"
+	fail=1
+fi
+"$bin" --sysroot $hosts/a30-dual-mdev xml --template $tpl --vgpu A30-6C --vcpus 2 --memory 1G >/dev/null 2>"$tmp/err"
+rc=$?
+if [ $rc != 2 ] || ! grep -q -- "--name is required" "$tmp/err"; then
+	echo "FAIL: missing --name"
+	cat "$tmp/err"
+	fail=1
+fi
 # without --uuid/--mdev-uuid every run makes fresh, valid UUIDs
-a=$("$bin" --sysroot $hosts/a30-dual-mdev xml --name r --vgpu A30-6C --vcpus 2 --memory 1G | grep -o '<uuid>.*</uuid>')
-b=$("$bin" --sysroot $hosts/a30-dual-mdev xml --name r --vgpu A30-6C --vcpus 2 --memory 1G | grep -o '<uuid>.*</uuid>')
-[[ $a =~ ^\<uuid\>[0-9a-f]{8}-[0-9a-f]{4}-4[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}\</uuid\>$ ]] && [ "$a" != "$b" ] ||
-	{ echo "FAIL: generated UUIDs '$a' '$b'"; fail=1; }
+a=$("$bin" --sysroot $hosts/a30-dual-mdev xml --template $tpl --name r --vgpu A30-6C --vcpus 2 --memory 1G | grep -o '<uuid>.*</uuid>')
+b=$("$bin" --sysroot $hosts/a30-dual-mdev xml --template $tpl --name r --vgpu A30-6C --vcpus 2 --memory 1G | grep -o '<uuid>.*</uuid>')
+if ! [[ $a =~ ^\<uuid\>[0-9a-f]{8}-[0-9a-f]{4}-4[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}\</uuid\>$ ]] ||
+	[ "$a" = "$b" ]; then
+	echo "FAIL: generated UUIDs '$a' '$b'"
+	fail=1
+fi
 exit $fail

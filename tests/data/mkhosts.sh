@@ -8,7 +8,9 @@
 # Each case DEST/<case>/ is deleted and rebuilt as a miniature sysroot: plain
 # files and relative symlinks laid out the way the Linux kernel and the NVIDIA
 # driver lay out sysfs/procfs.  Every attribute file ends with a newline.
-# The output is deterministic (no clocks, no randomness).
+# The output is deterministic (no clocks, no randomness).  The committed trees
+# must match it, empty directories aside (git cannot store them): the test
+# tests/data/check-fixtures.sh regenerates every case and compares.
 # See tests/data/hosts/README.md for what each case models, and
 # the project's vGPU host reference (sections 1-4 and 9) for the facts used.
 set -euo pipefail
@@ -24,12 +26,14 @@ declare -A TYPENAME=()   # vGPU type id -> full name (vendor-VFIO hosts)
 # ----------------------------------------------------------------------------
 # Generic helpers
 
+# mkd DIR: mkdir -p, without a fork when DIR exists (most calls: keeps the run short).
+mkd() { [[ -d $1 ]] || mkdir -p "$1"; }
 # put FILE [LINE...]: write each LINE followed by '\n' (no LINE: a lone '\n').
-put() { local f=$1; shift; mkdir -p "${f%/*}"; printf '%s\n' "$@" >"$f"; }
+put() { local f=$1; shift; mkd "${f%/*}"; printf '%s\n' "$@" >"$f"; }
 # empty FILE: zero-byte file (write-only sysfs attributes such as create).
-empty() { mkdir -p "${1%/*}"; : >"$1"; }
+empty() { mkd "${1%/*}"; : >"$1"; }
 # lnk TARGET LINK: relative symlink.
-lnk() { mkdir -p "${2%/*}"; ln -sfn "$1" "$2"; }
+lnk() { mkd "${2%/*}"; ln -sfn "$1" "$2"; }
 
 # cpulist_expand "0-3,8": one CPU number per line.
 cpulist_expand() {
@@ -237,6 +241,8 @@ mk_mdev_type() {
 	put "$t/available_instances" "$5"
 	put "$t/device_api" vfio-pci
 	empty "$t/create"
+	# as in sysfs, but git does not keep it while empty: check-fixtures.sh
+	# ignores empty directories, and readers take a missing devices/ as empty
 	mkdir -p "$t/devices"
 }
 

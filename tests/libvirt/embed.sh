@@ -11,6 +11,17 @@ cd "$src" || exit 1
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 uri="qemu:///embed?root=$tmp/root"
+# The embedded driver reads ROOT/etc/qemu.conf. As root, guests run as root:
+# libvirt then checks /dev/kvm as the user that probed QEMU, so the cached
+# capabilities stay valid (no re-probe on every call, which cost minutes when
+# libvirt-qemu could not open /dev/kvm), and no system account needs new rights.
+# stdio_handler "file": there is no virtlogd.
+mkdir -p "$tmp/root/etc"
+cat >"$tmp/root/etc/qemu.conf" <<'EOF'
+user = "root"
+group = "root"
+stdio_handler = "file"
+EOF
 virt=qemu
 [ -w /dev/kvm ] && virt=kvm
 fail=0
@@ -28,10 +39,11 @@ define() { # NAME FILE
 }
 
 h=tests/data/hosts
-"$bin" --sysroot $h/a30-dual-mdev xml --name vm1 --vgpu A30-6C --vcpus 12 --memory 4G --uuid $U1 \
+tpl=$PWD/templates/domain.xml # never the installed or built-in default
+"$bin" --sysroot $h/a30-dual-mdev xml --template "$tpl" --name vm1 --vgpu A30-6C --vcpus 12 --memory 4G --uuid $U1 \
 	--mdev-uuid $M1 --virt-type $virt >"$tmp/vm1.xml" || fail=1
 define vm1 "$tmp/vm1.xml"
-"$bin" --sysroot $h/vfio-mig-h100 xml --name h1 --vgpu H100-2-20C --vcpus 4 --memory 4G --uuid $U2 \
+"$bin" --sysroot $h/vfio-mig-h100 xml --template "$tpl" --name h1 --vgpu H100-2-20C --vcpus 4 --memory 4G --uuid $U2 \
 	--virt-type $virt >"$tmp/h1.xml" || fail=1
 define h1 "$tmp/h1.xml"
 
@@ -65,6 +77,10 @@ need "$tmp/plan.json" '"cpus": "6-11,54-59"'
 need "$tmp/plan.json" '"cpus": "2-7,50-55"'
 "$bin" --sysroot $h/a30-dual-mdev plan -c "test:///nonexistent-driver-xyz" --name x --vgpu A30-6C \
 	--vcpus 2 --memory 1G >/dev/null 2>"$tmp/err"
-[ $? = 1 ] && grep -q "^vgpuctl: cannot connect to 'test:///nonexistent-driver-xyz'" "$tmp/err" ||
-	{ echo "FAIL: bad URI:"; cat "$tmp/err"; fail=1; }
+rc=$?
+if [ $rc != 1 ] || ! grep -q "^vgpuctl: cannot connect to 'test:///nonexistent-driver-xyz'" "$tmp/err"; then
+	echo "FAIL: bad URI:"
+	cat "$tmp/err"
+	fail=1
+fi
 exit $fail
