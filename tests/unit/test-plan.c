@@ -5,10 +5,9 @@
  * The CPU allocator runs over topologies built in memory (no files): the
  * A30 article's dual-socket host (reference vgpu-host.md section 9: 96 CPUs,
  * node 0 = 0-23,48-71, node 1 = 24-47,72-95, siblings n and n+48), an
- * SMT-off host and a 4-way SMT host.  VF choice runs against the committed
- * fixture hosts under tests/data/hosts.
- *
- * Usage: test-plan SRCDIR (or VGPU_SRCDIR in the environment).
+ * SMT-off host and a 4-way SMT host.  VF choice runs against the fixture
+ * hosts built in memory (test-hosts.h, generated from tests/data/hosts by
+ * gen-hosts.py): no files are read.
  */
 #include <stdarg.h>
 #include <stddef.h>
@@ -21,13 +20,12 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "vgpu.h"
+#include "plan.h"
 #include "test-util.h"
+#include "test-hosts.h"
 
 #define MAX_TEST_CPUS 128
 #define MAX_TEST_NODES 4
-
-static const char *srcdir;
 
 /* ---- in-memory topologies ---------------------------------------------------- */
 
@@ -35,23 +33,33 @@ struct fixture {
 	struct vgpu_node nodes[MAX_TEST_NODES];
 	int core_of[MAX_TEST_CPUS];
 	struct vgpu_topology t;
-	struct vgpu_plan *plan; /* ~34 KiB: on the heap */
-	char root[1024];
-	struct vgpu_host *h;
+	struct vgpu_plan *plan; /* for vgpu_plan_cpus(); vgpu_plan_make() allocates its own */
+	struct vgpu_model *m;
+	struct vgpu_ctx ctx;
+	struct warnings warn;
 };
 
 static int setup(void **state)
 {
-	*state = NEW_FIXTURE_WITH_PLAN(struct fixture);
-	return *state ? 0 : -1;
+	struct fixture *f = calloc(1, sizeof(*f));
+
+	if (!f || !(f->plan = calloc(1, sizeof(*f->plan)))) {
+		free(f);
+		return -1;
+	}
+	vgpu_ctx_init(&f->ctx, warnings_collect, &f->warn);
+	*state = f;
+	return 0;
 }
 
 static int teardown(void **state)
 {
 	struct fixture *f = *state;
 
-	vgpu_host_free(f->h);
-	free(f->plan);
+	vgpu_model_free(f->m);
+	vgpu_plan_free(f->plan);
+	vgpu_ctx_clear(&f->ctx);
+	warnings_free(&f->warn);
 	free(f);
 	return 0;
 }
@@ -115,33 +123,37 @@ static void assert_plan(const struct vgpu_plan *p, const char *cpus, const unsig
 /* vgpu_plan_cpus() that must succeed. */
 static void plan_ok(struct fixture *f, int node, const struct vgpu_cpuset *busy, unsigned vcpus)
 {
-	char err[512] = "";
-	int r = vgpu_plan_cpus(&f->t, node, busy, vcpus, f->plan, err, sizeof(err));
+	int r = vgpu_plan_cpus(&f->ctx, &f->t, node, busy, vcpus, f->plan);
 
 	if (r != 0)
-		fail_msg("vgpu_plan_cpus(node %d, %u vCPUs) = %d: %s", node, vcpus, r, err);
+		fail_msg("vgpu_plan_cpus(node %d, %u vCPUs) = %d: %s", node, vcpus, r,
+			 vgpu_ctx_error(&f->ctx));
 }
 
 /* vgpu_plan_cpus() that must fail with @want_r and the message @want_err. */
 static void plan_fails(struct fixture *f, int node, const struct vgpu_cpuset *busy, unsigned vcpus,
 		       int want_r, const char *want_err)
 {
-	char err[512] = "";
-
-	assert_int_equal(vgpu_plan_cpus(&f->t, node, busy, vcpus, f->plan, err, sizeof(err)),
-			 want_r);
-	assert_string_equal(err, want_err);
+	assert_int_equal(vgpu_plan_cpus(&f->ctx, &f->t, node, busy, vcpus, f->plan), want_r);
+	assert_string_equal(vgpu_ctx_error(&f->ctx), want_err);
 }
 
-/* Fill the plan with a pattern so a failed call can be seen not to touch it. */
+/*
+ * Fill the plan with a pattern so a failed call can be seen not to touch it
+ * (its heap pointers stay NULL: a later success frees the old pins).
+ */
 static void poison_plan(struct vgpu_plan *p)
 {
+	free(p->pins);
 	memset(p, 0xa5, sizeof(*p));
+	p->pins = NULL;
+	p->reason = NULL;
+	p->n_vgpus = 0;
 }
 
 static void assert_plan_poisoned(const struct vgpu_plan *p)
 {
-	struct vgpu_plan *want = malloc(sizeof(*want));
+	struct vgpu_plan *want = calloc(1, sizeof(*want));
 
 	assert_non_null(want);
 	poison_plan(want);
@@ -474,8 +486,8 @@ static void test_type_matches(void **state)
 {
 	static const char *const yes[] = { "A30-1-6C", "NVIDIA A30-1-6C", "nvidia-689", "689" };
 	static const char *const no[] = {
-		"nvidia-68", "A30-6", "", "0", "nvidia-0", "nvidia-690", "690", "A30-1-6CME",
-		"NVIDIA A30-1-6", "nvidia-",
+		"nvidia-68",  "A30-6",		"",	   "0", "nvidia-0", "nvidia-690", "690",
+		"A30-1-6CME", "NVIDIA A30-1-6", "nvidia-",
 	};
 	struct vgpu_type t = { .id = 689, .name = "NVIDIA A30-1-6C", .max_instances = 4 };
 	struct vgpu_type anon = { .id = 689, .name = NULL, .max_instances = -1 };
@@ -499,13 +511,25 @@ static void test_type_matches(void **state)
 
 /* ---- vgpu_plan_make on fixture hosts ------------------------------------------- */
 
-/* Open tests/data/hosts/@name, scan with types, read the topology. */
+/* Fixture host @name, built in memory with its topology. */
 static void open_host(struct fixture *f, const char *name)
 {
-	fixture_host_path(f->root, sizeof(f->root), srcdir, name);
-	host_open_ok(f->root, &f->h, NULL);
-	host_scan_ok(f->h);
-	host_read_topology_ok(f->h);
+	vgpu_model_free(f->m);
+	f->m = th_build(test_hosts, ARRAY_SIZE(test_hosts), name, true);
+	if (!f->m)
+		fail_msg("no in-memory host '%s'", name);
+}
+
+/* The warnings logged so far, '\n'-separated ("" when none). */
+static const char *warnings_text(struct fixture *f)
+{
+	static char buf[2048];
+
+	buf[0] = '\0';
+	for (size_t i = 0; i < f->warn.n; i++)
+		snprintf(buf + strlen(buf), sizeof(buf) - strlen(buf), "%s%s", i ? "\n" : "",
+			 f->warn.msgs[i]);
+	return buf;
 }
 
 static struct vgpu_request *new_request(unsigned vcpus, const char *profile)
@@ -522,26 +546,33 @@ static struct vgpu_request *new_request(unsigned vcpus, const char *profile)
 
 static void make_ok(struct fixture *f, const struct vgpu_request *req)
 {
-	int r = vgpu_plan_make(f->h, req, f->plan);
+	int r;
 
+	vgpu_plan_free(f->plan);
+	f->plan = NULL;
+	warnings_free(&f->warn);
+	r = vgpu_plan_make(&f->ctx, f->m, req, &f->plan);
 	if (r != 0)
 		fail_msg("vgpu_plan_make('%s') = %d: %s", req->profiles[0], r,
-			 vgpu_last_error(f->h));
+			 vgpu_ctx_error(&f->ctx));
 }
 
 /* vGPU @i of the plan is type @type on the VF (or PF) @vf. */
 static void assert_vgpu(const struct vgpu_plan *p, size_t i, const char *vf, unsigned type)
 {
-	assert_string_equal(p->vgpus[i].vf->addr, vf);
-	assert_int_equal(p->vgpus[i].type->id, type);
+	assert_string_equal(p->vgpus[i].parent, vf);
+	assert_int_equal(p->vgpus[i].type_id, type);
 }
 
 /* vgpu_plan_make() that must fail with @want_r and the message @want_err. */
 static void make_fails(struct fixture *f, const struct vgpu_request *req, int want_r,
 		       const char *want_err)
 {
-	assert_int_equal(vgpu_plan_make(f->h, req, f->plan), want_r);
-	assert_string_equal(vgpu_last_error(f->h), want_err);
+	struct vgpu_plan *none = NULL;
+
+	assert_int_equal(vgpu_plan_make(&f->ctx, f->m, req, &none), want_r);
+	assert_null(none);
+	assert_string_equal(vgpu_ctx_error(&f->ctx), want_err);
 }
 
 /*
@@ -581,15 +612,15 @@ static void test_make_a30_time_sliced(void **state)
 	struct vgpu_request *req = make_vm_ok(f, "a30-dual-mdev", 12, "A30-6C", NULL);
 
 	assert_vgpu(f->plan, 0, "0000:3b:00.4", 684);
-	assert_string_equal(f->plan->vgpus[0].vf->gpu->addr, "0000:3b:00.0");
-	assert_string_equal(f->plan->vgpus[0].type->name, "NVIDIA A30-6C");
+	assert_string_equal(f->plan->vgpus[0].gpu, "0000:3b:00.0");
+	assert_string_equal(f->plan->vgpus[0].profile, "A30-6C");
 	assert_int_equal(f->plan->node, 0);
 	assert_plan(f->plan, "0-5,48-53", pins, 12, 6, 2);
 	assert_string_equal(f->plan->reason,
 			    "0000:3b:00.4 is free and offers A30-6C now; GPU 0000:3b:00.0 (0 of 4 "
 			    "vGPU parents in use) is on NUMA node 0 which has room for the VM's "
 			    "vCPUs and memory");
-	assert_string_equal(f->plan->warnings, "");
+	assert_string_equal(warnings_text(f), "");
 	free(req);
 }
 
@@ -600,7 +631,7 @@ static void test_make_a30_mig(void **state)
 	struct fixture *f = *state;
 	struct vgpu_request *req = make_vm_ok(f, "a30-dual-mdev", 4, "A30-2-12C", NULL);
 
-	assert_string_equal(f->plan->vgpus[0].vf->gpu->addr, "0000:af:00.0");
+	assert_string_equal(f->plan->vgpus[0].gpu, "0000:af:00.0");
 	assert_vgpu(f->plan, 0, "0000:af:00.4", 690);
 	assert_int_equal(f->plan->node, 1);
 	assert_cpus(&f->plan->cpus, "24-25,72-73");
@@ -642,9 +673,7 @@ static void test_make_no_topology(void **state)
 	struct fixture *f = *state;
 	struct vgpu_request *req = new_request(4, "A30-6C");
 
-	fixture_host_path(f->root, sizeof(f->root), srcdir, "a30-dual-mdev");
-	host_open_ok(f->root, &f->h, NULL);
-	host_scan_ok(f->h);
+	f->m = th_build(test_hosts, ARRAY_SIZE(test_hosts), "a30-dual-mdev", false);
 	make_fails(f, req, -EINVAL, "host topology has not been read");
 	free(req);
 }
@@ -656,9 +685,9 @@ static void test_make_l40s_least_used(void **state)
 	struct fixture *f = *state;
 	struct vgpu_request *req = make_vm_ok(f, "vfio-ts-l40s", 2, "L40S-4Q", NULL);
 
-	assert_string_equal(f->plan->vgpus[0].vf->gpu->addr, "0000:c1:00.0");
+	assert_string_equal(f->plan->vgpus[0].gpu, "0000:c1:00.0");
 	assert_vgpu(f->plan, 0, "0000:c1:00.4", 1149);
-	assert_int_equal(f->plan->vgpus[0].vf->iface, VGPU_IFACE_VENDOR_VFIO);
+	assert_int_equal(f->plan->vgpus[0].iface, VGPU_IFACE_VENDOR_VFIO);
 	assert_int_equal(f->plan->node, 0);
 	assert_pins(f->plan, pins, 2);
 	assert_string_equal(f->plan->reason,
@@ -683,29 +712,36 @@ static void test_make_pinned_vf(void **state)
 	make_ok(f, req);
 	assert_int_equal(f->plan->n_vgpus, 1);
 	assert_vgpu(f->plan, 0, "0000:41:00.6", 1149);
-	assert_string_equal(f->plan->vgpus[0].vf->gpu->addr, "0000:41:00.0");
+	assert_string_equal(f->plan->vgpus[0].gpu, "0000:41:00.0");
 
 	req->vf = "0000:41:07.0";
 	make_fails(f, req, -ENOENT, "--vf '0000:41:07.0': no such VF");
 	free(req);
 }
 
-/* Two vGPUs in one VM: two different VFs, on the chosen GPU. */
+/*
+ * Two vGPUs in one VM: two different VFs of the chosen GPU.  Time-sliced
+ * vGPUs of one GPU are all of one type: 4Q beside 4C fits nowhere (GPU 41
+ * holds another type already).
+ */
 static void test_make_two_profiles(void **state)
 {
 	struct fixture *f = *state;
-	struct vgpu_request *req = make_vm_ok(f, "vfio-ts-l40s", 4, "L40S-4Q", "L40S-4C");
+	struct vgpu_request *req = new_request(4, "L40S-4Q");
 
-	assert_vgpu(f->plan, 0, "0000:c1:00.4", 1149);
-	assert_vgpu(f->plan, 1, "0000:c1:00.5", 1156);
-	assert_ptr_not_equal(f->plan->vgpus[0].vf, f->plan->vgpus[1].vf);
+	open_host(f, "vfio-ts-l40s");
+	req->profiles[1] = "L40S-4C";
+	req->n_profiles = 2;
+	make_fails(f, req, -EBUSY,
+		   "no free VF on NUMA node 0 can take 'L40S-4C' as vGPU 2 of this VM");
 
-	/* the same profile twice still takes two VFs */
+	/* the same profile twice takes two VFs */
 	req->profiles[1] = "L40S-4Q";
 	make_ok(f, req);
 	assert_int_equal(f->plan->n_vgpus, 2);
-	assert_string_equal(f->plan->vgpus[0].vf->addr, "0000:c1:00.4");
+	assert_vgpu(f->plan, 0, "0000:c1:00.4", 1149);
 	assert_vgpu(f->plan, 1, "0000:c1:00.5", 1149);
+	assert_string_not_equal(f->plan->vgpus[0].parent, f->plan->vgpus[1].parent);
 	free(req);
 }
 
@@ -715,11 +751,11 @@ static void test_make_two_time_sliced(void **state)
 	struct fixture *f = *state;
 	struct vgpu_request *req = make_vm_ok(f, "a30-dual-mdev", 4, "A30-6C", "nvidia-684");
 
-	assert_string_equal(f->plan->vgpus[0].vf->addr, "0000:3b:00.4");
+	assert_string_equal(f->plan->vgpus[0].parent, "0000:3b:00.4");
 	assert_vgpu(f->plan, 1, "0000:3b:00.5", 684);
 	assert_int_equal(f->plan->node, 0);
-	assert_string_equal(f->plan->warnings, "'A30-6C': several time-sliced vGPUs of one GPU in "
-					       "one VM need vGPU software 16 or later");
+	assert_string_equal(warnings_text(f), "'A30-6C': several time-sliced vGPUs of one GPU in "
+					      "one VM need vGPU software 16 or later");
 	free(req);
 }
 
@@ -731,11 +767,116 @@ static void test_make_t4_pf_parent(void **state)
 	struct vgpu_request *req = make_vm_ok(f, "t4-legacy", 4, "T4-4Q", NULL);
 
 	assert_vgpu(f->plan, 0, "0000:5e:00.0", 232);
-	assert_int_equal(f->plan->vgpus[0].vf->index, -1);
-	assert_true(f->plan->vgpus[0].vf->in_use);
+	assert_string_equal(f->plan->vgpus[0].gpu, "0000:5e:00.0"); /* the PF is the parent */
 	assert_int_equal(f->plan->node, 0);
 	assert_pins(f->plan, pins, 4);
 	assert_cpus(&f->plan->cpus, "0-1,8-9");
+	free(req);
+}
+
+/* A fresh 16 GB T4 (its own mdev parent) with @n types {name, available}. */
+static void fresh_t4(struct fixture *f)
+{
+	static const struct {
+		unsigned id;
+		const char *name;
+		long avail;
+	} types[] = {
+		{ 230, "GRID T4-1Q", 16 }, { 231, "GRID T4-2Q", 8 },  { 232, "GRID T4-4Q", 4 },
+		{ 233, "GRID T4-8Q", 2 },  { 234, "GRID T4-16Q", 1 },
+	};
+	struct vgpu_model *t4 = th_build(test_hosts, ARRAY_SIZE(test_hosts), "t4-legacy", true);
+	struct vgpu_gpu *g;
+	struct vgpu_parent *p;
+
+	/* the same machine and node, a new GPU with nothing on it */
+	vgpu_model_free(f->m);
+	f->m = vgpu_model_new();
+	g = vgpu_model_add_gpu(f->m, "0000:5e:00.0", 0x1eb8);
+	g->numa_node = 0;
+	p = vgpu_gpu_add_parent(g, "0000:5e:00.0", -1);
+	p->iface = g->iface = VGPU_IFACE_MDEV;
+	for (size_t i = 0; i < ARRAY_SIZE(types); i++)
+		vgpu_parent_add_type(p, vgpu_gpu_add_type(g, types[i].id, types[i].name),
+				     types[i].avail);
+	vgpu_model_set_topology(f->m, &t4->topo);
+	vgpu_model_free(t4);
+}
+
+static struct vgpu_request *two(unsigned vcpus, const char *p0, const char *p1)
+{
+	struct vgpu_request *req = new_request(vcpus, p0);
+
+	req->profiles[1] = p1;
+	req->n_profiles = 2;
+	return req;
+}
+
+/*
+ * The GPU's capacity, not each type's availability on its own: a fresh 16 GB
+ * T4 takes two T4-8Q but not T4-16Q beside T4-8Q (24 GB) nor two sizes at once.
+ */
+static void test_make_t4_capacity(void **state)
+{
+	struct fixture *f = *state;
+	struct vgpu_request *req = two(2, "T4-16Q", "T4-8Q");
+
+	fresh_t4(f);
+	make_fails(f, req, -EBUSY,
+		   "no free VF on NUMA node 0 can take 'T4-8Q' as vGPU 2 of this VM");
+	req->profiles[0] = "T4-8Q";
+	req->profiles[1] = "T4-4Q";
+	make_fails(f, req, -EBUSY,
+		   "no free VF on NUMA node 0 can take 'T4-4Q' as vGPU 2 of this VM");
+	req->profiles[1] = "T4-8Q";
+	make_ok(f, req);
+	assert_vgpu(f->plan, 0, "0000:5e:00.0", 233);
+	assert_vgpu(f->plan, 1, "0000:5e:00.0", 233);
+	free(req);
+}
+
+/*
+ * A T4-4Q that exists already keeps the GPU at that size: T4-8Q has no room
+ * even where a parent's own list would offer it.
+ */
+static void test_make_t4_existing_type(void **state)
+{
+	struct fixture *f = *state;
+	struct vgpu_request *req = new_request(2, "T4-8Q");
+	struct vgpu_parent *p;
+
+	open_host(f, "t4-legacy");
+	p = &f->m->gpus[0].parents[0];
+	for (size_t k = 0; k < p->n_types; k++)
+		if (p->types[k].type->id == 233)
+			p->types[k].available = 1;
+	make_fails(f, req, -EBUSY, "no free VF can take 'T4-8Q' now; available now: T4-4Q, T4-8Q");
+	req->profiles[0] = "T4-4Q";
+	make_ok(f, req);
+	assert_vgpu(f->plan, 0, "0000:5e:00.0", 232);
+	free(req);
+}
+
+/* A 200-character profile in "available now" is listed, not looped over. */
+static void test_make_long_profile(void **state)
+{
+	struct fixture *f = *state;
+	char name[240], want[512];
+	struct vgpu_request *req = new_request(2, "T4-5Q");
+	struct vgpu_gpu *g;
+	struct vgpu_parent *p;
+
+	fresh_t4(f);
+	g = &f->m->gpus[0];
+	p = &g->parents[0];
+	memset(name, 'X', 200);
+	strcpy(name + 200, "-4Q");
+	vgpu_parent_add_type(p, vgpu_gpu_add_type(g, 999, name), 1);
+	snprintf(want, sizeof(want),
+		 "unknown vGPU profile 'T4-5Q'; available now: T4-1Q, T4-2Q, T4-4Q, T4-8Q, "
+		 "T4-16Q, %s",
+		 name);
+	make_fails(f, req, -ENOENT, want);
 	free(req);
 }
 
@@ -767,10 +908,12 @@ int main(int argc, char **argv)
 		cmocka_unit_test_setup_teardown(test_make_two_profiles, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_make_two_time_sliced, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_make_t4_pf_parent, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_make_t4_capacity, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_make_t4_existing_type, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_make_long_profile, setup, teardown),
 	};
 
-	srcdir = test_srcdir(argc, argv);
-	if (!srcdir)
-		return 2;
+	(void)argc;
+	(void)argv;
 	return cmocka_run_group_tests_name("plan", tests, NULL, NULL);
 }

@@ -19,9 +19,10 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "vgpu.h"
-
-#define ARRAY_SIZE(a) (sizeof(a) / sizeof((a)[0]))
+#include "cpuset.h"
+#include "ctx.h"
+#include "model.h"
+#include "sysfs.h"
 
 /* ---- paths ------------------------------------------------------------------------ */
 
@@ -59,17 +60,18 @@ static inline void fixture_host_path(char *buf, size_t len, const char *srcdir, 
 
 /* ---- warnings ---------------------------------------------------------------------- */
 
-/* What a host reported through its vgpu_warn_fn, each message strdup'ed. */
+/* What the library logged through a context's log callback, each message strdup'ed. */
 struct warnings {
 	char *msgs[64];
 	size_t n;
 };
 
-/* The vgpu_warn_fn: vgpu_host_set_warn(h, warnings_collect, &w). */
-static inline void warnings_collect(void *data, const char *msg)
+/* The log callback: vgpu_ctx_init(&ctx, warnings_collect, &w). */
+static inline void warnings_collect(void *data, int priority, const char *msg)
 {
 	struct warnings *w = data;
 
+	(void)priority;
 	assert_true(w->n < ARRAY_SIZE(w->msgs));
 	w->msgs[w->n++] = strdup(msg);
 }
@@ -89,30 +91,35 @@ static inline void assert_no_warnings(const struct warnings *w)
 
 /* ---- hosts --------------------------------------------------------------------------- */
 
-/* A host opened from @root, and the warnings it gave. */
+/* A host read from @root, the context it logged to, and the warnings it gave. */
 struct host_fixture {
 	char root[1024];
-	struct vgpu_host *h;
+	struct vgpu_ctx ctx;
+	struct vgpu_sysfs *fs;
+	struct vgpu_model *m;
 	struct warnings warn;
 };
 
-/* cmocka setup: *state = a zeroed struct host_fixture. */
+/* cmocka setup: *state = a zeroed struct host_fixture with its context. */
 static inline int host_fixture_setup(void **state)
 {
 	struct host_fixture *f = calloc(1, sizeof(*f));
 
 	if (!f)
 		return -1;
+	vgpu_ctx_init(&f->ctx, warnings_collect, &f->warn);
 	*state = f;
 	return 0;
 }
 
-/* cmocka teardown: free the host, the warnings and the fixture (not the files at root). */
+/* cmocka teardown: free the model, the root, the warnings and the fixture. */
 static inline int host_fixture_teardown(void **state)
 {
 	struct host_fixture *f = *state;
 
-	vgpu_host_free(f->h);
+	vgpu_model_free(f->m);
+	vgpu_sysfs_free(f->fs);
+	vgpu_ctx_clear(&f->ctx);
 	warnings_free(&f->warn);
 	free(f);
 	return 0;
@@ -122,35 +129,18 @@ static inline int host_fixture_teardown(void **state)
 #define host_unit_test(fn)                                                                         \
 	cmocka_unit_test_setup_teardown(fn, host_fixture_setup, host_fixture_teardown)
 
-/* vgpu_host_open(@root) into *@h, which must succeed; @warn, when given, collects warnings. */
-static inline void host_open_ok(const char *root, struct vgpu_host **h, struct warnings *warn)
+/* Open @root and read it with @what (VGPU_READ_*) into f->m, which must succeed. */
+static inline void host_read_ok(struct host_fixture *f, const char *root, unsigned what)
 {
-	char *err = NULL;
-	int r = vgpu_host_open(root, h, &err);
+	int r;
 
+	if (!f->fs && (r = vgpu_sysfs_open(&f->ctx, root, &f->fs)) != 0)
+		fail_msg("vgpu_sysfs_open('%s') = %d: %s", root, r, vgpu_ctx_error(&f->ctx));
+	vgpu_model_free(f->m);
+	f->m = NULL;
+	r = vgpu_model_read(&f->ctx, f->fs, what, &f->m);
 	if (r != 0)
-		fail_msg("vgpu_host_open('%s') = %d: %s", root, r, err ? err : "(no message)");
-	if (warn)
-		vgpu_host_set_warn(*h, warnings_collect, warn);
-}
-
-/* vgpu_host_scan() with types, which must succeed. */
-static inline void host_scan_ok(struct vgpu_host *h)
-{
-	int r = vgpu_host_scan(h, true);
-
-	if (r != 0)
-		fail_msg("vgpu_host_scan('%s') = %d: %s", vgpu_host_root(h), r, vgpu_last_error(h));
-}
-
-/* vgpu_host_read_topology(), which must succeed. */
-static inline void host_read_topology_ok(struct vgpu_host *h)
-{
-	int r = vgpu_host_read_topology(h);
-
-	if (r != 0)
-		fail_msg("vgpu_host_read_topology('%s') = %d: %s", vgpu_host_root(h), r,
-			 vgpu_last_error(h));
+		fail_msg("vgpu_model_read('%s') = %d: %s", root, r, vgpu_ctx_error(&f->ctx));
 }
 
 /* ---- CPU sets and plans -------------------------------------------------------------- */
@@ -171,33 +161,5 @@ static inline void assert_cpus(const struct vgpu_cpuset *s, const char *want)
 
 	assert_string_equal(vgpu_cpulist_format(s, buf, sizeof(buf)), want);
 }
-
-/*
- * A zeroed fixture of @size on the heap whose struct vgpu_plan pointer at
- * @plan_offset points to a zeroed heap plan (~34 KiB: too big for a test's stack);
- * NULL when out of memory.  Use through NEW_FIXTURE_WITH_PLAN().
- */
-static inline void *alloc_fixture_with_plan(size_t size, size_t plan_offset)
-{
-	unsigned char *f = calloc(1, size);
-	struct vgpu_plan *plan = calloc(1, sizeof(*plan));
-
-	if (!f || !plan) {
-		free(f);
-		free(plan);
-		return NULL;
-	}
-	memcpy(f + plan_offset, &plan, sizeof(plan));
-	return f;
-}
-
-/*
- * A zeroed @type whose member `struct vgpu_plan *plan` points to a zeroed plan, or NULL.
- * (The comparison, never evaluated, does not compile unless ->plan has that type.)
- */
-#define NEW_FIXTURE_WITH_PLAN(type)                                                                \
-	((type *)alloc_fixture_with_plan(                                                          \
-		sizeof(type),                                                                      \
-		offsetof(type, plan) + 0 * sizeof(((type *)0)->plan == (struct vgpu_plan *)0)))
 
 #endif /* VGPU_TEST_UTIL_H */
