@@ -14,7 +14,7 @@
 #include <errno.h>
 #include <string.h>
 
-#include "vgpu.h"
+#include "cpuset.h"
 #include "test-util.h"
 
 static void test_parse_two_ranges(void **state)

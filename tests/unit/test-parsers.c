@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
 /*
  * test-parsers - the text parsers behind the host reader:
- * creatable_vgpu_types and mdev descriptions (src/lib/vgpu.c), numbers
+ * creatable_vgpu_types and mdev descriptions (src/lib/vgpu-read.c), numbers
  * (src/lib/util.c) and PCI addresses (vgpu_bdf_normalize).
  */
 #include <stdarg.h>
@@ -14,9 +14,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "cleanup.h"
 #include "vgpu-priv.h"
-
-#define ARRAY_SIZE(a) (sizeof(a) / sizeof((a)[0]))
 
 /* ---- creatable_vgpu_types (reference 1.3) ------------------------------- */
 
@@ -36,6 +35,8 @@ static void record_bad_line(void *data, unsigned lineno, const char *line)
 }
 
 struct creatable {
+	struct vgpu_creatable cr;
+	/* views of cr after a parse */
 	unsigned *ids;
 	char **names;
 	size_t n;
@@ -56,19 +57,26 @@ static int creatable_teardown(void **state)
 {
 	struct creatable *c = *state;
 
-	free(c->ids);
-	vgpu_strv_free(c->names, c->n);
+	vgpu_creatable_clear(&c->cr);
 	for (size_t i = 0; i < c->bad.n; i++)
 		free(c->bad.line[i]);
 	free(c);
 	return 0;
 }
 
+static void parse_with(struct creatable *c, const char *text,
+		       void (*cb)(void *, unsigned, const char *), void *data)
+{
+	vgpu_creatable_clear(&c->cr);
+	vgpu_parse_creatable(text, &c->cr, cb, data);
+	c->ids = c->cr.ids;
+	c->names = c->cr.names.items;
+	c->n = c->cr.names.n;
+}
+
 static void parse(struct creatable *c, const char *text)
 {
-	assert_int_equal(vgpu_parse_creatable(text, &c->ids, &c->names, &c->n, record_bad_line,
-					      &c->bad),
-			 0);
+	parse_with(c, text, record_bad_line, &c->bad);
 }
 
 static void test_creatable_header(void **state)
@@ -158,9 +166,10 @@ static void test_creatable_garbage_line(void **state)
 static void test_creatable_long_line(void **state)
 {
 	struct creatable *c = *state;
-	char text[1024];
+	char text[2048];
 
-	snprintf(text, sizeof(text), "1145  : NVIDIA %0600d\n1147  : NVIDIA L40S-1Q\n", 0);
+	/* a 600-character name is read (names may be long); 1,100 is damage, reported */
+	snprintf(text, sizeof(text), "1145  : NVIDIA %01100d\n1147  : NVIDIA L40S-1Q\n", 0);
 	parse(c, text);
 	assert_int_equal(c->n, 1);
 	assert_int_equal(c->ids[0], 1147);
@@ -173,15 +182,15 @@ static void test_creatable_bad_shapes(void **state)
 {
 	struct creatable *c = *state;
 
-	parse(c, "ID    : vGPU Name\n"     /* 1 */
-		 "\n"                      /* 2 */
-		 "1145 NVIDIA L40S-1B\n"   /* 3: no colon */
-		 "1146 :\n"                /* 4: no name */
-		 "12x : NVIDIA L40S-1Q\n"  /* 5: id with junk */
-		 ": NVIDIA L40S-2Q\n"      /* 6: no id */
+	parse(c, "ID    : vGPU Name\n" /* 1 */
+		 "\n" /* 2 */
+		 "1145 NVIDIA L40S-1B\n" /* 3: no colon */
+		 "1146 :\n" /* 4: no name */
+		 "12x : NVIDIA L40S-1Q\n" /* 5: id with junk */
+		 ": NVIDIA L40S-2Q\n" /* 6: no id */
 		 "1149 : NVIDIA L40S-4Q\n" /* 7: fine */
-		 "-5 : NVIDIA L40S-6Q\n"   /* 8: negative id */
-		 "99999999999 : X\n");     /* 9: id out of range */
+		 "-5 : NVIDIA L40S-6Q\n" /* 8: negative id */
+		 "99999999999 : X\n"); /* 9: id out of range */
 	assert_int_equal(c->n, 1);
 	assert_int_equal(c->ids[0], 1149);
 	assert_string_equal(c->names[0], "NVIDIA L40S-4Q");
@@ -244,10 +253,6 @@ static void test_creatable_empty(void **state)
 	parse(c, "");
 	assert_int_equal(c->n, 0);
 	assert_int_equal(c->bad.n, 0);
-	free(c->ids);
-	vgpu_strv_free(c->names, c->n);
-	c->ids = NULL;
-	c->names = NULL;
 	parse(c, "ID    : vGPU Name\n");
 	assert_int_equal(c->n, 0);
 	assert_int_equal(c->bad.n, 0);
@@ -257,9 +262,7 @@ static void test_creatable_no_callback(void **state)
 {
 	struct creatable *c = *state;
 
-	assert_int_equal(vgpu_parse_creatable("junk\n1145 : NVIDIA L40S-1B\nmore junk\n", &c->ids,
-					      &c->names, &c->n, NULL, NULL),
-			 0);
+	parse_with(c, "junk\n1145 : NVIDIA L40S-1B\nmore junk\n", NULL, NULL);
 	assert_int_equal(c->n, 1);
 	assert_int_equal(c->ids[0], 1145);
 }
@@ -310,18 +313,12 @@ static void test_parse_long(void **state)
 		int ret;
 		long v;
 	} cases[] = {
-		{ "42", 0, 42 },
-		{ " 42 ", 0, 42 },
-		{ "-1\n", 0, -1 },
-		{ "0", 0, 0 },
-		{ "4\n", 0, 4 },
-		{ "", -EINVAL, 0 },
-		{ " \n", -EINVAL, 0 },
-		{ "lots", -EINVAL, 0 },
-		{ "12abc", -EINVAL, 0 },
-		{ "0x10", -EINVAL, 0 },
-		{ "1 2", -EINVAL, 0 },
-		{ "99999999999999999999999", -ERANGE, 0 },
+		{ "42", 0, 42 },	 { " 42 ", 0, 42 },
+		{ "-1\n", 0, -1 },	 { "0", 0, 0 },
+		{ "4\n", 0, 4 },	 { "", -EINVAL, 0 },
+		{ " \n", -EINVAL, 0 },	 { "lots", -EINVAL, 0 },
+		{ "12abc", -EINVAL, 0 }, { "0x10", -EINVAL, 0 },
+		{ "1 2", -EINVAL, 0 },	 { "99999999999999999999999", -ERANGE, 0 },
 	};
 
 	(void)state;
@@ -435,6 +432,8 @@ static void test_bdf_normalize(void **state)
 		"0000:3b:00.",
 		"0000:3b:00:0",
 		"0000:1ff:00.0",
+		"0x:e.5", /* sscanf's %2x took "0x" as a number */
+		"0x3b:00.0",
 	};
 
 	(void)state;

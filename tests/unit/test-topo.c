@@ -24,7 +24,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "vgpu.h"
+#include "model.h"
 #include "test-util.h"
 
 static const char *srcdir;
@@ -98,6 +98,11 @@ static int rm_entry(const char *path, const struct stat *st, int flag, struct FT
 /* The standard 2-node, 8-CPU host. */
 static void build_host(struct host_fixture *f)
 {
+	char bus[PATH_MAX];
+
+	/* a host with a PCI bus and no GPUs: the topology is the subject here */
+	snprintf(bus, sizeof(bus), "%s/sys/bus/pci/devices", f->root);
+	mkdirs(bus);
 	put(f, "sys/devices/system/node/online", "0-1\n");
 	put(f, "sys/devices/system/node/possible", "0-1\n");
 	put(f, "sys/devices/system/node/node0/cpulist", "0-1,4-5\n");
@@ -111,8 +116,7 @@ static void build_host(struct host_fixture *f)
 	    "Node 1 MemTotal:        8192000 kB\n"
 	    "Node 1 MemFree:         8000000 kB\n");
 	put(f, "sys/devices/system/node/node0/hugepages/hugepages-1048576kB/nr_hugepages", "4\n");
-	put(f, "sys/devices/system/node/node0/hugepages/hugepages-1048576kB/free_hugepages",
-	    "2\n");
+	put(f, "sys/devices/system/node/node0/hugepages/hugepages-1048576kB/free_hugepages", "2\n");
 	put(f, "sys/devices/system/node/node0/hugepages/hugepages-2048kB/nr_hugepages", "512\n");
 	put(f, "sys/devices/system/cpu/online", "0-7\n");
 	put(f, "sys/devices/system/cpu/present", "0-7\n");
@@ -155,11 +159,9 @@ static int teardown(void **state)
 /* Open the fixture's root and read its topology; warnings are collected. */
 static const struct vgpu_topology *open_and_read(struct host_fixture *f)
 {
-	host_open_ok(f->root, &f->h, &f->warn);
-	assert_null(vgpu_host_topology(f->h));
-	host_read_topology_ok(f->h);
-	assert_non_null(vgpu_host_topology(f->h));
-	return vgpu_host_topology(f->h);
+	host_read_ok(f, f->root, VGPU_READ_TOPOLOGY);
+	assert_true(f->m->has_topology);
+	return &f->m->topo;
 }
 
 static void assert_core_of(const struct vgpu_topology *t, const int *want, unsigned n)
@@ -208,9 +210,10 @@ static void test_two_nodes(void **state)
 
 	assert_no_warnings(&f->warn);
 
-	/* read once: a second call keeps the first result */
-	assert_int_equal(vgpu_host_read_topology(f->h), 0);
-	assert_ptr_equal(vgpu_host_topology(f->h), t);
+	/* reading again (as after a write) gives the same answer */
+	host_read_ok(f, f->root, VGPU_READ_TOPOLOGY);
+	assert_int_equal(f->m->topo.n_nodes, 2);
+	assert_cpus(&vgpu_topology_node(&f->m->topo, 1)->cpus, "2-3,6-7");
 }
 
 /* No thread_siblings_list (older kernels, odd VMs): each CPU is its own core. */
@@ -272,6 +275,8 @@ static void test_no_numa(void **state)
 	const struct vgpu_topology *t;
 	static const int core_of[4] = { 0, 1, 0, 1 };
 
+	put(f, "sys/bus/pci/devices/.keep", "");
+	drop(f, "sys/bus/pci/devices/.keep");
 	put(f, "sys/devices/system/cpu/online", "0-3\n");
 	put(f, "sys/devices/system/cpu/cpu0/topology/thread_siblings_list", "0,2\n");
 	put(f, "sys/devices/system/cpu/cpu1/topology/thread_siblings_list", "1,3\n");
@@ -300,94 +305,108 @@ static void test_present_fallback(void **state)
 	assert_int_equal(t->n_cpus, 8);
 }
 
-/* Neither cpu/online nor cpu/present: an error naming the file. */
+/*
+ * Neither cpu/online nor cpu/present (old kernels): the cpu<N> directories
+ * say which CPUs there are, cpu<N>/online which are online.
+ */
 static void test_no_cpu_list(void **state)
 {
 	struct host_fixture *f = *state;
+	const struct vgpu_topology *t;
 	char want[PATH_MAX];
+	int r;
 
 	build_host(f);
 	drop(f, "sys/devices/system/cpu/online");
 	drop(f, "sys/devices/system/cpu/present");
-	host_open_ok(f->root, &f->h, NULL);
-	assert_int_equal(vgpu_host_read_topology(f->h), -ENOENT);
-	assert_null(vgpu_host_topology(f->h));
-	snprintf(want, sizeof(want), "'%s/sys/devices/system/cpu/online'", f->root);
-	if (!strstr(vgpu_last_error(f->h), want))
-		fail_msg("error \"%s\" does not name %s", vgpu_last_error(f->h), want);
+	put(f, "sys/devices/system/cpu/cpu7/online", "0\n");
+	t = open_and_read(f);
+	assert_cpus(&t->online, "0-6");
+	assert_no_warnings(&f->warn);
+
+	/* and no cpu<N> at all: an error naming the directory */
+	for (int c = 0; c < 8; c++) {
+		char path[PATH_MAX];
+
+		snprintf(path, sizeof(path), "%s/sys/devices/system/cpu/cpu%d", f->root, c);
+		nftw(path, rm_entry, 16, FTW_DEPTH | FTW_PHYS);
+	}
+	vgpu_model_free(f->m);
+	f->m = NULL;
+	r = vgpu_model_read(&f->ctx, f->fs, VGPU_READ_TOPOLOGY, &f->m);
+	assert_int_equal(r, -ENOENT);
+	assert_null(f->m);
+	snprintf(want, sizeof(want), "no CPUs found below '%s/sys/devices/system/cpu'", f->root);
+	assert_string_equal(vgpu_ctx_error(&f->ctx), want);
 }
 
-/* A garbled node/online is an error, not "no NUMA". */
+/* A garbled node/online is named, and the node<N> directories say what nodes there are. */
 static void test_bad_node_online(void **state)
 {
 	struct host_fixture *f = *state;
+	const struct vgpu_topology *t;
 
 	build_host(f);
 	put(f, "sys/devices/system/node/online", "zero\n");
-	host_open_ok(f->root, &f->h, NULL);
-	assert_int_equal(vgpu_host_read_topology(f->h), -EINVAL);
-	assert_non_null(strstr(vgpu_last_error(f->h), "sys/devices/system/node/online"));
+	t = open_and_read(f);
+	assert_int_equal(t->n_nodes, 2);
+	assert_true(f->warn.n >= 1);
+	assert_non_null(strstr(f->warn.msgs[0], "sys/devices/system/node/online"));
 }
 
-/* ---- vgpu_host_open --------------------------------------------------------- */
+/* ---- vgpu_sysfs_open ---------------------------------------------------------- */
 
 static void test_open_regular_file(void **state)
 {
 	struct host_fixture *f = *state;
-	struct vgpu_host *h = NULL;
+	struct vgpu_sysfs *fs = NULL;
 	char path[PATH_MAX], want[PATH_MAX + 64];
-	char *err = NULL;
 
 	put(f, "not-a-dir", "x\n");
 	snprintf(path, sizeof(path), "%s/not-a-dir", f->root);
-	assert_int_equal(vgpu_host_open(path, &h, &err), -ENOTDIR);
-	assert_null(h);
-	assert_non_null(err);
+	assert_int_equal(vgpu_sysfs_open(&f->ctx, path, &fs), -ENOTDIR);
+	assert_null(fs);
 	snprintf(want, sizeof(want), "sysroot '%s' is not a directory", path);
-	assert_string_equal(err, want);
-	free(err);
-	/* err_out is optional */
-	assert_int_equal(vgpu_host_open(path, &h, NULL), -ENOTDIR);
+	assert_string_equal(vgpu_ctx_error(&f->ctx), want);
 }
 
 static void test_open_missing(void **state)
 {
 	struct host_fixture *f = *state;
-	struct vgpu_host *h = NULL;
+	struct vgpu_sysfs *fs = NULL;
 	char path[PATH_MAX], want[PATH_MAX + 64];
-	char *err = NULL;
 
 	snprintf(path, sizeof(path), "%s/no-such-root", f->root);
-	assert_int_equal(vgpu_host_open(path, &h, &err), -ENOENT);
-	assert_null(h);
+	assert_int_equal(vgpu_sysfs_open(&f->ctx, path, &fs), -ENOENT);
+	assert_null(fs);
 	snprintf(want, sizeof(want), "cannot open sysroot '%s': %s", path, strerror(ENOENT));
-	assert_string_equal(err, want);
-	free(err);
+	assert_string_equal(vgpu_ctx_error(&f->ctx), want);
 }
 
 static void test_open_root_name(void **state)
 {
 	struct host_fixture *f = *state;
+	struct vgpu_sysfs *fs = NULL;
 	char path[PATH_MAX + 4];
-	char *err = NULL;
 
 	/* trailing slashes are dropped so messages read ROOT/sys/... */
 	snprintf(path, sizeof(path), "%s//", f->root);
-	assert_int_equal(vgpu_host_open(path, &f->h, &err), 0);
-	assert_null(err);
-	assert_string_equal(vgpu_host_root(f->h), f->root);
-	assert_string_equal(vgpu_last_error(f->h), "unknown error");
-	vgpu_host_free(f->h);
-	f->h = NULL;
-	/* NULL and "" mean the real host */
-	assert_int_equal(vgpu_host_open(NULL, &f->h, NULL), 0);
-	assert_string_equal(vgpu_host_root(f->h), "/");
-	vgpu_host_free(f->h);
-	f->h = NULL;
-	assert_int_equal(vgpu_host_open("", &f->h, NULL), 0);
-	assert_string_equal(vgpu_host_root(f->h), "/");
+	assert_int_equal(vgpu_sysfs_open(&f->ctx, path, &fs), 0);
+	assert_string_equal(vgpu_sysfs_root(fs), f->root);
+	assert_string_equal(vgpu_ctx_error(&f->ctx), "unknown error");
+	vgpu_sysfs_free(fs);
+	fs = NULL;
+	/* NULL means the real host; "" is a mistake, not the real host */
+	assert_int_equal(vgpu_sysfs_open(&f->ctx, NULL, &fs), 0);
+	assert_string_equal(vgpu_sysfs_root(fs), "/");
+	vgpu_sysfs_free(fs);
+	fs = NULL;
+	assert_int_equal(vgpu_sysfs_open(&f->ctx, "", &fs), -EINVAL);
+	assert_null(fs);
+	assert_string_equal(vgpu_ctx_error(&f->ctx),
+			    "--sysroot '': an empty root is not a directory");
 	/* free accepts NULL */
-	vgpu_host_free(NULL);
+	vgpu_sysfs_free(NULL);
 }
 
 /* ---- the committed dual-socket A30 fixture ---------------------------------- */
