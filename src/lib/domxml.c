@@ -296,6 +296,8 @@ int vgpu_parse_size_kib(const char *s, uint64_t *out)
 		return -EINVAL;
 	memcpy(num, s, n);
 	num[n] = '\0';
+	if (strtod(num, NULL) == 0)
+		return -EINVAL; /* "0" is no size, not a small one */
 	r = scaled_kib(num, s + n, 1024.0 * 1024, true, &kib);
 	if (r < 0)
 		return r;

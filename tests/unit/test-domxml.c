@@ -24,7 +24,8 @@
 #include <libxml/parser.h>
 #include <libxml/tree.h>
 
-#include "vgpu.h"
+#include "domxml.h"
+#include "plan.h"
 #include "test-util.h"
 
 /* MAX_XML_SIZE in domxml.c: the cap on a domain definition we parse */
@@ -131,15 +132,17 @@ static const char expected_mdev_xml[] =
 struct fixture {
 	/* A30 GPU 3b (mdev) with VF 3b:00.4; H100 GPU ca (vendor VFIO) with VF ca:00.5 */
 	struct vgpu_gpu gpu_a30, gpu_h100;
-	struct vgpu_vf vf_mdev, vf_mdev2, vf_vfio;
+	struct vgpu_parent vf_mdev, vf_mdev2, vf_vfio;
 	struct vgpu_type type_a30, type_h100;
 	struct vgpu_plan *plan;
 	struct vgpu_domain_opts opts;
 	struct _xmlDoc *doc;
 	char *out;
 	char *out2;
-	char err[512];
+	struct vgpu_ctx ctx;
 };
+
+static struct vgpu_ctx test_ctx; /* for calls whose message is not checked */
 
 static void fill_type(struct vgpu_type *t, unsigned id, const char *name)
 {
@@ -150,7 +153,7 @@ static void fill_type(struct vgpu_type *t, unsigned id, const char *name)
 	assert_int_equal(vgpu_type_parse(name, &t->info), 0);
 }
 
-static void fill_vf(struct vgpu_vf *vf, struct vgpu_gpu *g, const char *addr, int index,
+static void fill_vf(struct vgpu_parent *vf, struct vgpu_gpu *g, const char *addr, int index,
 		    enum vgpu_iface iface)
 {
 	memset(vf, 0, sizeof(*vf));
@@ -161,14 +164,30 @@ static void fill_vf(struct vgpu_vf *vf, struct vgpu_gpu *g, const char *addr, in
 	vf->iommu_group = -1;
 }
 
-/* VM1 of the A30 article: 12 vCPUs on cores 0-5 of node 0, siblings +48. */
-static void plan_vm1(struct vgpu_plan *p, const struct vgpu_vf *vf, const struct vgpu_type *t)
+/* vGPU @c of a plan: type @t on parent @vf, named by BDF and id as the planner does. */
+static void set_choice(struct vgpu_choice *c, const struct vgpu_parent *vf,
+		       const struct vgpu_type *t)
 {
-	memset(p, 0, sizeof(*p));
+	free(c->profile);
+	free(c->gi_profile);
+	memset(c, 0, sizeof(*c));
+	snprintf(c->gpu, sizeof(c->gpu), "%s", vf->gpu->addr);
+	snprintf(c->parent, sizeof(c->parent), "%s", vf->addr);
+	c->iface = vf->iface;
+	c->type_id = t->id;
+	c->profile = strdup(t->info.profile);
+	c->backing = t->info.backing;
+	c->gi_profile = t->info.gi_profile[0] ? strdup(t->info.gi_profile) : NULL;
+}
+
+/* VM1 of the A30 article: 12 vCPUs on cores 0-5 of node 0, siblings +48. */
+static void plan_vm1(struct vgpu_plan *p, const struct vgpu_parent *vf, const struct vgpu_type *t)
+{
 	p->node = 0;
-	p->vgpus[0].vf = vf;
-	p->vgpus[0].type = t;
+	set_choice(&p->vgpus[0], vf, t);
 	p->n_vgpus = 1;
+	free(p->pins);
+	p->pins = calloc(VGPU_MAX_CPUS, sizeof(*p->pins));
 	p->vcpus = 12;
 	p->cores = 6;
 	p->threads = 2;
@@ -181,10 +200,13 @@ static void plan_vm1(struct vgpu_plan *p, const struct vgpu_vf *vf, const struct
 
 static int setup(void **state)
 {
-	struct fixture *f = NEW_FIXTURE_WITH_PLAN(struct fixture);
+	struct fixture *f = calloc(1, sizeof(*f));
 
-	if (!f)
+	if (!f || !(f->plan = calloc(1, sizeof(*f->plan)))) {
+		free(f);
 		return -1;
+	}
+	vgpu_ctx_init(&f->ctx, NULL, NULL);
 	snprintf(f->gpu_a30.addr, sizeof(f->gpu_a30.addr), "0000:3b:00.0");
 	f->gpu_a30.iface = VGPU_IFACE_MDEV;
 	f->gpu_a30.numa_node = 0;
@@ -211,7 +233,8 @@ static int teardown(void **state)
 		xmlFreeDoc(f->doc);
 	free(f->out);
 	free(f->out2);
-	free(f->plan);
+	vgpu_plan_free(f->plan);
+	vgpu_ctx_clear(&f->ctx);
 	free(f);
 	return 0;
 }
@@ -219,27 +242,27 @@ static int teardown(void **state)
 static struct _xmlDoc *parse_ok(struct fixture *f, const char *xml)
 {
 	struct _xmlDoc *doc = NULL;
-	int r = vgpu_domain_parse(xml, strlen(xml), "template.xml", &doc, f->err, sizeof(f->err));
+	int r = vgpu_domain_parse(&f->ctx, xml, strlen(xml), "template.xml", &doc);
 
 	if (r != 0)
-		fail_msg("vgpu_domain_parse = %d: %s", r, f->err);
+		fail_msg("vgpu_domain_parse = %d: %s", r, vgpu_ctx_error(&f->ctx));
 	assert_non_null(doc);
 	return doc;
 }
 
 static void build_ok(struct fixture *f, struct _xmlDoc *doc)
 {
-	int r = vgpu_domain_build(doc, f->plan, &f->opts, f->err, sizeof(f->err));
+	int r = vgpu_domain_build(&f->ctx, doc, f->plan, &f->opts);
 
 	if (r != 0)
-		fail_msg("vgpu_domain_build = %d: %s", r, f->err);
+		fail_msg("vgpu_domain_build = %d: %s", r, vgpu_ctx_error(&f->ctx));
 }
 
 static char *format_ok(struct _xmlDoc *doc)
 {
 	char *s = NULL;
 
-	assert_int_equal(vgpu_domain_format(doc, &s), 0);
+	assert_int_equal(vgpu_domain_format(&test_ctx, doc, &s), 0);
 	assert_non_null(s);
 	return s;
 }
@@ -428,8 +451,7 @@ static void test_two_vgpus(void **state)
 	struct fixture *f = *state;
 	const char *out, *a, *b;
 
-	f->plan->vgpus[1].vf = &f->vf_mdev2;
-	f->plan->vgpus[1].type = &f->type_a30;
+	set_choice(&f->plan->vgpus[1], &f->vf_mdev2, &f->type_a30);
 	f->plan->n_vgpus = 2;
 	f->opts.mdev_uuids[1] = MDEV_UUID2;
 	out = run(f, template_xml);
@@ -556,20 +578,13 @@ static void test_template_memory_units(void **state)
 	static const struct {
 		const char *unit, *value, *kib;
 	} cases[] = {
-		{ NULL, "1048576", "1048576" },
-		{ "k", "1048576", "1048576" },
-		{ "KiB", "1048576", "1048576" },
-		{ "M", "4096", "4194304" },
-		{ "MiB", "4096", "4194304" },
-		{ "G", "32", "33554432" },
-		{ "GiB", "32", "33554432" },
-		{ "T", "1", "1073741824" },
-		{ "TiB", "1", "1073741824" },
-		{ "b", "1073741824", "1048576" },
-		{ "bytes", "2147483648", "2097152" },
-		{ "KB", "1024000", "1000000" },
-		{ "MB", "4096", "4000000" },
-		{ "GB", "32", "31250000" },
+		{ NULL, "1048576", "1048576" },	      { "k", "1048576", "1048576" },
+		{ "KiB", "1048576", "1048576" },      { "M", "4096", "4194304" },
+		{ "MiB", "4096", "4194304" },	      { "G", "32", "33554432" },
+		{ "GiB", "32", "33554432" },	      { "T", "1", "1073741824" },
+		{ "TiB", "1", "1073741824" },	      { "b", "1073741824", "1048576" },
+		{ "bytes", "2147483648", "2097152" }, { "KB", "1024000", "1000000" },
+		{ "MB", "4096", "4000000" },	      { "GB", "32", "31250000" },
 		{ "TB", "1", "976562500" },
 	};
 	struct fixture *f = *state;
@@ -592,14 +607,14 @@ static void test_template_memory_units(void **state)
 				 "<domain><name>m</name><memory>%s</memory></domain>",
 				 cases[i].value);
 		doc = parse_ok(f, xml);
-		r = vgpu_domain_build(doc, f->plan, &f->opts, f->err, sizeof(f->err));
-		if (r == 0 && vgpu_domain_format(doc, &out) == 0 && out) {
+		r = vgpu_domain_build(&f->ctx, doc, f->plan, &f->opts);
+		if (r == 0 && vgpu_domain_format(&test_ctx, doc, &out) == 0 && out) {
 			p = strstr(out, "<memory unit=\"KiB\">");
 			if (p)
 				sscanf(p + strlen("<memory unit=\"KiB\">"), "%50[0-9]", got);
 			strcat(got, " KiB");
 		} else {
-			snprintf(got, sizeof(got), "error %d: %s", r, f->err);
+			snprintf(got, sizeof(got), "error %d: %s", r, vgpu_ctx_error(&f->ctx));
 		}
 		snprintf(want, sizeof(want), "%s KiB", cases[i].kib);
 		if (strcmp(got, want) != 0)
@@ -622,15 +637,15 @@ static void test_no_memory_no_name(void **state)
 	struct _xmlDoc *doc;
 
 	doc = parse_ok(f, "<domain><name>m</name></domain>");
-	assert_int_equal(vgpu_domain_build(doc, f->plan, &f->opts, f->err, sizeof(f->err)),
-			 -EINVAL);
-	assert_string_equal(f->err, "the domain has no usable <memory>; give --memory");
+	assert_int_equal(vgpu_domain_build(&f->ctx, doc, f->plan, &f->opts), -EINVAL);
+	assert_string_equal(vgpu_ctx_error(&f->ctx),
+			    "the domain has no usable <memory>; give --memory");
 	xmlFreeDoc(doc);
 
 	doc = parse_ok(f, "<domain><memory unit='GiB'>4</memory></domain>");
-	assert_int_equal(vgpu_domain_build(doc, f->plan, &f->opts, f->err, sizeof(f->err)),
-			 -EINVAL);
-	assert_string_equal(f->err, "the domain has no <name>; give one with --name");
+	assert_int_equal(vgpu_domain_build(&f->ctx, doc, f->plan, &f->opts), -EINVAL);
+	assert_string_equal(vgpu_ctx_error(&f->ctx),
+			    "the domain has no <name>; give one with --name");
 	xmlFreeDoc(doc);
 
 	/* --name fills it in; no type on <domain> means kvm */
@@ -719,11 +734,10 @@ static void test_uuid_kept_or_replaced(void **state)
 	/* garbage is an error, not a silently new identity */
 	{
 		xmlDocPtr doc = parse_ok(f, bad_uuid);
-		char err[256] = "";
 
-		assert_int_equal(vgpu_domain_build(doc, f->plan, &f->opts, err, sizeof(err)),
-				 -EINVAL);
-		assert_string_equal(err, "the domain's <uuid> 'not-a-uuid' is not a UUID");
+		assert_int_equal(vgpu_domain_build(&f->ctx, doc, f->plan, &f->opts), -EINVAL);
+		assert_string_equal(vgpu_ctx_error(&f->ctx),
+				    "the domain's <uuid> 'not-a-uuid' is not a UUID");
 		xmlFreeDoc(doc);
 	}
 
@@ -1007,24 +1021,22 @@ static void expect_reject(struct fixture *f, const char *xml, size_t len, int wa
 			  const char *want_err)
 {
 	struct _xmlDoc *doc = NULL;
-	int r = vgpu_domain_parse(xml, len, "in.xml", &doc, f->err, sizeof(f->err));
+	int r = vgpu_domain_parse(&f->ctx, xml, len, "in.xml", &doc);
 
 	if (r != want_r)
-		fail_msg("vgpu_domain_parse = %d (%s), expected %d for\n%.200s", r, f->err, want_r,
-			 xml);
+		fail_msg("vgpu_domain_parse = %d (%s), expected %d for\n%.200s", r,
+			 vgpu_ctx_error(&f->ctx), want_r, xml);
 	assert_null(doc);
-	if (strncmp(f->err, want_err, strlen(want_err)) != 0)
-		fail_msg("error \"%s\" does not start with \"%s\"", f->err, want_err);
+	if (strncmp(vgpu_ctx_error(&f->ctx), want_err, strlen(want_err)) != 0)
+		fail_msg("error \"%s\" does not start with \"%s\"", vgpu_ctx_error(&f->ctx),
+			 want_err);
 }
 
 static void test_parse_not_well_formed(void **state)
 {
 	struct fixture *f = *state;
 	static const char *const bad[] = {
-		"<domain><name>x</name>",
-		"<domain><name>x</nam></domain>",
-		"not xml at all",
-		"",
+		"<domain><name>x</name>", "<domain><name>x</nam></domain>", "not xml at all", "",
 		"<domain a='1' a='2'/>",
 	};
 
@@ -1039,7 +1051,8 @@ static void test_parse_wrong_root(void **state)
 	static const char xml[] = "<network><name>default</name></network>";
 
 	expect_reject(f, xml, strlen(xml), -EINVAL, "");
-	assert_string_equal(f->err, "'in.xml' is not a libvirt domain definition (<domain> root)");
+	assert_string_equal(vgpu_ctx_error(&f->ctx),
+			    "'in.xml' is not a libvirt domain definition (<domain> root)");
 }
 
 /*
@@ -1074,25 +1087,26 @@ static void test_parse_doctype(void **state)
 	n_loads = 0;
 	for (size_t i = 0; i < ARRAY_SIZE(xml); i++) {
 		struct _xmlDoc *doc = NULL;
-		int r = vgpu_domain_parse(xml[i], strlen(xml[i]), "in.xml", &doc, f->err,
-					  sizeof(f->err));
+		int r = vgpu_domain_parse(&f->ctx, xml[i], strlen(xml[i]), "in.xml", &doc);
 
-		if (r != -EINVAL || doc || n_loads != 0 || strstr(f->err, "SECRET-MARKER")) {
+		if (r != -EINVAL || doc || n_loads != 0 ||
+		    strstr(vgpu_ctx_error(&f->ctx), "SECRET-MARKER")) {
 			xmlSetExternalEntityLoader(old);
 			unlink(path);
 			fail_msg("case %zu: r = %d, %d load(s) (last '%s'), error \"%s\"", i, r,
-				 n_loads, last_load, f->err);
+				 n_loads, last_load, vgpu_ctx_error(&f->ctx));
 		}
-		assert_string_equal(f->err, "'in.xml' is not a libvirt domain definition "
-					    "(<domain> root, no DTD)");
+		assert_string_equal(vgpu_ctx_error(&f->ctx),
+				    "'in.xml' is not a libvirt domain definition "
+				    "(<domain> root, no DTD)");
 	}
 
 	/* the counting loader does see loads when a parser asks for them */
 	{
 		char url[600];
-		xmlDocPtr doc = xmlReadMemory(xml[0], (int)strlen(xml[0]), "in.xml", NULL,
-					      XML_PARSE_NOENT | XML_PARSE_NOERROR |
-						      XML_PARSE_NOWARNING);
+		xmlDocPtr doc =
+			xmlReadMemory(xml[0], (int)strlen(xml[0]), "in.xml", NULL,
+				      XML_PARSE_NOENT | XML_PARSE_NOERROR | XML_PARSE_NOWARNING);
 
 		if (doc)
 			xmlFreeDoc(doc);
@@ -1110,22 +1124,21 @@ static void test_parse_entity_bomb(void **state)
 	static const char no_dtd[] =
 		"'in.xml' is not a libvirt domain definition (<domain> root, no DTD)";
 	struct fixture *f = *state;
-	static const char xml[] =
-		"<!DOCTYPE domain [\n"
-		" <!ENTITY a 'aaaaaaaaaa'>\n"
-		" <!ENTITY b '&a;&a;&a;&a;&a;&a;&a;&a;&a;&a;'>\n"
-		" <!ENTITY c '&b;&b;&b;&b;&b;&b;&b;&b;&b;&b;'>\n"
-		" <!ENTITY d '&c;&c;&c;&c;&c;&c;&c;&c;&c;&c;'>\n"
-		" <!ENTITY e '&d;&d;&d;&d;&d;&d;&d;&d;&d;&d;'>\n"
-		" <!ENTITY g '&e;&e;&e;&e;&e;&e;&e;&e;&e;&e;'>\n"
-		"]>\n"
-		"<domain><name>&g;</name></domain>";
+	static const char xml[] = "<!DOCTYPE domain [\n"
+				  " <!ENTITY a 'aaaaaaaaaa'>\n"
+				  " <!ENTITY b '&a;&a;&a;&a;&a;&a;&a;&a;&a;&a;'>\n"
+				  " <!ENTITY c '&b;&b;&b;&b;&b;&b;&b;&b;&b;&b;'>\n"
+				  " <!ENTITY d '&c;&c;&c;&c;&c;&c;&c;&c;&c;&c;'>\n"
+				  " <!ENTITY e '&d;&d;&d;&d;&d;&d;&d;&d;&d;&d;'>\n"
+				  " <!ENTITY g '&e;&e;&e;&e;&e;&e;&e;&e;&e;&e;'>\n"
+				  "]>\n"
+				  "<domain><name>&g;</name></domain>";
 
 	expect_reject(f, xml, strlen(xml), -EINVAL, "'in.xml' is not ");
 	/* libxml2 stops at the amplification itself; were it to parse it, the DTD is refused */
-	if (strncmp(f->err, "'in.xml' is not well-formed XML: ", 33) != 0 &&
-	    strcmp(f->err, no_dtd) != 0)
-		fail_msg("unexpected error \"%s\"", f->err);
+	if (strncmp(vgpu_ctx_error(&f->ctx), "'in.xml' is not well-formed XML: ", 33) != 0 &&
+	    strcmp(vgpu_ctx_error(&f->ctx), no_dtd) != 0)
+		fail_msg("unexpected error \"%s\"", vgpu_ctx_error(&f->ctx));
 }
 
 static void test_parse_size_cap(void **state)
@@ -1143,8 +1156,7 @@ static void test_parse_size_cap(void **state)
 	memcpy(buf, head, strlen(head));
 	memcpy(buf + XML_CAP - strlen(tail), tail, strlen(tail));
 	buf[XML_CAP] = '\0';
-	assert_int_equal(vgpu_domain_parse(buf, XML_CAP, "big.xml", &doc, f->err, sizeof(f->err)),
-			 0);
+	assert_int_equal(vgpu_domain_parse(&f->ctx, buf, XML_CAP, "big.xml", &doc), 0);
 	assert_non_null(doc);
 	xmlFreeDoc(doc);
 	doc = NULL;
@@ -1153,12 +1165,10 @@ static void test_parse_size_cap(void **state)
 	memcpy(buf + XML_CAP + 1 - strlen(tail), tail, strlen(tail));
 	buf[XML_CAP - strlen(tail)] = 'a';
 	buf[XML_CAP + 1] = '\0';
-	assert_int_equal(vgpu_domain_parse(buf, XML_CAP + 1, "big.xml", &doc, f->err,
-					   sizeof(f->err)),
-			 -EFBIG);
+	assert_int_equal(vgpu_domain_parse(&f->ctx, buf, XML_CAP + 1, "big.xml", &doc), -EFBIG);
 	assert_null(doc);
 	snprintf(want, sizeof(want), "'big.xml' is larger than %u bytes", XML_CAP);
-	assert_string_equal(f->err, want);
+	assert_string_equal(vgpu_ctx_error(&f->ctx), want);
 	free(buf);
 }
 
@@ -1184,13 +1194,26 @@ static void test_parse_size(void **state)
 		const char *in;
 		uint64_t kib;
 	} good[] = {
-		{ "32G", 33554432 },   { "4096M", 4194304 }, { "1.5G", 1572864 },
-		{ "512", 524288 },     { "1T", 1073741824 }, { "2GiB", 2097152 },
-		{ "1.5GiB", 1572864 }, { "2gib", 2097152 },  { "1024K", 1024 },
-		{ "8MiB", 8192 },      { "16g", 16777216 },  { "2GB", 2097152 },
+		{ "32G", 33554432 },
+		{ "4096M", 4194304 },
+		{ "1.5G", 1572864 },
+		{ "512", 524288 },
+		{ "1T", 1073741824 },
+		{ "2GiB", 2097152 },
+		{ "1.5GiB", 1572864 },
+		{ "2gib", 2097152 },
+		{ "1024K", 1024 },
+		{ "8MiB", 8192 },
+		{ "16g", 16777216 },
+		/* libvirt's units: KB, MB, GB are powers of 1000, rounded up to KiB */
+		{ "2GB", 1953125 },
+		{ "2gb", 1953125 },
+		{ "1500MB", 1464844 },
+		{ "2147483648b", 2097152 },
+		{ "4096mib", 4194304 },
 	};
-	static const char *const bad[] = { "", "G", "-1G", "1X", "1GiBs", "G1", " 1G", "1G ",
-					   "1 G", ".5G", "0", "0G", "1KiBB" };
+	static const char *const bad[] = { "",	  "G",	 "-1G", "1X", "1GiBs", "G1",   " 1G",
+					   "1G ", "1 G", ".5G", "0",  "0G",    "1KiBB" };
 
 	(void)state;
 	for (size_t i = 0; i < ARRAY_SIZE(good); i++) {
@@ -1208,7 +1231,8 @@ static void test_parse_size(void **state)
 /* Sizes that are not a whole number of KiB, or absurdly large, are out of range. */
 static void test_parse_size_range(void **state)
 {
-	static const char *const bad[] = { "1.0001K", "1.5K", "0.1K", "2000000T" };
+	/* a guest needs a MiB at least: "1K" was accepted before */
+	static const char *const bad[] = { "1.0001K", "1.5K", "0.1K", "2000000T", "1K", "1000KB" };
 
 	(void)state;
 	check_size_rejects(bad, ARRAY_SIZE(bad), -ERANGE);
@@ -1251,8 +1275,8 @@ static void test_uuid_generate(void **state)
 	(void)state;
 	memset(a, 'x', sizeof(a));
 	memset(b, 'x', sizeof(b));
-	assert_int_equal(vgpu_uuid_generate(a), 0);
-	assert_int_equal(vgpu_uuid_generate(b), 0);
+	assert_int_equal(vgpu_uuid_generate(&test_ctx, a), 0);
+	assert_int_equal(vgpu_uuid_generate(&test_ctx, b), 0);
 	assert_int_equal(a[36], '\0');
 	assert_uuid_v4(a);
 	assert_uuid_v4(b);
@@ -1267,6 +1291,7 @@ static void test_domain_pinned_cpus(void **state)
 	(void)state;
 	vgpu_cpuset_zero(&s);
 	assert_int_equal(vgpu_domain_pinned_cpus(
+				 &test_ctx,
 				 "<domain><name>a</name><vcpu cpuset='90-91'>2</vcpu>"
 				 "<cputune><vcpupin vcpu='0' cpuset='3'/>"
 				 "<vcpupin vcpu='1' cpuset='4-5,52'/><emulatorpin cpuset='7'/>"
@@ -1279,15 +1304,123 @@ static void test_domain_pinned_cpus(void **state)
 	assert_cpus(&s, "3-5,7-8,10-14,16-20,52,90-91");
 	/* unpinned domains take nothing; malformed XML is an error, set untouched */
 	vgpu_cpuset_zero(&s);
-	assert_int_equal(vgpu_domain_pinned_cpus("<domain><vcpu>4</vcpu></domain>", &s), 0);
+	assert_int_equal(vgpu_domain_pinned_cpus(&test_ctx, "<domain><vcpu>4</vcpu></domain>", &s),
+			 0);
 	assert_true(vgpu_cpuset_empty(&s));
-	assert_int_equal(vgpu_domain_pinned_cpus("<domain><cputune>", &s), -EINVAL);
+	assert_int_equal(vgpu_domain_pinned_cpus(&test_ctx, "<domain><cputune>", &s), -EINVAL);
 	assert_true(vgpu_cpuset_empty(&s));
+}
+
+/* Every XML printed with success validates: a <name> with a newline or a control character is
+ * refused. */
+static void test_bad_names_refused(void **state)
+{
+	struct fixture *f = *state;
+	static const char *const bad[] = { "a\nb", "a\001b", "a/b", "", "a\377b" };
+	xmlDocPtr doc;
+
+	for (size_t i = 0; i < ARRAY_SIZE(bad); i++)
+		assert_non_null(vgpu_domain_name_check(bad[i]));
+	assert_null(vgpu_domain_name_check("vm-1 ok"));
+	f->opts.name = "a\nb";
+	doc = parse_ok(f, "<domain><name>x</name><memory>1048576</memory></domain>");
+	assert_int_equal(vgpu_domain_build(&f->ctx, doc, f->plan, &f->opts), -EINVAL);
+	assert_string_equal(vgpu_ctx_error(&f->ctx),
+			    "domain name 'a\\x0ab': contains a control character");
+	xmlFreeDoc(doc);
+	/* the same when the name comes from --from's document */
+	f->opts.name = NULL;
+	doc = parse_ok(f, "<domain><name>a&#10;b</name><memory>1048576</memory></domain>");
+	assert_int_equal(vgpu_domain_build(&f->ctx, doc, f->plan, &f->opts), -EINVAL);
+	assert_non_null(strstr(vgpu_ctx_error(&f->ctx), "the domain's <name>"));
+	xmlFreeDoc(doc);
+}
+
+/* A root element in another namespace is not a domain (it would get a second <name>). */
+static void test_foreign_root_namespace(void **state)
+{
+	struct fixture *f = *state;
+	static const char xml[] = "<d:domain xmlns:d='urn:x'><name>x</name></d:domain>";
+	xmlDocPtr doc = NULL;
+
+	assert_int_equal(vgpu_domain_parse(&f->ctx, xml, strlen(xml), "in.xml", &doc), -EINVAL);
+	assert_null(doc);
+	assert_string_equal(vgpu_ctx_error(&f->ctx), "'in.xml' is not a libvirt domain definition "
+						     "(<domain> root in no namespace)");
+}
+
+/* Two vGPUs never share an mdev UUID. */
+static void test_duplicate_mdev_uuid(void **state)
+{
+	struct fixture *f = *state;
+	xmlDocPtr doc = parse_ok(f, "<domain><name>x</name><memory>1048576</memory></domain>");
+
+	set_choice(&f->plan->vgpus[1], &f->vf_mdev2, &f->type_a30);
+	f->plan->n_vgpus = 2;
+	f->opts.mdev_uuids[1] = MDEV_UUID;
+	assert_int_equal(vgpu_domain_build(&f->ctx, doc, f->plan, &f->opts), -EINVAL);
+	assert_string_equal(vgpu_ctx_error(&f->ctx),
+			    "vGPUs 1 and 2 would share mdev UUID " MDEV_UUID);
+	xmlFreeDoc(doc);
+}
+
+/* libvirt accepts a UUID without dashes and units in any case: so do we. */
+static void test_libvirt_spellings(void **state)
+{
+	struct fixture *f = *state;
+	const char *out;
+	char u[VGPU_UUID_LEN];
+
+	assert_true(vgpu_uuid_normalize("3F2C1D4E5B6A47899ABCDEF012345678", u));
+	assert_string_equal(u, "3f2c1d4e-5b6a-4789-9abc-def012345678");
+	assert_false(vgpu_uuid_normalize("3f2c1d4e5b6a47899abcdef01234567", u));
+	f->opts.uuid = NULL;
+	out = run(f, "<domain><name>x</name><uuid>3f2c1d4e5b6a47899abcdef012345678</uuid>"
+		     "<memory unit='gib'>2</memory></domain>");
+	assert_once(out, "<uuid>3f2c1d4e-5b6a-4789-9abc-def012345678</uuid>");
+	assert_once(out, "<memory unit=\"KiB\">2097152</memory>");
+	out = run(f, "<domain><name>x</name><memory unit='kb'>2000000</memory></domain>");
+	assert_once(out, "<memory unit=\"KiB\">1953125</memory>");
+}
+
+/* The hook's reader gives back what the builder wrote. */
+static void test_read_meta(void **state)
+{
+	struct fixture *f = *state;
+	struct vgpu_meta m;
+	xmlDocPtr doc;
+
+	run(f, "<domain><name>x</name><memory>1048576</memory></domain>");
+	assert_int_equal(vgpu_domain_read_meta(&f->ctx, f->doc, &m), 0);
+	assert_string_equal(m.owner, VM_UUID);
+	assert_int_equal(m.node, 0);
+	assert_int_equal(m.n_vgpus, 1);
+	assert_string_equal(m.vgpus[0].profile, "A30-6C");
+	assert_int_equal(m.vgpus[0].type_id, 684);
+	assert_int_equal(m.vgpus[0].iface, VGPU_IFACE_MDEV);
+	assert_string_equal(m.vgpus[0].vf, "0000:3b:00.4");
+	assert_string_equal(m.vgpus[0].mdev_uuid, MDEV_UUID);
+	vgpu_meta_clear(&m);
+	doc = parse_ok(f, "<domain><name>x</name></domain>");
+	assert_int_equal(vgpu_domain_read_meta(&f->ctx, doc, &m), -ENOENT);
+	xmlFreeDoc(doc);
+	doc = parse_ok(f, "<domain><name>x</name><metadata><v:vgpus xmlns:v='" VGPU_XML_NS
+			  "' owner='" VM_UUID "'><v:vgpu profile='A30-6C' type-id='x'/></v:vgpus>"
+			  "</metadata></domain>");
+	assert_int_equal(vgpu_domain_read_meta(&f->ctx, doc, &m), -EINVAL);
+	assert_string_equal(vgpu_ctx_error(&f->ctx),
+			    "vgpuctl metadata: 'type-id' of 'A30-6C' is not a type id");
+	xmlFreeDoc(doc);
 }
 
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
+		cmocka_unit_test_setup_teardown(test_bad_names_refused, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_foreign_root_namespace, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_duplicate_mdev_uuid, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_libvirt_spellings, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_read_meta, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_full_output, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_deterministic, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_mdev_hostdev, setup, teardown),
