@@ -13,7 +13,7 @@
 #include <libvirt/libvirt.h>
 #include <libvirt/virterror.h>
 
-#include "vgpu.h"
+#include "domxml.h"
 
 static char *slurp(const char *path)
 {
