@@ -788,6 +788,32 @@ static int choose_mdev_uuids(struct vgpu_ctx *ctx, const struct vgpu_plan *plan,
 	return 0;
 }
 
+/*
+ * A hostdev we did not add (no metadata of ours names it) for the same mdev
+ * or VF would make two devices of one: refuse rather than guess which wins.
+ */
+static int check_no_foreign_hostdev(struct vgpu_ctx *ctx, xmlNodePtr devices,
+				    const struct vgpu_plan *plan,
+				    char mdevs[VGPU_MAX_VGPUS][VGPU_UUID_LEN])
+{
+	for (xmlNodePtr hd = devices->children; hd; hd = hd->next) {
+		if (hd->type != XML_ELEMENT_NODE || !xmlStrEqual(hd->name, X("hostdev")))
+			continue;
+		for (size_t i = 0; i < plan->n_vgpus; i++) {
+			const struct vgpu_choice *c = &plan->vgpus[i];
+
+			if (hostdev_matches(hd, mdevs[i],
+					    c->iface == VGPU_IFACE_VENDOR_VFIO ? c->parent : NULL))
+				return vgpu_error(ctx, -EEXIST,
+						  "the domain already has a hostdev for %s %s that "
+						  "vgpuctl did not add; remove it first",
+						  mdevs[i][0] ? "mdev" : "VF",
+						  mdevs[i][0] ? mdevs[i] : c->parent);
+		}
+	}
+	return 0;
+}
+
 /* One element in our namespace carries what the hook needs without libvirt. */
 static void build_metadata(xmlNodePtr dom, const struct vgpu_plan *plan, const char *uuid,
 			   char mdevs[VGPU_MAX_VGPUS][VGPU_UUID_LEN])
@@ -839,6 +865,8 @@ int vgpu_domain_build(struct vgpu_ctx *ctx, xmlDocPtr doc, const struct vgpu_pla
 	devices = domain_child(dom, "devices");
 	drop_previous_vgpus(dom, devices, prev, &n_prev);
 	r = choose_mdev_uuids(ctx, plan, o, prev, n_prev, mdevs);
+	if (r == 0)
+		r = check_no_foreign_hostdev(ctx, devices, plan, mdevs);
 	if (r < 0)
 		return r;
 	for (size_t i = 0; i < plan->n_vgpus; i++)

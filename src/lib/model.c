@@ -191,6 +191,8 @@ bool vgpu_type_matches(const struct vgpu_type *t, const char *spec)
 {
 	long id;
 
+	if (!*spec)
+		return false; /* an empty request names nothing */
 	if (strncmp(spec, "nvidia-", 7) == 0 && vgpu_parse_long(spec + 7, &id) == 0)
 		return id > 0 && (unsigned long)id == t->id;
 	if (vgpu_parse_long(spec, &id) == 0)

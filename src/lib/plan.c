@@ -153,10 +153,20 @@ static void load_add(struct gpu_load *l, const struct vgpu_type *t, unsigned n)
 static void load_init(const struct vgpu_model *m, const struct vgpu_gpu *g, struct gpu_load *l)
 {
 	memset(l, 0, sizeof(*l));
-	for (size_t k = 0; k < g->n_types; k++)
-		if (g->types[k]->info.backing == VGPU_BACKING_TIME_SLICED &&
-		    g->types[k]->info.fb_mib > l->fb_total)
-			l->fb_total = g->types[k]->info.fb_mib;
+	/*
+	 * From every GPU of the same model: on vendor VFIO a GPU in use drops
+	 * its larger types out of its creatable lists, but not its framebuffer.
+	 */
+	for (size_t i = 0; i < m->n_gpus; i++) {
+		const struct vgpu_gpu *o = &m->gpus[i];
+
+		if (o != g && o->device_id != g->device_id)
+			continue;
+		for (size_t k = 0; k < o->n_types; k++)
+			if (o->types[k]->info.backing == VGPU_BACKING_TIME_SLICED &&
+			    o->types[k]->info.fb_mib > l->fb_total)
+				l->fb_total = o->types[k]->info.fb_mib;
+	}
 	for (size_t i = 0; i < g->n_parents; i++) {
 		const struct vgpu_parent *p = &g->parents[i];
 		const struct vgpu_type *t = p->in_use && p->current_type ?
@@ -372,12 +382,18 @@ static int choose_gpu(struct planner *pl)
 
 	if (pl->want_vf) {
 		const struct vgpu_type *t;
+		const struct gpu_load *l = &pl->loads[pl->want_vf->gpu - m->gpus];
 
 		if (!parent_offers(pl->want_vf, req->profiles[0], &t))
 			return vgpu_error(pl->ctx, -EBUSY, "--vf '%s' cannot take '%s' now (%s)",
 					  req->vf, req->profiles[0],
 					  pl->want_vf->in_use ? "it holds a vGPU" :
 								"not offered there");
+		if (!load_takes(l, t))
+			return vgpu_error(pl->ctx, -EBUSY,
+					  "--vf '%s' cannot take '%s' now (its GPU holds vGPUs of "
+					  "another type or has no framebuffer left)",
+					  req->vf, req->profiles[0]);
 		pl->best = pl->want_vf->gpu;
 		return 0;
 	}
