@@ -56,6 +56,12 @@ export UBSAN_OPTIONS=halt_on_error=1:print_stacktrace=1
 test_args=(--no-suite fixtures)
 CC=gcc run asan -Db_sanitize=address,undefined -Db_lundef=false
 unset ASAN_OPTIONS LSAN_OPTIONS UBSAN_OPTIONS
+# libFuzzer targets (clang, ASan/UBSan): seeds and kept crashers, then a fixed
+# short budget per target; tests/fuzz/run runs them long
+echo "==== build-ci-fuzz"
+rm -rf build-ci-fuzz
+CC=clang meson setup build-ci-fuzz -Dfuzz=true -Dtests=false -Db_lundef=false
+FUZZ_SECONDS=${FUZZ_SECONDS:-10} sh tests/fuzz/ci.sh build-ci-fuzz
 
 if [ ${#lint_failed[@]} -gt 0 ]; then
 	printf 'FAILED lint: %s (see its output above)\n' "${lint_failed[*]}" >&2

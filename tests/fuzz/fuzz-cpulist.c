@@ -23,8 +23,8 @@ static void round_trip(const struct vgpu_cpuset *s, const char *what)
 	FUZZ_ASSERT(!strstr(list, "..."), "%s: a full buffer was cut: '%.80s'", what, list);
 	r = vgpu_cpulist_parse(list, &back);
 	FUZZ_ASSERT(r == 0, "%s: '%.200s' does not parse back (%d)", what, list, r);
-	FUZZ_ASSERT(memcmp(&back, s, sizeof(back)) == 0, "%s: '%.200s' parses to another set",
-		    what, list);
+	FUZZ_ASSERT(memcmp(&back, s, sizeof(back)) == 0, "%s: '%.200s' parses to another set", what,
+		    list);
 	FUZZ_ASSERT(vgpu_cpuset_count(s) == 0 || list[0], "%s: empty list for a non-empty set",
 		    what);
 }
@@ -56,8 +56,7 @@ static void short_buffer(const struct vgpu_cpuset *s, size_t len)
 	}
 	r = vgpu_cpulist_parse(buf, &part);
 	FUZZ_ASSERT(r == 0, "short list '%s' (len %zu) does not parse (%d)", buf, len, r);
-	FUZZ_ASSERT(vgpu_cpuset_subset(&part, s), "short list '%s' names CPUs not in the set",
-		    buf);
+	FUZZ_ASSERT(vgpu_cpuset_subset(&part, s), "short list '%s' names CPUs not in the set", buf);
 	/*
 	 * Below 4 bytes not even "..." fits and the result is "" for any set:
 	 * vgpu_cpulist_format() cannot mark the cut there (reported; callers

@@ -20,12 +20,12 @@ static const struct {
 	const char *name;
 	uint16_t device;
 } type_table[] = {
-	{ "NVIDIA A30-6C", 0x20b7 },	{ "NVIDIA A30-24C", 0x20b7 },
-	{ "NVIDIA A30-1-6C", 0x20b7 },	{ "NVIDIA A30-2-12C", 0x20b7 },
-	{ "NVIDIA A30-12C", 0x20b7 },	{ "GRID T4-16Q", 0x1eb8 },
-	{ "GRID T4-8Q", 0x1eb8 },	{ "GRID T4-4Q", 0x1eb8 },
-	{ "NVIDIA L40S-48Q", 0x26b9 },	{ "NVIDIA L40S-24Q", 0x26b9 },
-	{ "NVIDIA L40S-12A", 0x26b9 },	{ "NVIDIA A30-4-24C", 0x20b7 },
+	{ "NVIDIA A30-6C", 0x20b7 },   { "NVIDIA A30-24C", 0x20b7 },
+	{ "NVIDIA A30-1-6C", 0x20b7 }, { "NVIDIA A30-2-12C", 0x20b7 },
+	{ "NVIDIA A30-12C", 0x20b7 },  { "GRID T4-16Q", 0x1eb8 },
+	{ "GRID T4-8Q", 0x1eb8 },      { "GRID T4-4Q", 0x1eb8 },
+	{ "NVIDIA L40S-48Q", 0x26b9 }, { "NVIDIA L40S-24Q", 0x26b9 },
+	{ "NVIDIA L40S-12A", 0x26b9 }, { "NVIDIA A30-4-24C", 0x20b7 },
 };
 #define N_TYPES (sizeof(type_table) / sizeof(type_table[0]))
 #define TYPE_ID(i) (100u + (unsigned)(i))
@@ -124,7 +124,8 @@ static void gen_gpu(struct rd *r, struct host *h, size_t gi)
 		unsigned i = take(r, N_TYPES);
 		struct vgpu_type *t;
 
-		if ((type_table[i].device != dev && take(r, 4)) || vgpu_gpu_find_type(g, TYPE_ID(i)))
+		if ((type_table[i].device != dev && take(r, 4)) ||
+		    vgpu_gpu_find_type(g, TYPE_ID(i)))
 			continue;
 		t = vgpu_gpu_add_type(g, TYPE_ID(i), type_table[i].name);
 		t->max_instances = (long)take(r, 5) - 1;
@@ -155,9 +156,10 @@ static void gen_gpu(struct rd *r, struct host *h, size_t gi)
 				unsigned n_mdevs = 1 + (sriov ? 0 : take(r, 3));
 
 				for (unsigned q = 0; q < n_mdevs; q++)
-					vgpu_strv_push(&p->mdevs,
-						       vgpu_asprintf("00000000-0000-4000-8000-%012x",
-								     (unsigned)(gi * 64 + j * 8 + q)));
+					vgpu_strv_push(
+						&p->mdevs,
+						vgpu_asprintf("00000000-0000-4000-8000-%012x",
+							      (unsigned)(gi * 64 + j * 8 + q)));
 			}
 		} else if (state == 2) {
 			p->state_unknown = true;
@@ -214,10 +216,14 @@ static bool load_ok(const struct load *l)
 static void existing_load(const struct vgpu_model *m, const struct vgpu_gpu *g, struct load *l)
 {
 	memset(l, 0, sizeof(*l));
-	for (size_t k = 0; k < g->n_types; k++)
-		if (g->types[k]->info.backing == VGPU_BACKING_TIME_SLICED &&
-		    g->types[k]->info.fb_mib > l->fb_total)
-			l->fb_total = g->types[k]->info.fb_mib;
+	/* the GPU's framebuffer: the largest time-sliced profile of its model */
+	for (size_t j = 0; j < m->n_gpus; j++)
+		for (size_t k = 0; (m->gpus[j].device_id == g->device_id || &m->gpus[j] == g) &&
+				   k < m->gpus[j].n_types;
+		     k++)
+			if (m->gpus[j].types[k]->info.backing == VGPU_BACKING_TIME_SLICED &&
+			    m->gpus[j].types[k]->info.fb_mib > l->fb_total)
+				l->fb_total = m->gpus[j].types[k]->info.fb_mib;
 	for (size_t i = 0; i < g->n_parents; i++) {
 		const struct vgpu_parent *p = &g->parents[i];
 		const struct vgpu_type *t;
@@ -243,18 +249,21 @@ static void dump(const struct host *h, const struct vgpu_request *req, const str
 	for (size_t i = 0; i < m->n_gpus; i++) {
 		const struct vgpu_gpu *g = &m->gpus[i];
 
-		fprintf(stderr, "gpu %s dev %04x node %d types:", g->addr, g->device_id, g->numa_node);
+		fprintf(stderr, "gpu %s dev %04x node %d types:", g->addr, g->device_id,
+			g->numa_node);
 		for (size_t k = 0; k < g->n_types; k++)
 			fprintf(stderr, " %u=%s", g->types[k]->id, g->types[k]->name);
 		fputc('\n', stderr);
 		for (size_t j = 0; j < g->n_parents; j++) {
 			const struct vgpu_parent *p = &g->parents[j];
 
-			fprintf(stderr, "  parent %s index %d %s%s current %u mdevs %zu offers:", p->addr,
+			fprintf(stderr,
+				"  parent %s index %d %s%s current %u mdevs %zu offers:", p->addr,
 				p->index, p->in_use ? "in-use" : "free",
 				p->state_unknown ? " unknown" : "", p->current_type, p->mdevs.n);
 			for (size_t k = 0; k < p->n_types; k++)
-				fprintf(stderr, " %u(%ld)", p->types[k].type->id, p->types[k].available);
+				fprintf(stderr, " %u(%ld)", p->types[k].type->id,
+					p->types[k].available);
 			fputc('\n', stderr);
 		}
 	}
@@ -290,16 +299,18 @@ static void check_plan(const struct host *h, const struct vgpu_request *req,
 		FUZZ_ASSERT(c < VGPU_MAX_CPUS && !vgpu_cpuset_has(&seen, c), "CPU %u pinned twice",
 			    c);
 		vgpu_cpuset_set(&seen, c);
-		FUZZ_ASSERT(vgpu_cpuset_has(&node->cpus, c), "CPU %u not on node %d", c, plan->node);
+		FUZZ_ASSERT(vgpu_cpuset_has(&node->cpus, c), "CPU %u not on node %d", c,
+			    plan->node);
 		FUZZ_ASSERT(!vgpu_cpuset_has(&req->exclude, c), "excluded CPU %u pinned", c);
-		FUZZ_ASSERT(vgpu_cpuset_has(&plan->cpus, c), "CPU %u pinned outside the VM's set", c);
+		FUZZ_ASSERT(vgpu_cpuset_has(&plan->cpus, c), "CPU %u pinned outside the VM's set",
+			    c);
 	}
 	FUZZ_ASSERT(vgpu_cpuset_subset(&plan->cpus, &node->cpus), "VM CPUs leave node %d",
 		    plan->node);
 	FUZZ_ASSERT(!vgpu_cpuset_intersects(&plan->cpus, &req->exclude), "VM CPUs excluded");
 
-	FUZZ_ASSERT(plan->n_vgpus == req->n_profiles, "%zu vGPUs planned, %zu asked",
-		    plan->n_vgpus, req->n_profiles);
+	FUZZ_ASSERT(plan->n_vgpus == req->n_profiles, "%zu vGPUs planned, %zu asked", plan->n_vgpus,
+		    req->n_profiles);
 	for (size_t gi = 0; gi < m->n_gpus; gi++) {
 		existing_load(m, &m->gpus[gi], &loads[gi]);
 		was_ok[gi] = load_ok(&loads[gi]);
@@ -342,13 +353,6 @@ static void check_plan(const struct host *h, const struct vgpu_request *req,
 		load_add(&loads[gi], pt->type, 1);
 	}
 	for (size_t gi = 0; gi < m->n_gpus; gi++) {
-		/*
-		 * Known bug: with --vf the first vGPU skips the GPU capacity check
-		 * (choose_gpu() and pick_parents() call parent_offers() but not
-		 * load_takes()); see regressions/plan/.
-		 */
-		if (req->vf && !fuzz_strict())
-			continue;
 		if (touched[gi] && was_ok[gi])
 			FUZZ_ASSERT(load_ok(&loads[gi]),
 				    "GPU %s over capacity: %u of %u MiB, %u time-sliced types%s",

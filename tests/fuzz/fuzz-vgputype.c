@@ -60,8 +60,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		FUZZ_ASSERT(t.series == 0 && t.fb_mib == 0 && t.slices == 0,
 			    "unknown backing with series %d fb %u slices %u", t.series, t.fb_mib,
 			    t.slices);
-		FUZZ_ASSERT(!t.gi_profile[0] && t.gi_profile_id == -1, "GI profile '%s' for unknown",
-			    t.gi_profile);
+		FUZZ_ASSERT(!t.gi_profile[0] && t.gi_profile_id == -1,
+			    "GI profile '%s' for unknown", t.gi_profile);
 	}
 	if (t.backing == VGPU_BACKING_TIME_SLICED)
 		FUZZ_ASSERT(t.slices == 0 && !t.attribute[0] && !t.gi_profile[0] &&
