@@ -45,7 +45,14 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	if (*last && strlen(last) >= sizeof(t.profile))
 		FUZZ_ASSERT(r == -ENAMETOOLONG, "r=%d for a %zu-byte token", r, strlen(last));
 
-	if (t.backing != VGPU_BACKING_UNKNOWN) {
+	if (t.backing != VGPU_BACKING_UNKNOWN && !strchr(t.profile, '-')) {
+		/* Kepler names (GRID K120Q): no dash, Q or no series, fb from the description */
+		FUZZ_ASSERT(t.backing == VGPU_BACKING_TIME_SLICED, "dashless '%s' not time-sliced",
+			    t.profile);
+		FUZZ_ASSERT(t.series == 0 || t.series == 'Q', "series=%d", t.series);
+		FUZZ_ASSERT(t.fb_mib == 0 && t.board[0] == 'K', "Kepler '%s' fb %u board '%s'",
+			    t.profile, t.fb_mib, t.board);
+	} else if (t.backing != VGPU_BACKING_UNKNOWN) {
 		FUZZ_ASSERT(t.series && strchr("ABCQ", t.series), "series=%d", t.series);
 		FUZZ_ASSERT(t.fb_mib >= 512 && (t.fb_mib == 512 || t.fb_mib % 1024 == 0),
 			    "fb_mib=%u", t.fb_mib);
