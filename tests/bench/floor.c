@@ -1,0 +1,323 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+/*
+ * floor.c - the cost floor for `vgpuctl --sysroot ROOT types --per-vf --json`.
+ *
+ *   floor ROOT
+ *
+ * A bare loop that performs the file reads vgpuctl performs for that
+ * command, with the same system calls (openat2() with the same flags and
+ * resolve flags, fstat(), read() with the same buffer sizes, readlinkat(),
+ * getdents64(), close()), in the same places, and nothing else: no model,
+ * no sorting, no parsing beyond what it takes to decide which file comes
+ * next (vendor, class, virtfn links, the GPU's minor, type ids seen on a
+ * GPU), no output.  bench-floor.sh times it next to vgpuctl in one hyperfine
+ * run and compares user time: what vgpuctl spends above this is its own
+ * work.  `strace -c -f` on both must show the same counts for these calls.
+ *
+ * It follows the reading path for hosts like mksynth.sh's (mdev parents,
+ * NUMA node known): it does not read the NUMA topology (read only when a
+ * GPU's numa_node is -1) nor vendor-VFIO parents.  Errors are ignored as
+ * vgpuctl ignores them (a missing optional file costs its failed open).
+ */
+#define _GNU_SOURCE
+#include <dirent.h>
+#include <fcntl.h>
+#include <linux/openat2.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/syscall.h>
+#include <unistd.h>
+
+#define BENEATH (RESOLVE_BENEATH | RESOLVE_NO_MAGICLINKS)
+#define IN_ROOT (RESOLVE_IN_ROOT | RESOLVE_NO_MAGICLINKS)
+#define NUM_BUF 64 /* vgpu_sysfs_read_long/_hex */
+#define CPULIST_BUF (8192 / 2 * 6 + 64) /* read_cpus(): VGPU_CPULIST_LEN + 64 */
+#define NAME_BUF 1024 /* VGPU_NAME_FILE_MAX */
+#define MAX_PARENTS 256
+#define MAX_TYPE_ID 4096
+
+static int o2(int dfd, const char *path, int flags, unsigned long long resolve)
+{
+	struct open_how how = { .flags = (unsigned long long)flags | O_CLOEXEC,
+				.resolve = resolve };
+
+	return (int)syscall(SYS_openat2, dfd, path, &how, sizeof(how));
+}
+
+/* read_str(): open, fstat, one read (a second only when the buffer filled), close. */
+static ssize_t rd(int dfd, const char *rel, unsigned long long res, char *buf, size_t len)
+{
+	struct stat st;
+	ssize_t n = -1;
+	int fd = o2(dfd, rel, O_RDONLY | O_NONBLOCK | O_NOCTTY, res);
+
+	if (fd < 0)
+		return -1;
+	if (fstat(fd, &st) == 0 && S_ISREG(st.st_mode)) {
+		n = read(fd, buf, len - 1);
+		if (n == (ssize_t)len - 1) {
+			char c;
+
+			if (read(fd, &c, 1) != 0)
+				n = -1;
+		}
+		if (n >= 0)
+			buf[n] = '\0';
+	}
+	close(fd);
+	return n;
+}
+
+/* read_fd_all(): 4 KiB first, read until end of file. */
+static void rd_all(int dfd, const char *rel, unsigned long long res, char *buf, size_t cap)
+{
+	struct stat st;
+	size_t len = 0;
+	ssize_t n;
+	int fd = o2(dfd, rel, O_RDONLY | O_NONBLOCK | O_NOCTTY, res);
+
+	buf[0] = '\0';
+	if (fd < 0)
+		return;
+	if (fstat(fd, &st) == 0 && S_ISREG(st.st_mode)) {
+		while (len + 1 < cap && (n = read(fd, buf + len, 4096 - 1 - len)) > 0)
+			len += (size_t)n;
+		buf[len] = '\0';
+	}
+	close(fd);
+}
+
+/* stat_rel(): an O_PATH fd, fstat, close; 1 directory, 0 other, -1 absent. */
+static int st_rel(int dfd, const char *rel, int nofollow)
+{
+	struct stat st;
+	int fd = o2(dfd, rel, O_PATH | (nofollow ? O_NOFOLLOW : 0), BENEATH), r;
+
+	if (fd < 0)
+		return -1;
+	r = fstat(fd, &st) == 0 && S_ISDIR(st.st_mode);
+	close(fd);
+	return r;
+}
+
+/* readlink_rel(): an O_PATH | O_NOFOLLOW fd, readlinkat(fd, ""), close. */
+static int lnk(int dfd, const char *rel, char *buf, size_t len)
+{
+	int fd = o2(dfd, rel, O_PATH | O_NOFOLLOW, BENEATH);
+	ssize_t n;
+
+	if (fd < 0)
+		return -1;
+	n = readlinkat(fd, "", buf, len - 1);
+	close(fd);
+	if (n < 0)
+		return -1;
+	buf[n] = '\0';
+	return 0;
+}
+
+/* vgpu_sysfs_list_dir(): open the directory, getdents64 into one buffer, close. */
+struct names {
+	char buf[32768 * 4];
+	size_t n, used;
+	const char *v[4096];
+};
+
+static void ls(int dfd, const char *rel, unsigned long long res, struct names *out)
+{
+	char buf[32768];
+	ssize_t got;
+	int fd = o2(dfd, rel, O_RDONLY | O_DIRECTORY, res);
+
+	out->n = out->used = 0;
+	if (fd < 0)
+		return;
+	while ((got = getdents64(fd, buf, sizeof(buf))) > 0) {
+		for (ssize_t off = 0; off < got;) {
+			struct dirent64 *e = (struct dirent64 *)(buf + off);
+			size_t l = strlen(e->d_name) + 1;
+
+			off += e->d_reclen;
+			if (e->d_name[0] == '.' &&
+			    (e->d_name[1] == '\0' || (e->d_name[1] == '.' && e->d_name[2] == '\0')))
+				continue;
+			if (out->n == 4096 || out->used + l > sizeof(out->buf))
+				continue;
+			memcpy(out->buf + out->used, e->d_name, l);
+			out->v[out->n++] = out->buf + out->used;
+			out->used += l;
+		}
+	}
+	close(fd);
+}
+
+static char parents[MAX_PARENTS][16]; /* mdev parents, in reading order */
+static int parent_gpu[MAX_PARENTS];
+static size_t n_parents;
+
+static void add_parent(const char *addr, int gpu)
+{
+	size_t l = strlen(addr);
+
+	if (n_parents < MAX_PARENTS && l < sizeof(parents[0])) {
+		memcpy(parents[n_parents], addr, l + 1);
+		parent_gpu[n_parents++] = gpu;
+	}
+}
+
+static void gpu(int root, int d, const char *addr, int gi)
+{
+	static char info[1 << 16], cpus[CPULIST_BUF];
+	static struct names ents;
+	char buf[NAME_BUF], rel[512];
+	const char *minor;
+	int mdev;
+
+	rd(d, "numa_node", BENEATH, buf, NUM_BUF);
+	rd(d, "local_cpulist", BENEATH, cpus, sizeof(cpus));
+	lnk(d, "driver", buf, sizeof(buf));
+	lnk(d, "iommu_group", buf, sizeof(buf));
+	rd(d, "sriov_totalvfs", BENEATH, buf, NUM_BUF);
+	int numvfs = rd(d, "sriov_numvfs", BENEATH, buf, NUM_BUF) > 0 ? atoi(buf) : 0;
+	snprintf(rel, sizeof(rel), "proc/driver/nvidia/gpus/%s/information", addr);
+	rd_all(root, rel, IN_ROOT, info, sizeof(info));
+	minor = strstr(info, "Device Minor:");
+	if (minor) {
+		snprintf(rel, sizeof(rel), "proc/driver/nvidia/capabilities/gpu%d/mig",
+			 atoi(minor + 13));
+		ls(root, rel, IN_ROOT, &ents);
+	}
+	mdev = st_rel(d, "mdev_supported_types", 0);
+	if (mdev == 1) {
+		add_parent(addr, gi);
+		return;
+	}
+	if (numvfs <= 0)
+		return;
+	ls(d, ".", BENEATH, &ents);
+	for (size_t i = 0; i < ents.n; i++) {
+		char target[1024];
+		const char *base;
+		int vd;
+
+		if (strncmp(ents.v[i], "virtfn", 6) != 0 ||
+		    lnk(d, ents.v[i], target, sizeof(target)))
+			continue;
+		base = strrchr(target, '/');
+		base = base ? base + 1 : target;
+		if (snprintf(rel, sizeof(rel), "sys/bus/pci/devices/%s", base) >= (int)sizeof(rel))
+			continue;
+		vd = o2(root, rel, O_RDONLY | O_DIRECTORY, IN_ROOT);
+		if (vd < 0)
+			continue;
+		rd(vd, "numa_node", BENEATH, buf, NUM_BUF);
+		lnk(vd, "iommu_group", buf, sizeof(buf));
+		st_rel(vd, "nvidia/current_vgpu_type", 0);
+		if (st_rel(vd, "mdev_supported_types", 0) == 1)
+			add_parent(base, gi);
+		close(vd);
+	}
+}
+
+static void mdevs(int root)
+{
+	static struct names ents;
+	char rel[512], target[1024];
+
+	ls(root, "sys/bus/mdev/devices", IN_ROOT, &ents);
+	for (size_t i = 0; i < ents.n; i++) {
+		snprintf(rel, sizeof(rel), "sys/bus/mdev/devices/%s", ents.v[i]);
+		if (lnk(root, rel, target, sizeof(target)) == 0) {
+			snprintf(rel, sizeof(rel), "sys/bus/mdev/devices/%s/mdev_type", ents.v[i]);
+			lnk(root, rel, target, sizeof(target));
+		}
+	}
+}
+
+static void types(int root)
+{
+	static unsigned char seen[MAX_TYPE_ID + 1];
+	static struct names ents;
+	int cur_gpu = -1;
+
+	for (size_t p = 0; p < n_parents; p++) {
+		char rel[512], buf[NAME_BUF];
+		int td;
+
+		if (parent_gpu[p] != cur_gpu) {
+			memset(seen, 0, sizeof(seen));
+			cur_gpu = parent_gpu[p];
+		}
+		snprintf(rel, sizeof(rel), "sys/bus/pci/devices/%s/mdev_supported_types",
+			 parents[p]);
+		td = o2(root, rel, O_RDONLY | O_DIRECTORY, IN_ROOT);
+		if (td < 0)
+			continue;
+		ls(td, ".", BENEATH, &ents);
+		for (size_t i = 0; i < ents.n; i++) {
+			const char *dir = ents.v[i];
+			unsigned long id;
+
+			if (strncmp(dir, "nvidia-", 7) != 0)
+				continue;
+			id = strtoul(dir + 7, NULL, 10);
+			if (id == 0 || id > MAX_TYPE_ID)
+				continue;
+			if (!seen[id]) {
+				seen[id] = 1;
+				snprintf(rel, sizeof(rel), "%s/name", dir);
+				rd(td, rel, BENEATH, buf, NAME_BUF);
+				snprintf(rel, sizeof(rel), "%s/description", dir);
+				rd(td, rel, BENEATH, buf, NAME_BUF);
+				snprintf(rel, sizeof(rel), "%s/device_api", dir);
+				rd(td, rel, BENEATH, buf, NAME_BUF);
+			}
+			snprintf(rel, sizeof(rel), "%s/available_instances", dir);
+			rd(td, rel, BENEATH, buf, NUM_BUF);
+		}
+		close(td);
+	}
+}
+
+int main(int argc, char **argv)
+{
+	static struct names devs;
+	char rel[512], buf[NUM_BUF];
+	int root, fd, ngpu = 0;
+
+	if (argc != 2) {
+		fputs("usage: floor ROOT\n", stderr);
+		return 2;
+	}
+	root = open(argv[1], O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	if (root < 0) {
+		perror(argv[1]);
+		return 1;
+	}
+	fd = o2(root, ".", O_PATH, RESOLVE_IN_ROOT);
+	if (fd >= 0)
+		close(fd);
+	ls(root, "sys/bus/pci/devices", IN_ROOT, &devs);
+	for (size_t i = 0; i < devs.n; i++) {
+		int d;
+
+		snprintf(rel, sizeof(rel), "sys/bus/pci/devices/%s", devs.v[i]);
+		d = o2(root, rel, O_RDONLY | O_DIRECTORY, IN_ROOT);
+		if (d < 0)
+			continue;
+		/* is_nvidia_gpu(): VFs out by physfn, then vendor, class, device */
+		if (st_rel(d, "physfn", 1) < 0 && rd(d, "vendor", BENEATH, buf, NUM_BUF) > 0 &&
+		    strncmp(buf, "0x10de", 6) == 0 && rd(d, "class", BENEATH, buf, NUM_BUF) > 0 &&
+		    (strncmp(buf, "0x0300", 6) == 0 || strncmp(buf, "0x0302", 6) == 0) &&
+		    rd(d, "device", BENEATH, buf, NUM_BUF) > 0)
+			gpu(root, d, devs.v[i], ngpu++);
+		close(d);
+	}
+	if (n_parents)
+		mdevs(root);
+	types(root);
+	close(root);
+	return 0;
+}
