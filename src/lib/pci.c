@@ -440,7 +440,7 @@ int vgpu_model_read(struct vgpu_ctx *ctx, struct vgpu_sysfs *fs, unsigned what,
 	if (r < 0)
 		return r;
 	for (size_t i = 0; (what & VGPU_READ_TYPES) && i < m->n_gpus; i++) {
-		r = vgpu_read_types(ctx, fs, m, &m->gpus[i]);
+		r = vgpu_read_types(ctx, fs, &m->gpus[i]);
 		if (r < 0)
 			return r;
 	}

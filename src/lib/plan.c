@@ -28,6 +28,20 @@ void vgpu_plan_free(struct vgpu_plan *p)
 	free(p);
 }
 
+void vgpu_choice_set(struct vgpu_choice *c, const struct vgpu_parent *p, const struct vgpu_type *t)
+{
+	free(c->profile);
+	free(c->gi_profile);
+	memset(c, 0, sizeof(*c));
+	snprintf(c->gpu, sizeof(c->gpu), "%s", p->gpu->addr);
+	snprintf(c->parent, sizeof(c->parent), "%s", p->addr);
+	c->iface = p->iface;
+	c->type_id = t->id;
+	c->profile = vgpu_xstrdup(t->info.profile);
+	c->backing = t->info.backing;
+	c->gi_profile = t->info.gi_profile[0] ? vgpu_xstrdup(t->info.gi_profile) : NULL;
+}
+
 void vgpu_node_free_cpus(const struct vgpu_topology *t, int node, const struct vgpu_cpuset *busy,
 			 struct vgpu_cpuset *out)
 {
@@ -501,13 +515,7 @@ static int pick_parents(struct planner *pl, struct vgpu_plan *out)
 					  pl->best->numa_node, pl->req->profiles[p], p + 1);
 		pl->picked[p] = pick;
 		load_add(&pl->loads[pick->gpu - pl->m->gpus], ty, 1);
-		snprintf(c->gpu, sizeof(c->gpu), "%s", pick->gpu->addr);
-		snprintf(c->parent, sizeof(c->parent), "%s", pick->addr);
-		c->iface = pick->iface;
-		c->type_id = ty->id;
-		c->profile = vgpu_xstrdup(ty->info.profile);
-		c->backing = ty->info.backing;
-		c->gi_profile = ty->info.gi_profile[0] ? vgpu_xstrdup(ty->info.gi_profile) : NULL;
+		vgpu_choice_set(c, pick, ty);
 		out->n_vgpus = p + 1;
 		warn_combination(pl, p, ty);
 	}

@@ -40,6 +40,12 @@ struct vgpu_choice {
 	char *gi_profile; /* MIG-backed on a known board, else NULL */
 };
 
+/**
+ * vgpu_choice_set() - make @c name type @t on parent @p (BDFs and id copied,
+ * profile strings duplicated; what @c held before is freed).
+ */
+void vgpu_choice_set(struct vgpu_choice *c, const struct vgpu_parent *p, const struct vgpu_type *t);
+
 struct vgpu_plan {
 	int node;
 	struct vgpu_choice vgpus[VGPU_MAX_VGPUS];

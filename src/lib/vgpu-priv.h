@@ -35,8 +35,7 @@ void vgpu_warn_file_why(struct vgpu_ctx *ctx, const struct vgpu_sysdir *d, const
 int vgpu_read_gpus(struct vgpu_ctx *ctx, struct vgpu_sysfs *fs, struct vgpu_model *m);
 
 /* vgpu-read.c */
-int vgpu_read_types(struct vgpu_ctx *ctx, struct vgpu_sysfs *fs, struct vgpu_model *m,
-		    struct vgpu_gpu *g);
+int vgpu_read_types(struct vgpu_ctx *ctx, struct vgpu_sysfs *fs, struct vgpu_gpu *g);
 /* vgpu_read_mdevs() - mdev instances of the model's parents (sys/bus/mdev/devices). */
 int vgpu_read_mdevs(struct vgpu_ctx *ctx, struct vgpu_sysfs *fs, struct vgpu_model *m);
 /*

@@ -349,10 +349,8 @@ static void read_vfio_gpu(struct vgpu_ctx *ctx, struct vgpu_sysfs *fs, struct vg
 	free(cs);
 }
 
-int vgpu_read_types(struct vgpu_ctx *ctx, struct vgpu_sysfs *fs, struct vgpu_model *m,
-		    struct vgpu_gpu *g)
+int vgpu_read_types(struct vgpu_ctx *ctx, struct vgpu_sysfs *fs, struct vgpu_gpu *g)
 {
-	(void)m;
 	if (g->iface == VGPU_IFACE_VENDOR_VFIO) {
 		read_vfio_gpu(ctx, fs, g);
 		return 0;

@@ -164,27 +164,11 @@ static void fill_vf(struct vgpu_parent *vf, struct vgpu_gpu *g, const char *addr
 	vf->iommu_group = -1;
 }
 
-/* vGPU @c of a plan: type @t on parent @vf, named by BDF and id as the planner does. */
-static void set_choice(struct vgpu_choice *c, const struct vgpu_parent *vf,
-		       const struct vgpu_type *t)
-{
-	free(c->profile);
-	free(c->gi_profile);
-	memset(c, 0, sizeof(*c));
-	snprintf(c->gpu, sizeof(c->gpu), "%s", vf->gpu->addr);
-	snprintf(c->parent, sizeof(c->parent), "%s", vf->addr);
-	c->iface = vf->iface;
-	c->type_id = t->id;
-	c->profile = strdup(t->info.profile);
-	c->backing = t->info.backing;
-	c->gi_profile = t->info.gi_profile[0] ? strdup(t->info.gi_profile) : NULL;
-}
-
 /* VM1 of the A30 article: 12 vCPUs on cores 0-5 of node 0, siblings +48. */
 static void plan_vm1(struct vgpu_plan *p, const struct vgpu_parent *vf, const struct vgpu_type *t)
 {
 	p->node = 0;
-	set_choice(&p->vgpus[0], vf, t);
+	vgpu_choice_set(&p->vgpus[0], vf, t);
 	p->n_vgpus = 1;
 	free(p->pins);
 	p->pins = calloc(VGPU_MAX_CPUS, sizeof(*p->pins));
@@ -451,7 +435,7 @@ static void test_two_vgpus(void **state)
 	struct fixture *f = *state;
 	const char *out, *a, *b;
 
-	set_choice(&f->plan->vgpus[1], &f->vf_mdev2, &f->type_a30);
+	vgpu_choice_set(&f->plan->vgpus[1], &f->vf_mdev2, &f->type_a30);
 	f->plan->n_vgpus = 2;
 	f->opts.mdev_uuids[1] = MDEV_UUID2;
 	out = run(f, template_xml);
@@ -1355,7 +1339,7 @@ static void test_duplicate_mdev_uuid(void **state)
 	struct fixture *f = *state;
 	xmlDocPtr doc = parse_ok(f, "<domain><name>x</name><memory>1048576</memory></domain>");
 
-	set_choice(&f->plan->vgpus[1], &f->vf_mdev2, &f->type_a30);
+	vgpu_choice_set(&f->plan->vgpus[1], &f->vf_mdev2, &f->type_a30);
 	f->plan->n_vgpus = 2;
 	f->opts.mdev_uuids[1] = MDEV_UUID;
 	assert_int_equal(vgpu_domain_build(&f->ctx, doc, f->plan, &f->opts), -EINVAL);
