@@ -12,7 +12,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/random.h>
 
 #include <libxml/parser.h>
 #include <libxml/tree.h>
@@ -157,87 +156,6 @@ static char *get_attr(xmlNodePtr n, const char *name)
 }
 
 /* ---- UUIDs, names, sizes ------------------------------------------------- */
-
-int vgpu_uuid_generate(struct vgpu_ctx *ctx, char out[VGPU_UUID_LEN])
-{
-	unsigned char b[16];
-
-	if (getrandom(b, sizeof(b), 0) != (ssize_t)sizeof(b))
-		return vgpu_error(ctx, -errno ? -errno : -EIO, "cannot generate a UUID: %s",
-				  strerror(errno ? errno : EIO));
-	b[6] = (unsigned char)((b[6] & 0x0f) | 0x40);
-	b[8] = (unsigned char)((b[8] & 0x3f) | 0x80);
-	snprintf(out, VGPU_UUID_LEN,
-		 "%02x%02x%02x%02x-%02x%02x-%02x%02x-%02x%02x-%02x%02x%02x%02x%02x%02x", b[0], b[1],
-		 b[2], b[3], b[4], b[5], b[6], b[7], b[8], b[9], b[10], b[11], b[12], b[13], b[14],
-		 b[15]);
-	return 0;
-}
-
-bool vgpu_uuid_valid(const char *s)
-{
-	if (strlen(s) != 36)
-		return false;
-	for (int i = 0; i < 36; i++) {
-		if (i == 8 || i == 13 || i == 18 || i == 23) {
-			if (s[i] != '-')
-				return false;
-		} else if (!isxdigit((unsigned char)s[i])) {
-			return false;
-		}
-	}
-	return true;
-}
-
-bool vgpu_uuid_normalize(const char *in, char out[VGPU_UUID_LEN])
-{
-	char hex[33];
-	size_t n = 0, len;
-
-	while (isspace((unsigned char)*in))
-		in++;
-	len = strlen(in);
-	while (len && isspace((unsigned char)in[len - 1]))
-		len--;
-	if (len == 36) {
-		char tmp[37];
-
-		memcpy(tmp, in, 36);
-		tmp[36] = '\0';
-		if (!vgpu_uuid_valid(tmp))
-			return false;
-	} else if (len != 32) {
-		return false;
-	}
-	for (size_t i = 0; i < len; i++) {
-		if (in[i] == '-')
-			continue;
-		if (!isxdigit((unsigned char)in[i]) || n == 32)
-			return false;
-		hex[n++] = (char)tolower((unsigned char)in[i]);
-	}
-	if (n != 32)
-		return false;
-	snprintf(out, VGPU_UUID_LEN, "%.8s-%.4s-%.4s-%.4s-%.12s", hex, hex + 8, hex + 12, hex + 16,
-		 hex + 20);
-	return true;
-}
-
-const char *vgpu_domain_name_check(const char *name)
-{
-	if (!*name)
-		return "empty";
-	if (strlen(name) > 200)
-		return "longer than 200 bytes";
-	if (!vgpu_utf8_valid(name))
-		return "not valid UTF-8";
-	for (const unsigned char *p = (const unsigned char *)name; *p; p++)
-		if (*p < 0x20 || *p == 0x7f)
-			return "contains a control character";
-	if (strchr(name, '/'))
-		return "contains '/'";
-	return NULL;
-}
 
 /*
  * A libvirt scaled-integer unit (virScaleInteger): "b"/"byte"/"bytes", or

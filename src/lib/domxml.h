@@ -15,11 +15,11 @@
 #include "cpuset.h"
 #include "ctx.h"
 #include "plan.h"
+#include "util.h"
 
 #define VGPU_XML_NS "urn:vgpuctl:domain:1"
 #define VGPU_XML_NS_PREFIX "vgpuctl"
 #define VGPU_XML_MAX_SIZE (4u << 20)
-#define VGPU_UUID_LEN 37
 
 struct _xmlDoc;
 /** vgpu_xml_doc_free() - free a parsed domain (NULL is fine). */
@@ -90,21 +90,6 @@ int vgpu_domain_read_meta(struct vgpu_ctx *ctx, struct _xmlDoc *doc, struct vgpu
 /** vgpu_meta_clear() - free what vgpu_domain_read_meta() filled in. */
 void vgpu_meta_clear(struct vgpu_meta *m);
 
-/**
- * vgpu_domain_name_check() - can @name be a libvirt domain name?  Non-empty,
- * at most 200 bytes, valid UTF-8, no control characters, no '/'.
- * Return: NULL when it can, else why not (static text).
- */
-const char *vgpu_domain_name_check(const char *name);
-/* Random RFC 4122 version 4 UUID. Return: 0 or -errno with a message in @ctx. */
-int vgpu_uuid_generate(struct vgpu_ctx *ctx, char out[VGPU_UUID_LEN]);
-/*
- * A UUID as libvirt takes it (8-4-4-4-12 or 32 hex digits, blanks around)
- * to the dashed lowercase form.  Return: true when @in is one.
- */
-bool vgpu_uuid_normalize(const char *in, char out[VGPU_UUID_LEN]);
-/** vgpu_uuid_valid() - is @s a dashed 8-4-4-4-12 hex UUID? */
-bool vgpu_uuid_valid(const char *s);
 /**
  * vgpu_parse_size_kib() - a memory size for --memory: a number (fraction
  * allowed) and a libvirt unit (k/KiB, M/MiB, G/GiB, T/TiB in powers of 1024,

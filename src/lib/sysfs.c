@@ -12,7 +12,9 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/file.h>
 #include <sys/syscall.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "cleanup.h"
@@ -22,6 +24,7 @@ struct vgpu_sysfs {
 	int rootfd;
 	char *root; /* as given, for messages; "/" for the real host */
 	bool no_openat2; /* old kernel on the real host: plain openat() */
+	int lockfd; /* ROOT/run/vgpuctl/lock while held, else -1 */
 };
 
 static int sys_openat2(int dirfd, const char *path, int flags, unsigned long long resolve)
@@ -57,6 +60,7 @@ int vgpu_sysfs_open(struct vgpu_ctx *ctx, const char *sysroot, struct vgpu_sysfs
 	}
 	fs = vgpu_xcalloc(1, sizeof(*fs));
 	fs->rootfd = fd;
+	fs->lockfd = -1;
 	fs->root = vgpu_xstrdup(root);
 	/* Drop a trailing slash so messages read ROOT/sys/... */
 	for (size_t l = strlen(fs->root); l > 1 && fs->root[l - 1] == '/'; l--)
@@ -83,6 +87,7 @@ void vgpu_sysfs_free(struct vgpu_sysfs *fs)
 		return;
 	if (fs->rootfd >= 0)
 		close(fs->rootfd);
+	vgpu_sysfs_unlock(fs);
 	free(fs->root);
 	free(fs);
 }
@@ -538,4 +543,152 @@ int vgpu_file_read(struct vgpu_ctx *ctx, const char *path, size_t cap, char **ou
 	if (r < 0)
 		return vgpu_error(ctx, r, "cannot read '%s': %s", path, strerror(-r));
 	return 0;
+}
+
+/* ---- state files ---------------------------------------------------------- */
+
+int vgpu_sysfs_mkdirs(struct vgpu_sysfs *fs, struct vgpu_sysdir *d, const char *rel)
+{
+	struct vgpu_sysdir root;
+	char path[VGPU_PATH_MAX];
+
+	if (snprintf(path, sizeof(path), "%s", rel) >= (int)sizeof(path))
+		return -ENAMETOOLONG;
+	if (path[0] == '/')
+		return -VGPU_EESCAPE;
+	vgpu_sysdir_root(fs, &root);
+	/* each prefix in turn: "var", "var/lib", "var/lib/vgpuctl" */
+	for (char *slash = path;; slash++) {
+		bool last;
+
+		slash = strchrnul(slash, '/');
+		last = *slash == '\0';
+		*slash = '\0';
+		if (vgpu_sysdir_open(fs, d, "%s", path) == 0) {
+			if (last)
+				return 0;
+			vgpu_sysdir_close(d);
+		} else {
+			char *base = strrchr(path, '/');
+			VGPU_AUTOCLOSE int pfd = -1;
+
+			if (base) {
+				*base = '\0';
+				pfd = open_in(&root, path, O_RDONLY | O_DIRECTORY);
+				*base = '/';
+				if (pfd < 0)
+					return pfd;
+			}
+			if (mkdirat(base ? pfd : fs->rootfd, base ? base + 1 : path, 0755) < 0 &&
+			    errno != EEXIST)
+				return -errno;
+			if (last)
+				return vgpu_sysdir_open(fs, d, "%s", path);
+		}
+		*slash = '/';
+	}
+}
+
+static bool one_component(const char *name)
+{
+	return *name && !strchr(name, '/') && strcmp(name, ".") != 0 && strcmp(name, "..") != 0;
+}
+
+static int write_all(int fd, const char *data, size_t len)
+{
+	while (len) {
+		ssize_t n = write(fd, data, len);
+
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n <= 0)
+			return n < 0 ? -errno : -EIO;
+		data += n;
+		len -= (size_t)n;
+	}
+	return 0;
+}
+
+int vgpu_sysfs_replace(const struct vgpu_sysdir *d, const char *name, const char *data, size_t len)
+{
+	char tmp[VGPU_PATH_MAX];
+	int fd, r;
+
+	if (!one_component(name))
+		return -EINVAL;
+	if (snprintf(tmp, sizeof(tmp), ".%s.%ld.tmp", name, (long)getpid()) >= (int)sizeof(tmp))
+		return -ENAMETOOLONG;
+	(void)unlinkat(d->fd, tmp, 0); /* a leftover of a crashed run of this pid */
+	fd = openat(d->fd, tmp, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0644);
+	if (fd < 0)
+		return -errno;
+	r = write_all(fd, data, len);
+	if (r == 0 && fsync(fd) < 0)
+		r = -errno;
+	if (close(fd) < 0 && r == 0)
+		r = -errno;
+	if (r == 0 && renameat(d->fd, tmp, d->fd, name) < 0)
+		r = -errno;
+	if (r < 0) {
+		(void)unlinkat(d->fd, tmp, 0);
+		return r;
+	}
+	return fsync(d->fd) < 0 ? -errno : 0;
+}
+
+int vgpu_sysfs_unlink(const struct vgpu_sysdir *d, const char *name)
+{
+	if (!one_component(name))
+		return -EINVAL;
+	if (unlinkat(d->fd, name, 0) < 0)
+		return -errno;
+	return fsync(d->fd) < 0 ? -errno : 0;
+}
+
+int vgpu_sysfs_lock(struct vgpu_ctx *ctx, struct vgpu_sysfs *fs, unsigned timeout_ms)
+{
+	VGPU_AUTOSYSDIR dir = { .fd = -1 };
+	char show[VGPU_SHOW_LEN];
+	struct timespec nap = { 0, 10 * 1000 * 1000 };
+	int r, fd;
+
+	if (fs->lockfd >= 0)
+		return 0;
+	r = vgpu_sysfs_mkdirs(fs, &dir, "run/vgpuctl");
+	if (r < 0) {
+		vgpu_sysdir_root(fs, &dir);
+		return vgpu_error(ctx, r, "cannot create '%s': %s",
+				  vgpu_sysdir_show(&dir, "run/vgpuctl", show, sizeof(show)),
+				  vgpu_strerror(r));
+	}
+	vgpu_sysdir_show(&dir, "lock", show, sizeof(show));
+	fd = openat(dir.fd, "lock", O_RDWR | O_CREAT | O_NOFOLLOW | O_CLOEXEC | O_NONBLOCK, 0600);
+	if (fd < 0)
+		return vgpu_error(ctx, -errno, "cannot open lock '%s': %s", show, strerror(errno));
+	/* bounded: a hook waiting here blocks a VM start, so never wait forever */
+	for (unsigned waited = 0;; waited += 10) {
+		if (flock(fd, LOCK_EX | LOCK_NB) == 0)
+			break;
+		if (errno != EWOULDBLOCK && errno != EINTR) {
+			r = -errno;
+			close(fd);
+			return vgpu_error(ctx, r, "cannot lock '%s': %s", show, strerror(-r));
+		}
+		if (waited >= timeout_ms) {
+			close(fd);
+			return vgpu_error(ctx, -EWOULDBLOCK,
+					  "another vgpuctl holds the host lock '%s' (waited %u ms)",
+					  show, timeout_ms);
+		}
+		nanosleep(&nap, NULL);
+	}
+	fs->lockfd = fd;
+	return 0;
+}
+
+void vgpu_sysfs_unlock(struct vgpu_sysfs *fs)
+{
+	if (fs->lockfd >= 0)
+		close(fs->lockfd); /* drops the flock */
+	fs->lockfd = -1;
 }

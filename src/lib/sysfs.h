@@ -129,4 +129,36 @@ int vgpu_sysfs_write(const struct vgpu_sysdir *d, const char *value, const char 
  */
 int vgpu_file_read(struct vgpu_ctx *ctx, const char *path, size_t cap, char **out, size_t *len);
 
+/* ---- state files: our own records and lock below the root ----------------- */
+
+/**
+ * vgpu_sysfs_mkdirs() - create the directory @rel below the root and its
+ * missing parents (mode 0755), then open it into @d.
+ * Return: 0 or -errno; close @d with vgpu_sysdir_close().
+ */
+int vgpu_sysfs_mkdirs(struct vgpu_sysfs *fs, struct vgpu_sysdir *d, const char *rel);
+/**
+ * vgpu_sysfs_replace() - make the file @name in @d hold @data, atomically: a
+ * temporary file is written, fsync()ed and renamed over @name, then the
+ * directory is fsync()ed.  A crash leaves the old or the new file, never a
+ * torn one.  @name is one path component.
+ * Return: 0 or -errno (nothing changed).
+ */
+int vgpu_sysfs_replace(const struct vgpu_sysdir *d, const char *name, const char *data, size_t len);
+/**
+ * vgpu_sysfs_unlink() - remove the file @name (one component) from @d and
+ * fsync() the directory.  Return: 0, -ENOENT or -errno.
+ */
+int vgpu_sysfs_unlink(const struct vgpu_sysdir *d, const char *name);
+/**
+ * vgpu_sysfs_lock() - take the host-wide lock ROOT/run/vgpuctl/lock
+ * (flock(2), exclusive), waiting at most @timeout_ms for another holder.
+ * Held until vgpu_sysfs_unlock() or vgpu_sysfs_free() (or process exit).
+ * Return: 0 or -errno with a message in @ctx (-EWOULDBLOCK: still held).
+ */
+int vgpu_sysfs_lock(struct vgpu_ctx *ctx, struct vgpu_sysfs *fs, unsigned timeout_ms);
+/** vgpu_sysfs_unlock() - release the lock (fine when not held). */
+void vgpu_sysfs_unlock(struct vgpu_sysfs *fs);
+#define VGPU_LOCK_PATH "run/vgpuctl/lock"
+
 #endif

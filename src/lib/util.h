@@ -10,7 +10,10 @@
 #include <stddef.h>
 #include <stdint.h>
 
+struct vgpu_ctx;
+
 #define VGPU_BDF_LEN 13 /* "dddd:bb:dd.f" + NUL */
+#define VGPU_UUID_LEN 37 /* 8-4-4-4-12 + NUL */
 
 /**
  * vgpu_parse_long() - a decimal integer, blanks around it allowed.
@@ -56,5 +59,21 @@ void vgpu_strv_sort(struct vgpu_strv *v);
 /* Sort and drop duplicates (strcmp). */
 void vgpu_strv_uniq(struct vgpu_strv *v);
 #define VGPU_AUTOSTRV __attribute__((cleanup(vgpu_strv_clear))) struct vgpu_strv
+
+/**
+ * vgpu_domain_name_check() - can @name be a libvirt domain name?  Non-empty,
+ * at most 200 bytes, valid UTF-8, no control characters, no '/'.
+ * Return: NULL when it can, else why not (static text).
+ */
+const char *vgpu_domain_name_check(const char *name);
+/* Random RFC 4122 version 4 UUID. Return: 0 or -errno with a message in @ctx. */
+int vgpu_uuid_generate(struct vgpu_ctx *ctx, char out[VGPU_UUID_LEN]);
+/*
+ * A UUID as libvirt takes it (8-4-4-4-12 or 32 hex digits, blanks around)
+ * to the dashed lowercase form.  Return: true when @in is one.
+ */
+bool vgpu_uuid_normalize(const char *in, char out[VGPU_UUID_LEN]);
+/** vgpu_uuid_valid() - is @s a dashed 8-4-4-4-12 hex UUID? */
+bool vgpu_uuid_valid(const char *s);
 
 #endif

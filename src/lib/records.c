@@ -1,0 +1,284 @@
+// SPDX-License-Identifier: LGPL-2.1-or-later
+/*
+ * Owner records: one small text file per vGPU, replaced atomically.
+ */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "records.h"
+#include "sysfs.h"
+
+#define RECORD_MAX 4096
+
+const char *vgpu_lifetime_str(enum vgpu_lifetime l)
+{
+	return l == VGPU_LIFETIME_PER_START ? "per-start" : "persistent";
+}
+
+void vgpu_record_key(const struct vgpu_record *r, char key[VGPU_RECORD_KEY_LEN])
+{
+	if (r->iface == VGPU_IFACE_MDEV)
+		snprintf(key, VGPU_RECORD_KEY_LEN, "%s_%s", r->parent, r->mdev_uuid);
+	else
+		snprintf(key, VGPU_RECORD_KEY_LEN, "%s", r->parent);
+}
+
+char *vgpu_record_format(const struct vgpu_record *r)
+{
+	return vgpu_asprintf("domain=%s\ndomain_uuid=%s\ngpu=%s\nparent=%s\ninterface=%s\n"
+			     "type_id=%u\nprofile=%s\nmdev_uuid=%s\nlifetime=%s\n",
+			     r->domain, r->domain_uuid, r->gpu, r->parent, vgpu_iface_str(r->iface),
+			     r->type_id, r->profile, r->mdev_uuid, vgpu_lifetime_str(r->lifetime));
+}
+
+/* One "key=value" into @r; -EINVAL when the key is unknown or the value wrong. */
+static int parse_field(struct vgpu_record *r, const char *key, const char *val, unsigned *seen)
+{
+	static const char *const keys[] = { "domain",  "domain_uuid", "gpu",
+					    "parent",  "interface",   "type_id",
+					    "profile", "mdev_uuid",   "lifetime" };
+	size_t k;
+	long id;
+
+	for (k = 0; k < sizeof(keys) / sizeof(keys[0]) && strcmp(key, keys[k]) != 0; k++)
+		;
+	if (k == sizeof(keys) / sizeof(keys[0]) || (*seen & (1u << k)))
+		return -EINVAL; /* unknown or twice */
+	*seen |= 1u << k;
+	switch (k) {
+	case 0:
+		return vgpu_domain_name_check(val) ?
+			       -EINVAL :
+			       (snprintf(r->domain, sizeof(r->domain), "%s", val), 0);
+	case 1:
+		return vgpu_uuid_normalize(val, r->domain_uuid) ? 0 : -EINVAL;
+	case 2:
+		return vgpu_bdf_normalize(val, r->gpu);
+	case 3:
+		return vgpu_bdf_normalize(val, r->parent);
+	case 4:
+		r->iface = strcmp(val, "mdev") == 0	   ? VGPU_IFACE_MDEV :
+			   strcmp(val, "vendor-vfio") == 0 ? VGPU_IFACE_VENDOR_VFIO :
+							     VGPU_IFACE_NONE;
+		return r->iface == VGPU_IFACE_NONE ? -EINVAL : 0;
+	case 5:
+		if (vgpu_parse_long(val, &id) < 0 || id <= 0 || id > 0xffffff)
+			return -EINVAL;
+		r->type_id = (unsigned)id;
+		return 0;
+	case 6:
+		if (!*val || strlen(val) >= sizeof(r->profile) || !vgpu_utf8_valid(val))
+			return -EINVAL;
+		snprintf(r->profile, sizeof(r->profile), "%s", val);
+		return 0;
+	case 7:
+		if (!*val)
+			return 0;
+		return vgpu_uuid_normalize(val, r->mdev_uuid) ? 0 : -EINVAL;
+	default:
+		if (strcmp(val, "persistent") == 0)
+			r->lifetime = VGPU_LIFETIME_PERSISTENT;
+		else if (strcmp(val, "per-start") == 0)
+			r->lifetime = VGPU_LIFETIME_PER_START;
+		else
+			return -EINVAL;
+		return 0;
+	}
+}
+
+int vgpu_record_parse(struct vgpu_ctx *ctx, const char *text, const char *what,
+		      struct vgpu_record *out)
+{
+	VGPU_AUTOFREE char *copy = vgpu_xstrdup(text);
+	struct vgpu_record r;
+	unsigned seen = 0;
+	char *save = NULL;
+
+	memset(&r, 0, sizeof(r));
+	for (char *line = strtok_r(copy, "\n", &save); line; line = strtok_r(NULL, "\n", &save)) {
+		char *eq = strchr(line, '=');
+
+		if (!eq)
+			return vgpu_error(ctx, -EINVAL,
+					  "owner record '%s': line '%s' is not key=value", what,
+					  line);
+		*eq = '\0';
+		if (parse_field(&r, line, eq + 1, &seen) < 0)
+			return vgpu_error(ctx, -EINVAL, "owner record '%s': bad or repeated '%s'",
+					  what, line);
+	}
+	if (seen != 0x1ff)
+		return vgpu_error(ctx, -EINVAL, "owner record '%s': a key is missing", what);
+	if ((r.iface == VGPU_IFACE_MDEV) != (r.mdev_uuid[0] != '\0'))
+		return vgpu_error(ctx, -EINVAL,
+				  "owner record '%s': 'mdev_uuid' does not fit interface '%s'",
+				  what, vgpu_iface_str(r.iface));
+	*out = r;
+	return 0;
+}
+
+static int record_cmp(const void *a, const void *b)
+{
+	char ka[VGPU_RECORD_KEY_LEN], kb[VGPU_RECORD_KEY_LEN];
+
+	vgpu_record_key(a, ka);
+	vgpu_record_key(b, kb);
+	return strcmp(ka, kb);
+}
+
+/* Read one record file; a damaged one is warned about and its parent kept. */
+static void read_one(struct vgpu_ctx *ctx, const struct vgpu_sysdir *d, const char *name,
+		     struct vgpu_records *out)
+{
+	char show[VGPU_SHOW_LEN], key[VGPU_RECORD_KEY_LEN], parent[VGPU_BDF_LEN];
+	VGPU_AUTOFREE char *text = NULL;
+	struct vgpu_ctx sub = { 0 };
+	struct vgpu_record r;
+	const char *why = NULL;
+	size_t len;
+	int err;
+
+	vgpu_sysdir_show(d, name, show, sizeof(show));
+	err = vgpu_sysfs_read_file(d, RECORD_MAX, &text, &len, "%s", name);
+	if (err < 0) {
+		why = vgpu_strerror(err);
+	} else if (strlen(text) != len) {
+		why = "contains a NUL byte";
+	} else if (vgpu_record_parse(&sub, text, show, &r) < 0) {
+		vgpu_warn(ctx, "%s; it still counts as taken", vgpu_ctx_error(&sub));
+	} else {
+		vgpu_record_key(&r, key);
+		if (strcmp(key, name) == 0) {
+			out->v = vgpu_xreallocarray(out->v, out->n + 1, sizeof(*out->v));
+			out->v[out->n++] = r;
+			vgpu_ctx_clear(&sub);
+			return;
+		}
+		why = "its content names another vGPU than its file name";
+	}
+	vgpu_ctx_clear(&sub);
+	if (why)
+		vgpu_warn(ctx, "owner record '%s': %s; it still counts as taken", show, why);
+	/* the file name names the parent, whatever the content says */
+	snprintf(key, sizeof(key), "%s", name);
+	key[strcspn(key, "_")] = '\0';
+	if (vgpu_bdf_normalize(key, parent) == 0)
+		vgpu_strv_push(&out->damaged_parents, vgpu_xstrdup(parent));
+}
+
+int vgpu_records_read(struct vgpu_ctx *ctx, struct vgpu_sysfs *fs, struct vgpu_records *out)
+{
+	VGPU_AUTOSYSDIR d = { .fd = -1 };
+	VGPU_AUTOSTRV names = { 0 };
+	char show[VGPU_SHOW_LEN];
+	int r;
+
+	memset(out, 0, sizeof(*out));
+	r = vgpu_sysdir_open(fs, &d, VGPU_RECORDS_DIR);
+	if (r == -ENOENT)
+		return 0;
+	if (r == 0)
+		r = vgpu_sysfs_list_dir(&d, &names, ".");
+	if (r < 0) {
+		struct vgpu_sysdir root;
+
+		vgpu_sysdir_root(fs, &root);
+		return vgpu_error(ctx, r, "cannot read owner records in '%s': %s",
+				  vgpu_sysdir_show(&root, VGPU_RECORDS_DIR, show, sizeof(show)),
+				  vgpu_strerror(r));
+	}
+	for (size_t i = 0; i < names.n; i++)
+		if (names.items[i][0] != '.') /* temporary files of a writer */
+			read_one(ctx, &d, names.items[i], out);
+	if (out->n)
+		qsort(out->v, out->n, sizeof(*out->v), record_cmp);
+	vgpu_strv_uniq(&out->damaged_parents);
+	return 0;
+}
+
+void vgpu_records_clear(struct vgpu_records *rs)
+{
+	free(rs->v);
+	vgpu_strv_clear(&rs->damaged_parents);
+	memset(rs, 0, sizeof(*rs));
+}
+
+const struct vgpu_record *vgpu_records_find(const struct vgpu_records *rs, const char *parent,
+					    const char *mdev_uuid)
+{
+	for (size_t i = 0; i < rs->n; i++)
+		if (strcmp(rs->v[i].parent, parent) == 0 &&
+		    (!mdev_uuid || strcmp(rs->v[i].mdev_uuid, mdev_uuid) == 0))
+			return &rs->v[i];
+	return NULL;
+}
+
+bool vgpu_records_parent_taken(const struct vgpu_records *rs, const char *parent)
+{
+	if (vgpu_records_find(rs, parent, NULL))
+		return true;
+	for (size_t i = 0; i < rs->damaged_parents.n; i++)
+		if (strcmp(rs->damaged_parents.items[i], parent) == 0)
+			return true;
+	return false;
+}
+
+static int open_dir(struct vgpu_ctx *ctx, struct vgpu_sysfs *fs, struct vgpu_sysdir *d)
+{
+	int r = vgpu_sysfs_mkdirs(fs, d, VGPU_RECORDS_DIR);
+
+	if (r < 0) {
+		char show[VGPU_SHOW_LEN];
+		struct vgpu_sysdir root;
+
+		vgpu_sysdir_root(fs, &root);
+		return vgpu_error(ctx, r, "cannot create '%s': %s",
+				  vgpu_sysdir_show(&root, VGPU_RECORDS_DIR, show, sizeof(show)),
+				  vgpu_strerror(r));
+	}
+	return 0;
+}
+
+int vgpu_record_write(struct vgpu_ctx *ctx, struct vgpu_sysfs *fs, const struct vgpu_record *rec)
+{
+	VGPU_AUTOSYSDIR d = { .fd = -1 };
+	VGPU_AUTOFREE char *text = vgpu_record_format(rec);
+	char key[VGPU_RECORD_KEY_LEN], show[VGPU_SHOW_LEN];
+	int r = open_dir(ctx, fs, &d);
+
+	if (r < 0)
+		return r;
+	vgpu_record_key(rec, key);
+	r = vgpu_sysfs_replace(&d, key, text, strlen(text));
+	if (r < 0)
+		return vgpu_error(ctx, r, "cannot write owner record '%s': %s",
+				  vgpu_sysdir_show(&d, key, show, sizeof(show)), vgpu_strerror(r));
+	return 0;
+}
+
+int vgpu_record_remove(struct vgpu_ctx *ctx, struct vgpu_sysfs *fs, const char *key)
+{
+	VGPU_AUTOSYSDIR d = { .fd = -1 };
+	char show[VGPU_SHOW_LEN];
+	int r = vgpu_sysdir_open(fs, &d, VGPU_RECORDS_DIR);
+
+	if (r == -ENOENT)
+		return 0;
+	if (r == 0)
+		r = vgpu_sysfs_unlink(&d, key);
+	if (r == -ENOENT)
+		return 0;
+	if (r < 0) {
+		struct vgpu_sysdir root;
+		char rel[VGPU_PATH_MAX];
+
+		vgpu_sysdir_root(fs, &root);
+		snprintf(rel, sizeof(rel), "%s/%s", VGPU_RECORDS_DIR, key);
+		return vgpu_error(ctx, r, "cannot remove owner record '%s': %s",
+				  vgpu_sysdir_show(&root, rel, show, sizeof(show)),
+				  vgpu_strerror(r));
+	}
+	return 0;
+}

@@ -1,0 +1,90 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+/*
+ * records.h - who owns which vGPU: one owner record per vGPU under
+ * ROOT/var/lib/vgpuctl/owners/, written atomically (temporary file, fsync,
+ * rename) under the host lock.  A record is the claim: it is written before
+ * any sysfs write and outlives a host reboot, so the hook can re-create the
+ * vGPU and a stale release can tell that a VF belongs to someone else now.
+ *
+ * File name: the parent's PCI address (vendor-specific VFIO: one vGPU per
+ * VF), or "PARENT_MDEVUUID" (mdev: a non-SR-IOV parent holds several), so
+ * even a damaged record still names the parent it claims.
+ * Content: "key=value" lines (see vgpu_record_format()).
+ */
+#ifndef VGPU_RECORDS_H
+#define VGPU_RECORDS_H
+
+#include <stdbool.h>
+#include <stddef.h>
+
+#include "ctx.h"
+#include "util.h"
+#include "vgputype.h"
+
+#define VGPU_RECORDS_DIR "var/lib/vgpuctl/owners"
+#define VGPU_RECORD_KEY_LEN (VGPU_BDF_LEN + VGPU_UUID_LEN)
+#define VGPU_DOMAIN_NAME_MAX 200
+
+enum vgpu_lifetime {
+	VGPU_LIFETIME_PERSISTENT = 0, /* assign .. release; the hook re-creates after a reboot */
+	VGPU_LIFETIME_PER_START, /* reserved; created at each start, freed at each stop */
+};
+const char *vgpu_lifetime_str(enum vgpu_lifetime l);
+
+struct vgpu_record {
+	char domain[VGPU_DOMAIN_NAME_MAX + 1];
+	char domain_uuid[VGPU_UUID_LEN];
+	char gpu[VGPU_BDF_LEN];
+	char parent[VGPU_BDF_LEN];
+	enum vgpu_iface iface;
+	unsigned type_id;
+	char profile[VGPU_PROFILE_MAX];
+	char mdev_uuid[VGPU_UUID_LEN]; /* "" for vendor VFIO */
+	enum vgpu_lifetime lifetime;
+};
+
+struct vgpu_records {
+	struct vgpu_record *v; /* sorted by key */
+	size_t n;
+	struct vgpu_strv damaged_parents; /* parents of records that could not be read */
+};
+
+struct vgpu_sysfs;
+
+/* The record's file name into @key. */
+void vgpu_record_key(const struct vgpu_record *r, char key[VGPU_RECORD_KEY_LEN]);
+/* The record as text; caller frees. */
+char *vgpu_record_format(const struct vgpu_record *r);
+/**
+ * vgpu_record_parse() - a record from its text; every value is validated
+ * (PCI addresses, UUIDs, decimal id, a libvirt-valid domain name).
+ * Return: 0 or -EINVAL with a message naming @what and the key in @ctx.
+ */
+int vgpu_record_parse(struct vgpu_ctx *ctx, const char *text, const char *what,
+		      struct vgpu_record *out);
+/**
+ * vgpu_records_read() - every record on the host.  A damaged record is
+ * warned about and its parent (from the file name) listed in
+ * damaged_parents, so it still counts as taken.  No directory: none.
+ * Return: 0 or -errno with a message in @ctx; clear with vgpu_records_clear().
+ */
+int vgpu_records_read(struct vgpu_ctx *ctx, struct vgpu_sysfs *fs, struct vgpu_records *out);
+void vgpu_records_clear(struct vgpu_records *rs);
+#define VGPU_AUTORECORDS __attribute__((cleanup(vgpu_records_clear))) struct vgpu_records
+/* The record of the vGPU on @parent (and mdev @mdev_uuid, NULL: any), or NULL. */
+const struct vgpu_record *vgpu_records_find(const struct vgpu_records *rs, const char *parent,
+					    const char *mdev_uuid);
+/* Is @parent claimed by a record (or a damaged one)? */
+bool vgpu_records_parent_taken(const struct vgpu_records *rs, const char *parent);
+/**
+ * vgpu_record_write() - create or replace @r's record (atomic).
+ * Return: 0 or -errno with a message naming the file in @ctx.
+ */
+int vgpu_record_write(struct vgpu_ctx *ctx, struct vgpu_sysfs *fs, const struct vgpu_record *r);
+/**
+ * vgpu_record_remove() - drop the record @key.  Absent is fine.
+ * Return: 0 or -errno with a message naming the file in @ctx.
+ */
+int vgpu_record_remove(struct vgpu_ctx *ctx, struct vgpu_sysfs *fs, const char *key);
+
+#endif
