@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "cli.h"
+#include "records.h"
 
 /*
  * Each warning is printed once: a damaged file seen through several VFs
@@ -92,6 +93,14 @@ int cli_read_host(struct cli *c, unsigned what)
 		cli_error(c, "%s", vgpu_ctx_error(&c->ctx));
 		return EXIT_FAILURE;
 	}
+	/* VFs reserved or claimed by owner records are taken, whether or not a vGPU exists */
+	VGPU_AUTORECORDS recs = { 0 };
+
+	if (vgpu_records_read(&c->ctx, c->fs, &recs) < 0) {
+		cli_error(c, "%s", vgpu_ctx_error(&c->ctx));
+		return EXIT_FAILURE;
+	}
+	vgpu_records_apply(&recs, c->model);
 	return 0;
 }
 

@@ -389,7 +389,7 @@ static int read_meta_vgpu(struct vgpu_ctx *ctx, xmlNodePtr v, struct vgpu_meta_v
 int vgpu_domain_read_meta(struct vgpu_ctx *ctx, xmlDocPtr doc, struct vgpu_meta *out)
 {
 	xmlNodePtr md = our_metadata(xmlDocGetRootElement(doc));
-	VGPU_AUTOFREE char *owner = NULL, *node = NULL;
+	VGPU_AUTOFREE char *owner = NULL, *node = NULL, *pinned = NULL, *lifetime = NULL;
 	struct vgpu_meta m = { .node = -1 };
 	long v;
 	int r;
@@ -398,6 +398,10 @@ int vgpu_domain_read_meta(struct vgpu_ctx *ctx, xmlDocPtr doc, struct vgpu_meta 
 		return -ENOENT;
 	owner = get_attr(md, "owner");
 	node = get_attr(md, "node");
+	pinned = get_attr(md, "pinned");
+	lifetime = get_attr(md, "lifetime");
+	m.pinned = !pinned || strcmp(pinned, "no") != 0;
+	m.per_start = lifetime && strcmp(lifetime, "per-start") == 0;
 	if (!owner || !vgpu_uuid_normalize(owner, m.owner))
 		return vgpu_error(ctx, -EINVAL, "vgpuctl metadata: 'owner' is not a UUID");
 	if (node && vgpu_parse_long(node, &v) == 0 && v >= 0 && v <= 1023)
@@ -448,6 +452,24 @@ static bool hostdev_matches(xmlNodePtr hd, const char *mdev_uuid, const char *vf
 	return match;
 }
 
+/* Drop the hostdevs in @devices that are the vGPU @v of our metadata. */
+static void drop_hostdevs_of(xmlNodePtr devices, xmlNodePtr v)
+{
+	VGPU_AUTOFREE char *u = get_attr(v, "mdev-uuid"), *vf = get_attr(v, "vf");
+	char uuid[VGPU_UUID_LEN] = "", addr[VGPU_BDF_LEN] = "";
+
+	if (u && !vgpu_uuid_normalize(u, uuid))
+		uuid[0] = '\0';
+	if (vf && vgpu_bdf_normalize(vf, addr) < 0)
+		addr[0] = '\0';
+	for (xmlNodePtr hd = devices ? devices->children : NULL, next; hd; hd = next) {
+		next = hd->next;
+		if (hd->type == XML_ELEMENT_NODE && xmlStrEqual(hd->name, X("hostdev")) &&
+		    hostdev_matches(hd, uuid, *addr ? addr : NULL))
+			drop_node(hd);
+	}
+}
+
 /*
  * Re-running on our own output replaces the vGPUs we added last time; their
  * mdev UUIDs, in order, go to @prev (a VM keeps its mdev identity).
@@ -459,25 +481,57 @@ static void drop_previous_vgpus(xmlNodePtr dom, xmlNodePtr devices,
 
 	*n_prev = 0;
 	for (xmlNodePtr v = md ? md->children : NULL; v; v = v->next) {
-		VGPU_AUTOFREE char *u = NULL, *vf = NULL;
-		char uuid[VGPU_UUID_LEN] = "", addr[VGPU_BDF_LEN] = "";
+		VGPU_AUTOFREE char *u = NULL;
 
 		if (v->type != XML_ELEMENT_NODE || !xmlStrEqual(v->name, X("vgpu")))
 			continue;
 		u = get_attr(v, "mdev-uuid");
-		vf = get_attr(v, "vf");
-		if (u && vgpu_uuid_normalize(u, uuid) && *n_prev < VGPU_MAX_VGPUS)
-			snprintf(prev[(*n_prev)++], VGPU_UUID_LEN, "%s", uuid);
-		if (vf && vgpu_bdf_normalize(vf, addr) < 0)
-			addr[0] = '\0';
-		for (xmlNodePtr hd = devices->children, next; hd; hd = next) {
-			next = hd->next;
-			if (hd->type == XML_ELEMENT_NODE && xmlStrEqual(hd->name, X("hostdev")) &&
-			    hostdev_matches(hd, uuid, *addr ? addr : NULL))
-				drop_node(hd);
-		}
+		if (u && *n_prev < VGPU_MAX_VGPUS && vgpu_uuid_normalize(u, prev[*n_prev]))
+			(*n_prev)++;
+		drop_hostdevs_of(devices, v);
 	}
 	drop_node(md);
+}
+
+size_t vgpu_domain_strip(xmlDocPtr doc, const char *vf)
+{
+	xmlNodePtr dom = xmlDocGetRootElement(doc), md = our_metadata(dom);
+	VGPU_AUTOFREE char *pinned = md ? get_attr(md, "pinned") : NULL;
+	size_t dropped = 0, left = 0;
+
+	for (xmlNodePtr v = md ? md->children : NULL, next; v; v = next) {
+		VGPU_AUTOFREE char *at = NULL;
+		char addr[VGPU_BDF_LEN];
+
+		next = v->next;
+		if (v->type != XML_ELEMENT_NODE || !xmlStrEqual(v->name, X("vgpu")))
+			continue;
+		at = get_attr(v, "vf");
+		if (vf && !(at && vgpu_bdf_normalize(at, addr) == 0 && strcmp(addr, vf) == 0)) {
+			left++;
+			continue;
+		}
+		drop_hostdevs_of(child(dom, "devices"), v);
+		drop_node(v);
+		dropped++;
+	}
+	if (!md || left)
+		return dropped;
+	drop_node(md);
+	if (!xmlFirstElementChild(child(dom, "metadata")))
+		drop_node(child(dom, "metadata"));
+	if (!pinned || strcmp(pinned, "no") != 0) {
+		xmlNodePtr cputune = child(dom, "cputune");
+
+		if (cputune) {
+			remove_children(cputune, "vcpupin");
+			remove_children(cputune, "emulatorpin");
+			if (!xmlFirstElementChild(cputune))
+				drop_node(cputune);
+		}
+		drop_node(child(dom, "numatune"));
+	}
+	return dropped;
 }
 
 static void add_hostdev(xmlNodePtr devices, const struct vgpu_choice *c, const char *mdev_uuid)
@@ -734,6 +788,7 @@ static int check_no_foreign_hostdev(struct vgpu_ctx *ctx, xmlNodePtr devices,
 
 /* One element in our namespace carries what the hook needs without libvirt. */
 static void build_metadata(xmlNodePtr dom, const struct vgpu_plan *plan, const char *uuid,
+			   const struct vgpu_domain_opts *o,
 			   char mdevs[VGPU_MAX_VGPUS][VGPU_UUID_LEN])
 {
 	xmlNodePtr md = domain_child(dom, "metadata");
@@ -744,6 +799,10 @@ static void build_metadata(xmlNodePtr dom, const struct vgpu_plan *plan, const c
 	xmlAddChild(md, root);
 	set_attr(root, "owner", uuid);
 	set_attr_u(root, "node", (unsigned)plan->node);
+	if (o->no_pin)
+		set_attr(root, "pinned", "no");
+	if (o->per_start)
+		set_attr(root, "lifetime", "per-start");
 	for (size_t i = 0; i < plan->n_vgpus; i++) {
 		const struct vgpu_choice *c = &plan->vgpus[i];
 		xmlNodePtr n = xmlNewChild(root, ns, X("vgpu"), NULL);
@@ -777,9 +836,11 @@ int vgpu_domain_build(struct vgpu_ctx *ctx, xmlDocPtr doc, const struct vgpu_pla
 		r = build_memory(ctx, dom, o, &mem_kib);
 	if (r < 0)
 		return r;
-	build_vcpus(dom, plan, o);
-	build_numatune(dom, plan);
-	build_cpu(dom, plan, mem_kib);
+	if (!o->no_pin) {
+		build_vcpus(dom, plan, o);
+		build_numatune(dom, plan);
+		build_cpu(dom, plan, mem_kib);
+	}
 	devices = domain_child(dom, "devices");
 	drop_previous_vgpus(dom, devices, prev, &n_prev);
 	r = choose_mdev_uuids(ctx, plan, o, prev, n_prev, mdevs);
@@ -789,7 +850,7 @@ int vgpu_domain_build(struct vgpu_ctx *ctx, xmlDocPtr doc, const struct vgpu_pla
 		return r;
 	for (size_t i = 0; i < plan->n_vgpus; i++)
 		add_hostdev(devices, &plan->vgpus[i], mdevs[i]);
-	build_metadata(dom, plan, uuid, mdevs);
+	build_metadata(dom, plan, uuid, o, mdevs);
 	return 0;
 }
 

@@ -34,6 +34,8 @@ struct vgpu_domain_opts {
 	bool hugepages;
 	const struct vgpu_cpuset *emulator_cpus; /* NULL: the VM's own CPUs */
 	const char *mdev_uuids[VGPU_MAX_VGPUS]; /* NULL entries: keep or generate */
+	bool no_pin; /* leave <vcpu>, <cputune>, <numatune> and <cpu> alone */
+	bool per_start; /* metadata: the hook creates at each start, frees at each stop */
 };
 
 /**
@@ -78,6 +80,8 @@ struct vgpu_meta_vgpu {
 struct vgpu_meta {
 	char owner[VGPU_UUID_LEN];
 	int node;
+	bool pinned; /* we wrote the vCPU pins and the memory binding */
+	bool per_start;
 	struct vgpu_meta_vgpu vgpus[VGPU_MAX_VGPUS];
 	size_t n_vgpus;
 };
@@ -90,6 +94,13 @@ int vgpu_domain_read_meta(struct vgpu_ctx *ctx, struct _xmlDoc *doc, struct vgpu
 /** vgpu_meta_clear() - free what vgpu_domain_read_meta() filled in. */
 void vgpu_meta_clear(struct vgpu_meta *m);
 
+/**
+ * vgpu_domain_strip() - undo vgpu_domain_build() for the vGPUs on @vf (NULL:
+ * all): drop their hostdevs and metadata entries; once none is left, drop
+ * our metadata element and the vCPU pins and memory binding we wrote.
+ * Return: how many vGPUs were dropped.
+ */
+size_t vgpu_domain_strip(struct _xmlDoc *doc, const char *vf);
 /**
  * vgpu_parse_size_kib() - a memory size for --memory: a number (fraction
  * allowed) and a libvirt unit (k/KiB, M/MiB, G/GiB, T/TiB in powers of 1024,

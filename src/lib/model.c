@@ -164,6 +164,17 @@ const struct vgpu_parent *vgpu_model_find_parent(const struct vgpu_model *m, con
 	return NULL;
 }
 
+bool vgpu_model_reserve(struct vgpu_model *m, const char *bdf, unsigned type_id)
+{
+	struct vgpu_parent *p = (struct vgpu_parent *)vgpu_model_find_parent(m, bdf);
+
+	if (!p)
+		return false;
+	p->n_reserved++;
+	p->reserved_type = type_id;
+	return true;
+}
+
 const struct vgpu_type *vgpu_gpu_find_type(const struct vgpu_gpu *g, unsigned id)
 {
 	return catalog_find(g, id, NULL);
@@ -184,7 +195,9 @@ const char *vgpu_parent_state_str(const struct vgpu_parent *p)
 {
 	if (p->state_unknown)
 		return "unknown";
-	return p->in_use ? "in-use" : "free";
+	if (p->in_use)
+		return "in-use";
+	return p->n_reserved ? "reserved" : "free";
 }
 
 bool vgpu_type_matches(const struct vgpu_type *t, const char *spec)

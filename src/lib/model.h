@@ -55,6 +55,12 @@ struct vgpu_parent {
 	bool state_unknown; /* current_vgpu_type unreadable */
 	unsigned current_type; /* vendor VFIO or the mdev's type; 0 none */
 	struct vgpu_strv mdevs; /* UUIDs of the mdevs on this parent */
+	/*
+	 * vGPUs claimed by owner records that do not exist now (reserved for
+	 * --per-start, or gone after a reboot): taken all the same.
+	 */
+	unsigned n_reserved;
+	unsigned reserved_type; /* type of the last one; 0 unknown (a damaged record) */
 	struct vgpu_parent_type *types;
 	size_t n_types;
 };
@@ -150,6 +156,11 @@ void vgpu_topology_clear(struct vgpu_topology *t);
 const struct vgpu_gpu *vgpu_model_find_gpu(const struct vgpu_model *m, const char *bdf);
 /** vgpu_model_find_parent() - the vGPU parent at @bdf, or NULL. */
 const struct vgpu_parent *vgpu_model_find_parent(const struct vgpu_model *m, const char *bdf);
+/*
+ * Count one reserved vGPU of @type_id (0: unknown) on the parent at @bdf.
+ * Return: false when the model has no such parent.
+ */
+bool vgpu_model_reserve(struct vgpu_model *m, const char *bdf, unsigned type_id);
 /* The GPU's catalogue entry for a type id, or NULL. */
 const struct vgpu_type *vgpu_gpu_find_type(const struct vgpu_gpu *g, unsigned id);
 /*
@@ -159,7 +170,7 @@ const struct vgpu_type *vgpu_gpu_find_type(const struct vgpu_gpu *g, unsigned id
  */
 const struct vgpu_type *vgpu_model_find_type(const struct vgpu_model *m, const struct vgpu_gpu *g,
 					     unsigned id);
-/* "free", "in-use" or "unknown". */
+/* "free", "in-use", "reserved" or "unknown". */
 const char *vgpu_parent_state_str(const struct vgpu_parent *p);
 /* Does @t answer to @spec (short profile, full name, nvidia-N or N)? */
 bool vgpu_type_matches(const struct vgpu_type *t, const char *spec);

@@ -189,6 +189,9 @@ static void load_init(const struct vgpu_model *m, const struct vgpu_gpu *g, stru
 
 		if (t)
 			load_add(l, t, p->mdevs.n ? (unsigned)p->mdevs.n : 1);
+		t = p->reserved_type ? vgpu_model_find_type(m, g, p->reserved_type) : NULL;
+		if (t)
+			load_add(l, t, p->n_reserved);
 	}
 }
 
@@ -208,7 +211,7 @@ static bool load_takes(const struct gpu_load *l, const struct vgpu_type *t)
 /* A VF holds one vGPU; a legacy PF parent holds several, as available_instances says. */
 static bool parent_full(const struct vgpu_parent *p)
 {
-	return p->state_unknown || (p->in_use && p->index >= 0);
+	return p->state_unknown || ((p->in_use || p->n_reserved) && p->index >= 0);
 }
 
 /* How many vGPUs matching @spec @p can create now (0 when none); sets *type. */
@@ -218,9 +221,11 @@ static long parent_offers(const struct vgpu_parent *p, const char *spec,
 	if (parent_full(p))
 		return 0;
 	for (size_t k = 0; k < p->n_types; k++) {
-		if (p->types[k].available > 0 && vgpu_type_matches(p->types[k].type, spec)) {
+		long left = p->types[k].available - (long)p->n_reserved;
+
+		if (left > 0 && vgpu_type_matches(p->types[k].type, spec)) {
 			*type = p->types[k].type;
-			return p->types[k].available;
+			return left;
 		}
 	}
 	return 0;
@@ -239,7 +244,7 @@ static unsigned gpu_used(const struct vgpu_gpu *g)
 	unsigned n = 0;
 
 	for (size_t i = 0; i < g->n_parents; i++)
-		n += g->parents[i].in_use;
+		n += g->parents[i].in_use || g->parents[i].n_reserved;
 	return n;
 }
 

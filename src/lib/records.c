@@ -7,6 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "model.h"
 #include "records.h"
 #include "sysfs.h"
 
@@ -223,6 +224,28 @@ bool vgpu_records_parent_taken(const struct vgpu_records *rs, const char *parent
 		if (strcmp(rs->damaged_parents.items[i], parent) == 0)
 			return true;
 	return false;
+}
+
+void vgpu_records_apply(const struct vgpu_records *rs, struct vgpu_model *m)
+{
+	for (size_t i = 0; i < rs->n; i++) {
+		const struct vgpu_record *r = &rs->v[i];
+		const struct vgpu_parent *p = vgpu_model_find_parent(m, r->parent);
+		bool exists = false;
+
+		if (!p)
+			continue;
+		if (r->iface == VGPU_IFACE_MDEV) {
+			for (size_t k = 0; k < p->mdevs.n && !exists; k++)
+				exists = strcmp(p->mdevs.items[k], r->mdev_uuid) == 0;
+		} else {
+			exists = p->in_use;
+		}
+		if (!exists)
+			vgpu_model_reserve(m, r->parent, r->type_id);
+	}
+	for (size_t i = 0; i < rs->damaged_parents.n; i++)
+		vgpu_model_reserve(m, rs->damaged_parents.items[i], 0);
 }
 
 static int open_dir(struct vgpu_ctx *ctx, struct vgpu_sysfs *fs, struct vgpu_sysdir *d)

@@ -76,6 +76,14 @@ const struct vgpu_record *vgpu_records_find(const struct vgpu_records *rs, const
 					    const char *mdev_uuid);
 /* Is @parent claimed by a record (or a damaged one)? */
 bool vgpu_records_parent_taken(const struct vgpu_records *rs, const char *parent);
+struct vgpu_model;
+/**
+ * vgpu_records_apply() - count in @m every recorded vGPU that does not exist
+ * now (a --per-start reservation, a vGPU gone after a reboot) and every
+ * damaged record as reserved on its parent, so planners treat those
+ * parents as taken.
+ */
+void vgpu_records_apply(const struct vgpu_records *rs, struct vgpu_model *m);
 /**
  * vgpu_record_write() - create or replace @r's record (atomic).
  * Return: 0 or -errno with a message naming the file in @ctx.
