@@ -82,5 +82,9 @@ int cmd_topology(struct cli *c, int argc, char **argv);
 /* In the module vgpuctl-xml.so (cmd-xml.c), looked up by name. */
 int cmd_xml(struct cli *c, int argc, char **argv);
 int cmd_plan(struct cli *c, int argc, char **argv);
+int cmd_assign(struct cli *c, int argc, char **argv);
+int cmd_release(struct cli *c, int argc, char **argv);
+int cmd_hook(struct cli *c, int argc, char **argv);
+int cmd_vgpus(struct cli *c, int argc, char **argv);
 
 #endif

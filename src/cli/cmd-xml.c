@@ -15,24 +15,14 @@
 #include "domxml.h"
 #include "plan.h"
 #include "virt.h"
+#include "cmd-xml.h"
 
 #ifndef VGPUCTL_TEMPLATE_DIRS
 #define VGPUCTL_TEMPLATE_DIRS "/usr/share/vgpuctl"
 #endif
 
-struct xml_args {
-	struct vgpu_request req;
-	struct vgpu_domain_opts dom;
-	const char *vcpus_arg, *memory_arg, *template, *from, *uri;
-	struct vgpu_cpuset emulator;
-	char *vgpu_list; /* strdup'ed --vgpu, split in place */
-	char uuid[VGPU_UUID_LEN];
-	char mdev[VGPU_MAX_VGPUS][VGPU_UUID_LEN];
-	size_t n_mdev;
-};
-
 /* The template (--template, the installed default) or the domain given with --from. */
-static int load_template(struct cli *c, const struct xml_args *a, struct _xmlDoc **doc)
+int xml_load_template(struct cli *c, const struct xml_args *a, struct _xmlDoc **doc)
 {
 	VGPU_AUTOFREE char *buf = NULL;
 	VGPU_AUTOFREE char *found = NULL;
@@ -70,7 +60,21 @@ static int load_template(struct cli *c, const struct xml_args *a, struct _xmlDoc
 	return 0;
 }
 
-static int parse_args(struct cli *c, const char *cmd, int argc, char **argv, struct xml_args *a)
+/* What xml and plan cannot do without. */
+static int xml_required(struct cli *c, const char *cmd, const struct xml_args *a)
+{
+	if (!a->vgpu_list)
+		return cli_usage_error(c, cmd, "--vgpu PROFILE is required");
+	if (!a->from && !a->dom.name)
+		return cli_usage_error(c, cmd, "--name is required (or --from DOMAIN.xml)");
+	if (!a->vcpus_arg)
+		return cli_usage_error(c, cmd, "--vcpus N is required");
+	if (!a->memory_arg && !a->from)
+		return cli_usage_error(c, cmd, "--memory SIZE is required");
+	return 0;
+}
+
+int xml_parse_args(struct cli *c, const char *cmd, int argc, char **argv, struct xml_args *a)
 {
 	enum {
 		O_NAME = 256,
@@ -86,7 +90,10 @@ static int parse_args(struct cli *c, const char *cmd, int argc, char **argv, str
 		O_EXCLUDE,
 		O_EMULATOR,
 		O_HUGE,
-		O_VIRT
+		O_VIRT,
+		O_NOPIN,
+		O_PERSTART,
+		O_DRYRUN
 	};
 	static const struct option opts[] = {
 		{ "name", required_argument, NULL, O_NAME },
@@ -105,14 +112,33 @@ static int parse_args(struct cli *c, const char *cmd, int argc, char **argv, str
 		{ "virt-type", required_argument, NULL, O_VIRT },
 		{ "connect", required_argument, NULL, 'c' },
 		{ "help", no_argument, NULL, 'h' },
+		/* assign / release only */
+		{ "no-pin", no_argument, NULL, O_NOPIN },
+		{ "per-start", no_argument, NULL, O_PERSTART },
+		{ "dry-run", no_argument, NULL, O_DRYRUN },
+		{ "output", required_argument, NULL, 'o' },
 		{ 0 },
 	};
 	struct vgpu_cpuset s;
-	int o;
+	int o, r;
 
 	optind = 1;
-	while ((o = getopt_long(argc, argv, "c:h", opts, NULL)) != -1) {
+	while ((o = getopt_long(argc, argv, a->live ? "c:ho:" : "c:h", opts, NULL)) != -1) {
+		if (!a->live && (o == O_NOPIN || o == O_PERSTART || o == O_DRYRUN))
+			return cli_usage_error(c, cmd, "invalid option");
 		switch (o) {
+		case O_NOPIN:
+			a->dom.no_pin = true;
+			break;
+		case O_PERSTART:
+			a->dom.per_start = true;
+			break;
+		case O_DRYRUN:
+			a->dry_run = true;
+			break;
+		case 'o':
+			a->output = optarg;
+			break;
 		case O_NAME:
 			if (vgpu_domain_name_check(optarg))
 				return cli_usage_error(c, cmd,
@@ -191,17 +217,16 @@ static int parse_args(struct cli *c, const char *cmd, int argc, char **argv, str
 			return cli_usage_error(c, cmd, "invalid option");
 		}
 	}
+	if (a->live && optind < argc && !a->domain)
+		a->domain = argv[optind++];
 	if (optind < argc)
 		return cli_usage_error(c, cmd, "unexpected argument '%s'", argv[optind]);
 	if (a->template && a->from)
 		return cli_usage_error(c, cmd, "--template and --from exclude each other");
-	if (!a->vgpu_list)
-		return cli_usage_error(c, cmd, "--vgpu PROFILE is required");
-	if (!a->from && !a->dom.name)
-		return cli_usage_error(c, cmd, "--name is required (or --from DOMAIN.xml)");
-	if (!a->vcpus_arg)
-		return cli_usage_error(c, cmd, "--vcpus N is required");
-	{
+	r = a->live ? live_check_args(c, cmd, a) : xml_required(c, cmd, a);
+	if (r)
+		return r;
+	if (a->vcpus_arg) {
 		long v;
 
 		if (vgpu_parse_long(a->vcpus_arg, &v) < 0 || v < 1 || v > 4096)
@@ -209,19 +234,17 @@ static int parse_args(struct cli *c, const char *cmd, int argc, char **argv, str
 					       a->vcpus_arg);
 		a->req.vcpus = (unsigned)v;
 	}
-	if (!a->memory_arg && !a->from)
-		return cli_usage_error(c, cmd, "--memory SIZE is required");
 	if (a->memory_arg && vgpu_parse_size_kib(a->memory_arg, &a->dom.memory_kib) < 0)
 		return cli_usage_error(
 			c, cmd, "--memory '%s': not a size of 1 MiB or more (e.g. 32G, 4096M)",
 			a->memory_arg);
-	for (char *save = NULL, *p = strtok_r(a->vgpu_list, ",", &save); p;
+	for (char *save = NULL, *p = a->vgpu_list ? strtok_r(a->vgpu_list, ",", &save) : NULL; p;
 	     p = strtok_r(NULL, ",", &save)) {
 		if (a->req.n_profiles == VGPU_MAX_VGPUS)
 			return cli_usage_error(c, cmd, "--vgpu: at most %d vGPUs", VGPU_MAX_VGPUS);
 		a->req.profiles[a->req.n_profiles++] = p;
 	}
-	if (!a->req.n_profiles)
+	if (a->vgpu_list && !a->req.n_profiles)
 		return cli_usage_error(c, cmd, "--vgpu '': no profile given");
 	a->req.hugepages = a->dom.hugepages;
 	if (a->n_mdev > a->req.n_profiles)
@@ -234,8 +257,7 @@ static int parse_args(struct cli *c, const char *cmd, int argc, char **argv, str
  * @doc (may be NULL) is the domain being edited: with -c, a domain of the
  * same name or UUID is the one being re-planned and its pins do not count.
  */
-static int make_plan(struct cli *c, struct xml_args *a, struct _xmlDoc *doc,
-		     struct vgpu_plan **plan)
+int xml_make_plan(struct cli *c, struct xml_args *a, struct _xmlDoc *doc, struct vgpu_plan **plan)
 {
 	int r = cli_read_host(c, VGPU_READ_TYPES | VGPU_READ_TOPOLOGY);
 
@@ -285,11 +307,11 @@ int cmd_xml(struct cli *c, int argc, char **argv)
 	VGPU_AUTOFREE char *out = NULL;
 	int r;
 
-	r = parse_args(c, "xml", argc, argv, &a);
+	r = xml_parse_args(c, "xml", argc, argv, &a);
 	if (!r)
-		r = load_template(c, &a, &doc);
+		r = xml_load_template(c, &a, &doc);
 	if (!r)
-		r = make_plan(c, &a, doc, &plan);
+		r = xml_make_plan(c, &a, doc, &plan);
 	if (!r && (vgpu_domain_build(&c->ctx, doc, plan, &a.dom) < 0 ||
 		   vgpu_domain_format(&c->ctx, doc, &out) < 0)) {
 		cli_error(c, "%s", vgpu_ctx_error(&c->ctx));
@@ -324,11 +346,11 @@ int cmd_plan(struct cli *c, int argc, char **argv)
 	char topo[64];
 	int r;
 
-	r = parse_args(c, "plan", argc, argv, &a);
+	r = xml_parse_args(c, "plan", argc, argv, &a);
 	if (!r && a.from)
-		r = load_template(c, &a, &doc);
+		r = xml_load_template(c, &a, &doc);
 	if (!r)
-		r = make_plan(c, &a, doc, &plan);
+		r = xml_make_plan(c, &a, doc, &plan);
 	free(a.vgpu_list);
 	if (r)
 		return r;

@@ -28,6 +28,14 @@ static const struct cli_command commands[] = {
 	  "--name NAME --vgpu PROFILE[,PROFILE...] --vcpus N --memory SIZE [options]" },
 	{ "plan", NULL, "explain which VF, node and CPUs 'xml' would use",
 	  "(same options as xml)" },
+	{ "assign", NULL, "create vGPUs for a domain and put them in its definition",
+	  "[-c URI] DOMAIN | --from FILE [-o OUT]  --vgpu PROFILE[,...] [--no-pin] "
+	  "[--per-start] [--dry-run] [xml options]" },
+	{ "release", NULL, "free a domain's vGPUs and take them out of its definition",
+	  "[-c URI] DOMAIN | --from FILE [-o OUT]  [--vf BDF] [--dry-run]" },
+	{ "vgpus", cmd_vgpus, "list vGPUs and reservations with their owners and state", "" },
+	{ "hook", NULL, "libvirt qemu hook: re-create vGPUs at prepare, free at release",
+	  "DOMAIN OPERATION SUB-OPERATION EXTRA  (domain XML on stdin)" },
 };
 
 #define N_COMMANDS (sizeof(commands) / sizeof(commands[0]))

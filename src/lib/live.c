@@ -367,7 +367,8 @@ void vgpu_txn_push(struct vgpu_txn *t, vgpu_undo_fn undo, void *data, const char
 	va_end(ap);
 	t->steps[t->n].undo = undo;
 	t->steps[t->n].data = data;
-	vgpu_log(t->ctx, LOG_INFO, "%s%s", t->dry_run ? "would have " : "", t->steps[t->n].what);
+	vgpu_log(t->ctx, t->dry_run ? LOG_NOTICE : LOG_DEBUG, "%s%s", t->dry_run ? "would " : "",
+		 t->steps[t->n].what);
 	t->n++;
 }
 
@@ -477,7 +478,7 @@ int vgpu_txn_create(struct vgpu_txn *t, const struct vgpu_record *r)
 			return err;
 	}
 	if (created || t->dry_run)
-		vgpu_txn_push(t, undo_create, rec_step(t, r), "created %s",
+		vgpu_txn_push(t, undo_create, rec_step(t, r), "create %s",
 			      where(r, buf, sizeof(buf)));
 	return 0;
 }
@@ -494,7 +495,7 @@ int vgpu_txn_free(struct vgpu_txn *t, const struct vgpu_record *r)
 			return err;
 	}
 	if (freed || t->dry_run)
-		vgpu_txn_push(t, undo_free, rec_step(t, r), "freed %s", where(r, buf, sizeof(buf)));
+		vgpu_txn_push(t, undo_free, rec_step(t, r), "free %s", where(r, buf, sizeof(buf)));
 	return 0;
 }
 
@@ -531,7 +532,7 @@ int vgpu_txn_record_put(struct vgpu_txn *t, const struct vgpu_record *r,
 		s->has_old = true;
 	}
 	vgpu_record_key(r, key);
-	vgpu_txn_push(t, undo_put, s, "wrote owner record %s (domain %s)", key, r->domain);
+	vgpu_txn_push(t, undo_put, s, "write owner record %s (domain %s)", key, r->domain);
 	return 0;
 }
 
@@ -543,7 +544,7 @@ int vgpu_txn_record_drop(struct vgpu_txn *t, const struct vgpu_record *r)
 	vgpu_record_key(r, key);
 	if (!t->dry_run && (err = vgpu_record_remove(t->ctx, t->fs, key)) < 0)
 		return err;
-	vgpu_txn_push(t, undo_drop, rec_step(t, r), "dropped owner record %s (domain %s)", key,
+	vgpu_txn_push(t, undo_drop, rec_step(t, r), "drop owner record %s (domain %s)", key,
 		      r->domain);
 	return 0;
 }

@@ -692,3 +692,22 @@ void vgpu_sysfs_unlock(struct vgpu_sysfs *fs)
 		close(fs->lockfd); /* drops the flock */
 	fs->lockfd = -1;
 }
+
+int vgpu_file_replace(struct vgpu_ctx *ctx, const char *path, const char *data, size_t len)
+{
+	VGPU_AUTOFREE char *copy = vgpu_xstrdup(path);
+	const char *slash = strrchr(path, '/');
+	struct vgpu_sysdir d = { .fd = -1 };
+	int r;
+
+	if (slash)
+		copy[slash - path + (slash == path)] = '\0'; /* "/x" -> "/", "a/b" -> "a" */
+	d.fd = open(slash ? copy : ".", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	if (d.fd < 0)
+		return vgpu_error(ctx, -errno, "cannot write '%s': %s", path, strerror(errno));
+	r = vgpu_sysfs_replace(&d, slash ? slash + 1 : path, data, len);
+	close(d.fd);
+	if (r < 0)
+		return vgpu_error(ctx, r, "cannot write '%s': %s", path, vgpu_strerror(r));
+	return 0;
+}

@@ -159,6 +159,11 @@ int vgpu_sysfs_unlink(const struct vgpu_sysdir *d, const char *name);
 int vgpu_sysfs_lock(struct vgpu_ctx *ctx, struct vgpu_sysfs *fs, unsigned timeout_ms);
 /** vgpu_sysfs_unlock() - release the lock (fine when not held). */
 void vgpu_sysfs_unlock(struct vgpu_sysfs *fs);
+/**
+ * vgpu_file_replace() - a user's file (-o OUT) replaced atomically, like
+ * vgpu_sysfs_replace().  Return: 0 or -errno with "cannot write 'PATH': cause".
+ */
+int vgpu_file_replace(struct vgpu_ctx *ctx, const char *path, const char *data, size_t len);
 #define VGPU_LOCK_PATH "run/vgpuctl/lock"
 
 #endif

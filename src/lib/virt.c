@@ -25,6 +25,10 @@ struct virt_api {
 	const char *(*last_error)(void);
 	void (*set_error_func)(void *, virErrorFunc);
 	int (*event_register_default)(void);
+	virDomainPtr (*lookup_name)(virConnectPtr, const char *);
+	virDomainPtr (*define_xml)(virConnectPtr, const char *);
+	int (*is_active)(virDomainPtr);
+	int (*lib_version)(virConnectPtr, unsigned long *);
 };
 
 struct vgpu_virt {
@@ -54,6 +58,10 @@ static int load_api(struct vgpu_ctx *ctx, struct vgpu_virt *v)
 		{ "virSetErrorFunc", offsetof(struct virt_api, set_error_func) },
 		{ "virEventRegisterDefaultImpl",
 		  offsetof(struct virt_api, event_register_default) },
+		{ "virDomainLookupByName", offsetof(struct virt_api, lookup_name) },
+		{ "virDomainDefineXML", offsetof(struct virt_api, define_xml) },
+		{ "virDomainIsActive", offsetof(struct virt_api, is_active) },
+		{ "virConnectGetLibVersion", offsetof(struct virt_api, lib_version) },
 	};
 
 	v->dl = dlopen("libvirt.so.0", RTLD_NOW | RTLD_LOCAL);
@@ -129,4 +137,40 @@ int vgpu_virt_pinned_cpus(struct vgpu_ctx *ctx, struct vgpu_virt *v, const char 
 	}
 	free(doms);
 	return r;
+}
+
+int vgpu_virt_domain_xml(struct vgpu_ctx *ctx, struct vgpu_virt *v, const char *name, char **xml,
+			 bool *active)
+{
+	virDomainPtr d = v->api.lookup_name(v->conn, name);
+	char *x;
+
+	if (!d)
+		return vgpu_error(ctx, -ENOENT, "domain '%s': %s", name, v->api.last_error());
+	*active = v->api.is_active(d) == 1;
+	x = v->api.get_xml(d, VIR_DOMAIN_XML_INACTIVE | VIR_DOMAIN_XML_SECURE);
+	v->api.dom_free(d);
+	if (!x)
+		return vgpu_error(ctx, -EIO, "cannot read domain '%s': %s", name,
+				  v->api.last_error());
+	*xml = x;
+	return 0;
+}
+
+int vgpu_virt_define(struct vgpu_ctx *ctx, struct vgpu_virt *v, const char *xml)
+{
+	virDomainPtr d = v->api.define_xml(v->conn, xml);
+
+	if (!d)
+		return vgpu_error(ctx, -EIO, "libvirt refused the domain: %s", v->api.last_error());
+	v->api.dom_free(d);
+	return 0;
+}
+
+int vgpu_virt_version(struct vgpu_ctx *ctx, struct vgpu_virt *v, unsigned long *version)
+{
+	if (v->api.lib_version(v->conn, version) < 0)
+		return vgpu_error(ctx, -EIO, "cannot ask libvirt its version: %s",
+				  v->api.last_error());
+	return 0;
 }

@@ -8,6 +8,8 @@
 #ifndef VGPU_VIRT_H
 #define VGPU_VIRT_H
 
+#include <stdbool.h>
+
 #include "cleanup.h"
 #include "cpuset.h"
 #include "ctx.h"
@@ -31,5 +33,17 @@ VGPU_DEFINE_AUTOPTR(virt, struct vgpu_virt, vgpu_virt_close)
  */
 int vgpu_virt_pinned_cpus(struct vgpu_ctx *ctx, struct vgpu_virt *v, const char *self_name,
 			  const char *self_uuid, struct vgpu_cpuset *out);
+
+/**
+ * vgpu_virt_domain_xml() - the persistent definition of domain @name (with
+ * secrets, for redefining it) and whether it runs.
+ * Return: 0 or -errno with a message in @ctx; caller frees *xml.
+ */
+int vgpu_virt_domain_xml(struct vgpu_ctx *ctx, struct vgpu_virt *v, const char *name, char **xml,
+			 bool *active);
+/** vgpu_virt_define() - define (or redefine) a domain. Return: 0 or -EIO with a message. */
+int vgpu_virt_define(struct vgpu_ctx *ctx, struct vgpu_virt *v, const char *xml);
+/** vgpu_virt_version() - the daemon's libvirt version (major * 1000000 + minor * 1000 + micro). */
+int vgpu_virt_version(struct vgpu_ctx *ctx, struct vgpu_virt *v, unsigned long *version);
 
 #endif

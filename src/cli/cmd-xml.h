@@ -1,0 +1,34 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/* Shared by the commands of the XML module: xml, plan, assign, release, hook. */
+#ifndef VGPUCTL_CMD_XML_H
+#define VGPUCTL_CMD_XML_H
+
+#include "cli.h"
+#include "domxml.h"
+#include "plan.h"
+
+struct xml_args {
+	struct vgpu_request req;
+	struct vgpu_domain_opts dom;
+	const char *vcpus_arg, *memory_arg, *template, *from, *uri;
+	struct vgpu_cpuset emulator;
+	char *vgpu_list; /* strdup'ed --vgpu, split in place */
+	char uuid[VGPU_UUID_LEN];
+	char mdev[VGPU_MAX_VGPUS][VGPU_UUID_LEN];
+	size_t n_mdev;
+	/* assign / release */
+	bool live; /* set by the caller: accept the options below and DOMAIN */
+	bool dry_run;
+	const char *domain, *output;
+};
+
+/* Options of xml/plan (and assign/release when a->live); < 0 for --help, else an exit code. */
+int xml_parse_args(struct cli *c, const char *cmd, int argc, char **argv, struct xml_args *a);
+/* assign/release: the combination of DOMAIN, --from, -o, -c and --vgpu. */
+int live_check_args(struct cli *c, const char *cmd, struct xml_args *a);
+/* The template, or the domain given with --from, parsed. */
+int xml_load_template(struct cli *c, const struct xml_args *a, struct _xmlDoc **doc);
+/* Read the host and plan against everything taken (records, other domains' pins). */
+int xml_make_plan(struct cli *c, struct xml_args *a, struct _xmlDoc *doc, struct vgpu_plan **plan);
+
+#endif
