@@ -10,6 +10,8 @@
 #include "sysfs.h"
 
 #define EXIT_USAGE 2
+/* what a hook prepare created, until started (see cmd-hook.c) */
+#define CLI_PREPARED_DIR "run/vgpuctl/prepared"
 
 struct cli {
 	const char *sysroot;
@@ -84,7 +86,11 @@ int cmd_xml(struct cli *c, int argc, char **argv);
 int cmd_plan(struct cli *c, int argc, char **argv);
 int cmd_assign(struct cli *c, int argc, char **argv);
 int cmd_release(struct cli *c, int argc, char **argv);
+/* The hook's filter (core): the work, once stdin must be parsed, is cmd_hook_live (module). */
 int cmd_hook(struct cli *c, int argc, char **argv);
+int cmd_hook_live(struct cli *c, int argc, char **argv);
+/* Run cmd_@name from the XML module. */
+int cli_run_module(struct cli *c, const char *name, int argc, char **argv);
 int cmd_vgpus(struct cli *c, int argc, char **argv);
 
 #endif

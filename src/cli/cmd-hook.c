@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
 /*
  * vgpuctl hook DOMAIN OPERATION SUB-OPERATION EXTRA: the libvirt qemu hook
- * (/etc/libvirt/hooks/qemu.d/50-vgpuctl, a link to vgpuctl).
+ * (/etc/libvirt/hooks/qemu.d/50-vgpuctl, a link to vgpuctl); the part that
+ * runs once cmd_hook() (hook-filter.c, no libxml2) found records for the domain.
  *
  * prepare begin: every vGPU the owner records give this domain exists with
  * its type, created where missing (after a reboot, or --per-start).
@@ -42,7 +43,7 @@ struct hook {
  * a release that finds it frees exactly those vGPUs.  run/ is empty after
  * a reboot, as the vGPUs are.
  */
-#define PREPARED_DIR "run/vgpuctl/prepared"
+#define PREPARED_DIR CLI_PREPARED_DIR
 
 /* Errors and warnings: stderr (libvirt shows it to whoever started the VM) and syslog. */
 static void hook_log(void *data, int priority, const char *msg)
@@ -61,15 +62,6 @@ static int hook_fail(struct hook *h)
 	syslog(LOG_ERR, "%s %s: %s", h->op, h->domain, msg);
 	cli_error(h->c, "%s %s: %s", h->op, h->domain, msg);
 	return EXIT_FAILURE;
-}
-
-/* Does any record name this domain?  (Cheap: no stdin, no XML, no lock.) */
-static bool domain_has_records(const struct vgpu_records *rs, const char *name)
-{
-	for (size_t i = 0; i < rs->n; i++)
-		if (strcmp(rs->v[i].domain, name) == 0)
-			return true;
-	return false;
 }
 
 /* The domain's UUID from the XML on stdin: bounded read, hardened parser. */
@@ -317,15 +309,10 @@ static int hook_run(struct hook *h)
 	struct cli *c = h->c;
 	int e;
 
-	if (vgpu_sysfs_open(&c->ctx, c->sysroot, &c->fs) < 0 ||
-	    vgpu_records_read(&c->ctx, c->fs, &h->recs) < 0)
-		return hook_fail(h);
-	if (!domain_has_records(&h->recs, h->domain))
-		return 0; /* not ours: stdin is never read */
+	/* cmd_hook (the core) opened the host and saw records naming the domain */
 	if (read_stdin_uuid(h) < 0 || vgpu_sysfs_lock(&c->ctx, c->fs, HOOK_LOCK_WAIT_MS) < 0)
 		return hook_fail(h);
-	/* again under the lock: another run may have changed them */
-	vgpu_records_clear(&h->recs);
+	/* under the lock: another run may have changed them since */
 	if (vgpu_records_read(&c->ctx, c->fs, &h->recs) < 0)
 		return hook_fail(h);
 	vgpu_txn_init(&h->txn, &c->ctx, c->fs, false);
@@ -338,30 +325,12 @@ static int hook_run(struct hook *h)
 	return 0;
 }
 
-int cmd_hook(struct cli *c, int argc, char **argv)
+int cmd_hook_live(struct cli *c, int argc, char **argv)
 {
-	struct hook h = { .c = c };
+	struct hook h = { .c = c, .domain = argv[1], .op = argv[2] };
 	int r;
 
-	if (argc == 2 && (strcmp(argv[1], "--help") == 0 || strcmp(argv[1], "-h") == 0))
-		return -1;
-	if (argc < 3)
-		return cli_usage_error(c, "hook", "DOMAIN and OPERATION are required");
-	h.domain = argv[1];
-	h.op = argv[2];
-	if (strcmp(h.op, "started") == 0 && argc > 3 && strcmp(argv[3], "begin") == 0) {
-		VGPU_AUTOSYSDIR d = { .fd = -1 };
-
-		/* the start went through: its release is a normal stop */
-		if (vgpu_sysfs_open(&c->ctx, c->sysroot, &c->fs) == 0 &&
-		    vgpu_sysdir_open(c->fs, &d, PREPARED_DIR) == 0)
-			vgpu_sysfs_unlink(&d, h.domain);
-		return 0;
-	}
-	/* the calls that concern us; every other exits 0 at once */
-	if (!((strcmp(h.op, "prepare") == 0 && argc > 3 && strcmp(argv[3], "begin") == 0) ||
-	      (strcmp(h.op, "release") == 0 && argc > 3 && strcmp(argv[3], "end") == 0)))
-		return 0;
+	(void)argc;
 	openlog("vgpuctl", LOG_PID, LOG_DAEMON);
 	c->ctx.log_fn = hook_log;
 	c->ctx.log_data = c;

@@ -34,7 +34,7 @@ static const struct cli_command commands[] = {
 	{ "release", NULL, "free a domain's vGPUs and take them out of its definition",
 	  "[-c URI] DOMAIN | --from FILE [-o OUT]  [--vf BDF] [--dry-run]" },
 	{ "vgpus", cmd_vgpus, "list vGPUs and reservations with their owners and state", "" },
-	{ "hook", NULL, "libvirt qemu hook: re-create vGPUs at prepare, free at release",
+	{ "hook", cmd_hook, "libvirt qemu hook: re-create vGPUs at prepare, free at release",
 	  "DOMAIN OPERATION SUB-OPERATION EXTRA  (domain XML on stdin)" },
 };
 
@@ -51,7 +51,7 @@ static const struct cli_command commands[] = {
  * module sits next to the binary in a build tree, in VGPUCTL_MODULE_DIR
  * once installed.
  */
-static int run_module(struct cli *c, const struct cli_command *cmd, int argc, char **argv)
+int cli_run_module(struct cli *c, const char *name, int argc, char **argv)
 {
 	char exe[PATH_MAX], path[PATH_MAX + sizeof(XML_MODULE) + 1];
 	ssize_t n = readlink("/proc/self/exe", exe, sizeof(exe) - 1);
@@ -68,11 +68,11 @@ static int run_module(struct cli *c, const struct cli_command *cmd, int argc, ch
 	if (!dl)
 		dl = dlopen(VGPUCTL_MODULE_DIR "/" XML_MODULE, RTLD_NOW | RTLD_LOCAL);
 	if (!dl) {
-		cli_error(c, "cannot load the '%s' command (%s): %s", cmd->name,
+		cli_error(c, "cannot load the '%s' command (%s): %s", name,
 			  VGPUCTL_MODULE_DIR "/" XML_MODULE, dlerror());
 		return EXIT_FAILURE;
 	}
-	snprintf(sym, sizeof(sym), "cmd_%s", cmd->name);
+	snprintf(sym, sizeof(sym), "cmd_%s", name);
 	*(void **)&run = dlsym(dl, sym);
 	if (!run) {
 		cli_error(c, "%s lacks %s", XML_MODULE, sym);
@@ -136,6 +136,19 @@ int main(int argc, char **argv)
 
 	vgpu_ctx_init(&c.ctx, cli_log_cb, &c);
 	signal(SIGPIPE, SIG_IGN);
+	/*
+	 * Installed as libvirt's hook (qemu.d/50-vgpuctl, a link to us), libvirt
+	 * runs PATH DOMAIN OP SUB-OP EXTRA: that is "vgpuctl hook ...".
+	 */
+	const char *base = strrchr(argv[0], '/') ? strrchr(argv[0], '/') + 1 : argv[0];
+	size_t bl = strlen(base);
+
+	if (bl > 8 && strcmp(base + bl - 8, "-vgpuctl") == 0) {
+		argv[0] = "hook";
+		rc = cmd_hook(&c, argc, argv);
+		cli_cleanup(&c);
+		return rc < 0 ? EXIT_FAILURE : rc;
+	}
 	/* large listings go out in 64 KiB writes rather than 4 KiB ones (glibc
 	 * ignores the size unless it is given the buffer) */
 	static char outbuf[1 << 16];
@@ -190,7 +203,7 @@ int main(int argc, char **argv)
 		}
 		subc = k;
 		rc = commands[i].run ? commands[i].run(&c, subc, sub) :
-				       run_module(&c, &commands[i], subc, sub);
+				       cli_run_module(&c, commands[i].name, subc, sub);
 		if (rc < 0) {
 			command_usage(stdout, &commands[i]);
 			rc = EXIT_SUCCESS;
