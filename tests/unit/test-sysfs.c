@@ -411,6 +411,15 @@ static void test_read_file(void **state)
 	assert_int_equal(len, 8192);
 	free(text);
 	text = NULL;
+	/* exactly the cap when the cap fills the first buffer (4096 bytes, NUL included) */
+	tree_put_len(f->root, "big", big, 4095);
+	assert_int_equal(vgpu_sysfs_read_file(&f->top, 4095, &text, &len, "big"), 0);
+	assert_int_equal(len, 4095);
+	free(text);
+	text = NULL;
+	tree_put_len(f->root, "big", big, 4096);
+	assert_int_equal(vgpu_sysfs_read_file(&f->top, 4095, &text, &len, "big"), -EFBIG);
+	assert_null(text);
 	/* empty */
 	tree_put(f->root, "empty", "");
 	assert_int_equal(vgpu_sysfs_read_file(&f->top, 0, &text, &len, "empty"), 0);
