@@ -477,7 +477,9 @@ int vgpu_domain_read_meta(struct vgpu_ctx *ctx, xmlDocPtr doc, struct vgpu_meta 
 	int r;
 
 	if (!md)
-		return -ENOENT;
+		return vgpu_error(ctx, -ENOENT,
+				  "the domain has no vgpuctl metadata (<%s:vgpus> in %s)",
+				  VGPU_XML_NS_PREFIX, VGPU_XML_NS);
 	owner = get_attr(md, "owner");
 	node = get_attr(md, "node");
 	if (!owner || !vgpu_uuid_normalize(owner, m.owner))

@@ -1007,6 +1007,16 @@ static int meta_fails(struct env *e, const char *vgpus, const char *owner)
 	"<v:vgpu profile='A30-6C' type-id='684' interface='mdev' gpu='0000:3b:00.0' "              \
 	"vf='0000:3b:00.4' mdev-uuid='" MDEV_UUID "'/>"
 
+static int run_meta_none(struct env *e)
+{
+	VGPU_AUTOPTR(xmldoc) doc = parse_ok(e, "<domain><name>x</name><metadata/></domain>");
+	struct vgpu_meta m = { .owner = "S" };
+	int r = vgpu_domain_read_meta(&e->ctx, doc, &m);
+
+	assert_string_equal(m.owner, "S");
+	return r;
+}
+
 static int run_meta_no_owner(struct env *e)
 {
 	return meta_fails(e, VGPU_OK, "");
@@ -1532,6 +1542,8 @@ static const struct fail_case cases[] = {
 	    "the domain's <memory> '0 KiB' is not a size"),
 	ROW("vgpu_domain_memory_kib", "a fraction", run_memory_fraction, -EINVAL,
 	    "the domain's <memory> '1.5' is not a size"),
+	ROW("vgpu_domain_read_meta", "no metadata of ours", run_meta_none, -ENOENT,
+	    "the domain has no vgpuctl metadata"),
 	ROW("vgpu_domain_read_meta", "no owner", run_meta_no_owner, -EINVAL,
 	    "vgpuctl metadata: 'owner' is not a UUID"),
 	ROW("vgpu_domain_read_meta", "the owner is not a UUID", run_meta_bad_owner, -EINVAL,
