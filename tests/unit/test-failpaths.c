@@ -1100,6 +1100,12 @@ static int run_uuid_fails(struct env *e)
 	return uuid_fails(e);
 }
 
+static int run_uuid_short(struct env *e)
+{
+	faults.getrandom_short = 8;
+	return uuid_fails(e);
+}
+
 /* A plan made by the planner on fixture host @name: must succeed. */
 static struct vgpu_plan *plan_ok(struct env *e, const char *name, struct vgpu_request *req)
 {
@@ -1566,6 +1572,8 @@ static const struct fail_case cases[] = {
 	    -EINVAL, "vgpuctl metadata: mdev vGPU 'A30-6C' has no 'mdev-uuid'"),
 	ROW("vgpu_uuid_generate", "getrandom() fails", run_uuid_fails, -ENOSYS,
 	    "cannot generate a UUID: Function not implemented"),
+	ROW("vgpu_uuid_generate", "getrandom() returns short", run_uuid_short, -EIO,
+	    "cannot generate a UUID: Input/output error"),
 	ROW("vgpu_domain_build", "a bad --name", run_build_name_arg, -EINVAL,
 	    "domain name 'a/b': contains '/'"),
 	ROW("vgpu_domain_build", "no name anywhere", run_build_no_name, -EINVAL,
