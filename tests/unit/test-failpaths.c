@@ -56,6 +56,9 @@
 #define VM_UUID "7c1f4b2e-3d5a-4e8b-9f60-1a2b3c4d5e6f"
 #define MDEV_UUID "11111111-2222-4333-8444-555555555555"
 
+/* An out-parameter's value before the call: a failing call must leave it. */
+static char stale_text[] = STALE;
+
 /* ---- injected faults ----------------------------------------------------------------- */
 
 static struct {
@@ -309,13 +312,13 @@ static int run_open_openat2_refused(struct env *e)
 
 static int file_read_fails(struct env *e, const char *path, size_t cap)
 {
-	char *out = (char *)STALE;
+	char *out = stale_text;
 	size_t len = 12345;
 	int r = vgpu_file_read(&e->ctx, path, cap, &out, &len);
 
 	if (r == 0)
 		free(out);
-	else if (out != (char *)STALE || len != 12345)
+	else if (out != stale_text || len != 12345)
 		fail_msg("vgpu_file_read() failed and wrote *out or *len");
 	return r;
 }
@@ -370,7 +373,7 @@ static int run_sysdir(struct env *e)
 	VGPU_AUTOSTRV v = { 0 };
 	struct vgpu_cpuset cpus, sentinel;
 	struct stat st = { .st_ino = 4242 };
-	char buf[8], *text = (char *)STALE;
+	char buf[8], *text = stale_text;
 	unsigned long h = 4242;
 	long n = 4242;
 	int r = 0, reader = -1;
@@ -483,11 +486,11 @@ static int run_sysdir(struct env *e)
 		assert_int_equal(n, 4242);
 		assert_int_equal(h, 4242);
 		assert_int_equal(st.st_ino, 4242);
-		assert_ptr_equal(text, STALE);
+		assert_ptr_equal(text, stale_text);
 		assert_true(memcmp(&cpus, &sentinel, sizeof(cpus)) == 0);
 		assert_int_equal(v.n, 1);
 		assert_string_equal(v.items[0], STALE);
-	} else if (text != (char *)STALE) {
+	} else if (text != stale_text) {
 		free(text);
 	}
 	return r;
