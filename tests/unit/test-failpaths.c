@@ -1321,6 +1321,17 @@ static int run_virt_xml(struct env *e)
 	return pinned_fails(e, "xml");
 }
 
+/* The failure to read one domain is the error, not a later domain's bad XML (a warning). */
+static int run_virt_xml_then_garbage(struct env *e)
+{
+	int r = pinned_fails(e, "xml-then-garbage");
+
+	assert_int_equal(e->warn.n, 1);
+	assert_non_null(strstr(e->warn.msgs[0], "a domain's pinned CPUs are not known: "
+						"'domain XML from libvirt' is not well-formed"));
+	return r;
+}
+
 /* ---- the table ------------------------------------------------------------------------------ */
 
 #define ROW(fn, path, run, want, names)                                                            \
@@ -1662,6 +1673,9 @@ static const struct fail_case cases[] = {
 	ROW("vgpu_virt_pinned_cpus", "the domains cannot be listed", run_virt_list, -EIO,
 	    "cannot list domains: fake libvirt: connection lost"),
 	ROW("vgpu_virt_pinned_cpus", "a domain's XML cannot be read", run_virt_xml, -EIO,
+	    "cannot read a domain's XML: fake libvirt: domain vanished"),
+	ROW("vgpu_virt_pinned_cpus", "one domain unreadable, a later one not XML",
+	    run_virt_xml_then_garbage, -EIO,
 	    "cannot read a domain's XML: fake libvirt: domain vanished"),
 };
 
