@@ -375,6 +375,7 @@ int vgpu_domain_format(struct vgpu_ctx *ctx, xmlDocPtr doc, char **out)
 {
 	xmlBufferPtr buf = xmlBufferCreate();
 	xmlSaveCtxtPtr save;
+	long r;
 
 	if (!buf)
 		return vgpu_error(ctx, -ENOMEM, "out of memory formatting the domain XML");
@@ -384,7 +385,9 @@ int vgpu_domain_format(struct vgpu_ctx *ctx, xmlDocPtr doc, char **out)
 		xmlBufferFree(buf);
 		return vgpu_error(ctx, -ENOMEM, "out of memory formatting the domain XML");
 	}
-	if (xmlSaveTree(save, xmlDocGetRootElement(doc)) < 0 || xmlSaveClose(save) < 0) {
+	r = xmlSaveTree(save, xmlDocGetRootElement(doc));
+	/* closed whether or not the tree was written: it owns an output buffer */
+	if (xmlSaveClose(save) < 0 || r < 0) {
 		xmlBufferFree(buf);
 		return vgpu_error(ctx, -EINVAL, "cannot format the domain XML");
 	}

@@ -1266,6 +1266,21 @@ static int run_build_foreign_vf(struct env *e)
 	return build_fails(e, xml, plan, &o);
 }
 
+/* A document without a root element has nothing to write. */
+static int run_format_no_root(struct env *e)
+{
+	xmlDocPtr doc = xmlNewDoc((const xmlChar *)"1.0");
+	char *out = stale_text;
+	int r = vgpu_domain_format(&e->ctx, doc, &out);
+
+	xmlFreeDoc(doc);
+	if (r == 0)
+		free(out);
+	else
+		assert_ptr_equal(out, stale_text);
+	return r;
+}
+
 /* ---- rows: libvirt (the stand-in from fake-libvirt/) ------------------------------------------
  */
 
@@ -1617,6 +1632,8 @@ static const struct fail_case cases[] = {
 	ROW("vgpu_domain_build", "a hostdev of someone else's for the VF", run_build_foreign_vf,
 	    -EEXIST, "the domain already has a hostdev for VF 0000:"),
 	/* xmlBufferCreate() and xmlSaveToBuffer() fail only out of memory: no rows */
+	ROW("vgpu_domain_format", "no root element", run_format_no_root, -EINVAL,
+	    "cannot format the domain XML"),
 
 	/* domxml.h and friends without a context */
 	PURE("vgpu_parse_size_kib", "empty", OP_SIZE_KIB, "", -EINVAL),
