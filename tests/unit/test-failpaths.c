@@ -19,7 +19,8 @@
  *
  * Faults the host cannot be made to give are injected: getrandom() and the
  * openat2 syscall through the linker's --wrap (see meson.build), libvirt
- * through a stand-in libvirt.so.0 (fake-libvirt/) found through the RUNPATH.
+ * through a stand-in libvirt.so.0 (fake-libvirt/) found first through the
+ * executable's DT_RPATH (searched before LD_LIBRARY_PATH).
  * Each row runs as its own cmocka test with a fresh tree and context.
  */
 #include <stdarg.h>
@@ -28,6 +29,7 @@
 #include <setjmp.h>
 #include <cmocka.h>
 
+#include <dlfcn.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
@@ -1284,11 +1286,25 @@ static int run_format_no_root(struct env *e)
 /* ---- rows: libvirt (the stand-in from fake-libvirt/) ------------------------------------------
  */
 
+/* The libvirt.so.0 virt.c will load is the stand-in, not a real libvirt. */
+static void assert_stand_in(void)
+{
+	void *dl = dlopen("libvirt.so.0", RTLD_NOW | RTLD_LOCAL);
+	bool ok = dl && dlsym(dl, "fake_libvirt_stand_in");
+
+	if (dl)
+		dlclose(dl);
+	if (!ok)
+		fail_msg("libvirt.so.0 is not the stand-in from tests/unit/fake-libvirt: %s",
+			 dl ? "a real libvirt is found first" : dlerror());
+}
+
 static int virt_open_fails(struct env *e, const char *fail)
 {
 	struct vgpu_virt *v = (struct vgpu_virt *)&v;
 	int r;
 
+	assert_stand_in();
 	setenv("FAKE_LIBVIRT_FAIL", fail, 1);
 	r = vgpu_virt_open(&e->ctx, "test:///fake", &v);
 	if (r == 0)
@@ -1314,6 +1330,7 @@ static int pinned_fails(struct env *e, const char *fail)
 	struct vgpu_cpuset out;
 	int r;
 
+	assert_stand_in();
 	unsetenv("FAKE_LIBVIRT_FAIL");
 	if ((r = vgpu_virt_open(&e->ctx, "test:///fake", &v)) < 0)
 		fail_msg("vgpu_virt_open: %s", vgpu_ctx_error(&e->ctx));

@@ -18,6 +18,9 @@
 #include <libvirt/libvirt.h>
 #include <libvirt/virterror.h>
 
+/* test-failpaths looks this up to know it talks to the stand-in */
+int fake_libvirt_stand_in = 1;
+
 static char conn_token, dom_tokens[2];
 static char last_error[128] = "no error";
 
