@@ -69,7 +69,7 @@ void vgpu_logv(struct vgpu_ctx *ctx, int priority, const char *fmt, va_list ap);
  * name; vgpu_strerror() knows both.
  */
 enum {
-	VGPU_ENOTREG = 4096, /* not a regular file (a FIFO, a device, a directory) */
+	VGPU_ENOTREG = 4096, /* not a regular file (a FIFO, a device); a directory is -EISDIR */
 	VGPU_ERANGE_VALUE, /* a number outside the range the attribute can hold */
 	VGPU_EESCAPE, /* a path or link leaves the root */
 	VGPU_EDANGLING, /* the entry is a symlink to nothing (not merely absent) */

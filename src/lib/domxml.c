@@ -289,6 +289,7 @@ int vgpu_domain_format(struct vgpu_ctx *ctx, xmlDocPtr doc, char **out)
 {
 	xmlBufferPtr buf = xmlBufferCreate();
 	xmlSaveCtxtPtr save;
+	long r;
 
 	if (!buf)
 		return vgpu_error(ctx, -ENOMEM, "out of memory formatting the domain XML");
@@ -298,7 +299,9 @@ int vgpu_domain_format(struct vgpu_ctx *ctx, xmlDocPtr doc, char **out)
 		xmlBufferFree(buf);
 		return vgpu_error(ctx, -ENOMEM, "out of memory formatting the domain XML");
 	}
-	if (xmlSaveTree(save, xmlDocGetRootElement(doc)) < 0 || xmlSaveClose(save) < 0) {
+	r = xmlSaveTree(save, xmlDocGetRootElement(doc));
+	/* closed whether or not the tree was written: it owns an output buffer */
+	if (xmlSaveClose(save) < 0 || r < 0) {
 		xmlBufferFree(buf);
 		return vgpu_error(ctx, -EINVAL, "cannot format the domain XML");
 	}
@@ -395,7 +398,9 @@ int vgpu_domain_read_meta(struct vgpu_ctx *ctx, xmlDocPtr doc, struct vgpu_meta 
 	int r;
 
 	if (!md)
-		return -ENOENT;
+		return vgpu_error(ctx, -ENOENT,
+				  "the domain has no vgpuctl metadata (<%s:vgpus> in %s)",
+				  VGPU_XML_NS_PREFIX, VGPU_XML_NS);
 	owner = get_attr(md, "owner");
 	node = get_attr(md, "node");
 	pinned = get_attr(md, "pinned");

@@ -87,8 +87,8 @@ struct vgpu_meta {
 };
 /**
  * vgpu_domain_read_meta() - our metadata from a domain.
- * Return: 0, -ENOENT (the domain has none) or -EINVAL (damaged, with a
- * message naming the attribute in @ctx); clear *out with vgpu_meta_clear().
+ * Return: 0, -ENOENT (the domain has none) or -EINVAL (damaged, naming the
+ * attribute), with a message in @ctx; clear *out with vgpu_meta_clear().
  */
 int vgpu_domain_read_meta(struct vgpu_ctx *ctx, struct _xmlDoc *doc, struct vgpu_meta *out);
 /** vgpu_meta_clear() - free what vgpu_domain_read_meta() filled in. */

@@ -362,9 +362,8 @@ static int read_fd_all(int fd, size_t cap, char **out, size_t *len_out)
 	for (;;) {
 		ssize_t n;
 
+		/* full: grow, even at the cap, to tell "exactly @cap bytes" from "more" */
 		if (size - len < 2) {
-			if (size > cap)
-				return -EFBIG;
 			size *= 2;
 			buf = vgpu_xrealloc(buf, size);
 		}

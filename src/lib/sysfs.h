@@ -77,9 +77,12 @@ const char *vgpu_sysdir_show(const struct vgpu_sysdir *d, const char *rel, char 
 
 /*
  * Readers: the path is a printf format relative to @d.  Return 0 or -errno
- * (-ENOENT missing, VGPU_ENOTREG not a regular file, -EFBIG longer than the
- * buffer or the cap, -EINVAL unparsable, VGPU_ERANGE_VALUE out of range).
- * Out-parameters are written only on success.
+ * (-ENOENT missing, VGPU_EDANGLING a link to nothing, VGPU_EESCAPE leaving
+ * @d or absolute, VGPU_ENOTREG not a regular file, -EISDIR a directory,
+ * -EFBIG longer than the buffer or the cap, -EINVAL unparsable,
+ * VGPU_ERANGE_VALUE out of range).  No context: the caller decides whether
+ * a file is optional and words the message.  Out-parameters other than
+ * string buffers are written only on success.
  */
 /* Whole small file, trailing newlines stripped. */
 int vgpu_sysfs_read_str(const struct vgpu_sysdir *d, char *buf, size_t len, const char *fmt, ...)
@@ -117,7 +120,8 @@ int vgpu_sysfs_list_dir(const struct vgpu_sysdir *d, struct vgpu_strv *out, cons
 /**
  * vgpu_sysfs_write() - the one write to the host: @value in a single write(2)
  * to an existing regular file (sysfs attributes take a value in one write).
- * Return: 0 or -errno (the driver's errno for a refused value).
+ * Return: 0 or -errno (the driver's errno for a refused value; -ENXIO for a
+ * FIFO nobody reads, VGPU_ENOTREG for one somebody does).
  */
 int vgpu_sysfs_write(const struct vgpu_sysdir *d, const char *value, const char *fmt, ...)
 	__attribute__((format(printf, 3, 4)));

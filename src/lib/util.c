@@ -230,10 +230,14 @@ char *vgpu_utf8_sanitize(const char *s)
 int vgpu_uuid_generate(struct vgpu_ctx *ctx, char out[VGPU_UUID_LEN])
 {
 	unsigned char b[16];
+	ssize_t n = getrandom(b, sizeof(b), 0);
 
-	if (getrandom(b, sizeof(b), 0) != (ssize_t)sizeof(b))
-		return vgpu_error(ctx, -errno ? -errno : -EIO, "cannot generate a UUID: %s",
-				  strerror(errno ? errno : EIO));
+	if (n != (ssize_t)sizeof(b)) {
+		/* a short read sets no errno: what errno holds is an earlier call's */
+		int err = n < 0 ? errno : EIO;
+
+		return vgpu_error(ctx, -err, "cannot generate a UUID: %s", strerror(err));
+	}
 	b[6] = (unsigned char)((b[6] & 0x0f) | 0x40);
 	b[8] = (unsigned char)((b[8] & 0x3f) | 0x80);
 	snprintf(out, VGPU_UUID_LEN,

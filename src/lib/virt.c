@@ -122,16 +122,20 @@ int vgpu_virt_pinned_cpus(struct vgpu_ctx *ctx, struct vgpu_virt *v, const char 
 		/* the persistent definition: what the domain will pin when it starts */
 		char *xml = v->api.get_xml(doms[i], VIR_DOMAIN_XML_INACTIVE);
 		VGPU_AUTOPTR(xmldoc) doc = NULL;
+		/* a bad definition is a warning: its message must not replace an error in @ctx */
+		struct vgpu_ctx parse_ctx;
 
+		vgpu_ctx_init(&parse_ctx, NULL, NULL);
 		if (!xml)
 			r = vgpu_error(ctx, -EIO, "cannot read a domain's XML: %s",
 				       v->api.last_error());
-		else if (vgpu_domain_parse(ctx, xml, strlen(xml), "domain XML from libvirt", &doc) <
-			 0)
+		else if (vgpu_domain_parse(&parse_ctx, xml, strlen(xml), "domain XML from libvirt",
+					   &doc) < 0)
 			vgpu_warn(ctx, "a domain's pinned CPUs are not known: %s",
-				  vgpu_ctx_error(ctx));
+				  vgpu_ctx_error(&parse_ctx));
 		else if (!vgpu_domain_doc_is(doc, self_name, self_uuid))
 			vgpu_domain_doc_pinned_cpus(doc, out);
+		vgpu_ctx_clear(&parse_ctx);
 		free(xml);
 		v->api.dom_free(doms[i]);
 	}

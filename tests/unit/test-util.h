@@ -15,9 +15,14 @@
 #include <setjmp.h>
 #include <cmocka.h>
 
+#include <errno.h>
+#include <ftw.h>
+#include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
 #include "cpuset.h"
 #include "ctx.h"
@@ -56,6 +61,114 @@ static inline void fixture_host_path(char *buf, size_t len, const char *srcdir, 
 
 	if (n < 0 || (size_t)n >= len)
 		fail_msg("source directory path too long: %s", srcdir);
+}
+
+/* ---- trees in a temporary directory ----------------------------------------------- */
+
+/* @buf = a new empty directory $TMPDIR/vgpu-@tag-XXXXXX; fails the test when it cannot. */
+static inline void tree_make(char *buf, size_t len, const char *tag)
+{
+	int n = snprintf(buf, len, "%s/vgpu-%s-XXXXXX", test_tmpdir(), tag);
+
+	if (n < 0 || (size_t)n >= len || !mkdtemp(buf))
+		fail_msg("cannot make a temporary directory for %s: %s", tag, strerror(errno));
+}
+
+/* mkdir -p @path. */
+static inline void tree_mkdirs(const char *path)
+{
+	char tmp[PATH_MAX];
+
+	snprintf(tmp, sizeof(tmp), "%s", path);
+	for (char *p = tmp + 1; *p; p++) {
+		if (*p != '/')
+			continue;
+		*p = '\0';
+		if (mkdir(tmp, 0755) < 0 && errno != EEXIST)
+			fail_msg("mkdir '%s': %s", tmp, strerror(errno));
+		*p = '/';
+	}
+	if (mkdir(tmp, 0755) < 0 && errno != EEXIST)
+		fail_msg("mkdir '%s': %s", tmp, strerror(errno));
+}
+
+/* @buf = @root/@rel, after making @rel's parent directories. */
+static inline void tree_path(char *buf, size_t len, const char *root, const char *rel)
+{
+	char *slash;
+	int n = snprintf(buf, len, "%s/%s", root, rel);
+
+	if (n < 0 || (size_t)n >= len)
+		fail_msg("path too long: %s/%s", root, rel);
+	slash = strrchr(buf, '/');
+	*slash = '\0';
+	tree_mkdirs(buf);
+	*slash = '/';
+}
+
+/* A file @root/@rel holding @len bytes of @content (parents made, replaced if there). */
+static inline void tree_put_len(const char *root, const char *rel, const char *content, size_t len)
+{
+	char path[PATH_MAX];
+	FILE *fp;
+
+	tree_path(path, sizeof(path), root, rel);
+	fp = fopen(path, "w");
+	if (!fp)
+		fail_msg("cannot create '%s': %s", path, strerror(errno));
+	if (fwrite(content, 1, len, fp) != len || fclose(fp) != 0)
+		fail_msg("cannot write '%s': %s", path, strerror(errno));
+}
+
+/* tree_put(root, "sys/devices/system/cpu/online", "0-7\n"): a text file, parents made. */
+static inline void tree_put(const char *root, const char *rel, const char *content)
+{
+	tree_put_len(root, rel, content, strlen(content));
+}
+
+/* A symlink @root/@rel -> @target (parents made). */
+static inline void tree_link(const char *root, const char *rel, const char *target)
+{
+	char path[PATH_MAX];
+
+	tree_path(path, sizeof(path), root, rel);
+	if (symlink(target, path) < 0)
+		fail_msg("symlink '%s' -> '%s': %s", path, target, strerror(errno));
+}
+
+/* A FIFO @root/@rel (parents made). */
+static inline void tree_fifo(const char *root, const char *rel)
+{
+	char path[PATH_MAX];
+
+	tree_path(path, sizeof(path), root, rel);
+	if (mkfifo(path, 0644) < 0)
+		fail_msg("mkfifo '%s': %s", path, strerror(errno));
+}
+
+/* A directory @root/@rel (parents made). */
+static inline void tree_dir(const char *root, const char *rel)
+{
+	char path[PATH_MAX];
+	int n = snprintf(path, sizeof(path), "%s/%s", root, rel);
+
+	if (n < 0 || (size_t)n >= sizeof(path))
+		fail_msg("path too long: %s/%s", root, rel);
+	tree_mkdirs(path);
+}
+
+static inline int tree_rm_entry(const char *path, const struct stat *st, int flag, struct FTW *ftw)
+{
+	(void)st;
+	(void)ftw;
+	return flag == FTW_DP ? rmdir(path) : unlink(path);
+}
+
+/* rm -rf @root (links are removed, never followed). */
+static inline void tree_remove(const char *root)
+{
+	if (root && *root)
+		nftw(root, tree_rm_entry, 16, FTW_DEPTH | FTW_PHYS);
 }
 
 /* ---- warnings ---------------------------------------------------------------------- */
