@@ -472,15 +472,12 @@ int vgpu_txn_create(struct vgpu_txn *t, const struct vgpu_record *r)
 	bool created = false;
 	int err;
 
-	if (!t->dry_run) {
-		err = vgpu_live_create(t->ctx, t->fs, r, &created);
-		if (err < 0)
-			return err;
-	}
-	if (created || t->dry_run)
+	err = t->dry_run ? 0 : vgpu_live_create(t->ctx, t->fs, r, &created);
+	/* created but not confirmed: the rollback must still free it */
+	if (created || (t->dry_run && err == 0))
 		vgpu_txn_push(t, undo_create, rec_step(t, r), "create %s",
 			      where(r, buf, sizeof(buf)));
-	return 0;
+	return err;
 }
 
 int vgpu_txn_free(struct vgpu_txn *t, const struct vgpu_record *r)
@@ -489,14 +486,10 @@ int vgpu_txn_free(struct vgpu_txn *t, const struct vgpu_record *r)
 	bool freed = false;
 	int err;
 
-	if (!t->dry_run) {
-		err = vgpu_live_free(t->ctx, t->fs, r, &freed);
-		if (err < 0)
-			return err;
-	}
-	if (freed || t->dry_run)
+	err = t->dry_run ? 0 : vgpu_live_free(t->ctx, t->fs, r, &freed);
+	if (freed || (t->dry_run && err == 0))
 		vgpu_txn_push(t, undo_free, rec_step(t, r), "free %s", where(r, buf, sizeof(buf)));
-	return 0;
+	return err;
 }
 
 static int undo_put(struct vgpu_ctx *ctx, void *data)
@@ -524,9 +517,20 @@ int vgpu_txn_record_put(struct vgpu_txn *t, const struct vgpu_record *r,
 	struct rec_step *s;
 	int err;
 
-	if (!t->dry_run && (err = vgpu_record_write(t->ctx, t->fs, r)) < 0)
-		return err;
 	s = rec_step(t, r);
+	if (!t->dry_run && (err = vgpu_record_write(t->ctx, t->fs, r)) < 0) {
+		/* a failure after the rename still leaves the new record: put the old back */
+		struct vgpu_ctx sub = { 0 };
+
+		if (old) {
+			s->old = *old;
+			s->has_old = true;
+		}
+		undo_put(&sub, s);
+		vgpu_ctx_clear(&sub);
+		free(s);
+		return err;
+	}
 	if (old) {
 		s->old = *old;
 		s->has_old = true;

@@ -1,0 +1,199 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0-or-later
+# assign / release / vgpus / hook against the kernel emulator (tests/emu):
+# real writes that the emulated driver accepts or refuses, faults injected
+# from outside vgpuctl, concurrent runs.
+#   live.sh VGPUCTL SRCDIR     (VGPU_EMU names the emulator)
+# shellcheck disable=SC2015 # "A && B || fail": fail when either check fails
+set -uo pipefail
+B=$1
+SRC=$2
+# shellcheck source=tests/emu/lib.sh
+. "$SRC/tests/emu/lib.sh"
+emu_available || {
+	echo "no usable /dev/fuse: skipped"
+	exit 77
+}
+L40S=$SRC/tests/data/hosts/vfio-ts-l40s
+A30=$SRC/tests/data/hosts/a30-dual-mdev
+fails=0
+fail() {
+	echo "FAIL: $*" >&2
+	fails=$((fails + 1))
+}
+v() { "$B" --sysroot "$EMU_ROOT" "$@"; }
+
+# A defined domain without vGPUs: NAME UUID > file
+domain() {
+	cat <<EOF
+<domain type='qemu'>
+  <name>$1</name>
+  <uuid>$2</uuid>
+  <memory unit='MiB'>1024</memory>
+  <vcpu>2</vcpu>
+  <os>
+    <type arch='x86_64' machine='pc'>hvm</type>
+  </os>
+  <devices>
+    <console type='pty'/>
+  </devices>
+</domain>
+EOF
+}
+U1=11111111-2222-4333-8444-555555555555
+VF_ATTR=sys/bus/pci/devices/0000:c1:00.4/nvidia/current_vgpu_type
+
+# ---- vendor VFIO: assign, vgpus, release; the writes are the golden list
+emu_start "$L40S"
+W=$EMU_DIR
+domain vm1 $U1 >"$W/d.xml"
+emu_clear_journal
+v assign --from "$W/d.xml" -o "$W/a.xml" --vgpu L40S-8Q --vf c1:00.4 || fail "assign vendor VFIO"
+[ "$(emu_writes)" = "write $VF_ATTR 1151 -> 0" ] || fail "assign's sysfs writes: $(emu_writes)"
+[ "$(cat "$EMU_ROOT/$VF_ATTR")" = 1151 ] || fail "the VF does not hold L40S-8Q"
+grep -q "managed=\"no\"" "$W/a.xml" || fail "no vendor-VFIO hostdev in the domain"
+v vgpus --json | grep -q '"domain": "vm1".*"state": "active"\|"state": "active"' ||
+	fail "vgpus does not show vm1's vGPU active"
+v vgpus | grep -q "0000:c1:00.4 .*vm1 .*persistent active" || fail "vgpus text: $(v vgpus)"
+# the VF is taken now: a second domain gets another one
+domain vm2 22222222-2222-4333-8444-555555555555 >"$W/d2.xml"
+v assign --from "$W/d2.xml" -o "$W/a2.xml" --vgpu L40S-8Q --vf c1:00.4 2>"$W/err" &&
+	fail "a second assign took a VF that is taken"
+v assign --from "$W/d2.xml" --dry-run -o "$W/never.xml" --vgpu L40S-8Q >"$W/dry.xml" 2>"$W/err" ||
+	fail "dry run: $(cat "$W/err")"
+[ ! -e "$W/never.xml" ] && grep -q "would create vGPU L40S-8Q" "$W/err" &&
+	! grep -q 'vf="0000:c1:00.4"' "$W/dry.xml" || fail "dry run changed or chose badly"
+emu_clear_journal
+v release --from "$W/a.xml" -o "$W/r.xml" || fail "release"
+[ "$(emu_writes)" = "write $VF_ATTR 0 -> 0" ] || fail "release's sysfs writes: $(emu_writes)"
+[ "$(cat "$EMU_ROOT/$VF_ATTR")" = 0 ] || fail "release left the vGPU"
+! grep -q "hostdev\|vgpuctl\|vcpupin\|numatune" "$W/r.xml" || fail "release left our parts"
+[ -z "$(ls "$EMU_ROOT/var/lib/vgpuctl/owners")" ] || fail "release left owner records"
+# a stale release of a domain whose VF went to another domain frees nothing
+v assign --from "$W/d.xml" -o "$W/a.xml" --vgpu L40S-8Q --vf c1:00.4 || fail "assign again"
+v release --from "$W/a.xml" -o "$W/r.xml" || fail "release again"
+v assign --from "$W/d2.xml" -o "$W/a2.xml" --vgpu L40S-8Q --vf c1:00.4 || fail "assign vm2"
+emu_clear_journal
+v release --from "$W/a.xml" -o "$W/r2.xml" 2>"$W/err" || fail "stale release"
+[ -z "$(emu_writes)" ] && grep -q "belongs to domain 'vm2'" "$W/err" ||
+	fail "a stale release touched vm2's vGPU: $(emu_writes) $(cat "$W/err")"
+emu_stop
+
+# ---- every step of assign fails once: afterwards host, records and output are as before
+for ((n = 0; n < 60; n++)); do
+	emu_start "$L40S"
+	W=$EMU_DIR
+	domain vm1 $U1 >"$W/d.xml"
+	mkdir "$EMU_ROOT/out"
+	cp -a "$EMU_BACKING" "$W/before"
+	emu_fault "fail any * EIO after=$n count=1"
+	if v assign --from "$W/d.xml" -o "$EMU_ROOT/out/a.xml" --vgpu L40S-8Q 2>"$W/err"; then
+		emu_stop
+		break # n steps, none left to fail
+	fi
+	grep -q "rolled back\|Input/output error" "$W/err" || fail "step $n: message: $(cat "$W/err")"
+	[ "$(wc -l <"$W/err")" = 1 ] || fail "step $n: not one line: $(cat "$W/err")"
+	emu_fault -r
+	[ -z "$(ls -A "$EMU_ROOT/out")" ] || fail "step $n: output left behind"
+	[ -z "$(ls -A "$EMU_ROOT/var/lib/vgpuctl/owners" 2>/dev/null)" ] ||
+		fail "step $n: owner record left behind"
+	diff -r --exclude=var --exclude=run --exclude=out "$W/before" "$EMU_BACKING" >/dev/null ||
+		fail "step $n: host changed: $(diff -r --exclude=var --exclude=run --exclude=out \
+			"$W/before" "$EMU_BACKING" | head -3)"
+	emu_stop
+done
+[ "$n" -ge 3 ] && [ "$n" -lt 60 ] || fail "fault loop ended after $n steps"
+echo "assign: $n mutating steps, each failed once, all rolled back"
+
+# ---- mdev: create, list, remove
+emu_start "$A30"
+W=$EMU_DIR
+domain vm1 $U1 >"$W/d.xml"
+v assign --from "$W/d.xml" -o "$W/a.xml" --vgpu A30-6C || fail "assign mdev: $(cat "$EMU_DIR/emu.err")"
+M=$(sed -n 's/.*mdev-uuid="\([^"]*\)".*/\1/p' "$W/a.xml")
+[ -n "$M" ] && [ -d "$EMU_ROOT/sys/bus/mdev/devices/$M" ] || fail "no mdev $M"
+v vgpus | grep -q "$M vm1 .*active" || fail "vgpus mdev: $(v vgpus)"
+v release --from "$W/a.xml" -o "$W/r.xml" || fail "release mdev"
+[ ! -e "$EMU_ROOT/sys/bus/mdev/devices/$M" ] || fail "mdev $M not removed"
+emu_stop
+
+# ---- the hook: reboot, prepare, failed start, per-start, foreign and hostile input
+emu_start "$L40S"
+W=$EMU_DIR
+hook() { # DOMAIN OP SUB < stdin; stdout must stay empty
+	local out
+	out=$("$B" --sysroot "$EMU_ROOT" hook "$1" "$2" "$3" -)
+	[ -z "$out" ] || fail "hook $1 $2 wrote to stdout: $out"
+}
+state() { v vgpus | awk -v d="$1" '$0 ~ " " d " " {print $NF}' | sort -u; }
+domain vm1 $U1 >"$W/d.xml"
+v assign --from "$W/d.xml" -o "$W/a.xml" --vgpu L40S-8Q --vf c1:00.4 || fail "assign for hook"
+echo 0 >"$EMU_ROOT/$VF_ATTR" # a reboot: the vGPU is gone, the record stays
+[ "$(state vm1)" = missing ] || fail "after a reboot: $(state vm1)"
+hook vm1 prepare begin <"$W/a.xml" || fail "prepare"
+[ "$(state vm1)" = active ] || fail "prepare did not re-create: $(state vm1)"
+hook vm1 release end <"$W/a.xml" || fail "release after a failed start"
+[ "$(state vm1)" = missing ] || fail "a failed start kept what prepare made: $(state vm1)"
+hook vm1 prepare begin <"$W/a.xml" && hook vm1 started begin </dev/null &&
+	hook vm1 release end <"$W/a.xml" || fail "a normal start and stop"
+[ "$(state vm1)" = active ] || fail "a normal stop freed a persistent vGPU: $(state vm1)"
+# other domains and operations: exit 0 without reading stdin (a FIFO whose writer never
+# closes: a read would block until the timeout)
+mkfifo "$W/fifo"
+exec 7<>"$W/fifo"
+for call in "other prepare begin" "vm1 start begin" "vm1 migrate begin" "vm1 reconnect begin"; do
+	# shellcheck disable=SC2086 # the call is three words
+	timeout 5 "$B" --sysroot "$EMU_ROOT" hook $call - <"$W/fifo" >"$W/out" ||
+		fail "hook $call: exit $? (read stdin?)"
+	[ ! -s "$W/out" ] || fail "hook $call wrote to stdout"
+done
+exec 7>&-
+# hostile stdin for a domain with records: refused, nothing created
+echo 0 >"$EMU_ROOT/$VF_ATTR"
+printf '<!DOCTYPE d [<!ENTITY a "aaaaaaaaaa"><!ENTITY b "&a;&a;&a;&a;&a;&a;&a;&a;">]>
+<domain><name>&b;</name><uuid>%s</uuid></domain>' $U1 >"$W/ent.xml"
+printf '<domain xmlns="urn:evil"><name>vm1</name><uuid>%s</uuid></domain>' $U1 >"$W/ns.xml"
+for f in ent ns; do
+	"$B" --sysroot "$EMU_ROOT" hook vm1 prepare begin - <"$W/$f.xml" 2>"$W/err" &&
+		fail "hostile stdin '$f' accepted"
+	[ "$(state vm1)" = missing ] || fail "hostile stdin '$f' created a vGPU"
+done
+head -c 100M /dev/zero | "$B" --sysroot "$EMU_ROOT" hook vm1 prepare begin - 2>"$W/err"
+[ "${PIPESTATUS[1]}" = 1 ] || fail "100 MB of stdin accepted"
+grep -q "larger\|4 MiB\|too big\|bytes" "$W/err" || fail "100 MB: $(cat "$W/err")"
+# per-start: reserved until the hook creates it, freed at each stop
+domain vm3 33333333-2222-4333-8444-555555555555 >"$W/d3.xml"
+v assign --from "$W/d3.xml" -o "$W/a3.xml" --vgpu L40S-8Q --vf c1:00.5 --per-start ||
+	fail "assign --per-start"
+[ "$(state vm3)" = reserved ] || fail "per-start after assign: $(state vm3)"
+hook vm3 prepare begin <"$W/a3.xml" && hook vm3 started begin </dev/null
+[ "$(state vm3)" = active ] || fail "per-start after prepare: $(state vm3)"
+hook vm3 release end <"$W/a3.xml"
+[ "$(state vm3)" = reserved ] || fail "per-start after release: $(state vm3)"
+emu_stop
+
+# ---- 32 concurrent assigns on 15 free VFs: 15 win, 17 fail cleanly, no VF twice
+emu_start "$L40S"
+W=$EMU_DIR
+for i in $(seq 10 41); do
+	domain "c$i" "$(printf '%08d-2222-4333-8444-555555555555' "$i")" >"$W/c$i.xml"
+done
+for i in $(seq 10 41); do
+	v assign --from "$W/c$i.xml" -o "$W/c$i.out" --vgpu L40S-4Q >/dev/null 2>"$W/c$i.err" &
+done
+wait || true
+ok=$(find "$W" -name 'c*.out' | wc -l)
+[ "$ok" = 15 ] || fail "concurrent assigns: $ok succeeded, not 15"
+for i in $(seq 10 41); do
+	if [ -e "$W/c$i.out" ]; then continue; fi
+	grep -q "no free VF" "$W/c$i.err" && [ "$(wc -l <"$W/c$i.err")" = 1 ] ||
+		fail "c$i failed unclearly: $(cat "$W/c$i.err")"
+done
+[ "$(ls "$EMU_ROOT/var/lib/vgpuctl/owners" | wc -l)" = 15 ] || fail "not 15 owner records"
+[ "$(grep -h '^parent=' "$EMU_ROOT"/var/lib/vgpuctl/owners/* | sort | uniq -d)" = "" ] ||
+	fail "a VF has two owners"
+[ "$(v vgpus | grep -c ' active$')" = 15 ] || fail "not 15 active vGPUs: $(v vgpus)"
+emu_stop
+
+[ "$fails" = 0 ] || exit 1
+echo "live: all passed"
