@@ -9,6 +9,8 @@ set -euo pipefail
 pkgs=(meson ninja-build gcc pkg-config libvirt-dev libxml2-dev libcmocka-dev
 	libvirt-clients libxml2-utils libvirt-daemon-driver-qemu qemu-system-x86 python3
 	clang clang-format shellcheck
+	# the kernel/driver emulator of tests/emu (FUSE); no group or setuid change is needed
+	libfuse3-dev fuse3
 	# libFuzzer for clang 14 (libclang_rt.fuzzer*.a): the -Dfuzz=true build
 	libclang-rt-14-dev)
 if [ "${1:-}" = --bench ]; then pkgs+=(mdevctl hyperfine strace virtinst util-linux); fi
