@@ -277,8 +277,12 @@ emu_fault -r 'fail any var/* EROFS'
 eq "fail any: mkdir" EROFS "$(errno_of "$(mkdir "$p/e" 2>&1)")"
 eq "fail any: unlink" EROFS "$(errno_of "$(rm "$p/rec" 2>&1)")"
 eq "fail any: not reads" a "$(head -c1 "$p/rec")"
+emu_fault -r 'fail read var/lib/vgpuctl/rec EIO'
+eq "fail read" EIO "$(errno_of "$(cat "$p/rec" 2>&1)")"
 emu_fault -r
 ok "unlink once the rules are gone" rm "$p/rec"
+printf 'a\tb\\c\001\n' >"$p/esc"
+grep -qxF 'write var/lib/vgpuctl/esc a\tb\\c\x01 -> 0' "$EMU_LOG" || fail "journal: escaped value"
 grep -qxF "create var/lib/vgpuctl/new -> EDQUOT" "$EMU_LOG" || fail "journal: failed create"
 ok "vgpu-emu exits cleanly" emu_stop
 
@@ -305,8 +309,15 @@ eq "all GIs free" "1056 1058 1059" "$(ids "$(vf 0000:ca:00.4 creatable_vgpu_type
 ok "vgpu-emu exits cleanly" emu_stop
 
 # ----------------------------------------------------------------------------------
+emu_start "$hosts/vfio-mig-h100" || exit 1
+w "without --type: free the unnamed 3-40C" 0 "$(vf 0000:ca:00.4 current_vgpu_type)" 0
+eq "its GI fits no catalogue type" "1056 1058" "$(ids "$(vf 0000:ca:00.4 creatable_vgpu_types)")"
+eq "others unchanged" "1056 1058" "$(ids "$(vf 0000:ca:01.3 creatable_vgpu_types)")"
+ok "vgpu-emu exits cleanly" emu_stop
+
+# ----------------------------------------------------------------------------------
 section=mdev-pf
-emu_start "$hosts/t4-legacy" --block-timeout 1 || exit 1
+emu_start "$hosts/t4-legacy" --block-timeout 30 || exit 1
 pf=$EMU_ROOT/sys/devices/pci0000:5e/0000:5e:00.0
 ty=$pf/mdev_supported_types
 av() { cat "$ty/nvidia-$1/available_instances"; }
@@ -354,6 +365,7 @@ w "second remove" ENOENT "$rm1" 1
 eq "available again" 1 "$(av 232)"
 # a remove while QEMU holds the device blocks until it lets go
 emu_open "$u2"
+exec 3>>"$pf/$u2/remove"
 (sysw "$pf/$u2/remove" 1 >"$EMU_DIR/rm.out") &
 bg=$!
 for ((i = 0; i < 250; i++)); do
@@ -364,21 +376,16 @@ no "the remove file goes first" test -e "$pf/$u2/remove"
 sleep 0.3
 ok "remove blocks while open" kill -0 "$bg"
 ok "the mount answers meanwhile" test -d "$pf/$u2"
+w "a new open meanwhile" ENOENT "$pf/$u2/remove" 1
 w "other writes meanwhile" 0 "$pf/numa_node" 0
 emu_close "$u2"
 wait "$bg"
 eq "released" 0 "$(cat "$EMU_DIR/rm.out")"
 no "removed once closed" test -e "$pf/$u2"
-# ... and gives up (EBUSY) after --block-timeout
+eq "remove through an old descriptor" ENODEV "$(errno_of "$( { echo 1 >&3; } 2>&1)")"
+exec 3>&-
 u3=22222222-2222-3333-4444-555555555555
-emu_open "$u3"
-t0=$(now_ms)
-w "still open at the timeout" EBUSY "$pf/$u3/remove" 1
-t1=$(now_ms)
-((t1 - t0 >= 1000)) || fail "EBUSY after $((t1 - t0)) ms"
-ok "device kept" test -f "$pf/$u3/remove"
-emu_close "$u3"
-w "remove once closed" 0 "$pf/$u3/remove" 1
+w "remove the third" 0 "$pf/$u3/remove" 1
 w "the fixture's mdev" 0 "$EMU_ROOT/sys/bus/mdev/devices/$u0/remove" 1
 no "its bus link is gone" test -L "$EMU_ROOT/sys/bus/mdev/devices/$u0"
 for d in "$ty"/nvidia-*; do
@@ -388,7 +395,19 @@ done
 w "another type now" 0 "$ty/nvidia-319/create" "$u1"
 eq "T4-4Q now 0" 0 "$(av 232)"
 eq "T4-4C 3 left" 3 "$(av 319)"
-w "back to the fixture's mdev" 0 "$EMU_ROOT/sys/bus/mdev/devices/$u1/remove" 1
+w "back to no mdev" 0 "$EMU_ROOT/sys/bus/mdev/devices/$u1/remove" 1
+ok "vgpu-emu exits cleanly" emu_stop
+# a remove of an open mdev gives up (EBUSY) after --block-timeout
+emu_start "$hosts/t4-legacy" --block-timeout 1 || exit 1
+rm0=$EMU_ROOT/sys/bus/mdev/devices/$u0/remove
+emu_open "$u0"
+t0=$(now_ms)
+w "still open at the timeout" EBUSY "$rm0" 1
+t1=$(now_ms)
+((t1 - t0 >= 1000)) || fail "EBUSY after $((t1 - t0)) ms"
+ok "device kept, with its remove file" test -f "$rm0"
+emu_close "$u0"
+w "remove once closed" 0 "$rm0" 1
 ok "vgpu-emu exits cleanly" emu_stop
 
 # ----------------------------------------------------------------------------------

@@ -157,18 +157,20 @@ static long now_ms(void)
 static ssize_t slurp(const char *r, char *buf, size_t n)
 {
 	size_t len = 0;
-	ssize_t k;
-	int fd;
+	ssize_t k = 0;
+	int fd, e;
 
 	fd = openat(g_bfd, r, O_RDONLY | O_CLOEXEC | O_NONBLOCK);
 	if (fd < 0)
 		return -errno;
 	while (len + 1 < n && (k = read(fd, buf + len, n - 1 - len)) > 0)
 		len += (size_t)k;
-	k = errno;
+	e = k < 0 ? -errno : 0;
 	buf[len] = '\0';
 	close(fd);
-	return len + 1 < n || k == 0 ? (ssize_t)len : -EFBIG;
+	if (e)
+		return e;
+	return len + 1 < n ? (ssize_t)len : -EFBIG;
 }
 
 /* replace a backing file's content in place (same inode: open handles see it) */
@@ -1598,7 +1600,7 @@ static int vfio_store(int p, const char *buf)
 		return -EIO;
 	t = type_get((int)val);
 	gi = gi_take(pa->gpu, t->slices);
-	if (gi == -1 || inst_new(p, (int)val, gi, NULL) < 0)
+	if (gi == -1 || inst_new(p, (int)val, gi < 0 ? -1 : gi, NULL) < 0)
 		return -EIO;
 	snprintf(v, sizeof(v), "%lld\n", val);
 	put(r, v, 0644);
@@ -1889,7 +1891,7 @@ static int e_access(const char *path, int mask)
 
 	if (e)
 		return e;
-	return faccessat(g_bfd, r, mask, AT_SYMLINK_NOFOLLOW) ? -errno : 0;
+	return faccessat(g_bfd, r, mask, 0) ? -errno : 0;
 }
 
 static int e_readlink(const char *path, char *buf, size_t size)
