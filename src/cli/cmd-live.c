@@ -248,6 +248,9 @@ int cmd_assign(struct cli *c, int argc, char **argv)
 			e = vgpu_domain_read_meta(&c->ctx, run.doc, &m);
 		if (e == 0)
 			e = check_libvirt(&run, &m);
+		/* while the GPUs' catalogues are whole (before this assign uses VFs) */
+		if (e == 0 && !a.dry_run && vgpu_catalog_save(&c->ctx, c->fs, c->model) < 0)
+			vgpu_warn(&c->ctx, "%s", vgpu_ctx_error(&c->ctx));
 		if (e == 0)
 			e = assign_vgpus(&run, &m);
 		if (e == 0)

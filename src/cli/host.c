@@ -101,6 +101,8 @@ int cli_read_host(struct cli *c, unsigned what)
 		return EXIT_FAILURE;
 	}
 	vgpu_records_apply(&recs, c->model);
+	if (what & VGPU_READ_TYPES)
+		vgpu_catalog_load(&c->ctx, c->fs, c->model);
 	return 0;
 }
 
