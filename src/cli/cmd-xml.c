@@ -122,7 +122,7 @@ int xml_parse_args(struct cli *c, const char *cmd, int argc, char **argv, struct
 	struct vgpu_cpuset s;
 	int o, r;
 
-	optind = 1;
+	optind = 0; /* 0: a full reset, so DOMAIN may come before the options */
 	while ((o = getopt_long(argc, argv, a->live ? "c:ho:" : "c:h", opts, NULL)) != -1) {
 		if (!a->live && (o == O_NOPIN || o == O_PERSTART || o == O_DRYRUN))
 			return cli_usage_error(c, cmd, "invalid option");

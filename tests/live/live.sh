@@ -184,10 +184,12 @@ W=$EMU_DIR
 for i in $(seq 10 41); do
 	domain "c$i" "$(printf '%08d-2222-4333-8444-555555555555' "$i")" >"$W/c$i.xml"
 done
+pids=()
 for i in $(seq 10 41); do
 	v assign --from "$W/c$i.xml" -o "$W/c$i.out" --vgpu L40S-4Q >/dev/null 2>"$W/c$i.err" &
+	pids+=($!)
 done
-wait || true
+wait "${pids[@]}" # not a bare wait: the emulator is a child too
 ok=$(find "$W" -name 'c*.out' | wc -l)
 [ "$ok" = 15 ] || fail "concurrent assigns: $ok succeeded, not 15"
 for i in $(seq 10 41); do
