@@ -248,9 +248,11 @@ void vgpu_records_apply(const struct vgpu_records *rs, struct vgpu_model *m)
 		vgpu_model_reserve(m, rs->damaged_parents.items[i], 0);
 }
 
-static int open_dir(struct vgpu_ctx *ctx, struct vgpu_sysfs *fs, struct vgpu_sysdir *d)
+/* Create (if need be) and open one of our state directories. */
+static int open_dir(struct vgpu_ctx *ctx, struct vgpu_sysfs *fs, struct vgpu_sysdir *d,
+		    const char *rel)
 {
-	int r = vgpu_sysfs_mkdirs(fs, d, VGPU_RECORDS_DIR);
+	int r = vgpu_sysfs_mkdirs(fs, d, rel);
 
 	if (r < 0) {
 		char show[VGPU_SHOW_LEN];
@@ -258,7 +260,7 @@ static int open_dir(struct vgpu_ctx *ctx, struct vgpu_sysfs *fs, struct vgpu_sys
 
 		vgpu_sysdir_root(fs, &root);
 		return vgpu_error(ctx, r, "cannot create '%s': %s",
-				  vgpu_sysdir_show(&root, VGPU_RECORDS_DIR, show, sizeof(show)),
+				  vgpu_sysdir_show(&root, rel, show, sizeof(show)),
 				  vgpu_strerror(r));
 	}
 	return 0;
@@ -269,7 +271,7 @@ int vgpu_record_write(struct vgpu_ctx *ctx, struct vgpu_sysfs *fs, const struct 
 	VGPU_AUTOSYSDIR d = { .fd = -1 };
 	VGPU_AUTOFREE char *text = vgpu_record_format(rec);
 	char key[VGPU_RECORD_KEY_LEN], show[VGPU_SHOW_LEN];
-	int r = open_dir(ctx, fs, &d);
+	int r = open_dir(ctx, fs, &d, VGPU_RECORDS_DIR);
 
 	if (r < 0)
 		return r;
@@ -326,7 +328,7 @@ int vgpu_catalog_save(struct vgpu_ctx *ctx, struct vgpu_sysfs *fs, const struct 
 {
 	VGPU_AUTOSYSDIR d = { .fd = -1 };
 	char show[VGPU_SHOW_LEN];
-	int r = vgpu_sysfs_mkdirs(fs, &d, VGPU_CATALOG_DIR);
+	int r = open_dir(ctx, fs, &d, VGPU_CATALOG_DIR);
 
 	for (size_t i = 0; r == 0 && i < m->n_gpus; i++) {
 		const struct vgpu_gpu *g = &m->gpus[i];
@@ -348,15 +350,7 @@ int vgpu_catalog_save(struct vgpu_ctx *ctx, struct vgpu_sysfs *fs, const struct 
 					  vgpu_sysdir_show(&d, g->addr, show, sizeof(show)),
 					  vgpu_strerror(r));
 	}
-	if (r < 0) {
-		struct vgpu_sysdir root;
-
-		vgpu_sysdir_root(fs, &root);
-		return vgpu_error(ctx, r, "cannot create '%s': %s",
-				  vgpu_sysdir_show(&root, VGPU_CATALOG_DIR, show, sizeof(show)),
-				  vgpu_strerror(r));
-	}
-	return 0;
+	return r;
 }
 
 void vgpu_catalog_load(struct vgpu_ctx *ctx, struct vgpu_sysfs *fs, struct vgpu_model *m)
