@@ -203,5 +203,30 @@ done
 [ "$(v vgpus | grep -c ' active$')" = 15 ] || fail "not 15 active vGPUs: $(v vgpus)"
 emu_stop
 
+# ---- 32 concurrent hook prepares of --per-start domains (each twice): one vGPU each
+emu_start "$L40S"
+W=$EMU_DIR
+for i in $(seq 10 24); do
+	domain "p$i" "$(printf '%08d-3333-4333-8444-555555555555' "$i")" >"$W/p$i.xml"
+	v assign --from "$W/p$i.xml" -o "$W/p$i.out" --vgpu L40S-4Q --per-start 2>"$W/err" ||
+		fail "assign --per-start p$i: $(cat "$W/err")"
+done
+[ "$(v vgpus | grep -c ' reserved$')" = 15 ] || fail "not 15 reservations: $(v vgpus)"
+pids=()
+for i in $(seq 10 24) $(seq 10 24) 98 99; do
+	in=$W/p$i.out
+	[ -e "$in" ] || in=/dev/null # p98, p99: no records, stdin never read
+	"$B" --sysroot "$EMU_ROOT" hook "p$i" prepare begin - <"$in" >>"$W/hook.out" 2>>"$W/hook.err" &
+	pids+=($!)
+done
+rc=0
+for p in "${pids[@]}"; do wait "$p" || rc=1; done
+[ "$rc" = 0 ] || fail "a concurrent prepare failed: $(cat "$W/hook.err")"
+[ ! -s "$W/hook.out" ] || fail "the hook wrote to stdout"
+[ "$(v vgpus | grep -c ' active$')" = 15 ] || fail "not 15 active after prepare: $(v vgpus)"
+[ "$(grep -c "current_vgpu_type 1149 -> 0" "$EMU_LOG")" = 15 ] ||
+	fail "not one create per domain: $(grep -c "current_vgpu_type 1149" "$EMU_LOG")"
+emu_stop
+
 [ "$fails" = 0 ] || exit 1
 echo "live: all passed"
