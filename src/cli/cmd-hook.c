@@ -187,13 +187,17 @@ static int prepare_one(struct hook *h, const struct vgpu_record *r)
 		return relocate_mdev(h, r);
 	if (e < 0)
 		return e;
-	vgpu_record_key(r, key);
-	vgpu_strv_push(&h->created, vgpu_xstrdup(key));
 	e = vgpu_txn_create(&h->txn, r);
-	if (e == -EBUSY || e == -EPERM) {
-		/* vendor VFIO names the VF in the hostdev: it cannot move */
-		return vgpu_error(ctx, e, "%s; the domain cannot start", vgpu_ctx_error(ctx));
+	if (e == 0) {
+		vgpu_record_key(r, key);
+		vgpu_strv_push(&h->created, vgpu_xstrdup(key));
+		return 0;
 	}
+	/* the parent cannot take it (a vGPU nobody recorded is there): an mdev may move */
+	if (r->iface == VGPU_IFACE_MDEV && (e == -EIO || e == -EUSERS || e == -EBUSY))
+		return relocate_mdev(h, r);
+	if (e == -EBUSY || e == -EPERM) /* vendor VFIO names the VF in the hostdev: no move */
+		vgpu_error_append(ctx, "the domain cannot start");
 	return e;
 }
 

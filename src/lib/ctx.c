@@ -56,11 +56,14 @@ char *vgpu_escape_controls(char *s)
 int vgpu_error(struct vgpu_ctx *ctx, int err, const char *fmt, ...)
 {
 	va_list ap;
+	char *msg;
 
 	va_start(ap, fmt);
-	free(ctx->err);
-	ctx->err = vgpu_escape_controls(vgpu_vasprintf(fmt, ap));
+	/* formatted before the old message goes: it may be an argument */
+	msg = vgpu_escape_controls(vgpu_vasprintf(fmt, ap));
 	va_end(ap);
+	free(ctx->err);
+	ctx->err = msg;
 	if (err == 0)
 		err = EIO;
 	return err < 0 ? err : -err;

@@ -203,6 +203,37 @@ done
 [ "$(v vgpus | grep -c ' active$')" = 15 ] || fail "not 15 active vGPUs: $(v vgpus)"
 emu_stop
 
+# ---- prepare when the recorded VF holds a vGPU nobody recorded: an mdev moves
+# (its hostdev names only the UUID) and its record follows; vendor VFIO fails the start
+emu_start "$A30"
+W=$EMU_DIR
+domain m1 44444444-2222-4333-8444-555555555555 >"$W/m1.xml"
+v assign --from "$W/m1.xml" -o "$W/m1.out" --vgpu A30-6C --vf 3b:00.4 --per-start ||
+	fail "assign m1 --per-start"
+T=$(sed -n 's/.*type-id="\([0-9]*\)".*/\1/p' "$W/m1.out")
+echo aaaaaaaa-bbbb-4ccc-8ddd-eeeeeeeeeeee \
+	>"$EMU_ROOT/sys/bus/pci/devices/0000:3b:00.4/mdev_supported_types/nvidia-$T/create" ||
+	fail "could not plant an orphan mdev"
+"$B" --sysroot "$EMU_ROOT" hook m1 prepare begin - <"$W/m1.out" 2>"$W/err" ||
+	fail "prepare did not move the mdev: $(cat "$W/err")"
+v vgpus | grep -q "0000:3b:00.[567] .* m1 .*active" || fail "m1 not active elsewhere: $(v vgpus)"
+v vgpus | grep -q "0000:3b:00.4 .*orphan" || fail "the orphan is gone: $(v vgpus)"
+[ -z "$(find "$EMU_ROOT/var/lib/vgpuctl/owners" -name '0000:3b:00.4_*')" ] ||
+	fail "the record did not follow the mdev"
+emu_stop
+emu_start "$L40S"
+W=$EMU_DIR
+domain f1 55555555-2222-4333-8444-555555555555 >"$W/f1.xml"
+v assign --from "$W/f1.xml" -o "$W/f1.out" --vgpu L40S-8Q --vf c1:00.6 --per-start ||
+	fail "assign f1 --per-start"
+echo 1158 >"$EMU_ROOT/sys/bus/pci/devices/0000:c1:00.6/nvidia/current_vgpu_type" # L40S-8C
+"$B" --sysroot "$EMU_ROOT" hook f1 prepare begin - <"$W/f1.out" 2>"$W/err" &&
+	fail "prepare took a VF that holds a vGPU"
+grep -q "already holds vGPU type 1158; the domain cannot start" "$W/err" ||
+	fail "prepare's message: $(cat "$W/err")"
+[ "$(wc -l <"$W/err")" = 1 ] || fail "prepare's message is not one line"
+emu_stop
+
 # ---- 32 concurrent hook prepares of --per-start domains (each twice): one vGPU each
 emu_start "$L40S"
 W=$EMU_DIR

@@ -55,6 +55,10 @@ static void test_error(void **state)
 	/* control characters are escaped */
 	vgpu_error(&ctx, -EIO, "a\nb\x1b[0m\x7f");
 	assert_string_equal(vgpu_ctx_error(&ctx), "a\\x0ab\\x1b[0m\\x7f");
+	/* the old message may be an argument of the new one (ASan saw a use after free) */
+	vgpu_error(&ctx, -EIO, "inner");
+	vgpu_error(&ctx, -EBUSY, "%s; outer", vgpu_ctx_error(&ctx));
+	assert_string_equal(vgpu_ctx_error(&ctx), "inner; outer");
 	vgpu_ctx_clear(&ctx);
 	assert_string_equal(vgpu_ctx_error(&ctx), "unknown error");
 	vgpu_ctx_clear(&ctx);
