@@ -8,6 +8,8 @@
 set -euo pipefail
 pkgs=(meson ninja-build gcc pkg-config libvirt-dev libxml2-dev libcmocka-dev
 	libvirt-clients libxml2-utils libvirt-daemon-driver-qemu qemu-system-x86 python3
+	# libvirtd (not libvirt-daemon-system: no users, no services) for the hook test
+	libvirt-daemon
 	clang clang-format shellcheck
 	# the kernel/driver emulator of tests/emu (FUSE); no group or setuid change is needed
 	libfuse3-dev fuse3
