@@ -111,6 +111,35 @@ done
 [ "$n" -ge 3 ] && [ "$n" -lt 60 ] || fail "fault loop ended after $n steps"
 echo "assign: $n mutating steps, each failed once, all rolled back"
 
+# ---- release while QEMU still holds the VF: 0 is retried until the driver lets go
+emu_start "$L40S"
+W=$EMU_DIR
+domain vm1 $U1 >"$W/d.xml"
+v assign --from "$W/d.xml" -o "$W/a.xml" --vgpu L40S-8Q --vf c1:00.4 || fail "assign for retry"
+emu_open 0000:c1:00.4
+(sleep 1 && emu_close 0000:c1:00.4) &
+v release --from "$W/a.xml" -o "$W/r.xml" 2>"$W/err" || fail "release did not retry: $(cat "$W/err")"
+wait $!
+[ "$(grep -c "current_vgpu_type 0 -> EPERM" "$EMU_LOG")" -ge 1 ] &&
+	[ "$(cat "$EMU_ROOT/$VF_ATTR")" = 0 ] || fail "no EPERM then success: $(emu_writes)"
+# held for good: a bounded wait, then one line, and the record stays
+v assign --from "$W/d.xml" -o "$W/a.xml" --vgpu L40S-8Q --vf c1:00.4 || fail "assign again"
+emu_open 0000:c1:00.4
+v release --from "$W/a.xml" -o "$W/r.xml" 2>"$W/err" && fail "release freed an open VF"
+grep -q "still holds the VF; retried" "$W/err" && [ "$(wc -l <"$W/err")" = 1 ] ||
+	fail "open VF: $(cat "$W/err")"
+[ -n "$(find "$EMU_ROOT/var/lib/vgpuctl/owners" -type f)" ] || fail "the record went with a failed free"
+emu_close 0000:c1:00.4
+# reserved VFs are taken for xml and plan too
+domain vm2 22222222-2222-4333-8444-555555555555 >"$W/d2.xml"
+v plan --name x --vgpu L40S-8Q --vcpus 2 --memory 1G --vf c1:00.5 >/dev/null 2>&1 ||
+	fail "plan refused a free VF"
+v assign --from "$W/d2.xml" -o "$W/a2.xml" --vgpu L40S-8Q --vf c1:00.5 --per-start ||
+	fail "assign --per-start vm2"
+v plan --name x --vgpu L40S-8Q --vcpus 2 --memory 1G --vf c1:00.5 >/dev/null 2>&1 &&
+	fail "plan chose a reserved VF"
+emu_stop
+
 # ---- mdev: create, list, remove
 emu_start "$A30"
 W=$EMU_DIR
@@ -119,6 +148,15 @@ v assign --from "$W/d.xml" -o "$W/a.xml" --vgpu A30-6C || fail "assign mdev: $(c
 M=$(sed -n 's/.*mdev-uuid="\([^"]*\)".*/\1/p' "$W/a.xml")
 [ -n "$M" ] && [ -d "$EMU_ROOT/sys/bus/mdev/devices/$M" ] || fail "no mdev $M"
 v vgpus | grep -q "$M vm1 .*active" || fail "vgpus mdev: $(v vgpus)"
+# a process holds the mdev's VFIO group: remove is never written (it would block)
+G=$(basename "$(readlink "$EMU_ROOT/sys/bus/mdev/devices/$M/iommu_group")")
+mkdir -p "$EMU_BACKING/proc/4242/fd"
+ln -s "/dev/vfio/$G" "$EMU_BACKING/proc/4242/fd/7"
+emu_clear_journal
+v release --from "$W/a.xml" -o "$W/r.xml" 2>"$W/err" && fail "release removed an open mdev"
+grep -q "still open (/dev/vfio/$G)" "$W/err" || fail "open mdev: $(cat "$W/err")"
+[ -z "$(emu_writes)" ] || fail "remove written to an open mdev: $(emu_writes)"
+rm -r "$EMU_BACKING/proc/4242"
 v release --from "$W/a.xml" -o "$W/r.xml" || fail "release mdev"
 [ ! -e "$EMU_ROOT/sys/bus/mdev/devices/$M" ] || fail "mdev $M not removed"
 emu_stop
