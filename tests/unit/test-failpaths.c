@@ -47,7 +47,9 @@
 #include <libxml/tree.h>
 
 #include "domxml.h"
+#include "live.h"
 #include "plan.h"
+#include "records.h"
 #include "sysfs.h"
 #include "test-hosts.h"
 #include "test-util.h"
@@ -1364,6 +1366,236 @@ static int run_virt_xml_then_garbage(struct env *e)
 	return r;
 }
 
+/* ---- rows: the write side (records.h, live.h, state files in sysfs.h) ---------------------- */
+
+static int with_root(struct env *e, int (*fn)(struct env *e, struct vgpu_sysfs *fs))
+{
+	struct vgpu_sysfs *fs = open_root(e, e->root);
+	int r = fn(e, fs);
+
+	vgpu_sysfs_free(fs);
+	return r;
+}
+
+static int records_read_notdir(struct env *e, struct vgpu_sysfs *fs)
+{
+	struct vgpu_records rs;
+	int r;
+
+	put(e, "var/lib/vgpuctl/owners", "a file\n");
+	r = vgpu_records_read(&e->ctx, fs, &rs);
+	if (r == 0)
+		vgpu_records_clear(&rs);
+	return r;
+}
+
+static int run_records_read(struct env *e)
+{
+	return with_root(e, records_read_notdir);
+}
+
+static int run_record_parse(struct env *e)
+{
+	struct vgpu_record r;
+
+	return vgpu_record_parse(&e->ctx, "domain=vm1\nparent=../../etc\n", "x", &r);
+}
+
+static void sample(struct vgpu_record *r, enum vgpu_iface iface)
+{
+	memset(r, 0, sizeof(*r));
+	strcpy(r->domain, "vm1");
+	strcpy(r->domain_uuid, "11111111-2222-4333-8444-555555555555");
+	strcpy(r->gpu, "0000:c1:00.0");
+	strcpy(r->parent, "0000:c1:00.4");
+	r->iface = iface;
+	r->type_id = 1151;
+	strcpy(r->profile, "L40S-8Q");
+	if (iface == VGPU_IFACE_MDEV)
+		strcpy(r->mdev_uuid, "aaaaaaaa-bbbb-4ccc-8ddd-eeeeeeeeeeee");
+}
+
+static int record_write_blocked(struct env *e, struct vgpu_sysfs *fs)
+{
+	struct vgpu_record r;
+
+	sample(&r, VGPU_IFACE_VENDOR_VFIO);
+	put(e, "var/lib/vgpuctl", "a file\n");
+	return vgpu_record_write(&e->ctx, fs, &r);
+}
+
+static int run_record_write(struct env *e)
+{
+	return with_root(e, record_write_blocked);
+}
+
+static int record_remove_dir(struct env *e, struct vgpu_sysfs *fs)
+{
+	put(e, "var/lib/vgpuctl/owners/0000:c1:00.4/x", "a directory in its place\n");
+	return vgpu_record_remove(&e->ctx, fs, "0000:c1:00.4");
+}
+
+static int run_record_remove(struct env *e)
+{
+	return with_root(e, record_remove_dir);
+}
+
+static int catalog_blocked(struct env *e, struct vgpu_sysfs *fs)
+{
+	VGPU_AUTOPTR(model) m = host("vfio-ts-l40s", false);
+
+	put(e, "var/lib/vgpuctl/catalog", "a file\n");
+	return vgpu_catalog_save(&e->ctx, fs, m);
+}
+
+static int run_catalog_save(struct env *e)
+{
+	return with_root(e, catalog_blocked);
+}
+
+static int lock_blocked(struct env *e, struct vgpu_sysfs *fs)
+{
+	put(e, "run/vgpuctl", "a file\n");
+	return vgpu_sysfs_lock(&e->ctx, fs, 0);
+}
+
+static int run_lock_blocked(struct env *e)
+{
+	return with_root(e, lock_blocked);
+}
+
+static int lock_held(struct env *e, struct vgpu_sysfs *fs)
+{
+	struct vgpu_sysfs *other = open_root(e, e->root);
+	struct vgpu_ctx ctx = { 0 };
+	int r;
+
+	assert_int_equal(vgpu_sysfs_lock(&ctx, other, 0), 0);
+	r = vgpu_sysfs_lock(&e->ctx, fs, 20);
+	vgpu_sysfs_free(other);
+	vgpu_ctx_clear(&ctx);
+	return r;
+}
+
+static int run_lock_held(struct env *e)
+{
+	return with_root(e, lock_held);
+}
+
+static int run_file_replace(struct env *e)
+{
+	char path[700];
+
+	snprintf(path, sizeof(path), "%s/no-dir/out.xml", e->root);
+	return vgpu_file_replace(&e->ctx, path, "x", 1);
+}
+
+/* A vendor-VFIO VF whose current_vgpu_type holds @cur. */
+static void vf_attr(struct env *e, const char *cur)
+{
+	put(e, "sys/bus/pci/devices/0000:c1:00.4/nvidia/current_vgpu_type", cur);
+}
+
+static int live_bad_parent(struct env *e, struct vgpu_sysfs *fs)
+{
+	struct vgpu_record r;
+	bool done;
+
+	(void)e;
+	sample(&r, VGPU_IFACE_VENDOR_VFIO);
+	strcpy(r.parent, "../../x");
+	return vgpu_live_create(&e->ctx, fs, &r, &done);
+}
+
+static int run_live_bad_parent(struct env *e)
+{
+	return with_root(e, live_bad_parent);
+}
+
+static int live_create_with(struct env *e, struct vgpu_sysfs *fs, const char *cur)
+{
+	struct vgpu_record r;
+	bool done;
+
+	sample(&r, VGPU_IFACE_VENDOR_VFIO);
+	if (cur)
+		vf_attr(e, cur);
+	return vgpu_live_create(&e->ctx, fs, &r, &done);
+}
+
+static int live_no_attr(struct env *e, struct vgpu_sysfs *fs)
+{
+	return live_create_with(e, fs, NULL);
+}
+
+static int live_busy(struct env *e, struct vgpu_sysfs *fs)
+{
+	return live_create_with(e, fs, "1158\n");
+}
+
+/* a plain file keeps what was there beyond the new value: reads back 1151000 */
+static int live_readback(struct env *e, struct vgpu_sysfs *fs)
+{
+	return live_create_with(e, fs, "0000000");
+}
+
+static int run_live_no_attr(struct env *e)
+{
+	return with_root(e, live_no_attr);
+}
+
+static int run_live_busy(struct env *e)
+{
+	return with_root(e, live_busy);
+}
+
+static int run_live_readback(struct env *e)
+{
+	return with_root(e, live_readback);
+}
+
+static int live_free_other(struct env *e, struct vgpu_sysfs *fs)
+{
+	struct vgpu_record r;
+	bool done;
+
+	sample(&r, VGPU_IFACE_VENDOR_VFIO);
+	vf_attr(e, "1158\n");
+	return vgpu_live_free(&e->ctx, fs, &r, &done);
+}
+
+static int run_live_free_other(struct env *e)
+{
+	return with_root(e, live_free_other);
+}
+
+static int live_free_open(struct env *e, struct vgpu_sysfs *fs)
+{
+	struct vgpu_record r;
+	bool done;
+
+	sample(&r, VGPU_IFACE_MDEV);
+	put(e, "sys/devices/p/0000:c1:00.4/aaaaaaaa-bbbb-4ccc-8ddd-eeeeeeeeeeee/remove", "");
+	put(e, "sys/devices/p/0000:c1:00.4/mdev_supported_types/nvidia-1151/name", "x\n");
+	put(e, "sys/kernel/iommu_groups/77/x", "");
+	tree_link(e->root,
+		  "sys/devices/p/0000:c1:00.4/aaaaaaaa-bbbb-4ccc-8ddd-eeeeeeeeeeee/mdev_type",
+		  "../mdev_supported_types/nvidia-1151");
+	tree_link(e->root,
+		  "sys/devices/p/0000:c1:00.4/aaaaaaaa-bbbb-4ccc-8ddd-eeeeeeeeeeee/iommu_group",
+		  "../../../../kernel/iommu_groups/77");
+	tree_link(e->root, "sys/bus/mdev/devices/aaaaaaaa-bbbb-4ccc-8ddd-eeeeeeeeeeee",
+		  "../../../devices/p/0000:c1:00.4/aaaaaaaa-bbbb-4ccc-8ddd-eeeeeeeeeeee");
+	put(e, "proc/4242/fd/x", "");
+	tree_link(e->root, "proc/4242/fd/7", "/dev/vfio/77");
+	return vgpu_live_free(&e->ctx, fs, &r, &done);
+}
+
+static int run_live_free_open(struct env *e)
+{
+	return with_root(e, live_free_open);
+}
+
 /* ---- the table ------------------------------------------------------------------------------ */
 
 #define ROW(fn, path, run, want, names)                                                            \
@@ -1711,6 +1943,35 @@ static const struct fail_case cases[] = {
 	ROW("vgpu_virt_pinned_cpus", "one domain unreadable, a later one not XML",
 	    run_virt_xml_then_garbage, -EIO,
 	    "cannot read a domain's XML: fake libvirt: domain vanished"),
+	/* records.h, live.h and the state files of sysfs.h (the write side) */
+	ROW("vgpu_records_read", "the records directory is a file", run_records_read, -ENOTDIR,
+	    "cannot read owner records in 'ROOT/var/lib/vgpuctl/owners'"),
+	ROW("vgpu_record_parse", "a value that is not what its key holds", run_record_parse,
+	    -EINVAL, "owner record 'x': bad or repeated 'parent'"),
+	ROW("vgpu_record_write", "its directory cannot be made", run_record_write, -ENOTDIR,
+	    "cannot create 'ROOT/var/lib/vgpuctl/owners'"),
+	ROW("vgpu_record_remove", "a directory in the record's place", run_record_remove, -EISDIR,
+	    "cannot remove owner record 'ROOT/var/lib/vgpuctl/owners/0000:c1:00.4'"),
+	ROW("vgpu_catalog_save", "its directory cannot be made", run_catalog_save, -ENOTDIR,
+	    "cannot create 'ROOT/var/lib/vgpuctl/catalog'"),
+	ROW("vgpu_sysfs_lock", "run/vgpuctl cannot be made", run_lock_blocked, -ENOTDIR,
+	    "cannot create 'ROOT/run/vgpuctl'"),
+	ROW("vgpu_sysfs_lock", "another holder, past the wait", run_lock_held, -EWOULDBLOCK,
+	    "another vgpuctl holds the host lock 'ROOT/run/vgpuctl/lock' (waited 20 ms)"),
+	ROW("vgpu_file_replace", "the directory is missing", run_file_replace, -ENOENT,
+	    "cannot write 'ROOT/no-dir/out.xml'"),
+	ROW("vgpu_live_create", "a parent that is not a PCI address", run_live_bad_parent, -EINVAL,
+	    "'../../x' is not a PCI address"),
+	ROW("vgpu_live_create", "no current_vgpu_type", run_live_no_attr, -ENOENT,
+	    "cannot read 'ROOT/sys/bus/pci/devices/0000:c1:00.4/nvidia/current_vgpu_type'"),
+	ROW("vgpu_live_create", "the VF holds another vGPU", run_live_busy, -EBUSY,
+	    "VF 0000:c1:00.4 already holds vGPU type 1158"),
+	ROW("vgpu_live_create", "the read-back differs", run_live_readback, -EIO,
+	    "wrote type 1151 to current_vgpu_type, reads 1151000"),
+	ROW("vgpu_live_free", "the VF holds another type than recorded", run_live_free_other,
+	    -EBUSY, "VF 0000:c1:00.4 holds vGPU type 1158, not 1151 as recorded"),
+	ROW("vgpu_live_free", "a process holds the mdev's VFIO group", run_live_free_open, -EBUSY,
+	    "mdev aaaaaaaa-bbbb-4ccc-8ddd-eeeeeeeeeeee is still open (/dev/vfio/77)"),
 };
 
 /* ---- running a row ------------------------------------------------------------------------- */
