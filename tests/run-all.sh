@@ -25,7 +25,8 @@ if ! clang-format --dry-run --Werror tests/**/*.[ch]; then lint_failed+=("clang-
 # first build runs it, the others skip it (it takes ~45 s on 2 cores).  The
 # damaged-host suite (suite 'damage', ~40 s) runs in the first build and under
 # ASan/UBSan, where a memory error on a damaged file would show.  The live
-# suite (assign/release/hook on the FUSE emulator, a few minutes) runs in the
+# suite (assign/release/hook on the FUSE emulator, ~1 min) and the emulator's
+# own selftest (suite 'emu', the same test binary in every build) run in the
 # first build.
 test_args=()
 run() { # NAME MESON-ARGS...  (CC from the environment picks the compiler)
@@ -36,7 +37,7 @@ run() { # NAME MESON-ARGS...  (CC from the environment picks the compiler)
 	meson setup "$dir" "$@"
 	ninja -C "$dir"
 	meson test -C "$dir" --print-errorlogs --num-processes 2 "${test_args[@]}"
-	test_args=(--no-suite fixtures --no-suite damage --no-suite live)
+	test_args=(--no-suite fixtures --no-suite damage --no-suite live --no-suite emu)
 }
 rm -rf build-ci-*
 for cc in gcc clang; do
@@ -55,7 +56,7 @@ done
 export ASAN_OPTIONS=detect_leaks=1:abort_on_error=1
 export LSAN_OPTIONS=suppressions=$src/tests/lsan.supp:print_suppressions=0
 export UBSAN_OPTIONS=halt_on_error=1:print_stacktrace=1
-test_args=(--no-suite fixtures --no-suite live)
+test_args=(--no-suite fixtures --no-suite live --no-suite emu)
 CC=gcc run asan -Db_sanitize=address,undefined -Db_lundef=false
 unset ASAN_OPTIONS LSAN_OPTIONS UBSAN_OPTIONS
 # libFuzzer targets (clang, ASan/UBSan): seeds and kept crashers, then a fixed
