@@ -439,11 +439,14 @@ static bool hostdev_matches(xmlNodePtr hd, const char *mdev_uuid, const char *vf
 
 	if (!addr || !type)
 		return false;
-	if (strcmp(type, "mdev") == 0 && mdev_uuid && *mdev_uuid) {
+	if (mdev_uuid && *mdev_uuid) {
+		/* whatever the type says: one UUID names one device */
 		VGPU_AUTOFREE char *u = get_attr(addr, "uuid");
 
-		match = u && strcasecmp(u, mdev_uuid) == 0;
-	} else if (strcmp(type, "pci") == 0 && vf) {
+		if (u && strcasecmp(u, mdev_uuid) == 0)
+			return true;
+	}
+	if (strcmp(type, "pci") == 0 && vf) {
 		VGPU_AUTOFREE char *d = get_attr(addr, "domain"), *b = get_attr(addr, "bus");
 		VGPU_AUTOFREE char *s = get_attr(addr, "slot"), *f = get_attr(addr, "function");
 		char bdf[VGPU_BDF_LEN];
