@@ -103,14 +103,14 @@ struct cli_line *cli_line_new(struct cli_table *t)
 	return (struct cli_line *)t;
 }
 
-void cli_cell_str(struct cli_line *ln, size_t col, const char *s)
+/* The cell @a @b (either may be empty), copied to the arena. */
+static void cell_put(struct cli_table *t, size_t col, const char *a, size_t la, const char *b,
+		     size_t lb)
 {
-	struct cli_table *t = (struct cli_table *)ln;
-	size_t l;
+	size_t l = la + lb + 1;
 
-	if (!s || col >= t->ncols || !t->nrows)
+	if (col >= t->ncols || !t->nrows)
 		return;
-	l = strlen(s) + 1;
 	if (t->alen + l > t->acap) {
 		size_t cap = t->acap;
 		char *n;
@@ -122,9 +122,17 @@ void cli_cell_str(struct cli_line *ln, size_t col, const char *s)
 		t->arena = n;
 		t->acap = cap;
 	}
-	memcpy(t->arena + t->alen, s, l);
+	memcpy(t->arena + t->alen, a, la);
+	memcpy(t->arena + t->alen + la, b, lb);
+	t->arena[t->alen + la + lb] = '\0';
 	t->cells[(t->nrows - 1) * t->ncols + col] = (uint32_t)t->alen;
 	t->alen += l;
+}
+
+void cli_cell_str(struct cli_line *ln, size_t col, const char *s)
+{
+	if (s)
+		cell_put((struct cli_table *)ln, col, s, strlen(s), "", 0);
 }
 
 void cli_cell(struct cli_line *ln, size_t col, char *data)
@@ -133,14 +141,25 @@ void cli_cell(struct cli_line *ln, size_t col, char *data)
 	free(data);
 }
 
+void cli_cell_num_after(struct cli_line *ln, size_t col, const char *prefix, long v)
+{
+	/* "%ld" by hand: a listing has five numbers a row, and snprintf() was a tenth of it */
+	char digits[24], *p = digits + sizeof(digits);
+	unsigned long u = v < 0 ? 0UL - (unsigned long)v : (unsigned long)v;
+
+	do
+		*--p = (char)('0' + u % 10);
+	while (u /= 10);
+	if (v < 0)
+		*--p = '-';
+	cell_put((struct cli_table *)ln, col, prefix, strlen(prefix), p,
+		 (size_t)(digits + sizeof(digits) - p));
+}
+
 void cli_cell_num(struct cli_line *ln, size_t col, long v, bool present)
 {
-	char buf[32];
-
-	if (!present)
-		return;
-	snprintf(buf, sizeof(buf), "%ld", v);
-	cli_cell_str(ln, col, buf);
+	if (present)
+		cli_cell_num_after(ln, col, "", v);
 }
 
 static const char *cell(const struct cli_table *t, size_t r, size_t c)
