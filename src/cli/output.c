@@ -41,135 +41,6 @@ int cli_usage_error(struct cli *c, const char *cmd, const char *fmt, ...)
 }
 
 /*
- * Tables and JSON from one place.  A table is a grid of optional strings in
- * one arena; text output pads columns to their widest cell, JSON output
- * renders numbers, strings, string arrays and absent values (null).
- *
- * Why not libsmartcols (lsblk's library): on a 2,560-row listing it spent
- * ~11 ms formatting (character-at-a-time output, a strdup per cell), more
- * than reading the host took, and we use none of its trees or wrapping.
- */
-struct cli_table {
-	const char *name;
-	const struct col *cols;
-	size_t ncols;
-	bool json;
-	uint32_t *cells; /* nrows x ncols arena offsets; 0 = absent */
-	size_t nrows, cap;
-	char *arena;
-	size_t alen, acap;
-};
-
-struct cli_table *cli_table(struct cli *c, const char *name, const struct col *cols, size_t n)
-{
-	struct cli_table *t = calloc(1, sizeof(*t));
-
-	if (!t)
-		return NULL;
-	t->name = name;
-	t->cols = cols;
-	t->ncols = n;
-	t->json = c->json;
-	t->acap = 1 << 16;
-	t->arena = malloc(t->acap);
-	if (!t->arena) {
-		free(t);
-		return NULL;
-	}
-	t->alen = 1; /* offset 0 means "absent" */
-	return t;
-}
-
-static void table_free(struct cli_table *t)
-{
-	free(t->cells);
-	free(t->arena);
-	free(t);
-}
-
-struct cli_line *cli_line_new(struct cli_table *t)
-{
-	if (t->nrows == t->cap) {
-		size_t cap = t->cap ? t->cap * 2 : 64;
-		uint32_t *n = realloc(t->cells, cap * t->ncols * sizeof(*n));
-
-		if (!n)
-			abort(); /* a listing that does not fit in memory: nothing to salvage */
-		t->cells = n;
-		t->cap = cap;
-	}
-	memset(&t->cells[t->nrows * t->ncols], 0, t->ncols * sizeof(*t->cells));
-	t->nrows++;
-	return (struct cli_line *)t;
-}
-
-/* The cell @a @b (either may be empty), copied to the arena. */
-static void cell_put(struct cli_table *t, size_t col, const char *a, size_t la, const char *b,
-		     size_t lb)
-{
-	size_t l = la + lb + 1;
-
-	if (col >= t->ncols || !t->nrows)
-		return;
-	if (t->alen + l > t->acap) {
-		size_t cap = t->acap;
-		char *n;
-
-		while (t->alen + l > cap)
-			cap *= 2;
-		if (cap > UINT32_MAX || !(n = realloc(t->arena, cap)))
-			abort();
-		t->arena = n;
-		t->acap = cap;
-	}
-	memcpy(t->arena + t->alen, a, la);
-	memcpy(t->arena + t->alen + la, b, lb);
-	t->arena[t->alen + la + lb] = '\0';
-	t->cells[(t->nrows - 1) * t->ncols + col] = (uint32_t)t->alen;
-	t->alen += l;
-}
-
-void cli_cell_str(struct cli_line *ln, size_t col, const char *s)
-{
-	if (s)
-		cell_put((struct cli_table *)ln, col, s, strlen(s), "", 0);
-}
-
-void cli_cell(struct cli_line *ln, size_t col, char *data)
-{
-	cli_cell_str(ln, col, data);
-	free(data);
-}
-
-void cli_cell_num_after(struct cli_line *ln, size_t col, const char *prefix, long v)
-{
-	/* "%ld" by hand: a listing has five numbers a row, and snprintf() was a tenth of it */
-	char digits[24], *p = digits + sizeof(digits);
-	unsigned long u = v < 0 ? 0UL - (unsigned long)v : (unsigned long)v;
-
-	do
-		*--p = (char)('0' + u % 10);
-	while (u /= 10);
-	if (v < 0)
-		*--p = '-';
-	cell_put((struct cli_table *)ln, col, prefix, strlen(prefix), p,
-		 (size_t)(digits + sizeof(digits) - p));
-}
-
-void cli_cell_num(struct cli_line *ln, size_t col, long v, bool present)
-{
-	if (present)
-		cli_cell_num_after(ln, col, "", v);
-}
-
-static const char *cell(const struct cli_table *t, size_t r, size_t c)
-{
-	uint32_t off = t->cells[r * t->ncols + c];
-
-	return off ? t->arena + off : NULL;
-}
-
-/*
  * JSON goes through a buffer of its own: a 2,560-row listing is ~36,000
  * values, and stdio's per-call locking and format parsing (an fprintf()
  * per key, an fputs() per separator) cost more than reading the host.
@@ -185,7 +56,7 @@ struct obuf {
  * Copy @s in, writing out each buffer it fills: bytes reach the FILE only
  * after they were copied, so no path hands fwrite() a byte never written.
  */
-static void ob_put(struct obuf *o, const char *s, size_t l)
+static void ob_spill(struct obuf *o, const char *s, size_t l)
 {
 	for (;;) {
 		size_t room = sizeof(o->b) - o->n, k = l < room ? l : room;
@@ -198,6 +69,17 @@ static void ob_put(struct obuf *o, const char *s, size_t l)
 		o->n = 0;
 		s += k;
 		l -= k;
+	}
+}
+
+/* Inline for what fits, which is nearly everything: a listing makes ~100,000 of these. */
+static inline void ob_put(struct obuf *o, const char *s, size_t l)
+{
+	if (l <= sizeof(o->b) - o->n) {
+		memcpy(o->b + o->n, s, l);
+		o->n += l;
+	} else {
+		ob_spill(o, s, l);
 	}
 }
 
@@ -270,42 +152,216 @@ static void json_value(struct obuf *o, enum col_kind kind, const char *v)
 	}
 }
 
-static void print_json(const struct cli_table *t, FILE *f)
-{
-	struct obuf *o = vgpu_xmalloc(sizeof(*o));
-	size_t *klen = vgpu_xcalloc(t->ncols, sizeof(*klen));
+/*
+ * Tables and JSON from one place.  A table is a grid of optional strings in
+ * one arena; text output pads columns to their widest cell, JSON output
+ * renders numbers, strings, string arrays and absent values (null).
+ * JSON needs no column widths, so a JSON table keeps only the row being
+ * filled: each row goes to the buffer above when the next one starts, and
+ * a 2,560-row listing never holds its cells (holding them, and growing the
+ * arrays that held them, took ~130 page faults).
+ *
+ * Why not libsmartcols (lsblk's library): on a 2,560-row listing it spent
+ * ~11 ms formatting (character-at-a-time output, a strdup per cell), more
+ * than reading the host took, and we use none of its trees or wrapping.
+ */
+struct cli_table {
+	const char *name;
+	const struct col *cols;
+	size_t ncols;
+	uint32_t *cells; /* rows x ncols arena offsets (JSON: the current row); 0 = absent */
+	size_t nrows, cap;
+	char *arena;
+	size_t alen, acap;
+	struct obuf *json; /* NULL for text */
+	char *keys; /* JSON: what goes before each value, see json_keys() */
+	size_t *koff;
+};
 
-	o->f = f;
-	o->n = 0;
+/* The cells of the row being filled (the only one a JSON table keeps). */
+static uint32_t *row(const struct cli_table *t)
+{
+	return &t->cells[t->json ? 0 : (t->nrows - 1) * t->ncols];
+}
+
+static const char *cell(const struct cli_table *t, size_t r, size_t c)
+{
+	uint32_t off = t->cells[r * t->ncols + c];
+
+	return off ? t->arena + off : NULL;
+}
+
+/*
+ * What goes before each value, built once: '         "key": ', and for
+ * every column but the first the ",\n" that ends the value before it.
+ * Column c's is keys + koff[c], koff[c + 1] - koff[c] bytes.
+ */
+static void json_keys(struct cli_table *t)
+{
+	size_t size = 1, *off = vgpu_xcalloc(t->ncols + 1, sizeof(*off));
+	char *buf;
+
 	for (size_t c = 0; c < t->ncols; c++)
-		klen[c] = strlen(t->cols[c].key);
-	OB_LIT(o, "{\n   \"");
-	ob_put(o, t->name, strlen(t->name));
-	OB_LIT(o, "\": [");
-	for (size_t r = 0; r < t->nrows; r++) {
-		if (r)
-			OB_LIT(o, ",{\n");
-		else
-			OB_LIT(o, "\n      {\n");
-		for (size_t c = 0; c < t->ncols; c++) {
-			OB_LIT(o, "         \"");
-			ob_put(o, t->cols[c].key, klen[c]);
-			OB_LIT(o, "\": ");
-			json_value(o, t->cols[c].kind, cell(t, r, c));
-			if (c + 1 < t->ncols)
-				OB_LIT(o, ",\n");
-			else
-				OB_LIT(o, "\n");
-		}
-		OB_LIT(o, "      }");
-	}
-	if (t->nrows)
-		OB_LIT(o, "\n   ]\n}\n");
+		size += strlen(t->cols[c].key) + sizeof(",\n         \"\": ");
+	buf = vgpu_xmalloc(size);
+	for (size_t c = 0; c < t->ncols; c++)
+		off[c + 1] = off[c] + (size_t)snprintf(buf + off[c], size - off[c],
+						       "%s         \"%s\": ", c ? ",\n" : "",
+						       t->cols[c].key);
+	t->keys = buf;
+	t->koff = off;
+}
+
+/* The opening; nothing reaches @f before the buffer fills or the table is printed. */
+static void json_start(struct cli_table *t, FILE *f)
+{
+	t->json = vgpu_xmalloc(sizeof(*t->json));
+	t->json->f = f;
+	t->json->n = 0;
+	json_keys(t);
+	OB_LIT(t->json, "{\n   \"");
+	ob_put(t->json, t->name, strlen(t->name));
+	OB_LIT(t->json, "\": [");
+}
+
+/* The row just filled, row number nrows. */
+static void json_row(struct cli_table *t)
+{
+	struct obuf *o = t->json;
+
+	if (t->nrows > 1)
+		OB_LIT(o, ",{\n");
 	else
+		OB_LIT(o, "\n      {\n");
+	for (size_t c = 0; c < t->ncols; c++) {
+		ob_put(o, t->keys + t->koff[c], t->koff[c + 1] - t->koff[c]);
+		json_value(o, t->cols[c].kind, cell(t, 0, c));
+	}
+	if (t->ncols)
+		OB_LIT(o, "\n");
+	OB_LIT(o, "      }");
+}
+
+static void json_end(struct cli_table *t)
+{
+	struct obuf *o = t->json;
+
+	if (t->nrows) {
+		json_row(t);
+		OB_LIT(o, "\n   ]\n}\n");
+	} else {
 		OB_LIT(o, "]\n}\n");
+	}
 	fwrite(o->b, 1, o->n, o->f);
-	free(klen);
-	free(o);
+}
+
+struct cli_table *cli_table(struct cli *c, const char *name, const struct col *cols, size_t n)
+{
+	struct cli_table *t = calloc(1, sizeof(*t));
+
+	if (!t)
+		return NULL;
+	t->name = name;
+	t->cols = cols;
+	t->ncols = n;
+	t->acap = 1 << 16;
+	t->arena = malloc(t->acap);
+	if (!t->arena) {
+		free(t);
+		return NULL;
+	}
+	t->alen = 1; /* offset 0 means "absent" */
+	if (c->json)
+		json_start(t, c->out);
+	return t;
+}
+
+static void table_free(struct cli_table *t)
+{
+	free(t->cells);
+	free(t->arena);
+	free(t->json);
+	free(t->keys);
+	free(t->koff);
+	free(t);
+}
+
+struct cli_line *cli_line_new(struct cli_table *t)
+{
+	if (t->json && t->nrows) {
+		json_row(t); /* the row is complete: out it goes, and its cells are reused */
+		t->alen = 1;
+	} else if (t->nrows == t->cap) {
+		size_t cap = t->cap ? t->cap * 2 : t->json ? 1 : 64;
+		uint32_t *n = realloc(t->cells, cap * t->ncols * sizeof(*n));
+
+		if (!n)
+			abort(); /* a listing that does not fit in memory: nothing to salvage */
+		t->cells = n;
+		t->cap = cap;
+	}
+	t->nrows++;
+	memset(row(t), 0, t->ncols * sizeof(*t->cells));
+	return (struct cli_line *)t;
+}
+
+/* The cell @a @b (either may be empty), copied to the arena. */
+static void cell_put(struct cli_table *t, size_t col, const char *a, size_t la, const char *b,
+		     size_t lb)
+{
+	size_t l = la + lb + 1;
+
+	if (col >= t->ncols || !t->nrows)
+		return;
+	if (t->alen + l > t->acap) {
+		size_t cap = t->acap;
+		char *n;
+
+		while (t->alen + l > cap)
+			cap *= 2;
+		if (cap > UINT32_MAX || !(n = realloc(t->arena, cap)))
+			abort();
+		t->arena = n;
+		t->acap = cap;
+	}
+	memcpy(t->arena + t->alen, a, la);
+	memcpy(t->arena + t->alen + la, b, lb);
+	t->arena[t->alen + la + lb] = '\0';
+	row(t)[col] = (uint32_t)t->alen;
+	t->alen += l;
+}
+
+void cli_cell_str(struct cli_line *ln, size_t col, const char *s)
+{
+	if (s)
+		cell_put((struct cli_table *)ln, col, s, strlen(s), "", 0);
+}
+
+void cli_cell(struct cli_line *ln, size_t col, char *data)
+{
+	cli_cell_str(ln, col, data);
+	free(data);
+}
+
+void cli_cell_num_after(struct cli_line *ln, size_t col, const char *prefix, long v)
+{
+	/* "%ld" by hand: a listing has five numbers a row, and snprintf() was a tenth of it */
+	char digits[24], *p = digits + sizeof(digits);
+	unsigned long u = v < 0 ? 0UL - (unsigned long)v : (unsigned long)v;
+
+	do
+		*--p = (char)('0' + u % 10);
+	while (u /= 10);
+	if (v < 0)
+		*--p = '-';
+	cell_put((struct cli_table *)ln, col, prefix, strlen(prefix), p,
+		 (size_t)(digits + sizeof(digits) - p));
+}
+
+void cli_cell_num(struct cli_line *ln, size_t col, long v, bool present)
+{
+	if (present)
+		cli_cell_num_after(ln, col, "", v);
 }
 
 static void print_text(const struct cli_table *t, FILE *f)
@@ -352,7 +408,7 @@ static void print_text(const struct cli_table *t, FILE *f)
 int cli_table_print(struct cli *c, struct cli_table *t)
 {
 	if (t->json)
-		print_json(t, c->out);
+		json_end(t);
 	else
 		print_text(t, c->out);
 	table_free(t);
