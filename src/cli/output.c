@@ -90,40 +90,56 @@ static inline void ob_put(struct obuf *o, const char *s, size_t l)
  * any byte that is not valid UTF-8 written as U+FFFD, so the output is
  * valid JSON whatever a host's files hold (the reader warns about them).
  */
-static void json_string(struct obuf *o, const char *s, size_t len)
+/* A byte a JSON string holds as it is: printable ASCII but '"' and '\\'. */
+static inline bool json_plain(unsigned char ch)
+{
+	return ch >= 0x20 && ch < 0x80 && ch != '"' && ch != '\\';
+}
+
+/* The character at @s, escaped: one control or quoting byte, or one UTF-8 sequence. */
+static const char *json_escape(struct obuf *o, const char *s, const char *end)
 {
 	static const char hex[] = "0123456789abcdef";
-	const char *run = s, *end = s + len;
+	unsigned char ch = (unsigned char)*s;
+	size_t l = ch < 0x80 ? 1 : vgpu_utf8_seq_len(s, (size_t)(end - s));
+
+	if (l > 1) {
+		ob_put(o, s, l);
+		return s + l;
+	}
+	if (l == 0) {
+		OB_LIT(o, "\\ufffd");
+	} else if (ch == '"' || ch == '\\') {
+		char e[2] = { '\\', (char)ch };
+
+		ob_put(o, e, sizeof(e));
+	} else if (ch == '\n') {
+		OB_LIT(o, "\\n");
+	} else if (ch == '\t') {
+		OB_LIT(o, "\\t");
+	} else {
+		char e[6] = { '\\', 'u', '0', '0', hex[ch >> 4], hex[ch & 15] };
+
+		ob_put(o, e, sizeof(e));
+	}
+	return s + 1;
+}
+
+static void json_string(struct obuf *o, const char *s, size_t len)
+{
+	const char *end = s + len;
 
 	OB_LIT(o, "\"");
 	while (s < end) {
-		unsigned char ch = (unsigned char)*s;
-		size_t l = ch < 0x80 ? 1 : vgpu_utf8_seq_len(s, (size_t)(end - s));
+		const char *run = s;
 
-		if (l > 1 || (l == 1 && ch >= 0x20 && ch != '"' && ch != '\\')) {
-			s += l;
-			continue;
-		}
+		/* printable ASCII, nearly all of it, goes out in one piece */
+		while (s < end && json_plain((unsigned char)*s))
+			s++;
 		ob_put(o, run, (size_t)(s - run));
-		s++;
-		run = s;
-		if (l == 0) {
-			OB_LIT(o, "\\ufffd");
-		} else if (ch == '"' || ch == '\\') {
-			char e[2] = { '\\', (char)ch };
-
-			ob_put(o, e, sizeof(e));
-		} else if (ch == '\n') {
-			OB_LIT(o, "\\n");
-		} else if (ch == '\t') {
-			OB_LIT(o, "\\t");
-		} else {
-			char e[6] = { '\\', 'u', '0', '0', hex[ch >> 4], hex[ch & 15] };
-
-			ob_put(o, e, sizeof(e));
-		}
+		if (s < end)
+			s = json_escape(o, s, end);
 	}
-	ob_put(o, run, (size_t)(end - run));
 	OB_LIT(o, "\"");
 }
 
