@@ -41,25 +41,40 @@ int cli_usage_error(struct cli *c, const char *cmd, const char *fmt, ...)
 }
 
 /*
- * JSON goes through a buffer of its own: a 2,560-row listing is ~36,000
+ * JSON goes through buffers of our own: a 2,560-row listing is ~36,000
  * values, and stdio's per-call locking and format parsing (an fprintf()
  * per key, an fputs() per separator) cost more than reading the host.
- * A full buffer goes to the FILE in one fwrite().
+ * A buffer with a FILE goes to it in one fwrite() when full; one without
+ * (a table's cells) grows instead.
  */
 struct obuf {
-	FILE *f;
-	size_t n; /* bytes of b[] in use: only those are ever written out */
-	char b[16384];
+	FILE *f; /* NULL: grow */
+	char *b;
+	size_t n, cap; /* bytes of b in use (only those are ever written out), its size */
 };
 
+static void ob_init(struct obuf *o, FILE *f, size_t cap)
+{
+	o->f = f;
+	o->b = vgpu_xmalloc(cap);
+	o->n = 0;
+	o->cap = cap;
+}
+
 /*
- * Copy @s in, writing out each buffer it fills: bytes reach the FILE only
- * after they were copied, so no path hands fwrite() a byte never written.
+ * What does not fit: a buffer without a FILE grows; one with a FILE takes
+ * what fits and is written out, as often as it fills.  Bytes reach the
+ * FILE only after they were copied in, so no path hands fwrite() a byte
+ * never written.
  */
 static void ob_spill(struct obuf *o, const char *s, size_t l)
 {
+	while (!o->f && l > o->cap - o->n) {
+		o->cap *= 2;
+		o->b = vgpu_xrealloc(o->b, o->cap);
+	}
 	for (;;) {
-		size_t room = sizeof(o->b) - o->n, k = l < room ? l : room;
+		size_t room = o->cap - o->n, k = l < room ? l : room;
 
 		memcpy(o->b + o->n, s, k);
 		o->n += k;
@@ -75,7 +90,7 @@ static void ob_spill(struct obuf *o, const char *s, size_t l)
 /* Inline for what fits, which is nearly everything: a listing makes ~100,000 of these. */
 static inline void ob_put(struct obuf *o, const char *s, size_t l)
 {
-	if (l <= sizeof(o->b) - o->n) {
+	if (l <= o->cap - o->n) {
 		memcpy(o->b + o->n, s, l);
 		o->n += l;
 	} else {
@@ -85,11 +100,6 @@ static inline void ob_put(struct obuf *o, const char *s, size_t l)
 
 #define OB_LIT(o, lit) ob_put(o, lit, sizeof(lit) - 1)
 
-/*
- * A JSON string: quotes, backslashes and control characters escaped, and
- * any byte that is not valid UTF-8 written as U+FFFD, so the output is
- * valid JSON whatever a host's files hold (the reader warns about them).
- */
 /* A byte a JSON string holds as it is: printable ASCII but '"' and '\\'. */
 static inline bool json_plain(unsigned char ch)
 {
@@ -125,6 +135,11 @@ static const char *json_escape(struct obuf *o, const char *s, const char *end)
 	return s + 1;
 }
 
+/*
+ * A JSON string: quotes, backslashes and control characters escaped, and
+ * any byte that is not valid UTF-8 written as U+FFFD, so the output is
+ * valid JSON whatever a host's files hold (the reader warns about them).
+ */
 static void json_string(struct obuf *o, const char *s, size_t len)
 {
 	const char *end = s + len;
@@ -143,39 +158,40 @@ static void json_string(struct obuf *o, const char *s, size_t len)
 	OB_LIT(o, "\"");
 }
 
-/* One value: null, a number as it is, a string, or newline-separated items as an array. */
-static void json_value(struct obuf *o, enum col_kind kind, const char *v)
+/* A value: a number as it is, a string, or newline-separated items as an array. */
+static void json_value(struct obuf *o, enum col_kind kind, const char *v, size_t len)
 {
-	if (!v) {
-		OB_LIT(o, "null");
-	} else if (kind == COL_NUM) {
-		ob_put(o, v, strlen(v));
+	const char *end = v + len;
+
+	if (kind == COL_NUM) {
+		ob_put(o, v, len);
 	} else if (kind == COL_ARRAY) {
 		OB_LIT(o, "[");
-		for (const char *p = v; *p;) {
-			size_t l = strcspn(p, "\n");
+		while (v < end) {
+			const char *nl = memchr(v, '\n', (size_t)(end - v));
+			size_t l = nl ? (size_t)(nl - v) : (size_t)(end - v);
 
-			json_string(o, p, l);
-			p += l;
-			if (*p) {
-				p++;
+			json_string(o, v, l);
+			v += l;
+			if (v < end) {
+				v++;
 				OB_LIT(o, ", ");
 			}
 		}
 		OB_LIT(o, "]");
 	} else {
-		json_string(o, v, strlen(v));
+		json_string(o, v, len);
 	}
 }
 
 /*
- * Tables and JSON from one place.  A table is a grid of optional strings in
- * one arena; text output pads columns to their widest cell, JSON output
- * renders numbers, strings, string arrays and absent values (null).
- * JSON needs no column widths, so a JSON table keeps only the row being
- * filled: each row goes to the buffer above when the next one starts, and
- * a 2,560-row listing never holds its cells (holding them, and growing the
- * arrays that held them, took ~130 page faults).
+ * Tables and JSON from one place.  A table is a grid of optional cells in
+ * one arena.  Text output pads columns to their widest cell.  JSON needs
+ * no widths: a JSON table keeps only the row being filled, each cell
+ * written as JSON (number, string, string array) when it is set, and the
+ * row goes out when the next one starts.  A 2,560-row listing never holds
+ * its cells (holding them, and growing the arrays that held them, took
+ * ~130 page faults), and renders each value once.
  *
  * Why not libsmartcols (lsblk's library): on a 2,560-row listing it spent
  * ~11 ms formatting (character-at-a-time output, a strdup per cell), more
@@ -185,11 +201,11 @@ struct cli_table {
 	const char *name;
 	const struct col *cols;
 	size_t ncols;
-	uint32_t *cells; /* rows x ncols arena offsets (JSON: the current row); 0 = absent */
+	struct obuf arena; /* the cells: text NUL-terminated, JSON as JSON; byte 0 unused */
+	uint32_t *cells; /* arena offsets, rows x ncols (JSON: the row being filled); 0 = absent */
 	size_t nrows, cap;
-	char *arena;
-	size_t alen, acap;
-	struct obuf *json; /* NULL for text */
+	struct obuf *json; /* JSON: the output; NULL for text */
+	uint32_t *lens; /* JSON: the cells' lengths */
 	char *keys; /* JSON: what goes before each value, see json_keys() */
 	size_t *koff;
 };
@@ -204,7 +220,7 @@ static const char *cell(const struct cli_table *t, size_t r, size_t c)
 {
 	uint32_t off = t->cells[r * t->ncols + c];
 
-	return off ? t->arena + off : NULL;
+	return off ? t->arena.b + off : NULL;
 }
 
 /*
@@ -232,8 +248,8 @@ static void json_keys(struct cli_table *t)
 static void json_start(struct cli_table *t, FILE *f)
 {
 	t->json = vgpu_xmalloc(sizeof(*t->json));
-	t->json->f = f;
-	t->json->n = 0;
+	ob_init(t->json, f, 16384);
+	t->lens = vgpu_xcalloc(t->ncols, sizeof(*t->lens));
 	json_keys(t);
 	OB_LIT(t->json, "{\n   \"");
 	ob_put(t->json, t->name, strlen(t->name));
@@ -251,7 +267,10 @@ static void json_row(struct cli_table *t)
 		OB_LIT(o, "\n      {\n");
 	for (size_t c = 0; c < t->ncols; c++) {
 		ob_put(o, t->keys + t->koff[c], t->koff[c + 1] - t->koff[c]);
-		json_value(o, t->cols[c].kind, cell(t, 0, c));
+		if (t->cells[c])
+			ob_put(o, t->arena.b + t->cells[c], t->lens[c]);
+		else
+			OB_LIT(o, "null");
 	}
 	if (t->ncols)
 		OB_LIT(o, "\n");
@@ -280,13 +299,9 @@ struct cli_table *cli_table(struct cli *c, const char *name, const struct col *c
 	t->name = name;
 	t->cols = cols;
 	t->ncols = n;
-	t->acap = 1 << 16;
-	t->arena = malloc(t->acap);
-	if (!t->arena) {
-		free(t);
-		return NULL;
-	}
-	t->alen = 1; /* offset 0 means "absent" */
+	/* a JSON table holds one row */
+	ob_init(&t->arena, NULL, c->json ? 1 << 12 : 1 << 16);
+	t->arena.n = 1; /* offset 0 means "absent" */
 	if (c->json)
 		json_start(t, c->out);
 	return t;
@@ -295,8 +310,11 @@ struct cli_table *cli_table(struct cli *c, const char *name, const struct col *c
 static void table_free(struct cli_table *t)
 {
 	free(t->cells);
-	free(t->arena);
+	free(t->arena.b);
+	if (t->json)
+		free(t->json->b);
 	free(t->json);
+	free(t->lens);
 	free(t->keys);
 	free(t->koff);
 	free(t);
@@ -306,7 +324,7 @@ struct cli_line *cli_line_new(struct cli_table *t)
 {
 	if (t->json && t->nrows) {
 		json_row(t); /* the row is complete: out it goes, and its cells are reused */
-		t->alen = 1;
+		t->arena.n = 1;
 	} else if (t->nrows == t->cap) {
 		size_t cap = t->cap ? t->cap * 2 : t->json ? 1 : 64;
 		uint32_t *n = realloc(t->cells, cap * t->ncols * sizeof(*n));
@@ -321,36 +339,29 @@ struct cli_line *cli_line_new(struct cli_table *t)
 	return (struct cli_line *)t;
 }
 
-/* The cell @a @b (either may be empty), copied to the arena. */
-static void cell_put(struct cli_table *t, size_t col, const char *a, size_t la, const char *b,
-		     size_t lb)
+/* Cell @col of the row being filled: @len bytes at @s, as text or as JSON. */
+static void cell_put(struct cli_table *t, size_t col, const char *s, size_t len)
 {
-	size_t l = la + lb + 1;
+	size_t off = t->arena.n;
 
 	if (col >= t->ncols || !t->nrows)
 		return;
-	if (t->alen + l > t->acap) {
-		size_t cap = t->acap;
-		char *n;
-
-		while (t->alen + l > cap)
-			cap *= 2;
-		if (cap > UINT32_MAX || !(n = realloc(t->arena, cap)))
-			abort();
-		t->arena = n;
-		t->acap = cap;
+	if (t->json) {
+		json_value(&t->arena, t->cols[col].kind, s, len);
+		t->lens[col] = (uint32_t)(t->arena.n - off);
+	} else {
+		ob_put(&t->arena, s, len);
+		ob_put(&t->arena, "", 1);
 	}
-	memcpy(t->arena + t->alen, a, la);
-	memcpy(t->arena + t->alen + la, b, lb);
-	t->arena[t->alen + la + lb] = '\0';
-	row(t)[col] = (uint32_t)t->alen;
-	t->alen += l;
+	if (t->arena.n > UINT32_MAX)
+		abort(); /* offsets are 32 bits: a 4 GiB listing */
+	row(t)[col] = (uint32_t)off;
 }
 
 void cli_cell_str(struct cli_line *ln, size_t col, const char *s)
 {
 	if (s)
-		cell_put((struct cli_table *)ln, col, s, strlen(s), "", 0);
+		cell_put((struct cli_table *)ln, col, s, strlen(s));
 }
 
 void cli_cell(struct cli_line *ln, size_t col, char *data)
@@ -361,17 +372,23 @@ void cli_cell(struct cli_line *ln, size_t col, char *data)
 
 void cli_cell_num_after(struct cli_line *ln, size_t col, const char *prefix, long v)
 {
-	/* "%ld" by hand: a listing has five numbers a row, and snprintf() was a tenth of it */
-	char digits[24], *p = digits + sizeof(digits);
+	/* "%s%ld" by hand: a listing has five numbers a row, and snprintf() was a tenth of it */
+	char buf[64], *end = buf + sizeof(buf), *p = end;
 	unsigned long u = v < 0 ? 0UL - (unsigned long)v : (unsigned long)v;
+	size_t lp = strlen(prefix);
 
 	do
 		*--p = (char)('0' + u % 10);
 	while (u /= 10);
 	if (v < 0)
 		*--p = '-';
-	cell_put((struct cli_table *)ln, col, prefix, strlen(prefix), p,
-		 (size_t)(digits + sizeof(digits) - p));
+	if (lp <= (size_t)(p - buf)) {
+		p -= lp;
+		memcpy(p, prefix, lp);
+		cell_put((struct cli_table *)ln, col, p, (size_t)(end - p));
+	} else {
+		cli_cell(ln, col, vgpu_asprintf("%s%.*s", prefix, (int)(end - p), p));
+	}
 }
 
 void cli_cell_num(struct cli_line *ln, size_t col, long v, bool present)
