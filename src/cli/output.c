@@ -100,11 +100,12 @@ static inline void ob_put(struct obuf *o, const char *s, size_t l)
 
 #define OB_LIT(o, lit) ob_put(o, lit, sizeof(lit) - 1)
 
-/* A byte a JSON string holds as it is: printable ASCII but '"' and '\\'. */
-static inline bool json_plain(unsigned char ch)
-{
-	return ch >= 0x20 && ch < 0x80 && ch != '"' && ch != '\\';
-}
+/* The bytes a JSON string holds as they are: printable ASCII but '"' and '\\'. */
+static const bool json_plain[256] = {
+	[0x20 ... 0x21] = true, /* '"' is 0x22 */
+	[0x23 ... 0x5b] = true, /* '\\' is 0x5c */
+	[0x5d ... 0x7f] = true,
+};
 
 /* The character at @s, escaped: one control or quoting byte, or one UTF-8 sequence. */
 static const char *json_escape(struct obuf *o, const char *s, const char *end)
@@ -149,7 +150,7 @@ static void json_string(struct obuf *o, const char *s, size_t len)
 		const char *run = s;
 
 		/* printable ASCII, nearly all of it, goes out in one piece */
-		while (s < end && json_plain((unsigned char)*s))
+		while (s < end && json_plain[(unsigned char)*s])
 			s++;
 		ob_put(o, run, (size_t)(s - run));
 		if (s < end)
