@@ -4,6 +4,7 @@
 #include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include <stdint.h>
 
@@ -62,6 +63,33 @@ static void ob_init(struct obuf *o, FILE *f, size_t cap)
 }
 
 /*
+ * A full buffer goes straight to the file: fwrite() would copy it once
+ * more, into stdio's 64 KiB buffer, whose pages would fault in too.  What
+ * write() does not take is handed to stdio, which tries again and, if it
+ * fails too, keeps the error for close_stdout() to report.
+ */
+static void ob_write(struct obuf *o)
+{
+	const char *p = o->b;
+	size_t left = o->n;
+
+	if (fflush(o->f) == 0)
+		while (left) {
+			ssize_t w = write(fileno(o->f), p, left);
+
+			if (w < 0 && errno == EINTR)
+				continue;
+			if (w <= 0)
+				break;
+			p += w;
+			left -= (size_t)w;
+		}
+	if (left)
+		fwrite(p, 1, left, o->f);
+	o->n = 0;
+}
+
+/*
  * What does not fit: a buffer without a FILE grows; one with a FILE takes
  * what fits and is written out, as often as it fills.  Bytes reach the
  * FILE only after they were copied in, so no path hands fwrite() a byte
@@ -80,8 +108,7 @@ static void ob_spill(struct obuf *o, const char *s, size_t l)
 		o->n += k;
 		if (k == l)
 			return;
-		fwrite(o->b, 1, o->n, o->f);
-		o->n = 0;
+		ob_write(o);
 		s += k;
 		l -= k;
 	}
@@ -288,7 +315,7 @@ static void json_end(struct cli_table *t)
 	} else {
 		OB_LIT(o, "]\n}\n");
 	}
-	fwrite(o->b, 1, o->n, o->f);
+	ob_write(o);
 }
 
 struct cli_table *cli_table(struct cli *c, const char *name, const struct col *cols, size_t n)
