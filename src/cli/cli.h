@@ -74,6 +74,8 @@ void cli_cell_str(struct cli_line *ln, size_t col, const char *s);
 /* Same, and free @data. */
 void cli_cell(struct cli_line *ln, size_t col, char *data);
 void cli_cell_num(struct cli_line *ln, size_t col, long v, bool present);
+/* @prefix then @v in decimal ("nvidia-%ld"). */
+void cli_cell_num_after(struct cli_line *ln, size_t col, const char *prefix, long v);
 /* Print as text or JSON, then free the table. */
 int cli_table_print(struct cli *c, struct cli_table *t);
 

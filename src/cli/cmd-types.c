@@ -52,7 +52,7 @@ static void type_cells(struct cli_line *ln, const struct vgpu_type *t, int off,
 
 	cli_cell_num(ln, C_TYPE + off, t->id, true);
 	if (iface == VGPU_IFACE_MDEV)
-		cli_cell(ln, C_MDEV + off, vgpu_asprintf("nvidia-%u", t->id));
+		cli_cell_num_after(ln, C_MDEV + off, "nvidia-", t->id);
 	cli_cell_str(ln, C_NAME + off, t->name);
 	cli_cell_str(ln, C_PROFILE + off, i->profile);
 	cli_cell_str(ln, C_BACKING + off, vgpu_backing_str(i->backing));

@@ -4,6 +4,7 @@
 #include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include <stdint.h>
 
@@ -41,9 +42,184 @@ int cli_usage_error(struct cli *c, const char *cmd, const char *fmt, ...)
 }
 
 /*
- * Tables and JSON from one place.  A table is a grid of optional strings in
- * one arena; text output pads columns to their widest cell, JSON output
- * renders numbers, strings, string arrays and absent values (null).
+ * JSON goes through buffers of our own: a 2,560-row listing is ~36,000
+ * values, and stdio's per-call locking and format parsing (an fprintf()
+ * per key, an fputs() per separator) cost more than reading the host.
+ * A buffer with a FILE goes to it in one fwrite() when full; one without
+ * (a table's cells) grows instead.
+ */
+struct obuf {
+	FILE *f; /* NULL: grow */
+	char *b;
+	size_t n, cap; /* bytes of b in use (only those are ever written out), its size */
+};
+
+static void ob_init(struct obuf *o, FILE *f, size_t cap)
+{
+	o->f = f;
+	o->b = vgpu_xmalloc(cap);
+	o->n = 0;
+	o->cap = cap;
+}
+
+/*
+ * A full buffer goes straight to the file: fwrite() would copy it once
+ * more, into stdio's 64 KiB buffer, whose pages would fault in too.  What
+ * write() does not take is handed to stdio, which tries again and, if it
+ * fails too, keeps the error for close_stdout() to report.
+ */
+static void ob_write(struct obuf *o)
+{
+	const char *p = o->b;
+	size_t left = o->n;
+
+	if (fflush(o->f) == 0)
+		while (left) {
+			ssize_t w = write(fileno(o->f), p, left);
+
+			if (w < 0 && errno == EINTR)
+				continue;
+			if (w <= 0)
+				break;
+			p += w;
+			left -= (size_t)w;
+		}
+	if (left)
+		fwrite(p, 1, left, o->f);
+	o->n = 0;
+}
+
+/*
+ * What does not fit: a buffer without a FILE grows; one with a FILE takes
+ * what fits and is written out, as often as it fills.  Bytes reach the
+ * FILE only after they were copied in, so no path hands fwrite() a byte
+ * never written.
+ */
+static void ob_spill(struct obuf *o, const char *s, size_t l)
+{
+	while (!o->f && l > o->cap - o->n) {
+		o->cap *= 2;
+		o->b = vgpu_xrealloc(o->b, o->cap);
+	}
+	for (;;) {
+		size_t room = o->cap - o->n, k = l < room ? l : room;
+
+		memcpy(o->b + o->n, s, k);
+		o->n += k;
+		if (k == l)
+			return;
+		ob_write(o);
+		s += k;
+		l -= k;
+	}
+}
+
+/* Inline for what fits, which is nearly everything: a listing makes ~100,000 of these. */
+static inline void ob_put(struct obuf *o, const char *s, size_t l)
+{
+	if (l <= o->cap - o->n) {
+		memcpy(o->b + o->n, s, l);
+		o->n += l;
+	} else {
+		ob_spill(o, s, l);
+	}
+}
+
+#define OB_LIT(o, lit) ob_put(o, lit, sizeof(lit) - 1)
+
+/* The bytes a JSON string holds as they are: printable ASCII but '"' and '\\'. */
+static const bool json_plain[256] = {
+	[0x20 ... 0x21] = true, /* '"' is 0x22 */
+	[0x23 ... 0x5b] = true, /* '\\' is 0x5c */
+	[0x5d ... 0x7f] = true,
+};
+
+/* The character at @s, escaped: one control or quoting byte, or one UTF-8 sequence. */
+static const char *json_escape(struct obuf *o, const char *s, const char *end)
+{
+	static const char hex[] = "0123456789abcdef";
+	unsigned char ch = (unsigned char)*s;
+	size_t l = ch < 0x80 ? 1 : vgpu_utf8_seq_len(s, (size_t)(end - s));
+
+	if (l > 1) {
+		ob_put(o, s, l);
+		return s + l;
+	}
+	if (l == 0) {
+		OB_LIT(o, "\\ufffd");
+	} else if (ch == '"' || ch == '\\') {
+		char e[2] = { '\\', (char)ch };
+
+		ob_put(o, e, sizeof(e));
+	} else if (ch == '\n') {
+		OB_LIT(o, "\\n");
+	} else if (ch == '\t') {
+		OB_LIT(o, "\\t");
+	} else {
+		char e[6] = { '\\', 'u', '0', '0', hex[ch >> 4], hex[ch & 15] };
+
+		ob_put(o, e, sizeof(e));
+	}
+	return s + 1;
+}
+
+/*
+ * A JSON string: quotes, backslashes and control characters escaped, and
+ * any byte that is not valid UTF-8 written as U+FFFD, so the output is
+ * valid JSON whatever a host's files hold (the reader warns about them).
+ */
+static void json_string(struct obuf *o, const char *s, size_t len)
+{
+	const char *end = s + len;
+
+	OB_LIT(o, "\"");
+	while (s < end) {
+		const char *run = s;
+
+		/* printable ASCII, nearly all of it, goes out in one piece */
+		while (s < end && json_plain[(unsigned char)*s])
+			s++;
+		ob_put(o, run, (size_t)(s - run));
+		if (s < end)
+			s = json_escape(o, s, end);
+	}
+	OB_LIT(o, "\"");
+}
+
+/* A value: a number as it is, a string, or newline-separated items as an array. */
+static void json_value(struct obuf *o, enum col_kind kind, const char *v, size_t len)
+{
+	const char *end = v + len;
+
+	if (kind == COL_NUM) {
+		ob_put(o, v, len);
+	} else if (kind == COL_ARRAY) {
+		OB_LIT(o, "[");
+		while (v < end) {
+			const char *nl = memchr(v, '\n', (size_t)(end - v));
+			size_t l = nl ? (size_t)(nl - v) : (size_t)(end - v);
+
+			json_string(o, v, l);
+			v += l;
+			if (v < end) {
+				v++;
+				OB_LIT(o, ", ");
+			}
+		}
+		OB_LIT(o, "]");
+	} else {
+		json_string(o, v, len);
+	}
+}
+
+/*
+ * Tables and JSON from one place.  A table is a grid of optional cells in
+ * one arena.  Text output pads columns to their widest cell.  JSON needs
+ * no widths: a JSON table keeps only the row being filled, each cell
+ * written as JSON (number, string, string array) when it is set, and the
+ * row goes out when the next one starts.  A 2,560-row listing never holds
+ * its cells (holding them, and growing the arrays that held them, took
+ * ~130 page faults), and renders each value once.
  *
  * Why not libsmartcols (lsblk's library): on a 2,560-row listing it spent
  * ~11 ms formatting (character-at-a-time output, a strdup per cell), more
@@ -53,12 +229,94 @@ struct cli_table {
 	const char *name;
 	const struct col *cols;
 	size_t ncols;
-	bool json;
-	uint32_t *cells; /* nrows x ncols arena offsets; 0 = absent */
+	struct obuf arena; /* the cells: text NUL-terminated, JSON as JSON; byte 0 unused */
+	uint32_t *cells; /* arena offsets, rows x ncols (JSON: the row being filled); 0 = absent */
 	size_t nrows, cap;
-	char *arena;
-	size_t alen, acap;
+	struct obuf *json; /* JSON: the output; NULL for text */
+	uint32_t *lens; /* JSON: the cells' lengths */
+	char *keys; /* JSON: what goes before each value, see json_keys() */
+	size_t *koff;
 };
+
+/* The cells of the row being filled (the only one a JSON table keeps). */
+static uint32_t *row(const struct cli_table *t)
+{
+	return &t->cells[t->json ? 0 : (t->nrows - 1) * t->ncols];
+}
+
+static const char *cell(const struct cli_table *t, size_t r, size_t c)
+{
+	uint32_t off = t->cells[r * t->ncols + c];
+
+	return off ? t->arena.b + off : NULL;
+}
+
+/*
+ * What goes before each value, built once: '         "key": ', and for
+ * every column but the first the ",\n" that ends the value before it.
+ * Column c's is keys + koff[c], koff[c + 1] - koff[c] bytes.
+ */
+static void json_keys(struct cli_table *t)
+{
+	size_t size = 1, *off = vgpu_xcalloc(t->ncols + 1, sizeof(*off));
+	char *buf;
+
+	for (size_t c = 0; c < t->ncols; c++)
+		size += strlen(t->cols[c].key) + sizeof(",\n         \"\": ");
+	buf = vgpu_xmalloc(size);
+	for (size_t c = 0; c < t->ncols; c++)
+		off[c + 1] = off[c] + (size_t)snprintf(buf + off[c], size - off[c],
+						       "%s         \"%s\": ", c ? ",\n" : "",
+						       t->cols[c].key);
+	t->keys = buf;
+	t->koff = off;
+}
+
+/* The opening; nothing reaches @f before the buffer fills or the table is printed. */
+static void json_start(struct cli_table *t, FILE *f)
+{
+	t->json = vgpu_xmalloc(sizeof(*t->json));
+	ob_init(t->json, f, 16384);
+	t->lens = vgpu_xcalloc(t->ncols, sizeof(*t->lens));
+	json_keys(t);
+	OB_LIT(t->json, "{\n   \"");
+	ob_put(t->json, t->name, strlen(t->name));
+	OB_LIT(t->json, "\": [");
+}
+
+/* The row just filled, row number nrows. */
+static void json_row(struct cli_table *t)
+{
+	struct obuf *o = t->json;
+
+	if (t->nrows > 1)
+		OB_LIT(o, ",{\n");
+	else
+		OB_LIT(o, "\n      {\n");
+	for (size_t c = 0; c < t->ncols; c++) {
+		ob_put(o, t->keys + t->koff[c], t->koff[c + 1] - t->koff[c]);
+		if (t->cells[c])
+			ob_put(o, t->arena.b + t->cells[c], t->lens[c]);
+		else
+			OB_LIT(o, "null");
+	}
+	if (t->ncols)
+		OB_LIT(o, "\n");
+	OB_LIT(o, "      }");
+}
+
+static void json_end(struct cli_table *t)
+{
+	struct obuf *o = t->json;
+
+	if (t->nrows) {
+		json_row(t);
+		OB_LIT(o, "\n   ]\n}\n");
+	} else {
+		OB_LIT(o, "]\n}\n");
+	}
+	ob_write(o);
+}
 
 struct cli_table *cli_table(struct cli *c, const char *name, const struct col *cols, size_t n)
 {
@@ -69,28 +327,34 @@ struct cli_table *cli_table(struct cli *c, const char *name, const struct col *c
 	t->name = name;
 	t->cols = cols;
 	t->ncols = n;
-	t->json = c->json;
-	t->acap = 1 << 16;
-	t->arena = malloc(t->acap);
-	if (!t->arena) {
-		free(t);
-		return NULL;
-	}
-	t->alen = 1; /* offset 0 means "absent" */
+	/* a JSON table holds one row */
+	ob_init(&t->arena, NULL, c->json ? 1 << 12 : 1 << 16);
+	t->arena.n = 1; /* offset 0 means "absent" */
+	if (c->json)
+		json_start(t, c->out);
 	return t;
 }
 
 static void table_free(struct cli_table *t)
 {
 	free(t->cells);
-	free(t->arena);
+	free(t->arena.b);
+	if (t->json)
+		free(t->json->b);
+	free(t->json);
+	free(t->lens);
+	free(t->keys);
+	free(t->koff);
 	free(t);
 }
 
 struct cli_line *cli_line_new(struct cli_table *t)
 {
-	if (t->nrows == t->cap) {
-		size_t cap = t->cap ? t->cap * 2 : 64;
+	if (t->json && t->nrows) {
+		json_row(t); /* the row is complete: out it goes, and its cells are reused */
+		t->arena.n = 1;
+	} else if (t->nrows == t->cap) {
+		size_t cap = t->cap ? t->cap * 2 : t->json ? 1 : 64;
 		uint32_t *n = realloc(t->cells, cap * t->ncols * sizeof(*n));
 
 		if (!n)
@@ -98,33 +362,34 @@ struct cli_line *cli_line_new(struct cli_table *t)
 		t->cells = n;
 		t->cap = cap;
 	}
-	memset(&t->cells[t->nrows * t->ncols], 0, t->ncols * sizeof(*t->cells));
 	t->nrows++;
+	memset(row(t), 0, t->ncols * sizeof(*t->cells));
 	return (struct cli_line *)t;
+}
+
+/* Cell @col of the row being filled: @len bytes at @s, as text or as JSON. */
+static void cell_put(struct cli_table *t, size_t col, const char *s, size_t len)
+{
+	size_t off = t->arena.n;
+
+	if (col >= t->ncols || !t->nrows)
+		return;
+	if (t->json) {
+		json_value(&t->arena, t->cols[col].kind, s, len);
+		t->lens[col] = (uint32_t)(t->arena.n - off);
+	} else {
+		ob_put(&t->arena, s, len);
+		ob_put(&t->arena, "", 1);
+	}
+	if (t->arena.n > UINT32_MAX)
+		abort(); /* offsets are 32 bits: a 4 GiB listing */
+	row(t)[col] = (uint32_t)off;
 }
 
 void cli_cell_str(struct cli_line *ln, size_t col, const char *s)
 {
-	struct cli_table *t = (struct cli_table *)ln;
-	size_t l;
-
-	if (!s || col >= t->ncols || !t->nrows)
-		return;
-	l = strlen(s) + 1;
-	if (t->alen + l > t->acap) {
-		size_t cap = t->acap;
-		char *n;
-
-		while (t->alen + l > cap)
-			cap *= 2;
-		if (cap > UINT32_MAX || !(n = realloc(t->arena, cap)))
-			abort();
-		t->arena = n;
-		t->acap = cap;
-	}
-	memcpy(t->arena + t->alen, s, l);
-	t->cells[(t->nrows - 1) * t->ncols + col] = (uint32_t)t->alen;
-	t->alen += l;
+	if (s)
+		cell_put((struct cli_table *)ln, col, s, strlen(s));
 }
 
 void cli_cell(struct cli_line *ln, size_t col, char *data)
@@ -133,94 +398,31 @@ void cli_cell(struct cli_line *ln, size_t col, char *data)
 	free(data);
 }
 
+void cli_cell_num_after(struct cli_line *ln, size_t col, const char *prefix, long v)
+{
+	/* "%s%ld" by hand: a listing has five numbers a row, and snprintf() was a tenth of it */
+	char buf[64], *end = buf + sizeof(buf), *p = end;
+	unsigned long u = v < 0 ? 0UL - (unsigned long)v : (unsigned long)v;
+	size_t lp = strlen(prefix);
+
+	do
+		*--p = (char)('0' + u % 10);
+	while (u /= 10);
+	if (v < 0)
+		*--p = '-';
+	if (lp <= (size_t)(p - buf)) {
+		p -= lp;
+		memcpy(p, prefix, lp);
+		cell_put((struct cli_table *)ln, col, p, (size_t)(end - p));
+	} else {
+		cli_cell(ln, col, vgpu_asprintf("%s%.*s", prefix, (int)(end - p), p));
+	}
+}
+
 void cli_cell_num(struct cli_line *ln, size_t col, long v, bool present)
 {
-	char buf[32];
-
-	if (!present)
-		return;
-	snprintf(buf, sizeof(buf), "%ld", v);
-	cli_cell_str(ln, col, buf);
-}
-
-static const char *cell(const struct cli_table *t, size_t r, size_t c)
-{
-	uint32_t off = t->cells[r * t->ncols + c];
-
-	return off ? t->arena + off : NULL;
-}
-
-/*
- * A JSON string: quotes, backslashes and control characters escaped, and
- * any byte that is not valid UTF-8 written as U+FFFD, so the output is
- * valid JSON whatever a host's files hold (the reader warns about them).
- */
-static void json_string(FILE *f, const char *s, size_t len)
-{
-	const char *run = s, *end = s + len;
-
-	fputc('"', f);
-	while (s < end) {
-		unsigned char ch = (unsigned char)*s;
-		size_t l = ch < 0x80 ? 1 : vgpu_utf8_seq_len(s, (size_t)(end - s));
-
-		if (l > 1 || (l == 1 && ch >= 0x20 && ch != '"' && ch != '\\')) {
-			s += l;
-			continue;
-		}
-		fwrite(run, 1, (size_t)(s - run), f);
-		s++;
-		run = s;
-		if (l == 0)
-			fputs("\\ufffd", f);
-		else if (ch == '"' || ch == '\\')
-			fprintf(f, "\\%c", ch);
-		else if (ch == '\n')
-			fputs("\\n", f);
-		else if (ch == '\t')
-			fputs("\\t", f);
-		else
-			fprintf(f, "\\u%04x", ch);
-	}
-	fwrite(run, 1, (size_t)(end - run), f);
-	fputc('"', f);
-}
-
-static void print_json(const struct cli_table *t, FILE *f)
-{
-	fprintf(f, "{\n   \"%s\": [", t->name);
-	for (size_t r = 0; r < t->nrows; r++) {
-		fputs(r ? ",{\n" : "\n      {\n", f);
-		for (size_t c = 0; c < t->ncols; c++) {
-			const char *v = cell(t, r, c);
-
-			fprintf(f, "         \"%s\": ", t->cols[c].key);
-			if (!v) {
-				fputs("null", f);
-			} else if (t->cols[c].kind == COL_NUM) {
-				fputs(v, f);
-			} else if (t->cols[c].kind == COL_ARRAY) {
-				/* newline-separated items */
-				fputc('[', f);
-				for (const char *p = v; *p;) {
-					size_t l = strcspn(p, "\n");
-
-					json_string(f, p, l);
-					p += l;
-					if (*p) {
-						p++;
-						fputs(", ", f);
-					}
-				}
-				fputc(']', f);
-			} else {
-				json_string(f, v, strlen(v));
-			}
-			fputs(c + 1 < t->ncols ? ",\n" : "\n", f);
-		}
-		fputs("      }", f);
-	}
-	fputs(t->nrows ? "\n   ]\n}\n" : "]\n}\n", f);
+	if (present)
+		cli_cell_num_after(ln, col, "", v);
 }
 
 static void print_text(const struct cli_table *t, FILE *f)
@@ -267,7 +469,7 @@ static void print_text(const struct cli_table *t, FILE *f)
 int cli_table_print(struct cli *c, struct cli_table *t)
 {
 	if (t->json)
-		print_json(t, c->out);
+		json_end(t);
 	else
 		print_text(t, c->out);
 	table_free(t);

@@ -107,10 +107,26 @@ void vgpu_sysdir_root(struct vgpu_sysfs *fs, struct vgpu_sysdir *d)
 
 static int vformat(char *buf, size_t len, const char *fmt, va_list ap)
 {
-	int n = vsnprintf(buf, len, fmt, ap);
+	/*
+	 * Nearly every path is a literal ("vendor") or "%s" with a path the
+	 * caller built: copied as it is, since vsnprintf() costs more than
+	 * the openat2() of a short sysfs name.
+	 */
+	const char *s = fmt;
 
-	if (n < 0 || (size_t)n >= len)
-		return -ENAMETOOLONG;
+	if (strcmp(fmt, "%s") == 0)
+		s = va_arg(ap, const char *);
+	else if (strchr(fmt, '%'))
+		s = NULL;
+	if (s) {
+		if (vgpu_path_join(buf, len, "", s) < 0)
+			return -ENAMETOOLONG;
+	} else {
+		int n = vsnprintf(buf, len, fmt, ap);
+
+		if (n < 0 || (size_t)n >= len)
+			return -ENAMETOOLONG;
+	}
 	if (buf[0] == '/')
 		return -VGPU_EESCAPE; /* every path is relative to a directory */
 	return 0;
@@ -160,8 +176,7 @@ static int sysdir_openv(const struct vgpu_sysdir *parent, struct vgpu_sysdir *d,
 	d->fs = parent->fs;
 	d->fd = fd;
 	d->is_root = false;
-	if (snprintf(d->path, sizeof(d->path), "%s%s%s", parent->path, *parent->path ? "/" : "",
-		     rel) >= (int)sizeof(d->path)) {
+	if (vgpu_path_join(d->path, sizeof(d->path), parent->path, rel) < 0) {
 		close(fd);
 		return -ENAMETOOLONG;
 	}

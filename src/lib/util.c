@@ -22,6 +22,21 @@ char *vgpu_strip(char *s)
 	return s;
 }
 
+int vgpu_path_join(char *buf, size_t len, const char *dir, const char *leaf)
+{
+	size_t dl = strlen(dir), sep = dl ? 1 : 0, ll = strlen(leaf);
+
+	if (dl + sep + ll >= len) {
+		if (len)
+			buf[0] = '\0';
+		return -ENAMETOOLONG;
+	}
+	memcpy(buf, dir, dl);
+	buf[dl] = '/'; /* overwritten by @leaf when @dir is empty */
+	memcpy(buf + dl + sep, leaf, ll + 1);
+	return 0;
+}
+
 /* After a number: only blanks may follow.  0, -EINVAL, or strto*'s errno. */
 static int number_end(const char *start, const char *end, int err)
 {

@@ -25,6 +25,12 @@ int vgpu_parse_hex(const char *s, unsigned long *out);
 /* Strip leading and trailing blanks in place; returns the first non-blank. */
 char *vgpu_strip(char *s);
 /**
+ * vgpu_path_join() - "@dir/@leaf" into @buf (just @leaf when @dir is empty),
+ * without snprintf()'s format parsing: paths are joined per vGPU type.
+ * Return: 0 or -ENAMETOOLONG (@buf then holds an empty string).
+ */
+int vgpu_path_join(char *buf, size_t len, const char *dir, const char *leaf);
+/**
  * vgpu_bdf_normalize() - "0000:3B:00.0", "3b:00.0" or "00000000:3B:00.0" to
  * the sysfs form "0000:3b:00.0".  Exactly two hex digits for bus and device
  * (one or two accepted when written that way), one for the function; blanks

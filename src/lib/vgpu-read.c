@@ -148,8 +148,9 @@ static struct vgpu_type *mdev_catalog_add(struct vgpu_ctx *ctx, const struct vgp
 	struct vgpu_type *t;
 	int r;
 
-	snprintf(rel, sizeof(rel), "%s/name", dir);
-	r = vgpu_sysfs_read_str(types, buf, VGPU_NAME_FILE_MAX, "%s", rel);
+	r = vgpu_path_join(rel, sizeof(rel), dir, "name");
+	if (r == 0)
+		r = vgpu_sysfs_read_str(types, buf, VGPU_NAME_FILE_MAX, "%s", rel);
 	if (r == 0 && !*vgpu_strip(buf))
 		r = -ENODATA;
 	if (r < 0) {
@@ -160,8 +161,9 @@ static struct vgpu_type *mdev_catalog_add(struct vgpu_ctx *ctx, const struct vgp
 	name = host_text(ctx, types, rel, vgpu_strip(buf));
 	t = vgpu_gpu_add_type(g, id, name);
 	set_source(types, rel, t);
-	snprintf(rel, sizeof(rel), "%s/description", dir);
-	r = vgpu_sysfs_read_str(types, buf, VGPU_NAME_FILE_MAX, "%s", rel);
+	r = vgpu_path_join(rel, sizeof(rel), dir, "description");
+	if (r == 0)
+		r = vgpu_sysfs_read_str(types, buf, VGPU_NAME_FILE_MAX, "%s", rel);
 	if (r == 0) {
 		/* descriptions may carry newlines; normalise them */
 		for (char *c = buf; *c; c++)
@@ -181,8 +183,9 @@ static struct vgpu_type *mdev_catalog_add(struct vgpu_ctx *ctx, const struct vgp
 	} else if (r != -ENOENT) {
 		vgpu_warn_file(ctx, types, rel, r, NULL);
 	}
-	snprintf(rel, sizeof(rel), "%s/device_api", dir);
-	r = vgpu_sysfs_read_str(types, buf, VGPU_NAME_FILE_MAX, "%s", rel);
+	r = vgpu_path_join(rel, sizeof(rel), dir, "device_api");
+	if (r == 0)
+		r = vgpu_sysfs_read_str(types, buf, VGPU_NAME_FILE_MAX, "%s", rel);
 	if (r == 0)
 		t->device_api = host_text(ctx, types, rel, vgpu_strip(buf));
 	else if (r != -ENOENT)
@@ -230,11 +233,21 @@ static void read_mdev_parent(struct vgpu_ctx *ctx, struct vgpu_sysfs *fs, struct
 				  VGPU_SHOW(&types, dir, show));
 			continue;
 		}
-		t = vgpu_gpu_find_type(g, id);
+		/*
+		 * Every parent of a GPU lists the same sorted ids, so the i-th
+		 * entry is nearly always the catalogue's i-th type: checked before
+		 * the binary search, whose pointer chasing misses the cache after
+		 * each read.
+		 */
+		if (i < g->n_types && g->types[i]->id == id)
+			t = g->types[i];
+		else
+			t = vgpu_gpu_find_type(g, id);
 		if (!t && !(t = mdev_catalog_add(ctx, &types, g, dir, id)))
 			continue;
-		snprintf(rel, sizeof(rel), "%s/available_instances", dir);
-		r = vgpu_sysfs_read_long(&types, &avail, 0, VGPU_MAX_INSTANCES, "%s", rel);
+		r = vgpu_path_join(rel, sizeof(rel), dir, "available_instances");
+		if (r == 0)
+			r = vgpu_sysfs_read_long(&types, &avail, 0, VGPU_MAX_INSTANCES, "%s", rel);
 		if (r < 0) {
 			vgpu_warn_file_why(ctx, &types, rel,
 					   r == -EINVAL ? "not a count" : vgpu_strerror(r),

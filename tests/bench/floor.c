@@ -7,7 +7,9 @@
  * A bare loop that performs the file reads vgpuctl performs for that
  * command, with the same system calls (openat2() with the same flags and
  * resolve flags, fstat(), read() with the same buffer sizes, readlinkat(),
- * getdents64(), close()), in the same places, and nothing else: no model,
+ * getdents64(), close()), in the same places, including the second
+ * O_PATH | O_NOFOLLOW open that tells an absent file from a dangling link
+ * after ENOENT, and nothing else: no model,
  * no sorting, no parsing beyond what it takes to decide which file comes
  * next (vendor, class, virtfn links, the GPU's minor, type ids seen on a
  * GPU), no output.  bench-floor.sh times it next to vgpuctl in one hyperfine
@@ -21,6 +23,7 @@
  */
 #define _GNU_SOURCE
 #include <dirent.h>
+#include <errno.h>
 #include <fcntl.h>
 #include <linux/openat2.h>
 #include <stdio.h>
@@ -38,12 +41,30 @@
 #define MAX_PARENTS 256
 #define MAX_TYPE_ID 4096
 
-static int o2(int dfd, const char *path, int flags, unsigned long long resolve)
+static int o2_once(int dfd, const char *path, int flags, unsigned long long resolve)
 {
 	struct open_how how = { .flags = (unsigned long long)flags | O_CLOEXEC,
 				.resolve = resolve };
 
 	return (int)syscall(SYS_openat2, dfd, path, &how, sizeof(how));
+}
+
+/*
+ * open_in(): an open that follows links and finds nothing is tried again
+ * with O_PATH | O_NOFOLLOW, to tell an absent file from a dangling link.
+ */
+static int o2(int dfd, const char *path, int flags, unsigned long long resolve)
+{
+	int fd = o2_once(dfd, path, flags, resolve);
+
+	if (fd < 0 && errno == ENOENT && !(flags & O_NOFOLLOW)) {
+		int lfd = o2_once(dfd, path, O_PATH | O_NOFOLLOW, resolve);
+
+		if (lfd >= 0)
+			close(lfd);
+		errno = ENOENT;
+	}
+	return fd;
 }
 
 /* read_str(): open, fstat, one read (a second only when the buffer filled), close. */

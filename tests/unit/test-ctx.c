@@ -212,13 +212,34 @@ static void test_strv(void **state)
 	assert_int_equal(v.n, 0);
 }
 
+static void test_path_join(void **state)
+{
+	char buf[16], big[600];
+
+	(void)state;
+	assert_int_equal(vgpu_path_join(buf, sizeof(buf), "nvidia-600", "name"), 0);
+	assert_string_equal(buf, "nvidia-600/name");
+	assert_int_equal(vgpu_path_join(buf, sizeof(buf), "", "vendor"), 0);
+	assert_string_equal(buf, "vendor");
+	assert_int_equal(vgpu_path_join(buf, sizeof(buf), "a", ""), 0);
+	assert_string_equal(buf, "a/");
+	/* 15 characters fit a 16-byte buffer, 16 do not: nothing is cut */
+	assert_int_equal(vgpu_path_join(buf, sizeof(buf), "nvidia-6000", "name"), -ENAMETOOLONG);
+	assert_string_equal(buf, "");
+	assert_int_equal(vgpu_path_join(buf, sizeof(buf), "", "0123456789abcdef"), -ENAMETOOLONG);
+	assert_int_equal(vgpu_path_join(buf, sizeof(buf), "", "0123456789abcde"), 0);
+	memset(big, 'x', sizeof(big) - 1);
+	big[sizeof(big) - 1] = '\0';
+	assert_int_equal(vgpu_path_join(buf, sizeof(buf), big, "name"), -ENAMETOOLONG);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_error), cmocka_unit_test(test_error_append),
 		cmocka_unit_test(test_log),   cmocka_unit_test(test_strerror),
 		cmocka_unit_test(test_utf8),  cmocka_unit_test(test_bdf),
-		cmocka_unit_test(test_strv),
+		cmocka_unit_test(test_strv),  cmocka_unit_test(test_path_join),
 	};
 
 	return cmocka_run_group_tests_name("ctx", tests, NULL, NULL);

@@ -409,6 +409,45 @@ static void test_open_root_name(void **state)
 	vgpu_sysfs_free(NULL);
 }
 
+/* Paths given as a literal, as "%s" and as another format read the same file. */
+static void test_read_paths(void **state)
+{
+	struct host_fixture *f = *state;
+	struct vgpu_sysfs *fs = NULL;
+	struct vgpu_sysdir root, d = { .fd = -1 };
+	char buf[64], rel[VGPU_PATH_MAX + 8];
+	long v;
+
+	put(f, "sys/bus/pci/devices/0000:3b:00.0/numa_node", "1\n");
+	assert_int_equal(vgpu_sysfs_open(&f->ctx, f->root, &fs), 0);
+	vgpu_sysdir_root(fs, &root);
+	assert_int_equal(vgpu_sysfs_read_str(&root, buf, sizeof(buf),
+					     "sys/bus/pci/devices/0000:3b:00.0/numa_node"),
+			 0);
+	assert_string_equal(buf, "1");
+	assert_int_equal(vgpu_sysfs_read_long(&root, &v, -1, 8, "%s",
+					      "sys/bus/pci/devices/0000:3b:00.0/numa_node"),
+			 0);
+	assert_int_equal(v, 1);
+	assert_int_equal(vgpu_sysdir_open(fs, &d, "sys/bus/pci/devices/%s", "0000:3b:00.0"), 0);
+	assert_string_equal(d.path, "sys/bus/pci/devices/0000:3b:00.0");
+	assert_int_equal(vgpu_sysfs_read_str(&d, buf, sizeof(buf), "%s", "numa_node"), 0);
+	assert_string_equal(buf, "1");
+	/* a literal "%%" is a format, not a name */
+	assert_int_equal(vgpu_sysfs_read_str(&d, buf, sizeof(buf), "numa%%node"), -ENOENT);
+	/* absolute paths are refused however they are given */
+	assert_int_equal(vgpu_sysfs_read_str(&d, buf, sizeof(buf), "/numa_node"), -VGPU_EESCAPE);
+	assert_int_equal(vgpu_sysfs_read_str(&d, buf, sizeof(buf), "%s", "/numa_node"),
+			 -VGPU_EESCAPE);
+	/* too long: refused, never cut to another name */
+	memset(rel, 'a', sizeof(rel) - 1);
+	rel[sizeof(rel) - 1] = '\0';
+	assert_int_equal(vgpu_sysfs_read_str(&d, buf, sizeof(buf), "%s", rel), -ENAMETOOLONG);
+	assert_int_equal(vgpu_sysfs_read_str(&d, buf, sizeof(buf), "%s/x", rel), -ENAMETOOLONG);
+	vgpu_sysdir_close(&d);
+	vgpu_sysfs_free(fs);
+}
+
 /* ---- the committed dual-socket A30 fixture ---------------------------------- */
 
 static void test_fixture_a30_dual(void **state)
@@ -453,6 +492,7 @@ int main(int argc, char **argv)
 		cmocka_unit_test_setup_teardown(test_open_regular_file, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_open_missing, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_open_root_name, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_read_paths, setup, teardown),
 		/* no temporary tree: teardown must not delete the committed one */
 		host_unit_test(test_fixture_a30_dual),
 	};
