@@ -437,16 +437,16 @@ static bool hostdev_matches(xmlNodePtr hd, const char *mdev_uuid, const char *vf
 	VGPU_AUTOFREE char *type = get_attr(hd, "type");
 	bool match = false;
 
-	if (!addr || !type)
+	if (!addr)
 		return false;
 	if (mdev_uuid && *mdev_uuid) {
-		/* whatever the type says: one UUID names one device */
+		/* whatever the type says (or if it says nothing): one UUID names one device */
 		VGPU_AUTOFREE char *u = get_attr(addr, "uuid");
 
 		if (u && strcasecmp(u, mdev_uuid) == 0)
 			return true;
 	}
-	if (strcmp(type, "pci") == 0 && vf) {
+	if (type && strcmp(type, "pci") == 0 && vf) {
 		VGPU_AUTOFREE char *d = get_attr(addr, "domain"), *b = get_attr(addr, "bus");
 		VGPU_AUTOFREE char *s = get_attr(addr, "slot"), *f = get_attr(addr, "function");
 		char bdf[VGPU_BDF_LEN];
