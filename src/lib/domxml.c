@@ -446,7 +446,7 @@ static bool hostdev_matches(xmlNodePtr hd, const char *mdev_uuid, const char *vf
 		if (u && strcasecmp(u, mdev_uuid) == 0)
 			return true;
 	}
-	if (type && strcmp(type, "pci") == 0 && vf) {
+	if (vf && (!type || strcmp(type, "pci") == 0)) {
 		VGPU_AUTOFREE char *d = get_attr(addr, "domain"), *b = get_attr(addr, "bus");
 		VGPU_AUTOFREE char *s = get_attr(addr, "slot"), *f = get_attr(addr, "function");
 		char bdf[VGPU_BDF_LEN];
