@@ -149,8 +149,9 @@ int main(int argc, char **argv)
 		cli_cleanup(&c);
 		return rc < 0 ? EXIT_FAILURE : rc;
 	}
-	/* large listings go out in 64 KiB writes rather than 4 KiB ones (glibc
-	 * ignores the size unless it is given the buffer) */
+	/* large text listings go out in 64 KiB writes rather than 4 KiB ones (glibc
+	 * ignores the size unless it is given the buffer); JSON tables write
+	 * 16 KiB buffers of their own (output.c) */
 	static char outbuf[1 << 16];
 
 	if (!isatty(STDOUT_FILENO))

@@ -45,7 +45,7 @@ int cli_usage_error(struct cli *c, const char *cmd, const char *fmt, ...)
  * JSON goes through buffers of our own: a 2,560-row listing is ~36,000
  * values, and stdio's per-call locking and format parsing (an fprintf()
  * per key, an fputs() per separator) cost more than reading the host.
- * A buffer with a FILE goes to it in one fwrite() when full; one without
+ * A buffer with a FILE is written out when full (ob_write()); one without
  * (a table's cells) grows instead.
  */
 struct obuf {
@@ -92,8 +92,8 @@ static void ob_write(struct obuf *o)
 /*
  * What does not fit: a buffer without a FILE grows; one with a FILE takes
  * what fits and is written out, as often as it fills.  Bytes reach the
- * FILE only after they were copied in, so no path hands fwrite() a byte
- * never written.
+ * file only after they were copied in, so no path hands write() or
+ * fwrite() a byte never written.
  */
 static void ob_spill(struct obuf *o, const char *s, size_t l)
 {

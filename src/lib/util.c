@@ -88,6 +88,8 @@ int vgpu_parse_hex(const char *s, unsigned long *out)
 	return r;
 }
 
+static const char hex_digit[] = "0123456789abcdef";
+
 /* 1..@max hex digits at *p; advances *p. */
 static int hex_field(const char **p, unsigned max, unsigned *out)
 {
@@ -125,7 +127,18 @@ int vgpu_bdf_normalize(const char *in, char out[VGPU_BDF_LEN])
 		return -EINVAL;
 	if (dom > 0xffff || dev > 0x1f || fn > 7)
 		return -EINVAL;
-	snprintf(out, VGPU_BDF_LEN, "%04x:%02x:%02x.%x", dom, bus, dev, fn);
+	/* "%04x:%02x:%02x.%x" without snprintf(): every PCI device and VF link comes here */
+	for (int i = 0; i < 4; i++)
+		out[i] = hex_digit[(dom >> (12 - 4 * i)) & 15];
+	out[4] = ':';
+	out[5] = hex_digit[bus >> 4];
+	out[6] = hex_digit[bus & 15];
+	out[7] = ':';
+	out[8] = hex_digit[dev >> 4];
+	out[9] = hex_digit[dev & 15];
+	out[10] = '.';
+	out[11] = hex_digit[fn];
+	out[12] = '\0';
 	return 0;
 }
 

@@ -169,6 +169,8 @@ static void test_bdf(void **state)
 		{ "3b:00.4", "0000:3b:00.4" },
 		{ "00000000:3D:00.0", "0000:3d:00.0" }, /* nvidia-smi's 8-digit domain */
 		{ "3b:0.4", "0000:3b:00.4" },
+		{ "FFFF:FF:1F.7", "ffff:ff:1f.7" }, /* every field at its largest */
+		{ "a:0:0.0", "000a:00:00.0" }, /* every field padded */
 	};
 	static const char *const bad[] = { "0x:e.5",   " 3b:00.4",  "3b:00.4 ", "3b :00.4",
 					   "3b:00 .4", "\t3b:00.4", "",		"0x3b:00.4" };
