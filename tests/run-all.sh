@@ -56,7 +56,9 @@ done
 export ASAN_OPTIONS=detect_leaks=1:abort_on_error=1
 export LSAN_OPTIONS=suppressions=$src/tests/lsan.supp:print_suppressions=0
 export UBSAN_OPTIONS=halt_on_error=1:print_stacktrace=1
-test_args=(--no-suite fixtures --no-suite live --no-suite emu)
+# a loaded machine makes the sanitized damaged-host suite (1,345 hosts x 6
+# commands, LeakSanitizer at every exit) slow: give it twice the time
+test_args=(--no-suite fixtures --no-suite live --no-suite emu --timeout-multiplier 2)
 CC=gcc run asan -Db_sanitize=address,undefined -Db_lundef=false
 unset ASAN_OPTIONS LSAN_OPTIONS UBSAN_OPTIONS
 # libFuzzer targets (clang, ASan/UBSan): seeds and kept crashers, then a fixed
