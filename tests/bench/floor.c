@@ -338,6 +338,13 @@ int main(int argc, char **argv)
 	}
 	if (n_parents)
 		mdevs(root);
+	/* cli_read_host(): owner records and stored catalogues (absent on this host) */
+	fd = o2(root, "var/lib/vgpuctl/owners", O_RDONLY | O_DIRECTORY, IN_ROOT);
+	if (fd >= 0)
+		close(fd);
+	fd = o2(root, "var/lib/vgpuctl/catalog", O_RDONLY | O_DIRECTORY, IN_ROOT);
+	if (fd >= 0)
+		close(fd);
 	types(root);
 	close(root);
 	return 0;
