@@ -64,7 +64,8 @@ struct live_run {
 
 static int fail(struct live_run *run)
 {
-	cli_error(run->c, "%s %s: %s", run->cmd, run->name[0] ? run->name : "",
+	/* "assign vm1: ...", or "assign: ..." before the domain's name is known */
+	cli_error(run->c, "%s%s%s: %s", run->cmd, run->name[0] ? " " : "", run->name,
 		  vgpu_ctx_error(&run->c->ctx));
 	return EXIT_FAILURE;
 }
