@@ -181,17 +181,22 @@ hook vm1 release end <"$W/a.xml" || fail "release after a failed start"
 hook vm1 prepare begin <"$W/a.xml" && hook vm1 started begin </dev/null &&
 	hook vm1 release end <"$W/a.xml" || fail "a normal start and stop"
 [ "$(state vm1)" = active ] || fail "a normal stop freed a persistent vGPU: $(state vm1)"
-# other domains and operations: exit 0 without reading stdin (a FIFO whose writer never
-# closes: a read would block until the timeout)
+# other domains and operations, and the start and stop of vm1 whose persistent vGPU is
+# there (nothing to do): exit 0 without reading stdin (a FIFO whose writer never
+# closes: a read would block until the timeout) and without writing
 mkfifo "$W/fifo"
 exec 7<>"$W/fifo"
-for call in "other prepare begin" "vm1 start begin" "vm1 migrate begin" "vm1 reconnect begin"; do
+emu_clear_journal
+for call in "other prepare begin" "vm1 start begin" "vm1 migrate begin" "vm1 reconnect begin" \
+	"vm1 prepare begin" "vm1 release end"; do
 	# shellcheck disable=SC2086 # the call is three words
 	timeout 5 "$B" --sysroot "$EMU_ROOT" hook $call - <"$W/fifo" >"$W/out" ||
 		fail "hook $call: exit $? (read stdin?)"
 	[ ! -s "$W/out" ] || fail "hook $call wrote to stdout"
 done
 exec 7>&-
+[ -z "$(emu_writes)" ] || fail "hooks with nothing to do wrote: $(emu_writes)"
+[ "$(state vm1)" = active ] || fail "vm1 after start/stop with nothing to do: $(state vm1)"
 # hostile stdin for a domain with records: refused, nothing created
 echo 0 >"$EMU_ROOT/$VF_ATTR"
 printf '<!DOCTYPE d [<!ENTITY a "aaaaaaaaaa"><!ENTITY b "&a;&a;&a;&a;&a;&a;&a;&a;">]>
