@@ -1,0 +1,281 @@
+// SPDX-License-Identifier: LGPL-2.1-or-later
+/*
+ * exec.c - external programs with an argv, a deadline and captured output.
+ *
+ * posix_spawn() with the child in its own process group, so a timeout
+ * kills what the program started too (sriov-manage runs nvidia-smi); stdin
+ * is /dev/null; both pipes are drained with poll() until EOF and the child
+ * reaped, every wait bounded by the one deadline.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <poll.h>
+#include <signal.h>
+#include <spawn.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "cleanup.h"
+#include "exec.h"
+#include "util.h"
+
+extern char **environ;
+
+struct sink {
+	int fd;
+	char *buf;
+	size_t len, cap;
+};
+
+static long now_ms(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return ts.tv_sec * 1000L + ts.tv_nsec / 1000000L;
+}
+
+void vgpu_exec_clear(struct vgpu_exec_result *res)
+{
+	free(res->out);
+	free(res->err);
+	*res = (struct vgpu_exec_result){ 0 };
+}
+
+static bool shell_safe(const char *s)
+{
+	if (!*s)
+		return false;
+	for (; *s; s++)
+		if (!strchr("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789"
+			    "-_./:=,+@%", *s))
+			return false;
+	return true;
+}
+
+/* append @n bytes of @p to the buffer */
+static void put(struct sink *b, const char *p, size_t n)
+{
+	if (b->len + n + 1 > b->cap) {
+		b->cap = (b->len + n + 1) * 2;
+		b->buf = vgpu_xrealloc(b->buf, b->cap);
+	}
+	memcpy(b->buf + b->len, p, n);
+	b->len += n;
+	b->buf[b->len] = '\0';
+}
+
+char *vgpu_argv_str(const char *const *argv)
+{
+	struct sink b = { -1, NULL, 0, 0 };
+
+	put(&b, "", 0);
+	for (size_t i = 0; argv[i]; i++) {
+		if (i)
+			put(&b, " ", 1);
+		if (shell_safe(argv[i])) {
+			put(&b, argv[i], strlen(argv[i]));
+			continue;
+		}
+		/* 'it'\''s': readable, and pasteable into a shell */
+		put(&b, "'", 1);
+		for (const char *p = argv[i]; *p; p++)
+			if (*p == '\'')
+				put(&b, "'\\''", 4);
+			else
+				put(&b, p, 1);
+		put(&b, "'", 1);
+	}
+	return b.buf;
+}
+
+const char *vgpu_last_line(const char *s, char *buf, size_t len)
+{
+	const char *end = s ? s + strlen(s) : NULL, *start;
+
+	buf[0] = '\0';
+	if (!s)
+		return buf;
+	while (end > s) {
+		while (end > s && (end[-1] == '\n' || end[-1] == ' ' || end[-1] == '\t' ||
+				   end[-1] == '\r'))
+			end--;
+		start = end;
+		while (start > s && start[-1] != '\n')
+			start--;
+		while (start < end && (*start == ' ' || *start == '\t'))
+			start++;
+		if (start < end) {
+			size_t n = (size_t)(end - start) < len - 1 ? (size_t)(end - start) : len - 1;
+
+			memcpy(buf, start, n);
+			buf[n] = '\0';
+			return buf;
+		}
+		end = start;
+	}
+	return buf;
+}
+
+/* Read what is there; false at EOF or error (the pipe is done). */
+static bool drain(struct sink *s)
+{
+	char tmp[16384];
+	ssize_t n = read(s->fd, tmp, sizeof(tmp));
+
+	if (n < 0 && (errno == EINTR || errno == EAGAIN))
+		return true;
+	if (n <= 0)
+		return false;
+	if (s->len < VGPU_EXEC_OUTPUT_MAX)
+		put(s, tmp, (size_t)n < VGPU_EXEC_OUTPUT_MAX - s->len ? (size_t)n
+								   : VGPU_EXEC_OUTPUT_MAX - s->len);
+	return true;
+}
+
+/* Both pipes to EOF, or the deadline. */
+static bool collect(struct sink *out, struct sink *err, long deadline)
+{
+	bool open[2] = { true, true };
+
+	while (open[0] || open[1]) {
+		struct pollfd p[2] = { { open[0] ? out->fd : -1, POLLIN, 0 },
+				       { open[1] ? err->fd : -1, POLLIN, 0 } };
+		long left = deadline - now_ms();
+		int r;
+
+		if (left <= 0)
+			return false;
+		r = poll(p, 2, (int)(left > 60000 ? 60000 : left));
+		if (r < 0 && errno != EINTR)
+			return false;
+		if (p[0].revents && !drain(out))
+			open[0] = false;
+		if (p[1].revents && !drain(err))
+			open[1] = false;
+	}
+	return true;
+}
+
+/* Reap @pid by the deadline; false if it is still running. */
+static bool reap(pid_t pid, int *status, long deadline)
+{
+	for (long wait_ms = 1;; wait_ms = wait_ms < 50 ? wait_ms * 2 : 50) {
+		pid_t r = waitpid(pid, status, WNOHANG);
+
+		if (r == pid || (r < 0 && errno != EINTR))
+			return true;
+		if (now_ms() >= deadline)
+			return false;
+		usleep((useconds_t)wait_ms * 1000);
+	}
+}
+
+static int spawn(struct vgpu_ctx *ctx, const char *const *argv, int pout[2], int perr[2],
+		 pid_t *pid)
+{
+	posix_spawn_file_actions_t fa;
+	posix_spawnattr_t at;
+	int r;
+
+	posix_spawn_file_actions_init(&fa);
+	posix_spawnattr_init(&at);
+	posix_spawn_file_actions_addopen(&fa, STDIN_FILENO, "/dev/null", O_RDONLY, 0);
+	posix_spawn_file_actions_adddup2(&fa, pout[1], STDOUT_FILENO);
+	posix_spawn_file_actions_adddup2(&fa, perr[1], STDERR_FILENO);
+	posix_spawnattr_setpgroup(&at, 0);
+	posix_spawnattr_setflags(&at, POSIX_SPAWN_SETPGROUP | POSIX_SPAWN_SETSIGMASK |
+					      POSIX_SPAWN_SETSIGDEF);
+	{
+		sigset_t none, all;
+
+		sigemptyset(&none);
+		sigfillset(&all);
+		posix_spawnattr_setsigmask(&at, &none);
+		posix_spawnattr_setsigdefault(&at, &all);
+	}
+	r = strchr(argv[0], '/') ? posix_spawn(pid, argv[0], &fa, &at, (char *const *)argv, environ)
+				 : posix_spawnp(pid, argv[0], &fa, &at, (char *const *)argv, environ);
+	posix_spawn_file_actions_destroy(&fa);
+	posix_spawnattr_destroy(&at);
+	if (r)
+		return vgpu_error(ctx, -r, "cannot run '%s': %s", argv[0], strerror(r));
+	return 0;
+}
+
+int vgpu_exec(struct vgpu_ctx *ctx, const char *const *argv, long timeout_ms,
+	      struct vgpu_exec_result *res)
+{
+	int pout[2] = { -1, -1 }, perr[2] = { -1, -1 }, status = 0, e;
+	struct sink out = { -1, NULL, 0, 0 }, err = { -1, NULL, 0, 0 };
+	long start = now_ms(), deadline = start + timeout_ms;
+	bool done;
+	pid_t pid;
+
+	*res = (struct vgpu_exec_result){ 0 };
+	if (pipe2(pout, O_CLOEXEC) < 0 || pipe2(perr, O_CLOEXEC) < 0) {
+		e = -errno;
+		if (pout[0] >= 0) {
+			close(pout[0]);
+			close(pout[1]);
+		}
+		return vgpu_error(ctx, e, "cannot run '%s': %s", argv[0], strerror(-e));
+	}
+	e = spawn(ctx, argv, pout, perr, &pid);
+	close(pout[1]);
+	close(perr[1]);
+	out.fd = pout[0];
+	err.fd = perr[0];
+	fcntl(out.fd, F_SETFL, O_NONBLOCK);
+	fcntl(err.fd, F_SETFL, O_NONBLOCK);
+	done = e == 0 && collect(&out, &err, deadline) && reap(pid, &status, deadline);
+	if (e == 0 && !done) {
+		kill(-pid, SIGKILL);
+		waitpid(pid, &status, 0);
+	}
+	close(out.fd);
+	close(err.fd);
+	res->out = out.buf ? out.buf : vgpu_xstrdup("");
+	res->out[out.len] = '\0';
+	res->out_len = out.len;
+	res->err = err.buf ? err.buf : vgpu_xstrdup("");
+	res->err[err.len] = '\0';
+	res->err_len = err.len;
+	res->elapsed_ms = now_ms() - start;
+	if (e < 0)
+		return e;
+	if (!done) {
+		VGPU_AUTOFREE char *cmd = vgpu_argv_str(argv);
+
+		return vgpu_error(ctx, -ETIMEDOUT, "'%s' did not finish in %ld s; killed", cmd,
+				  (timeout_ms + 999) / 1000);
+	}
+	res->status = WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
+	return 0;
+}
+
+int vgpu_exec_ok(struct vgpu_ctx *ctx, const char *const *argv, long timeout_ms,
+		 struct vgpu_exec_result *res)
+{
+	char line[512];
+	int e = vgpu_exec(ctx, argv, timeout_ms, res);
+
+	if (e < 0 || res->status == 0)
+		return e;
+	{
+		VGPU_AUTOFREE char *cmd = vgpu_argv_str(argv);
+
+		vgpu_last_line(res->err, line, sizeof(line));
+		if (!line[0])
+			vgpu_last_line(res->out, line, sizeof(line));
+		if (res->status > 128)
+			return vgpu_error(ctx, -EIO, "'%s' was killed by signal %d%s%s", cmd,
+					  res->status - 128, line[0] ? ": " : "", line);
+		return vgpu_error(ctx, -EIO, "'%s' failed (exit %d)%s%s", cmd, res->status,
+				  line[0] ? ": " : "", line);
+	}
+}

@@ -1,0 +1,155 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+/*
+ * External programs: argv only, captured output with a cap, a deadline that
+ * kills the whole process group, and one-line failure messages.
+ */
+#include <errno.h>
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+#include <cmocka.h>
+
+#include "exec.h"
+
+static struct vgpu_ctx ctx;
+
+static void test_exit_and_output(void **state)
+{
+	const char *argv[] = { "sh", "-c", "echo out; echo one >&2; echo two >&2; exit 3", NULL };
+	struct vgpu_exec_result r;
+
+	(void)state;
+	assert_int_equal(vgpu_exec(&ctx, argv, 5000, &r), 0);
+	assert_int_equal(r.status, 3);
+	assert_string_equal(r.out, "out\n");
+	assert_string_equal(r.err, "one\ntwo\n");
+	vgpu_exec_clear(&r);
+	assert_int_equal(vgpu_exec_ok(&ctx, argv, 5000, &r), -EIO);
+	assert_string_equal(vgpu_ctx_error(&ctx),
+			    "'sh -c 'echo out; echo one >&2; echo two >&2; exit 3'' failed (exit 3): two");
+	vgpu_exec_clear(&r);
+}
+
+/* nvidia-smi reports failures on stdout: the message quotes it when stderr is empty */
+static void test_stdout_reason(void **state)
+{
+	const char *argv[] = { "sh", "-c", "echo 'No devices were found'; exit 6", NULL };
+	struct vgpu_exec_result r;
+
+	(void)state;
+	assert_int_equal(vgpu_exec_ok(&ctx, argv, 5000, &r), -EIO);
+	assert_string_equal(vgpu_ctx_error(&ctx), "'sh -c 'echo '\\''No devices were found'\\''; "
+						  "exit 6'' failed (exit 6): No devices were found");
+	vgpu_exec_clear(&r);
+}
+
+/* a program that never ends, with a child holding the pipes open: killed, group and all */
+static void test_timeout_kills_group(void **state)
+{
+	const char *argv[] = { "sh", "-c", "sleep 30 & sleep 30", NULL };
+	struct vgpu_exec_result r;
+
+	(void)state;
+	assert_int_equal(vgpu_exec(&ctx, argv, 300, &r), -ETIMEDOUT);
+	assert_true(r.elapsed_ms < 10000);
+	assert_non_null(strstr(vgpu_ctx_error(&ctx), "did not finish in 1 s; killed"));
+	vgpu_exec_clear(&r);
+}
+
+static void test_missing_program(void **state)
+{
+	const char *abs[] = { "/nonexistent/sriov-manage", "-e", "ALL", NULL };
+	const char *path[] = { "vgpuctl-no-such-program", NULL };
+	struct vgpu_exec_result r;
+
+	(void)state;
+	assert_int_equal(vgpu_exec(&ctx, abs, 1000, &r), -ENOENT);
+	assert_string_equal(vgpu_ctx_error(&ctx),
+			    "cannot run '/nonexistent/sriov-manage': No such file or directory");
+	vgpu_exec_clear(&r);
+	assert_int_equal(vgpu_exec(&ctx, path, 1000, &r), -ENOENT);
+	vgpu_exec_clear(&r);
+}
+
+/* output beyond the cap is read (the program is not blocked) and dropped */
+static void test_output_cap(void **state)
+{
+	const char *argv[] = { "sh", "-c", "head -c 3000000 /dev/zero; echo done >&2", NULL };
+	struct vgpu_exec_result r;
+
+	(void)state;
+	assert_int_equal(vgpu_exec(&ctx, argv, 20000, &r), 0);
+	assert_int_equal(r.status, 0);
+	assert_int_equal(r.out_len, VGPU_EXEC_OUTPUT_MAX);
+	assert_string_equal(r.err, "done\n");
+	vgpu_exec_clear(&r);
+}
+
+/* stdin is /dev/null: a program that reads it does not wait for us */
+static void test_stdin_empty(void **state)
+{
+	const char *argv[] = { "cat", NULL };
+	struct vgpu_exec_result r;
+
+	(void)state;
+	assert_int_equal(vgpu_exec(&ctx, argv, 5000, &r), 0);
+	assert_int_equal(r.status, 0);
+	assert_int_equal(r.out_len, 0);
+	vgpu_exec_clear(&r);
+}
+
+static void test_signal_status(void **state)
+{
+	const char *argv[] = { "sh", "-c", "kill -TERM $$", NULL };
+	struct vgpu_exec_result r;
+
+	(void)state;
+	assert_int_equal(vgpu_exec_ok(&ctx, argv, 5000, &r), -EIO);
+	assert_int_equal(r.status, 128 + 15);
+	assert_non_null(strstr(vgpu_ctx_error(&ctx), "was killed by signal 15"));
+	vgpu_exec_clear(&r);
+}
+
+static void test_argv_str(void **state)
+{
+	const char *a[] = { "nvidia-smi", "mig", "-i", "0000:3b:00.0", "-cgi", "5,14", "-C", NULL };
+	const char *b[] = { "x", "", "it's", "a b", NULL };
+	char *s;
+
+	(void)state;
+	s = vgpu_argv_str(a);
+	assert_string_equal(s, "nvidia-smi mig -i 0000:3b:00.0 -cgi 5,14 -C");
+	free(s);
+	s = vgpu_argv_str(b);
+	assert_string_equal(s, "x '' 'it'\\''s' 'a b'");
+	free(s);
+}
+
+static void test_last_line(void **state)
+{
+	char buf[16];
+
+	(void)state;
+	assert_string_equal(vgpu_last_line("a\n  b c \n\n \n", buf, sizeof(buf)), "b c");
+	assert_string_equal(vgpu_last_line("", buf, sizeof(buf)), "");
+	assert_string_equal(vgpu_last_line(NULL, buf, sizeof(buf)), "");
+	assert_string_equal(vgpu_last_line("0123456789abcdefghij", buf, sizeof(buf)),
+			    "0123456789abcde");
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_exit_and_output),	   cmocka_unit_test(test_stdout_reason),
+		cmocka_unit_test(test_timeout_kills_group), cmocka_unit_test(test_missing_program),
+		cmocka_unit_test(test_output_cap),	   cmocka_unit_test(test_stdin_empty),
+		cmocka_unit_test(test_signal_status),	   cmocka_unit_test(test_argv_str),
+		cmocka_unit_test(test_last_line),
+	};
+
+	vgpu_ctx_init(&ctx, NULL, NULL);
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
