@@ -13,6 +13,8 @@ pkgs=(meson ninja-build gcc pkg-config libvirt-dev libxml2-dev libcmocka-dev
 	clang clang-format shellcheck
 	# the kernel/driver emulator of tests/emu (FUSE); no group or setuid change is needed
 	libfuse3-dev fuse3
+	# systemd-analyze verify for the boot unit
+	systemd
 	# libFuzzer for clang 14 (libclang_rt.fuzzer*.a): the -Dfuzz=true build
 	libclang-rt-14-dev)
 if [ "${1:-}" = --bench ]; then pkgs+=(mdevctl hyperfine strace virtinst util-linux); fi
