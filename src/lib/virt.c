@@ -29,6 +29,7 @@ struct virt_api {
 	virDomainPtr (*define_xml)(virConnectPtr, const char *);
 	int (*is_active)(virDomainPtr);
 	int (*lib_version)(virConnectPtr, unsigned long *);
+	int (*create)(virDomainPtr);
 };
 
 struct vgpu_virt {
@@ -62,6 +63,7 @@ static int load_api(struct vgpu_ctx *ctx, struct vgpu_virt *v)
 		{ "virDomainDefineXML", offsetof(struct virt_api, define_xml) },
 		{ "virDomainIsActive", offsetof(struct virt_api, is_active) },
 		{ "virConnectGetLibVersion", offsetof(struct virt_api, lib_version) },
+		{ "virDomainCreate", offsetof(struct virt_api, create) },
 	};
 
 	v->dl = dlopen("libvirt.so.0", RTLD_NOW | RTLD_LOCAL);
@@ -177,4 +179,23 @@ int vgpu_virt_version(struct vgpu_ctx *ctx, struct vgpu_virt *v, unsigned long *
 		return vgpu_error(ctx, -EIO, "cannot ask libvirt its version: %s",
 				  v->api.last_error());
 	return 0;
+}
+
+int vgpu_virt_domain_start(struct vgpu_ctx *ctx, struct vgpu_virt *v, const char *name,
+			   bool dry_run, bool *started)
+{
+	virDomainPtr d = v->api.lookup_name(v->conn, name);
+	int r = 0;
+
+	*started = false;
+	if (!d)
+		return vgpu_error(ctx, -ENOENT, "domain '%s': %s", name, v->api.last_error());
+	if (v->api.is_active(d) != 1) {
+		if (!dry_run && v->api.create(d) < 0)
+			r = vgpu_error(ctx, -EIO, "cannot start domain '%s': %s", name,
+				       v->api.last_error());
+		*started = r == 0;
+	}
+	v->api.dom_free(d);
+	return r;
 }

@@ -44,6 +44,12 @@ int vgpu_virt_domain_xml(struct vgpu_ctx *ctx, struct vgpu_virt *v, const char *
 /** vgpu_virt_define() - define (or redefine) a domain. Return: 0 or -EIO with a message. */
 int vgpu_virt_define(struct vgpu_ctx *ctx, struct vgpu_virt *v, const char *xml);
 /** vgpu_virt_version() - the daemon's libvirt version (major * 1000000 + minor * 1000 + micro). */
+/**
+ * vgpu_virt_domain_start() - start domain @name unless it runs; *@started
+ * says whether it was not running (with @dry_run: would be started).
+ */
+int vgpu_virt_domain_start(struct vgpu_ctx *ctx, struct vgpu_virt *v, const char *name,
+			   bool dry_run, bool *started);
 int vgpu_virt_version(struct vgpu_ctx *ctx, struct vgpu_virt *v, unsigned long *version);
 
 #endif

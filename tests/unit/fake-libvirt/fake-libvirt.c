@@ -142,6 +142,12 @@ int virDomainIsActive(virDomainPtr dom)
 	return 0;
 }
 
+int virDomainCreate(virDomainPtr dom)
+{
+	(void)dom;
+	return -1;
+}
+
 int virConnectGetLibVersion(virConnectPtr conn, unsigned long *version)
 {
 	(void)conn;
