@@ -76,6 +76,8 @@ void cli_cell(struct cli_line *ln, size_t col, char *data);
 void cli_cell_num(struct cli_line *ln, size_t col, long v, bool present);
 /* @prefix then @v in decimal ("nvidia-%ld"). */
 void cli_cell_num_after(struct cli_line *ln, size_t col, const char *prefix, long v);
+/* Free the table unprinted (a command that fails half-way prints nothing of it). */
+void cli_table_discard(struct cli_table *t);
 /* Print as text or JSON, then free the table. */
 int cli_table_print(struct cli *c, struct cli_table *t);
 

@@ -335,7 +335,7 @@ struct cli_table *cli_table(struct cli *c, const char *name, const struct col *c
 	return t;
 }
 
-static void table_free(struct cli_table *t)
+void cli_table_discard(struct cli_table *t)
 {
 	free(t->cells);
 	free(t->arena.b);
@@ -472,6 +472,6 @@ int cli_table_print(struct cli *c, struct cli_table *t)
 		json_end(t);
 	else
 		print_text(t, c->out);
-	table_free(t);
+	cli_table_discard(t);
 	return 0;
 }
