@@ -96,5 +96,7 @@ int cmd_hook_live(struct cli *c, int argc, char **argv);
 /* Run cmd_@name from the XML module. */
 int cli_run_module(struct cli *c, const char *name, int argc, char **argv);
 int cmd_vgpus(struct cli *c, int argc, char **argv);
+/* mig SUB-COMMAND: dispatches on argv[1] ("plan"). */
+int cmd_mig(struct cli *c, int argc, char **argv);
 
 #endif

@@ -33,6 +33,8 @@ static const struct cli_command commands[] = {
 	  "[--per-start] [--dry-run] [xml options]" },
 	{ "release", NULL, "free a domain's vGPUs and take them out of its definition",
 	  "[-c URI] DOMAIN | --from FILE [-o OUT]  [--vf BDF] [--dry-run]" },
+	{ "mig", cmd_mig, "plan MIG GPU instances: a valid placement for a mix of profiles",
+	  "plan --gpu BDF | --board NAME [--lgi FILE] PROFILE[xN]..." },
 	{ "vgpus", cmd_vgpus, "list vGPUs and reservations with their owners and state", "" },
 	{ "hook", cmd_hook, "libvirt qemu hook: re-create vGPUs at prepare, free at release",
 	  "DOMAIN OPERATION SUB-OPERATION EXTRA  (domain XML on stdin)" },

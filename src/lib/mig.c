@@ -1,0 +1,727 @@
+// SPDX-License-Identifier: LGPL-2.1-or-later
+/*
+ * MIG GPU-instance planning: board lookup, request parsing, an exact placement
+ * search and the nvidia-smi output it starts from.  Pure functions, no I/O.
+ *
+ * The search space is tiny: a board has at most 8 memory slices, a GI takes
+ * at least one, so a layout has at most 8 new GIs each with at most 7 legal
+ * starts.  Requests larger than the board are refused before searching.
+ */
+#include <ctype.h>
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+
+#include "cleanup.h"
+#include "mig.h"
+
+/* Placements are uint16_t bitmasks: no board has more memory slices. */
+#define MIG_SLICES_MAX 16
+
+/* ---- which table ---------------------------------------------------------- */
+
+/*
+ * PF device IDs of MIG boards: pciutils pci.ids (2023.04: 20b0 20b1 20b2 20b5
+ * 20b7 20f1 20f3 20f5 20f6 2322 2324 2330 2331 2339) and reference
+ * vgpu-host.md section 2.3 for the newer ones (2321 H100 NVL, 2335 H200 SXM,
+ * 233b H200 NVL, 2901 B200, 2bb5 RTX PRO 6000 Blackwell Server Edition).
+ * 20b3 (A100 SXM 64GB) has no table and is left out.
+ */
+static const struct {
+	uint16_t id;
+	const char *token;
+} mig_devices[] = {
+	{ 0x20b0, "A100X" },  { 0x20b1, "A100" },  { 0x20b2, "A100DX" }, { 0x20b5, "A100D" },
+	{ 0x20b7, "A30" },    { 0x20f1, "A100" },  { 0x20f3, "A800DX" }, { 0x20f5, "A800D" },
+	{ 0x20f6, "A800" },   { 0x2321, "H100L" }, { 0x2322, "H800" },	 { 0x2324, "H800XM" },
+	{ 0x2330, "H100XM" }, { 0x2331, "H100" },  { 0x2335, "H200X" },	 { 0x2339, "H100XL" },
+	{ 0x233b, "H200" },   { 0x2901, "B200X" }, { 0x2bb5, "DC" },
+};
+
+/*
+ * Model strings ("NVIDIA A100-PCIE-40GB", "NVIDIA H100 NVL") to tokens: the
+ * first rule whose words all appear wins, so specific rules come first.
+ */
+static const struct {
+	const char *words;
+	const char *token;
+} model_rules[] = {
+	{ "RTX PRO 6000 BLACKWELL", "DC" },
+	{ "GH200 144G", "GH200L" },
+	{ "GH200", "GH200" },
+	{ "GB200", "GB200" },
+	{ "B300", "B300X" },
+	{ "B200", "B200X" },
+	{ "H20 141GB", "H20X" },
+	{ "H20", "H20" },
+	{ "H200", "H200" },
+	{ "H100 NVL", "H100L" },
+	{ "H100 94GB", "H100XL" },
+	{ "H100", "H100" },
+	{ "H800 NVL", "H800L" },
+	{ "H800", "H800" },
+	{ "A800 80GB", "A800D" },
+	{ "A800", "A800" },
+	{ "A100 80GB", "A100D" },
+	{ "A100", "A100" },
+	{ "A30", "A30" },
+};
+
+static const char model_seps[] = " -_,()/";
+
+/* Is @w (length @n) a word of @s, case-insensitively? */
+static bool has_word(const char *s, const char *w, size_t n)
+{
+	while (*s) {
+		size_t l;
+
+		s += strspn(s, model_seps);
+		l = strcspn(s, model_seps);
+		if (l == n && strncasecmp(s, w, n) == 0)
+			return true;
+		s += l;
+	}
+	return false;
+}
+
+static bool has_all_words(const char *s, const char *words)
+{
+	while (*words) {
+		size_t l = strcspn(words, " ");
+
+		if (!has_word(s, words, l))
+			return false;
+		words += l;
+		words += *words == ' ';
+	}
+	return true;
+}
+
+/*
+ * A memory size in @model ("64GB") that the board's model string does not
+ * carry means another part of the family (A100 SXM 64GB, H100 SXM5 64GB).
+ */
+static bool sizes_agree(const char *model, const struct vgpu_mig_board *b)
+{
+	const char *s = model;
+
+	while (*s) {
+		size_t l, d;
+
+		s += strspn(s, model_seps);
+		l = strcspn(s, model_seps);
+		d = strspn(s, "0123456789");
+		if (d && d + 2 == l && strncasecmp(s + d, "GB", 2) == 0 &&
+		    !has_word(b->model, s, l))
+			return false;
+		s += l;
+	}
+	return true;
+}
+
+const struct vgpu_mig_board *vgpu_mig_board_lookup(const char *name)
+{
+	const struct vgpu_mig_board *b = vgpu_mig_board_find(name);
+
+	if (b)
+		return b;
+	for (size_t i = 0; i < ARRAY_SIZE(model_rules); i++) {
+		if (!has_all_words(name, model_rules[i].words))
+			continue;
+		b = vgpu_mig_board_find(model_rules[i].token);
+		return b && sizes_agree(name, b) ? b : NULL;
+	}
+	return NULL;
+}
+
+const struct vgpu_mig_board *vgpu_mig_board_for_gpu(const struct vgpu_gpu *g)
+{
+	const struct vgpu_mig_board *b;
+
+	/* the driver's type names say which board it is, MIG-backed ones best */
+	for (size_t i = 0; i < g->n_types; i++)
+		if (g->types[i]->info.backing == VGPU_BACKING_MIG &&
+		    (b = vgpu_mig_board_find(g->types[i]->info.board)))
+			return b;
+	for (size_t i = 0; i < g->n_types; i++)
+		if ((b = vgpu_mig_board_find(g->types[i]->info.board)))
+			return b;
+	for (size_t i = 0; i < ARRAY_SIZE(mig_devices); i++)
+		if (mig_devices[i].id == g->device_id)
+			return vgpu_mig_board_find(mig_devices[i].token);
+	return g->model ? vgpu_mig_board_lookup(g->model) : NULL;
+}
+
+/* ---- requests --------------------------------------------------------------- */
+
+/* "1g.6gb (14), 1g.6gb+me (21), ..." on the heap. */
+static char *profile_list(const struct vgpu_mig_board *b)
+{
+	char *s = vgpu_xstrdup("");
+
+	for (size_t i = 0; i < b->n_profiles; i++) {
+		char *t = vgpu_asprintf("%s%s%s (%d)", s, i ? ", " : "", b->profiles[i].name,
+					b->profiles[i].id);
+
+		free(s);
+		s = t;
+	}
+	return s;
+}
+
+static const struct vgpu_mig_profile *profile_by_name(const struct vgpu_mig_board *b,
+						      const char *name)
+{
+	for (size_t i = 0; i < b->n_profiles; i++)
+		if (strcasecmp(b->profiles[i].name, name) == 0)
+			return &b->profiles[i];
+	return NULL;
+}
+
+static const struct vgpu_mig_profile *profile_by_id(const struct vgpu_mig_board *b,
+						    const char *digits)
+{
+	char *end;
+	unsigned long id = strtoul(digits, &end, 10);
+
+	if (*end || id > 1000)
+		return NULL;
+	for (size_t i = 0; i < b->n_profiles; i++)
+		if (b->profiles[i].id == (int)id)
+			return &b->profiles[i];
+	return NULL;
+}
+
+/*
+ * Split "NAMExN" into @base and @count (1 without a suffix).  The suffix is
+ * an 'x' and digits at the end: "1g.24gb+gfx" has no digits after its 'x'.
+ */
+static int split_count(struct vgpu_ctx *ctx, const char *arg, char *base, size_t size,
+		       unsigned *count)
+{
+	size_t len = strlen(arg), blen = len;
+	const char *x = strrchr(arg, 'x');
+
+	*count = 1;
+	if (len >= size)
+		return vgpu_error(ctx, -EINVAL, "'%s': too long for a MIG profile", arg);
+	if (x && x > arg && x[1] && strspn(x + 1, "0123456789") == strlen(x + 1)) {
+		unsigned long n = strlen(x + 1) > 3 ? 0 : strtoul(x + 1, NULL, 10);
+
+		if (n < 1 || n > VGPU_MIG_COUNT_MAX)
+			return vgpu_error(ctx, -EINVAL, "'%s': count '%s' is outside 1..%d", arg,
+					  x + 1, VGPU_MIG_COUNT_MAX);
+		*count = (unsigned)n;
+		blen = (size_t)(x - arg);
+	}
+	while (blen && isspace((unsigned char)arg[blen - 1]))
+		blen--;
+	memcpy(base, arg, blen);
+	base[blen] = '\0';
+	return 0;
+}
+
+/* A vGPU type name: the GI profile it runs on, on @b; errors name @arg. */
+static int profile_by_type(struct vgpu_ctx *ctx, const struct vgpu_mig_board *b, const char *arg,
+			   const struct vgpu_type_info *t, const struct vgpu_mig_profile **out)
+{
+	const struct vgpu_mig_board *tb = vgpu_mig_board_find(t->board);
+	VGPU_AUTOFREE char *list = profile_list(b);
+
+	if (t->backing == VGPU_BACKING_TIME_SLICED)
+		return vgpu_error(ctx, -EINVAL,
+				  "'%s': a time-sliced vGPU profile needs no GPU instance "
+				  "(MIG profiles of %s: %s)",
+				  arg, b->model, list);
+	if (tb != b)
+		return vgpu_error(ctx, -EINVAL, "'%s': a vGPU type of %s, not of %s (profiles: %s)",
+				  arg, tb ? tb->model : t->board, b->model, list);
+	*out = t->gi_profile[0] ? profile_by_name(b, t->gi_profile) : NULL;
+	if (!*out)
+		return vgpu_error(ctx, -EINVAL,
+				  "'%s': no GPU instance profile of %s is known for this type "
+				  "(profiles: %s)",
+				  arg, b->model, list);
+	return 0;
+}
+
+int vgpu_mig_parse_request(struct vgpu_ctx *ctx, const struct vgpu_mig_board *b, const char *arg,
+			   struct vgpu_mig_request *out)
+{
+	char buf[VGPU_PROFILE_MAX];
+	const char *base = buf;
+	const struct vgpu_mig_profile *p = NULL;
+	struct vgpu_type_info t;
+	unsigned count;
+	int r = split_count(ctx, arg, buf, sizeof(buf), &count);
+
+	if (r < 0)
+		return r;
+	base += strspn(base, " ");
+	if (strncasecmp(base, "MIG ", 4) == 0)
+		base += 4 + strspn(base + 4, " ");
+	if (*base && strspn(base, "0123456789") == strlen(base))
+		p = profile_by_id(b, base);
+	else if (!(p = profile_by_name(b, base)) && *base && vgpu_type_parse(base, &t) == 0 &&
+		 t.backing != VGPU_BACKING_UNKNOWN) {
+		r = profile_by_type(ctx, b, arg, &t, &p);
+		if (r < 0)
+			return r;
+	}
+	if (!p) {
+		VGPU_AUTOFREE char *list = profile_list(b);
+
+		return vgpu_error(ctx, -EINVAL, "'%s': not a MIG profile of %s (profiles: %s)", arg,
+				  b->model, list);
+	}
+	out->profile = p;
+	out->count = count;
+	return 0;
+}
+
+/* ---- the search -------------------------------------------------------------- */
+
+static uint16_t span_mask(unsigned start, unsigned size)
+{
+	return (uint16_t)(((1u << size) - 1) << start);
+}
+
+static unsigned longest_run(unsigned slices, uint16_t used)
+{
+	unsigned best = 0, run = 0;
+
+	for (unsigned i = 0; i < slices; i++) {
+		run = used & (1u << i) ? 0 : run + 1;
+		if (run > best)
+			best = run;
+	}
+	return best;
+}
+
+unsigned vgpu_mig_largest_free(const struct vgpu_mig_board *b, const struct vgpu_mig_gi *gis,
+			       size_t n)
+{
+	uint16_t used = 0;
+
+	for (size_t i = 0; i < n; i++)
+		used |= span_mask(gis[i].start, gis[i].profile->size);
+	return longest_run(b->mem_slices, used);
+}
+
+struct search {
+	const struct vgpu_mig_board *b;
+	const struct vgpu_mig_profile *inst[MIG_SLICES_MAX]; /* creation order */
+	size_t n;
+	unsigned cur[MIG_SLICES_MAX], best[MIG_SLICES_MAX];
+	unsigned best_run;
+	bool found;
+};
+
+/*
+ * Place inst[i..] on the slices not in @used, starts ascending, so the first
+ * layout met with a given free run is the lowest; only a longer run replaces
+ * it.  Instances of one profile take increasing starts: their order does not
+ * matter, and this keeps the search from trying it.
+ */
+static void place(struct search *s, size_t i, uint16_t used)
+{
+	const struct vgpu_mig_profile *p;
+	unsigned lo;
+
+	if (i == s->n) {
+		unsigned run = longest_run(s->b->mem_slices, used);
+
+		if (!s->found || run > s->best_run) {
+			memcpy(s->best, s->cur, sizeof(s->cur));
+			s->best_run = run;
+			s->found = true;
+		}
+		return;
+	}
+	p = s->inst[i];
+	lo = i > 0 && s->inst[i - 1] == p ? s->cur[i - 1] + 1 : 0;
+	for (unsigned st = lo; st + p->size <= s->b->mem_slices; st++) {
+		uint16_t m = span_mask(st, p->size);
+
+		if (!(p->placements & (1u << st)) || (used & m))
+			continue;
+		s->cur[i] = st;
+		place(s, i + 1, used | m);
+	}
+}
+
+/* Larger first: memory slices, then compute slices, then table order. */
+static int cmp_request(const void *a, const void *b)
+{
+	const struct vgpu_mig_profile *x = ((const struct vgpu_mig_request *)a)->profile;
+	const struct vgpu_mig_profile *y = ((const struct vgpu_mig_request *)b)->profile;
+
+	if (x->size != y->size)
+		return x->size > y->size ? -1 : 1;
+	if (x->compute != y->compute)
+		return x->compute > y->compute ? -1 : 1;
+	return x < y ? -1 : x > y;
+}
+
+/* "2g.12gb x2 + 1g.6gb" on the heap. */
+static char *describe(const struct vgpu_mig_request *req, size_t n)
+{
+	char *s = vgpu_xstrdup("");
+
+	for (size_t i = 0; i < n; i++) {
+		char *t = req[i].count > 1 ?
+				  vgpu_asprintf("%s%s%s x%u", s, i ? " + " : "",
+						req[i].profile->name, req[i].count) :
+				  vgpu_asprintf("%s%s%s", s, i ? " + " : "", req[i].profile->name);
+
+		free(s);
+		s = t;
+	}
+	return s;
+}
+
+/* "2g.12gb starts only at 0 or 2" for each requested profile, "; " between. */
+static char *describe_starts(const struct vgpu_mig_request *req, size_t n)
+{
+	char *s = vgpu_xstrdup("");
+
+	for (size_t i = 0; i < n; i++) {
+		const struct vgpu_mig_profile *p = req[i].profile;
+		unsigned k = 0, total = (unsigned)__builtin_popcount(p->placements);
+		char *t = vgpu_asprintf("%s%s%s starts only at", s, i ? "; " : "", p->name);
+
+		free(s);
+		s = t;
+		for (unsigned st = 0; st < MIG_SLICES_MAX; st++) {
+			if (!(p->placements & (1u << st)))
+				continue;
+			k++;
+			t = vgpu_asprintf("%s%s%u", s,
+					  k == 1     ? " " :
+					  k == total ? " or " :
+						       ", ",
+					  st);
+			free(s);
+			s = t;
+		}
+	}
+	return s;
+}
+
+/* "; in use: 1g.6gb at 1, ..." or "" */
+static char *describe_existing(const struct vgpu_mig_gi *gi, size_t n)
+{
+	char *s = vgpu_xstrdup("");
+
+	for (size_t i = 0; i < n; i++) {
+		char *t = vgpu_asprintf("%s%s%s at %u", s,
+					i ? ", " : "; in use: ", gi[i].profile->name, gi[i].start);
+
+		free(s);
+		s = t;
+	}
+	return s;
+}
+
+/* The existing GIs: @b's profiles at legal, disjoint starts.  Sets *used. */
+static int check_existing(struct vgpu_ctx *ctx, const struct vgpu_mig_board *b,
+			  const struct vgpu_mig_gi *gi, size_t n, uint16_t *used)
+{
+	*used = 0;
+	for (size_t i = 0; i < n; i++) {
+		const struct vgpu_mig_profile *p = gi[i].profile;
+		uint16_t m;
+
+		if (p < b->profiles || p >= b->profiles + b->n_profiles)
+			return vgpu_error(ctx, -EINVAL,
+					  "existing GPU instance %d: profile '%s' is not one of %s",
+					  gi[i].id, p->name, b->model);
+		if (gi[i].start >= MIG_SLICES_MAX || !(p->placements & (1u << gi[i].start)))
+			return vgpu_error(ctx, -EINVAL,
+					  "existing GPU instance %d: %s cannot start at %u on %s",
+					  gi[i].id, p->name, gi[i].start, b->model);
+		m = span_mask(gi[i].start, p->size);
+		if (*used & m)
+			return vgpu_error(ctx, -EINVAL,
+					  "existing GPU instance %d (%s at %u) overlaps another",
+					  gi[i].id, p->name, gi[i].start);
+		*used |= m;
+	}
+	return 0;
+}
+
+/*
+ * Merge requests per profile into @m (sorted, larger first); refuse counts
+ * over a profile's maximum and totals over the board's slices.
+ */
+static int check_totals(struct vgpu_ctx *ctx, const struct vgpu_mig_board *b,
+			const struct vgpu_mig_gi *gi, size_t n_gi, uint16_t used,
+			const struct vgpu_mig_request *req, size_t n_req,
+			struct vgpu_mig_request *m, size_t *n_m)
+{
+	unsigned long long mem = 0, compute = 0, used_compute = 0;
+	unsigned used_mem = (unsigned)__builtin_popcount(used);
+
+	*n_m = 0;
+	for (size_t i = 0; i < b->n_profiles; i++) {
+		const struct vgpu_mig_profile *p = &b->profiles[i];
+		unsigned long long want = 0, have = 0;
+
+		for (size_t k = 0; k < n_req; k++)
+			want += req[k].profile == p ? req[k].count : 0;
+		for (size_t k = 0; k < n_gi; k++)
+			have += gi[k].profile == p;
+		used_compute += have * p->compute;
+		if (!want)
+			continue;
+		if (want + have > p->max)
+			return vgpu_error(ctx, -ENOSPC,
+					  "%s: at most %u per GPU on %s (%llu asked%s)", p->name,
+					  p->max, b->model, want, have ? ", more exist" : "");
+		m[(*n_m)++] = (struct vgpu_mig_request){ p, (unsigned)want };
+		mem += want * p->size;
+		compute += want * p->compute;
+	}
+	qsort(m, *n_m, sizeof(*m), cmp_request);
+	if (mem + used_mem > b->mem_slices || compute + used_compute > b->compute_slices) {
+		VGPU_AUTOFREE char *what = describe(m, *n_m);
+		bool by_mem = mem + used_mem > b->mem_slices;
+		unsigned long long need = by_mem ? mem + used_mem : compute + used_compute;
+		unsigned long long in_use = by_mem ? used_mem : used_compute;
+
+		VGPU_AUTOFREE char *note = in_use ? vgpu_asprintf(" (%llu in use)", in_use) : NULL;
+
+		return vgpu_error(ctx, -ENOSPC, "%s %s not fit on %s: %llu of %u %s slices%s", what,
+				  *n_m > 1 || m[0].count > 1 ? "do" : "does", b->model, need,
+				  by_mem ? b->mem_slices : b->compute_slices,
+				  by_mem ? "memory" : "compute", note ? note : "");
+	}
+	return 0;
+}
+
+int vgpu_mig_solve(struct vgpu_ctx *ctx, const struct vgpu_mig_board *b,
+		   const struct vgpu_mig_gi *existing, size_t n_existing,
+		   const struct vgpu_mig_request *req, size_t n_req, struct vgpu_mig_gi **out,
+		   size_t *n_out)
+{
+	struct vgpu_mig_request merged[MIG_SLICES_MAX * 2];
+	struct search s = { .b = b };
+	size_t n_merged;
+	uint16_t used;
+	int r;
+
+	if (b->mem_slices > MIG_SLICES_MAX || b->n_profiles > ARRAY_SIZE(merged))
+		return vgpu_error(ctx, -EINVAL, "%s: MIG table too large", b->model);
+	r = check_existing(ctx, b, existing, n_existing, &used);
+	if (r < 0)
+		return r;
+	r = check_totals(ctx, b, existing, n_existing, used, req, n_req, merged, &n_merged);
+	if (r < 0)
+		return r;
+	/* totals fit the board, so there are at most mem_slices instances */
+	for (size_t i = 0; i < n_merged; i++)
+		for (unsigned k = 0; k < merged[i].count; k++)
+			s.inst[s.n++] = merged[i].profile;
+	place(&s, 0, used);
+	if (!s.found) {
+		VGPU_AUTOFREE char *what = describe(merged, n_merged);
+		VGPU_AUTOFREE char *starts = describe_starts(merged, n_merged);
+		VGPU_AUTOFREE char *in_use = describe_existing(existing, n_existing);
+
+		return vgpu_error(ctx, -ENOSPC, "%s on %s: no placement (%s%s)", what, b->model,
+				  starts, in_use);
+	}
+	*out = NULL;
+	if (s.n) {
+		*out = vgpu_xcalloc(s.n, sizeof(**out));
+		for (size_t i = 0; i < s.n; i++)
+			(*out)[i] = (struct vgpu_mig_gi){ s.inst[i], s.best[i], -1 };
+	}
+	*n_out = s.n;
+	return 0;
+}
+
+/* ---- nvidia-smi output ----------------------------------------------------------- */
+
+/* Split @line (modified) on white space into at most @max tokens; returns the count. */
+static size_t split_ws(char *line, char **tok, size_t max)
+{
+	size_t n = 0;
+	char *save = NULL;
+
+	for (char *t = strtok_r(line, " \t\r", &save); t; t = strtok_r(NULL, " \t\r", &save)) {
+		if (n == max)
+			return max + 1;
+		tok[n++] = t;
+	}
+	return n;
+}
+
+static bool all_digits(const char *s, size_t max)
+{
+	size_t d = strspn(s, "0123456789");
+
+	return d && d <= max && !s[d];
+}
+
+/*
+ * One row of the -lgi box, its '|' stripped: GPU, "MIG", name, profile ID,
+ * instance ID, start:size.  Return: 1 a GI, 0 not a row (header, rule), -EINVAL.
+ */
+static int lgi_row(struct vgpu_ctx *ctx, const struct vgpu_mig_board *b, char *inner,
+		   const char *line, unsigned *gpu, struct vgpu_mig_gi *gi)
+{
+	char *tok[6];
+	size_t n = split_ws(inner, tok, 6);
+	unsigned start, size;
+	int used = -1;
+
+	if (n == 0 || !all_digits(tok[0], 4))
+		return 0;
+	if (n != 6 || strcmp(tok[1], "MIG") != 0 || !all_digits(tok[3], 4) ||
+	    !all_digits(tok[4], 4) || sscanf(tok[5], "%2u:%2u%n", &start, &size, &used) != 2 ||
+	    tok[5][used] || used < 0)
+		return vgpu_error(ctx, -EINVAL, "nvidia-smi mig -lgi: cannot read the row '%s'",
+				  line);
+	*gpu = (unsigned)atoi(tok[0]);
+	gi->profile = profile_by_name(b, tok[2]);
+	gi->start = start;
+	gi->id = atoi(tok[4]);
+	if (!gi->profile || gi->profile->id != atoi(tok[3]))
+		return vgpu_error(ctx, -EINVAL,
+				  "nvidia-smi mig -lgi: '%s' (ID %s) is not a profile of %s in the "
+				  "row '%s'",
+				  tok[2], tok[3], b->model, line);
+	if (size != gi->profile->size || start >= MIG_SLICES_MAX ||
+	    !(gi->profile->placements & (1u << start)))
+		return vgpu_error(ctx, -EINVAL,
+				  "nvidia-smi mig -lgi: %s cannot be at %u:%u on %s (row '%s')",
+				  gi->profile->name, start, size, b->model, line);
+	return 1;
+}
+
+/* Read one line of @text at *pos into @line (truncated, NUL-terminated); false at the end. */
+static bool next_line(const char *text, size_t *pos, char *line, size_t size)
+{
+	size_t l;
+
+	if (!text[*pos])
+		return false;
+	l = strcspn(text + *pos, "\n");
+	snprintf(line, size, "%.*s", (int)(l < size ? l : size - 1), text + *pos);
+	*pos += l + (text[*pos + l] == '\n');
+	return true;
+}
+
+int vgpu_mig_parse_lgi(struct vgpu_ctx *ctx, const struct vgpu_mig_board *b, const char *text,
+		       struct vgpu_mig_gi **gis, size_t *n)
+{
+	VGPU_AUTOFREE struct vgpu_mig_gi *v = NULL;
+	size_t k = 0, pos = 0;
+	bool seen = false;
+	unsigned gpu0 = 0;
+	char line[512], inner[512];
+
+	if (strnlen(text, VGPU_MIG_TEXT_MAX + 1) > VGPU_MIG_TEXT_MAX)
+		return vgpu_error(ctx, -EINVAL, "nvidia-smi mig -lgi: output over %d bytes",
+				  VGPU_MIG_TEXT_MAX);
+	while (next_line(text, &pos, line, sizeof(line))) {
+		const char *bar = strchr(line, '|'), *end = strrchr(line, '|');
+		struct vgpu_mig_gi gi;
+		unsigned gpu = 0;
+		int r;
+
+		if (strstr(line, "No MIG-enabled devices found") ||
+		    strstr(line, "No GPU instances found") || strstr(line, "GPU instances:"))
+			seen = true;
+		if (!bar)
+			continue;
+		/* a row cut before its closing '|' still reads */
+		if (end == bar)
+			end = line + strlen(line);
+		snprintf(inner, sizeof(inner), "%.*s", (int)(end - bar - 1), bar + 1);
+		r = lgi_row(ctx, b, inner, line, &gpu, &gi);
+		if (r < 0)
+			return r;
+		if (r == 0)
+			continue;
+		if (k && gpu != gpu0)
+			return vgpu_error(
+				ctx, -EINVAL,
+				"nvidia-smi mig -lgi: rows of GPUs %u and %u (pass -i BUS)", gpu0,
+				gpu);
+		if (k == b->mem_slices)
+			return vgpu_error(ctx, -EINVAL, "nvidia-smi mig -lgi: more than %u GIs",
+					  b->mem_slices);
+		if (!v)
+			v = vgpu_xcalloc(b->mem_slices, sizeof(*v));
+		gpu0 = gpu;
+		v[k++] = gi;
+	}
+	if (!seen && !k)
+		return vgpu_error(ctx, -EINVAL, "not the output of nvidia-smi mig -lgi");
+	*gis = vgpu_steal_ptr(&v);
+	*n = k;
+	return 0;
+}
+
+/* "Enabled" 1, "Disabled" 0, "[N/A]" -1; -2 otherwise. */
+static int mode_value(const char *s)
+{
+	if (strcmp(s, "Enabled") == 0)
+		return 1;
+	if (strcmp(s, "Disabled") == 0)
+		return 0;
+	if (strcmp(s, "[N/A]") == 0 || strcmp(s, "N/A") == 0)
+		return -1;
+	return -2;
+}
+
+/* @s without leading and trailing white space (modified in place). */
+static char *trim(char *s)
+{
+	size_t l;
+
+	s += strspn(s, " \t\r");
+	l = strlen(s);
+	while (l && isspace((unsigned char)s[l - 1]))
+		s[--l] = '\0';
+	return s;
+}
+
+int vgpu_mig_parse_mode(struct vgpu_ctx *ctx, const char *text, int *current, int *pending)
+{
+	char line[256], orig[256], *f[3], *save = NULL;
+	size_t pos = 0, nf = 0;
+	int cur, pend;
+
+	if (strnlen(text, VGPU_MIG_TEXT_MAX + 1) > VGPU_MIG_TEXT_MAX)
+		return vgpu_error(ctx, -EINVAL, "nvidia-smi --query-gpu: output too long");
+	pos += strspn(text, " \t\r\n");
+	if (!next_line(text, &pos, line, sizeof(line)) || text[pos + strspn(text + pos, " \t\r\n")])
+		return vgpu_error(ctx, -EINVAL,
+				  "nvidia-smi --query-gpu=pci.bus_id,mig.mode.current,"
+				  "mig.mode.pending: want one line, got '%.60s'",
+				  text);
+	snprintf(orig, sizeof(orig), "%s", line);
+	for (char *t = strtok_r(line, ",", &save); t; t = strtok_r(NULL, ",", &save)) {
+		if (nf == 3)
+			return vgpu_error(ctx, -EINVAL, "MIG mode: more than 3 fields in '%s'",
+					  trim(orig));
+		f[nf++] = trim(t);
+	}
+	if (nf != 3 || !strchr(f[0], ':'))
+		return vgpu_error(ctx, -EINVAL, "MIG mode: not 'BUS, CURRENT, PENDING': '%s'",
+				  trim(orig));
+	cur = mode_value(f[1]);
+	pend = mode_value(f[2]);
+	if (cur == -2 || pend == -2)
+		return vgpu_error(ctx, -EINVAL,
+				  "MIG mode of %s: '%s' is neither Enabled, Disabled nor [N/A]",
+				  f[0], cur == -2 ? f[1] : f[2]);
+	*current = cur;
+	*pending = pend;
+	return 0;
+}
