@@ -98,5 +98,9 @@ int cli_run_module(struct cli *c, const char *name, int argc, char **argv);
 int cmd_vgpus(struct cli *c, int argc, char **argv);
 /* mig SUB-COMMAND: dispatches on argv[1] ("plan"). */
 int cmd_mig(struct cli *c, int argc, char **argv);
+int cmd_mig_show(struct cli *c, int argc, char **argv);
+/* apply and assert: in the module (libyaml, libvirt for the domains) */
+int cmd_apply(struct cli *c, int argc, char **argv);
+int cmd_assert(struct cli *c, int argc, char **argv);
 
 #endif

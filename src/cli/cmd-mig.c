@@ -2,7 +2,7 @@
 /*
  * vgpuctl mig SUBCOMMAND: MIG GPU instances.
  *   mig plan --gpu BDF | --board NAME  [--lgi FILE]  PROFILE[xN]...
- * Sub-commands dispatch on argv[1]; "show" is to come.
+ * Sub-commands dispatch on argv[1]; "show" is in cmd-mig-show.c.
  */
 #include <errno.h>
 #include <getopt.h>
@@ -231,8 +231,12 @@ static int mig_plan(struct cli *c, int argc, char **argv)
 int cmd_mig(struct cli *c, int argc, char **argv)
 {
 	if (argc < 2 || strcmp(argv[1], "--help") == 0 || strcmp(argv[1], "-h") == 0)
-		return argc < 2 ? cli_usage_error(c, "mig", "mig: give a sub-command: plan") : -1;
+		return argc < 2 ? cli_usage_error(c, "mig", "mig: give a sub-command: plan, show")
+				: -1;
 	if (strcmp(argv[1], "plan") == 0)
 		return mig_plan(c, argc - 1, argv + 1);
-	return cli_usage_error(c, "mig", "mig: unknown sub-command '%s' (known: plan)", argv[1]);
+	if (strcmp(argv[1], "show") == 0)
+		return cmd_mig_show(c, argc - 1, argv + 1);
+	return cli_usage_error(c, "mig", "mig: unknown sub-command '%s' (known: plan, show)",
+			       argv[1]);
 }
