@@ -258,24 +258,28 @@ int vgpu_exec(struct vgpu_ctx *ctx, const char *const *argv, long timeout_ms,
 	return 0;
 }
 
+int vgpu_exec_failed(struct vgpu_ctx *ctx, const char *const *argv,
+		     const struct vgpu_exec_result *res)
+{
+	VGPU_AUTOFREE char *cmd = vgpu_argv_str(argv);
+	char line[512];
+
+	vgpu_last_line(res->err, line, sizeof(line));
+	if (!line[0])
+		vgpu_last_line(res->out, line, sizeof(line));
+	if (res->status > 128)
+		return vgpu_error(ctx, -EIO, "'%s' was killed by signal %d%s%s", cmd,
+				  res->status - 128, line[0] ? ": " : "", line);
+	return vgpu_error(ctx, -EIO, "'%s' failed (exit %d)%s%s", cmd, res->status,
+			  line[0] ? ": " : "", line);
+}
+
 int vgpu_exec_ok(struct vgpu_ctx *ctx, const char *const *argv, long timeout_ms,
 		 struct vgpu_exec_result *res)
 {
-	char line[512];
 	int e = vgpu_exec(ctx, argv, timeout_ms, res);
 
 	if (e < 0 || res->status == 0)
 		return e;
-	{
-		VGPU_AUTOFREE char *cmd = vgpu_argv_str(argv);
-
-		vgpu_last_line(res->err, line, sizeof(line));
-		if (!line[0])
-			vgpu_last_line(res->out, line, sizeof(line));
-		if (res->status > 128)
-			return vgpu_error(ctx, -EIO, "'%s' was killed by signal %d%s%s", cmd,
-					  res->status - 128, line[0] ? ": " : "", line);
-		return vgpu_error(ctx, -EIO, "'%s' failed (exit %d)%s%s", cmd, res->status,
-				  line[0] ? ": " : "", line);
-	}
+	return vgpu_exec_failed(ctx, argv, res);
 }

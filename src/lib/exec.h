@@ -42,6 +42,9 @@ int vgpu_exec(struct vgpu_ctx *ctx, const char *const *argv, long timeout_ms,
  */
 int vgpu_exec_ok(struct vgpu_ctx *ctx, const char *const *argv, long timeout_ms,
 		 struct vgpu_exec_result *res);
+/** vgpu_exec_failed() - the message vgpu_exec_ok() gives for @res's non-zero exit. */
+int vgpu_exec_failed(struct vgpu_ctx *ctx, const char *const *argv,
+		     const struct vgpu_exec_result *res);
 void vgpu_exec_clear(struct vgpu_exec_result *res);
 /** vgpu_argv_str() - @argv as one line for messages and --dry-run ("a b 'c d'"); heap. */
 char *vgpu_argv_str(const char *const *argv);

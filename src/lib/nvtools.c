@@ -80,10 +80,13 @@ int vgpu_nv_gis(struct vgpu_ctx *ctx, const struct vgpu_nvtools *t,
 {
 	const char *argv[] = { t->nvidia_smi, "mig", "-i", bus, "-lgi", NULL };
 	struct vgpu_exec_result res;
-	int e = vgpu_exec_ok(ctx, argv, timeout(t), &res);
+	int e = vgpu_exec(ctx, argv, timeout(t), &res);
 
 	*gis = NULL;
 	*n = 0;
+	/* no GIs: "No GPU instances found: Not Found" with exit 6 (NVML's NOT_FOUND) */
+	if (e == 0 && res.status != 0 && !strstr(res.out, "No GPU instances found"))
+		e = vgpu_exec_failed(ctx, argv, &res);
 	if (e == 0)
 		e = vgpu_mig_parse_lgi(ctx, b, res.out, gis, n);
 	vgpu_exec_clear(&res);
