@@ -239,8 +239,10 @@ static int build_collection(struct cfgp *p, unsigned depth, struct node *out)
 			return r;
 		if (p->ev.type == end) {
 			out->n = (uint32_t)(p->sp - base);
-			out->kids = vgpu_xcalloc(out->n ? out->n : 1, sizeof(*out->kids));
-			memcpy(out->kids, p->stack + base, out->n * sizeof(*out->kids));
+			if (out->n) { /* [] and {} have no items, and maybe no stack yet */
+				out->kids = vgpu_xcalloc(out->n, sizeof(*out->kids));
+				memcpy(out->kids, p->stack + base, out->n * sizeof(*out->kids));
+			}
 			p->sp = base;
 			return 0;
 		}
