@@ -356,26 +356,26 @@ static void test_duplicate_keys(void **state)
 
 /* ---- hostile input ---------------------------------------------------------------- */
 
-static double now(void)
+/* CPU time, not wall time: the test machine may be shared. */
+static double cpu_now(void)
 {
 	struct timespec ts;
 
-	clock_gettime(CLOCK_MONOTONIC, &ts);
+	clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &ts);
 	return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
 }
 
-/* A valid 10 MB file (~60,000 labels) parses, in linear time. */
-static void test_ten_megabytes(void **state)
+/* A generated valid file of about @mb MB: its label count, and the CPU seconds a parse took. */
+static unsigned parse_generated(size_t mb, double *secs)
 {
-	size_t cap = 11u << 20, len = 0;
+	size_t cap = (mb + 1) << 20, len = 0;
 	char *text = vgpu_xmalloc(cap);
 	struct vgpu_hostcfg c = { 0 };
 	unsigned n = 0;
-	double t;
+	int r;
 
-	(void)state;
 	len += (size_t)sprintf(text, "version: v1\nvgpu-configs:\n");
-	while (len < 10u << 20) {
+	while (len < mb << 20) {
 		len += (size_t)sprintf(text + len,
 				       "  label-%07u:\n"
 				       "    - devices: [0, \"0000:3b:00.0\"]\n"
@@ -386,16 +386,36 @@ static void test_ten_megabytes(void **state)
 		n++;
 	}
 	vgpu_ctx_clear(&ctx);
-	t = now();
-	assert_int_equal(vgpu_hostcfg_parse(&ctx, "big.yaml", text, len, "label-0000007", &c), 0);
-	t = now() - t;
-	print_message("10 MB, %u labels: %.3f s\n", n, t);
-	assert_true(t < 10.0); /* ~0.3 s unoptimised; generous for sanitizers and valgrind */
+	*secs = cpu_now();
+	r = vgpu_hostcfg_parse(&ctx, "big.yaml", text, len, "label-0000007", &c);
+	*secs = cpu_now() - *secs;
+	free(text);
+	if (r < 0)
+		fail_msg("%zu MB: %s", mb, vgpu_ctx_error(&ctx));
 	assert_int_equal(c.n_labels, n);
 	assert_int_equal(c.n_entries, 1);
 	assert_int_equal(c.entries[0].line, 7 * 5 + 4);
 	vgpu_hostcfg_clear(&c);
-	free(text);
+	return n;
+}
+
+/*
+ * A valid 10 MB file (~80,000 labels) parses, in linear time: ten times the
+ * text costs about ten times a 1 MB parse, not a hundred.  Measured in the
+ * debugoptimized build on a shared 2-CPU machine: 0.4 to 0.9 s CPU for 10 MB,
+ * of which libyaml's own event scan is ~0.3 s.
+ * The ratio, not a time, is asserted: sanitizers and valgrind slow both alike.
+ */
+static void test_ten_megabytes(void **state)
+{
+	double t1, t10;
+	unsigned n;
+
+	(void)state;
+	parse_generated(1, &t1);
+	n = parse_generated(10, &t10);
+	print_message("1 MB: %.3f s CPU; 10 MB, %u labels: %.3f s CPU\n", t1, n, t10);
+	assert_true(t10 < 30 * t1 + 0.05);
 }
 
 /* "Billion laughs": refused at the first anchor, before anything expands. */
