@@ -1,0 +1,900 @@
+// SPDX-License-Identifier: LGPL-2.1-or-later
+/*
+ * hostcfg.c - NVIDIA's mig-parted and vgpu-device-manager YAML, read
+ * strictly (see hostcfg.h for the format and the rules).
+ *
+ * libyaml's event parser builds a small tree first (scalars in one string
+ * arena), refusing anchors, aliases, unknown tags, deep nesting and more
+ * than VGPU_CFG_MAX_NODES nodes: memory stays a small multiple of the file
+ * and no input expands.  The tree is then checked against the schema in one
+ * pass, every label, and the selected label's entries are copied out.
+ */
+#include <errno.h>
+#include <limits.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+
+#include <yaml.h>
+
+#include "cleanup.h"
+#include "hostcfg.h"
+#include "sysfs.h"
+
+/*
+ * A realistic 10 MB configuration is ~300,000 nodes; a hostile 16 MiB flow
+ * list of one-digit items would be 8 million.  The cap keeps the tree under
+ * ~130 MB whatever the input.
+ */
+#define VGPU_CFG_MAX_NODES (1u << 22)
+#define VGPU_CFG_NAME_MAX 63 /* a MIG or vGPU profile name */
+#define VGPU_CFG_LABELS_SHOWN 20 /* in the "no config" message */
+#define TAG_PREFIX "tag:yaml.org,2002:"
+
+enum node_kind { NODE_SCALAR, NODE_SEQ, NODE_MAP };
+
+struct node {
+	uint8_t kind;
+	bool is_plain; /* a plain scalar without !!str: may be a number or a boolean */
+	unsigned line; /* 1-based */
+	size_t str; /* scalar: offset of its NUL-terminated text in the arena */
+	struct node *kids; /* list items; mapping: key, value, key, value... */
+	uint32_t n;
+};
+
+struct cfgp {
+	struct vgpu_ctx *ctx;
+	const char *file;
+	const char *buf;
+	size_t len;
+	yaml_parser_t yp;
+	yaml_event_t ev;
+	bool has_ev;
+	char *arena;
+	size_t arena_len, arena_cap;
+	size_t n_nodes;
+	struct node *stack; /* items of the collections being built */
+	size_t sp, stack_cap;
+	/* the result */
+	const char *label;
+	bool found;
+	struct vgpu_hostcfg c;
+	size_t cap_entries;
+	struct vgpu_strv labels;
+};
+
+static const char *const top_keys[] = { "version", "mig-configs", "vgpu-configs", "start-domains",
+					NULL };
+static const char *const mig_keys[] = { "devices", "device-filter", "mig-enabled", "mig-devices",
+					NULL };
+static const char *const vgpu_keys[] = { "devices", "device-filter", "vgpu-devices", NULL };
+
+/* ---- the tree ------------------------------------------------------------- */
+
+static const char *S(const struct cfgp *p, const struct node *n)
+{
+	return p->arena + n->str;
+}
+
+static const struct node *key_at(const struct node *m, size_t i)
+{
+	return &m->kids[2 * i];
+}
+
+static const struct node *val_at(const struct node *m, size_t i)
+{
+	return &m->kids[2 * i + 1];
+}
+
+static void node_free(struct node *n)
+{
+	for (uint32_t i = 0; i < n->n; i++)
+		node_free(&n->kids[i]);
+	free(n->kids);
+}
+
+static unsigned line_at_offset(const struct cfgp *p, size_t off)
+{
+	unsigned line = 1;
+
+	for (size_t i = 0; i < off && i < p->len; i++)
+		line += p->buf[i] == '\n';
+	return line;
+}
+
+static int yaml_fail(struct cfgp *p)
+{
+	const yaml_parser_t *y = &p->yp;
+	unsigned line;
+
+	if (y->error == YAML_MEMORY_ERROR)
+		return vgpu_error(p->ctx, -ENOMEM, "%s: out of memory reading YAML", p->file);
+	line = y->error == YAML_READER_ERROR ? line_at_offset(p, y->problem_offset) :
+					       (unsigned)y->problem_mark.line + 1;
+	return vgpu_error(p->ctx, -EINVAL, "%s:%u: invalid YAML: %s%s%s%s", p->file, line,
+			  y->problem ? y->problem : "unknown problem", y->context ? " (" : "",
+			  y->context ? y->context : "", y->context ? ")" : "");
+}
+
+static int next_event(struct cfgp *p)
+{
+	if (p->has_ev)
+		yaml_event_delete(&p->ev);
+	p->has_ev = false;
+	if (!yaml_parser_parse(&p->yp, &p->ev))
+		return yaml_fail(p);
+	p->has_ev = true;
+	return 0;
+}
+
+static unsigned ev_line(const struct cfgp *p)
+{
+	return (unsigned)p->ev.start_mark.line + 1;
+}
+
+static size_t arena_add(struct cfgp *p, const char *s, size_t len)
+{
+	size_t off = p->arena_len;
+
+	if (p->arena_cap - p->arena_len < len + 1) {
+		p->arena_cap = (p->arena_cap + len + 1) * 2;
+		p->arena = vgpu_xrealloc(p->arena, p->arena_cap);
+	}
+	memcpy(p->arena + off, s, len);
+	p->arena[off + len] = '\0';
+	p->arena_len += len + 1;
+	return off;
+}
+
+/*
+ * Anchors (and so aliases) are refused outright: that alone defeats the
+ * "billion laughs" expansion.  Tags: only the standard ones for the node's
+ * kind; !!str makes a plain scalar a string.
+ */
+static int check_props(struct cfgp *p, const yaml_char_t *anchor, const yaml_char_t *tag,
+		       enum node_kind kind, bool *is_str)
+{
+	static const char *const scalar_tags[] = { "str", "int", "bool", "null" };
+	const char *t = (const char *)tag, *s;
+
+	if (anchor)
+		return vgpu_error(p->ctx, -EINVAL,
+				  "%s:%u: YAML anchors and aliases are not supported", p->file,
+				  ev_line(p));
+	if (!t)
+		return 0;
+	if (strncmp(t, TAG_PREFIX, strlen(TAG_PREFIX)) == 0) {
+		s = t + strlen(TAG_PREFIX);
+		if ((kind == NODE_SEQ && strcmp(s, "seq") == 0) ||
+		    (kind == NODE_MAP && strcmp(s, "map") == 0))
+			return 0;
+		for (size_t i = 0; kind == NODE_SCALAR && i < ARRAY_SIZE(scalar_tags); i++) {
+			if (strcmp(s, scalar_tags[i]) == 0) {
+				*is_str = i == 0;
+				return 0;
+			}
+		}
+	}
+	return vgpu_error(p->ctx, -EINVAL, "%s:%u: YAML tag '%s' is not supported here", p->file,
+			  ev_line(p), t);
+}
+
+/*
+ * Items of open collections wait on one stack and move to an array of the
+ * exact size when their collection ends: no realloc per collection (a 10 MB
+ * file has ~200,000 of them, and growing each fragments the heap).
+ */
+static void stack_push(struct cfgp *p, const struct node *n)
+{
+	if (p->sp == p->stack_cap) {
+		p->stack_cap = p->stack_cap ? 2 * p->stack_cap : 256;
+		p->stack = vgpu_xreallocarray(p->stack, p->stack_cap, sizeof(*p->stack));
+	}
+	p->stack[p->sp++] = *n;
+}
+
+static int build_node(struct cfgp *p, unsigned depth, struct node *out);
+
+static int build_scalar(struct cfgp *p, struct node *out)
+{
+	const yaml_event_t *e = &p->ev;
+	bool is_str = false;
+	int r = check_props(p, e->data.scalar.anchor, e->data.scalar.tag, NODE_SCALAR, &is_str);
+
+	if (r < 0)
+		return r;
+	if (memchr(e->data.scalar.value, '\0', e->data.scalar.length))
+		return vgpu_error(p->ctx, -EINVAL, "%s:%u: a NUL character in a string", p->file,
+				  ev_line(p));
+	out->kind = NODE_SCALAR;
+	out->is_plain = e->data.scalar.style == YAML_PLAIN_SCALAR_STYLE && !is_str;
+	out->str = arena_add(p, (const char *)e->data.scalar.value, e->data.scalar.length);
+	return 0;
+}
+
+/* A list or a mapping: its items up to the end event. */
+static int build_collection(struct cfgp *p, unsigned depth, struct node *out)
+{
+	bool is_map = p->ev.type == YAML_MAPPING_START_EVENT;
+	yaml_event_type_t end = is_map ? YAML_MAPPING_END_EVENT : YAML_SEQUENCE_END_EVENT;
+	bool unused = false;
+	int r;
+
+	out->kind = is_map ? NODE_MAP : NODE_SEQ;
+	r = is_map ? check_props(p, p->ev.data.mapping_start.anchor, p->ev.data.mapping_start.tag,
+				 NODE_MAP, &unused) :
+		     check_props(p, p->ev.data.sequence_start.anchor, p->ev.data.sequence_start.tag,
+				 NODE_SEQ, &unused);
+	if (r < 0)
+		return r;
+	if (depth >= VGPU_CFG_MAX_DEPTH)
+		return vgpu_error(p->ctx, -EINVAL, "%s:%u: YAML nested deeper than %d levels",
+				  p->file, ev_line(p), VGPU_CFG_MAX_DEPTH);
+	for (size_t base = p->sp;;) {
+		struct node kid = { 0 };
+
+		r = next_event(p);
+		if (r < 0)
+			return r;
+		if (p->ev.type == end) {
+			out->n = (uint32_t)(p->sp - base);
+			if (out->n) { /* [] and {} have no items, and maybe no stack yet */
+				out->kids = vgpu_xcalloc(out->n, sizeof(*out->kids));
+				memcpy(out->kids, p->stack + base, out->n * sizeof(*out->kids));
+			}
+			p->sp = base;
+			return 0;
+		}
+		r = build_node(p, depth + 1, &kid);
+		stack_push(p, &kid); /* on failure too: freed with the stack */
+		if (r < 0)
+			return r;
+		if (is_map && (p->sp - base) % 2 == 1 && kid.kind != NODE_SCALAR)
+			return vgpu_error(p->ctx, -EINVAL, "%s:%u: a mapping key must be a string",
+					  p->file, kid.line);
+	}
+}
+
+/* The node whose first event is p->ev, into *out (zeroed by the caller). */
+static int build_node(struct cfgp *p, unsigned depth, struct node *out)
+{
+	out->line = ev_line(p);
+	if (++p->n_nodes > VGPU_CFG_MAX_NODES)
+		return vgpu_error(p->ctx, -EINVAL, "%s:%u: more than %u YAML nodes", p->file,
+				  out->line, VGPU_CFG_MAX_NODES);
+	switch (p->ev.type) {
+	case YAML_SCALAR_EVENT:
+		return build_scalar(p, out);
+	case YAML_SEQUENCE_START_EVENT:
+	case YAML_MAPPING_START_EVENT:
+		return build_collection(p, depth, out);
+	case YAML_ALIAS_EVENT:
+		return vgpu_error(p->ctx, -EINVAL,
+				  "%s:%u: YAML anchors and aliases are not supported", p->file,
+				  out->line);
+	default:
+		return vgpu_error(p->ctx, -EINVAL, "%s:%u: unexpected YAML event %d", p->file,
+				  out->line, (int)p->ev.type);
+	}
+}
+
+/* The one document of the stream into *root. */
+static int build_tree(struct cfgp *p, struct node *root)
+{
+	int r = next_event(p); /* stream start */
+
+	if (r == 0)
+		r = next_event(p);
+	if (r < 0)
+		return r;
+	if (p->ev.type == YAML_STREAM_END_EVENT)
+		return vgpu_error(p->ctx, -EINVAL,
+				  "%s:1: empty configuration (expected version: v1)", p->file);
+	r = next_event(p); /* past the document start */
+	if (r < 0)
+		return r;
+	r = build_node(p, 0, root);
+	if (r == 0)
+		r = next_event(p); /* document end */
+	if (r == 0)
+		r = next_event(p);
+	if (r < 0)
+		return r;
+	if (p->ev.type != YAML_STREAM_END_EVENT)
+		return vgpu_error(p->ctx, -EINVAL, "%s:%u: more than one YAML document", p->file,
+				  ev_line(p));
+	return 0;
+}
+
+/* ---- messages ------------------------------------------------------------- */
+
+/* What a node is, for "must be X, not Y". */
+static const char *describe(const struct cfgp *p, const struct node *n, char *buf, size_t len)
+{
+	if (n->kind == NODE_SEQ)
+		return "a list";
+	if (n->kind == NODE_MAP)
+		return "a mapping";
+	if (!*S(p, n))
+		return n->is_plain ? "empty" : "an empty string";
+	snprintf(buf, len, n->is_plain ? "'%.60s%s'" : "the quoted string \"%.60s%s\"", S(p, n),
+		 strlen(S(p, n)) > 60 ? "..." : "");
+	return buf;
+}
+
+static int type_error(struct cfgp *p, const struct node *n, const char *key, const char *where,
+		      const char *expected)
+{
+	char buf[96];
+
+	return vgpu_error(p->ctx, -EINVAL, "%s:%u: '%s' %s must be %s, not %s", p->file, n->line,
+			  key, where, expected, describe(p, n, buf, sizeof(buf)));
+}
+
+static int unknown_key(struct cfgp *p, const struct node *k, const char *where,
+		       const char *const *keys)
+{
+	char expected[128] = "";
+
+	for (size_t i = 0; keys[i]; i++) {
+		strcat(expected, i ? ", " : "");
+		strcat(expected, keys[i]);
+	}
+	return vgpu_error(p->ctx, -EINVAL, "%s:%u: unknown key '%.100s' %s (expected %s)", p->file,
+			  k->line, S(p, k), where, expected);
+}
+
+static int key_index(const char *const *keys, const char *k)
+{
+	for (int i = 0; keys[i]; i++)
+		if (strcmp(keys[i], k) == 0)
+			return i;
+	return -1;
+}
+
+/* ---- duplicate keys --------------------------------------------------------- */
+
+static int cmp_keys(const void *a, const void *b, void *data)
+{
+	const struct cfgp *p = data;
+	const struct node *x = *(const struct node *const *)a, *y = *(const struct node *const *)b;
+	int c = strcmp(S(p, x), S(p, y));
+
+	return c ? c : (x->line > y->line) - (x->line < y->line);
+}
+
+/* A key twice in one mapping is an error (the Go parsers keep the last one silently). */
+static int check_dups(struct cfgp *p, const struct node *m, const char *where)
+{
+	size_t n = m->n / 2;
+	VGPU_AUTOFREE const struct node **keys = NULL;
+
+	if (n < 2)
+		return 0;
+	keys = vgpu_xcalloc(n, sizeof(*keys));
+	for (size_t i = 0; i < n; i++)
+		keys[i] = key_at(m, i);
+	/* sorted, not compared pairwise: a 10 MB file may hold 100,000 labels */
+	qsort_r(keys, n, sizeof(*keys), cmp_keys, p);
+	for (size_t i = 1; i < n; i++)
+		if (strcmp(S(p, keys[i - 1]), S(p, keys[i])) == 0)
+			return vgpu_error(p->ctx, -EINVAL,
+					  "%s:%u: duplicate key '%.100s' %s (first at line %u)",
+					  p->file, keys[i]->line, S(p, keys[i]), where,
+					  keys[i - 1]->line);
+	return 0;
+}
+
+/* ---- scalars ---------------------------------------------------------------- */
+
+/*
+ * A plain decimal integer: an optional '-', digits, no leading zero (YAML 1.1
+ * reads "010" as octal; we take neither reading).  Values past nine digits
+ * become LONG_MIN/LONG_MAX: out of every range used here.
+ */
+static bool plain_int(const struct cfgp *p, const struct node *n, long *v)
+{
+	const char *s = S(p, n), *d = s + (*s == '-');
+	size_t len = strlen(d);
+
+	if (n->kind != NODE_SCALAR || !n->is_plain || !len || (d[0] == '0' && len > 1) ||
+	    strspn(d, "0123456789") != len)
+		return false;
+	*v = len > 9 ? (*s == '-' ? LONG_MIN : LONG_MAX) : strtol(s, NULL, 10);
+	return true;
+}
+
+static int get_count(struct cfgp *p, const struct node *v, const char *key, const char *where,
+		     long max, unsigned *out)
+{
+	char expected[64];
+	long n;
+
+	snprintf(expected, sizeof(expected), "an integer from 0 to %ld", max);
+	if (!plain_int(p, v, &n))
+		return type_error(p, v, key, where, expected);
+	if (n < 0 || n > max)
+		return vgpu_error(p->ctx, -EINVAL, "%s:%u: '%s' %s is %s, out of 0..%ld", p->file,
+				  v->line, key, where, S(p, v), max);
+	*out = (unsigned)n;
+	return 0;
+}
+
+/* Plain true/false in any case; YAML 1.1's yes/no/on/off are refused as ambiguous. */
+static int get_bool(struct cfgp *p, const struct node *v, const char *key, const char *where,
+		    int *out)
+{
+	if (v->kind == NODE_SCALAR && v->is_plain && strcasecmp(S(p, v), "true") == 0)
+		*out = 1;
+	else if (v->kind == NODE_SCALAR && v->is_plain && strcasecmp(S(p, v), "false") == 0)
+		*out = 0;
+	else
+		return type_error(p, v, key, where, "true or false");
+	return 0;
+}
+
+/* "0x20B710DE": 0x and 1 to 8 hex digits, as the example files write PCI ids. */
+static bool parse_pci_id(const char *s, uint32_t *out)
+{
+	size_t n;
+
+	if (s[0] != '0' || (s[1] != 'x' && s[1] != 'X'))
+		return false;
+	n = strlen(s + 2);
+	if (n < 1 || n > 8 || strspn(s + 2, "0123456789abcdefABCDEF") != n)
+		return false;
+	*out = (uint32_t)strtoul(s + 2, NULL, 16);
+	return true;
+}
+
+/* A MIG or vGPU profile name: printable ASCII without blanks. */
+static bool profile_name_ok(const char *s)
+{
+	size_t n = strlen(s);
+
+	if (!n || n > VGPU_CFG_NAME_MAX)
+		return false;
+	for (; *s; s++)
+		if (*s <= ' ' || *s > '~')
+			return false;
+	return true;
+}
+
+/* ---- entries ---------------------------------------------------------------- */
+
+static void entry_clear(struct vgpu_cfg_entry *e)
+{
+	for (size_t i = 0; i < e->n_mig; i++)
+		free(e->mig[i].name);
+	for (size_t i = 0; i < e->n_vgpu; i++)
+		free(e->vgpu[i].name);
+	free(e->indexes);
+	free(e->addrs);
+	free(e->device_filter);
+	free(e->mig);
+	free(e->vgpu);
+	memset(e, 0, sizeof(*e));
+}
+
+#define DEVICES_ARE "all or a list of GPU indexes and PCI addresses"
+
+/* devices: all | [0, 1, "0000:3b:00.0", "3b:00.0"] */
+static int get_devices(struct cfgp *p, const struct node *v, const char *where,
+		       struct vgpu_cfg_entry *e)
+{
+	if (v->kind == NODE_SCALAR && strcmp(S(p, v), "all") == 0) {
+		e->is_all = true;
+		return 0;
+	}
+	if (v->kind != NODE_SEQ || v->n == 0)
+		return type_error(p, v, "devices", where, DEVICES_ARE);
+	e->indexes = vgpu_xcalloc(v->n, sizeof(*e->indexes));
+	e->addrs = vgpu_xcalloc(v->n, sizeof(*e->addrs));
+	for (uint32_t i = 0; i < v->n; i++) {
+		const struct node *d = &v->kids[i];
+		long idx;
+
+		if (d->kind != NODE_SCALAR)
+			return type_error(p, d, "devices", where, DEVICES_ARE);
+		if (plain_int(p, d, &idx)) {
+			if (idx < 0 || idx > VGPU_CFG_MAX_INDEX)
+				return vgpu_error(
+					p->ctx, -EINVAL,
+					"%s:%u: GPU index %s in 'devices' %s is out of 0..%d",
+					p->file, d->line, S(p, d), where, VGPU_CFG_MAX_INDEX);
+			e->indexes[e->n_indexes++] = (int)idx;
+		} else if (vgpu_bdf_normalize(S(p, d), e->addrs[e->n_addrs]) == 0) {
+			e->n_addrs++;
+		} else {
+			char buf[96];
+
+			return vgpu_error(p->ctx, -EINVAL,
+					  "%s:%u: %s in 'devices' %s is neither a GPU index nor a "
+					  "PCI address such as 0000:3b:00.0",
+					  p->file, d->line, describe(p, d, buf, sizeof(buf)),
+					  where);
+		}
+	}
+	return 0;
+}
+
+/* device-filter: "0x20B710DE" | ["0x20B710DE", "0x20B510DE"] */
+static int get_filter(struct cfgp *p, const struct node *v, const char *where,
+		      struct vgpu_cfg_entry *e)
+{
+	const struct node *items = v->kind == NODE_SEQ ? v->kids : v;
+	size_t n = v->kind == NODE_SEQ ? v->n : 1;
+
+	if (v->kind == NODE_MAP || n == 0)
+		return type_error(p, v, "device-filter", where, "a PCI id or a list of PCI ids");
+	e->device_filter = vgpu_xcalloc(n, sizeof(*e->device_filter));
+	for (size_t i = 0; i < n; i++) {
+		if (items[i].kind != NODE_SCALAR ||
+		    !parse_pci_id(S(p, &items[i]), &e->device_filter[i]))
+			return type_error(p, &items[i], "device-filter", where,
+					  "a PCI id such as \"0x20B710DE\" (device, vendor)");
+		e->n_filter++;
+	}
+	return 0;
+}
+
+/* mig-devices / vgpu-devices: {NAME: COUNT, ...}, possibly {} */
+static int get_counts(struct cfgp *p, const struct node *v, const char *key, const char *where,
+		      struct vgpu_cfg_count **out, size_t *n_out)
+{
+	char inner[320];
+	size_t n = v->n / 2;
+	int r;
+
+	if (v->kind != NODE_MAP)
+		return type_error(p, v, key, where, "a mapping of profile names to counts");
+	snprintf(inner, sizeof(inner), "in '%s' %s", key, where);
+	r = check_dups(p, v, inner);
+	if (r < 0)
+		return r;
+	*out = vgpu_xcalloc(n ? n : 1, sizeof(**out));
+	for (size_t i = 0; i < n; i++) {
+		const struct node *k = key_at(v, i);
+		struct vgpu_cfg_count *c = &(*out)[i];
+
+		if (!profile_name_ok(S(p, k)))
+			return vgpu_error(p->ctx, -EINVAL,
+					  "%s:%u: '%.100s' %s is not a profile name (1 to %d "
+					  "printable characters, no blanks)",
+					  p->file, k->line, S(p, k), inner, VGPU_CFG_NAME_MAX);
+		r = get_count(p, val_at(v, i), S(p, k), inner, VGPU_CFG_MAX_COUNT, &c->count);
+		if (r < 0)
+			return r;
+		c->name = vgpu_xstrdup(S(p, k));
+		c->line = k->line;
+		(*n_out)++;
+	}
+	return 0;
+}
+
+/* What a complete entry needs, as mig-parted and vgpu-device-manager require it. */
+static int check_entry(struct cfgp *p, const struct node *m, const char *where, unsigned seen,
+		       const struct vgpu_cfg_entry *e)
+{
+	const char *missing = NULL;
+
+	if (!(seen & 1u << 0))
+		missing = "devices";
+	else if (e->section == VGPU_CFG_MIG && !(seen & 1u << 2))
+		missing = "mig-enabled";
+	else if (e->section == VGPU_CFG_MIG && e->mig_enabled == 1 && !(seen & 1u << 3))
+		missing = "mig-devices (mig-enabled is true)";
+	else if (e->section == VGPU_CFG_VGPU && !(seen & 1u << 2))
+		missing = "vgpu-devices";
+	if (missing)
+		return vgpu_error(p->ctx, -EINVAL, "%s:%u: no %s %s", p->file, m->line, missing,
+				  where);
+	if (e->mig_enabled == 0 && e->n_mig)
+		return vgpu_error(p->ctx, -EINVAL, "%s:%u: mig-devices %s but mig-enabled is false",
+				  p->file, m->line, where);
+	return 0;
+}
+
+/* One entry of a label's list; @where is "in mig-configs.LABEL[i]". */
+static int get_entry(struct cfgp *p, const struct node *m, enum vgpu_cfg_section section,
+		     const char *where, struct vgpu_cfg_entry *e)
+{
+	const char *const *keys = section == VGPU_CFG_MIG ? mig_keys : vgpu_keys;
+	unsigned seen = 0;
+	int r;
+
+	e->section = section;
+	e->line = m->line;
+	e->mig_enabled = -1;
+	if (m->kind != NODE_MAP) {
+		char buf[96];
+
+		return vgpu_error(p->ctx, -EINVAL, "%s:%u: the entry %s must be a mapping, not %s",
+				  p->file, m->line, where, describe(p, m, buf, sizeof(buf)));
+	}
+	r = check_dups(p, m, where);
+	for (size_t i = 0; r == 0 && i < m->n / 2; i++) {
+		const char *k = S(p, key_at(m, i));
+		const struct node *v = val_at(m, i);
+		int ki = key_index(keys, k);
+
+		if (ki < 0)
+			return unknown_key(p, key_at(m, i), where, keys);
+		seen |= 1u << ki;
+		if (strcmp(k, "devices") == 0)
+			r = get_devices(p, v, where, e);
+		else if (strcmp(k, "device-filter") == 0)
+			r = get_filter(p, v, where, e);
+		else if (strcmp(k, "mig-enabled") == 0)
+			r = get_bool(p, v, k, where, &e->mig_enabled);
+		else if (strcmp(k, "mig-devices") == 0)
+			r = get_counts(p, v, k, where, &e->mig, &e->n_mig);
+		else
+			r = get_counts(p, v, k, where, &e->vgpu, &e->n_vgpu);
+	}
+	return r < 0 ? r : check_entry(p, m, where, seen, e);
+}
+
+/* ---- labels and the top level ------------------------------------------------ */
+
+static void add_entry(struct cfgp *p, struct vgpu_cfg_entry *e)
+{
+	if (p->c.n_entries == p->cap_entries) {
+		p->cap_entries = p->cap_entries ? 2 * p->cap_entries : 4;
+		p->c.entries = vgpu_xreallocarray(p->c.entries, p->cap_entries, sizeof(*e));
+	}
+	p->c.entries[p->c.n_entries++] = *e;
+	memset(e, 0, sizeof(*e));
+}
+
+/* A label's key: noted in the list of labels; true when it is the one selected. */
+static int get_label_key(struct cfgp *p, const struct node *k, const char *where, bool *selected)
+{
+	if (!*S(p, k))
+		return vgpu_error(p->ctx, -EINVAL, "%s:%u: an empty label %s", p->file, k->line,
+				  where);
+	vgpu_strv_push(&p->labels, vgpu_xstrdup(S(p, k)));
+	*selected = p->label && strcmp(S(p, k), p->label) == 0;
+	p->found |= *selected;
+	return 0;
+}
+
+/* LABEL: [ENTRY, ...] of mig-configs or vgpu-configs. */
+static int get_label(struct cfgp *p, const struct node *k, const struct node *list,
+		     const char *name, enum vgpu_cfg_section section)
+{
+	char where[320];
+	bool selected;
+	int r;
+
+	snprintf(where, sizeof(where), "in %s", name);
+	r = get_label_key(p, k, where, &selected);
+	if (r < 0)
+		return r;
+	if (list->kind != NODE_SEQ || list->n == 0)
+		return type_error(p, list, S(p, k), where, "a non-empty list of entries");
+	for (uint32_t i = 0; i < list->n; i++) {
+		struct vgpu_cfg_entry e = { 0 };
+
+		snprintf(where, sizeof(where), "in %s.%.200s[%u]", name, S(p, k), i);
+		r = get_entry(p, &list->kids[i], section, where, &e);
+		if (r == 0 && selected)
+			add_entry(p, &e);
+		entry_clear(&e);
+		if (r < 0)
+			return r;
+	}
+	return 0;
+}
+
+/* mig-configs or vgpu-configs: {LABEL: [ENTRY, ...], ...} */
+static int get_section(struct cfgp *p, const struct node *v, const char *name,
+		       enum vgpu_cfg_section section)
+{
+	char where[64];
+	int r;
+
+	if (v->kind != NODE_MAP || v->n == 0)
+		return type_error(p, v, name, "at the top level",
+				  "a mapping of labels to lists of entries");
+	snprintf(where, sizeof(where), "in %s", name);
+	r = check_dups(p, v, where);
+	for (size_t i = 0; r == 0 && i < v->n / 2; i++)
+		r = get_label(p, key_at(v, i), val_at(v, i), name, section);
+	return r;
+}
+
+/* start-domains: {LABEL: [domain name, ...], ...}, vgpuctl's own */
+static int get_domains(struct cfgp *p, const struct node *v)
+{
+	int r;
+
+	if (v->kind != NODE_MAP)
+		return type_error(p, v, "start-domains", "at the top level",
+				  "a mapping of labels to lists of domain names");
+	r = check_dups(p, v, "in start-domains");
+	for (size_t i = 0; r == 0 && i < v->n / 2; i++) {
+		const struct node *k = key_at(v, i), *list = val_at(v, i);
+		bool selected;
+
+		r = get_label_key(p, k, "in start-domains", &selected);
+		if (r < 0)
+			return r;
+		if (list->kind != NODE_SEQ)
+			return type_error(p, list, S(p, k), "in start-domains",
+					  "a list of domain names");
+		for (uint32_t j = 0; j < list->n; j++) {
+			const struct node *d = &list->kids[j];
+			const char *why = d->kind == NODE_SCALAR ? vgpu_domain_name_check(S(p, d)) :
+								   "not a string";
+
+			if (why)
+				return vgpu_error(p->ctx, -EINVAL,
+						  "%s:%u: item %u of start-domains.%.200s is not a "
+						  "domain name: %s",
+						  p->file, d->line, j, S(p, k), why);
+		}
+		if (!selected || !list->n)
+			continue;
+		p->c.domains = vgpu_xcalloc(list->n, sizeof(*p->c.domains));
+		for (uint32_t j = 0; j < list->n; j++)
+			p->c.domains[p->c.n_domains++] = vgpu_xstrdup(S(p, &list->kids[j]));
+	}
+	return r;
+}
+
+static int get_version(struct cfgp *p, const struct node *v)
+{
+	if (v->kind != NODE_SCALAR)
+		return type_error(p, v, "version", "at the top level", "v1");
+	if (strcmp(S(p, v), "v1") != 0)
+		return vgpu_error(p->ctx, -EINVAL,
+				  "%s:%u: unsupported version '%.60s' (expected v1)", p->file,
+				  v->line, S(p, v));
+	return 0;
+}
+
+/*
+ * The top level.  Known keys are checked first, then the sections in a fixed
+ * order (mig-configs before vgpu-configs) whatever their order in the file:
+ * the entries come out in the order `apply` uses them (MIG mode first).
+ */
+static int get_top(struct cfgp *p, const struct node *root)
+{
+	const struct node *vals[ARRAY_SIZE(top_keys) - 1] = { 0 };
+	char buf[96];
+	int r;
+
+	if (root->kind != NODE_MAP)
+		return vgpu_error(p->ctx, -EINVAL,
+				  "%s:%u: the configuration must be a mapping (version, "
+				  "mig-configs, vgpu-configs), not %s",
+				  p->file, root->line, describe(p, root, buf, sizeof(buf)));
+	r = check_dups(p, root, "at the top level");
+	for (size_t i = 0; r == 0 && i < root->n / 2; i++) {
+		int ki = key_index(top_keys, S(p, key_at(root, i)));
+
+		if (ki < 0)
+			return unknown_key(p, key_at(root, i), "at the top level", top_keys);
+		vals[ki] = val_at(root, i);
+	}
+	if (r == 0 && !vals[0])
+		return vgpu_error(p->ctx, -EINVAL, "%s:%u: no 'version: v1'", p->file, root->line);
+	if (r == 0)
+		r = get_version(p, vals[0]);
+	if (r == 0 && !vals[1] && !vals[2])
+		return vgpu_error(p->ctx, -EINVAL, "%s:%u: neither mig-configs nor vgpu-configs",
+				  p->file, root->line);
+	if (r == 0 && vals[1])
+		r = get_section(p, vals[1], "mig-configs", VGPU_CFG_MIG);
+	if (r == 0 && vals[2])
+		r = get_section(p, vals[2], "vgpu-configs", VGPU_CFG_VGPU);
+	if (r == 0 && vals[3])
+		r = get_domains(p, vals[3]);
+	return r;
+}
+
+/* "no config 'foo' in FILE; labels: a, b, c" (the first VGPU_CFG_LABELS_SHOWN) */
+static int no_label(struct cfgp *p)
+{
+	size_t shown = p->labels.n < VGPU_CFG_LABELS_SHOWN ? p->labels.n : VGPU_CFG_LABELS_SHOWN;
+	VGPU_AUTOFREE char *list = vgpu_xstrdup("");
+
+	for (size_t i = 0; i < shown; i++) {
+		char *more = vgpu_asprintf("%s%s%.100s", list, i ? ", " : "", p->labels.items[i]);
+
+		free(list);
+		list = more;
+	}
+	if (p->labels.n > shown) {
+		char *more = vgpu_asprintf("%s, ... (%zu more)", list, p->labels.n - shown);
+
+		free(list);
+		list = more;
+	}
+	return vgpu_error(p->ctx, -EINVAL, "no config '%s' in %s; labels: %s", p->label, p->file,
+			  list);
+}
+
+/* ---- the API ---------------------------------------------------------------- */
+
+void vgpu_hostcfg_clear(struct vgpu_hostcfg *c)
+{
+	for (size_t i = 0; i < c->n_entries; i++)
+		entry_clear(&c->entries[i]);
+	for (size_t i = 0; i < c->n_domains; i++)
+		free(c->domains[i]);
+	for (size_t i = 0; i < c->n_labels; i++)
+		free(c->labels[i]);
+	free(c->entries);
+	free(c->domains);
+	free(c->labels);
+	free(c->file);
+	free(c->label);
+	memset(c, 0, sizeof(*c));
+}
+
+static int parse_yaml(struct cfgp *p, struct node *root)
+{
+	int r;
+
+	if (!yaml_parser_initialize(&p->yp))
+		return vgpu_error(p->ctx, -ENOMEM, "%s: cannot set up the YAML parser", p->file);
+	yaml_parser_set_input_string(&p->yp, (const unsigned char *)(p->buf ? p->buf : ""), p->len);
+	yaml_parser_set_encoding(&p->yp, YAML_UTF8_ENCODING);
+	r = build_tree(p, root);
+	for (size_t i = 0; i < p->sp; i++) /* left by a failure */
+		node_free(&p->stack[i]);
+	free(p->stack);
+	if (p->has_ev)
+		yaml_event_delete(&p->ev);
+	p->has_ev = false;
+	yaml_parser_delete(&p->yp);
+	return r;
+}
+
+int vgpu_hostcfg_parse(struct vgpu_ctx *ctx, const char *name, const char *buf, size_t len,
+		       const char *label, struct vgpu_hostcfg *out)
+{
+	struct cfgp p = {
+		.ctx = ctx, .file = name ? name : "(config)", .buf = buf, .len = len, .label = label
+	};
+	struct node root = { 0 };
+	int r;
+
+	if (len > VGPU_CFG_MAX_BYTES)
+		return vgpu_error(ctx, -EFBIG, "'%s' is larger than %u bytes", p.file,
+				  VGPU_CFG_MAX_BYTES);
+	r = parse_yaml(&p, &root);
+	if (r == 0)
+		r = get_top(&p, &root);
+	node_free(&root);
+	free(p.arena);
+	vgpu_strv_uniq(&p.labels);
+	if (r == 0 && label && !p.found)
+		r = no_label(&p);
+	if (r < 0) {
+		vgpu_hostcfg_clear(&p.c);
+		vgpu_strv_clear(&p.labels);
+		return r;
+	}
+	p.c.labels = p.labels.items;
+	p.c.n_labels = p.labels.n;
+	p.c.file = vgpu_xstrdup(p.file);
+	p.c.label = label ? vgpu_xstrdup(label) : NULL;
+	*out = p.c;
+	return 0;
+}
+
+int vgpu_hostcfg_load(struct vgpu_ctx *ctx, const char *path, const char *label,
+		      struct vgpu_hostcfg *out)
+{
+	VGPU_AUTOFREE char *buf = NULL;
+	size_t len = 0;
+	int r = vgpu_file_read(ctx, path, VGPU_CFG_MAX_BYTES, &buf, &len);
+
+	if (r < 0)
+		return r;
+	return vgpu_hostcfg_parse(ctx, path, buf, len, label, out);
+}
