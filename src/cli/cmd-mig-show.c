@@ -50,6 +50,14 @@ static const char *user_of(struct cli *c, const struct vgpu_gpu *g, int id, cons
 	return NULL;
 }
 
+static int by_start(const void *x, const void *y)
+{
+	const struct vgpu_mig_gi *a = x, *b = y;
+
+	return a->start != b->start ? (a->start > b->start) - (a->start < b->start)
+				    : (a->id > b->id) - (a->id < b->id);
+}
+
 static int show_gpu(struct cli *c, struct cli_table *t, const struct vgpu_nvtools *tools,
 		    const struct vgpu_gpu *g, const struct vgpu_mig_board *b)
 {
@@ -64,6 +72,8 @@ static int show_gpu(struct cli *c, struct cli_table *t, const struct vgpu_nvtool
 			  (pend == 1 ? "disabled (enable pending)" : "disabled");
 	if (cur == 1 && vgpu_nv_gis(&c->ctx, tools, b, g->addr, &gis, &n) < 0)
 		return -1;
+	if (n)
+		qsort(gis, n, sizeof(*gis), by_start);
 	if (!n) {
 		struct cli_line *ln = cli_line_new(t);
 

@@ -31,8 +31,19 @@ fnv_root() {
 }
 
 fnv_log() { # NAME ARGS...
-	local IFS=' '
+	local IFS=' ' n
 	echo "$*" >>"$ST/calls"
+	# fault kill-after (a number N): the caller is killed (SIGKILL) as soon as the
+	# Nth changing call has done its work, as if the host lost power between steps
+	case " $* " in
+	*" -mig "* | *" -cgi "* | *" -dgi"* | *" -dci"* | " sriov-manage -e "* | " sriov-manage -d "*)
+		[[ -s $ST/kill-after ]] || return 0
+		n=$(($(fnv_read "$ST/kill-count" 0) + 1))
+		echo "$n" >"$ST/kill-count"
+		# shellcheck disable=SC2064 # the parent's pid now
+		[[ $n != "$(cat "$ST/kill-after")" ]] || trap "kill -KILL $PPID" EXIT
+		;;
+	esac
 }
 
 # fnv_norm_bus TEXT: 0000:ca:00.0 for "0000:CA:00.0" / "00000000:ca:00.0"; fails otherwise.

@@ -1,0 +1,201 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0-or-later
+# vgpuctl apply / assert end to end on a booted copy of vfio-mig-h100, with
+# the stand-ins for nvidia-smi and sriov-manage (tests/apply/README.md)
+# changing the host as NVIDIA's tools do: the exact order of operations,
+# --dry-run, idempotence, a host made in the wrong order, a run killed
+# between any two steps, a GPU held by a client, MIG mode off again, and
+# config errors.   apply.sh VGPUCTL SRCDIR
+set -euo pipefail
+bin=$(realpath "$1") src=$(realpath "$2")
+fakes=$src/tests/apply
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+root=$tmp/host
+export FAKE_NV_ROOT=$root
+pf=0000:ca:00.0
+st=$root/var/lib/fake-nvidia
+fail=0
+bad() {
+	echo "FAIL: $*"
+	fail=1
+}
+smi=$fakes/fake-nvidia-smi
+tools=(--nvidia-smi "$smi" --sriov-manage "$fakes/fake-sriov-manage")
+boot() {
+	rm -rf "$root"
+	cp -a "$src/tests/data/hosts/vfio-mig-h100" "$root"
+	"$fakes/fake-nv-boot" "$root"
+}
+v() { "$bin" --sysroot "$root" "$@"; }
+# run CMD...: vgpuctl with the tools; OUT, ERR, RC
+run() {
+	RC=0
+	v "$@" "${tools[@]}" >"$tmp/out" 2>"$tmp/err" || RC=$?
+	OUT=$(<"$tmp/out") ERR=$(<"$tmp/err")
+}
+same() { # WHAT GOT WANT
+	[[ $2 == "$3" ]] && return 0
+	bad "$1:"
+	diff -u <(printf '%s\n' "$3") <(printf '%s\n' "$2") | tail -n +3 | sed 's/^/    /'  || true
+}
+calls() { sed "s|^|  |" "$st/calls" 2>/dev/null || true; }
+changing() { grep -E -- ' -mig | -cgi | -dci| -dgi|^sriov-manage -[ed] ' "$st/calls" || true; }
+# the host as apply leaves it: MIG mode, GIs, each VF's vGPU type
+state() {
+	"$smi" -i $pf --query-gpu=pci.bus_id,mig.mode.current,mig.mode.pending --format=csv,noheader
+	"$smi" mig -i $pf -lgi | grep MIG || true
+	cat "$root/sys/bus/pci/devices/$pf/sriov_numvfs"
+	for f in "$root"/sys/bus/pci/devices/*/nvidia/current_vgpu_type; do
+		f=${f%/nvidia/current_vgpu_type}
+		echo "${f##*/} $(<"$f/nvidia/current_vgpu_type")"
+	done
+}
+Q="nvidia-smi -i $pf --query-gpu=pci.bus_id,mig.mode.current,mig.mode.pending --format=csv,noheader"
+
+cat >"$tmp/host.yaml" <<'Y'
+version: v1
+mig-configs:
+  h100-mixed:
+    - devices: ["0000:ca:00.0"]
+      mig-enabled: true
+      mig-devices:
+        "3g.40gb": 1
+        "2g.20gb": 1
+        "1g.10gb": 1
+  all-disabled:
+    - devices: all
+      mig-enabled: false
+      mig-devices: {}
+vgpu-configs:
+  h100-mixed:
+    - devices: ["0000:ca:00.0"]
+      vgpu-devices:
+        "H100-3-40C": 1
+        "H100-2-20C": 1
+Y
+cfg=(-f "$tmp/host.yaml" --config h100-mixed)
+
+# ---- a booted host: assert lists every difference
+boot
+run assert "${cfg[@]}"
+same "assert on a booted host (exit $RC)" "$RC:$OUT" "1:GPU $pf: MIG mode is disabled, the config wants it enabled
+GPU $pf: 0 of 8 VFs enabled
+GPU $pf: GPU instances none, the config wants 1g.10gb, 2g.20gb, 3g.40gb
+GPU $pf: 0 of 1 vGPUs of H100-3-40C (no parent offers the type now)
+GPU $pf: 0 of 1 vGPUs of H100-2-20C (no parent offers the type now)"
+[[ -z $(changing) ]] || bad "assert changed something: $(changing)"
+
+# ---- --dry-run: the ordered plan, argv by argv, and nothing changes
+boot
+cp -a "$root" "$tmp/before"
+run apply --dry-run "${cfg[@]}"
+same "apply --dry-run (exit $RC)" "$RC:$OUT" "0:run: $smi -i $pf -mig 1
+run: $fakes/fake-sriov-manage -e $pf
+run: $smi mig -i $pf -cgi 9,14,19 -C
+create 1 vGPUs of H100-3-40C on GPU $pf's VFs once enabled (each: write its type id to a free VF)
+create 1 vGPUs of H100-2-20C on GPU $pf's VFs once enabled (each: write its type id to a free VF)"
+[[ -z $(changing) ]] || bad "--dry-run ran: $(changing)"
+diff -r --no-dereference -x calls -x lock -x run "$tmp/before" "$root" >/dev/null ||
+	bad "--dry-run changed the host: $(diff -r --no-dereference -x calls -x lock -x run "$tmp/before" "$root" | head -5)"
+
+# ---- apply: the order is MIG mode, VFs, GPU instances, vGPUs; each change read back
+boot
+run apply "${cfg[@]}"
+[[ $RC == 0 ]] || bad "apply: exit $RC: $ERR"
+same "apply's calls" "$(cat "$st/calls")" "$Q
+nvidia-smi -i $pf -mig 1
+$Q
+sriov-manage -e $pf
+nvidia-smi mig -i $pf -lgi
+nvidia-smi mig -i $pf -cgi 9,14,19 -C
+nvidia-smi mig -i $pf -lgi"
+state >"$tmp/want-state"
+grep -q "^0000:ca:00.4 1059$" "$tmp/want-state" && grep -q "^0000:ca:00.5 1058$" "$tmp/want-state" ||
+	bad "the vGPUs are not on the first free VFs: $(cat "$tmp/want-state")"
+grep -q "progress\|VFs: GPU $pf: enabling 8 VFs" "$tmp/err" || bad "no progress on stderr: $ERR"
+[[ -z $OUT ]] || bad "apply wrote to stdout: $OUT"
+run assert "${cfg[@]}"
+same "assert after apply (exit $RC)" "$RC:$OUT" "0:"
+
+# ---- a second run changes nothing
+: >"$st/calls"
+run apply "${cfg[@]}"
+[[ $RC == 0 && -z $(changing) ]] || bad "second apply: exit $RC, changed: $(changing)"
+same "state after a second apply" "$(state)" "$(cat "$tmp/want-state")"
+
+# ---- the wrong order: GPU instances made before the VFs (sriov-manage will wipe them)
+boot
+"$smi" -i $pf -mig 1 >/dev/null
+"$smi" mig -i $pf -cgi 19,19 -C >/dev/null
+: >"$st/calls"
+run apply "${cfg[@]}"
+[[ $RC == 0 ]] || bad "apply on a host made in the wrong order: exit $RC: $ERR"
+same "calls on a host made in the wrong order" "$(changing)" "sriov-manage -e $pf
+nvidia-smi mig -i $pf -cgi 9,14,19 -C"
+same "state after the wrong order" "$(state)" "$(cat "$tmp/want-state")"
+
+# ---- killed after each changing step: the next run completes the job
+for k in 1 2 3; do # after -mig 1, sriov-manage -e, -cgi
+	boot
+	echo $k >"$st/kill-after"
+	run apply "${cfg[@]}"
+	[[ $RC == 137 ]] || bad "kill after step $k: apply exited $RC, not 137 (SIGKILL)"
+	rm "$st/kill-after"
+	run apply "${cfg[@]}"
+	[[ $RC == 0 ]] || bad "apply after a kill after step $k: exit $RC: $ERR"
+	same "state after a kill after step $k" "$(state)" "$(cat "$tmp/want-state")"
+done
+
+# ---- a client holds the GPU: sriov-manage's unbindLock is retried, then named
+boot
+echo 2 >"$st/unbindlock-$pf"
+run apply "${cfg[@]}"
+[[ $RC == 0 && $(grep -c "^sriov-manage -e" "$st/calls") == 3 ]] ||
+	bad "unbindLock twice: exit $RC, $(grep -c "^sriov-manage -e" "$st/calls") tries: $ERR"
+boot
+echo 99 >"$st/unbindlock-$pf"
+run apply "${cfg[@]}"
+same "unbindLock for ever (exit $RC)" "$RC:$ERR" "1:vgpuctl: MIG mode: GPU $pf: enabling
+vgpuctl: running: $smi -i $pf -mig 1
+vgpuctl: VFs: GPU $pf: enabling 8 VFs
+vgpuctl: running: $fakes/fake-sriov-manage -e $pf
+vgpuctl: GPU $pf is held by a client (unbindLock); try 2 of 5
+vgpuctl: GPU $pf is held by a client (unbindLock); try 3 of 5
+vgpuctl: GPU $pf is held by a client (unbindLock); try 4 of 5
+vgpuctl: GPU $pf is held by a client (unbindLock); try 5 of 5
+vgpuctl: apply: step 2 (VFs): cannot enable the VFs of GPU $pf: a client holds the GPU (sriov-manage could not take its unbindLock 5 times; stop DCGM, nvsm or other NVML users and run again)"
+
+# ---- MIG mode off again: GPU instances and VFs go first (the driver refuses otherwise)
+boot
+run apply "${cfg[@]}"
+echo 0 >"$root/sys/bus/pci/devices/0000:ca:00.4/nvidia/current_vgpu_type"
+echo 0 >"$root/sys/bus/pci/devices/0000:ca:00.5/nvidia/current_vgpu_type"
+: >"$st/calls"
+run apply -f "$tmp/host.yaml" --config all-disabled
+[[ $RC == 0 ]] || bad "apply all-disabled: exit $RC: $ERR"
+same "calls to turn MIG off" "$(changing)" "nvidia-smi mig -i $pf -dci
+nvidia-smi mig -i $pf -dgi
+sriov-manage -d $pf
+nvidia-smi -i $pf -mig 0"
+run assert -f "$tmp/host.yaml" --config all-disabled
+same "assert all-disabled (exit $RC)" "$RC:$OUT" "0:"
+# with a vGPU on the GPU, MIG mode is not touched
+boot
+run apply "${cfg[@]}"
+run apply -f "$tmp/host.yaml" --config all-disabled
+same "MIG off with vGPUs (exit $RC)" "$RC:$(tail -1 <<<"$ERR")" "1:vgpuctl: apply: step 1 (MIG mode): GPU $pf: cannot turn MIG mode off while it holds vGPUs; release them first"
+
+# ---- config errors: one line naming the file
+boot
+run apply -f "$tmp/host.yaml" --config nope
+same "missing label (exit $RC)" "$RC:$ERR" "1:vgpuctl: apply: no config 'nope' in $tmp/host.yaml; labels: all-disabled, h100-mixed"
+sed 's/0000:ca:00.0/0000:99:00.0/' "$tmp/host.yaml" >"$tmp/other.yaml"
+run apply -f "$tmp/other.yaml" --config h100-mixed
+same "a GPU that is not there (exit $RC)" "$RC:$ERR" "1:vgpuctl: apply: $tmp/other.yaml:4: no NVIDIA GPU at 0000:99:00.0"
+[[ -z $(changing) ]] || bad "a failed config check changed the host: $(changing)"
+run assert --dry-run "${cfg[@]}"
+[[ $RC == 2 ]] || bad "assert --dry-run: exit $RC"
+
+[[ $fail == 0 ]] && echo "ok: apply and assert"
+exit $fail
