@@ -27,7 +27,9 @@ if ! clang-format --dry-run --Werror tests/**/*.[ch]; then lint_failed+=("clang-
 # ASan/UBSan, where a memory error on a damaged file would show.  The live
 # suite (assign/release/hook on the FUSE emulator, ~1 min) and the emulator's
 # own selftest (suite 'emu', the same test binary in every build) run in the
-# first build.
+# first build, as does the selftest of the nvidia-smi/sriov-manage stand-ins
+# (suite 'fakes', shell only).  apply/assert end to end (suite 'apply') runs
+# in the first build and under ASan/UBSan.
 test_args=()
 run() { # NAME MESON-ARGS...  (CC from the environment picks the compiler)
 	local dir=build-ci-$1
@@ -37,7 +39,8 @@ run() { # NAME MESON-ARGS...  (CC from the environment picks the compiler)
 	meson setup "$dir" "$@"
 	ninja -C "$dir"
 	meson test -C "$dir" --print-errorlogs --num-processes 2 "${test_args[@]}"
-	test_args=(--no-suite fixtures --no-suite damage --no-suite live --no-suite emu)
+	test_args=(--no-suite fixtures --no-suite damage --no-suite live --no-suite emu
+		--no-suite fakes --no-suite apply)
 }
 rm -rf build-ci-*
 for cc in gcc clang; do
@@ -52,13 +55,21 @@ for f in sbin/vgpuctl share/man/man8/vgpuctl.8 share/vgpuctl/domain.xml \
 	lib/x86_64-linux-gnu/vgpuctl/vgpuctl-xml.so; do
 	[ -e "$d/destdir/usr/local/$f" ] || { echo "meson install: $f missing" >&2; exit 1; }
 done
+# the boot unit is installed, and never enabled (no .wants link)
+[ -e "$d/destdir/usr/lib/systemd/system/vgpuctl-apply@.service" ] ||
+	{ echo "meson install: vgpuctl-apply@.service missing" >&2; exit 1; }
+if find "$d/destdir" -path '*.wants*' | grep -q .; then
+	echo "meson install enabled a unit" >&2
+	exit 1
+fi
 # libvirt and glib keep process-lifetime allocations; ours must not leak
 export ASAN_OPTIONS=detect_leaks=1:abort_on_error=1
 export LSAN_OPTIONS=suppressions=$src/tests/lsan.supp:print_suppressions=0
 export UBSAN_OPTIONS=halt_on_error=1:print_stacktrace=1
 # a loaded machine makes the sanitized damaged-host suite (1,345 hosts x 6
 # commands, LeakSanitizer at every exit) slow: give it twice the time
-test_args=(--no-suite fixtures --no-suite live --no-suite emu --timeout-multiplier 2)
+test_args=(--no-suite fixtures --no-suite live --no-suite emu --no-suite fakes
+	--timeout-multiplier 2)
 CC=gcc run asan -Db_sanitize=address,undefined -Db_lundef=false
 unset ASAN_OPTIONS LSAN_OPTIONS UBSAN_OPTIONS
 # libFuzzer targets (clang, ASan/UBSan): seeds and kept crashers, then a fixed
