@@ -101,15 +101,16 @@ static struct want *want_for(struct apply *a, const struct vgpu_gpu *g, unsigned
 	return &a->w[a->n_w++];
 }
 
-static int add_gi(struct apply *a, struct want *w, const char *name, unsigned count,
-		  unsigned line)
+static int add_gi(struct apply *a, struct want *w, const char *name, unsigned count, unsigned line)
 {
 	struct vgpu_ctx *ctx = &a->c->ctx;
 	struct vgpu_mig_request r;
 
 	if (!w->board)
-		return vgpu_error(ctx, -EINVAL, "%s:%u: GPU %s has no MIG, but the config gives it "
-					       "'%s'", a->file, line, w->addr, name);
+		return vgpu_error(ctx, -EINVAL,
+				  "%s:%u: GPU %s has no MIG, but the config gives it "
+				  "'%s'",
+				  a->file, line, w->addr, name);
 	if (vgpu_mig_parse_request(ctx, w->board, name, &r) < 0) {
 		VGPU_AUTOFREE char *msg = vgpu_xstrdup(vgpu_ctx_error(ctx));
 
@@ -168,7 +169,8 @@ static int derive(struct apply *a, struct want *w, const struct vgpu_gpu *g)
 		if (info.backing == VGPU_BACKING_MIG) {
 			mig_types = true;
 			if (derive_gis && w->vgpus[i]->count &&
-			    add_gi(a, w, w->vgpus[i]->name, w->vgpus[i]->count, w->vgpus[i]->line) < 0)
+			    add_gi(a, w, w->vgpus[i]->name, w->vgpus[i]->count, w->vgpus[i]->line) <
+				    0)
 				return -EINVAL;
 		} else if (w->vgpus[i]->count) {
 			ts_types = true;
@@ -177,11 +179,15 @@ static int derive(struct apply *a, struct want *w, const struct vgpu_gpu *g)
 	if (derive_gis && mig_types)
 		w->gis_set = true;
 	if (mig_types && ts_types)
-		return vgpu_error(ctx, -EINVAL, "%s:%u: GPU %s: MIG-backed and time-sliced vGPUs "
-					       "cannot share a GPU", a->file, w->line, w->addr);
+		return vgpu_error(ctx, -EINVAL,
+				  "%s:%u: GPU %s: MIG-backed and time-sliced vGPUs "
+				  "cannot share a GPU",
+				  a->file, w->line, w->addr);
 	if ((mig_types || w->n_gis) && w->mig == 0)
-		return vgpu_error(ctx, -EINVAL, "%s:%u: GPU %s: GPU instances or MIG-backed vGPUs "
-					       "with mig-enabled: false", a->file, w->line, w->addr);
+		return vgpu_error(ctx, -EINVAL,
+				  "%s:%u: GPU %s: GPU instances or MIG-backed vGPUs "
+				  "with mig-enabled: false",
+				  a->file, w->line, w->addr);
 	if (mig_types || w->n_gis)
 		w->mig = 1;
 	else if (ts_types && w->board)
@@ -265,8 +271,10 @@ static int mig_off_prepare(struct apply *a, const struct want *w, const struct v
 	int e;
 
 	if (has_vgpus(g))
-		return vgpu_error(ctx, -EBUSY, "GPU %s: cannot turn MIG mode off while it holds "
-					       "vGPUs; release them first", w->addr);
+		return vgpu_error(ctx, -EBUSY,
+				  "GPU %s: cannot turn MIG mode off while it holds "
+				  "vGPUs; release them first",
+				  w->addr);
 	e = vgpu_nv_gis(ctx, &a->tools, w->board, w->addr, &gis, &n);
 	free(gis);
 	if (e == 0 && n)
@@ -324,9 +332,10 @@ static int step_vfs(struct apply *a, struct want *w)
 		return e;
 	g = gpu_of(a, w);
 	if (!g || g->sriov_num_vfs != g->sriov_total_vfs)
-		return vgpu_error(ctx, -EIO, "GPU %s: sriov-manage -e succeeded but %d of %d VFs "
-					     "are enabled", w->addr, g ? g->sriov_num_vfs : 0,
-				  g ? g->sriov_total_vfs : 0);
+		return vgpu_error(ctx, -EIO,
+				  "GPU %s: sriov-manage -e succeeded but %d of %d VFs "
+				  "are enabled",
+				  w->addr, g ? g->sriov_num_vfs : 0, g ? g->sriov_total_vfs : 0);
 	return 0;
 }
 
@@ -359,9 +368,10 @@ static char *counts_str(const struct vgpu_mig_board *b, const unsigned *counts)
 
 		if (!counts[i])
 			continue;
-		more = counts[i] > 1 ? vgpu_asprintf("%s%s%s x%u", s, *s ? ", " : "",
-						     b->profiles[i].name, counts[i])
-				     : vgpu_asprintf("%s%s%s", s, *s ? ", " : "", b->profiles[i].name);
+		more = counts[i] > 1 ?
+			       vgpu_asprintf("%s%s%s x%u", s, *s ? ", " : "", b->profiles[i].name,
+					     counts[i]) :
+			       vgpu_asprintf("%s%s%s", s, *s ? ", " : "", b->profiles[i].name);
 		free(s);
 		s = more;
 	}
@@ -381,7 +391,8 @@ static bool missing_gis(const struct vgpu_mig_board *b, const unsigned *have, co
 		if (have[i] > want[i])
 			return false;
 		if (want[i] > have[i])
-			req[(*n_req)++] = (struct vgpu_mig_request){ &b->profiles[i], want[i] - have[i] };
+			req[(*n_req)++] =
+				(struct vgpu_mig_request){ &b->profiles[i], want[i] - have[i] };
 	}
 	return true;
 }
@@ -451,7 +462,8 @@ static int step_gis(struct apply *a, struct want *w)
 		struct vgpu_mig_gi *plan = NULL;
 		size_t n_plan = 0;
 		struct vgpu_ctx quiet = { 0 };
-		bool fits = vgpu_mig_solve(&quiet, w->board, gis, n, req, n_req, &plan, &n_plan) == 0;
+		bool fits = vgpu_mig_solve(&quiet, w->board, gis, n, req, n_req, &plan, &n_plan) ==
+			    0;
 
 		free(plan);
 		vgpu_ctx_clear(&quiet);
@@ -460,8 +472,9 @@ static int step_gis(struct apply *a, struct want *w)
 	}
 	/* the layout must change: only while no vGPU can be on an instance */
 	if (has_vgpus(g))
-		return vgpu_error(ctx, -EBUSY, "GPU %s: its GPU instances differ from the config "
-					       "and vGPUs use the GPU; release them first",
+		return vgpu_error(ctx, -EBUSY,
+				  "GPU %s: its GPU instances differ from the config "
+				  "and vGPUs use the GPU; release them first",
 				  w->addr);
 	vgpu_log(ctx, LOG_INFO, "GPU instances: GPU %s: destroying %zu", w->addr, n);
 	if ((e = vgpu_nv_destroy_gis(ctx, &a->tools, w->addr)) < 0)
@@ -490,8 +503,10 @@ static int check_gis(struct apply *a, struct want *w)
 	if (memcmp(have, want, w->board->n_profiles * sizeof(*have)) != 0) {
 		VGPU_AUTOFREE char *h = counts_str(w->board, have), *x = counts_str(w->board, want);
 
-		return vgpu_error(&a->c->ctx, -EIO, "GPU %s: GPU instances are %s after creating "
-						    "them, not %s", w->addr, h, x);
+		return vgpu_error(&a->c->ctx, -EIO,
+				  "GPU %s: GPU instances are %s after creating "
+				  "them, not %s",
+				  w->addr, h, x);
 	}
 	return 0;
 }
@@ -523,7 +538,8 @@ static unsigned count_type(const struct vgpu_gpu *g, unsigned id)
 static int create_on(struct apply *a, const struct vgpu_gpu *g, struct vgpu_parent *p,
 		     const struct vgpu_type *t)
 {
-	struct vgpu_record r = { .iface = p->iface, .type_id = t->id,
+	struct vgpu_record r = { .iface = p->iface,
+				 .type_id = t->id,
 				 .lifetime = VGPU_LIFETIME_PERSISTENT };
 
 	snprintf(r.gpu, sizeof(r.gpu), "%s", g->addr);
@@ -532,9 +548,10 @@ static int create_on(struct apply *a, const struct vgpu_gpu *g, struct vgpu_pare
 	if (p->iface == VGPU_IFACE_MDEV && vgpu_uuid_generate(&a->c->ctx, r.mdev_uuid) < 0)
 		return -EIO;
 	if (a->dry_run && p->iface == VGPU_IFACE_MDEV)
-		vgpu_log(&a->c->ctx, LOG_NOTICE,
-			 "would write: %s > sys/bus/pci/devices/%s/mdev_supported_types/nvidia-%u/create",
-			 r.mdev_uuid, p->addr, t->id);
+		vgpu_log(
+			&a->c->ctx, LOG_NOTICE,
+			"would write: %s > sys/bus/pci/devices/%s/mdev_supported_types/nvidia-%u/create",
+			r.mdev_uuid, p->addr, t->id);
 	else if (a->dry_run)
 		vgpu_log(&a->c->ctx, LOG_NOTICE,
 			 "would write: %u > sys/bus/pci/devices/%s/nvidia/current_vgpu_type", t->id,
@@ -569,8 +586,9 @@ static int make_vgpus(struct apply *a, const struct vgpu_gpu *g, const struct vg
 		}
 	}
 	if (need)
-		return vgpu_error(&a->c->ctx, -ENOSPC, "GPU %s: %u more vGPUs of %s are needed and "
-						       "no free parent offers that type",
+		return vgpu_error(&a->c->ctx, -ENOSPC,
+				  "GPU %s: %u more vGPUs of %s are needed and "
+				  "no free parent offers that type",
 				  g->addr, need, t->info.profile);
 	return 0;
 }
@@ -584,8 +602,9 @@ static int step_vgpus(struct apply *a, struct want *w)
 		return 0;
 	if (a->dry_run && a->vfs_changed) {
 		for (size_t i = 0; i < w->n_vgpus; i++)
-			vgpu_log(ctx, LOG_NOTICE, "would create %u vGPUs of %s on GPU %s's VFs once "
-						  "enabled (each: write its type id to a free VF)",
+			vgpu_log(ctx, LOG_NOTICE,
+				 "would create %u vGPUs of %s on GPU %s's VFs once "
+				 "enabled (each: write its type id to a free VF)",
 				 w->vgpus[i]->count, w->vgpus[i]->name, w->addr);
 		return 0;
 	}
@@ -597,7 +616,8 @@ static int step_vgpus(struct apply *a, struct want *w)
 
 		if (!t) {
 			if (a->check) {
-				differs(a, "GPU %s: 0 of %u vGPUs of %s (no parent offers the type now)",
+				differs(a,
+					"GPU %s: 0 of %u vGPUs of %s (no parent offers the type now)",
 					w->addr, want->count, want->name);
 				continue;
 			}
@@ -606,7 +626,8 @@ static int step_vgpus(struct apply *a, struct want *w)
 		}
 		have = count_type(g, t->id);
 		if (have > want->count)
-			differs(a, "GPU %s holds %u vGPUs of %s, the config wants %u (apply frees none)",
+			differs(a,
+				"GPU %s holds %u vGPUs of %s, the config wants %u (apply frees none)",
 				w->addr, have, t->info.profile, want->count);
 		if (have >= want->count)
 			continue;
@@ -635,7 +656,8 @@ static int step_domains(struct apply *a)
 	if (!a->cfg.n_domains)
 		return 0;
 	if (!uri)
-		uri = getenv("LIBVIRT_DEFAULT_URI") ? getenv("LIBVIRT_DEFAULT_URI") : "qemu:///system";
+		uri = getenv("LIBVIRT_DEFAULT_URI") ? getenv("LIBVIRT_DEFAULT_URI") :
+						      "qemu:///system";
 	if (vgpu_virt_open(ctx, uri, &v) < 0)
 		return -EIO;
 	for (size_t i = 0; e == 0 && i < a->cfg.n_domains; i++) {
@@ -660,8 +682,8 @@ static const char *const step_names[] = { "MIG mode", "VFs", "GPU instances", "v
 
 static int run_steps(struct apply *a)
 {
-	static int (*const steps[])(struct apply *, struct want *) = { step_mig, step_vfs,
-								       step_gis, step_vgpus };
+	static int (*const steps[])(struct apply *, struct want *) = { step_mig, step_vfs, step_gis,
+								       step_vgpus };
 	struct vgpu_ctx *ctx = &a->c->ctx;
 
 	for (size_t s = 0; s < ARRAY_SIZE(steps); s++) {
@@ -715,18 +737,31 @@ static int parse_args(struct apply *a, int argc, char **argv)
 	optind = 0;
 	while ((o = getopt_long(argc, argv, "+f:l:c:h", opts, NULL)) != -1) {
 		switch (o) {
-		case 'f': a->file = optarg; break;
-		case 'l': a->label = optarg; break;
-		case 'c': a->uri = optarg; break;
+		case 'f':
+			a->file = optarg;
+			break;
+		case 'l':
+			a->label = optarg;
+			break;
+		case 'c':
+			a->uri = optarg;
+			break;
 		case OPT_DRY:
 			if (a->check)
-				return cli_usage_error(a->c, cmd, "--dry-run: assert changes nothing");
+				return cli_usage_error(a->c, cmd,
+						       "--dry-run: assert changes nothing");
 			a->dry_run = true;
 			break;
-		case OPT_NVSMI: a->tools.nvidia_smi = optarg; break;
-		case OPT_SRIOV: a->tools.sriov_manage = optarg; break;
-		case 'h': return -1;
-		default: return cli_usage_error(a->c, cmd, "unknown option");
+		case OPT_NVSMI:
+			a->tools.nvidia_smi = optarg;
+			break;
+		case OPT_SRIOV:
+			a->tools.sriov_manage = optarg;
+			break;
+		case 'h':
+			return -1;
+		default:
+			return cli_usage_error(a->c, cmd, "unknown option");
 		}
 	}
 	if (optind < argc)

@@ -35,11 +35,13 @@ static const char *user_of(struct cli *c, const struct vgpu_gpu *g, int id, cons
 		VGPU_AUTOSYSDIR d = { .fd = -1 };
 		long gi;
 
-		if (!p->current_type || vgpu_sysdir_open(c->fs, &d, "sys/bus/pci/devices/%s", p->addr))
+		if (!p->current_type ||
+		    vgpu_sysdir_open(c->fs, &d, "sys/bus/pci/devices/%s", p->addr))
 			continue;
 		*profile = t ? t->info.profile : NULL;
 		if (p->iface == VGPU_IFACE_VENDOR_VFIO &&
-		    vgpu_sysfs_read_long(&d, &gi, 0, 0xffff, "nvidia/gpu_instance_id") == 0 && gi == id)
+		    vgpu_sysfs_read_long(&d, &gi, 0, 0xffff, "nvidia/gpu_instance_id") == 0 &&
+		    gi == id)
 			return p->addr;
 		for (size_t k = 0; k < p->mdevs.n; k++)
 			if (vgpu_sysfs_read_long(&d, &gi, 0, 0xffff, "%s/nvidia/gpu_instance_id",
@@ -54,8 +56,8 @@ static int by_start(const void *x, const void *y)
 {
 	const struct vgpu_mig_gi *a = x, *b = y;
 
-	return a->start != b->start ? (a->start > b->start) - (a->start < b->start)
-				    : (a->id > b->id) - (a->id < b->id);
+	return a->start != b->start ? (a->start > b->start) - (a->start < b->start) :
+				      (a->id > b->id) - (a->id < b->id);
 }
 
 static int show_gpu(struct cli *c, struct cli_table *t, const struct vgpu_nvtools *tools,
@@ -91,7 +93,8 @@ static int show_gpu(struct cli *c, struct cli_table *t, const struct vgpu_nvtool
 		cli_cell_str(ln, 3, gis[i].profile ? gis[i].profile->name : NULL);
 		cli_cell_num(ln, 4, gis[i].profile ? gis[i].profile->id : 0, gis[i].profile);
 		cli_cell_num(ln, 5, gis[i].start, true);
-		cli_cell_num(ln, 6, gis[i].profile ? (long)gis[i].profile->size : 0, gis[i].profile);
+		cli_cell_num(ln, 6, gis[i].profile ? (long)gis[i].profile->size : 0,
+			     gis[i].profile);
 		cli_cell_str(ln, 7, user);
 		cli_cell_str(ln, 8, user ? profile : NULL);
 	}
@@ -116,10 +119,16 @@ int cmd_mig_show(struct cli *c, int argc, char **argv)
 	optind = 0;
 	while ((o = getopt_long(argc, argv, "+h", opts, NULL)) != -1) {
 		switch (o) {
-		case 'g': gpu = optarg; break;
-		case OPT_NVSMI: tools.nvidia_smi = optarg; break;
-		case 'h': return -1;
-		default: return cli_usage_error(c, "mig show", "unknown option");
+		case 'g':
+			gpu = optarg;
+			break;
+		case OPT_NVSMI:
+			tools.nvidia_smi = optarg;
+			break;
+		case 'h':
+			return -1;
+		default:
+			return cli_usage_error(c, "mig show", "unknown option");
 		}
 	}
 	if (optind < argc)

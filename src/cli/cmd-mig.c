@@ -231,8 +231,8 @@ static int mig_plan(struct cli *c, int argc, char **argv)
 int cmd_mig(struct cli *c, int argc, char **argv)
 {
 	if (argc < 2 || strcmp(argv[1], "--help") == 0 || strcmp(argv[1], "-h") == 0)
-		return argc < 2 ? cli_usage_error(c, "mig", "mig: give a sub-command: plan, show")
-				: -1;
+		return argc < 2 ? cli_usage_error(c, "mig", "mig: give a sub-command: plan, show") :
+				  -1;
 	if (strcmp(argv[1], "plan") == 0)
 		return mig_plan(c, argc - 1, argv + 1);
 	if (strcmp(argv[1], "show") == 0)

@@ -95,8 +95,8 @@ int cmd_hook(struct cli *c, int argc, char **argv)
 		ours = strcmp(recs.v[i].domain, argv[1]) == 0;
 	if (!ours)
 		return 0;
-	if (is(op, "prepare") ? !prepare_has_work(c, &recs, argv[1])
-			      : !release_has_work(c, &recs, argv[1]))
+	if (is(op, "prepare") ? !prepare_has_work(c, &recs, argv[1]) :
+				!release_has_work(c, &recs, argv[1]))
 		return 0;
 	return cli_run_module(c, "hook_live", argc, argv);
 }

@@ -52,7 +52,8 @@ static bool shell_safe(const char *s)
 		return false;
 	for (; *s; s++)
 		if (!strchr("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789"
-			    "-_./:=,+@%", *s))
+			    "-_./:=,+@%",
+			    *s))
 			return false;
 	return true;
 }
@@ -101,8 +102,8 @@ const char *vgpu_last_line(const char *s, char *buf, size_t len)
 	if (!s)
 		return buf;
 	while (end > s) {
-		while (end > s && (end[-1] == '\n' || end[-1] == ' ' || end[-1] == '\t' ||
-				   end[-1] == '\r'))
+		while (end > s &&
+		       (end[-1] == '\n' || end[-1] == ' ' || end[-1] == '\t' || end[-1] == '\r'))
 			end--;
 		start = end;
 		while (start > s && start[-1] != '\n')
@@ -110,7 +111,8 @@ const char *vgpu_last_line(const char *s, char *buf, size_t len)
 		while (start < end && (*start == ' ' || *start == '\t'))
 			start++;
 		if (start < end) {
-			size_t n = (size_t)(end - start) < len - 1 ? (size_t)(end - start) : len - 1;
+			size_t n = (size_t)(end - start) < len - 1 ? (size_t)(end - start) :
+								     len - 1;
 
 			memcpy(buf, start, n);
 			buf[n] = '\0';
@@ -132,8 +134,9 @@ static bool drain(struct sink *s)
 	if (n <= 0)
 		return false;
 	if (s->len < VGPU_EXEC_OUTPUT_MAX)
-		put(s, tmp, (size_t)n < VGPU_EXEC_OUTPUT_MAX - s->len ? (size_t)n
-								   : VGPU_EXEC_OUTPUT_MAX - s->len);
+		put(s, tmp,
+		    (size_t)n < VGPU_EXEC_OUTPUT_MAX - s->len ? (size_t)n :
+								VGPU_EXEC_OUTPUT_MAX - s->len);
 	return true;
 }
 
@@ -198,8 +201,9 @@ static int spawn(struct vgpu_ctx *ctx, const char *const *argv, int pout[2], int
 		posix_spawnattr_setsigmask(&at, &none);
 		posix_spawnattr_setsigdefault(&at, &all);
 	}
-	r = strchr(argv[0], '/') ? posix_spawn(pid, argv[0], &fa, &at, (char *const *)argv, environ)
-				 : posix_spawnp(pid, argv[0], &fa, &at, (char *const *)argv, environ);
+	r = strchr(argv[0], '/') ?
+		    posix_spawn(pid, argv[0], &fa, &at, (char *const *)argv, environ) :
+		    posix_spawnp(pid, argv[0], &fa, &at, (char *const *)argv, environ);
 	posix_spawn_file_actions_destroy(&fa);
 	posix_spawnattr_destroy(&at);
 	if (r)

@@ -41,9 +41,12 @@ static int change(struct vgpu_ctx *ctx, const struct vgpu_nvtools *t, const char
 int vgpu_nv_mig_mode(struct vgpu_ctx *ctx, const struct vgpu_nvtools *t, const char *bus,
 		     int *current, int *pending)
 {
-	const char *argv[] = { t->nvidia_smi, "-i", bus,
+	const char *argv[] = { t->nvidia_smi,
+			       "-i",
+			       bus,
 			       "--query-gpu=pci.bus_id,mig.mode.current,mig.mode.pending",
-			       "--format=csv,noheader", NULL };
+			       "--format=csv,noheader",
+			       NULL };
 	struct vgpu_exec_result res;
 	int e = vgpu_exec_ok(ctx, argv, timeout(t), &res);
 
@@ -66,17 +69,17 @@ int vgpu_nv_set_mig(struct vgpu_ctx *ctx, const struct vgpu_nvtools *t, const ch
 		vgpu_last_line(res.out, why, sizeof(why));
 		e = vgpu_nv_mig_mode(ctx, t, bus, &cur, &pend);
 		if (e == 0 && cur != (int)on)
-			e = vgpu_error(ctx, -EBUSY, "GPU %s: MIG mode is still %s after '-mig %d'%s%s",
-				       bus, cur == 1 ? "enabled" : "disabled", on, why[0] ? ": " : "",
+			e = vgpu_error(ctx, -EBUSY,
+				       "GPU %s: MIG mode is still %s after '-mig %d'%s%s", bus,
+				       cur == 1 ? "enabled" : "disabled", on, why[0] ? ": " : "",
 				       why);
 	}
 	vgpu_exec_clear(&res);
 	return e;
 }
 
-int vgpu_nv_gis(struct vgpu_ctx *ctx, const struct vgpu_nvtools *t,
-		const struct vgpu_mig_board *b, const char *bus, struct vgpu_mig_gi **gis,
-		size_t *n)
+int vgpu_nv_gis(struct vgpu_ctx *ctx, const struct vgpu_nvtools *t, const struct vgpu_mig_board *b,
+		const char *bus, struct vgpu_mig_gi **gis, size_t *n)
 {
 	const char *argv[] = { t->nvidia_smi, "mig", "-i", bus, "-lgi", NULL };
 	struct vgpu_exec_result res;
@@ -153,14 +156,16 @@ int vgpu_nv_enable_vfs(struct vgpu_ctx *ctx, const struct vgpu_nvtools *t, const
 		}
 		vgpu_exec_clear(&res);
 		if (i < tries) {
-			vgpu_log(ctx, LOG_INFO, "GPU %s is held by a client (unbindLock); try %d of %d",
-				 bus, i + 1, tries);
+			vgpu_log(ctx, LOG_INFO,
+				 "GPU %s is held by a client (unbindLock); try %d of %d", bus,
+				 i + 1, tries);
 			usleep((useconds_t)wait_ms * 1000);
 		}
 	}
-	return vgpu_error(ctx, e, "cannot enable the VFs of GPU %s: a client holds the GPU "
-				  "(sriov-manage could not take its unbindLock %d times; stop DCGM, "
-				  "nvsm or other NVML users and run again)",
+	return vgpu_error(ctx, e,
+			  "cannot enable the VFs of GPU %s: a client holds the GPU "
+			  "(sriov-manage could not take its unbindLock %d times; stop DCGM, "
+			  "nvsm or other NVML users and run again)",
 			  bus, tries);
 }
 

@@ -35,9 +35,8 @@ int vgpu_nv_mig_mode(struct vgpu_ctx *ctx, const struct vgpu_nvtools *t, const c
 /** vgpu_nv_set_mig() - switch MIG mode and read it back; pending-only is an error naming why. */
 int vgpu_nv_set_mig(struct vgpu_ctx *ctx, const struct vgpu_nvtools *t, const char *bus, bool on);
 /** vgpu_nv_gis() - the GPU instances of @bus (none when MIG mode is off). */
-int vgpu_nv_gis(struct vgpu_ctx *ctx, const struct vgpu_nvtools *t,
-		const struct vgpu_mig_board *b, const char *bus, struct vgpu_mig_gi **gis,
-		size_t *n);
+int vgpu_nv_gis(struct vgpu_ctx *ctx, const struct vgpu_nvtools *t, const struct vgpu_mig_board *b,
+		const char *bus, struct vgpu_mig_gi **gis, size_t *n);
 /** vgpu_nv_create_gis() - create GIs of these profiles in this order, each with its full CI. */
 int vgpu_nv_create_gis(struct vgpu_ctx *ctx, const struct vgpu_nvtools *t, const char *bus,
 		       const struct vgpu_mig_gi *gis, size_t n);

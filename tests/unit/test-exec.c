@@ -28,8 +28,9 @@ static void test_exit_and_output(void **state)
 	assert_string_equal(r.err, "one\ntwo\n");
 	vgpu_exec_clear(&r);
 	assert_int_equal(vgpu_exec_ok(&ctx, argv, 5000, &r), -EIO);
-	assert_string_equal(vgpu_ctx_error(&ctx),
-			    "'sh -c 'echo out; echo one >&2; echo two >&2; exit 3'' failed (exit 3): two");
+	assert_string_equal(
+		vgpu_ctx_error(&ctx),
+		"'sh -c 'echo out; echo one >&2; echo two >&2; exit 3'' failed (exit 3): two");
 	vgpu_exec_clear(&r);
 }
 
@@ -41,8 +42,9 @@ static void test_stdout_reason(void **state)
 
 	(void)state;
 	assert_int_equal(vgpu_exec_ok(&ctx, argv, 5000, &r), -EIO);
-	assert_string_equal(vgpu_ctx_error(&ctx), "'sh -c 'echo '\\''No devices were found'\\''; "
-						  "exit 6'' failed (exit 6): No devices were found");
+	assert_string_equal(vgpu_ctx_error(&ctx),
+			    "'sh -c 'echo '\\''No devices were found'\\''; "
+			    "exit 6'' failed (exit 6): No devices were found");
 	vgpu_exec_clear(&r);
 }
 
@@ -143,10 +145,10 @@ static void test_last_line(void **state)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(test_exit_and_output),	   cmocka_unit_test(test_stdout_reason),
+		cmocka_unit_test(test_exit_and_output),	    cmocka_unit_test(test_stdout_reason),
 		cmocka_unit_test(test_timeout_kills_group), cmocka_unit_test(test_missing_program),
-		cmocka_unit_test(test_output_cap),	   cmocka_unit_test(test_stdin_empty),
-		cmocka_unit_test(test_signal_status),	   cmocka_unit_test(test_argv_str),
+		cmocka_unit_test(test_output_cap),	    cmocka_unit_test(test_stdin_empty),
+		cmocka_unit_test(test_signal_status),	    cmocka_unit_test(test_argv_str),
 		cmocka_unit_test(test_last_line),
 	};
 
