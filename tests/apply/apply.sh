@@ -186,6 +186,30 @@ run apply "${cfg[@]}"
 run apply -f "$tmp/host.yaml" --config all-disabled
 same "MIG off with vGPUs (exit $RC)" "$RC:$(tail -1 <<<"$ERR")" "1:vgpuctl: apply: step 1 (MIG mode): GPU $pf: cannot turn MIG mode off while it holds vGPUs; release them first"
 
+# ---- the config's domains start last, through -c URI (libvirt's test driver:
+# vm-off is defined shut off, vm-on runs; every connection starts afresh)
+cat >"$tmp/node.xml" <<'X'
+<node>
+  <domain type='test' xmlns:test='http://libvirt.org/schemas/domain/test/1.0'>
+    <name>vm-off</name><memory>1048576</memory><os><type>hvm</type></os>
+    <test:runstate>5</test:runstate>
+  </domain>
+  <domain type='test'><name>vm-on</name><memory>1048576</memory><os><type>hvm</type></os></domain>
+</node>
+X
+{ cat "$tmp/host.yaml"; printf 'start-domains:\n  h100-mixed: [vm-on, vm-off]\n'; } >"$tmp/vms.yaml"
+uri=test://$tmp/node.xml
+boot
+run apply --dry-run -f "$tmp/vms.yaml" --config h100-mixed -c "$uri"
+same "dry run with domains" "$(tail -1 <<<"$OUT")" "start domain 'vm-off' ($uri)"
+run apply -f "$tmp/vms.yaml" --config h100-mixed -c "$uri"
+same "apply with domains (exit $RC)" "$RC:$(grep domains: <<<"$ERR")" "0:vgpuctl: domains: started 'vm-off'"
+run assert -f "$tmp/vms.yaml" --config h100-mixed -c "$uri"
+same "assert with a domain shut off (exit $RC)" "$RC:$OUT" "1:domain 'vm-off' is not running"
+sed 's/vm-off]/vm-gone]/' "$tmp/vms.yaml" >"$tmp/gone.yaml"
+run apply -f "$tmp/gone.yaml" --config h100-mixed -c "$uri"
+[[ $RC == 1 && $ERR == *"domain 'vm-gone'"* ]] || bad "a missing domain: exit $RC: $ERR"
+
 # ---- config errors: one line naming the file
 boot
 run apply -f "$tmp/host.yaml" --config nope
