@@ -559,19 +559,34 @@ static int create_on(struct apply *a, const struct vgpu_gpu *g, struct vgpu_pare
 	return vgpu_txn_create(&a->txn, &r);
 }
 
+/*
+ * How many vGPUs of type k @p can take now: a VF one, when free; a non-SR-IOV
+ * PF what its available_instances says, less its reservations (-1: unknown,
+ * the driver decides).
+ */
+static long room(const struct vgpu_parent *p, size_t k)
+{
+	long avail = p->types[k].available;
+
+	if (p->state_unknown)
+		return 0;
+	if (p->index >= 0)
+		return p->in_use || p->n_reserved || avail == 0 ? 0 : 1;
+	if (avail < 0)
+		return -1;
+	return avail > (long)p->n_reserved ? avail - (long)p->n_reserved : 0;
+}
+
 static int make_vgpus(struct apply *a, const struct vgpu_gpu *g, const struct vgpu_type *t,
 		      unsigned need)
 {
 	for (size_t i = 0; need && i < g->n_parents; i++) {
 		struct vgpu_parent *p = (struct vgpu_parent *)&g->parents[i];
 
-		if (p->in_use || p->n_reserved || p->state_unknown)
-			continue;
 		for (size_t k = 0; need && k < p->n_types; k++) {
-			if (p->types[k].type != t || p->types[k].available == 0)
-				continue;
-			/* a VF holds one; a non-SR-IOV PF as many as it offers */
-			while (need && p->types[k].available != 0) {
+			long n = p->types[k].type == t ? room(p, k) : 0;
+
+			for (; need && n != 0; n--) {
 				int e = create_on(a, g, p, t);
 
 				if (e < 0)
@@ -579,10 +594,8 @@ static int make_vgpus(struct apply *a, const struct vgpu_gpu *g, const struct vg
 				need--;
 				if (p->types[k].available > 0)
 					p->types[k].available--;
-				if (p->index >= 0)
-					break;
+				p->in_use = true;
 			}
-			p->in_use = p->index >= 0;
 		}
 	}
 	if (need)

@@ -6,6 +6,7 @@
 # --dry-run, idempotence, a host made in the wrong order, a run killed
 # between any two steps, a GPU held by a client, MIG mode off again, and
 # config errors.   apply.sh VGPUCTL SRCDIR
+# shellcheck disable=SC2119 # emu_writes takes no arguments here
 set -euo pipefail
 bin=$(realpath "$1") src=$(realpath "$2")
 fakes=$src/tests/apply
@@ -220,6 +221,40 @@ same "a GPU that is not there (exit $RC)" "$RC:$ERR" "1:vgpuctl: apply: $tmp/oth
 [[ -z $(changing) ]] || bad "a failed config check changed the host: $(changing)"
 run assert --dry-run "${cfg[@]}"
 [[ $RC == 2 ]] || bad "assert --dry-run: exit $RC"
+
+# ---- mdev vGPUs on the kernel emulator (tests/emu): a T4 whose PF is the parent of
+# several mdevs; no MIG, no VFs, so no external program runs.  One T4-4Q is there and
+# three more fit: asking for four creates three; asking for five fails and the
+# two it made are removed again (rollback)
+# shellcheck source=tests/emu/lib.sh
+. "$src/tests/emu/lib.sh"
+if emu_available; then
+	emu_start "$src/tests/data/hosts/t4-legacy"
+	printf 'version: v1\nvgpu-configs:\n  t4:\n    - devices: all\n      vgpu-devices: {"T4-4Q": %s}\n' 4 \
+		>"$tmp/t4.yaml"
+	sed 's/"T4-4Q": 4/"T4-4Q": 6/' "$tmp/t4.yaml" >"$tmp/t4-6.yaml"
+	t4() { "$bin" --sysroot "$EMU_ROOT" "$@" --nvidia-smi /nonexistent --sriov-manage /nonexistent; }
+	mdevs() { find "$EMU_ROOT/sys/bus/mdev/devices" -mindepth 1 -maxdepth 1 | wc -l; }
+	emu_clear_journal
+	RC=0
+	t4 apply -f "$tmp/t4-6.yaml" --config t4 >"$tmp/out" 2>"$tmp/err" || RC=$?
+	[[ $RC == 1 && $(mdevs) == 1 ]] || bad "T4-4Q x6: exit $RC, $(mdevs) mdevs: $(cat "$tmp/err")"
+	grep -q "rolled back" "$tmp/err" || bad "T4-4Q x6 without a rollback: $(cat "$tmp/err")"
+	[[ $(emu_writes | grep -c '/create ') == 3 && $(emu_writes | grep -c '/remove ') == 3 ]] ||
+		bad "T4-4Q x6: not 3 creates and 3 removes: $(emu_writes)"
+	RC=0
+	t4 apply -f "$tmp/t4.yaml" --config t4 >"$tmp/out" 2>"$tmp/err" || RC=$?
+	[[ $RC == 0 && $(mdevs) == 4 ]] || bad "T4-4Q x4: exit $RC, $(mdevs) mdevs: $(cat "$tmp/err")"
+	RC=0
+	t4 assert -f "$tmp/t4.yaml" --config t4 >"$tmp/out" 2>&1 || RC=$?
+	[[ $RC == 0 ]] || bad "assert T4-4Q x4 after apply: exit $RC: $(cat "$tmp/out")"
+	emu_clear_journal
+	t4 apply -f "$tmp/t4.yaml" --config t4 2>/dev/null || bad "second T4 apply failed"
+	[[ -z $(emu_writes) ]] || bad "a second T4 apply wrote: $(emu_writes)"
+	emu_stop || bad "the emulator failed"
+else
+	echo "SKIP: mdev apply (no usable FUSE emulator)"
+fi
 
 [[ $fail == 0 ]] && echo "ok: apply and assert"
 exit $fail
