@@ -361,25 +361,16 @@ static void want_counts(const struct want *w, unsigned *counts)
 /* "3g.40gb, 2g.20gb x2" or "none" */
 static char *counts_str(const struct vgpu_mig_board *b, const unsigned *counts)
 {
-	char *s = vgpu_xstrdup("");
+	char *s = NULL;
 
 	for (size_t i = 0; i < b->n_profiles; i++) {
-		char *more;
-
 		if (!counts[i])
 			continue;
-		more = counts[i] > 1 ?
-			       vgpu_asprintf("%s%s%s x%u", s, *s ? ", " : "", b->profiles[i].name,
-					     counts[i]) :
-			       vgpu_asprintf("%s%s%s", s, *s ? ", " : "", b->profiles[i].name);
-		free(s);
-		s = more;
+		vgpu_append(&s, "%s%s", s ? ", " : "", b->profiles[i].name);
+		if (counts[i] > 1)
+			vgpu_append(&s, " x%u", counts[i]);
 	}
-	if (!*s) {
-		free(s);
-		s = vgpu_xstrdup("none");
-	}
-	return s;
+	return s ? s : vgpu_xstrdup("none");
 }
 
 /* The GIs still to make so that @have becomes @want; false when @have has one too many. */

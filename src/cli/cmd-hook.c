@@ -225,12 +225,8 @@ static int write_note(struct hook *h)
 
 	if (!h->created.n)
 		return 0;
-	for (size_t i = 0; i < h->created.n; i++) {
-		char *more = vgpu_asprintf("%s%s\n", text ? text : "", h->created.items[i]);
-
-		free(text);
-		text = more;
-	}
+	for (size_t i = 0; i < h->created.n; i++)
+		vgpu_append(&text, "%s\n", h->created.items[i]);
 	e = vgpu_sysfs_mkdirs(h->c->fs, &d, PREPARED_DIR);
 	if (e == 0)
 		e = vgpu_sysfs_replace(&d, h->domain, text, strlen(text));

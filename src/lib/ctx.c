@@ -207,3 +207,20 @@ char *vgpu_asprintf(const char *fmt, ...)
 	va_end(ap);
 	return r;
 }
+
+void vgpu_append(char **s, const char *fmt, ...)
+{
+	size_t had = *s ? strlen(*s) : 0;
+	va_list ap;
+	char *more;
+	int n;
+
+	va_start(ap, fmt);
+	n = vasprintf(&more, fmt, ap);
+	va_end(ap);
+	if (n < 0)
+		oom();
+	*s = vgpu_xrealloc(*s, had + (size_t)n + 1);
+	memcpy(*s + had, more, (size_t)n + 1);
+	free(more);
+}

@@ -96,6 +96,11 @@ char *vgpu_xstrdup(const char *s);
 char *vgpu_xstrndup(const char *s, size_t n);
 /** vgpu_asprintf() - formatted string on the heap; never NULL. */
 char *vgpu_asprintf(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+/**
+ * vgpu_append() - append the formatted text to the heap string *@s (NULL
+ * starts one); for messages and lists built piece by piece.
+ */
+void vgpu_append(char **s, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 /** vgpu_vasprintf() - vgpu_asprintf() with a va_list. */
 char *vgpu_vasprintf(const char *fmt, va_list ap);
 

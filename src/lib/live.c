@@ -384,25 +384,16 @@ int vgpu_txn_rollback(struct vgpu_txn *t)
 	while (t->n) {
 		struct vgpu_txn_step *s = &t->steps[--t->n];
 		struct vgpu_ctx sub = { 0 };
-		char *more;
+		const char *sep = done ? ", " : "";
 
 		if (s->undo(&sub, s->data) < 0) {
-			more = vgpu_asprintf("FAILED to undo '%s' (%s)", s->what,
-					     vgpu_ctx_error(&sub));
+			vgpu_append(&done, "%sFAILED to undo '%s' (%s)", sep, s->what,
+				    vgpu_ctx_error(&sub));
 			ret = -EIO;
 		} else {
-			more = vgpu_asprintf("undid '%s'", s->what);
+			vgpu_append(&done, "%sundid '%s'", sep, s->what);
 		}
 		vgpu_ctx_clear(&sub);
-		if (done) {
-			char *all = vgpu_asprintf("%s, %s", done, more);
-
-			free(done);
-			free(more);
-			done = all;
-		} else {
-			done = more;
-		}
 		free(s->what);
 		free(s->data);
 	}

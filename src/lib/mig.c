@@ -161,13 +161,8 @@ static char *profile_list(const struct vgpu_mig_board *b)
 {
 	char *s = vgpu_xstrdup("");
 
-	for (size_t i = 0; i < b->n_profiles; i++) {
-		char *t = vgpu_asprintf("%s%s%s (%d)", s, i ? ", " : "", b->profiles[i].name,
-					b->profiles[i].id);
-
-		free(s);
-		s = t;
-	}
+	for (size_t i = 0; i < b->n_profiles; i++)
+		vgpu_append(&s, "%s%s (%d)", i ? ", " : "", b->profiles[i].name, b->profiles[i].id);
 	return s;
 }
 
@@ -371,13 +366,9 @@ static char *describe(const struct vgpu_mig_request *req, size_t n)
 	char *s = vgpu_xstrdup("");
 
 	for (size_t i = 0; i < n; i++) {
-		char *t = req[i].count > 1 ?
-				  vgpu_asprintf("%s%s%s x%u", s, i ? " + " : "",
-						req[i].profile->name, req[i].count) :
-				  vgpu_asprintf("%s%s%s", s, i ? " + " : "", req[i].profile->name);
-
-		free(s);
-		s = t;
+		vgpu_append(&s, "%s%s", i ? " + " : "", req[i].profile->name);
+		if (req[i].count > 1)
+			vgpu_append(&s, " x%u", req[i].count);
 	}
 	return s;
 }
@@ -390,21 +381,13 @@ static char *describe_starts(const struct vgpu_mig_request *req, size_t n)
 	for (size_t i = 0; i < n; i++) {
 		const struct vgpu_mig_profile *p = req[i].profile;
 		unsigned k = 0, total = (unsigned)__builtin_popcount(p->placements);
-		char *t = vgpu_asprintf("%s%s%s starts only at", s, i ? "; " : "", p->name);
 
-		free(s);
-		s = t;
+		vgpu_append(&s, "%s%s starts only at", i ? "; " : "", p->name);
 		for (unsigned st = 0; st < MIG_SLICES_MAX; st++) {
 			if (!(p->placements & (1u << st)))
 				continue;
 			k++;
-			t = vgpu_asprintf("%s%s%u", s,
-					  k == 1     ? " " :
-					  k == total ? " or " :
-						       ", ",
-					  st);
-			free(s);
-			s = t;
+			vgpu_append(&s, "%s%u", k == 1 ? " " : k == total ? " or " : ", ", st);
 		}
 	}
 	return s;
@@ -415,13 +398,9 @@ static char *describe_existing(const struct vgpu_mig_gi *gi, size_t n)
 {
 	char *s = vgpu_xstrdup("");
 
-	for (size_t i = 0; i < n; i++) {
-		char *t = vgpu_asprintf("%s%s%s at %u", s,
-					i ? ", " : "; in use: ", gi[i].profile->name, gi[i].start);
-
-		free(s);
-		s = t;
-	}
+	for (size_t i = 0; i < n; i++)
+		vgpu_append(&s, "%s%s at %u", i ? ", " : "; in use: ", gi[i].profile->name,
+			    gi[i].start);
 	return s;
 }
 

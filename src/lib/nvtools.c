@@ -105,12 +105,8 @@ int vgpu_nv_create_gis(struct vgpu_ctx *ctx, const struct vgpu_nvtools *t, const
 
 	if (!n)
 		return 0;
-	for (size_t i = 0; i < n; i++) {
-		char *more = vgpu_asprintf("%s%s%d", ids, i ? "," : "", gis[i].profile->id);
-
-		free(ids);
-		ids = more;
-	}
+	for (size_t i = 0; i < n; i++)
+		vgpu_append(&ids, "%s%d", i ? "," : "", gis[i].profile->id);
 	{
 		const char *argv[] = { t->nvidia_smi, "mig", "-i", bus, "-cgi", ids, "-C", NULL };
 

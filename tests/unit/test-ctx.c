@@ -235,13 +235,30 @@ static void test_path_join(void **state)
 	assert_int_equal(vgpu_path_join(buf, sizeof(buf), big, "name"), -ENAMETOOLONG);
 }
 
+/* a list built piece by piece: NULL starts it, each piece lands at the end */
+static void test_append(void **state)
+{
+	char *s = NULL;
+
+	(void)state;
+	vgpu_append(&s, "%s", "3g.40gb");
+	vgpu_append(&s, ", %s x%u", "1g.10gb", 2u);
+	vgpu_append(&s, "%s", "");
+	assert_string_equal(s, "3g.40gb, 1g.10gb x2");
+	for (int i = 0; i < 1000; i++)
+		vgpu_append(&s, "%d", i % 10);
+	assert_int_equal(strlen(s), 19 + 1000);
+	free(s);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(test_error), cmocka_unit_test(test_error_append),
-		cmocka_unit_test(test_log),   cmocka_unit_test(test_strerror),
-		cmocka_unit_test(test_utf8),  cmocka_unit_test(test_bdf),
-		cmocka_unit_test(test_strv),  cmocka_unit_test(test_path_join),
+		cmocka_unit_test(test_error),	  cmocka_unit_test(test_error_append),
+		cmocka_unit_test(test_append),	  cmocka_unit_test(test_log),
+		cmocka_unit_test(test_strerror),  cmocka_unit_test(test_utf8),
+		cmocka_unit_test(test_bdf),	  cmocka_unit_test(test_strv),
+		cmocka_unit_test(test_path_join),
 	};
 
 	return cmocka_run_group_tests_name("ctx", tests, NULL, NULL);
