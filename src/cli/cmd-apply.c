@@ -606,10 +606,14 @@ static int step_vgpus(struct apply *a, struct want *w)
 		return 0;
 	if (a->dry_run && a->vfs_changed) {
 		for (size_t i = 0; i < w->n_vgpus; i++)
-			vgpu_log(ctx, LOG_NOTICE,
-				 "would create %u vGPUs of %s on GPU %s's VFs once "
-				 "enabled (each: write its type id to a free VF)",
-				 w->vgpus[i]->count, w->vgpus[i]->name, w->addr);
+			vgpu_log(
+				ctx, LOG_NOTICE,
+				"would create %u vGPUs of %s on GPU %s's VFs once enabled (each: %s)",
+				w->vgpus[i]->count, w->vgpus[i]->name, w->addr,
+				g->iface == VGPU_IFACE_MDEV ?
+					"write a new UUID to a free VF's "
+					"mdev_supported_types/nvidia-<type id>/create" :
+					"write the type id to a free VF's nvidia/current_vgpu_type");
 		return 0;
 	}
 	for (size_t i = 0; i < w->n_vgpus; i++) {
