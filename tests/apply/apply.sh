@@ -119,6 +119,20 @@ grep -q "VFs: GPU $pf: enabling 8 VFs" "$tmp/err" || bad "no progress on stderr:
 run assert "${cfg[@]}"
 same "assert after apply (exit $RC)" "$RC:$OUT" "0:"
 
+# ---- mig show: the GIs apply made, by placement, and the vGPU on each (the driver
+# writes a MIG-backed vGPU's nvidia/gpu_instance_id; the plain tree needs a hand)
+echo 1 >"$root/sys/bus/pci/devices/0000:ca:00.4/nvidia/gpu_instance_id"
+RC=0
+v mig show --nvidia-smi "$smi" >"$tmp/out" 2>"$tmp/err" || RC=$?
+same "mig show (exit $RC)" "$RC:$(cat "$tmp/out" "$tmp/err")" "0:GPU          MIG     GI PROFILE ID START SIZE VGPU         VGPU_PROFILE
+$pf enabled  1 3g.40gb  9     0    4 0000:ca:00.4 H100-3-40C
+$pf enabled  2 2g.20gb 14     4    2
+$pf enabled  3 1g.10gb 19     6    1"
+RC=0
+v --json mig show --gpu $pf --nvidia-smi "$smi" >"$tmp/out" 2>&1 || RC=$?
+python3 -c 'import json,sys; d=json.load(open(sys.argv[1]))["gpu_instances"]; assert [(g["gi"], g["start"], g["vgpu"]) for g in d] == [(1, 0, "0000:ca:00.4"), (2, 4, None), (3, 6, None)], d' "$tmp/out" ||
+	bad "mig show --json: $(cat "$tmp/out")"
+
 # ---- a second run changes nothing
 : >"$st/calls"
 run apply "${cfg[@]}"
