@@ -40,6 +40,7 @@ struct want {
 	char addr[VGPU_BDF_LEN];
 	const struct vgpu_mig_board *board;
 	unsigned line; /* the entry that selected it first */
+	unsigned mig_line, vgpu_line; /* the mig-configs / vgpu-configs entry that set it */
 	int mig; /* -1 not said, 0, 1 */
 	bool vfs; /* SR-IOV VFs enabled */
 	bool vgpu_section; /* selected by a vgpu-configs entry */
@@ -130,22 +131,30 @@ static int add_gi(struct apply *a, struct want *w, const char *name, unsigned co
 	return 0;
 }
 
+/* One entry of each map per GPU: two would leave which counts unclear. */
+static int once(struct apply *a, const struct want *w, unsigned *seen, unsigned line,
+		const char *map)
+{
+	if (*seen)
+		return vgpu_error(&a->c->ctx, -EINVAL,
+				  "%s:%u: GPU %s is already selected by the %s entry at line %u",
+				  a->file, line, w->addr, map, *seen);
+	*seen = line;
+	return 0;
+}
+
 static int merge_entry(struct apply *a, const struct vgpu_cfg_entry *e, struct want *w)
 {
-	struct vgpu_ctx *ctx = &a->c->ctx;
-
-	if (e->mig_enabled >= 0) {
-		if (w->mig >= 0 && w->mig != e->mig_enabled)
-			return vgpu_error(ctx, -EINVAL,
-					  "%s:%u: GPU %s: MIG mode %s here, %s at line %u", a->file,
-					  e->line, w->addr, e->mig_enabled ? "enabled" : "disabled",
-					  w->mig ? "enabled" : "disabled", w->line);
+	if (e->section == VGPU_CFG_MIG) {
+		if (once(a, w, &w->mig_line, e->line, "mig-configs") < 0)
+			return -EINVAL;
 		w->mig = e->mig_enabled;
-	}
-	if (e->section == VGPU_CFG_MIG)
 		w->gis_set = true; /* mig-devices: {} means none */
-	else
+	} else {
+		if (once(a, w, &w->vgpu_line, e->line, "vgpu-configs") < 0)
+			return -EINVAL;
 		w->vgpu_section = true;
+	}
 	for (size_t i = 0; i < e->n_mig; i++)
 		if (add_gi(a, w, e->mig[i].name, e->mig[i].count, e->mig[i].line) < 0)
 			return -EINVAL;
@@ -221,12 +230,21 @@ static int resolve(struct apply *a)
 			return -EINVAL;
 		index++;
 	}
-	for (size_t i = 0; i < a->cfg.n_entries; i++)
-		for (size_t k = 0; k < a->cfg.entries[i].n_addrs; k++)
-			if (!vgpu_model_find_gpu(m, a->cfg.entries[i].addrs[k]))
+	/* what selects nothing is a mistake, not a no-op: indexes move, GPUs fail */
+	for (size_t i = 0; i < a->cfg.n_entries; i++) {
+		const struct vgpu_cfg_entry *e = &a->cfg.entries[i];
+
+		for (size_t k = 0; k < e->n_addrs; k++)
+			if (!vgpu_model_find_gpu(m, e->addrs[k]))
 				return vgpu_error(&a->c->ctx, -ENODEV, "%s:%u: no NVIDIA GPU at %s",
-						  a->file, a->cfg.entries[i].line,
-						  a->cfg.entries[i].addrs[k]);
+						  a->file, e->line, e->addrs[k]);
+		for (size_t k = 0; k < e->n_indexes; k++)
+			if (e->indexes[k] >= index)
+				return vgpu_error(&a->c->ctx, -ENODEV,
+						  "%s:%u: no GPU with index %d (the host has %d "
+						  "NVIDIA GPUs, indexed by PCI address from 0)",
+						  a->file, e->line, e->indexes[k], index);
+	}
 	return 0;
 }
 

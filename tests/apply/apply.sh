@@ -232,6 +232,20 @@ same "missing label (exit $RC)" "$RC:$ERR" "1:vgpuctl: apply: no config 'nope' i
 sed 's/0000:ca:00.0/0000:99:00.0/' "$tmp/host.yaml" >"$tmp/other.yaml"
 run apply -f "$tmp/other.yaml" --config h100-mixed
 same "a GPU that is not there (exit $RC)" "$RC:$ERR" "1:vgpuctl: apply: $tmp/other.yaml:4: no NVIDIA GPU at 0000:99:00.0"
+sed 's/devices: \["0000:ca:00.0"\]/devices: [1]/' "$tmp/host.yaml" >"$tmp/index.yaml"
+run apply -f "$tmp/index.yaml" --config h100-mixed
+same "an index past the GPUs (exit $RC)" "$RC:$ERR" "1:vgpuctl: apply: $tmp/index.yaml:4: no GPU with index 1 (the host has 1 NVIDIA GPUs, indexed by PCI address from 0)"
+cat >"$tmp/twice.yaml" <<'Y'
+version: v1
+vgpu-configs:
+  x:
+    - devices: all
+      vgpu-devices: {"H100-3-40C": 1}
+    - devices: [0]
+      vgpu-devices: {"H100-3-40C": 2}
+Y
+run apply -f "$tmp/twice.yaml" --config x
+same "a GPU in two entries (exit $RC)" "$RC:$ERR" "1:vgpuctl: apply: $tmp/twice.yaml:6: GPU $pf is already selected by the vgpu-configs entry at line 4"
 [[ -z $(changing) ]] || bad "a failed config check changed the host: $(changing)"
 run assert --dry-run "${cfg[@]}"
 [[ $RC == 2 ]] || bad "assert --dry-run: exit $RC"
