@@ -626,12 +626,10 @@ static int step_vgpus(struct apply *a, struct want *w)
 		for (size_t i = 0; i < w->n_vgpus; i++)
 			vgpu_log(
 				ctx, LOG_NOTICE,
-				"would create %u vGPUs of %s on GPU %s's VFs once enabled (each: %s)",
-				w->vgpus[i]->count, w->vgpus[i]->name, w->addr,
-				g->iface == VGPU_IFACE_MDEV ?
-					"write a new UUID to a free VF's "
-					"mdev_supported_types/nvidia-<type id>/create" :
-					"write the type id to a free VF's nvidia/current_vgpu_type");
+				"would create %u vGPUs of %s on GPU %s's VFs once enabled (each: a "
+				"write of its type id to current_vgpu_type or of a UUID to the "
+				"type's mdev create, as the VFs offer)",
+				w->vgpus[i]->count, w->vgpus[i]->name, w->addr);
 		return 0;
 	}
 	for (size_t i = 0; i < w->n_vgpus; i++) {

@@ -93,8 +93,8 @@ run apply --dry-run "${cfg[@]}"
 same "apply --dry-run (exit $RC)" "$RC:$OUT" "0:run: $smi -i $pf -mig 1
 run: $fakes/fake-sriov-manage -e $pf
 run: $smi mig -i $pf -cgi 9,14,19 -C
-create 1 vGPUs of H100-3-40C on GPU $pf's VFs once enabled (each: write the type id to a free VF's nvidia/current_vgpu_type)
-create 1 vGPUs of H100-2-20C on GPU $pf's VFs once enabled (each: write the type id to a free VF's nvidia/current_vgpu_type)"
+create 1 vGPUs of H100-3-40C on GPU $pf's VFs once enabled (each: a write of its type id to current_vgpu_type or of a UUID to the type's mdev create, as the VFs offer)
+create 1 vGPUs of H100-2-20C on GPU $pf's VFs once enabled (each: a write of its type id to current_vgpu_type or of a UUID to the type's mdev create, as the VFs offer)"
 [[ -z $(changing) ]] || bad "--dry-run ran: $(changing)"
 diff -r --no-dereference -x calls -x lock -x run "$tmp/before" "$root" >/dev/null ||
 	bad "--dry-run changed the host: $(diff -r --no-dereference -x calls -x lock -x run "$tmp/before" "$root" | head -5)"
