@@ -23,9 +23,9 @@ bad() {
 }
 smi=$fakes/fake-nvidia-smi
 tools=(--nvidia-smi "$smi" --sriov-manage "$fakes/fake-sriov-manage")
-boot() {
+boot() { # [FIXTURE]: a just-booted copy (default vfio-mig-h100)
 	rm -rf "$root"
-	cp -a "$src/tests/data/hosts/vfio-mig-h100" "$root"
+	cp -a "$src/tests/data/hosts/${1:-vfio-mig-h100}" "$root"
 	"$fakes/fake-nv-boot" "$root"
 }
 v() { "$bin" --sysroot "$root" "$@"; }
@@ -224,6 +224,18 @@ same "assert with a domain shut off (exit $RC)" "$RC:$OUT" "1:domain 'vm-off' is
 sed 's/vm-off]/vm-gone]/' "$tmp/vms.yaml" >"$tmp/gone.yaml"
 run apply -f "$tmp/gone.yaml" --config h100-mixed -c "$uri"
 [[ $RC == 1 && $ERR == *"domain 'vm-gone'"* ]] || bad "a missing domain: exit $RC: $ERR"
+
+# ---- NVIDIA's own example files, unchanged, on the dual-A30 host
+boot a30-dual-mdev
+run apply --dry-run -f "$src/tests/data/configs/vgpu-device-manager-example.yaml" --config A30-1-6C
+same "vgpu-device-manager's A30-1-6C, dry run (exit $RC)" "$RC:$(grep -v '^create' <<<"$OUT")" "0:run: $smi -i 0000:3b:00.0 -mig 1
+run: $smi -i 0000:af:00.0 -mig 1
+run: $fakes/fake-sriov-manage -e 0000:3b:00.0
+run: $fakes/fake-sriov-manage -e 0000:af:00.0
+run: $smi mig -i 0000:3b:00.0 -cgi 14,14,14,14 -C
+run: $smi mig -i 0000:af:00.0 -cgi 14,14,14,14 -C"
+run apply --dry-run -f "$src/tests/data/configs/mig-parted-example.yaml" --config all-balanced
+same "mig-parted's all-balanced (A100 profiles) on A30s (exit $RC)" "$RC:$ERR" "1:vgpuctl: apply: $src/tests/data/configs/mig-parted-example.yaml:53: GPU 0000:3b:00.0: '1g.5gb': not a MIG profile of A30 24GB (profiles: 1g.6gb (14), 1g.6gb+me (21), 2g.12gb (5), 2g.12gb+me (6), 4g.24gb (0))"
 
 # ---- config errors: one line naming the file
 boot
