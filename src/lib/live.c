@@ -11,6 +11,7 @@
 #include <time.h>
 
 #include "live.h"
+#include "vgpu-priv.h"
 
 #define VFIO_ATTR "sys/bus/pci/devices/%s/nvidia/current_vgpu_type"
 #define MDEV_DIR "sys/bus/mdev/devices/%s"
@@ -67,31 +68,19 @@ static int vfio_current(struct vgpu_ctx *ctx, struct vgpu_sysfs *fs, const char 
 static int mdev_query(struct vgpu_ctx *ctx, struct vgpu_sysfs *fs, const char *uuid,
 		      struct vgpu_live_state *out)
 {
-	char target[VGPU_PATH_MAX * 2], base[64], show[VGPU_SHOW_LEN];
+	char show[VGPU_SHOW_LEN];
 	struct vgpu_sysdir root;
-	char *slash;
-	long id;
 	int r;
 
 	memset(out, 0, sizeof(*out));
 	vgpu_sysdir_root(fs, &root);
-	r = vgpu_sysfs_readlink(&root, target, sizeof(target), MDEV_DIR, uuid);
+	r = vgpu_mdev_locate(&root, uuid, out->parent, &out->type_id);
 	if (r == -ENOENT || r == -VGPU_EDANGLING)
 		return 0;
 	if (r < 0)
 		return vgpu_error(ctx, r, "cannot read '%s': %s",
 				  show_root(fs, show, MDEV_DIR, uuid), vgpu_strerror(r));
 	out->exists = true;
-	/* .../<parent BDF>/<uuid> */
-	if ((slash = strrchr(target, '/')))
-		*slash = '\0';
-	slash = strrchr(target, '/');
-	if (vgpu_bdf_normalize(slash ? slash + 1 : target, out->parent) < 0)
-		out->parent[0] = '\0';
-	r = vgpu_sysfs_link_basename(&root, base, sizeof(base), MDEV_DIR "/mdev_type", uuid);
-	if (r == 0 && strncmp(base, "nvidia-", 7) == 0 && vgpu_parse_long(base + 7, &id) == 0 &&
-	    id > 0 && id <= 0xffffff)
-		out->type_id = (unsigned)id;
 	return 0;
 }
 

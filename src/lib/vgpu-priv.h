@@ -36,6 +36,14 @@ int vgpu_read_gpus(struct vgpu_ctx *ctx, struct vgpu_sysfs *fs, struct vgpu_mode
 
 /* vgpu-read.c */
 int vgpu_read_types(struct vgpu_ctx *ctx, struct vgpu_sysfs *fs, struct vgpu_gpu *g);
+/*
+ * vgpu_mdev_locate() - where mdev @uuid is: its parent's BDF from the
+ * sys/bus/mdev/devices link ("" when the parent is not a PCI function) and
+ * its type id from the mdev_type link (0 when unreadable or not nvidia-<N>).
+ * Return: 0, or the readlink's -errno (-ENOENT: no such mdev).
+ */
+int vgpu_mdev_locate(const struct vgpu_sysdir *root, const char *uuid, char parent[VGPU_BDF_LEN],
+		     unsigned *type_id);
 /* vgpu_read_mdevs() - mdev instances of the model's parents (sys/bus/mdev/devices). */
 int vgpu_read_mdevs(struct vgpu_ctx *ctx, struct vgpu_sysfs *fs, struct vgpu_model *m);
 /*

@@ -388,6 +388,30 @@ static struct vgpu_parent *find_parent(struct vgpu_model *m, const char *addr)
  * with mdev_type -> ../mdev_supported_types/nvidia-<N>.  The bus directory
  * is absent while no mdev driver is loaded: no instances.
  */
+int vgpu_mdev_locate(const struct vgpu_sysdir *root, const char *uuid, char parent[VGPU_BDF_LEN],
+		     unsigned *type_id)
+{
+	char target[VGPU_PATH_MAX * 2], base[64];
+	char *slash;
+	int r = vgpu_sysfs_readlink(root, target, sizeof(target), "sys/bus/mdev/devices/%s", uuid);
+
+	*type_id = 0;
+	parent[0] = '\0';
+	if (r < 0)
+		return r;
+	/* .../<parent BDF>/<uuid> */
+	if ((slash = strrchr(target, '/')))
+		*slash = '\0';
+	slash = strrchr(target, '/');
+	if (vgpu_bdf_normalize(slash ? slash + 1 : target, parent) < 0)
+		parent[0] = '\0';
+	if (vgpu_sysfs_link_basename(root, base, sizeof(base), "sys/bus/mdev/devices/%s/mdev_type",
+				     uuid) < 0 ||
+	    parse_mdev_type_dir(base, type_id) < 0)
+		*type_id = 0;
+	return 0;
+}
+
 int vgpu_read_mdevs(struct vgpu_ctx *ctx, struct vgpu_sysfs *fs, struct vgpu_model *m)
 {
 	VGPU_AUTOSTRV ents = { 0 };
@@ -409,15 +433,13 @@ int vgpu_read_mdevs(struct vgpu_ctx *ctx, struct vgpu_sysfs *fs, struct vgpu_mod
 		return 0;
 	}
 	for (size_t i = 0; i < ents.n; i++) {
-		char rel[VGPU_PATH_MAX], target[VGPU_PATH_MAX * 2], base[64];
-		char parent_addr[VGPU_BDF_LEN];
+		char rel[VGPU_PATH_MAX], parent_addr[VGPU_BDF_LEN];
 		struct stat st;
-		char *slash;
 		struct vgpu_parent *p;
 		unsigned id = 0;
 
 		snprintf(rel, sizeof(rel), "sys/bus/mdev/devices/%s", ents.items[i]);
-		r = vgpu_sysfs_readlink(&root, target, sizeof(target), "%s", rel);
+		r = vgpu_mdev_locate(&root, ents.items[i], parent_addr, &id);
 		if (r < 0) {
 			vgpu_warn(ctx, "cannot read link '%s': %s; skipped",
 				  VGPU_SHOW(&root, rel, show), vgpu_strerror(r));
@@ -428,11 +450,7 @@ int vgpu_read_mdevs(struct vgpu_ctx *ctx, struct vgpu_sysfs *fs, struct vgpu_mod
 				  VGPU_SHOW(&root, rel, show));
 			continue;
 		}
-		slash = strrchr(target, '/');
-		if (slash)
-			*slash = '\0';
-		slash = strrchr(target, '/');
-		if (vgpu_bdf_normalize(slash ? slash + 1 : target, parent_addr) < 0)
+		if (!parent_addr[0])
 			continue; /* not below a PCI function: another kind of parent */
 		p = find_parent(m, parent_addr);
 		if (!p)
@@ -442,11 +460,12 @@ int vgpu_read_mdevs(struct vgpu_ctx *ctx, struct vgpu_sysfs *fs, struct vgpu_mod
 				  VGPU_SHOW(&root, rel, show));
 			continue;
 		}
-		snprintf(rel, sizeof(rel), "sys/bus/mdev/devices/%s/mdev_type", ents.items[i]);
-		r = vgpu_sysfs_link_basename(&root, base, sizeof(base), "%s", rel);
-		if (r < 0 || parse_mdev_type_dir(base, &id) < 0)
+		if (!id) {
+			snprintf(rel, sizeof(rel), "sys/bus/mdev/devices/%s/mdev_type",
+				 ents.items[i]);
 			vgpu_warn(ctx, "cannot read link '%s'; type of mdev %s unknown",
 				  VGPU_SHOW(&root, rel, show), ents.items[i]);
+		}
 		vgpu_strv_push(&p->mdevs, vgpu_xstrdup(ents.items[i]));
 		p->in_use = true;
 		if (!p->current_type)
