@@ -180,7 +180,7 @@ static int prepare_one(struct hook *h, const struct vgpu_record *r)
 	e = vgpu_live_query(ctx, h->c->fs, r, &st);
 	if (e < 0)
 		return e;
-	if (st.exists && st.type_id == r->type_id && strcmp(st.parent, r->parent) == 0)
+	if (vgpu_live_as_recorded(&st, r))
 		return 0; /* there already: the normal case */
 	e = held_by_other(h, r);
 	if (e < 0 && r->iface == VGPU_IFACE_MDEV)

@@ -33,7 +33,7 @@ static const char *record_state(struct cli *c, const struct vgpu_record *r)
 	}
 	if (!st.exists)
 		return r->lifetime == VGPU_LIFETIME_PER_START ? "reserved" : "missing";
-	if (st.type_id != r->type_id || strcmp(st.parent, r->parent) != 0)
+	if (!vgpu_live_as_recorded(&st, r))
 		return "conflict";
 	return "active";
 }

@@ -47,8 +47,7 @@ static bool prepare_has_work(struct cli *c, const struct vgpu_records *recs, con
 
 		if (!is(r->domain, dom))
 			continue;
-		if (vgpu_live_query(&c->ctx, c->fs, r, &st) < 0 || !st.exists ||
-		    st.type_id != r->type_id || strcmp(st.parent, r->parent) != 0)
+		if (vgpu_live_query(&c->ctx, c->fs, r, &st) < 0 || !vgpu_live_as_recorded(&st, r))
 			return true; /* the module says what is wrong, or fixes it */
 	}
 	return false;

@@ -84,6 +84,11 @@ static int mdev_query(struct vgpu_ctx *ctx, struct vgpu_sysfs *fs, const char *u
 	return 0;
 }
 
+bool vgpu_live_as_recorded(const struct vgpu_live_state *st, const struct vgpu_record *r)
+{
+	return st->exists && st->type_id == r->type_id && strcmp(st->parent, r->parent) == 0;
+}
+
 int vgpu_live_query(struct vgpu_ctx *ctx, struct vgpu_sysfs *fs, const struct vgpu_record *r,
 		    struct vgpu_live_state *out)
 {
@@ -166,7 +171,7 @@ static int create_mdev(struct vgpu_ctx *ctx, struct vgpu_sysfs *fs, const struct
 
 	if (err < 0)
 		return err;
-	if (st.exists && st.type_id == r->type_id && strcmp(st.parent, r->parent) == 0)
+	if (vgpu_live_as_recorded(&st, r))
 		return 0;
 	if (st.exists)
 		return vgpu_error(ctx, -EEXIST, "mdev %s already exists on %s with type %u",
@@ -185,8 +190,7 @@ static int create_mdev(struct vgpu_ctx *ctx, struct vgpu_sysfs *fs, const struct
 				  vgpu_strerror(err), create_hint(err, r->iface));
 	*created = true;
 	err = mdev_query(ctx, fs, r->mdev_uuid, &st);
-	if (err == 0 &&
-	    (!st.exists || st.type_id != r->type_id || strcmp(st.parent, r->parent) != 0))
+	if (err == 0 && !vgpu_live_as_recorded(&st, r))
 		err = vgpu_error(ctx, -EIO,
 				 "mdev %s: created on %s as nvidia-%u, but the host "
 				 "shows %s",

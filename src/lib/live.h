@@ -39,6 +39,8 @@ struct vgpu_live_state {
  */
 int vgpu_live_query(struct vgpu_ctx *ctx, struct vgpu_sysfs *fs, const struct vgpu_record *r,
 		    struct vgpu_live_state *out);
+/** vgpu_live_as_recorded() - @st is the vGPU @r describes: there, of its type, on its parent. */
+bool vgpu_live_as_recorded(const struct vgpu_live_state *st, const struct vgpu_record *r);
 /**
  * vgpu_live_create() - create the vGPU @r describes.  Already there with
  * the same type and parent: nothing to do (*created false).  Another vGPU in
