@@ -59,6 +59,9 @@ int cli_usage_error(struct cli *c, const char *cmd, const char *fmt, ...)
  * Return: 0 or an exit code.
  */
 int cli_read_host(struct cli *c, unsigned what);
+/* The libvirt URI when no -c is given, as virsh picks it: LIBVIRT_DEFAULT_URI, else qemu:///system.
+ */
+const char *cli_default_uri(void);
 /*
  * A type outside NVIDIA's grammar is said once, with the file it came from,
  * by the commands that list or choose types (not by vfs, gpus, topology).

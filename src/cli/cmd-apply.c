@@ -112,11 +112,10 @@ static int add_gi(struct apply *a, struct want *w, const char *name, unsigned co
 				  "%s:%u: GPU %s has no MIG, but the config gives it "
 				  "'%s'",
 				  a->file, line, w->addr, name);
-	if (vgpu_mig_parse_request(ctx, w->board, name, &r) < 0) {
-		VGPU_AUTOFREE char *msg = vgpu_xstrdup(vgpu_ctx_error(ctx));
-
-		return vgpu_error(ctx, -EINVAL, "%s:%u: GPU %s: %s", a->file, line, w->addr, msg);
-	}
+	/* vgpu_error() formats before it drops the old message: it may be an argument */
+	if (vgpu_mig_parse_request(ctx, w->board, name, &r) < 0)
+		return vgpu_error(ctx, -EINVAL, "%s:%u: GPU %s: %s", a->file, line, w->addr,
+				  vgpu_ctx_error(ctx));
 	r.count *= count;
 	for (size_t i = 0; i < w->n_gis; i++)
 		if (w->gis[i].profile == r.profile) {
@@ -265,10 +264,11 @@ static const struct vgpu_gpu *gpu_of(struct apply *a, const struct want *w)
 	return vgpu_model_find_gpu(a->c->model, w->addr);
 }
 
+/* a parent in use holds a vGPU (a VF's current type, or an mdev) */
 static bool has_vgpus(const struct vgpu_gpu *g)
 {
 	for (size_t i = 0; i < g->n_parents; i++)
-		if (g->parents[i].current_type || g->parents[i].mdevs.n)
+		if (g->parents[i].in_use)
 			return true;
 	return false;
 }
@@ -415,11 +415,8 @@ static int create_gis(struct apply *a, struct want *w, const struct vgpu_mig_gi 
 	size_t n_plan = 0, n_mk = 0;
 	int e = vgpu_mig_solve(ctx, w->board, fixed, n_fixed, req, n_req, &plan, &n_plan);
 
-	if (e < 0) {
-		VGPU_AUTOFREE char *why = vgpu_xstrdup(vgpu_ctx_error(ctx));
-
-		return vgpu_error(ctx, e, "GPU %s: %s", w->addr, why);
-	}
+	if (e < 0)
+		return vgpu_error(ctx, e, "GPU %s: %s", w->addr, vgpu_ctx_error(ctx));
 	mk = vgpu_xcalloc(n_plan + 1, sizeof(*mk));
 	for (size_t i = 0; i < n_plan; i++)
 		if (plan[i].id < 0)
@@ -680,8 +677,7 @@ static int step_domains(struct apply *a)
 	if (!a->cfg.n_domains)
 		return 0;
 	if (!uri)
-		uri = getenv("LIBVIRT_DEFAULT_URI") ? getenv("LIBVIRT_DEFAULT_URI") :
-						      "qemu:///system";
+		uri = cli_default_uri();
 	if (vgpu_virt_open(ctx, uri, &v) < 0)
 		return -EIO;
 	for (size_t i = 0; e == 0 && i < a->cfg.n_domains; i++) {
@@ -716,12 +712,9 @@ static int run_steps(struct apply *a)
 
 			if (e == 0 && s == 2)
 				e = check_gis(a, &a->w[i]);
-			if (e < 0) {
-				VGPU_AUTOFREE char *why = vgpu_xstrdup(vgpu_ctx_error(ctx));
-
+			if (e < 0)
 				return vgpu_error(ctx, e, "step %zu (%s): %s", s + 1, step_names[s],
-						  why);
-			}
+						  vgpu_ctx_error(ctx));
 		}
 		/* what the next step reads changed: VFs came, GIs make types creatable */
 		if ((s == 0 || s == 2) && reread(a) < 0)

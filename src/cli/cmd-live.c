@@ -40,11 +40,8 @@ int live_check_args(struct cli *c, const char *cmd, struct xml_args *a)
 	if (a->domain && vgpu_domain_name_check(a->domain))
 		return cli_usage_error(c, cmd, "'%s': not a domain name (%s)", a->domain,
 				       vgpu_domain_name_check(a->domain));
-	if (!a->from && !a->uri) {
-		a->uri = getenv("LIBVIRT_DEFAULT_URI");
-		if (!a->uri || !*a->uri)
-			a->uri = "qemu:///system";
-	}
+	if (!a->from && !a->uri)
+		a->uri = cli_default_uri();
 	return 0;
 }
 

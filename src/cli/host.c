@@ -81,6 +81,13 @@ void cli_cleanup(struct cli *c)
 	memset(&seen, 0, sizeof(seen));
 }
 
+const char *cli_default_uri(void)
+{
+	const char *uri = getenv("LIBVIRT_DEFAULT_URI");
+
+	return uri && *uri ? uri : "qemu:///system";
+}
+
 int cli_read_host(struct cli *c, unsigned what)
 {
 	if (!c->fs && vgpu_sysfs_open(&c->ctx, c->sysroot, &c->fs) < 0) {
