@@ -45,7 +45,6 @@ struct want {
 	bool vfs; /* SR-IOV VFs enabled */
 	bool vgpu_section; /* selected by a vgpu-configs entry */
 	bool gis_set; /* the GI layout is given (or derived from MIG-backed vGPUs) */
-	bool gis_made; /* this run created GIs: read them back */
 	struct vgpu_mig_request gis[MAX_WANT_GIS];
 	size_t n_gis;
 	const struct vgpu_cfg_count **vgpus;
@@ -281,7 +280,7 @@ static int reread(struct apply *a)
 }
 
 /* Turning MIG off needs the VFs and GPU instances gone first (the driver refuses). */
-static int mig_off_prepare(struct apply *a, const struct want *w, const struct vgpu_gpu *g)
+static int mig_off_prepare(struct apply *a, struct want *w, const struct vgpu_gpu *g)
 {
 	struct vgpu_ctx *ctx = &a->c->ctx;
 	struct vgpu_mig_gi *gis = NULL;
@@ -359,21 +358,23 @@ static int step_vfs(struct apply *a, struct want *w)
 
 /* ---- GPU instances -------------------------------------------------------------- */
 
-/* how many GIs of each profile of @b: counts[i] for b->profiles[i] */
-static void gi_counts(const struct vgpu_mig_board *b, const struct vgpu_mig_gi *gis, size_t n,
-		      unsigned *counts)
+/*
+ * The GIs there are and those the config asks for, counted per profile of
+ * the board (@have, @want: heap, n_profiles each).  True when they agree.
+ */
+static bool tally_gis(const struct want *w, const struct vgpu_mig_gi *gis, size_t n,
+		      unsigned **have, unsigned **want)
 {
-	memset(counts, 0, b->n_profiles * sizeof(*counts));
+	const struct vgpu_mig_board *b = w->board;
+
+	*have = vgpu_xcalloc(b->n_profiles, sizeof(**have));
+	*want = vgpu_xcalloc(b->n_profiles, sizeof(**want));
 	for (size_t i = 0; i < n; i++)
 		if (gis[i].profile)
-			counts[gis[i].profile - b->profiles]++;
-}
-
-static void want_counts(const struct want *w, unsigned *counts)
-{
-	memset(counts, 0, w->board->n_profiles * sizeof(*counts));
+			(*have)[gis[i].profile - b->profiles]++;
 	for (size_t i = 0; i < w->n_gis; i++)
-		counts[w->gis[i].profile - w->board->profiles] += w->gis[i].count;
+		(*want)[w->gis[i].profile - b->profiles] += w->gis[i].count;
+	return memcmp(*have, *want, b->n_profiles * sizeof(**have)) == 0;
 }
 
 /* "3g.40gb, 2g.20gb x2" or "none" */
@@ -406,24 +407,30 @@ static bool missing_gis(const struct vgpu_mig_board *b, const unsigned *have, co
 	return true;
 }
 
-static int create_gis(struct apply *a, struct want *w, const struct vgpu_mig_gi *fixed,
-		      size_t n_fixed, const struct vgpu_mig_request *req, size_t n_req)
+/* Create the solver's new GIs (@plan, creation order), then read back that all are there. */
+static int make_gis(struct apply *a, struct want *w, const struct vgpu_mig_gi *plan, size_t n_plan)
 {
 	struct vgpu_ctx *ctx = &a->c->ctx;
-	VGPU_AUTOFREE struct vgpu_mig_gi *plan = NULL;
-	VGPU_AUTOFREE struct vgpu_mig_gi *mk = NULL;
-	size_t n_plan = 0, n_mk = 0;
-	int e = vgpu_mig_solve(ctx, w->board, fixed, n_fixed, req, n_req, &plan, &n_plan);
+	VGPU_AUTOFREE struct vgpu_mig_gi *gis = NULL;
+	VGPU_AUTOFREE unsigned *have = NULL, *want = NULL;
+	size_t n;
+	int e;
 
-	if (e < 0)
-		return vgpu_error(ctx, e, "GPU %s: %s", w->addr, vgpu_ctx_error(ctx));
-	mk = vgpu_xcalloc(n_plan + 1, sizeof(*mk));
-	for (size_t i = 0; i < n_plan; i++)
-		if (plan[i].id < 0)
-			mk[n_mk++] = plan[i];
-	vgpu_log(ctx, LOG_INFO, "GPU instances: GPU %s: creating %zu", w->addr, n_mk);
-	w->gis_made = n_mk > 0;
-	return vgpu_nv_create_gis(ctx, &a->tools, w->addr, mk, n_mk);
+	vgpu_log(ctx, LOG_INFO, "GPU instances: GPU %s: creating %zu", w->addr, n_plan);
+	e = vgpu_nv_create_gis(ctx, &a->tools, w->addr, plan, n_plan);
+	if (e < 0 || a->dry_run || !n_plan)
+		return e;
+	if ((e = vgpu_nv_gis(ctx, &a->tools, w->board, w->addr, &gis, &n)) < 0)
+		return e;
+	if (!tally_gis(w, gis, n, &have, &want)) {
+		VGPU_AUTOFREE char *h = counts_str(w->board, have), *x = counts_str(w->board, want);
+
+		return vgpu_error(ctx, -EIO,
+				  "GPU %s: GPU instances are %s after creating "
+				  "them, not %s",
+				  w->addr, h, x);
+	}
+	return 0;
 }
 
 /* The GIs as they are; in a dry run, as they would be after steps 1 and 2. */
@@ -440,22 +447,17 @@ static int step_gis(struct apply *a, struct want *w)
 {
 	struct vgpu_ctx *ctx = &a->c->ctx;
 	const struct vgpu_gpu *g = gpu_of(a, w);
-	VGPU_AUTOFREE struct vgpu_mig_gi *gis = NULL;
+	VGPU_AUTOFREE struct vgpu_mig_gi *gis = NULL, *plan = NULL;
 	VGPU_AUTOFREE unsigned *have = NULL, *want = NULL;
 	struct vgpu_mig_request req[MAX_WANT_GIS];
-	size_t n = 0, n_req;
-	bool subset;
+	size_t n = 0, n_req, n_plan = 0;
 	int e;
 
 	if (!w->gis_set || !w->board || w->mig != 1 || !g)
 		return 0;
 	if ((e = current_gis(a, w, &gis, &n)) < 0)
 		return e;
-	have = vgpu_xcalloc(w->board->n_profiles, sizeof(*have));
-	want = vgpu_xcalloc(w->board->n_profiles, sizeof(*want));
-	gi_counts(w->board, gis, n, have);
-	want_counts(w, want);
-	if (memcmp(have, want, w->board->n_profiles * sizeof(*have)) == 0)
+	if (tally_gis(w, gis, n, &have, &want))
 		return 0;
 	if (a->check) {
 		VGPU_AUTOFREE char *h = counts_str(w->board, have), *x = counts_str(w->board, want);
@@ -463,18 +465,13 @@ static int step_gis(struct apply *a, struct want *w)
 		differs(a, "GPU %s: GPU instances %s, the config wants %s", w->addr, h, x);
 		return 0;
 	}
-	subset = missing_gis(w->board, have, want, req, &n_req);
-	if (subset) {
-		struct vgpu_mig_gi *plan = NULL;
-		size_t n_plan = 0;
+	if (missing_gis(w->board, have, want, req, &n_req)) {
 		struct vgpu_ctx quiet = { 0 };
-		bool fits = vgpu_mig_solve(&quiet, w->board, gis, n, req, n_req, &plan, &n_plan) ==
-			    0;
 
-		free(plan);
+		e = vgpu_mig_solve(&quiet, w->board, gis, n, req, n_req, &plan, &n_plan);
 		vgpu_ctx_clear(&quiet);
-		if (fits) /* the ones there stay: add the rest around them */
-			return create_gis(a, w, gis, n, req, n_req);
+		if (e == 0) /* the ones there stay: add the rest around them */
+			return make_gis(a, w, plan, n_plan);
 	}
 	/* the layout must change: only while no vGPU can be on an instance */
 	if (has_vgpus(g))
@@ -482,39 +479,15 @@ static int step_gis(struct apply *a, struct want *w)
 				  "GPU %s: its GPU instances differ from the config "
 				  "and vGPUs use the GPU; release them first",
 				  w->addr);
+	memset(have, 0, w->board->n_profiles * sizeof(*have));
+	missing_gis(w->board, have, want, req, &n_req);
+	/* a layout that cannot be made fails before anything is destroyed */
+	if ((e = vgpu_mig_solve(ctx, w->board, NULL, 0, req, n_req, &plan, &n_plan)) < 0)
+		return vgpu_error(ctx, e, "GPU %s: %s", w->addr, vgpu_ctx_error(ctx));
 	vgpu_log(ctx, LOG_INFO, "GPU instances: GPU %s: destroying %zu", w->addr, n);
 	if ((e = vgpu_nv_destroy_gis(ctx, &a->tools, w->addr)) < 0)
 		return e;
-	memset(have, 0, w->board->n_profiles * sizeof(*have));
-	missing_gis(w->board, have, want, req, &n_req);
-	return create_gis(a, w, NULL, 0, req, n_req);
-}
-
-/* After the creation: the instances are what the config says. */
-static int check_gis(struct apply *a, struct want *w)
-{
-	VGPU_AUTOFREE struct vgpu_mig_gi *gis = NULL;
-	VGPU_AUTOFREE unsigned *have = NULL, *want = NULL;
-	size_t n;
-	int e;
-
-	if (!w->gis_made || a->dry_run)
-		return 0;
-	if ((e = vgpu_nv_gis(&a->c->ctx, &a->tools, w->board, w->addr, &gis, &n)) < 0)
-		return e;
-	have = vgpu_xcalloc(w->board->n_profiles, sizeof(*have));
-	want = vgpu_xcalloc(w->board->n_profiles, sizeof(*want));
-	gi_counts(w->board, gis, n, have);
-	want_counts(w, want);
-	if (memcmp(have, want, w->board->n_profiles * sizeof(*have)) != 0) {
-		VGPU_AUTOFREE char *h = counts_str(w->board, have), *x = counts_str(w->board, want);
-
-		return vgpu_error(&a->c->ctx, -EIO,
-				  "GPU %s: GPU instances are %s after creating "
-				  "them, not %s",
-				  w->addr, h, x);
-	}
-	return 0;
+	return make_gis(a, w, plan, n_plan);
 }
 
 /* ---- vGPUs -------------------------------------------------------------------- */
@@ -710,8 +683,6 @@ static int run_steps(struct apply *a)
 		for (size_t i = 0; i < a->n_w; i++) {
 			int e = steps[s](a, &a->w[i]);
 
-			if (e == 0 && s == 2)
-				e = check_gis(a, &a->w[i]);
 			if (e < 0)
 				return vgpu_error(ctx, e, "step %zu (%s): %s", s + 1, step_names[s],
 						  vgpu_ctx_error(ctx));
