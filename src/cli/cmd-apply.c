@@ -45,6 +45,7 @@ struct want {
 	bool vfs; /* SR-IOV VFs enabled */
 	bool vgpu_section; /* selected by a vgpu-configs entry */
 	bool gis_set; /* the GI layout is given (or derived from MIG-backed vGPUs) */
+	bool vfs_changed; /* this run enables or disables its VFs (a dry run predicts from it) */
 	struct vgpu_mig_request gis[MAX_WANT_GIS];
 	size_t n_gis;
 	const struct vgpu_cfg_count **vgpus;
@@ -60,7 +61,6 @@ struct apply {
 	struct want *w;
 	size_t n_w;
 	struct vgpu_strv diffs; /* assert: what differs; apply: what is left */
-	bool vfs_changed; /* dry run: step 2 would enable VFs somewhere */
 	struct vgpu_txn txn;
 };
 
@@ -298,7 +298,7 @@ static int mig_off_prepare(struct apply *a, struct want *w, const struct vgpu_gp
 		e = vgpu_nv_destroy_gis(ctx, &a->tools, w->addr);
 	if (e == 0 && g->sriov_num_vfs > 0) {
 		e = vgpu_nv_disable_vfs(ctx, &a->tools, w->addr);
-		a->vfs_changed = true;
+		w->vfs_changed = true;
 	}
 	return e;
 }
@@ -342,7 +342,7 @@ static int step_vfs(struct apply *a, struct want *w)
 	}
 	vgpu_log(ctx, LOG_INFO, "VFs: GPU %s: enabling %d VFs", w->addr, g->sriov_total_vfs);
 	e = vgpu_nv_enable_vfs(ctx, &a->tools, w->addr);
-	a->vfs_changed = true;
+	w->vfs_changed = true;
 	if (e < 0 || a->dry_run)
 		return e;
 	if ((e = reread(a)) < 0)
@@ -438,7 +438,7 @@ static int current_gis(struct apply *a, struct want *w, struct vgpu_mig_gi **gis
 {
 	*gis = NULL;
 	*n = 0;
-	if (a->dry_run && a->vfs_changed)
+	if (a->dry_run && w->vfs_changed)
 		return 0; /* enabling VFs wipes them */
 	return vgpu_nv_gis(&a->c->ctx, &a->tools, w->board, w->addr, gis, n);
 }
@@ -592,7 +592,7 @@ static int step_vgpus(struct apply *a, struct want *w)
 
 	if (!w->n_vgpus || !g)
 		return 0;
-	if (a->dry_run && a->vfs_changed) {
+	if (a->dry_run && w->vfs_changed) {
 		for (size_t i = 0; i < w->n_vgpus; i++)
 			vgpu_log(
 				ctx, LOG_NOTICE,

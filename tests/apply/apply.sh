@@ -234,6 +234,18 @@ run: $fakes/fake-sriov-manage -e 0000:3b:00.0
 run: $fakes/fake-sriov-manage -e 0000:af:00.0
 run: $smi mig -i 0000:3b:00.0 -cgi 14,14,14,14 -C
 run: $smi mig -i 0000:af:00.0 -cgi 14,14,14,14 -C"
+# one GPU already as asked, the other just booted: the plan touches only the second
+# (enabling VFs on one GPU says nothing of the other's GPU instances)
+FAKE_NV_ROOT=$root "$fakes/fake-sriov-manage" -e 0000:3b:00.0 >/dev/null
+"$smi" -i 0000:3b:00.0 -mig 1 >/dev/null
+"$smi" mig -i 0000:3b:00.0 -cgi 14,14,14,14 -C >/dev/null
+printf '%s\n' "version: v1" "mig-configs:" "  a30-4x1g:" "    - devices: all" \
+	"      mig-enabled: true" '      mig-devices: {"1g.6gb": 4}' "vgpu-configs:" "  a30-4x1g:" \
+	"    - devices: all" "      vgpu-devices: {}" >"$tmp/a30.yaml"
+run apply --dry-run -f "$tmp/a30.yaml" --config a30-4x1g
+same "GIs on two A30s, one done, dry run (exit $RC)" "$RC:$OUT" "0:run: $smi -i 0000:af:00.0 -mig 1
+run: $fakes/fake-sriov-manage -e 0000:af:00.0
+run: $smi mig -i 0000:af:00.0 -cgi 14,14,14,14 -C"
 run apply --dry-run -f "$src/tests/data/configs/mig-parted-example.yaml" --config all-balanced
 same "mig-parted's all-balanced (A100 profiles) on A30s (exit $RC)" "$RC:$ERR" "1:vgpuctl: apply: $src/tests/data/configs/mig-parted-example.yaml:53: GPU 0000:3b:00.0: '1g.5gb': not a MIG profile of A30 24GB (profiles: 1g.6gb (14), 1g.6gb+me (21), 2g.12gb (5), 2g.12gb+me (6), 4g.24gb (0))"
 
