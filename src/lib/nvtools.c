@@ -23,19 +23,26 @@ static long timeout(const struct vgpu_nvtools *t)
 	return t->timeout_ms > 0 ? t->timeout_ms : DEFAULT_TIMEOUT_MS;
 }
 
-/* Run a changing command, or say what would run. */
+/* Run a changing command, or say what would run; @res (NULL: not wanted) holds its output. */
 static int change(struct vgpu_ctx *ctx, const struct vgpu_nvtools *t, const char *const *argv,
 		  struct vgpu_exec_result *res)
 {
 	VGPU_AUTOFREE char *cmd = vgpu_argv_str(argv);
+	struct vgpu_exec_result mine;
+	int e;
 
+	if (!res)
+		res = &mine;
 	*res = (struct vgpu_exec_result){ 0 };
 	if (t->dry_run) {
 		vgpu_log(ctx, LOG_NOTICE, "would run: %s", cmd);
 		return 0;
 	}
 	vgpu_log(ctx, LOG_INFO, "running: %s", cmd);
-	return vgpu_exec_ok(ctx, argv, timeout(t), res);
+	e = vgpu_exec_ok(ctx, argv, timeout(t), res);
+	if (res == &mine)
+		vgpu_exec_clear(res);
+	return e;
 }
 
 int vgpu_nv_mig_mode(struct vgpu_ctx *ctx, const struct vgpu_nvtools *t, const char *bus,
@@ -99,9 +106,7 @@ int vgpu_nv_gis(struct vgpu_ctx *ctx, const struct vgpu_nvtools *t, const struct
 int vgpu_nv_create_gis(struct vgpu_ctx *ctx, const struct vgpu_nvtools *t, const char *bus,
 		       const struct vgpu_mig_gi *gis, size_t n)
 {
-	struct vgpu_exec_result res;
-	VGPU_AUTOFREE char *ids = vgpu_xstrdup("");
-	int e;
+	VGPU_AUTOFREE char *ids = NULL;
 
 	if (!n)
 		return 0;
@@ -110,24 +115,17 @@ int vgpu_nv_create_gis(struct vgpu_ctx *ctx, const struct vgpu_nvtools *t, const
 	{
 		const char *argv[] = { t->nvidia_smi, "mig", "-i", bus, "-cgi", ids, "-C", NULL };
 
-		e = change(ctx, t, argv, &res);
+		return change(ctx, t, argv, NULL);
 	}
-	vgpu_exec_clear(&res);
-	return e;
 }
 
 int vgpu_nv_destroy_gis(struct vgpu_ctx *ctx, const struct vgpu_nvtools *t, const char *bus)
 {
 	const char *dci[] = { t->nvidia_smi, "mig", "-i", bus, "-dci", NULL };
 	const char *dgi[] = { t->nvidia_smi, "mig", "-i", bus, "-dgi", NULL };
-	struct vgpu_exec_result res;
-	int e = change(ctx, t, dci, &res);
-
-	vgpu_exec_clear(&res);
 	/* a GI without CIs makes -dci fail with nothing to destroy: -dgi decides */
-	e = change(ctx, t, dgi, &res);
-	vgpu_exec_clear(&res);
-	return e;
+	change(ctx, t, dci, NULL);
+	return change(ctx, t, dgi, NULL);
 }
 
 static bool unbind_lock(const struct vgpu_exec_result *res)
@@ -168,9 +166,6 @@ int vgpu_nv_enable_vfs(struct vgpu_ctx *ctx, const struct vgpu_nvtools *t, const
 int vgpu_nv_disable_vfs(struct vgpu_ctx *ctx, const struct vgpu_nvtools *t, const char *bus)
 {
 	const char *argv[] = { t->sriov_manage, "-d", bus, NULL };
-	struct vgpu_exec_result res;
-	int e = change(ctx, t, argv, &res);
 
-	vgpu_exec_clear(&res);
-	return e;
+	return change(ctx, t, argv, NULL);
 }
