@@ -26,29 +26,48 @@ static const struct col show_cols[] = {
 	{ "VGPU_PROFILE", "vgpu_profile", COL_STR, 0 },
 };
 
-/* The parent (VF BDF or mdev UUID) whose vGPU runs on GI @id, or NULL. */
-static const char *user_of(struct cli *c, const struct vgpu_gpu *g, int id, const char **profile)
+/* A vGPU on a GI: the VF BDF or mdev UUID, its type's profile, the GI's id. */
+struct gi_user {
+	long gi;
+	const char *who, *profile;
+};
+
+/* Every vGPU of @g that names its GI (nvidia/gpu_instance_id), each read once. */
+static size_t gi_users(struct cli *c, const struct vgpu_gpu *g, struct gi_user **out)
 {
+	size_t n = 0;
+
+	*out = NULL;
 	for (size_t i = 0; i < g->n_parents; i++) {
 		const struct vgpu_parent *p = &g->parents[i];
 		const struct vgpu_type *t = vgpu_model_find_type(c->model, g, p->current_type);
+		const char *profile = t ? t->info.profile : NULL;
 		VGPU_AUTOSYSDIR d = { .fd = -1 };
 		long gi;
 
 		if (!p->current_type ||
 		    vgpu_sysdir_open(c->fs, &d, "sys/bus/pci/devices/%s", p->addr))
 			continue;
-		*profile = t ? t->info.profile : NULL;
 		if (p->iface == VGPU_IFACE_VENDOR_VFIO &&
-		    vgpu_sysfs_read_long(&d, &gi, 0, 0xffff, "nvidia/gpu_instance_id") == 0 &&
-		    gi == id)
-			return p->addr;
+		    vgpu_sysfs_read_long(&d, &gi, 0, 0xffff, "nvidia/gpu_instance_id") == 0) {
+			*out = vgpu_xreallocarray(*out, n + 1, sizeof(**out));
+			(*out)[n++] = (struct gi_user){ gi, p->addr, profile };
+		}
 		for (size_t k = 0; k < p->mdevs.n; k++)
 			if (vgpu_sysfs_read_long(&d, &gi, 0, 0xffff, "%s/nvidia/gpu_instance_id",
-						 p->mdevs.items[k]) == 0 &&
-			    gi == id)
-				return p->mdevs.items[k];
+						 p->mdevs.items[k]) == 0) {
+				*out = vgpu_xreallocarray(*out, n + 1, sizeof(**out));
+				(*out)[n++] = (struct gi_user){ gi, p->mdevs.items[k], profile };
+			}
 	}
+	return n;
+}
+
+static const struct gi_user *user_of(const struct gi_user *u, size_t n, int id)
+{
+	for (size_t i = 0; i < n; i++)
+		if (u[i].gi == id)
+			return &u[i];
 	return NULL;
 }
 
@@ -64,8 +83,9 @@ static int show_gpu(struct cli *c, struct cli_table *t, const struct vgpu_nvtool
 		    const struct vgpu_gpu *g, const struct vgpu_mig_board *b)
 {
 	VGPU_AUTOFREE struct vgpu_mig_gi *gis = NULL;
+	VGPU_AUTOFREE struct gi_user *users = NULL;
 	const char *mode;
-	size_t n = 0;
+	size_t n = 0, n_users;
 	int cur, pend;
 
 	if (vgpu_nv_mig_mode(&c->ctx, tools, g->addr, &cur, &pend) < 0)
@@ -74,8 +94,6 @@ static int show_gpu(struct cli *c, struct cli_table *t, const struct vgpu_nvtool
 			  (pend == 1 ? "disabled (enable pending)" : "disabled");
 	if (cur == 1 && vgpu_nv_gis(&c->ctx, tools, b, g->addr, &gis, &n) < 0)
 		return -1;
-	if (n)
-		qsort(gis, n, sizeof(*gis), by_start);
 	if (!n) {
 		struct cli_line *ln = cli_line_new(t);
 
@@ -83,9 +101,11 @@ static int show_gpu(struct cli *c, struct cli_table *t, const struct vgpu_nvtool
 		cli_cell_str(ln, 1, mode);
 		return 0;
 	}
+	qsort(gis, n, sizeof(*gis), by_start);
+	n_users = gi_users(c, g, &users);
 	for (size_t i = 0; i < n; i++) {
 		struct cli_line *ln = cli_line_new(t);
-		const char *profile = NULL, *user = user_of(c, g, gis[i].id, &profile);
+		const struct gi_user *u = user_of(users, n_users, gis[i].id);
 
 		cli_cell_str(ln, 0, g->addr);
 		cli_cell_str(ln, 1, mode);
@@ -95,8 +115,8 @@ static int show_gpu(struct cli *c, struct cli_table *t, const struct vgpu_nvtool
 		cli_cell_num(ln, 5, gis[i].start, true);
 		cli_cell_num(ln, 6, gis[i].profile ? (long)gis[i].profile->size : 0,
 			     gis[i].profile);
-		cli_cell_str(ln, 7, user);
-		cli_cell_str(ln, 8, user ? profile : NULL);
+		cli_cell_str(ln, 7, u ? u->who : NULL);
+		cli_cell_str(ln, 8, u ? u->profile : NULL);
 	}
 	return 0;
 }
@@ -111,6 +131,7 @@ int cmd_mig_show(struct cli *c, int argc, char **argv)
 		{ NULL, 0, NULL, 0 },
 	};
 	struct vgpu_nvtools tools = { .nvidia_smi = VGPU_NVIDIA_SMI_DEFAULT };
+	const struct vgpu_gpu *only;
 	const char *gpu = NULL;
 	struct cli_table *t;
 	bool any = false;
@@ -135,14 +156,15 @@ int cmd_mig_show(struct cli *c, int argc, char **argv)
 		return cli_usage_error(c, "mig show", "unexpected argument '%s'", argv[optind]);
 	if (cli_read_host(c, VGPU_READ_TYPES))
 		return EXIT_FAILURE;
-	if (gpu && !vgpu_model_find_gpu(c->model, gpu))
+	only = gpu ? vgpu_model_find_gpu(c->model, gpu) : NULL;
+	if (gpu && !only)
 		return cli_usage_error(c, "mig show", "--gpu %s: no such GPU", gpu);
 	t = cli_table(c, "gpu_instances", show_cols, ARRAY_SIZE(show_cols));
 	for (size_t i = 0; i < c->model->n_gpus; i++) {
 		const struct vgpu_gpu *g = &c->model->gpus[i];
 		const struct vgpu_mig_board *b = vgpu_mig_board_for_gpu(g);
 
-		if (!b || (gpu && g != vgpu_model_find_gpu(c->model, gpu)))
+		if (!b || (only && g != only))
 			continue;
 		any = true;
 		if (show_gpu(c, t, &tools, g, b) < 0) {
