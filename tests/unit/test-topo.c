@@ -31,39 +31,10 @@ static const char *srcdir;
 
 /* ---- a host tree in a temporary directory --------------------------------- */
 
-static void mkdirs(const char *path)
-{
-	char tmp[PATH_MAX];
-
-	snprintf(tmp, sizeof(tmp), "%s", path);
-	for (char *p = tmp + 1; *p; p++) {
-		if (*p != '/')
-			continue;
-		*p = '\0';
-		if (mkdir(tmp, 0755) < 0 && errno != EEXIST)
-			fail_msg("mkdir '%s': %s", tmp, strerror(errno));
-		*p = '/';
-	}
-	if (mkdir(tmp, 0755) < 0 && errno != EEXIST)
-		fail_msg("mkdir '%s': %s", tmp, strerror(errno));
-}
-
 /* put(f, "sys/devices/system/cpu/online", "0-7\n"): write a file, parents made. */
 static void put(struct host_fixture *f, const char *rel, const char *content)
 {
-	char path[PATH_MAX], *slash;
-	FILE *fp;
-
-	snprintf(path, sizeof(path), "%s/%s", f->root, rel);
-	slash = strrchr(path, '/');
-	*slash = '\0';
-	mkdirs(path);
-	*slash = '/';
-	fp = fopen(path, "w");
-	if (!fp)
-		fail_msg("cannot create '%s': %s", path, strerror(errno));
-	fputs(content, fp);
-	fclose(fp);
+	tree_put(f->root, rel, content);
 }
 
 static void putf(struct host_fixture *f, const char *rel, const char *fmt, ...)
@@ -88,21 +59,11 @@ static void drop(struct host_fixture *f, const char *rel)
 		fail_msg("unlink '%s': %s", path, strerror(errno));
 }
 
-static int rm_entry(const char *path, const struct stat *st, int flag, struct FTW *ftw)
-{
-	(void)st;
-	(void)ftw;
-	return flag == FTW_DP ? rmdir(path) : unlink(path);
-}
-
 /* The standard 2-node, 8-CPU host. */
 static void build_host(struct host_fixture *f)
 {
-	char bus[PATH_MAX];
-
 	/* a host with a PCI bus and no GPUs: the topology is the subject here */
-	snprintf(bus, sizeof(bus), "%s/sys/bus/pci/devices", f->root);
-	mkdirs(bus);
+	tree_dir(f->root, "sys/bus/pci/devices");
 	put(f, "sys/devices/system/node/online", "0-1\n");
 	put(f, "sys/devices/system/node/possible", "0-1\n");
 	put(f, "sys/devices/system/node/node0/cpulist", "0-1,4-5\n");
@@ -152,7 +113,7 @@ static int teardown(void **state)
 
 	memcpy(root, f->root, sizeof(root));
 	host_fixture_teardown(state);
-	nftw(root, rm_entry, 16, FTW_DEPTH | FTW_PHYS);
+	tree_remove(root);
 	return 0;
 }
 
@@ -329,7 +290,7 @@ static void test_no_cpu_list(void **state)
 		char path[PATH_MAX];
 
 		snprintf(path, sizeof(path), "%s/sys/devices/system/cpu/cpu%d", f->root, c);
-		nftw(path, rm_entry, 16, FTW_DEPTH | FTW_PHYS);
+		tree_remove(path);
 	}
 	vgpu_model_free(f->m);
 	f->m = NULL;
