@@ -6,6 +6,7 @@
 #include <stdio.h>
 
 #include "ctx.h"
+#include "host.h"
 #include "model.h"
 #include "sysfs.h"
 
@@ -62,12 +63,6 @@ int cli_read_host(struct cli *c, unsigned what);
 /* The libvirt URI when no -c is given, as virsh picks it: LIBVIRT_DEFAULT_URI, else qemu:///system.
  */
 const char *cli_default_uri(void);
-/*
- * A type outside NVIDIA's grammar is said once, with the file it came from,
- * by the commands that list or choose types (not by vfs, gpus, topology).
- */
-void cli_warn_unknown_type(struct cli *c, const struct vgpu_type *t);
-void cli_warn_unknown_types(struct cli *c);
 /* A table named @name (the JSON array) with @n columns; rows are filled in order. */
 struct cli_table *cli_table(struct cli *c, const char *name, const struct col *cols, size_t n);
 /* Start the next row; the cell setters fill it. An unset cell is absent (null). */

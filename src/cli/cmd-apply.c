@@ -26,6 +26,7 @@
 #include "cli.h"
 #include "hostcfg.h"
 #include "live.h"
+#include "txn.h"
 #include "mig.h"
 #include "nvtools.h"
 #include "records.h"

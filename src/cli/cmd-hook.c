@@ -22,6 +22,7 @@
 #include "cli.h"
 #include "cmd-xml.h"
 #include "live.h"
+#include "txn.h"
 #include "records.h"
 
 /* a hook waiting here holds up a VM start: wait less than assign does */
@@ -297,7 +298,7 @@ static int hook_release(struct hook *h)
 		if (!owned(h, r) ||
 		    (r->lifetime != VGPU_LIFETIME_PER_START && !listed(&failed_start, r)))
 			continue;
-		e = vgpu_txn_free(&h->txn, r);
+		e = vgpu_txn_destroy(&h->txn, r);
 		if (e < 0)
 			return e;
 	}

@@ -11,7 +11,9 @@
 #include "cleanup.h"
 #include "cli.h"
 #include "cmd-xml.h"
+#include "catalog.h"
 #include "live.h"
+#include "txn.h"
 #include "records.h"
 #include "virt.h"
 
@@ -271,7 +273,7 @@ static int release_vgpus(struct live_run *run, const struct vgpu_records *recs, 
 
 		if (strcmp(rec->domain_uuid, run->uuid) != 0 || (vf && strcmp(rec->parent, vf)))
 			continue;
-		r = vgpu_txn_free(&run->txn, rec);
+		r = vgpu_txn_destroy(&run->txn, rec);
 		if (r == 0)
 			r = vgpu_txn_record_drop(&run->txn, rec);
 		if (r < 0)

@@ -148,7 +148,7 @@ int cmd_types(struct cli *c, int argc, char **argv)
 
 					if (avail_only && vf->types[k].available <= 0)
 						continue;
-					cli_warn_unknown_type(c, vf->types[k].type);
+					vgpu_host_warn_unknown_type(&c->ctx, vf->types[k].type);
 					ln = cli_line_new(tb);
 					cli_cell_str(ln, C_GPU, g[i].addr);
 					cli_cell_str(ln, C_VF, vf->addr);
@@ -171,7 +171,7 @@ int cmd_types(struct cli *c, int argc, char **argv)
 						sum += g[i].parents[j].types[m].available;
 			if (avail_only && sum == 0)
 				continue;
-			cli_warn_unknown_type(c, t);
+			vgpu_host_warn_unknown_type(&c->ctx, t);
 			ln = cli_line_new(tb);
 			cli_cell_str(ln, C_GPU, g[i].addr);
 			type_cells(ln, t, -1, g[i].iface);

@@ -263,7 +263,7 @@ int xml_make_plan(struct cli *c, struct xml_args *a, struct _xmlDoc *doc, struct
 
 	if (r)
 		return r;
-	cli_warn_unknown_types(c);
+	vgpu_host_warn_unknown_types(&c->ctx, c->model);
 	if (a->dom.emulator_cpus &&
 	    !vgpu_cpuset_subset(a->dom.emulator_cpus, &c->model->topo.online)) {
 		char list[256];

@@ -6,7 +6,7 @@
 #include <string.h>
 
 #include "cli.h"
-#include "records.h"
+#include "host.h"
 
 /*
  * Each warning is printed once: a damaged file seen through several VFs
@@ -96,35 +96,9 @@ int cli_read_host(struct cli *c, unsigned what)
 	}
 	vgpu_model_free(c->model);
 	c->model = NULL;
-	if (vgpu_model_read(&c->ctx, c->fs, what, &c->model) < 0) {
+	if (vgpu_host_read(&c->ctx, c->fs, what, &c->model, NULL) < 0) {
 		cli_error(c, "%s", vgpu_ctx_error(&c->ctx));
 		return EXIT_FAILURE;
 	}
-	/* VFs reserved or claimed by owner records are taken, whether or not a vGPU exists */
-	VGPU_AUTORECORDS recs = { 0 };
-
-	if (vgpu_records_read(&c->ctx, c->fs, &recs) < 0) {
-		cli_error(c, "%s", vgpu_ctx_error(&c->ctx));
-		return EXIT_FAILURE;
-	}
-	vgpu_records_apply(&recs, c->model);
-	if (what & VGPU_READ_TYPES)
-		vgpu_catalog_load(&c->ctx, c->fs, c->model);
 	return 0;
-}
-
-void cli_warn_unknown_type(struct cli *c, const struct vgpu_type *t)
-{
-	if (t->info.backing == VGPU_BACKING_UNKNOWN)
-		vgpu_warn(&c->ctx,
-			  "'%s': type name '%s' is outside NVIDIA's naming grammar; "
-			  "listed with backing 'unknown'",
-			  t->source ? t->source : "(in memory)", t->name);
-}
-
-void cli_warn_unknown_types(struct cli *c)
-{
-	for (size_t i = 0; i < c->model->n_gpus; i++)
-		for (size_t k = 0; k < c->model->gpus[i].n_types; k++)
-			cli_warn_unknown_type(c, c->model->gpus[i].types[k]);
 }

@@ -11,7 +11,7 @@
 #include <time.h>
 
 #include "live.h"
-#include "vgpu-priv.h"
+#include "read-priv.h"
 
 #define VFIO_ATTR "sys/bus/pci/devices/%s/nvidia/current_vgpu_type"
 #define MDEV_DIR "sys/bus/mdev/devices/%s"
@@ -217,8 +217,8 @@ int vgpu_live_create(struct vgpu_ctx *ctx, struct vgpu_sysfs *fs, const struct v
  * has not let go (EBUSY).  About 5 s of waiting at most, plus the driver's
  * own wait inside a write.
  */
-static int free_vfio(struct vgpu_ctx *ctx, struct vgpu_sysfs *fs, const struct vgpu_record *r,
-		     bool *freed)
+static int destroy_vfio(struct vgpu_ctx *ctx, struct vgpu_sysfs *fs, const struct vgpu_record *r,
+			bool *freed)
 {
 	static const unsigned backoff_ms[] = { 50, 100, 200, 400, 800, 1600, 1850 };
 	struct vgpu_sysdir root;
@@ -292,8 +292,8 @@ static bool vfio_group_open(struct vgpu_sysfs *fs, const char *group)
 	return false;
 }
 
-static int free_mdev(struct vgpu_ctx *ctx, struct vgpu_sysfs *fs, const struct vgpu_record *r,
-		     bool *freed)
+static int destroy_mdev(struct vgpu_ctx *ctx, struct vgpu_sysfs *fs, const struct vgpu_record *r,
+			bool *freed)
 {
 	char group[32], rel[VGPU_PATH_MAX], show[VGPU_SHOW_LEN];
 	struct vgpu_live_state st;
@@ -328,211 +328,14 @@ static int free_mdev(struct vgpu_ctx *ctx, struct vgpu_sysfs *fs, const struct v
 	return err;
 }
 
-int vgpu_live_free(struct vgpu_ctx *ctx, struct vgpu_sysfs *fs, const struct vgpu_record *r,
-		   bool *freed)
+int vgpu_live_destroy(struct vgpu_ctx *ctx, struct vgpu_sysfs *fs, const struct vgpu_record *r,
+		      bool *freed)
 {
 	int err = check_record(ctx, r);
 
 	*freed = false;
 	if (err < 0)
 		return err;
-	return r->iface == VGPU_IFACE_MDEV ? free_mdev(ctx, fs, r, freed) :
-					     free_vfio(ctx, fs, r, freed);
-}
-
-/* ---- transactions ---------------------------------------------------------- */
-
-void vgpu_txn_init(struct vgpu_txn *t, struct vgpu_ctx *ctx, struct vgpu_sysfs *fs, bool dry_run)
-{
-	memset(t, 0, sizeof(*t));
-	t->ctx = ctx;
-	t->fs = fs;
-	t->dry_run = dry_run;
-}
-
-void vgpu_txn_push(struct vgpu_txn *t, vgpu_undo_fn undo, void *data, const char *fmt, ...)
-{
-	va_list ap;
-
-	t->steps = vgpu_xreallocarray(t->steps, t->n + 1, sizeof(*t->steps));
-	va_start(ap, fmt);
-	t->steps[t->n].what = vgpu_vasprintf(fmt, ap);
-	va_end(ap);
-	t->steps[t->n].undo = undo;
-	t->steps[t->n].data = data;
-	vgpu_log(t->ctx, t->dry_run ? LOG_NOTICE : LOG_DEBUG, "%s%s", t->dry_run ? "would " : "",
-		 t->steps[t->n].what);
-	t->n++;
-}
-
-int vgpu_txn_rollback(struct vgpu_txn *t)
-{
-	char *done = NULL;
-	int ret = 0;
-
-	if (t->n == 0 || t->dry_run) {
-		vgpu_txn_commit(t);
-		return 0;
-	}
-	while (t->n) {
-		struct vgpu_txn_step *s = &t->steps[--t->n];
-		struct vgpu_ctx sub = { 0 };
-		const char *sep = done ? ", " : "";
-
-		if (s->undo(&sub, s->data) < 0) {
-			vgpu_append(&done, "%sFAILED to undo '%s' (%s)", sep, s->what,
-				    vgpu_ctx_error(&sub));
-			ret = -EIO;
-		} else {
-			vgpu_append(&done, "%sundid '%s'", sep, s->what);
-		}
-		vgpu_ctx_clear(&sub);
-		free(s->what);
-		free(s->data);
-	}
-	vgpu_error_append(t->ctx, "%s: %s", ret ? "rollback incomplete" : "rolled back", done);
-	free(done);
-	free(t->steps);
-	t->steps = NULL;
-	return ret;
-}
-
-void vgpu_txn_commit(struct vgpu_txn *t)
-{
-	for (size_t i = 0; i < t->n; i++) {
-		free(t->steps[i].what);
-		free(t->steps[i].data);
-	}
-	free(t->steps);
-	t->steps = NULL;
-	t->n = 0;
-}
-
-/* The data of every step below: the host and one record (two for a put). */
-struct rec_step {
-	struct vgpu_sysfs *fs;
-	struct vgpu_record rec;
-	struct vgpu_record old;
-	bool has_old;
-};
-
-static struct rec_step *rec_step(struct vgpu_txn *t, const struct vgpu_record *r)
-{
-	struct rec_step *s = vgpu_xcalloc(1, sizeof(*s));
-
-	s->fs = t->fs;
-	s->rec = *r;
-	return s;
-}
-
-static int undo_create(struct vgpu_ctx *ctx, void *data)
-{
-	struct rec_step *s = data;
-	bool freed;
-
-	return vgpu_live_free(ctx, s->fs, &s->rec, &freed);
-}
-
-static int undo_free(struct vgpu_ctx *ctx, void *data)
-{
-	struct rec_step *s = data;
-	bool created;
-
-	return vgpu_live_create(ctx, s->fs, &s->rec, &created);
-}
-
-static const char *where(const struct vgpu_record *r, char *buf, size_t len)
-{
-	if (r->iface == VGPU_IFACE_MDEV)
-		snprintf(buf, len, "mdev %s (%s) on %s", r->mdev_uuid, r->profile, r->parent);
-	else
-		snprintf(buf, len, "vGPU %s (type %u) on VF %s", r->profile, r->type_id, r->parent);
-	return buf;
-}
-
-int vgpu_txn_create(struct vgpu_txn *t, const struct vgpu_record *r)
-{
-	char buf[VGPU_PROFILE_MAX + 128];
-	bool created = false;
-	int err;
-
-	err = t->dry_run ? 0 : vgpu_live_create(t->ctx, t->fs, r, &created);
-	/* created but not confirmed: the rollback must still free it */
-	if (created || (t->dry_run && err == 0))
-		vgpu_txn_push(t, undo_create, rec_step(t, r), "create %s",
-			      where(r, buf, sizeof(buf)));
-	return err;
-}
-
-int vgpu_txn_free(struct vgpu_txn *t, const struct vgpu_record *r)
-{
-	char buf[VGPU_PROFILE_MAX + 128];
-	bool freed = false;
-	int err;
-
-	err = t->dry_run ? 0 : vgpu_live_free(t->ctx, t->fs, r, &freed);
-	if (freed || (t->dry_run && err == 0))
-		vgpu_txn_push(t, undo_free, rec_step(t, r), "free %s", where(r, buf, sizeof(buf)));
-	return err;
-}
-
-static int undo_put(struct vgpu_ctx *ctx, void *data)
-{
-	struct rec_step *s = data;
-	char key[VGPU_RECORD_KEY_LEN];
-
-	if (s->has_old)
-		return vgpu_record_write(ctx, s->fs, &s->old);
-	vgpu_record_key(&s->rec, key);
-	return vgpu_record_remove(ctx, s->fs, key);
-}
-
-static int undo_drop(struct vgpu_ctx *ctx, void *data)
-{
-	struct rec_step *s = data;
-
-	return vgpu_record_write(ctx, s->fs, &s->rec);
-}
-
-int vgpu_txn_record_put(struct vgpu_txn *t, const struct vgpu_record *r,
-			const struct vgpu_record *old)
-{
-	char key[VGPU_RECORD_KEY_LEN];
-	struct rec_step *s;
-	int err;
-
-	s = rec_step(t, r);
-	if (!t->dry_run && (err = vgpu_record_write(t->ctx, t->fs, r)) < 0) {
-		/* a failure after the rename still leaves the new record: put the old back */
-		struct vgpu_ctx sub = { 0 };
-
-		if (old) {
-			s->old = *old;
-			s->has_old = true;
-		}
-		undo_put(&sub, s);
-		vgpu_ctx_clear(&sub);
-		free(s);
-		return err;
-	}
-	if (old) {
-		s->old = *old;
-		s->has_old = true;
-	}
-	vgpu_record_key(r, key);
-	vgpu_txn_push(t, undo_put, s, "write owner record %s (domain %s)", key, r->domain);
-	return 0;
-}
-
-int vgpu_txn_record_drop(struct vgpu_txn *t, const struct vgpu_record *r)
-{
-	char key[VGPU_RECORD_KEY_LEN];
-	int err;
-
-	vgpu_record_key(r, key);
-	if (!t->dry_run && (err = vgpu_record_remove(t->ctx, t->fs, key)) < 0)
-		return err;
-	vgpu_txn_push(t, undo_drop, rec_step(t, r), "drop owner record %s (domain %s)", key,
-		      r->domain);
-	return 0;
+	return r->iface == VGPU_IFACE_MDEV ? destroy_mdev(ctx, fs, r, freed) :
+					     destroy_vfio(ctx, fs, r, freed);
 }

@@ -20,140 +20,6 @@
 /* Placements are uint16_t bitmasks: no board has more memory slices. */
 #define MIG_SLICES_MAX 16
 
-/* ---- which table ---------------------------------------------------------- */
-
-/*
- * PF device IDs of MIG boards: pciutils pci.ids (2023.04: 20b0 20b1 20b2 20b5
- * 20b7 20f1 20f3 20f5 20f6 2322 2324 2330 2331 2339) and reference
- * vgpu-host.md section 2.3 for the newer ones (2321 H100 NVL, 2335 H200 SXM,
- * 233b H200 NVL, 2901 B200, 2bb5 RTX PRO 6000 Blackwell Server Edition).
- * 20b3 (A100 SXM 64GB) has no table and is left out.
- */
-static const struct {
-	uint16_t id;
-	const char *token;
-} mig_devices[] = {
-	{ 0x20b0, "A100X" },  { 0x20b1, "A100" },  { 0x20b2, "A100DX" }, { 0x20b5, "A100D" },
-	{ 0x20b7, "A30" },    { 0x20f1, "A100" },  { 0x20f3, "A800DX" }, { 0x20f5, "A800D" },
-	{ 0x20f6, "A800" },   { 0x2321, "H100L" }, { 0x2322, "H800" },	 { 0x2324, "H800XM" },
-	{ 0x2330, "H100XM" }, { 0x2331, "H100" },  { 0x2335, "H200X" },	 { 0x2339, "H100XL" },
-	{ 0x233b, "H200" },   { 0x2901, "B200X" }, { 0x2bb5, "DC" },
-};
-
-/*
- * Model strings ("NVIDIA A100-PCIE-40GB", "NVIDIA H100 NVL") to tokens: the
- * first rule whose words all appear wins, so specific rules come first.
- */
-static const struct {
-	const char *words;
-	const char *token;
-} model_rules[] = {
-	{ "RTX PRO 6000 BLACKWELL", "DC" },
-	{ "GH200 144G", "GH200L" },
-	{ "GH200", "GH200" },
-	{ "GB200", "GB200" },
-	{ "B300", "B300X" },
-	{ "B200", "B200X" },
-	{ "H20 141GB", "H20X" },
-	{ "H20", "H20" },
-	{ "H200", "H200" },
-	{ "H100 NVL", "H100L" },
-	{ "H100 94GB", "H100XL" },
-	{ "H100", "H100" },
-	{ "H800 NVL", "H800L" },
-	{ "H800", "H800" },
-	{ "A800 80GB", "A800D" },
-	{ "A800", "A800" },
-	{ "A100 80GB", "A100D" },
-	{ "A100", "A100" },
-	{ "A30", "A30" },
-};
-
-static const char model_seps[] = " -_,()/";
-
-/* Is @w (length @n) a word of @s, case-insensitively? */
-static bool has_word(const char *s, const char *w, size_t n)
-{
-	while (*s) {
-		size_t l;
-
-		s += strspn(s, model_seps);
-		l = strcspn(s, model_seps);
-		if (l == n && strncasecmp(s, w, n) == 0)
-			return true;
-		s += l;
-	}
-	return false;
-}
-
-static bool has_all_words(const char *s, const char *words)
-{
-	while (*words) {
-		size_t l = strcspn(words, " ");
-
-		if (!has_word(s, words, l))
-			return false;
-		words += l;
-		words += *words == ' ';
-	}
-	return true;
-}
-
-/*
- * A memory size in @model ("64GB") that the board's model string does not
- * carry means another part of the family (A100 SXM 64GB, H100 SXM5 64GB).
- */
-static bool sizes_agree(const char *model, const struct vgpu_mig_board *b)
-{
-	const char *s = model;
-
-	while (*s) {
-		size_t l, d;
-
-		s += strspn(s, model_seps);
-		l = strcspn(s, model_seps);
-		d = strspn(s, "0123456789");
-		if (d && d + 2 == l && strncasecmp(s + d, "GB", 2) == 0 &&
-		    !has_word(b->model, s, l))
-			return false;
-		s += l;
-	}
-	return true;
-}
-
-const struct vgpu_mig_board *vgpu_mig_board_lookup(const char *name)
-{
-	const struct vgpu_mig_board *b = vgpu_mig_board_find(name);
-
-	if (b)
-		return b;
-	for (size_t i = 0; i < ARRAY_SIZE(model_rules); i++) {
-		if (!has_all_words(name, model_rules[i].words))
-			continue;
-		b = vgpu_mig_board_find(model_rules[i].token);
-		return b && sizes_agree(name, b) ? b : NULL;
-	}
-	return NULL;
-}
-
-const struct vgpu_mig_board *vgpu_mig_board_for_gpu(const struct vgpu_gpu *g)
-{
-	const struct vgpu_mig_board *b;
-
-	/* the driver's type names say which board it is, MIG-backed ones best */
-	for (size_t i = 0; i < g->n_types; i++)
-		if (g->types[i]->info.backing == VGPU_BACKING_MIG &&
-		    (b = vgpu_mig_board_find(g->types[i]->info.board)))
-			return b;
-	for (size_t i = 0; i < g->n_types; i++)
-		if ((b = vgpu_mig_board_find(g->types[i]->info.board)))
-			return b;
-	for (size_t i = 0; i < ARRAY_SIZE(mig_devices); i++)
-		if (mig_devices[i].id == g->device_id)
-			return vgpu_mig_board_find(mig_devices[i].token);
-	return g->model ? vgpu_mig_board_lookup(g->model) : NULL;
-}
-
 /* ---- requests --------------------------------------------------------------- */
 
 /* "1g.6gb (14), 1g.6gb+me (21), ..." on the heap. */
@@ -222,7 +88,7 @@ static int split_count(struct vgpu_ctx *ctx, const char *arg, char *base, size_t
 static int profile_by_type(struct vgpu_ctx *ctx, const struct vgpu_mig_board *b, const char *arg,
 			   const struct vgpu_type_info *t, const struct vgpu_mig_profile **out)
 {
-	const struct vgpu_mig_board *tb = vgpu_mig_board_find(t->board);
+	const struct vgpu_mig_board *tb = vgpu_mig_board_lookup(t->board);
 	VGPU_AUTOFREE char *list = profile_list(b);
 
 	if (t->backing == VGPU_BACKING_TIME_SLICED)

@@ -2,8 +2,8 @@
 /*
  * mig.h - MIG GPU-instance planning (pure: no I/O).
  *
- * The profile tables live in vgputype.c (struct vgpu_mig_board); this module
- * finds the table for a GPU, reads what the user asks for, places GPU
+ * The profile tables and the board lookup live in mig-tables.c; this module
+ * reads what the user asks for, places GPU
  * instances exactly and parses the nvidia-smi output that says what exists.
  * Placements are in memory slices (reference vgpu-host.md section 4).
  */
@@ -14,6 +14,7 @@
 
 #include "ctx.h"
 #include "model.h"
+#include "mig-tables.h"
 #include "vgputype.h"
 
 /* Counts in one request: "1g.6gbx64" at most. */
@@ -33,21 +34,6 @@ struct vgpu_mig_request {
 	const struct vgpu_mig_profile *profile;
 	unsigned count;
 };
-
-/**
- * vgpu_mig_board_lookup() - a board table by type-name token ("A30", "H100L")
- * or by model string ("A100 80GB", "NVIDIA H100 NVL", "NVIDIA A100-PCIE-40GB").
- * Return: the table, or NULL.
- */
-const struct vgpu_mig_board *vgpu_mig_board_lookup(const char *name);
-
-/**
- * vgpu_mig_board_for_gpu() - the MIG table of @g: from the board token of a
- * MIG-backed type in its catalogue, else of any type, else from its PCI
- * device ID, else from its model string.
- * Return: the table, or NULL when @g is not a MIG GPU we know.
- */
-const struct vgpu_mig_board *vgpu_mig_board_for_gpu(const struct vgpu_gpu *g);
 
 /**
  * vgpu_mig_parse_request() - read one PROFILE[xN] argument.

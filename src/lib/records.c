@@ -249,29 +249,12 @@ void vgpu_records_apply(const struct vgpu_records *rs, struct vgpu_model *m)
 }
 
 /* Create (if need be) and open one of our state directories. */
-static int open_dir(struct vgpu_ctx *ctx, struct vgpu_sysfs *fs, struct vgpu_sysdir *d,
-		    const char *rel)
-{
-	int r = vgpu_sysfs_mkdirs(fs, d, rel);
-
-	if (r < 0) {
-		char show[VGPU_SHOW_LEN];
-		struct vgpu_sysdir root;
-
-		vgpu_sysdir_root(fs, &root);
-		return vgpu_error(ctx, r, "cannot create '%s': %s",
-				  vgpu_sysdir_show(&root, rel, show, sizeof(show)),
-				  vgpu_strerror(r));
-	}
-	return 0;
-}
-
 int vgpu_record_write(struct vgpu_ctx *ctx, struct vgpu_sysfs *fs, const struct vgpu_record *rec)
 {
 	VGPU_AUTOSYSDIR d = { .fd = -1 };
 	VGPU_AUTOFREE char *text = vgpu_record_format(rec);
 	char key[VGPU_RECORD_KEY_LEN], show[VGPU_SHOW_LEN];
-	int r = open_dir(ctx, fs, &d, VGPU_RECORDS_DIR);
+	int r = vgpu_sysfs_mkdirs_ctx(ctx, fs, &d, VGPU_RECORDS_DIR);
 
 	if (r < 0)
 		return r;
@@ -306,81 +289,4 @@ int vgpu_record_remove(struct vgpu_ctx *ctx, struct vgpu_sysfs *fs, const char *
 				  vgpu_strerror(r));
 	}
 	return 0;
-}
-
-/* ---- type catalogues ------------------------------------------------------ */
-
-#define CATALOG_MAX (256 * 1024)
-
-static size_t stored_lines(const struct vgpu_sysdir *d, const char *name)
-{
-	VGPU_AUTOFREE char *text = NULL;
-	size_t len, n = 0;
-
-	if (vgpu_sysfs_read_file(d, CATALOG_MAX, &text, &len, "%s", name) < 0)
-		return 0;
-	for (size_t i = 0; i < len; i++)
-		n += text[i] == '\n';
-	return n;
-}
-
-int vgpu_catalog_save(struct vgpu_ctx *ctx, struct vgpu_sysfs *fs, const struct vgpu_model *m)
-{
-	VGPU_AUTOSYSDIR d = { .fd = -1 };
-	char show[VGPU_SHOW_LEN];
-	int r = open_dir(ctx, fs, &d, VGPU_CATALOG_DIR);
-
-	for (size_t i = 0; r == 0 && i < m->n_gpus; i++) {
-		const struct vgpu_gpu *g = &m->gpus[i];
-		VGPU_AUTOFREE char *text = NULL;
-		size_t len = 0;
-		FILE *f;
-
-		if (!g->n_types || stored_lines(&d, g->addr) >= g->n_types)
-			continue;
-		f = open_memstream(&text, &len);
-		if (!f)
-			return vgpu_error(ctx, -ENOMEM, "out of memory");
-		for (size_t k = 0; k < g->n_types; k++)
-			fprintf(f, "%u %s\n", g->types[k]->id, g->types[k]->name);
-		fclose(f);
-		r = vgpu_sysfs_replace(&d, g->addr, text, len);
-		if (r < 0)
-			return vgpu_error(ctx, r, "cannot write '%s': %s",
-					  vgpu_sysdir_show(&d, g->addr, show, sizeof(show)),
-					  vgpu_strerror(r));
-	}
-	return r;
-}
-
-void vgpu_catalog_load(struct vgpu_ctx *ctx, struct vgpu_sysfs *fs, struct vgpu_model *m)
-{
-	VGPU_AUTOSYSDIR d = { .fd = -1 };
-	char show[VGPU_SHOW_LEN];
-
-	if (vgpu_sysdir_open(fs, &d, VGPU_CATALOG_DIR) < 0)
-		return;
-	for (size_t i = 0; i < m->n_gpus; i++) {
-		VGPU_AUTOFREE char *text = NULL;
-		char *save = NULL;
-		size_t len;
-
-		if (vgpu_sysfs_read_file(&d, CATALOG_MAX, &text, &len, "%s", m->gpus[i].addr) < 0)
-			continue;
-		for (char *l = strtok_r(text, "\n", &save); l; l = strtok_r(NULL, "\n", &save)) {
-			char *sp = strchr(l, ' ');
-			long id;
-
-			if (sp)
-				*sp = '\0';
-			if (!sp || vgpu_parse_long(l, &id) < 0 || id <= 0 || id > 0xffffff ||
-			    !sp[1] || !vgpu_utf8_valid(sp + 1)) {
-				vgpu_warn(ctx, "'%s': a line is not 'ID NAME'; skipped",
-					  vgpu_sysdir_show(&d, m->gpus[i].addr, show,
-							   sizeof(show)));
-				continue;
-			}
-			vgpu_gpu_add_type(&m->gpus[i], (unsigned)id, sp + 1);
-		}
-	}
 }

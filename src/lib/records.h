@@ -84,24 +84,6 @@ struct vgpu_model;
  * parents as taken.
  */
 void vgpu_records_apply(const struct vgpu_records *rs, struct vgpu_model *m);
-/*
- * Type catalogues: a vendor-VFIO VF in use drops out of its GPU's creatable
- * lists, and once every VF of a model is in use no list names the larger
- * types (nor the framebuffer they imply).  Each GPU's catalogue (id and
- * name) is kept under ROOT/var/lib/vgpuctl/catalog/<GPU BDF> while it is
- * known, and merged back when the host is read.
- */
-#define VGPU_CATALOG_DIR "var/lib/vgpuctl/catalog"
-/**
- * vgpu_catalog_save() - store each GPU's catalogue where it names more types
- * than the stored one.  Return: 0 or -errno with a message in @ctx.
- */
-int vgpu_catalog_save(struct vgpu_ctx *ctx, struct vgpu_sysfs *fs, const struct vgpu_model *m);
-/**
- * vgpu_catalog_load() - add the stored types each GPU's catalogue lacks now
- * (damaged lines are warned about and skipped).
- */
-void vgpu_catalog_load(struct vgpu_ctx *ctx, struct vgpu_sysfs *fs, struct vgpu_model *m);
 /**
  * vgpu_record_write() - create or replace @r's record (atomic).
  * Return: 0 or -errno with a message naming the file in @ctx.

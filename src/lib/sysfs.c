@@ -732,3 +732,34 @@ int vgpu_file_replace(struct vgpu_ctx *ctx, const char *path, const char *data, 
 		return vgpu_error(ctx, r, "cannot write '%s': %s", path, vgpu_strerror(r));
 	return 0;
 }
+
+void vgpu_warn_file(struct vgpu_ctx *ctx, const struct vgpu_sysdir *d, const char *rel, int err,
+		    const char *tail)
+{
+	vgpu_warn_file_why(ctx, d, rel, vgpu_strerror(err), tail);
+}
+
+void vgpu_warn_file_why(struct vgpu_ctx *ctx, const struct vgpu_sysdir *d, const char *rel,
+			const char *cause, const char *tail)
+{
+	char show[VGPU_SHOW_LEN];
+
+	vgpu_warn(ctx, "cannot read '%s': %s%s", VGPU_SHOW(d, rel, show), cause, tail ? tail : "");
+}
+
+int vgpu_sysfs_mkdirs_ctx(struct vgpu_ctx *ctx, struct vgpu_sysfs *fs, struct vgpu_sysdir *d,
+			  const char *rel)
+{
+	int r = vgpu_sysfs_mkdirs(fs, d, rel);
+
+	if (r < 0) {
+		char show[VGPU_SHOW_LEN];
+		struct vgpu_sysdir root;
+
+		vgpu_sysdir_root(fs, &root);
+		return vgpu_error(ctx, r, "cannot create '%s': %s",
+				  vgpu_sysdir_show(&root, rel, show, sizeof(show)),
+				  vgpu_strerror(r));
+	}
+	return 0;
+}

@@ -74,6 +74,30 @@ void vgpu_sysdir_close(struct vgpu_sysdir *d);
  */
 const char *vgpu_sysdir_show(const struct vgpu_sysdir *d, const char *rel, char *buf, size_t len);
 #define VGPU_SHOW_LEN (2 * VGPU_PATH_MAX + 64)
+/* "ROOT/<d>/<rel>" for a message, into a char array @buf. */
+#define VGPU_SHOW(d, rel, buf) vgpu_sysdir_show(d, rel, buf, sizeof(buf))
+/**
+ * vgpu_warn_file() - say that a host file is damaged: "cannot read
+ * 'ROOT/<d>/<rel>': <cause><tail>" at LOG_WARNING, the one warning for
+ * every damaged kernel file (readers skip what they cannot read).
+ * @ctx: where the warning goes
+ * @d: the directory @rel is below
+ * @rel: the file, relative to @d
+ * @err: the -errno of the failed read; its words are the cause
+ * @tail: appended to the message (what follows from it), or NULL
+ */
+void vgpu_warn_file(struct vgpu_ctx *ctx, const struct vgpu_sysdir *d, const char *rel, int err,
+		    const char *tail);
+/**
+ * vgpu_warn_file_why() - vgpu_warn_file() with the cause in words.
+ * @ctx: where the warning goes
+ * @d: the directory @rel is below
+ * @rel: the file, relative to @d
+ * @cause: what is wrong with it ("not a count")
+ * @tail: appended to the message, or NULL
+ */
+void vgpu_warn_file_why(struct vgpu_ctx *ctx, const struct vgpu_sysdir *d, const char *rel,
+			const char *cause, const char *tail);
 
 /*
  * Readers: the path is a printf format relative to @d.  Return 0 or -errno
@@ -141,6 +165,16 @@ int vgpu_file_read(struct vgpu_ctx *ctx, const char *path, size_t cap, char **ou
  * Return: 0 or -errno; close @d with vgpu_sysdir_close().
  */
 int vgpu_sysfs_mkdirs(struct vgpu_sysfs *fs, struct vgpu_sysdir *d, const char *rel);
+/**
+ * vgpu_sysfs_mkdirs_ctx() - vgpu_sysfs_mkdirs() that reports its own error.
+ * @ctx: gets "cannot create 'ROOT/@rel': cause" on failure
+ * @fs: the host root
+ * @d: the directory, opened on success
+ * @rel: the directory's path below the root
+ * Return: 0 or -errno with a message in @ctx; close @d with vgpu_sysdir_close().
+ */
+int vgpu_sysfs_mkdirs_ctx(struct vgpu_ctx *ctx, struct vgpu_sysfs *fs, struct vgpu_sysdir *d,
+			  const char *rel);
 /**
  * vgpu_sysfs_replace() - make the file @name in @d hold @data, atomically: a
  * temporary file is written, fsync()ed and renamed over @name, then the

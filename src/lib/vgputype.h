@@ -82,36 +82,4 @@ const char *vgpu_iface_str(enum vgpu_iface i);
 /* Model name for a known NVIDIA device ID, or NULL. */
 const char *vgpu_model_for_device(uint16_t device_id);
 
-/*
- * One GPU-instance profile.  Two kinds of slice: compute (SM) slices, the <g>
- * of the profile name and the <G> of a MIG-backed type name; memory slices,
- * the unit of placements (a board has 8, or 4 on A30 and RTX PRO).
- */
-struct vgpu_mig_profile {
-	const char *name; /* "1g.6gb+me" */
-	int id; /* nvidia-smi GI profile ID */
-	unsigned compute; /* compute slices: the <g> of the name */
-	unsigned size; /* memory slices a GI occupies: Size of -lgipp Start:Size */
-	unsigned max; /* instances of this profile alone per GPU */
-	uint16_t placements; /* bit i: a GI may start at memory slice i */
-};
-
-struct vgpu_mig_board {
-	const char *tokens; /* space-separated type-name board tokens */
-	const char *model;
-	unsigned mem_slices; /* memory slices of the whole GPU */
-	unsigned compute_slices; /* compute slices of the whole GPU */
-	/*
-	 * Non-NULL where MIG-backed vGPU types run on one GI variant although
-	 * their names carry no suffix, and may be time-sliced inside the GI (<GB>
-	 * is the vGPU's share, not the GI's memory): "+gfx" on RTX PRO DC.
-	 */
-	const char *vgpu_gi_variant;
-	const struct vgpu_mig_profile *profiles;
-	size_t n_profiles;
-};
-
-/* MIG table for a board token ("A30", "H100L"), or NULL. */
-const struct vgpu_mig_board *vgpu_mig_board_find(const char *token);
-
 #endif

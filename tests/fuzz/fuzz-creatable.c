@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
 /* vgpu_parse_creatable() on arbitrary text: ids in range, names non-empty single lines. */
 #include "fuzz-common.h"
-#include "vgpu-priv.h"
+#include "read-priv.h"
 
 #define MAX_INPUT 65536
 

@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
 /* vgpu_description_max_instance() on arbitrary text: -1 or a count in range. */
 #include "fuzz-common.h"
-#include "vgpu-priv.h"
+#include "read-priv.h"
 
 #define MAX_INPUT 65536
 

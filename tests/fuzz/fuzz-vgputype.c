@@ -4,6 +4,7 @@
 #include <errno.h>
 
 #include "fuzz-common.h"
+#include "mig-tables.h"
 #include "vgputype.h"
 
 #define MAX_INPUT 4096
@@ -77,7 +78,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	if (t.backing == VGPU_BACKING_MIG) {
 		FUZZ_ASSERT(t.slices >= 1 && t.slices <= 9, "slices=%u", t.slices);
 		if (t.gi_profile[0]) {
-			const struct vgpu_mig_board *b = vgpu_mig_board_find(t.board);
+			const struct vgpu_mig_board *b = vgpu_mig_board_lookup(t.board);
 
 			FUZZ_ASSERT(b != NULL, "GI profile '%s' on unknown board '%s'",
 				    t.gi_profile, t.board);
@@ -87,7 +88,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		}
 	}
 	/* helpers on the same bytes must not crash either */
-	(void)vgpu_mig_board_find(name);
+	(void)vgpu_mig_board_lookup(name);
 	(void)vgpu_backing_str(t.backing);
 	if (size >= 2)
 		(void)vgpu_model_for_device((uint16_t)(data[0] | data[1] << 8));

@@ -49,6 +49,7 @@
 #include "domxml.h"
 #include "live.h"
 #include "plan.h"
+#include "catalog.h"
 #include "records.h"
 #include "sysfs.h"
 #include "test-hosts.h"
@@ -1561,7 +1562,7 @@ static int live_free_other(struct env *e, struct vgpu_sysfs *fs)
 
 	sample(&r, VGPU_IFACE_VENDOR_VFIO);
 	vf_attr(e, "1158\n");
-	return vgpu_live_free(&e->ctx, fs, &r, &done);
+	return vgpu_live_destroy(&e->ctx, fs, &r, &done);
 }
 
 static int run_live_free_other(struct env *e)
@@ -1588,7 +1589,7 @@ static int live_free_open(struct env *e, struct vgpu_sysfs *fs)
 		  "../../../devices/p/0000:c1:00.4/aaaaaaaa-bbbb-4ccc-8ddd-eeeeeeeeeeee");
 	put(e, "proc/4242/fd/x", "");
 	tree_link(e->root, "proc/4242/fd/7", "/dev/vfio/77");
-	return vgpu_live_free(&e->ctx, fs, &r, &done);
+	return vgpu_live_destroy(&e->ctx, fs, &r, &done);
 }
 
 static int run_live_free_open(struct env *e)
@@ -1968,10 +1969,10 @@ static const struct fail_case cases[] = {
 	    "VF 0000:c1:00.4 already holds vGPU type 1158"),
 	ROW("vgpu_live_create", "the read-back differs", run_live_readback, -EIO,
 	    "wrote type 1151 to current_vgpu_type, reads 1151000"),
-	ROW("vgpu_live_free", "the VF holds another type than recorded", run_live_free_other,
+	ROW("vgpu_live_destroy", "the VF holds another type than recorded", run_live_free_other,
 	    -EBUSY, "VF 0000:c1:00.4 holds vGPU type 1158, not 1151 as recorded"),
-	ROW("vgpu_live_free", "a process holds the mdev's VFIO group", run_live_free_open, -EBUSY,
-	    "mdev aaaaaaaa-bbbb-4ccc-8ddd-eeeeeeeeeeee is still open (/dev/vfio/77)"),
+	ROW("vgpu_live_destroy", "a process holds the mdev's VFIO group", run_live_free_open,
+	    -EBUSY, "mdev aaaaaaaa-bbbb-4ccc-8ddd-eeeeeeeeeeee is still open (/dev/vfio/77)"),
 };
 
 /* ---- running a row ------------------------------------------------------------------------- */

@@ -25,7 +25,7 @@
 
 static const struct vgpu_mig_board *board(const char *token)
 {
-	const struct vgpu_mig_board *b = vgpu_mig_board_find(token);
+	const struct vgpu_mig_board *b = vgpu_mig_board_lookup(token);
 
 	if (!b)
 		fail_msg("no MIG table for '%s'", token);

@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
 /*
  * test-parsers - the text parsers behind the host reader:
- * creatable_vgpu_types and mdev descriptions (src/lib/vgpu-read.c), numbers
+ * creatable_vgpu_types and mdev descriptions (src/lib/read-types.c), numbers
  * (src/lib/util.c) and PCI addresses (vgpu_bdf_normalize).
  */
 #include <stdarg.h>
@@ -15,7 +15,7 @@
 #include <string.h>
 
 #include "cleanup.h"
-#include "vgpu-priv.h"
+#include "read-priv.h"
 
 /* ---- creatable_vgpu_types (reference 1.3) ------------------------------- */
 

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
 /*
- * test-topo - host roots and NUMA/CPU topology (src/lib/sysfs.c, topo.c).
+ * test-topo - host roots and NUMA/CPU topology (src/lib/sysfs.c, read-topo.c).
  *
  * Most tests build a small host in a mkdtemp() directory: 2 NUMA nodes,
  * 8 CPUs, SMT siblings n and n+4 (node 0 = 0-1,4-5, node 1 = 2-3,6-7), the

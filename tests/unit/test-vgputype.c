@@ -18,6 +18,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "mig-tables.h"
 #include "vgputype.h"
 
 #define ARRAY_SIZE(a) (sizeof(a) / sizeof((a)[0]))
@@ -461,15 +462,14 @@ static const struct {
 
 static void test_mig_board_find_tokens(void **state)
 {
+	/* neither a token nor a model string of a MIG board ("a30" is the model A30) */
 	static const char *const unknown[] = {
-		"",	 "A10",	  "A3",	  "A300",	 "a30",	 "H100X",     "H100 H100XM",
-		"A100 ", " A100", "L40S", "RTX6000-Ada", "B200", "H20 GH200", "dc",
-		"DCX",	 "K1",
+		"", "A10", "A3", "A300", "H100X", "L40S", "RTX6000-Ada", "dc", "DCX", "K1",
 	};
 
 	(void)state;
 	for (size_t i = 0; i < ARRAY_SIZE(known_boards); i++) {
-		const struct vgpu_mig_board *b = vgpu_mig_board_find(known_boards[i].token);
+		const struct vgpu_mig_board *b = vgpu_mig_board_lookup(known_boards[i].token);
 
 		if (!b)
 			fail_msg("no MIG table for board token '%s'", known_boards[i].token);
@@ -483,15 +483,15 @@ static void test_mig_board_find_tokens(void **state)
 			assert_null(b->vgpu_gi_variant);
 	}
 	for (size_t i = 0; i < ARRAY_SIZE(unknown); i++)
-		if (vgpu_mig_board_find(unknown[i]))
+		if (vgpu_mig_board_lookup(unknown[i]))
 			fail_msg("board token '%s' should have no MIG table", unknown[i]);
 	/* tokens of one row share the entry */
-	assert_ptr_equal(vgpu_mig_board_find("A100"), vgpu_mig_board_find("A100X"));
-	assert_ptr_equal(vgpu_mig_board_find("H200"), vgpu_mig_board_find("H200X"));
-	assert_ptr_equal(vgpu_mig_board_find("H20"), vgpu_mig_board_find("GH200"));
-	assert_ptr_not_equal(vgpu_mig_board_find("A100"), vgpu_mig_board_find("A100D"));
-	assert_ptr_not_equal(vgpu_mig_board_find("H20"), vgpu_mig_board_find("H20X"));
-	assert_ptr_not_equal(vgpu_mig_board_find("GH200"), vgpu_mig_board_find("GH200L"));
+	assert_ptr_equal(vgpu_mig_board_lookup("A100"), vgpu_mig_board_lookup("A100X"));
+	assert_ptr_equal(vgpu_mig_board_lookup("H200"), vgpu_mig_board_lookup("H200X"));
+	assert_ptr_equal(vgpu_mig_board_lookup("H20"), vgpu_mig_board_lookup("GH200"));
+	assert_ptr_not_equal(vgpu_mig_board_lookup("A100"), vgpu_mig_board_lookup("A100D"));
+	assert_ptr_not_equal(vgpu_mig_board_lookup("H20"), vgpu_mig_board_lookup("H20X"));
+	assert_ptr_not_equal(vgpu_mig_board_lookup("GH200"), vgpu_mig_board_lookup("GH200L"));
 }
 
 /* Memory-slice mask of a GI of size memory slices starting at start. */
@@ -533,7 +533,7 @@ static void test_mig_tables_consistent(void **state)
 	(void)state;
 	for (size_t i = 0; i < ARRAY_SIZE(known_boards); i++) {
 		const char *tok = known_boards[i].token;
-		const struct vgpu_mig_board *b = vgpu_mig_board_find(tok);
+		const struct vgpu_mig_board *b = vgpu_mig_board_lookup(tok);
 
 		assert_non_null(b);
 		assert_true(b->n_profiles > 0);
@@ -577,7 +577,7 @@ static void test_mig_tables_consistent(void **state)
 /* Reference 4.2: the A30 table, whole. */
 static void test_mig_table_a30(void **state)
 {
-	const struct vgpu_mig_board *b = vgpu_mig_board_find("A30");
+	const struct vgpu_mig_board *b = vgpu_mig_board_lookup("A30");
 	static const struct vgpu_mig_profile want[] = {
 		{ "1g.6gb", 14, 1, 1, 4, 0x0f }, { "1g.6gb+me", 21, 1, 1, 1, 0x0f },
 		{ "2g.12gb", 5, 2, 2, 2, 0x05 }, { "2g.12gb+me", 6, 2, 2, 1, 0x05 },
@@ -603,7 +603,7 @@ static void test_mig_table_a30(void **state)
 /* RTX PRO 6000 Blackwell (DC): MIG UG names and maxima, -lgip IDs. */
 static void test_mig_table_dc(void **state)
 {
-	const struct vgpu_mig_board *b = vgpu_mig_board_find("DC");
+	const struct vgpu_mig_board *b = vgpu_mig_board_lookup("DC");
 	static const struct vgpu_mig_profile want[] = {
 		{ "1g.24gb", 14, 1, 1, 4, 0x0f },     { "1g.24gb+me", 21, 1, 1, 1, 0x0f },
 		{ "1g.24gb+gfx", 47, 1, 1, 4, 0x0f }, { "1g.24gb+me.all", 65, 1, 1, 1, 0x0f },
@@ -692,7 +692,7 @@ static void test_mig_tables_8slice(void **state)
 
 	(void)state;
 	for (size_t i = 0; i < ARRAY_SIZE(boards); i++) {
-		const struct vgpu_mig_board *b = vgpu_mig_board_find(boards[i].token);
+		const struct vgpu_mig_board *b = vgpu_mig_board_lookup(boards[i].token);
 
 		assert_non_null(b);
 		assert_int_equal(b->n_profiles, 7);

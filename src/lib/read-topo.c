@@ -16,7 +16,7 @@
 #include <string.h>
 
 #include "cleanup.h"
-#include "vgpu-priv.h"
+#include "read-priv.h"
 
 #define NODE_DIR "sys/devices/system/node"
 #define CPU_DIR "sys/devices/system/cpu"

@@ -11,7 +11,7 @@
 #include <string.h>
 
 #include "cleanup.h"
-#include "vgpu-priv.h"
+#include "read-priv.h"
 
 long vgpu_description_max_instance(const char *desc)
 {

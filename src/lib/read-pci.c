@@ -16,23 +16,9 @@
 #include <string.h>
 
 #include "cleanup.h"
-#include "vgpu-priv.h"
+#include "read-priv.h"
 
 #define PCI_VENDOR_NVIDIA 0x10de
-
-void vgpu_warn_file(struct vgpu_ctx *ctx, const struct vgpu_sysdir *d, const char *rel, int err,
-		    const char *tail)
-{
-	vgpu_warn_file_why(ctx, d, rel, vgpu_strerror(err), tail);
-}
-
-void vgpu_warn_file_why(struct vgpu_ctx *ctx, const struct vgpu_sysdir *d, const char *rel,
-			const char *cause, const char *tail)
-{
-	char show[VGPU_SHOW_LEN];
-
-	vgpu_warn(ctx, "cannot read '%s': %s%s", VGPU_SHOW(d, rel, show), cause, tail ? tail : "");
-}
 
 /* An optional link's basename as a number (iommu_group): -1 when absent. */
 static int read_link_num(struct vgpu_ctx *ctx, const struct vgpu_sysdir *d, const char *rel)
@@ -372,78 +358,5 @@ int vgpu_read_gpus(struct vgpu_ctx *ctx, struct vgpu_sysfs *fs, struct vgpu_mode
 		if (is_nvidia_gpu(ctx, &d, &device))
 			read_gpu(ctx, fs, &d, vgpu_model_add_gpu(m, addr, device));
 	}
-	return 0;
-}
-
-/*
- * numa_node -1 is normal on single-node hosts.  On a multi-node host derive
- * the node from local_cpulist (reference section 9.1) and say so.
- */
-static void resolve_numa(struct vgpu_ctx *ctx, struct vgpu_sysfs *fs, const struct vgpu_topology *t,
-			 struct vgpu_gpu *g)
-{
-	struct vgpu_sysdir root;
-	char rel[VGPU_PATH_MAX], show[VGPU_SHOW_LEN];
-	int found = -1, hits = 0;
-
-	if (g->numa_node >= 0 || !t->n_nodes)
-		return;
-	vgpu_sysdir_root(fs, &root);
-	snprintf(rel, sizeof(rel), "sys/bus/pci/devices/%s/numa_node", g->addr);
-	if (t->n_nodes == 1) {
-		g->numa_node = t->nodes[0].id;
-	} else {
-		for (size_t i = 0; g->has_cpus && i < t->n_nodes; i++) {
-			if (vgpu_cpuset_subset(&g->cpus, &t->nodes[i].cpus)) {
-				found = t->nodes[i].id;
-				hits++;
-			}
-		}
-		if (hits != 1) {
-			vgpu_warn(ctx,
-				  "'%s' is -1 on a %zu-node host and local_cpulist spans nodes; "
-				  "NUMA node unknown",
-				  VGPU_SHOW(&root, rel, show), t->n_nodes);
-			return;
-		}
-		vgpu_warn(ctx, "'%s' is -1 on a %zu-node host; using node %d from local_cpulist",
-			  VGPU_SHOW(&root, rel, show), t->n_nodes, found);
-		g->numa_node = found;
-	}
-	for (size_t i = 0; i < g->n_parents; i++)
-		if (g->parents[i].numa_node < 0)
-			g->parents[i].numa_node = g->numa_node;
-}
-
-int vgpu_model_read(struct vgpu_ctx *ctx, struct vgpu_sysfs *fs, unsigned what,
-		    struct vgpu_model **out)
-{
-	VGPU_AUTOPTR(model) m = vgpu_model_new();
-	bool need_topo = what & VGPU_READ_TOPOLOGY;
-	int r = vgpu_read_gpus(ctx, fs, m);
-
-	if (r < 0)
-		return r;
-	for (size_t i = 0; i < m->n_gpus; i++)
-		need_topo |= m->gpus[i].numa_node < 0;
-	if (need_topo) {
-		struct vgpu_topology t = { 0 };
-
-		r = vgpu_model_read_topology(ctx, fs, &t);
-		if (r < 0)
-			return r;
-		vgpu_model_set_topology(m, &t);
-		for (size_t i = 0; i < m->n_gpus; i++)
-			resolve_numa(ctx, fs, &m->topo, &m->gpus[i]);
-	}
-	r = vgpu_read_mdevs(ctx, fs, m);
-	if (r < 0)
-		return r;
-	for (size_t i = 0; (what & VGPU_READ_TYPES) && i < m->n_gpus; i++) {
-		r = vgpu_read_types(ctx, fs, &m->gpus[i]);
-		if (r < 0)
-			return r;
-	}
-	*out = vgpu_steal_ptr(&m);
 	return 0;
 }

@@ -1,10 +1,10 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
 /*
- * Internals shared by the host readers (pci.c, vgpu-read.c, topo.c) and
+ * Internals shared by the host readers (read-pci.c, read-types.c, read-topo.c) and
  * their unit tests; the CLI never includes this.
  */
-#ifndef VGPU_PRIV_H
-#define VGPU_PRIV_H
+#ifndef VGPU_READ_PRIV_H
+#define VGPU_READ_PRIV_H
 
 #include "ctx.h"
 #include "model.h"
@@ -19,22 +19,10 @@
 #define VGPU_MAX_MEM_KIB (1ULL << 50) /* 1 EiB */
 #define VGPU_NAME_FILE_MAX 1024 /* a type name longer than this is damage */
 
-/*
- * "cannot read 'ROOT/<d>/<rel>': <cause><tail>" at LOG_WARNING: one
- * warning naming the file, the rule for every damaged kernel file.
- */
-void vgpu_warn_file(struct vgpu_ctx *ctx, const struct vgpu_sysdir *d, const char *rel, int err,
-		    const char *tail);
-/* Same with the cause in words ("not a count"). */
-void vgpu_warn_file_why(struct vgpu_ctx *ctx, const struct vgpu_sysdir *d, const char *rel,
-			const char *cause, const char *tail);
-/* "ROOT/<d>/<rel>" for a message. */
-#define VGPU_SHOW(d, rel, buf) vgpu_sysdir_show(d, rel, buf, sizeof(buf))
-
-/* pci.c */
+/* read-pci.c */
 int vgpu_read_gpus(struct vgpu_ctx *ctx, struct vgpu_sysfs *fs, struct vgpu_model *m);
 
-/* vgpu-read.c */
+/* read-types.c */
 int vgpu_read_types(struct vgpu_ctx *ctx, struct vgpu_sysfs *fs, struct vgpu_gpu *g);
 /*
  * vgpu_mdev_locate() - where mdev @uuid is: its parent's BDF from the

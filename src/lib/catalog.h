@@ -1,0 +1,29 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+#ifndef VGPU_CATALOG_H
+#define VGPU_CATALOG_H
+
+#include "ctx.h"
+#include "model.h"
+
+struct vgpu_sysfs;
+
+/*
+ * Type catalogues: a vendor-VFIO VF in use drops out of its GPU's creatable
+ * lists, and once every VF of a model is in use no list names the larger
+ * types (nor the framebuffer they imply).  Each GPU's catalogue (id and
+ * name) is kept under ROOT/var/lib/vgpuctl/catalog/<GPU BDF> while it is
+ * known, and merged back when the host is read.
+ */
+#define VGPU_CATALOG_DIR "var/lib/vgpuctl/catalog"
+/**
+ * vgpu_catalog_save() - store each GPU's catalogue where it names more types
+ * than the stored one.  Return: 0 or -errno with a message in @ctx.
+ */
+int vgpu_catalog_save(struct vgpu_ctx *ctx, struct vgpu_sysfs *fs, const struct vgpu_model *m);
+/**
+ * vgpu_catalog_load() - add the stored types each GPU's catalogue lacks now
+ * (damaged lines are warned about and skipped).
+ */
+void vgpu_catalog_load(struct vgpu_ctx *ctx, struct vgpu_sysfs *fs, struct vgpu_model *m);
+
+#endif
