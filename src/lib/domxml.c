@@ -8,7 +8,6 @@
 #include <ctype.h>
 #include <errno.h>
 #include <inttypes.h>
-#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -157,74 +156,6 @@ static char *get_attr(xmlNodePtr n, const char *name)
 
 /* ---- UUIDs, names, sizes ------------------------------------------------- */
 
-/*
- * A libvirt scaled-integer unit (virScaleInteger): "b"/"byte"/"bytes", or
- * k/m/g/t/p/e followed by nothing or "iB" (powers of 1024) or "B" (powers
- * of 1000), all case-insensitive.  Return: bytes per unit, 0 if unknown.
- */
-static double unit_bytes(const char *u)
-{
-	static const char prefixes[] = "kmgtpe";
-	const char *p;
-	double base, f = 1;
-
-	if (!strcasecmp(u, "b") || !strcasecmp(u, "byte") || !strcasecmp(u, "bytes"))
-		return 1;
-	p = *u ? strchr(prefixes, tolower((unsigned char)*u)) : NULL;
-	if (!p)
-		return 0;
-	if (!u[1] || !strcasecmp(u + 1, "ib"))
-		base = 1024;
-	else if ((u[1] == 'b' || u[1] == 'B') && !u[2])
-		base = 1000;
-	else
-		return 0;
-	for (const char *q = prefixes; q <= p; q++)
-		f *= base;
-	return f;
-}
-
-/* @num (digits, optional fraction) in @unit (default @dflt bytes) to KiB, rounded up. */
-static int scaled_kib(const char *num, const char *unit, double dflt, bool fraction, uint64_t *out)
-{
-	const char *p = num + strspn(num, "0123456789");
-	double f = unit && *unit ? unit_bytes(unit) : dflt, kib;
-
-	if (p == num || !f)
-		return -EINVAL;
-	if (*p == '.' && fraction && isdigit((unsigned char)p[1]))
-		p += 1 + strspn(p + 1, "0123456789");
-	if (*p)
-		return -EINVAL;
-	kib = ceil(strtod(num, NULL) * f / 1024.0);
-	if (kib < 1 || kib > 1e15)
-		return -ERANGE;
-	*out = (uint64_t)kib;
-	return 0;
-}
-
-int vgpu_parse_size_kib(const char *s, uint64_t *out)
-{
-	size_t n = strspn(s, "0123456789.");
-	char num[64];
-	uint64_t kib;
-	int r;
-
-	if (n == 0 || n >= sizeof(num))
-		return -EINVAL;
-	memcpy(num, s, n);
-	num[n] = '\0';
-	if (strtod(num, NULL) == 0)
-		return -EINVAL; /* "0" is no size, not a small one */
-	r = scaled_kib(num, s + n, 1024.0 * 1024, true, &kib);
-	if (r < 0)
-		return r;
-	if (kib < 1024)
-		return -ERANGE; /* no guest runs in less than a MiB */
-	*out = kib;
-	return 0;
-}
-
 int vgpu_domain_memory_kib(struct vgpu_ctx *ctx, xmlDocPtr doc, uint64_t *out)
 {
 	xmlNodePtr m = child(xmlDocGetRootElement(doc), "memory");
@@ -234,7 +165,7 @@ int vgpu_domain_memory_kib(struct vgpu_ctx *ctx, xmlDocPtr doc, uint64_t *out)
 
 	if (!c)
 		return vgpu_error(ctx, -ENOENT, "the domain has no <memory>");
-	r = scaled_kib(vgpu_strip((char *)c), (const char *)u, 1024, false, out);
+	r = vgpu_parse_scaled_kib(vgpu_strip((char *)c), (const char *)u, 1024, false, out);
 	if (r < 0)
 		return vgpu_error(ctx, -EINVAL, "the domain's <memory> '%s%s%s' is not a size",
 				  vgpu_strip((char *)c), u ? " " : "", u ? (char *)u : "");

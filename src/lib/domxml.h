@@ -102,14 +102,6 @@ void vgpu_meta_clear(struct vgpu_meta *m);
  */
 size_t vgpu_domain_strip(struct _xmlDoc *doc, const char *vf);
 /**
- * vgpu_parse_size_kib() - a memory size for --memory: a number (fraction
- * allowed) and a libvirt unit (k/KiB, M/MiB, G/GiB, T/TiB in powers of 1024,
- * KB/MB/GB/TB in powers of 1000, b/bytes; case-insensitive as libvirt);
- * no unit means MiB.  At least 1 MiB, a whole number of KiB.
- * Return: 0, -EINVAL (syntax) or -ERANGE.
- */
-int vgpu_parse_size_kib(const char *s, uint64_t *out);
-/**
  * vgpu_domain_pinned_cpus() - add to @out the host CPUs one domain definition
  * pins (vcpupin, emulatorpin, iothreadpin, <vcpu cpuset>; libvirt's "^N"
  * exclusions honoured).  Return: 0 or -EINVAL with a message in @ctx.

@@ -5,6 +5,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 #include <sys/random.h>
 
 #include "ctx.h"
@@ -338,4 +339,96 @@ const char *vgpu_domain_name_check(const char *name)
 	if (strchr(name, '/'))
 		return "contains '/'";
 	return NULL;
+}
+
+/* Bytes per libvirt unit @u (powers of 1024 or 1000 up to exa), 0 if unknown. */
+static uint64_t unit_bytes(const char *u)
+{
+	static const char prefixes[] = "kmgtpe";
+	const char *p;
+	uint64_t base, f = 1;
+
+	if (!strcasecmp(u, "b") || !strcasecmp(u, "byte") || !strcasecmp(u, "bytes"))
+		return 1;
+	p = *u ? strchr(prefixes, tolower((unsigned char)*u)) : NULL;
+	if (!p)
+		return 0;
+	if (!u[1] || !strcasecmp(u + 1, "ib"))
+		base = 1024;
+	else if ((u[1] == 'b' || u[1] == 'B') && !u[2])
+		base = 1000;
+	else
+		return 0;
+	for (const char *q = prefixes; q <= p; q++)
+		f *= base;
+	return f;
+}
+
+#define SIZE_KIB_MAX 1000000000000000ULL /* 10^15 KiB: an exbibyte */
+#define SIZE_DIGITS_MAX 18 /* digits of each part kept: 10^18 < 2^63 */
+
+int vgpu_parse_scaled_kib(const char *num, const char *unit, uint64_t dflt_bytes, bool fraction,
+			  uint64_t *out)
+{
+	uint64_t f = unit && *unit ? unit_bytes(unit) : dflt_bytes;
+	uint64_t whole = 0, frac = 0, scale = 1;
+	unsigned __int128 bytes, div, kib;
+	bool dropped = false; /* a non-zero fraction digit past SIZE_DIGITS_MAX */
+	const char *p = num;
+
+	if (!isdigit((unsigned char)*p) || !f)
+		return -EINVAL;
+	for (; isdigit((unsigned char)*p); p++) {
+		if (whole > SIZE_KIB_MAX * 1024)
+			return -ERANGE;
+		whole = whole * 10 + (uint64_t)(*p - '0');
+	}
+	if (*p == '.' && fraction && isdigit((unsigned char)p[1])) {
+		unsigned digits = 0;
+
+		for (p++; isdigit((unsigned char)*p); p++) {
+			if (digits++ < SIZE_DIGITS_MAX) {
+				frac = frac * 10 + (uint64_t)(*p - '0');
+				scale *= 10;
+			} else if (*p != '0') {
+				dropped = true;
+			}
+		}
+	}
+	if (*p)
+		return -EINVAL;
+	if ((unsigned __int128)whole * f > (unsigned __int128)SIZE_KIB_MAX * 1024)
+		return -ERANGE;
+	bytes = ((unsigned __int128)whole * scale + frac) * f;
+	div = (unsigned __int128)scale * 1024;
+	kib = bytes / div + (bytes % div || dropped);
+	if (kib < 1 || kib > SIZE_KIB_MAX)
+		return -ERANGE;
+	*out = (uint64_t)kib;
+	return 0;
+}
+
+int vgpu_parse_size_kib(const char *s, uint64_t *out)
+{
+	size_t n = strspn(s, "0123456789.");
+	bool zero = true;
+	char num[64];
+	uint64_t kib;
+	int r;
+
+	if (n == 0 || n >= sizeof(num))
+		return -EINVAL;
+	memcpy(num, s, n);
+	num[n] = '\0';
+	for (size_t i = 0; i < n; i++)
+		zero &= num[i] == '0' || num[i] == '.';
+	if (zero)
+		return -EINVAL; /* "0" is no size, not a small one */
+	r = vgpu_parse_scaled_kib(num, s + n, 1024 * 1024, true, &kib);
+	if (r < 0)
+		return r;
+	if (kib < 1024)
+		return -ERANGE; /* no guest runs in less than a MiB */
+	*out = kib;
+	return 0;
 }

@@ -82,4 +82,28 @@ bool vgpu_uuid_normalize(const char *in, char out[VGPU_UUID_LEN]);
 /** vgpu_uuid_valid() - is @s a dashed 8-4-4-4-12 hex UUID? */
 bool vgpu_uuid_valid(const char *s);
 
+/**
+ * vgpu_parse_scaled_kib() - a libvirt scaled integer (virScaleInteger) in
+ * KiB, rounded up, in integer arithmetic.
+ * @num: digits, with a fraction ("1.5") only when @fraction
+ * @unit: "b"/"byte"/"bytes", or k/m/g/t/p/e followed by nothing or "iB"
+ *        (powers of 1024) or "B" (powers of 1000), case-insensitive; NULL
+ *        or "" means @dflt_bytes
+ * @dflt_bytes: bytes per unit when @unit says none
+ * @fraction: accept a decimal fraction
+ * @out: the size in KiB, 1 to 10^15, on success
+ * Return: 0, -EINVAL (syntax, unknown unit) or -ERANGE.
+ */
+int vgpu_parse_scaled_kib(const char *num, const char *unit, uint64_t dflt_bytes, bool fraction,
+			  uint64_t *out);
+/**
+ * vgpu_parse_size_kib() - a memory size as a user types it: a number
+ * (fraction allowed) and a libvirt unit as vgpu_parse_scaled_kib() takes
+ * it, no unit meaning MiB.
+ * @s: the text, number and unit with nothing between them ("32G", "1.5GiB")
+ * @out: the size in KiB, at least 1 MiB, on success
+ * Return: 0, -EINVAL (syntax, zero) or -ERANGE.
+ */
+int vgpu_parse_size_kib(const char *s, uint64_t *out);
+
 #endif

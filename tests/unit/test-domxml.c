@@ -1195,6 +1195,12 @@ static void test_parse_size(void **state)
 		{ "1500MB", 1464844 },
 		{ "2147483648b", 2097152 },
 		{ "4096mib", 4194304 },
+		/* integer rounding: up to the next KiB, exact where a double is not */
+		{ "0.1G", 104858 },
+		{ "1.0000000000000000001G", 1048577 },
+		{ "1.00000000000000000000G", 1048576 },
+		{ "1P", 1099511627776 },
+		{ "953674G", 999999668224 },
 	};
 	static const char *const bad[] = { "",	  "G",	 "-1G", "1X", "1GiBs", "G1",   " 1G",
 					   "1G ", "1 G", ".5G", "0",  "0G",    "1KiBB" };

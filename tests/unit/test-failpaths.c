@@ -1893,6 +1893,9 @@ static const struct fail_case cases[] = {
 	PURE("vgpu_parse_size_kib", "two points", OP_SIZE_KIB, "1.5.5G", -EINVAL),
 	PURE("vgpu_parse_size_kib", "less than a MiB", OP_SIZE_KIB, "1k", -ERANGE),
 	PURE("vgpu_parse_size_kib", "beyond 1e15 KiB", OP_SIZE_KIB, "99999999999T", -ERANGE),
+	PURE("vgpu_parse_size_kib", "16 EiB, past 1e15 KiB", OP_SIZE_KIB, "16E", -ERANGE),
+	PURE("vgpu_parse_size_kib", "40 digits", OP_SIZE_KIB,
+	     "1234567890123456789012345678901234567890", -ERANGE),
 	/* vgpu_domain_name_check() and vgpu_uuid_normalize() answer, they do not fail */
 
 	/* util.h, cpuset.h, vgputype.h: pure, no context */
