@@ -60,7 +60,7 @@ struct vgpu_gpu *vgpu_model_add_gpu(struct vgpu_model *m, const char *addr, uint
 	g = &m->gpus[m->n_gpus++];
 	memset(g, 0, sizeof(*g));
 	snprintf(g->addr, sizeof(g->addr), "%s", addr);
-	g->vendor_id = 0x10de;
+	g->vendor_id = VGPU_PCI_VENDOR_NVIDIA;
 	g->device_id = device_id;
 	g->numa_node = -1;
 	g->iommu_group = -1;

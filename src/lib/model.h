@@ -24,6 +24,9 @@
 #include "util.h"
 #include "vgputype.h"
 
+/* NVIDIA's PCI vendor ID: the one place it is spelled */
+#define VGPU_PCI_VENDOR_NVIDIA 0x10de
+
 /* One vGPU type as the whole GPU sees it (shared by all its parents). */
 struct vgpu_type {
 	unsigned id; /* N of nvidia-N / creatable_vgpu_types */

@@ -18,8 +18,6 @@
 #include "cleanup.h"
 #include "read-priv.h"
 
-#define PCI_VENDOR_NVIDIA 0x10de
-
 /* An optional link's basename as a number (iommu_group): -1 when absent. */
 static int read_link_num(struct vgpu_ctx *ctx, const struct vgpu_sysdir *d, const char *rel)
 {
@@ -300,7 +298,7 @@ static bool is_nvidia_gpu(struct vgpu_ctx *ctx, const struct vgpu_sysdir *d, uin
 		vgpu_warn_file(ctx, d, "vendor", r, "; device skipped");
 		return false;
 	}
-	if (vendor != PCI_VENDOR_NVIDIA)
+	if (vendor != VGPU_PCI_VENDOR_NVIDIA)
 		return false;
 	/* display controllers 0x0300 (VGA) and 0x0302 (3D), as sriov-manage selects */
 	r = vgpu_sysfs_read_hex(d, &cls, 0xffffff, "class");
