@@ -11,8 +11,6 @@
 #include "sysfs.h"
 
 #define EXIT_USAGE 2
-/* what a hook prepare created, until started (see cmd-hook.c) */
-#define CLI_PREPARED_DIR "run/vgpuctl/prepared"
 
 struct cli {
 	const char *sysroot;

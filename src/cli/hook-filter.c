@@ -16,41 +16,12 @@
 #include <string.h>
 
 #include "cli.h"
-#include "live.h"
+#include "hook.h"
 #include "records.h"
 
 static bool is(const char *a, const char *b)
 {
 	return a && strcmp(a, b) == 0;
-}
-
-/* release: is there anything to free (a per-start vGPU, a failed start's note)? */
-static bool release_has_work(struct cli *c, const struct vgpu_records *recs, const char *dom)
-{
-	VGPU_AUTOSYSDIR d = { .fd = -1 };
-	VGPU_AUTOFREE char *note = NULL;
-	size_t len;
-
-	for (size_t i = 0; i < recs->n; i++)
-		if (is(recs->v[i].domain, dom) && recs->v[i].lifetime == VGPU_LIFETIME_PER_START)
-			return true;
-	return vgpu_sysdir_open(c->fs, &d, CLI_PREPARED_DIR) == 0 &&
-	       vgpu_sysfs_read_file(&d, 64 * 1024, &note, &len, "%s", dom) == 0;
-}
-
-/* prepare: is any vGPU of the domain missing, of another type, or elsewhere? */
-static bool prepare_has_work(struct cli *c, const struct vgpu_records *recs, const char *dom)
-{
-	for (size_t i = 0; i < recs->n; i++) {
-		const struct vgpu_record *r = &recs->v[i];
-		struct vgpu_live_state st;
-
-		if (!is(r->domain, dom))
-			continue;
-		if (vgpu_live_query(&c->ctx, c->fs, r, &st) < 0 || !vgpu_live_as_recorded(&st, r))
-			return true; /* the module says what is wrong, or fixes it */
-	}
-	return false;
 }
 
 /* libvirt refuses '/' in names; a name that would be a path is not one of ours */
@@ -79,11 +50,7 @@ int cmd_hook(struct cli *c, int argc, char **argv)
 		return EXIT_FAILURE;
 	}
 	if (is(op, "started")) {
-		VGPU_AUTOSYSDIR d = { .fd = -1 };
-
-		/* the start went through: its release is a normal stop */
-		if (vgpu_sysdir_open(c->fs, &d, CLI_PREPARED_DIR) == 0)
-			vgpu_sysfs_unlink(&d, argv[1]);
+		vgpu_hook_started(c->fs, argv[1]);
 		return 0;
 	}
 	if (vgpu_records_read(&c->ctx, c->fs, &recs) < 0) {
@@ -94,8 +61,8 @@ int cmd_hook(struct cli *c, int argc, char **argv)
 		ours = strcmp(recs.v[i].domain, argv[1]) == 0;
 	if (!ours)
 		return 0;
-	if (is(op, "prepare") ? !prepare_has_work(c, &recs, argv[1]) :
-				!release_has_work(c, &recs, argv[1]))
+	if (!vgpu_hook_has_work(&c->ctx, c->fs, op, &(struct vgpu_hook_domain){ .name = argv[1] },
+				&recs))
 		return 0;
 	return cli_run_module(c, "hook_live", argc, argv);
 }

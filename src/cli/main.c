@@ -166,6 +166,11 @@ int main(int argc, char **argv)
 				sub[k++] = sub[j];
 		}
 		subc = k;
+		if (c.sysroot && !*c.sysroot) {
+			cli_error(&c, "--sysroot '': an empty root is not a directory");
+			cli_cleanup(&c);
+			return EXIT_FAILURE;
+		}
 		rc = commands[i].run ? commands[i].run(&c, subc, sub) :
 				       cli_run_module(&c, commands[i].name, subc, sub);
 		if (rc < 0) {

@@ -17,12 +17,21 @@ struct vgpu_sysfs;
 #define VGPU_CATALOG_DIR "var/lib/vgpuctl/catalog"
 /**
  * vgpu_catalog_save() - store each GPU's catalogue where it names more types
- * than the stored one.  Return: 0 or -errno with a message in @ctx.
+ * than the stored one.
+ * @ctx: where errors go
+ * @fs: the host root; ROOT/var/lib/vgpuctl/catalog is created if missing
+ * @m: the model, read with VGPU_READ_TYPES; GPUs without types are skipped
+ *
+ * Each file is replaced atomically and holds one "ID NAME" line per type.
+ * Return: 0 or -errno with a message in @ctx.
  */
 int vgpu_catalog_save(struct vgpu_ctx *ctx, struct vgpu_sysfs *fs, const struct vgpu_model *m);
 /**
  * vgpu_catalog_load() - add the stored types each GPU's catalogue lacks now
  * (damaged lines are warned about and skipped).
+ * @ctx: where the warnings go
+ * @fs: the host root; no catalogue directory, or no file for a GPU, is no error
+ * @m: the model; a type it already has keeps its name
  */
 void vgpu_catalog_load(struct vgpu_ctx *ctx, struct vgpu_sysfs *fs, struct vgpu_model *m);
 

@@ -12,17 +12,29 @@
 
 #define ARRAY_SIZE(a) (sizeof(a) / sizeof((a)[0]))
 
+/**
+ * vgpu_freep() - free() the pointer @p points to; the cleanup of VGPU_AUTOFREE.
+ * @p: the address of a heap pointer (NULL inside is fine)
+ */
 static inline void vgpu_freep(void *p)
 {
 	free(*(void **)p);
 }
 
+/**
+ * vgpu_closep() - close() *@fd unless it is negative; the cleanup of VGPU_AUTOCLOSE.
+ * @fd: the address of a file descriptor, -1 for none
+ */
 static inline void vgpu_closep(int *fd)
 {
 	if (*fd >= 0)
 		close(*fd);
 }
 
+/**
+ * vgpu_fclosep() - fclose() *@f unless NULL; the cleanup of VGPU_AUTOFCLOSE.
+ * @f: the address of a stream pointer
+ */
 static inline void vgpu_fclosep(FILE **f)
 {
 	if (*f)
@@ -46,6 +58,12 @@ static inline void vgpu_fclosep(FILE **f)
 	typedef type vgpu_autoptr_type_##name;
 #define VGPU_AUTOPTR(name) __attribute__((cleanup(vgpu_autoptr_##name))) vgpu_autoptr_type_##name *
 
+/**
+ * vgpu_steal_ptr_impl() - take the pointer out of *@p, leaving NULL, so a
+ * cleanup attribute on *@p frees nothing; called as vgpu_steal_ptr(&ptr).
+ * @p: the address of the pointer
+ * Return: the pointer *@p held; the caller owns it now.
+ */
 static inline void *vgpu_steal_ptr_impl(void **p)
 {
 	void *r = *p;

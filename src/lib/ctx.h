@@ -32,16 +32,32 @@ struct vgpu_ctx {
 
 /**
  * vgpu_ctx_init() - set up a context that logs through @fn (may be NULL).
+ * @ctx: the context, overwritten (no message recorded)
+ * @fn: the log callback, or NULL to drop every log message
+ * @data: passed to @fn as its first argument
+ *
  * Messages up to LOG_INFO are passed on; see vgpu_ctx_set_priority().
  */
 void vgpu_ctx_init(struct vgpu_ctx *ctx, vgpu_log_fn fn, void *data);
-/** vgpu_ctx_clear() - free the recorded message; the context may be reused. */
+/**
+ * vgpu_ctx_clear() - free the recorded message; the context may be reused.
+ * @ctx: the context; its log callback and priority are kept
+ */
 void vgpu_ctx_clear(struct vgpu_ctx *ctx);
-/** vgpu_ctx_set_priority() - pass on messages of @priority and more urgent ones. */
+/**
+ * vgpu_ctx_set_priority() - pass on messages of @priority and more urgent ones.
+ * @ctx: the context
+ * @priority: a syslog priority (LOG_DEBUG passes everything on, LOG_ERR only errors)
+ */
 void vgpu_ctx_set_priority(struct vgpu_ctx *ctx, int priority);
 
 /**
  * vgpu_error() - record why the current operation fails.
+ * @ctx: the context that keeps the message
+ * @err: the error code, either sign (0 is taken as EIO)
+ * @fmt: printf format of one whole-sentence message; control characters are escaped
+ * @...: arguments for @fmt (the old message may be one of them)
+ *
  * Replaces an earlier message: the message names the failure point.
  * Return: -|@err| (so `return vgpu_error(ctx, -ENOENT, ...)` propagates).
  */
@@ -50,16 +66,36 @@ int vgpu_error(struct vgpu_ctx *ctx, int err, const char *fmt, ...)
 /**
  * vgpu_error_append() - add "; <text>" to the recorded message: after a
  * failed multi-step change, what the undo did follows the first error.
+ * @ctx: the context; with no message recorded the text follows "unknown error"
+ * @fmt: printf format of the text; control characters are escaped
+ * @...: arguments for @fmt
  */
 void vgpu_error_append(struct vgpu_ctx *ctx, const char *fmt, ...)
 	__attribute__((format(printf, 2, 3)));
-/** vgpu_ctx_error() - the recorded message; "unknown error" when none was set. */
+/**
+ * vgpu_ctx_error() - the recorded message; "unknown error" when none was set.
+ * @ctx: the context
+ * Return: the message, owned by @ctx: valid until the next vgpu_error*() or
+ * vgpu_ctx_clear().
+ */
 const char *vgpu_ctx_error(const struct vgpu_ctx *ctx);
 
-/** vgpu_log() - pass a message of @priority to the log callback. */
+/**
+ * vgpu_log() - pass a message of @priority to the log callback.
+ * @ctx: the context; nothing happens without a callback or above its priority
+ * @priority: LOG_ERR, LOG_WARNING, LOG_NOTICE, LOG_INFO or LOG_DEBUG
+ * @fmt: printf format of the message; control characters are escaped
+ * @...: arguments for @fmt
+ */
 void vgpu_log(struct vgpu_ctx *ctx, int priority, const char *fmt, ...)
 	__attribute__((format(printf, 3, 4)));
-/** vgpu_logv() - vgpu_log() with a va_list. */
+/**
+ * vgpu_logv() - vgpu_log() with a va_list.
+ * @ctx: the context; nothing happens without a callback or above its priority
+ * @priority: LOG_ERR, LOG_WARNING, LOG_NOTICE, LOG_INFO or LOG_DEBUG
+ * @fmt: printf format of the message; control characters are escaped
+ * @ap: arguments for @fmt
+ */
 void vgpu_logv(struct vgpu_ctx *ctx, int priority, const char *fmt, va_list ap);
 #define vgpu_warn(ctx, ...) vgpu_log(ctx, LOG_WARNING, __VA_ARGS__)
 #define vgpu_info(ctx, ...) vgpu_log(ctx, LOG_INFO, __VA_ARGS__)
@@ -77,31 +113,87 @@ enum {
 /**
  * vgpu_escape_controls() - @s (heap, consumed) with control characters as
  * \xNN, so one message is one line and shows what is there; a new heap string.
+ * @s: a heap string; freed, or returned as it is when it has nothing to escape
+ *
+ * Control characters are bytes below 0x20 and 0x7f; other bytes pass unchanged.
+ * Return: the escaped heap string (@s itself when nothing needed escaping);
+ * caller frees.
  */
 char *vgpu_escape_controls(char *s);
-/** vgpu_strerror() - text for -errno or one of our codes (sign ignored). */
+/**
+ * vgpu_strerror() - text for -errno or one of our codes (sign ignored).
+ * @err: an errno value or VGPU_E*, either sign
+ * Return: a static string (strerror()'s for errno values).
+ */
 const char *vgpu_strerror(int err);
 
 /* Allocators that never return NULL: on failure, one line on stderr and abort(). */
+/**
+ * vgpu_xmalloc() - allocate @size bytes; never NULL.
+ * @size: the size in bytes (0 allocates one byte)
+ * Return: uninitialised memory; caller frees.  Out of memory: one line on
+ * stderr and abort().
+ */
 void *vgpu_xmalloc(size_t size);
-/** vgpu_xcalloc() - zeroed @n x @size bytes (overflow checked); never NULL. */
+/**
+ * vgpu_xcalloc() - zeroed @n x @size bytes (overflow checked); never NULL.
+ * @n: the number of elements (0 is taken as 1)
+ * @size: the size of one element (0 is taken as 1)
+ * Return: zeroed memory; caller frees.  Out of memory or overflow: abort().
+ */
 void *vgpu_xcalloc(size_t n, size_t size);
-/** vgpu_xrealloc() - resize @p to @size bytes; never NULL. */
+/**
+ * vgpu_xrealloc() - resize @p to @size bytes; never NULL.
+ * @p: a heap block, or NULL for a new one
+ * @size: the new size in bytes (0 is taken as 1)
+ * Return: the block, possibly moved (@p is then invalid); caller frees.
+ * Out of memory: abort().
+ */
 void *vgpu_xrealloc(void *p, size_t size);
-/* Grow @p to hold @n elements of @size (n * size checked for overflow). */
+/**
+ * vgpu_xreallocarray() - grow @p to hold @n elements of @size (n * size
+ * checked for overflow); never NULL.
+ * @p: a heap block, or NULL for a new one
+ * @n: the number of elements
+ * @size: the size of one element
+ * Return: the block, possibly moved; caller frees.  Out of memory or
+ * overflow: abort().
+ */
 void *vgpu_xreallocarray(void *p, size_t n, size_t size);
-/** vgpu_xstrdup() - copy of @s ("" for NULL); never NULL. */
+/**
+ * vgpu_xstrdup() - copy of @s ("" for NULL); never NULL.
+ * @s: the string, or NULL
+ * Return: a heap copy; caller frees.  Out of memory: abort().
+ */
 char *vgpu_xstrdup(const char *s);
-/** vgpu_xstrndup() - copy of at most @n bytes of @s; never NULL. */
+/**
+ * vgpu_xstrndup() - copy of at most @n bytes of @s; never NULL.
+ * @s: the string (not NULL)
+ * @n: the most bytes copied; the copy is always NUL-terminated
+ * Return: a heap copy; caller frees.  Out of memory: abort().
+ */
 char *vgpu_xstrndup(const char *s, size_t n);
-/** vgpu_asprintf() - formatted string on the heap; never NULL. */
+/**
+ * vgpu_asprintf() - formatted string on the heap; never NULL.
+ * @fmt: printf format
+ * @...: arguments for @fmt
+ * Return: the text; caller frees.  Out of memory: abort().
+ */
 char *vgpu_asprintf(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 /**
  * vgpu_append() - append the formatted text to the heap string *@s (NULL
  * starts one); for messages and lists built piece by piece.
+ * @s: the string, reallocated in place; caller frees *@s
+ * @fmt: printf format of the text appended
+ * @...: arguments for @fmt
  */
 void vgpu_append(char **s, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
-/** vgpu_vasprintf() - vgpu_asprintf() with a va_list. */
+/**
+ * vgpu_vasprintf() - vgpu_asprintf() with a va_list.
+ * @fmt: printf format
+ * @ap: arguments for @fmt
+ * Return: the text; caller frees.  Out of memory: abort().
+ */
 char *vgpu_vasprintf(const char *fmt, va_list ap);
 
 #endif

@@ -409,27 +409,32 @@ static void drop_hostdevs_of(xmlNodePtr devices, xmlNodePtr v)
 	}
 }
 
-/*
- * Re-running on our own output replaces the vGPUs we added last time; their
- * mdev UUIDs, in order, go to @prev (a VM keeps its mdev identity).
- */
-static void drop_previous_vgpus(xmlNodePtr dom, xmlNodePtr devices,
-				char prev[VGPU_MAX_VGPUS][VGPU_UUID_LEN], size_t *n_prev)
+/* Re-running on our own output replaces the vGPUs we added last time. */
+static void drop_previous_vgpus(xmlNodePtr dom, xmlNodePtr devices)
 {
 	xmlNodePtr md = our_metadata(dom);
 
-	*n_prev = 0;
+	for (xmlNodePtr v = md ? md->children : NULL; v; v = v->next)
+		if (v->type == XML_ELEMENT_NODE && xmlStrEqual(v->name, X("vgpu")))
+			drop_hostdevs_of(devices, v);
+	drop_node(md);
+}
+
+size_t vgpu_domain_prev_mdevs(xmlDocPtr doc, char (*out)[VGPU_UUID_LEN])
+{
+	xmlNodePtr md = our_metadata(xmlDocGetRootElement(doc));
+	size_t n = 0;
+
 	for (xmlNodePtr v = md ? md->children : NULL; v; v = v->next) {
 		VGPU_AUTOFREE char *u = NULL;
 
 		if (v->type != XML_ELEMENT_NODE || !xmlStrEqual(v->name, X("vgpu")))
 			continue;
 		u = get_attr(v, "mdev-uuid");
-		if (u && *n_prev < VGPU_MAX_VGPUS && vgpu_uuid_normalize(u, prev[*n_prev]))
-			(*n_prev)++;
-		drop_hostdevs_of(devices, v);
+		if (u && n < VGPU_MAX_VGPUS && vgpu_uuid_normalize(u, out[n]))
+			n++;
 	}
-	drop_node(md);
+	return n;
 }
 
 size_t vgpu_domain_strip(xmlDocPtr doc, const char *vf)
@@ -514,13 +519,12 @@ static void add_hostdev(xmlNodePtr devices, const struct vgpu_choice *c, const c
 
 /* ---- the sections we own -------------------------------------------------- */
 
-/* <name>, type, <uuid> (always one: the vGPU manager needs the VM UUID). */
-static int build_identity(struct vgpu_ctx *ctx, xmlNodePtr dom, const struct vgpu_domain_opts *o,
-			  char uuid[VGPU_UUID_LEN])
+/* <name>, type, <uuid> (the plan's: the vGPU manager needs the VM UUID). */
+static int build_identity(struct vgpu_ctx *ctx, xmlNodePtr dom, const struct vgpu_plan *plan,
+			  const struct vgpu_domain_opts *o)
 {
-	VGPU_AUTOFREE char *name = NULL, *have = NULL;
+	VGPU_AUTOFREE char *name = NULL;
 	const char *why;
-	int r;
 
 	if (o->name) {
 		if ((why = vgpu_domain_name_check(o->name)))
@@ -529,26 +533,16 @@ static int build_identity(struct vgpu_ctx *ctx, xmlNodePtr dom, const struct vgp
 	}
 	name = vgpu_domain_field(dom->doc, "name");
 	if (!name)
-		return vgpu_error(ctx, -EINVAL, "the domain has no <name>; give one with --name");
+		return vgpu_error(ctx, -EINVAL, "the domain has no <name>");
 	if ((why = vgpu_domain_name_check(name)))
 		return vgpu_error(ctx, -EINVAL, "the domain's <name> '%s': %s", name, why);
+	if (!vgpu_uuid_valid(plan->uuid))
+		return vgpu_error(ctx, -EINVAL, "the plan has no domain UUID");
 	if (o->virt_type)
 		set_attr(dom, "type", o->virt_type);
 	else if (!xmlHasProp(dom, X("type")))
 		set_attr(dom, "type", "kvm");
-	have = vgpu_domain_field(dom->doc, "uuid");
-	if (o->uuid) {
-		if (!vgpu_uuid_normalize(o->uuid, uuid))
-			return vgpu_error(ctx, -EINVAL, "'%s' is not a UUID", o->uuid);
-	} else if (have && *have) {
-		/* keep an existing identity, in libvirt's canonical form */
-		if (!vgpu_uuid_normalize(have, uuid))
-			return vgpu_error(ctx, -EINVAL, "the domain's <uuid> '%s' is not a UUID",
-					  have);
-	} else if ((r = vgpu_uuid_generate(ctx, uuid)) < 0) {
-		return r;
-	}
-	set_text(domain_child(dom, "uuid"), uuid);
+	set_text(domain_child(dom, "uuid"), plan->uuid);
 	return 0;
 }
 
@@ -561,7 +555,7 @@ static int build_memory(struct vgpu_ctx *ctx, xmlNodePtr dom, const struct vgpu_
 
 	*mem_kib = o->memory_kib;
 	if (!*mem_kib && vgpu_domain_memory_kib(ctx, dom->doc, mem_kib) < 0)
-		return vgpu_error(ctx, -EINVAL, "the domain has no usable <memory>; give --memory");
+		return vgpu_error(ctx, -EINVAL, "the domain has no usable <memory>");
 	snprintf(buf, sizeof(buf), "%" PRIu64, *mem_kib);
 	n = domain_child(dom, "memory");
 	set_attr(n, "unit", "KiB");
@@ -574,7 +568,7 @@ static int build_memory(struct vgpu_ctx *ctx, xmlNodePtr dom, const struct vgpu_
 		return 0;
 	if (*mem_kib % (1024 * 1024))
 		return vgpu_error(ctx, -EINVAL,
-				  "--hugepages backs memory with 1 GiB pages: %" PRIu64
+				  "1 GiB hugepages back the memory: %" PRIu64
 				  " KiB is not a whole number of GiB",
 				  *mem_kib);
 	mb = domain_child(dom, "memoryBacking");
@@ -667,45 +661,11 @@ static void build_cpu(xmlNodePtr dom, const struct vgpu_plan *plan, uint64_t mem
 }
 
 /*
- * The mdev UUID of each vGPU: given, else kept from our previous vGPUs,
- * else new; "" for vendor VFIO.  Two vGPUs never share one.
- */
-static int choose_mdev_uuids(struct vgpu_ctx *ctx, const struct vgpu_plan *plan,
-			     const struct vgpu_domain_opts *o,
-			     char prev[VGPU_MAX_VGPUS][VGPU_UUID_LEN], size_t n_prev,
-			     char mdevs[VGPU_MAX_VGPUS][VGPU_UUID_LEN])
-{
-	for (size_t i = 0, k = 0; i < plan->n_vgpus; i++) {
-		int r;
-
-		mdevs[i][0] = '\0';
-		if (plan->vgpus[i].iface != VGPU_IFACE_MDEV)
-			continue;
-		if (o->mdev_uuids[i]) {
-			if (!vgpu_uuid_normalize(o->mdev_uuids[i], mdevs[i]))
-				return vgpu_error(ctx, -EINVAL, "mdev UUID '%s' is not a UUID",
-						  o->mdev_uuids[i]);
-		} else if (k < n_prev) {
-			snprintf(mdevs[i], VGPU_UUID_LEN, "%s", prev[k++]);
-		} else if ((r = vgpu_uuid_generate(ctx, mdevs[i])) < 0) {
-			return r;
-		}
-		for (size_t j = 0; j < i; j++)
-			if (strcmp(mdevs[i], mdevs[j]) == 0)
-				return vgpu_error(ctx, -EINVAL,
-						  "vGPUs %zu and %zu would share mdev UUID %s",
-						  j + 1, i + 1, mdevs[i]);
-	}
-	return 0;
-}
-
-/*
  * A hostdev we did not add (no metadata of ours names it) for the same mdev
  * or VF would make two devices of one: refuse rather than guess which wins.
  */
 static int check_no_foreign_hostdev(struct vgpu_ctx *ctx, xmlNodePtr devices,
-				    const struct vgpu_plan *plan,
-				    char mdevs[VGPU_MAX_VGPUS][VGPU_UUID_LEN])
+				    const struct vgpu_plan *plan)
 {
 	for (xmlNodePtr hd = devices->children; hd; hd = hd->next) {
 		if (hd->type != XML_ELEMENT_NODE || !xmlStrEqual(hd->name, X("hostdev")))
@@ -713,22 +673,21 @@ static int check_no_foreign_hostdev(struct vgpu_ctx *ctx, xmlNodePtr devices,
 		for (size_t i = 0; i < plan->n_vgpus; i++) {
 			const struct vgpu_choice *c = &plan->vgpus[i];
 
-			if (hostdev_matches(hd, mdevs[i],
+			if (hostdev_matches(hd, c->mdev_uuid,
 					    c->iface == VGPU_IFACE_VENDOR_VFIO ? c->parent : NULL))
 				return vgpu_error(ctx, -EEXIST,
 						  "the domain already has a hostdev for %s %s that "
 						  "vgpuctl did not add; remove it first",
-						  mdevs[i][0] ? "mdev" : "VF",
-						  mdevs[i][0] ? mdevs[i] : c->parent);
+						  c->mdev_uuid[0] ? "mdev" : "VF",
+						  c->mdev_uuid[0] ? c->mdev_uuid : c->parent);
 		}
 	}
 	return 0;
 }
 
 /* One element in our namespace carries what the hook needs without libvirt. */
-static void build_metadata(xmlNodePtr dom, const struct vgpu_plan *plan, const char *uuid,
-			   const struct vgpu_domain_opts *o,
-			   char mdevs[VGPU_MAX_VGPUS][VGPU_UUID_LEN])
+static void build_metadata(xmlNodePtr dom, const struct vgpu_plan *plan,
+			   const struct vgpu_domain_opts *o)
 {
 	xmlNodePtr md = domain_child(dom, "metadata");
 	xmlNodePtr root = xmlNewNode(NULL, X("vgpus"));
@@ -736,7 +695,7 @@ static void build_metadata(xmlNodePtr dom, const struct vgpu_plan *plan, const c
 
 	xmlSetNs(root, ns);
 	xmlAddChild(md, root);
-	set_attr(root, "owner", uuid);
+	set_attr(root, "owner", plan->uuid);
 	set_attr_u(root, "node", (unsigned)plan->node);
 	if (o->no_pin)
 		set_attr(root, "pinned", "no");
@@ -754,8 +713,8 @@ static void build_metadata(xmlNodePtr dom, const struct vgpu_plan *plan, const c
 			set_attr(n, "gi-profile", c->gi_profile);
 		set_attr(n, "gpu", c->gpu);
 		set_attr(n, "vf", c->parent);
-		if (mdevs[i][0])
-			set_attr(n, "mdev-uuid", mdevs[i]);
+		if (c->mdev_uuid[0])
+			set_attr(n, "mdev-uuid", c->mdev_uuid);
 	}
 }
 
@@ -763,14 +722,16 @@ int vgpu_domain_build(struct vgpu_ctx *ctx, xmlDocPtr doc, const struct vgpu_pla
 		      const struct vgpu_domain_opts *o)
 {
 	xmlNodePtr dom = xmlDocGetRootElement(doc), devices;
-	char uuid[VGPU_UUID_LEN], mdevs[VGPU_MAX_VGPUS][VGPU_UUID_LEN];
-	char prev[VGPU_MAX_VGPUS][VGPU_UUID_LEN];
-	size_t n_prev;
 	uint64_t mem_kib;
 	int r;
 
 	xml_quiet();
-	r = build_identity(ctx, dom, o, uuid);
+	for (size_t i = 0; i < plan->n_vgpus; i++)
+		if ((plan->vgpus[i].iface == VGPU_IFACE_MDEV) !=
+		    vgpu_uuid_valid(plan->vgpus[i].mdev_uuid))
+			return vgpu_error(ctx, -EINVAL, "the plan has no mdev UUID for vGPU %zu",
+					  i + 1);
+	r = build_identity(ctx, dom, plan, o);
 	if (r == 0)
 		r = build_memory(ctx, dom, o, &mem_kib);
 	if (r < 0)
@@ -781,15 +742,13 @@ int vgpu_domain_build(struct vgpu_ctx *ctx, xmlDocPtr doc, const struct vgpu_pla
 		build_cpu(dom, plan, mem_kib);
 	}
 	devices = domain_child(dom, "devices");
-	drop_previous_vgpus(dom, devices, prev, &n_prev);
-	r = choose_mdev_uuids(ctx, plan, o, prev, n_prev, mdevs);
-	if (r == 0)
-		r = check_no_foreign_hostdev(ctx, devices, plan, mdevs);
+	drop_previous_vgpus(dom, devices);
+	r = check_no_foreign_hostdev(ctx, devices, plan);
 	if (r < 0)
 		return r;
 	for (size_t i = 0; i < plan->n_vgpus; i++)
-		add_hostdev(devices, &plan->vgpus[i], mdevs[i]);
-	build_metadata(dom, plan, uuid, o, mdevs);
+		add_hostdev(devices, &plan->vgpus[i], plan->vgpus[i].mdev_uuid);
+	build_metadata(dom, plan, o);
 	return 0;
 }
 

@@ -28,12 +28,10 @@ VGPU_DEFINE_AUTOPTR(xmldoc, struct _xmlDoc, vgpu_xml_doc_free)
 
 struct vgpu_domain_opts {
 	const char *name; /* NULL: keep the template's / --from's */
-	const char *uuid; /* NULL: keep the existing one, else generate */
 	uint64_t memory_kib; /* 0: keep existing */
 	const char *virt_type; /* "kvm", "qemu" or NULL to keep */
 	bool hugepages;
 	const struct vgpu_cpuset *emulator_cpus; /* NULL: the VM's own CPUs */
-	const char *mdev_uuids[VGPU_MAX_VGPUS]; /* NULL entries: keep or generate */
 	bool no_pin; /* leave <vcpu>, <cputune>, <numatune> and <cpu> alone */
 	bool per_start; /* metadata: the hook creates at each start, frees at each stop */
 };
@@ -94,6 +92,15 @@ int vgpu_domain_read_meta(struct vgpu_ctx *ctx, struct _xmlDoc *doc, struct vgpu
 /** vgpu_meta_clear() - free what vgpu_domain_read_meta() filled in. */
 void vgpu_meta_clear(struct vgpu_meta *m);
 
+/**
+ * vgpu_domain_prev_mdevs() - the mdev UUIDs our metadata in @doc gives its
+ * vGPUs, in order, damaged entries skipped (a VM keeps its mdev identity
+ * when its vGPUs are made again).
+ * @doc: a parsed domain
+ * @out: room for VGPU_MAX_VGPUS UUIDs
+ * Return: how many were found.
+ */
+size_t vgpu_domain_prev_mdevs(struct _xmlDoc *doc, char (*out)[VGPU_UUID_LEN]);
 /**
  * vgpu_domain_strip() - undo vgpu_domain_build() for the vGPUs on @vf (NULL:
  * all): drop their hostdevs and metadata entries; once none is left, drop

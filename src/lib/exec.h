@@ -27,6 +27,12 @@ struct vgpu_exec_result {
 /**
  * vgpu_exec() - run @argv[0] (looked up in PATH when it has no '/') with
  * @argv, wait at most @timeout_ms.
+ * @ctx: where errors go
+ * @argv: the program and its arguments, NULL-terminated; never a shell
+ * @timeout_ms: the deadline for the run, the output and the exit together
+ * @res: overwritten: the exit status, the captured stdout and stderr (each
+ *       up to VGPU_EXEC_OUTPUT_MAX, NUL-terminated, "" when empty) and the
+ *       time taken; the output is filled even on failure
  * Return: 0 when the program ran and exited (any status, in @res), or
  * -errno with a message in @ctx: it could not be started (-ENOENT, -EACCES)
  * or it ran past @timeout_ms (-ETIMEDOUT; its process group was killed).
@@ -39,16 +45,44 @@ int vgpu_exec(struct vgpu_ctx *ctx, const char *const *argv, long timeout_ms,
  * message names the command and its exit status and quotes the last
  * non-empty line of stderr, or of stdout when stderr is empty (nvidia-smi
  * reports on stdout).
+ * @ctx: where errors go
+ * @argv: the program and its arguments, NULL-terminated
+ * @timeout_ms: the deadline, as for vgpu_exec()
+ * @res: the result, as for vgpu_exec()
+ * Return: 0 when the program exited 0; vgpu_exec()'s -errno, or -EIO for a
+ * non-zero exit or a signal, with a message in @ctx.  vgpu_exec_clear() @res
+ * in every case.
  */
 int vgpu_exec_ok(struct vgpu_ctx *ctx, const char *const *argv, long timeout_ms,
 		 struct vgpu_exec_result *res);
-/** vgpu_exec_failed() - the message vgpu_exec_ok() gives for @res's non-zero exit. */
+/**
+ * vgpu_exec_failed() - the message vgpu_exec_ok() gives for @res's non-zero exit.
+ * @ctx: gets "'CMD' failed (exit N): LINE" or "'CMD' was killed by signal N: LINE"
+ * @argv: the command that ran, for the message
+ * @res: its result from vgpu_exec(); left as it is
+ * Return: -EIO.
+ */
 int vgpu_exec_failed(struct vgpu_ctx *ctx, const char *const *argv,
 		     const struct vgpu_exec_result *res);
+/**
+ * vgpu_exec_clear() - free @res's output and zero it.
+ * @res: a result from vgpu_exec() (a zeroed one is fine)
+ */
 void vgpu_exec_clear(struct vgpu_exec_result *res);
-/** vgpu_argv_str() - @argv as one line for messages and --dry-run ("a b 'c d'"); heap. */
+/**
+ * vgpu_argv_str() - @argv as one line for messages and --dry-run ("a b 'c d'"); heap.
+ * @argv: the arguments, NULL-terminated; any but plain words are single-quoted
+ *        as a shell would take them ('it'\''s')
+ * Return: the line; caller frees.
+ */
 char *vgpu_argv_str(const char *const *argv);
-/** vgpu_last_line() - the last non-empty line of @s, trimmed, in @buf. */
+/**
+ * vgpu_last_line() - the last non-empty line of @s, trimmed, in @buf.
+ * @s: the text (a program's output), or NULL
+ * @buf: where the line goes; truncated to fit, "" when there is none
+ * @len: the size of @buf (at least 1)
+ * Return: @buf.
+ */
 const char *vgpu_last_line(const char *s, char *buf, size_t len);
 
 #endif

@@ -85,11 +85,19 @@ struct vgpu_hostcfg {
 
 /**
  * vgpu_hostcfg_parse() - validate the configuration text @buf (@len bytes,
- * need not be NUL-terminated) and select @label.  @name names the file in
- * messages.  @label NULL validates only (then *out holds the labels and no
- * entries).  A @label in none of the maps is an error that lists the labels.
- * Return: 0 or -EINVAL (-EFBIG past VGPU_CFG_MAX_BYTES) with a message in
- * @ctx; *out is written only on success, clear it with vgpu_hostcfg_clear().
+ * need not be NUL-terminated) and select @label.
+ * @ctx: where errors go, each one line "FILE:LINE: what, where"
+ * @name: names the file in messages (NULL: "(config)")
+ * @buf: the YAML text, UTF-8
+ * @len: the length of @buf in bytes
+ * @label: the label to select, or NULL to validate only
+ * @out: the selected label's entries and domains, and every label of the file
+ *
+ * @label NULL validates only (then *out holds the labels and no entries).
+ * A @label in none of the maps is an error that lists the labels.
+ * Return: 0 or -EINVAL (-EFBIG past VGPU_CFG_MAX_BYTES; -ENOMEM if libyaml
+ * cannot set up its parser) with a message in @ctx; *out is written only on
+ * success, clear it with vgpu_hostcfg_clear().
  */
 int vgpu_hostcfg_parse(struct vgpu_ctx *ctx, const char *name, const char *buf, size_t len,
 		       const char *label, struct vgpu_hostcfg *out);
@@ -97,11 +105,19 @@ int vgpu_hostcfg_parse(struct vgpu_ctx *ctx, const char *name, const char *buf, 
  * vgpu_hostcfg_load() - vgpu_hostcfg_parse() of the file at @path: a regular
  * file of at most VGPU_CFG_MAX_BYTES (FIFOs, devices and directories are
  * refused without blocking).
- * Return: 0 or -errno with a message in @ctx; caller clears *out.
+ * @ctx: where errors go
+ * @path: the file, as the user gave it; it names the file in messages
+ * @label: the label to select, or NULL to validate only
+ * @out: the parsed configuration, written only on success
+ * Return: 0 or -errno with a message in @ctx (vgpu_file_read()'s or
+ * vgpu_hostcfg_parse()'s); caller clears *out with vgpu_hostcfg_clear().
  */
 int vgpu_hostcfg_load(struct vgpu_ctx *ctx, const char *path, const char *label,
 		      struct vgpu_hostcfg *out);
-/** vgpu_hostcfg_clear() - free what *@c holds; it is zeroed and reusable. */
+/**
+ * vgpu_hostcfg_clear() - free what *@c holds; it is zeroed and reusable.
+ * @c: the configuration (a zeroed one is fine)
+ */
 void vgpu_hostcfg_clear(struct vgpu_hostcfg *c);
 
 #endif

@@ -1,7 +1,10 @@
 // SPDX-License-Identifier: LGPL-2.1-or-later
 /*
  * Creating and freeing vGPUs, confirmed by reading back, and transactions
- * that undo what they did.  The driver's errnos: live-and-hooks.md section 3.
+ * that undo what they did.  The sysfs interfaces: mdev create/remove as in
+ * Documentation/driver-api/vfio-mediated-device.rst, vendor-specific VFIO
+ * (nvidia/current_vgpu_type) as in the NVIDIA Virtual GPU Software User Guide;
+ * what the driver's errnos mean: create_hint() below.
  */
 #include <errno.h>
 #include <stdarg.h>

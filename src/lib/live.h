@@ -27,18 +27,36 @@ struct vgpu_live_state {
 /**
  * vgpu_live_query() - the vGPU @r describes, as the host has it now: for
  * vendor VFIO what @r->parent holds, for mdev where @r->mdev_uuid is.
- * Return: 0 or -errno with a message in @ctx (an unreadable attribute).
+ * @ctx: where errors go
+ * @fs: the host root
+ * @r: the vGPU's record; its parent, type id and mdev UUID are validated first
+ * @out: overwritten with the state; an mdev UUID that is not there is
+ *       exists == false, not an error
+ * Return: 0 or -errno with a message in @ctx (an unreadable attribute;
+ * -EINVAL for a record that does not validate).
  */
 int vgpu_live_query(struct vgpu_ctx *ctx, struct vgpu_sysfs *fs, const struct vgpu_record *r,
 		    struct vgpu_live_state *out);
-/** vgpu_live_as_recorded() - @st is the vGPU @r describes: there, of its type, on its parent. */
+/**
+ * vgpu_live_as_recorded() - @st is the vGPU @r describes: there, of its type, on its parent.
+ * @st: the state from vgpu_live_query()
+ * @r: the record
+ * Return: true if @st exists with @r's type id on @r's parent.
+ */
 bool vgpu_live_as_recorded(const struct vgpu_live_state *st, const struct vgpu_record *r);
 /**
  * vgpu_live_create() - create the vGPU @r describes.  Already there with
  * the same type and parent: nothing to do (*created false).  Another vGPU in
  * the way: -EBUSY / -EEXIST.  The driver's errno otherwise, with its usual
  * meaning in the message.
- * Return: 0 or -errno with a message in @ctx.
+ * @ctx: where errors go
+ * @fs: the host root
+ * @r: the vGPU's record (vendor VFIO: its type id is written to the VF's
+ *     nvidia/current_vgpu_type; mdev: its UUID to the type's create)
+ * @created: false first; true once the write took effect, even when the
+ *           read-back then fails (the caller must still free it)
+ * Return: 0 or -errno with a message in @ctx (-EINVAL: the record does not
+ * validate; -EIO: the read-back does not show the vGPU).
  */
 int vgpu_live_create(struct vgpu_ctx *ctx, struct vgpu_sysfs *fs, const struct vgpu_record *r,
 		     bool *created);
@@ -49,7 +67,13 @@ int vgpu_live_create(struct vgpu_ctx *ctx, struct vgpu_sysfs *fs, const struct v
  * vGPU, retried with bounded backoff on EPERM/EBUSY while QEMU exits.
  * mdev: `remove` is never written while a process holds the mdev's VFIO
  * group open (-EBUSY).
- * Return: 0 or -errno with a message in @ctx.
+ * @ctx: where errors go
+ * @fs: the host root (its proc/ is searched for holders of the VFIO group)
+ * @r: the vGPU's record
+ * @freed: false first; true once the write took effect, even when the
+ *         read-back then fails
+ * Return: 0 or -errno with a message in @ctx (-EINVAL: the record does not
+ * validate; -EIO: the read-back still shows the vGPU).
  */
 int vgpu_live_destroy(struct vgpu_ctx *ctx, struct vgpu_sysfs *fs, const struct vgpu_record *r,
 		      bool *freed);

@@ -10,7 +10,7 @@
 #include "mig-tables.h"
 #include "util.h"
 
-/* ---- MIG tables (MIG UG r580; reference vgpu-host.md section 4.2) ------- */
+/* ---- MIG tables (NVIDIA MIG User Guide r580, "Supported MIG Profiles") -- */
 
 /*
  * Rows: name, GI profile ID, compute slices, memory slices (size), max
@@ -25,9 +25,9 @@ static const struct vgpu_mig_profile mig_a30[] = {
 /*
  * The 8-memory-slice parts (A100, A800, H100, H800, H20, GH200, H200, B200,
  * GB200, B300) share IDs, slice counts and placements: MIG UG "Supported MIG
- * Profiles" and -lgip/-lgipp samples (reference 4.2; the IDs for H20, GH200,
- * B200, GB200 and B300 follow gpu-operator/mig-parted -lgip samples or the
- * shared geometry).
+ * Profiles" and -lgip/-lgipp samples (the IDs for H20, GH200, B200, GB200
+ * and B300 follow gpu-operator/mig-parted -lgip samples or the shared
+ * geometry).
  *   1g small {0..6}:1, 1g large {0,2,4,6}:2, 2g {0,2,4}:2, 3g {0,4}:4,
  *   4g {0}:4, 7g {0}:8.
  */
@@ -86,7 +86,11 @@ static const struct vgpu_mig_profile mig_dc[] = {
 		tok, model, 8, 7, NULL, tbl, ARRAY_SIZE(tbl)                                       \
 	}
 
-/* Board tokens: reference vgpu-type-names.md section 4. */
+/*
+ * Board tokens: the <board> of NVIDIA's vGPU type names ("A100D" of
+ * "A100D-1-10C"), as NVIDIA Virtual GPU Software User Guide, "Virtual GPU
+ * Types for Supported GPUs" lists them.
+ */
 static const struct vgpu_mig_board mig_boards[] = {
 	{ "A30", "A30 24GB", 4, 4, NULL, mig_a30, ARRAY_SIZE(mig_a30) },
 	BOARD8("A100 A100X", "A100 40GB", mig_40),
@@ -133,9 +137,10 @@ static const struct vgpu_mig_board *board_by_token(const char *token)
 
 /*
  * PF device IDs of MIG boards: pciutils pci.ids (2023.04: 20b0 20b1 20b2 20b5
- * 20b7 20f1 20f3 20f5 20f6 2322 2324 2330 2331 2339) and reference
- * vgpu-host.md section 2.3 for the newer ones (2321 H100 NVL, 2335 H200 SXM,
- * 233b H200 NVL, 2901 B200, 2bb5 RTX PRO 6000 Blackwell Server Edition).
+ * 20b7 20f1 20f3 20f5 20f6 2322 2324 2330 2331 2339) and NVIDIA's Linux
+ * driver README, Appendix A "Supported NVIDIA GPU Products", for the newer
+ * ones (2321 H100 NVL, 2335 H200 SXM, 233b H200 NVL, 2901 B200, 2bb5 RTX PRO
+ * 6000 Blackwell Server Edition).
  * 20b3 (A100 SXM 64GB) has no table and is left out.
  */
 static const struct {

@@ -43,7 +43,10 @@ struct vgpu_mig_board {
 /**
  * vgpu_mig_board_lookup() - a board table by type-name token ("A30", "H100L")
  * or by model string ("A100 80GB", "NVIDIA H100 NVL", "NVIDIA A100-PCIE-40GB").
- * Return: the table, or NULL.
+ * @name: a board token (exact, case-sensitive), else a model string matched
+ *        word by word, case-insensitively; a memory size in it ("64GB") that
+ *        the board's model does not carry names another part: no table
+ * Return: the table (static), or NULL.
  */
 const struct vgpu_mig_board *vgpu_mig_board_lookup(const char *name);
 
@@ -51,7 +54,8 @@ const struct vgpu_mig_board *vgpu_mig_board_lookup(const char *name);
  * vgpu_mig_board_for_gpu() - the MIG table of @g: from the board token of a
  * MIG-backed type in its catalogue, else of any type, else from its PCI
  * device ID, else from its model string.
- * Return: the table, or NULL when @g is not a MIG GPU we know.
+ * @g: a GPU of a model (its catalogue read, or empty)
+ * Return: the table (static), or NULL when @g is not a MIG GPU we know.
  */
 const struct vgpu_mig_board *vgpu_mig_board_for_gpu(const struct vgpu_gpu *g);
 

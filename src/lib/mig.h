@@ -5,7 +5,8 @@
  * The profile tables and the board lookup live in mig-tables.c; this module
  * reads what the user asks for, places GPU
  * instances exactly and parses the nvidia-smi output that says what exists.
- * Placements are in memory slices (reference vgpu-host.md section 4).
+ * Placements are in memory slices (NVIDIA MIG User Guide, "Supported MIG
+ * Profiles"; nvidia-smi mig -lgipp prints them as Start:Size).
  */
 #ifndef VGPU_MIG_H
 #define VGPU_MIG_H
@@ -37,9 +38,13 @@ struct vgpu_mig_request {
 
 /**
  * vgpu_mig_parse_request() - read one PROFILE[xN] argument.
+ * @ctx: where errors go
+ * @b: the board the profile must be one of
  * @arg: "1g.6gb", "MIG 1g.6gb", a GI profile ID ("14"), or a MIG-backed vGPU
  *       type of @b ("A30-1-6C", "NVIDIA A30-1-6CME"), each optionally
- *       followed by "x<N>", N in 1..VGPU_MIG_COUNT_MAX.
+ *       followed by "x<N>", N in 1..VGPU_MIG_COUNT_MAX.  Profile names
+ *       compare case-insensitively.
+ * @out: the profile (pointing into @b's table) and the count, on success
  *
  * Return: 0 and *out, or -EINVAL with a one-line message naming @arg (and
  * listing @b's profiles when the name is not one of them).
@@ -49,9 +54,14 @@ int vgpu_mig_parse_request(struct vgpu_ctx *ctx, const struct vgpu_mig_board *b,
 
 /**
  * vgpu_mig_solve() - place the requested GPU instances beside existing ones.
+ * @ctx: where errors go
+ * @b: the board's table
  * @existing: GIs that exist (kept where they are); checked against @b.
+ * @n_existing: the number of @existing
  * @req: what to add; profiles must be @b's.
+ * @n_req: the number of @req; several requests of one profile are merged
  * @out: the new GIs (id -1) in creation order: larger profiles first.
+ * @n_out: the number of *@out, on success
  *
  * Exact: every legal placement is tried.  Of all layouts that fit, the one
  * kept has the longest run of free memory slices, then the lowest starts in
@@ -70,13 +80,21 @@ int vgpu_mig_solve(struct vgpu_ctx *ctx, const struct vgpu_mig_board *b,
 /**
  * vgpu_mig_largest_free() - the longest run of memory slices of @b that none
  * of @gis occupies.
+ * @b: the board's table
+ * @gis: GPU instances on the board (existing or planned), at their starts
+ * @n: the number of @gis
+ * Return: the run's length in memory slices (0 when the board is full).
  */
 unsigned vgpu_mig_largest_free(const struct vgpu_mig_board *b, const struct vgpu_mig_gi *gis,
 			       size_t n);
 
 /**
  * vgpu_mig_parse_lgi() - the GIs of one GPU from `nvidia-smi mig -i BUS -lgi`.
+ * @ctx: where errors go
+ * @b: the GPU's board; every row must name one of its profiles at a legal start
  * @text: the whole output (NUL-terminated, at most VGPU_MIG_TEXT_MAX bytes).
+ * @gis: the GIs in the order listed, on success
+ * @n: the number of *@gis, on success
  *
  * Rows inside the box, spaces collapsed:
  * "| 0 MIG 1g.6gb 14 3 0:1 |" (GPU, name, profile ID, instance ID,
@@ -84,7 +102,8 @@ unsigned vgpu_mig_largest_free(const struct vgpu_mig_board *b, const struct vgpu
  * found" give no GIs.
  *
  * Return: 0 and *gis (caller frees; NULL when none), or -EINVAL with the
- * offending line.
+ * offending line (also for rows of two GPUs, more GIs than @b has memory
+ * slices, or text that is not -lgi output at all).
  */
 int vgpu_mig_parse_lgi(struct vgpu_ctx *ctx, const struct vgpu_mig_board *b, const char *text,
 		       struct vgpu_mig_gi **gis, size_t *n);
@@ -92,9 +111,12 @@ int vgpu_mig_parse_lgi(struct vgpu_ctx *ctx, const struct vgpu_mig_board *b, con
 /**
  * vgpu_mig_parse_mode() - MIG mode from `nvidia-smi -i BUS
  * --query-gpu=pci.bus_id,mig.mode.current,mig.mode.pending --format=csv,noheader`.
- * @current, @pending: 1 enabled, 0 disabled, -1 "[N/A]" (not a MIG GPU).
+ * @ctx: where errors go
+ * @text: the whole output: one line "BUS, CURRENT, PENDING", blank lines around it allowed
+ * @current: 1 enabled, 0 disabled, -1 "[N/A]" (not a MIG GPU); written on success
+ * @pending: the mode after the next GPU reset, with the same values; written on success
  *
- * Return: 0, or -EINVAL when @text is not one such line.
+ * Return: 0, or -EINVAL with a message in @ctx when @text is not one such line.
  */
 int vgpu_mig_parse_mode(struct vgpu_ctx *ctx, const char *text, int *current, int *pending);
 

@@ -122,67 +122,182 @@ enum {
 
 /**
  * vgpu_model_read() - read the host below @fs into a new model.
+ * @ctx: errors, and warnings about damaged files
+ * @fs: the host root
  * @what: VGPU_READ_* flags.
+ * @out: the model, on success
+ *
  * Damaged entries are reported at LOG_WARNING through @ctx and skipped;
  * only a host that cannot be read at all fails.  Call again after a
- * write to see the new state.
+ * write to see the new state.  The topology is read with
+ * VGPU_READ_TOPOLOGY or whenever a GPU's NUMA node must be derived from it.
+ * Owner records and stored catalogues are not read: vgpu_host_read() does that.
  * Return: 0 or -errno with a message in @ctx; caller frees *out.
  */
 int vgpu_model_read(struct vgpu_ctx *ctx, struct vgpu_sysfs *fs, unsigned what,
 		    struct vgpu_model **out);
-/** vgpu_model_read_topology() - read only the NUMA/CPU topology into @t. */
+/**
+ * vgpu_model_read_topology() - read only the NUMA/CPU topology into @t.
+ * @ctx: errors, and warnings about damaged files
+ * @fs: the host root
+ * @t: an initialised (zeroed or earlier read) topology; replaced on success,
+ *     its old arrays freed
+ *
+ * Online CPUs come from cpu/online, else cpu/present, else the cpu<N>
+ * directories; nodes from node/online, else the node<N> directories, else
+ * one node 0 holding every CPU.  Damaged files are warned about and skipped.
+ * Return: 0 or -errno with a message in @ctx (-ENOENT: no CPUs found);
+ * free @t with vgpu_topology_clear().
+ */
 int vgpu_model_read_topology(struct vgpu_ctx *ctx, struct vgpu_sysfs *fs, struct vgpu_topology *t);
 
 /* ---- building in memory (tests, planners working on a copy) --------------- */
 
-/** vgpu_model_new() - an empty model; free with vgpu_model_free(). */
+/**
+ * vgpu_model_new() - an empty model; free with vgpu_model_free().
+ * Return: the model (never NULL).
+ */
 struct vgpu_model *vgpu_model_new(void);
-/** vgpu_model_free() - free @m and all it owns (NULL is fine). */
+/**
+ * vgpu_model_free() - free @m and all it owns (NULL is fine).
+ * @m: the model, or NULL
+ */
 void vgpu_model_free(struct vgpu_model *m);
 VGPU_DEFINE_AUTOPTR(model, struct vgpu_model, vgpu_model_free)
-/* Add a GPU (zeroed but for -1 "unknown" fields and @addr); returns it. */
+/**
+ * vgpu_model_add_gpu() - add a GPU (zeroed but for -1 "unknown" fields and @addr).
+ * @m: the model; its GPU array may move (the parents' ->gpu pointers are updated)
+ * @addr: the GPU's PCI address, copied as given (normalize it first)
+ * @device_id: the PCI device ID; the vendor is VGPU_PCI_VENDOR_NVIDIA
+ * Return: the new GPU, owned by @m; valid until the next vgpu_model_add_gpu().
+ */
 struct vgpu_gpu *vgpu_model_add_gpu(struct vgpu_model *m, const char *addr, uint16_t device_id);
-/* Add a parent to @g (index -1: the PF itself); returns it. */
+/**
+ * vgpu_gpu_add_parent() - add a parent to @g (index -1: the PF itself).
+ * @g: the GPU; its parent array may move
+ * @addr: the parent's PCI address, copied as given
+ * @index: the VF index, or -1 for the PF itself on non-SR-IOV cards
+ *
+ * The parent starts free, with @g's NUMA node and no IOMMU group (-1).
+ * Return: the new parent, owned by @g's model; valid until the next addition to @g.
+ */
 struct vgpu_parent *vgpu_gpu_add_parent(struct vgpu_gpu *g, const char *addr, int index);
-/* Add type @id named @name (copied) to @g's catalogue, classified; returns it. */
+/**
+ * vgpu_gpu_add_type() - add type @id named @name (copied) to @g's catalogue, classified.
+ * @g: the GPU; its catalogue stays sorted by id
+ * @id: the type id (N of nvidia-N)
+ * @name: the driver's type name, parsed with vgpu_type_parse()
+ * Return: the new type, or the one already there with @id (its name unchanged);
+ * owned by @g's model.
+ */
 struct vgpu_type *vgpu_gpu_add_type(struct vgpu_gpu *g, unsigned id, const char *name);
-/* @p offers @t with @available instances now. */
+/**
+ * vgpu_parent_add_type() - record that @p offers @t with @available instances now.
+ * @p: the parent
+ * @t: a type in the catalogue of @p's GPU (the pointer is kept)
+ * @available: instances creatable now, -1 unknown
+ */
 void vgpu_parent_add_type(struct vgpu_parent *p, const struct vgpu_type *t, long available);
-/* Set the topology (takes ownership of t's arrays). */
+/**
+ * vgpu_model_set_topology() - set the topology (takes ownership of t's arrays).
+ * @m: the model; a topology it had is freed
+ * @t: the topology; zeroed afterwards
+ */
 void vgpu_model_set_topology(struct vgpu_model *m, struct vgpu_topology *t);
-/** vgpu_topology_clear() - free @t's arrays and zero it. */
+/**
+ * vgpu_topology_clear() - free @t's arrays and zero it.
+ * @t: the topology (a zeroed one is fine)
+ */
 void vgpu_topology_clear(struct vgpu_topology *t);
 
 /* ---- looking things up -------------------------------------------------- */
 
-/** vgpu_model_find_gpu() - the GPU at @bdf (any accepted spelling), or NULL. */
+/**
+ * vgpu_model_find_gpu() - the GPU at @bdf (any accepted spelling), or NULL.
+ * @m: the model
+ * @bdf: a PCI address as vgpu_bdf_normalize() takes it
+ * Return: the GPU, borrowed from @m; NULL when @m has none there or @bdf is
+ * not an address.
+ */
 const struct vgpu_gpu *vgpu_model_find_gpu(const struct vgpu_model *m, const char *bdf);
-/** vgpu_model_find_parent() - the vGPU parent at @bdf, or NULL. */
+/**
+ * vgpu_model_find_parent() - the vGPU parent at @bdf, or NULL.
+ * @m: the model
+ * @bdf: a PCI address as vgpu_bdf_normalize() takes it
+ * Return: the parent, borrowed from @m; NULL when @m has none there or @bdf
+ * is not an address.
+ */
 const struct vgpu_parent *vgpu_model_find_parent(const struct vgpu_model *m, const char *bdf);
-/*
- * Count one reserved vGPU of @type_id (0: unknown) on the parent at @bdf.
+/**
+ * vgpu_model_reserve() - count one reserved vGPU of @type_id (0: unknown) on
+ * the parent at @bdf.
+ * @m: the model
+ * @bdf: the parent's PCI address (any accepted spelling)
+ * @type_id: the reserved vGPU's type, 0 unknown (a damaged record); becomes
+ *           the parent's reserved_type
  * Return: false when the model has no such parent.
  */
 bool vgpu_model_reserve(struct vgpu_model *m, const char *bdf, unsigned type_id);
-/* The GPU's catalogue entry for a type id, or NULL. */
+/**
+ * vgpu_gpu_find_type() - the GPU's catalogue entry for a type id, or NULL.
+ * @g: the GPU
+ * @id: the type id
+ * Return: the type, borrowed from the model (binary search); NULL when @g's
+ * catalogue lacks it.
+ */
 const struct vgpu_type *vgpu_gpu_find_type(const struct vgpu_gpu *g, unsigned id);
-/*
- * Same, falling back to another GPU of the same model: a vendor-VFIO VF in use
- * drops out of every creatable list of its own GPU, while a sibling GPU with
- * free capacity still names the type (one driver type table per model).
+/**
+ * vgpu_model_find_type() - vgpu_gpu_find_type(), falling back to another GPU
+ * of the same model.
+ * @m: the model @g belongs to
+ * @g: the GPU asked first
+ * @id: the type id
+ *
+ * A vendor-VFIO VF in use drops out of every creatable list of its own GPU,
+ * while a sibling GPU with free capacity still names the type (one driver
+ * type table per model).  "Same model" means the same PCI device ID.
+ * Return: the type, borrowed from @m, or NULL when no such GPU names it.
  */
 const struct vgpu_type *vgpu_model_find_type(const struct vgpu_model *m, const struct vgpu_gpu *g,
 					     unsigned id);
-/* "free", "in-use", "reserved" or "unknown". */
+/**
+ * vgpu_parent_state_str() - the parent's state in one word.
+ * @p: the parent
+ * Return: "free", "in-use", "reserved" or "unknown" (static text); unknown
+ * wins over in-use, in-use over reserved.
+ */
 const char *vgpu_parent_state_str(const struct vgpu_parent *p);
-/* Does @t answer to @spec (short profile, full name, nvidia-N or N)? */
+/**
+ * vgpu_type_matches() - does @t answer to @spec (short profile, full name, nvidia-N or N)?
+ * @t: the type
+ * @spec: what the user asked for; names compare exactly (case-sensitive)
+ * Return: true if it does; an empty @spec matches nothing.
+ */
 bool vgpu_type_matches(const struct vgpu_type *t, const char *spec);
 
-/** vgpu_topology_node() - node @id of @t, or NULL. */
+/**
+ * vgpu_topology_node() - node @id of @t, or NULL.
+ * @t: the topology
+ * @id: the NUMA node id
+ * Return: the node, borrowed from @t, or NULL when @t has none with @id.
+ */
 const struct vgpu_node *vgpu_topology_node(const struct vgpu_topology *t, int id);
-/* The thread siblings of the core whose lowest CPU is @core (a core_of[] value). */
+/**
+ * vgpu_topology_core_cpus() - the thread siblings of the core whose lowest
+ * CPU is @core (a core_of[] value).
+ * @t: the topology
+ * @core: the core's lowest online CPU
+ * @out: the core's online CPUs (empty if @core is no core's lowest CPU)
+ */
 void vgpu_topology_core_cpus(const struct vgpu_topology *t, int core, struct vgpu_cpuset *out);
-/* The lowest core (its lowest CPU) >= @from whose lowest CPU is in @within, or -1. */
+/**
+ * vgpu_topology_next_core() - the lowest core (its lowest CPU) >= @from
+ * whose lowest CPU is in @within, or -1; see vgpu_topology_for_each_core().
+ * @t: the topology
+ * @within: the CPUs to consider
+ * @from: the first CPU number looked at (not negative)
+ * Return: the core's lowest CPU, or -1 when there is none.
+ */
 int vgpu_topology_next_core(const struct vgpu_topology *t, const struct vgpu_cpuset *within,
 			    int from);
 /* for (each core c of @t whose lowest CPU is in @within), lowest first */

@@ -1,9 +1,11 @@
 // SPDX-License-Identifier: LGPL-2.1-or-later
 /*
  * nvtools.c - nvidia-smi and sriov-manage, one argv each, read back after
- * every change.  Output formats: reference vgpu-host.md 4.4 and 6.1; judge
- * by the output, not only the exit code (nvidia-smi -mig exits 0 with a
- * "pending" warning when a client holds the GPU).
+ * every change.  Output formats: the nvidia-smi samples of the NVIDIA MIG
+ * User Guide ("Getting Started with MIG") and sriov-manage as the NVIDIA
+ * Virtual GPU Software User Guide runs it; judge by the output, not only the
+ * exit code (nvidia-smi -mig exits 0 with a "pending" warning when a client
+ * holds the GPU).
  */
 #include <errno.h>
 #include <stdio.h>

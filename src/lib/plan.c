@@ -338,6 +338,17 @@ struct planner {
 	const struct vgpu_parent *picked[VGPU_MAX_VGPUS];
 };
 
+/* How messages name the request's GPU and VF: the caller's option, else the value's kind. */
+static const char *gpu_arg(const struct vgpu_request *req)
+{
+	return req->gpu_arg ? req->gpu_arg : "GPU";
+}
+
+static const char *vf_arg(const struct vgpu_request *req)
+{
+	return req->vf_arg ? req->vf_arg : "VF";
+}
+
 static int validate_request(struct planner *pl)
 {
 	const struct vgpu_model *m = pl->m;
@@ -350,12 +361,13 @@ static int validate_request(struct planner *pl)
 		return vgpu_error(pl->ctx, -EINVAL, "between 1 and %d vGPUs per VM",
 				  VGPU_MAX_VGPUS);
 	if (req->gpu && !(pl->want_gpu = vgpu_model_find_gpu(m, req->gpu)))
-		return vgpu_error(pl->ctx, -ENOENT, "--gpu '%s': no such NVIDIA GPU", req->gpu);
-	if (req->vf && !(pl->want_vf = vgpu_model_find_parent(m, req->vf)))
-		return vgpu_error(pl->ctx, -ENOENT, "--vf '%s': no such VF", req->vf);
-	if (pl->want_vf && pl->want_gpu && pl->want_vf->gpu != pl->want_gpu)
-		return vgpu_error(pl->ctx, -EINVAL, "--vf '%s' is not a VF of --gpu '%s'", req->vf,
+		return vgpu_error(pl->ctx, -ENOENT, "%s '%s': no such NVIDIA GPU", gpu_arg(req),
 				  req->gpu);
+	if (req->vf && !(pl->want_vf = vgpu_model_find_parent(m, req->vf)))
+		return vgpu_error(pl->ctx, -ENOENT, "%s '%s': no such VF", vf_arg(req), req->vf);
+	if (pl->want_vf && pl->want_gpu && pl->want_vf->gpu != pl->want_gpu)
+		return vgpu_error(pl->ctx, -EINVAL, "%s '%s' is not a VF of %s '%s'", vf_arg(req),
+				  req->vf, gpu_arg(req), req->gpu);
 	for (size_t i = 0; i < m->n_gpus; i++)
 		n_types += m->gpus[i].n_types;
 	if (!n_types)
@@ -404,15 +416,15 @@ static int choose_gpu(struct planner *pl)
 		const struct gpu_load *l = &pl->loads[pl->want_vf->gpu - m->gpus];
 
 		if (!parent_offers(pl->want_vf, req->profiles[0], &t))
-			return vgpu_error(pl->ctx, -EBUSY, "--vf '%s' cannot take '%s' now (%s)",
-					  req->vf, req->profiles[0],
+			return vgpu_error(pl->ctx, -EBUSY, "%s '%s' cannot take '%s' now (%s)",
+					  vf_arg(req), req->vf, req->profiles[0],
 					  pl->want_vf->in_use ? "it holds a vGPU" :
 								"not offered there");
 		if (!load_takes(l, t))
 			return vgpu_error(pl->ctx, -EBUSY,
-					  "--vf '%s' cannot take '%s' now (its GPU holds vGPUs of "
+					  "%s '%s' cannot take '%s' now (its GPU holds vGPUs of "
 					  "another type or has no framebuffer left)",
-					  req->vf, req->profiles[0]);
+					  vf_arg(req), req->vf, req->profiles[0]);
 		pl->best = pl->want_vf->gpu;
 		return 0;
 	}
@@ -554,13 +566,15 @@ static char *explain(const struct planner *pl, const struct vgpu_plan *plan)
 	const struct vgpu_gpu *best = pl->best;
 
 	return vgpu_asprintf("%s is free and offers %s now; GPU %s (%u of %zu vGPU parents in "
-			     "use) is on NUMA node %d%s",
+			     "use) is on NUMA node %d%s%s",
 			     plan->vgpus[0].parent, plan->vgpus[0].profile, best->addr,
 			     gpu_used(best), best->n_parents, best->numa_node,
-			     pl->want_vf   ? ", as asked with --vf" :
-			     pl->want_gpu  ? ", as asked with --gpu" :
+			     pl->want_vf || pl->want_gpu ? ", as asked with " :
 			     pl->best_fits ? " which has room for the VM's vCPUs and memory" :
-					     "");
+					     "",
+			     pl->want_vf  ? vf_arg(pl->req) :
+			     pl->want_gpu ? gpu_arg(pl->req) :
+					    "");
 }
 
 int vgpu_plan_make(struct vgpu_ctx *ctx, const struct vgpu_model *m, const struct vgpu_request *req,
@@ -588,5 +602,47 @@ int vgpu_plan_make(struct vgpu_ctx *ctx, const struct vgpu_model *m, const struc
 		return r;
 	plan->reason = explain(&pl, plan);
 	*out = vgpu_steal_ptr(&plan);
+	return 0;
+}
+
+int vgpu_plan_set_ids(struct vgpu_ctx *ctx, struct vgpu_plan *plan, const struct vgpu_request *req,
+		      const char *existing, char (*prev)[VGPU_UUID_LEN], size_t n_prev)
+{
+	char uuid[VGPU_UUID_LEN], mdevs[VGPU_MAX_VGPUS][VGPU_UUID_LEN];
+	int r;
+
+	if (req->uuid) {
+		if (!vgpu_uuid_normalize(req->uuid, uuid))
+			return vgpu_error(ctx, -EINVAL, "'%s' is not a UUID", req->uuid);
+	} else if (existing && *existing) {
+		/* keep an existing identity, in libvirt's canonical form */
+		if (!vgpu_uuid_normalize(existing, uuid))
+			return vgpu_error(ctx, -EINVAL, "the domain's <uuid> '%s' is not a UUID",
+					  existing);
+	} else if ((r = vgpu_uuid_generate(ctx, uuid)) < 0) {
+		return r;
+	}
+	for (size_t i = 0, k = 0; i < plan->n_vgpus; i++) {
+		mdevs[i][0] = '\0';
+		if (plan->vgpus[i].iface != VGPU_IFACE_MDEV)
+			continue;
+		if (req->mdev_uuids[i]) {
+			if (!vgpu_uuid_normalize(req->mdev_uuids[i], mdevs[i]))
+				return vgpu_error(ctx, -EINVAL, "mdev UUID '%s' is not a UUID",
+						  req->mdev_uuids[i]);
+		} else if (k < n_prev) {
+			snprintf(mdevs[i], VGPU_UUID_LEN, "%s", prev[k++]);
+		} else if ((r = vgpu_uuid_generate(ctx, mdevs[i])) < 0) {
+			return r;
+		}
+		for (size_t j = 0; j < i; j++)
+			if (strcmp(mdevs[i], mdevs[j]) == 0)
+				return vgpu_error(ctx, -EINVAL,
+						  "vGPUs %zu and %zu would share mdev UUID %s",
+						  j + 1, i + 1, mdevs[i]);
+	}
+	memcpy(plan->uuid, uuid, sizeof(uuid));
+	for (size_t i = 0; i < plan->n_vgpus; i++)
+		memcpy(plan->vgpus[i].mdev_uuid, mdevs[i], VGPU_UUID_LEN);
 	return 0;
 }

@@ -24,6 +24,11 @@ struct vgpu_request {
 	unsigned vcpus;
 	const char *gpu; /* restrict to this GPU (BDF) or NULL */
 	const char *vf; /* use exactly this parent or NULL */
+	/* how messages name @gpu and @vf (the caller's option: "--gpu"); NULL: "GPU", "VF" */
+	const char *gpu_arg, *vf_arg;
+	/* the domain's UUID and the mdev UUIDs, when given; vgpu_plan_set_ids() chooses the rest */
+	const char *uuid;
+	const char *mdev_uuids[VGPU_MAX_VGPUS];
 	struct vgpu_cpuset exclude; /* never use these CPUs (--exclude-cpus, other domains) */
 	uint64_t memory_kib; /* guest memory, bound to the node; 0 = not checked */
 	bool hugepages; /* backed by 1 GiB pages: check the node has them free */
@@ -38,6 +43,7 @@ struct vgpu_choice {
 	char *profile; /* short name */
 	enum vgpu_backing backing;
 	char *gi_profile; /* MIG-backed on a known board, else NULL */
+	char mdev_uuid[VGPU_UUID_LEN]; /* mdev: set by vgpu_plan_set_ids(); "" for vendor VFIO */
 };
 
 /**
@@ -47,6 +53,7 @@ struct vgpu_choice {
 void vgpu_choice_set(struct vgpu_choice *c, const struct vgpu_parent *p, const struct vgpu_type *t);
 
 struct vgpu_plan {
+	char uuid[VGPU_UUID_LEN]; /* the domain's, set by vgpu_plan_set_ids() */
 	int node;
 	struct vgpu_choice vgpus[VGPU_MAX_VGPUS];
 	size_t n_vgpus;
@@ -67,6 +74,22 @@ struct vgpu_plan {
  */
 int vgpu_plan_make(struct vgpu_ctx *ctx, const struct vgpu_model *m, const struct vgpu_request *req,
 		   struct vgpu_plan **out);
+/**
+ * vgpu_plan_set_ids() - choose the identities @plan still lacks: the
+ * domain's UUID (given in @req, else @existing, else new) and each mdev
+ * vGPU's UUID (given, else the next of @prev, else new).  Two vGPUs never
+ * share one.
+ * @ctx: errors
+ * @plan: a plan from vgpu_plan_make(); its uuid and mdev_uuid fields are set
+ * @req: the request the plan was made for (its uuid and mdev_uuids)
+ * @existing: the domain's current UUID, or NULL to make a new one
+ * @prev: the mdev UUIDs the domain's vGPUs had before, in order (NULL: none)
+ * @n_prev: how many @prev holds
+ * Return: 0, or -EINVAL (a UUID that is not one, a shared mdev UUID) or the
+ * error of vgpu_uuid_generate(), with a message in @ctx.
+ */
+int vgpu_plan_set_ids(struct vgpu_ctx *ctx, struct vgpu_plan *plan, const struct vgpu_request *req,
+		      const char *existing, char (*prev)[VGPU_UUID_LEN], size_t n_prev);
 /** vgpu_plan_free() - free a plan (NULL is fine). */
 void vgpu_plan_free(struct vgpu_plan *p);
 VGPU_DEFINE_AUTOPTR(plan, struct vgpu_plan, vgpu_plan_free)

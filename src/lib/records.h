@@ -29,6 +29,11 @@ enum vgpu_lifetime {
 	VGPU_LIFETIME_PERSISTENT = 0, /* assign .. release; the hook re-creates after a reboot */
 	VGPU_LIFETIME_PER_START, /* reserved; created at each start, freed at each stop */
 };
+/**
+ * vgpu_lifetime_str() - the lifetime as a record and the CLI spell it.
+ * @l: the lifetime
+ * Return: "per-start" or "persistent" (static text).
+ */
 const char *vgpu_lifetime_str(enum vgpu_lifetime l);
 
 struct vgpu_record {
@@ -51,13 +56,28 @@ struct vgpu_records {
 
 struct vgpu_sysfs;
 
-/* The record's file name into @key. */
+/**
+ * vgpu_record_key() - the record's file name into @key.
+ * @r: the record
+ * @key: "PARENT" for vendor VFIO, "PARENT_MDEVUUID" for mdev
+ */
 void vgpu_record_key(const struct vgpu_record *r, char key[VGPU_RECORD_KEY_LEN]);
-/* The record as text; caller frees. */
+/**
+ * vgpu_record_format() - the record as text: one "key=value" line for each of
+ * domain, domain_uuid, gpu, parent, interface, type_id, profile, mdev_uuid
+ * and lifetime, in that order.
+ * @r: the record
+ * Return: the text on the heap; caller frees.
+ */
 char *vgpu_record_format(const struct vgpu_record *r);
 /**
  * vgpu_record_parse() - a record from its text; every value is validated
  * (PCI addresses, UUIDs, decimal id, a libvirt-valid domain name).
+ * @ctx: where errors go
+ * @text: "key=value" lines as vgpu_record_format() writes them; every key
+ *        exactly once, no other keys
+ * @what: the record's name in messages (its file)
+ * @out: the record, written only on success
  * Return: 0 or -EINVAL with a message naming @what and the key in @ctx.
  */
 int vgpu_record_parse(struct vgpu_ctx *ctx, const char *text, const char *what,
@@ -66,15 +86,37 @@ int vgpu_record_parse(struct vgpu_ctx *ctx, const char *text, const char *what,
  * vgpu_records_read() - every record on the host.  A damaged record is
  * warned about and its parent (from the file name) listed in
  * damaged_parents, so it still counts as taken.  No directory: none.
+ * @ctx: errors, and warnings about damaged records
+ * @fs: the host root
+ * @out: overwritten (not cleared first): the records sorted by key, and the
+ *       damaged records' parents, sorted and unique
+ *
+ * Names starting with '.' (a writer's temporary files) are skipped.
  * Return: 0 or -errno with a message in @ctx; clear with vgpu_records_clear().
  */
 int vgpu_records_read(struct vgpu_ctx *ctx, struct vgpu_sysfs *fs, struct vgpu_records *out);
+/**
+ * vgpu_records_clear() - free what @rs holds; it is empty and reusable after.
+ * @rs: the records (a zeroed struct is fine)
+ */
 void vgpu_records_clear(struct vgpu_records *rs);
 #define VGPU_AUTORECORDS __attribute__((cleanup(vgpu_records_clear))) struct vgpu_records
-/* The record of the vGPU on @parent (and mdev @mdev_uuid, NULL: any), or NULL. */
+/**
+ * vgpu_records_find() - the record of the vGPU on @parent (and mdev
+ * @mdev_uuid, NULL: any), or NULL.
+ * @rs: the records
+ * @parent: the parent's normalized PCI address (compared as text)
+ * @mdev_uuid: the mdev's normalized UUID, or NULL for the first record on @parent
+ * Return: the record, borrowed from @rs, or NULL when none matches.
+ */
 const struct vgpu_record *vgpu_records_find(const struct vgpu_records *rs, const char *parent,
 					    const char *mdev_uuid);
-/* Is @parent claimed by a record (or a damaged one)? */
+/**
+ * vgpu_records_parent_taken() - is @parent claimed by a record (or a damaged one)?
+ * @rs: the records
+ * @parent: the parent's normalized PCI address (compared as text)
+ * Return: true if a record or a damaged record's file name claims it.
+ */
 bool vgpu_records_parent_taken(const struct vgpu_records *rs, const char *parent);
 struct vgpu_model;
 /**
@@ -82,15 +124,23 @@ struct vgpu_model;
  * now (a --per-start reservation, a vGPU gone after a reboot) and every
  * damaged record as reserved on its parent, so planners treat those
  * parents as taken.
+ * @rs: the records, from vgpu_records_read()
+ * @m: the model read from the same host; records of parents it lacks are ignored
  */
 void vgpu_records_apply(const struct vgpu_records *rs, struct vgpu_model *m);
 /**
  * vgpu_record_write() - create or replace @r's record (atomic).
+ * @ctx: where errors go
+ * @fs: the host root; ROOT/var/lib/vgpuctl/owners is created if missing
+ * @r: the record; its file is named by vgpu_record_key()
  * Return: 0 or -errno with a message naming the file in @ctx.
  */
 int vgpu_record_write(struct vgpu_ctx *ctx, struct vgpu_sysfs *fs, const struct vgpu_record *r);
 /**
  * vgpu_record_remove() - drop the record @key.  Absent is fine.
+ * @ctx: where errors go
+ * @fs: the host root
+ * @key: the record's file name, from vgpu_record_key()
  * Return: 0 or -errno with a message naming the file in @ctx.
  */
 int vgpu_record_remove(struct vgpu_ctx *ctx, struct vgpu_sysfs *fs, const char *key);

@@ -49,7 +49,7 @@ int vgpu_sysfs_open(struct vgpu_ctx *ctx, const char *sysroot, struct vgpu_sysfs
 	int fd, r;
 
 	if (!*root)
-		return vgpu_error(ctx, -EINVAL, "--sysroot '': an empty root is not a directory");
+		return vgpu_error(ctx, -EINVAL, "sysroot '': an empty root is not a directory");
 	fd = open(root, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
 	if (fd < 0) {
 		int err = errno;
@@ -74,7 +74,7 @@ int vgpu_sysfs_open(struct vgpu_ctx *ctx, const char *sysroot, struct vgpu_sysfs
 		vgpu_sysfs_free(fs);
 		return vgpu_error(ctx, r,
 				  "cannot confine paths to sysroot '%s': openat2() failed: %s "
-				  "(Linux 5.6 or later is needed for --sysroot)",
+				  "(Linux 5.6 or later is needed for a root other than /)",
 				  root, strerror(-r));
 	}
 	*out = fs;

@@ -35,14 +35,29 @@ struct vgpu_sysfs;
 
 /**
  * vgpu_sysfs_open() - open the host rooted at @sysroot (NULL = the real host "/").
- * An empty @sysroot is refused (it is a mistake, not "/").
- * Return: 0 or -errno with a message in @ctx; caller frees *out.
+ * @ctx: where errors go
+ * @sysroot: the root directory (--sysroot), or NULL for "/"; a trailing slash is dropped
+ * @out: the opened root, on success
+ *
+ * An empty @sysroot is refused (it is a mistake, not "/").  A root other than
+ * "/" needs openat2() (Linux 5.6); on an older kernel only "/" opens, with
+ * plain openat().
+ * Return: 0 or -errno with a message in @ctx (-ENOTDIR: not a directory,
+ * -EINVAL: empty); caller frees *out with vgpu_sysfs_free().
  */
 int vgpu_sysfs_open(struct vgpu_ctx *ctx, const char *sysroot, struct vgpu_sysfs **out);
-/** vgpu_sysfs_free() - close the root (NULL is fine). */
+/**
+ * vgpu_sysfs_free() - close the root and release the host lock if held.
+ * @fs: from vgpu_sysfs_open(), or NULL (nothing to do)
+ */
 void vgpu_sysfs_free(struct vgpu_sysfs *fs);
 VGPU_DEFINE_AUTOPTR(sysfs, struct vgpu_sysfs, vgpu_sysfs_free)
-/* The root as given (no trailing slash), "/" for the real host. */
+/**
+ * vgpu_sysfs_root() - the root as given, for messages.
+ * @fs: the host root
+ * Return: the root path without a trailing slash, "/" for the real host;
+ * owned by @fs.
+ */
 const char *vgpu_sysfs_root(const struct vgpu_sysfs *fs);
 
 /* A directory below the root: its fd, its path relative to the root. */
@@ -53,24 +68,49 @@ struct vgpu_sysdir {
 	char path[VGPU_PATH_MAX]; /* relative to the root, "" for the root */
 };
 
-/* The root itself as a directory; nothing to close. */
+/**
+ * vgpu_sysdir_root() - the root itself as a directory; nothing to close.
+ * @fs: the host root
+ * @d: filled in: the root's fd, path "" (paths below it resolve inside the root)
+ */
 void vgpu_sysdir_root(struct vgpu_sysfs *fs, struct vgpu_sysdir *d);
 /**
  * vgpu_sysdir_open() - open the directory at a root-relative path.
- * Return: 0 or -errno; close with vgpu_sysdir_close().
+ * @fs: the host root
+ * @d: the directory, filled in on success
+ * @fmt: printf format of the path, relative to the root (an absolute path is VGPU_EESCAPE)
+ * @...: arguments for @fmt
+ * Return: 0 or -errno (-ENOENT, -ENOTDIR, -ENAMETOOLONG, VGPU_EDANGLING, ...), no
+ * message; close @d with vgpu_sysdir_close().
  */
 int vgpu_sysdir_open(struct vgpu_sysfs *fs, struct vgpu_sysdir *d, const char *fmt, ...)
 	__attribute__((format(printf, 3, 4)));
-/* Same, below another open directory (@parent); the path stays root-relative for messages. */
+/**
+ * vgpu_sysdir_open_at() - vgpu_sysdir_open() below another open directory.
+ * @parent: the directory the path is relative to; the result may not leave it
+ * @d: the directory, filled in on success; its path stays root-relative for messages
+ * @fmt: printf format of the path, relative to @parent
+ * @...: arguments for @fmt
+ * Return: 0 or -errno (VGPU_EESCAPE if the path leaves @parent), no message;
+ * close @d with vgpu_sysdir_close().
+ */
 int vgpu_sysdir_open_at(const struct vgpu_sysdir *parent, struct vgpu_sysdir *d, const char *fmt,
 			...) __attribute__((format(printf, 3, 4)));
-/** vgpu_sysdir_close() - close a directory from vgpu_sysdir_open*() (idempotent). */
+/**
+ * vgpu_sysdir_close() - close a directory from vgpu_sysdir_open*() (idempotent).
+ * @d: the directory; the root from vgpu_sysdir_root() is left open
+ */
 void vgpu_sysdir_close(struct vgpu_sysdir *d);
 #define VGPU_AUTOSYSDIR __attribute__((cleanup(vgpu_sysdir_close))) struct vgpu_sysdir
 
-/*
- * "ROOT/dir/rel" as a user should read it in a message ("/sys/..." on the
- * real host).  Returns @buf.
+/**
+ * vgpu_sysdir_show() - "ROOT/dir/rel" as a user should read it in a message
+ * ("/sys/..." on the real host).
+ * @d: the directory
+ * @rel: a path below @d, or NULL / "" for @d itself
+ * @buf: where the text goes (truncated to fit)
+ * @len: the size of @buf; VGPU_SHOW_LEN holds any path
+ * Return: @buf.
  */
 const char *vgpu_sysdir_show(const struct vgpu_sysdir *d, const char *rel, char *buf, size_t len);
 #define VGPU_SHOW_LEN (2 * VGPU_PATH_MAX + 64)
@@ -108,44 +148,144 @@ void vgpu_warn_file_why(struct vgpu_ctx *ctx, const struct vgpu_sysdir *d, const
  * a file is optional and words the message.  Out-parameters other than
  * string buffers are written only on success.
  */
-/* Whole small file, trailing newlines stripped. */
+/**
+ * vgpu_sysfs_read_str() - read a whole small file, trailing newlines stripped.
+ * @d: the directory the path is relative to
+ * @buf: the text, NUL-terminated (also trailing CRs and NULs are stripped)
+ * @len: the size of @buf, terminator included
+ * @fmt: printf format of the path, relative to @d
+ * @...: arguments for @fmt
+ * Return: 0 or -errno as for every reader (-EFBIG: longer than @len - 1,
+ * -EINVAL: a NUL inside the text).
+ */
 int vgpu_sysfs_read_str(const struct vgpu_sysdir *d, char *buf, size_t len, const char *fmt, ...)
 	__attribute__((format(printf, 4, 5)));
-/* A decimal number in [@min, @max]. */
+/**
+ * vgpu_sysfs_read_long() - read a decimal number in [@min, @max].
+ * @d: the directory the path is relative to
+ * @out: the number, on success
+ * @min: smallest value accepted
+ * @max: largest value accepted
+ * @fmt: printf format of the path, relative to @d
+ * @...: arguments for @fmt
+ * Return: 0 or -errno as for every reader (-EINVAL: not a number,
+ * VGPU_ERANGE_VALUE: outside [@min, @max] or too long to be a number).
+ */
 int vgpu_sysfs_read_long(const struct vgpu_sysdir *d, long *out, long min, long max,
 			 const char *fmt, ...) __attribute__((format(printf, 5, 6)));
-/* A hex number (0x optional) no larger than @max. */
+/**
+ * vgpu_sysfs_read_hex() - read a hex number (0x optional) no larger than @max.
+ * @d: the directory the path is relative to
+ * @out: the number, on success
+ * @max: largest value accepted
+ * @fmt: printf format of the path, relative to @d
+ * @...: arguments for @fmt
+ * Return: 0 or -errno as for every reader (-EINVAL: not a hex number,
+ * VGPU_ERANGE_VALUE: above @max or too long to be a number).
+ */
 int vgpu_sysfs_read_hex(const struct vgpu_sysdir *d, unsigned long *out, unsigned long max,
 			const char *fmt, ...) __attribute__((format(printf, 4, 5)));
-/* A kernel cpulist ("0-3,8"). */
+/**
+ * vgpu_sysfs_read_cpulist() - read a kernel cpulist ("0-3,8").
+ * @d: the directory the path is relative to
+ * @out: the CPUs, on success
+ * @fmt: printf format of the path, relative to @d
+ * @...: arguments for @fmt
+ * Return: 0 or -errno as for every reader (-EINVAL: not a cpulist,
+ * VGPU_ERANGE_VALUE: a CPU at or beyond VGPU_MAX_CPUS).
+ */
 int vgpu_sysfs_read_cpulist(const struct vgpu_sysdir *d, struct vgpu_cpuset *out, const char *fmt,
 			    ...) __attribute__((format(printf, 3, 4)));
-/* A kernel cpumask ("ff,00000000"), as nodeN/cpumap. */
+/**
+ * vgpu_sysfs_read_cpumask() - read a kernel cpumask ("ff,00000000"), as nodeN/cpumap.
+ * @d: the directory the path is relative to
+ * @out: the CPUs, on success
+ * @fmt: printf format of the path, relative to @d
+ * @...: arguments for @fmt
+ * Return: 0 or -errno as for every reader (-EINVAL: not a cpumask,
+ * VGPU_ERANGE_VALUE: a CPU at or beyond VGPU_MAX_CPUS).
+ */
 int vgpu_sysfs_read_cpumask(const struct vgpu_sysdir *d, struct vgpu_cpuset *out, const char *fmt,
 			    ...) __attribute__((format(printf, 3, 4)));
-/* A whole file of up to @cap bytes, NUL-terminated; caller frees *out. */
+/**
+ * vgpu_sysfs_read_file() - read a whole file of up to @cap bytes, NUL-terminated.
+ * @d: the directory the path is relative to
+ * @cap: the most bytes accepted; a longer file is -EFBIG
+ * @out: the contents, on success; caller frees
+ * @len: the length without the terminator, on success (NULL: not wanted)
+ * @fmt: printf format of the path, relative to @d
+ * @...: arguments for @fmt
+ * Return: 0 or -errno as for every reader; caller frees *out.
+ */
 int vgpu_sysfs_read_file(const struct vgpu_sysdir *d, size_t cap, char **out, size_t *len,
 			 const char *fmt, ...) __attribute__((format(printf, 5, 6)));
-/* A symlink's target. */
+/**
+ * vgpu_sysfs_readlink() - read a symlink's target.
+ * @d: the directory the path is relative to
+ * @buf: the target, NUL-terminated
+ * @len: the size of @buf
+ * @fmt: printf format of the path, relative to @d
+ * @...: arguments for @fmt
+ * Return: 0 or -errno as for every reader (-EINVAL: not a symlink,
+ * -ENAMETOOLONG: the target does not fit @buf).
+ */
 int vgpu_sysfs_readlink(const struct vgpu_sysdir *d, char *buf, size_t len, const char *fmt, ...)
 	__attribute__((format(printf, 4, 5)));
-/* The last component of a symlink's target. */
+/**
+ * vgpu_sysfs_link_basename() - read the last component of a symlink's target
+ * (a driver link's name, an IOMMU group's number).
+ * @d: the directory the path is relative to
+ * @buf: the component, NUL-terminated, on success
+ * @len: the size of @buf
+ * @fmt: printf format of the path, relative to @d
+ * @...: arguments for @fmt
+ * Return: 0 or -errno as for every reader (-EINVAL: not a symlink or a target
+ * ending in '/', -ENAMETOOLONG: does not fit @buf).
+ */
 int vgpu_sysfs_link_basename(const struct vgpu_sysdir *d, char *buf, size_t len, const char *fmt,
 			     ...) __attribute__((format(printf, 4, 5)));
-/* stat() following links inside the root. */
+/**
+ * vgpu_sysfs_stat() - stat() following links inside the root.
+ * @d: the directory the path is relative to
+ * @st: the status, on success
+ * @fmt: printf format of the path, relative to @d
+ * @...: arguments for @fmt
+ * Return: 0 or -errno as for every reader.
+ */
 int vgpu_sysfs_stat(const struct vgpu_sysdir *d, struct stat *st, const char *fmt, ...)
 	__attribute__((format(printf, 3, 4)));
-/* lstat(): the entry itself. */
+/**
+ * vgpu_sysfs_lstat() - lstat(): the entry itself, a symlink not followed.
+ * @d: the directory the path is relative to
+ * @st: the status, on success
+ * @fmt: printf format of the path, relative to @d
+ * @...: arguments for @fmt
+ * Return: 0 or -errno as for every reader.
+ */
 int vgpu_sysfs_lstat(const struct vgpu_sysdir *d, struct stat *st, const char *fmt, ...)
 	__attribute__((format(printf, 3, 4)));
-/* Entry names without "." and "..", sorted with strverscmp; *out is replaced. */
+/**
+ * vgpu_sysfs_list_dir() - the entry names of a directory, without "." and "..",
+ * sorted with strverscmp (virtfn2 before virtfn10).
+ * @d: the directory the path is relative to
+ * @out: replaced by the names on success (its old contents are freed); caller
+ *       clears it with vgpu_strv_clear()
+ * @fmt: printf format of the path, relative to @d ("" for @d itself)
+ * @...: arguments for @fmt
+ * Return: 0 or -errno as for every reader (-ENOTDIR: not a directory).
+ */
 int vgpu_sysfs_list_dir(const struct vgpu_sysdir *d, struct vgpu_strv *out, const char *fmt, ...)
 	__attribute__((format(printf, 3, 4)));
 /**
  * vgpu_sysfs_write() - the one write to the host: @value in a single write(2)
  * to an existing regular file (sysfs attributes take a value in one write).
- * Return: 0 or -errno (the driver's errno for a refused value; -ENXIO for a
- * FIFO nobody reads, VGPU_ENOTREG for one somebody does).
+ * @d: the directory the path is relative to
+ * @value: the text written, without a terminator
+ * @fmt: printf format of the path, relative to @d
+ * @...: arguments for @fmt
+ * Return: 0 or -errno, no message (the driver's errno for a refused value;
+ * -ENXIO for a FIFO nobody reads, VGPU_ENOTREG for one somebody does; -EIO
+ * for a short write).
  */
 int vgpu_sysfs_write(const struct vgpu_sysdir *d, const char *value, const char *fmt, ...)
 	__attribute__((format(printf, 3, 4)));
@@ -153,6 +293,11 @@ int vgpu_sysfs_write(const struct vgpu_sysdir *d, const char *value, const char 
 /**
  * vgpu_file_read() - a user's own file (a template, a domain given with --from):
  * a regular file of at most @cap bytes, read without blocking on a FIFO.
+ * @ctx: where errors go
+ * @path: the file, as the user gave it (not below the root)
+ * @cap: the most bytes accepted (-EFBIG beyond)
+ * @out: the contents, NUL-terminated, on success
+ * @len: the length without the terminator, on success (NULL: not wanted)
  * Return: 0 or -errno with "cannot read 'PATH': cause" in @ctx; caller frees *out.
  */
 int vgpu_file_read(struct vgpu_ctx *ctx, const char *path, size_t cap, char **out, size_t *len);
@@ -162,7 +307,10 @@ int vgpu_file_read(struct vgpu_ctx *ctx, const char *path, size_t cap, char **ou
 /**
  * vgpu_sysfs_mkdirs() - create the directory @rel below the root and its
  * missing parents (mode 0755), then open it into @d.
- * Return: 0 or -errno; close @d with vgpu_sysdir_close().
+ * @fs: the host root
+ * @d: the directory, opened on success
+ * @rel: the directory's path below the root (an absolute path is VGPU_EESCAPE)
+ * Return: 0 or -errno, no message; close @d with vgpu_sysdir_close().
  */
 int vgpu_sysfs_mkdirs(struct vgpu_sysfs *fs, struct vgpu_sysdir *d, const char *rel);
 /**
@@ -176,30 +324,52 @@ int vgpu_sysfs_mkdirs(struct vgpu_sysfs *fs, struct vgpu_sysdir *d, const char *
 int vgpu_sysfs_mkdirs_ctx(struct vgpu_ctx *ctx, struct vgpu_sysfs *fs, struct vgpu_sysdir *d,
 			  const char *rel);
 /**
- * vgpu_sysfs_replace() - make the file @name in @d hold @data, atomically: a
- * temporary file is written, fsync()ed and renamed over @name, then the
+ * vgpu_sysfs_replace() - make the file @name in @d hold @data, atomically.
+ * @d: the directory
+ * @name: the file's name, one path component
+ * @data: the new contents
+ * @len: the length of @data
+ *
+ * A temporary file is written, fsync()ed and renamed over @name, then the
  * directory is fsync()ed.  A crash leaves the old or the new file, never a
- * torn one.  @name is one path component.
- * Return: 0 or -errno (nothing changed).
+ * torn one.  The new file has mode 0644.
+ * Return: 0 or -errno, no message (nothing changed; -EINVAL: @name is not one
+ * component).
  */
 int vgpu_sysfs_replace(const struct vgpu_sysdir *d, const char *name, const char *data, size_t len);
 /**
  * vgpu_sysfs_unlink() - remove the file @name (one component) from @d and
- * fsync() the directory.  Return: 0, -ENOENT or -errno.
+ * fsync() the directory.
+ * @d: the directory
+ * @name: the file's name, one path component
+ * Return: 0, -ENOENT or -errno, no message (-EINVAL: @name is not one component).
  */
 int vgpu_sysfs_unlink(const struct vgpu_sysdir *d, const char *name);
 /**
  * vgpu_sysfs_lock() - take the host-wide lock ROOT/run/vgpuctl/lock
  * (flock(2), exclusive), waiting at most @timeout_ms for another holder.
+ * @ctx: where errors go
+ * @fs: the host root; holds the lock's fd
+ * @timeout_ms: how long to wait, polled every 10 ms (0: try once)
+ *
  * Held until vgpu_sysfs_unlock() or vgpu_sysfs_free() (or process exit).
+ * Taking it again while held is a no-op.  ROOT/run/vgpuctl is created if missing.
  * Return: 0 or -errno with a message in @ctx (-EWOULDBLOCK: still held).
  */
 int vgpu_sysfs_lock(struct vgpu_ctx *ctx, struct vgpu_sysfs *fs, unsigned timeout_ms);
-/** vgpu_sysfs_unlock() - release the lock (fine when not held). */
+/**
+ * vgpu_sysfs_unlock() - release the lock (fine when not held).
+ * @fs: the host root
+ */
 void vgpu_sysfs_unlock(struct vgpu_sysfs *fs);
 /**
  * vgpu_file_replace() - a user's file (-o OUT) replaced atomically, like
- * vgpu_sysfs_replace().  Return: 0 or -errno with "cannot write 'PATH': cause".
+ * vgpu_sysfs_replace().
+ * @ctx: where errors go
+ * @path: the file, as the user gave it (not below the root)
+ * @data: the new contents
+ * @len: the length of @data
+ * Return: 0 or -errno with "cannot write 'PATH': cause" in @ctx.
  */
 int vgpu_file_replace(struct vgpu_ctx *ctx, const char *path, const char *data, size_t len);
 #define VGPU_LOCK_PATH "run/vgpuctl/lock"

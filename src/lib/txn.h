@@ -34,24 +34,85 @@ struct vgpu_txn {
 	size_t n;
 };
 
+/**
+ * vgpu_txn_init() - start an empty transaction.
+ * @t: the transaction, overwritten
+ * @ctx: where the steps' errors, the rollback's account and the step log go
+ * @fs: the host the steps change
+ * @dry_run: only log each step as "would ..." at LOG_NOTICE; change nothing
+ */
 void vgpu_txn_init(struct vgpu_txn *t, struct vgpu_ctx *ctx, struct vgpu_sysfs *fs, bool dry_run);
-/* A step done: remember its inverse (@data is owned by the transaction). */
+/**
+ * vgpu_txn_push() - a step done: remember its inverse (@data is owned by the
+ * transaction).
+ * @t: the transaction
+ * @undo: the inverse, called by vgpu_txn_rollback() with its own context and @data
+ * @data: the inverse's argument on the heap; freed with free() on commit or rollback
+ * @fmt: printf format of what the step did, for the log and the rollback message
+ * @...: arguments for @fmt
+ *
+ * The step is logged at LOG_DEBUG ("would ..." at LOG_NOTICE in a dry run).
+ */
 void vgpu_txn_push(struct vgpu_txn *t, vgpu_undo_fn undo, void *data, const char *fmt, ...)
 	__attribute__((format(printf, 4, 5)));
 /**
  * vgpu_txn_rollback() - undo every step in reverse, appending what the undo
- * did to the context's message.  Return: 0 when all was undone, else -EIO.
+ * did to the context's message.
+ * @t: the transaction; empty afterwards, every step's data freed
+ *
+ * The message gets "; rolled back: undid '...', ..." or "; rollback
+ * incomplete: ... FAILED to undo '...' (cause)".  With no step, or in a dry
+ * run, nothing is undone and the message is left alone.
+ * Return: 0 when all was undone, else -EIO.
  */
 int vgpu_txn_rollback(struct vgpu_txn *t);
-/* Keep the changes; forget the inverses. */
+/**
+ * vgpu_txn_commit() - keep the changes; forget the inverses.
+ * @t: the transaction; empty afterwards, every step's data freed
+ */
 void vgpu_txn_commit(struct vgpu_txn *t);
 
 /* Steps: each does its change (or logs it in a dry run) and pushes its inverse. */
+/**
+ * vgpu_txn_create() - create the vGPU @r describes (vgpu_live_create()) and
+ * push its freeing as the inverse.
+ * @t: the transaction
+ * @r: the vGPU's record (copied into the step)
+ *
+ * A vGPU that was there already is no step.  One created but not confirmed
+ * is pushed all the same, so a rollback still frees it.
+ * Return: 0 or -errno with a message in @t's context (from vgpu_live_create()).
+ */
 int vgpu_txn_create(struct vgpu_txn *t, const struct vgpu_record *r);
+/**
+ * vgpu_txn_destroy() - free the vGPU @r describes (vgpu_live_destroy()) and
+ * push its re-creation as the inverse.
+ * @t: the transaction
+ * @r: the vGPU's record (copied into the step)
+ *
+ * A vGPU that was gone already is no step.
+ * Return: 0 or -errno with a message in @t's context (from vgpu_live_destroy()).
+ */
 int vgpu_txn_destroy(struct vgpu_txn *t, const struct vgpu_record *r);
-/* Write @r's record; @old (NULL: none) is what the undo puts back. */
+/**
+ * vgpu_txn_record_put() - write @r's record; @old (NULL: none) is what the undo puts back.
+ * @t: the transaction
+ * @r: the record written (vgpu_record_write())
+ * @old: the record it replaces, or NULL: the undo then removes @r's record
+ *
+ * A failed write is undone at once (the old record put back, or the new one
+ * removed) and pushes no step.
+ * Return: 0 or -errno with a message in @t's context.
+ */
 int vgpu_txn_record_put(struct vgpu_txn *t, const struct vgpu_record *r,
 			const struct vgpu_record *old);
+/**
+ * vgpu_txn_record_drop() - remove @r's record (vgpu_record_remove()) and push
+ * writing it again as the inverse.
+ * @t: the transaction
+ * @r: the record dropped (copied into the step); absent on disk is fine
+ * Return: 0 or -errno with a message in @t's context.
+ */
 int vgpu_txn_record_drop(struct vgpu_txn *t, const struct vgpu_record *r);
 
 #endif

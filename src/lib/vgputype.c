@@ -3,9 +3,9 @@
  * vGPU type-name grammar and MIG profile tables.  Pure functions, no I/O.
  *
  * Grammar from NVIDIA/vgpu-device-manager pkg/types/vgpu_type.go and the
- * classes of real names (reference vgpu-type-names.md); the short name is the
- * last space-separated token of the driver's name (go-nvlib
- * parseMdevTypeName):
+ * classes of real names (NVIDIA Virtual GPU Software User Guide, "Virtual GPU
+ * Types for Supported GPUs"); the short name is the last space-separated token
+ * of the driver's name (go-nvlib parseMdevTypeName):
  *   time-sliced: GPU(-letters)*-GB{A,B,C,Q}, legacy GPU(-letters)*-GB"B4"
  *   Kepler:      K{1,2}<digit>0[Q] (no framebuffer in the name)
  *   MIG-backed:  GPU-G-GB{A,B,C,Q}[ME|NOME|MEALL]
@@ -148,7 +148,8 @@ static size_t parse_fb_series(const char *s, size_t n, unsigned *gb, char *serie
 /*
  * Attribute suffixes of MIG-backed names.  "GFX" is not among them: it marks
  * a vgpu-device-manager config key ("DC-1-24QGFX"), never a driver type
- * (reference vgpu-type-names.md section 5).
+ * (NVIDIA/vgpu-device-manager strips it before looking the type up:
+ * stripVGPUConfigSuffix()).
  */
 static const struct {
 	const char *attr, *gi_suffix;

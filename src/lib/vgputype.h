@@ -75,11 +75,25 @@ int vgpu_type_parse(const char *name, struct vgpu_type_info *out);
  */
 long vgpu_description_framebuffer_mib(const char *desc);
 
-/** vgpu_backing_str() - "time-sliced", "mig" or "unknown". */
+/**
+ * vgpu_backing_str() - "time-sliced", "mig" or "unknown".
+ * @b: the backing
+ * Return: the word for @b (static text); "unknown" for any other value.
+ */
 const char *vgpu_backing_str(enum vgpu_backing b);
-/** vgpu_iface_str() - "mdev", "vendor-vfio" or "none". */
+/**
+ * vgpu_iface_str() - "mdev", "vendor-vfio" or "none".
+ * @i: the interface
+ * Return: the word for @i (static text), as records and output spell it;
+ * "none" for any other value.
+ */
 const char *vgpu_iface_str(enum vgpu_iface i);
-/* Model name for a known NVIDIA device ID, or NULL. */
+/**
+ * vgpu_model_for_device() - model name for a known NVIDIA device ID, or NULL
+ * (from pci.ids, for display only).
+ * @device_id: the PCI device ID of an NVIDIA GPU
+ * Return: the model name ("NVIDIA A30"; static text), or NULL when unknown.
+ */
 const char *vgpu_model_for_device(uint16_t device_id);
 
 #endif

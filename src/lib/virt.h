@@ -18,10 +18,18 @@ struct vgpu_virt;
 
 /**
  * vgpu_virt_open() - load libvirt and connect to @uri.
- * Return: 0 or -errno with a message in @ctx; close with vgpu_virt_close().
+ * @ctx: where errors go
+ * @uri: the connection URI (-c URI), as virConnectOpen() takes it
+ * @out: the connection, on success
+ * Return: 0 or -errno with a message in @ctx (-ENOENT: libvirt.so.0 cannot be
+ * loaded or lacks a symbol; -EIO: the connection failed); close with
+ * vgpu_virt_close().
  */
 int vgpu_virt_open(struct vgpu_ctx *ctx, const char *uri, struct vgpu_virt **out);
-/** vgpu_virt_close() - disconnect and unload libvirt (NULL is fine). */
+/**
+ * vgpu_virt_close() - disconnect and unload libvirt (NULL is fine).
+ * @v: from vgpu_virt_open(), or NULL
+ */
 void vgpu_virt_close(struct vgpu_virt *v);
 VGPU_DEFINE_AUTOPTR(virt, struct vgpu_virt, vgpu_virt_close)
 /**
@@ -29,6 +37,12 @@ VGPU_DEFINE_AUTOPTR(virt, struct vgpu_virt, vgpu_virt_close)
  * domains (vcpupin, emulatorpin, iothreadpin, <vcpu cpuset>), active or not,
  * added to @out.  A domain named @self_name or with UUID @self_uuid is
  * skipped (re-planning it).  A definition that cannot be parsed is warned about.
+ * @ctx: errors, and warnings about definitions that cannot be parsed
+ * @v: the connection
+ * @self_name: the domain being planned, skipped by name (NULL: none)
+ * @self_uuid: the domain being planned, skipped by UUID (NULL: none)
+ * @out: the CPUs are added to it (it is not cleared); read from each domain's
+ *       persistent definition
  * Return: 0 or -EIO with a message in @ctx.
  */
 int vgpu_virt_pinned_cpus(struct vgpu_ctx *ctx, struct vgpu_virt *v, const char *self_name,
@@ -37,19 +51,44 @@ int vgpu_virt_pinned_cpus(struct vgpu_ctx *ctx, struct vgpu_virt *v, const char 
 /**
  * vgpu_virt_domain_xml() - the persistent definition of domain @name (with
  * secrets, for redefining it) and whether it runs.
- * Return: 0 or -errno with a message in @ctx; caller frees *xml.
+ * @ctx: where errors go
+ * @v: the connection
+ * @name: the domain's name
+ * @xml: the definition, on success
+ * @active: whether the domain runs now
+ * Return: 0 or -errno with a message in @ctx (-ENOENT: no such domain; -EIO:
+ * its XML cannot be read); caller frees *xml.
  */
 int vgpu_virt_domain_xml(struct vgpu_ctx *ctx, struct vgpu_virt *v, const char *name, char **xml,
 			 bool *active);
-/** vgpu_virt_define() - define (or redefine) a domain. Return: 0 or -EIO with a message. */
+/**
+ * vgpu_virt_define() - define (or redefine) a domain.
+ * @ctx: where errors go
+ * @v: the connection
+ * @xml: the domain's full definition, as virDomainDefineXML() takes it
+ * Return: 0 or -EIO with libvirt's message in @ctx.
+ */
 int vgpu_virt_define(struct vgpu_ctx *ctx, struct vgpu_virt *v, const char *xml);
-/** vgpu_virt_version() - the daemon's libvirt version (major * 1000000 + minor * 1000 + micro). */
 /**
  * vgpu_virt_domain_start() - start domain @name unless it runs; *@started
  * says whether it was not running (with @dry_run: would be started).
+ * @ctx: where errors go
+ * @v: the connection
+ * @name: the domain's name
+ * @dry_run: only say whether it would be started; start nothing
+ * @started: true when it was started (or would be); false first in every case
+ * Return: 0 or -errno with a message in @ctx (-ENOENT: no such domain; -EIO:
+ * libvirt could not start it).
  */
 int vgpu_virt_domain_start(struct vgpu_ctx *ctx, struct vgpu_virt *v, const char *name,
 			   bool dry_run, bool *started);
+/**
+ * vgpu_virt_version() - the daemon's libvirt version (major * 1000000 + minor * 1000 + micro).
+ * @ctx: where errors go
+ * @v: the connection
+ * @version: the version, from virConnectGetLibVersion(), on success
+ * Return: 0 or -EIO with libvirt's message in @ctx.
+ */
 int vgpu_virt_version(struct vgpu_ctx *ctx, struct vgpu_virt *v, unsigned long *version);
 
 #endif

@@ -97,7 +97,7 @@ expect_err a30-dual-mdev "NUMA node 0 cannot hold 4 vCPUs: 2 CPUs on whole free 
 	xml --template $tpl --name x --vgpu A30-6C --vcpus 4 --memory 1G --exclude-cpus 0-22,48-70
 expect_err vfio-mig-h100 "--vf '0000:ca:00.4' cannot take '1058' now \(it holds a vGPU\)" \
 	plan --name x --vgpu 1058 --vf 0000:ca:00.4 --vcpus 2 --memory 1G
-expect_err a30-dual-mdev "^vgpuctl: --hugepages backs memory with 1 GiB pages: 1572864 KiB is not a whole number of GiB$" \
+expect_err a30-dual-mdev "^vgpuctl: 1 GiB hugepages back the memory: 1572864 KiB is not a whole number of GiB$" \
 	xml --template $tpl --name x --vgpu A30-6C --vcpus 2 --memory 1536M --hugepages
 # time-sliced vGPUs of one GPU are all of one type (no mixed sizes): 41:00.0 holds
 # another type already, so a 4C beside the 4Q on c1:00.0 has nowhere to go

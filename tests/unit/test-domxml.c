@@ -136,6 +136,7 @@ struct fixture {
 	struct vgpu_type type_a30, type_h100;
 	struct vgpu_plan *plan;
 	struct vgpu_domain_opts opts;
+	struct vgpu_request ids; /* the identities given: uuid, mdev_uuids */
 	struct _xmlDoc *doc;
 	char *out;
 	char *out2;
@@ -203,8 +204,8 @@ static int setup(void **state)
 	fill_type(&f->type_a30, 684, "NVIDIA A30-6C");
 	fill_type(&f->type_h100, 1058, "NVIDIA H100-1-10C");
 	plan_vm1(f->plan, &f->vf_mdev, &f->type_a30);
-	f->opts.uuid = VM_UUID;
-	f->opts.mdev_uuids[0] = MDEV_UUID;
+	f->ids.uuid = VM_UUID;
+	f->ids.mdev_uuids[0] = MDEV_UUID;
 	*state = f;
 	return 0;
 }
@@ -234,9 +235,24 @@ static struct _xmlDoc *parse_ok(struct fixture *f, const char *xml)
 	return doc;
 }
 
+/*
+ * The plan's identities as vgpu_domain_plan() chooses them for an existing
+ * domain (given, else kept from @doc, else new), then the build.
+ */
+static int build(struct fixture *f, struct _xmlDoc *doc)
+{
+	char prev[VGPU_MAX_VGPUS][VGPU_UUID_LEN];
+	size_t n_prev = vgpu_domain_prev_mdevs(doc, prev);
+	char *uuid = vgpu_domain_field(doc, "uuid");
+	int r = vgpu_plan_set_ids(&f->ctx, f->plan, &f->ids, uuid, prev, n_prev);
+
+	free(uuid);
+	return r < 0 ? r : vgpu_domain_build(&f->ctx, doc, f->plan, &f->opts);
+}
+
 static void build_ok(struct fixture *f, struct _xmlDoc *doc)
 {
-	int r = vgpu_domain_build(&f->ctx, doc, f->plan, &f->opts);
+	int r = build(f, doc);
 
 	if (r != 0)
 		fail_msg("vgpu_domain_build = %d: %s", r, vgpu_ctx_error(&f->ctx));
@@ -394,7 +410,7 @@ static void test_mdev_uuid_generated(void **state)
 	const char *out, *p;
 	char uuid[37], want[128];
 
-	f->opts.mdev_uuids[0] = NULL;
+	f->ids.mdev_uuids[0] = NULL;
 	out = run(f, template_xml);
 	p = strstr(out, "<address uuid=\"");
 	assert_non_null(p);
@@ -437,7 +453,7 @@ static void test_two_vgpus(void **state)
 
 	vgpu_choice_set(&f->plan->vgpus[1], &f->vf_mdev2, &f->type_a30);
 	f->plan->n_vgpus = 2;
-	f->opts.mdev_uuids[1] = MDEV_UUID2;
+	f->ids.mdev_uuids[1] = MDEV_UUID2;
 	out = run(f, template_xml);
 	assert_int_equal(count(out, "<hostdev "), 2);
 	assert_int_equal(count(out, "<vgpuctl:vgpu "), 2);
@@ -591,7 +607,7 @@ static void test_template_memory_units(void **state)
 				 "<domain><name>m</name><memory>%s</memory></domain>",
 				 cases[i].value);
 		doc = parse_ok(f, xml);
-		r = vgpu_domain_build(&f->ctx, doc, f->plan, &f->opts);
+		r = build(f, doc);
 		if (r == 0 && vgpu_domain_format(&test_ctx, doc, &out) == 0 && out) {
 			p = strstr(out, "<memory unit=\"KiB\">");
 			if (p)
@@ -621,15 +637,13 @@ static void test_no_memory_no_name(void **state)
 	struct _xmlDoc *doc;
 
 	doc = parse_ok(f, "<domain><name>m</name></domain>");
-	assert_int_equal(vgpu_domain_build(&f->ctx, doc, f->plan, &f->opts), -EINVAL);
-	assert_string_equal(vgpu_ctx_error(&f->ctx),
-			    "the domain has no usable <memory>; give --memory");
+	assert_int_equal(build(f, doc), -EINVAL);
+	assert_string_equal(vgpu_ctx_error(&f->ctx), "the domain has no usable <memory>");
 	xmlFreeDoc(doc);
 
 	doc = parse_ok(f, "<domain><memory unit='GiB'>4</memory></domain>");
-	assert_int_equal(vgpu_domain_build(&f->ctx, doc, f->plan, &f->opts), -EINVAL);
-	assert_string_equal(vgpu_ctx_error(&f->ctx),
-			    "the domain has no <name>; give one with --name");
+	assert_int_equal(build(f, doc), -EINVAL);
+	assert_string_equal(vgpu_ctx_error(&f->ctx), "the domain has no <name>");
 	xmlFreeDoc(doc);
 
 	/* --name fills it in; no type on <domain> means kvm */
@@ -673,7 +687,7 @@ static void test_uuid_generated(void **state)
 	char uuid[37], owner[128];
 	const char *out;
 
-	f->opts.uuid = NULL;
+	f->ids.uuid = NULL;
 	out = run(f, template_xml);
 	assert_once(out, "<uuid>");
 	domain_uuid(out, uuid);
@@ -697,19 +711,19 @@ static void test_uuid_kept_or_replaced(void **state)
 	const char *out;
 
 	/* an existing valid UUID is kept: the VM's identity must not change */
-	f->opts.uuid = NULL;
+	f->ids.uuid = NULL;
 	out = run(f, with_uuid);
 	assert_once(out, "<uuid>3f2c1d4e-5b6a-4789-9abc-def012345678</uuid>");
 	assert_once(out, "owner=\"3f2c1d4e-5b6a-4789-9abc-def012345678\"");
 
 	/* the option wins over the existing one */
-	f->opts.uuid = VM_UUID;
+	f->ids.uuid = VM_UUID;
 	out = run(f, with_uuid);
 	assert_once(out, "<uuid>" VM_UUID "</uuid>");
 	assert_lacks(out, "3f2c1d4e");
 
 	/* padding around an existing UUID does not change the VM's identity */
-	f->opts.uuid = NULL;
+	f->ids.uuid = NULL;
 	out = run(f, "<domain type='kvm'><name>u</name>"
 		     "<uuid>\n  3f2c1d4e-5b6a-4789-9abc-def012345678\n</uuid>"
 		     "<memory unit='GiB'>1</memory></domain>");
@@ -719,7 +733,7 @@ static void test_uuid_kept_or_replaced(void **state)
 	{
 		xmlDocPtr doc = parse_ok(f, bad_uuid);
 
-		assert_int_equal(vgpu_domain_build(&f->ctx, doc, f->plan, &f->opts), -EINVAL);
+		assert_int_equal(build(f, doc), -EINVAL);
 		assert_string_equal(vgpu_ctx_error(&f->ctx),
 				    "the domain's <uuid> 'not-a-uuid' is not a UUID");
 		xmlFreeDoc(doc);
@@ -823,7 +837,7 @@ static void test_replan_same_doc(void **state)
 
 	/* second plan: another VF, another mdev */
 	plan_vm1(f->plan, &f->vf_mdev2, &f->type_a30);
-	f->opts.mdev_uuids[0] = MDEV_UUID2;
+	f->ids.mdev_uuids[0] = MDEV_UUID2;
 	out = rebuild(f);
 	assert_once(out, "<vgpuctl:vgpus ");
 	assert_once(out, "<vgpuctl:vgpu ");
@@ -842,7 +856,7 @@ static void test_replan_same_doc(void **state)
 
 	/* and back: the VFIO hostdev is found by its address and removed */
 	plan_vm1(f->plan, &f->vf_mdev, &f->type_a30);
-	f->opts.mdev_uuids[0] = MDEV_UUID;
+	f->ids.mdev_uuids[0] = MDEV_UUID;
 	out = rebuild(f);
 	assert_once(out, "<hostdev ");
 	assert_lacks(out, "0xca");
@@ -886,7 +900,7 @@ static void test_replan_existing(void **state)
 	struct fixture *f = *state;
 	const char *out;
 
-	f->opts.uuid = NULL;
+	f->ids.uuid = NULL;
 	out = run(f, existing);
 	/* identity kept */
 	assert_once(out, "<uuid>3f2c1d4e-5b6a-4789-9abc-def012345678</uuid>");
@@ -1314,14 +1328,14 @@ static void test_bad_names_refused(void **state)
 	assert_null(vgpu_domain_name_check("vm-1 ok"));
 	f->opts.name = "a\nb";
 	doc = parse_ok(f, "<domain><name>x</name><memory>1048576</memory></domain>");
-	assert_int_equal(vgpu_domain_build(&f->ctx, doc, f->plan, &f->opts), -EINVAL);
+	assert_int_equal(build(f, doc), -EINVAL);
 	assert_string_equal(vgpu_ctx_error(&f->ctx),
 			    "domain name 'a\\x0ab': contains a control character");
 	xmlFreeDoc(doc);
 	/* the same when the name comes from --from's document */
 	f->opts.name = NULL;
 	doc = parse_ok(f, "<domain><name>a&#10;b</name><memory>1048576</memory></domain>");
-	assert_int_equal(vgpu_domain_build(&f->ctx, doc, f->plan, &f->opts), -EINVAL);
+	assert_int_equal(build(f, doc), -EINVAL);
 	assert_non_null(strstr(vgpu_ctx_error(&f->ctx), "the domain's <name>"));
 	xmlFreeDoc(doc);
 }
@@ -1347,8 +1361,8 @@ static void test_duplicate_mdev_uuid(void **state)
 
 	vgpu_choice_set(&f->plan->vgpus[1], &f->vf_mdev2, &f->type_a30);
 	f->plan->n_vgpus = 2;
-	f->opts.mdev_uuids[1] = MDEV_UUID;
-	assert_int_equal(vgpu_domain_build(&f->ctx, doc, f->plan, &f->opts), -EINVAL);
+	f->ids.mdev_uuids[1] = MDEV_UUID;
+	assert_int_equal(build(f, doc), -EINVAL);
 	assert_string_equal(vgpu_ctx_error(&f->ctx),
 			    "vGPUs 1 and 2 would share mdev UUID " MDEV_UUID);
 	xmlFreeDoc(doc);
@@ -1364,7 +1378,7 @@ static void test_libvirt_spellings(void **state)
 	assert_true(vgpu_uuid_normalize("3F2C1D4E5B6A47899ABCDEF012345678", u));
 	assert_string_equal(u, "3f2c1d4e-5b6a-4789-9abc-def012345678");
 	assert_false(vgpu_uuid_normalize("3f2c1d4e5b6a47899abcdef01234567", u));
-	f->opts.uuid = NULL;
+	f->ids.uuid = NULL;
 	out = run(f, "<domain><name>x</name><uuid>3f2c1d4e5b6a47899abcdef012345678</uuid>"
 		     "<memory unit='gib'>2</memory></domain>");
 	assert_once(out, "<uuid>3f2c1d4e-5b6a-4789-9abc-def012345678</uuid>");

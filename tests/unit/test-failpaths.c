@@ -1126,15 +1126,23 @@ static struct vgpu_plan *plan_ok(struct env *e, const char *name, struct vgpu_re
 	return p;
 }
 
-/* vgpu_domain_build(@xml, @plan, @o): the plan is freed. */
+/*
+ * vgpu_plan_set_ids(@plan, @ids) as for an existing domain @xml, then
+ * vgpu_domain_build(@xml, @plan, @o): the plan is freed.
+ */
 static int build_fails(struct env *e, const char *xml, struct vgpu_plan *plan,
-		       const struct vgpu_domain_opts *o)
+		       const struct vgpu_domain_opts *o, const struct vgpu_request *ids)
 {
 	VGPU_AUTOPTR(xmldoc) doc = parse_ok(e, xml);
+	VGPU_AUTOFREE char *uuid = vgpu_domain_field(doc, "uuid");
+	char prev[VGPU_MAX_VGPUS][VGPU_UUID_LEN];
+	size_t n_prev = vgpu_domain_prev_mdevs(doc, prev);
 	int r;
 
 	vgpu_error(&e->ctx, -EIO, STALE);
-	r = vgpu_domain_build(&e->ctx, doc, plan, o);
+	r = vgpu_plan_set_ids(&e->ctx, plan, ids, uuid, prev, n_prev);
+	if (r == 0)
+		r = vgpu_domain_build(&e->ctx, doc, plan, o);
 	vgpu_plan_free(plan);
 	return r;
 }
@@ -1150,112 +1158,125 @@ static struct vgpu_plan *a30_plan(struct env *e)
 
 static int run_build_name_arg(struct env *e)
 {
-	struct vgpu_domain_opts o = { .name = "a/b", .uuid = VM_UUID };
+	struct vgpu_domain_opts o = { .name = "a/b" };
+	struct vgpu_request ids = { .uuid = VM_UUID };
 
-	return build_fails(e, DOMAIN, a30_plan(e), &o);
+	return build_fails(e, DOMAIN, a30_plan(e), &o, &ids);
 }
 
 static int run_build_no_name(struct env *e)
 {
-	struct vgpu_domain_opts o = { .uuid = VM_UUID };
+	struct vgpu_domain_opts o = { 0 };
+	struct vgpu_request ids = { .uuid = VM_UUID };
 
-	return build_fails(e, "<domain><memory>1048576</memory></domain>", a30_plan(e), &o);
+	return build_fails(e, "<domain><memory>1048576</memory></domain>", a30_plan(e), &o, &ids);
 }
 
 static int run_build_name_doc(struct env *e)
 {
-	struct vgpu_domain_opts o = { .uuid = VM_UUID };
+	struct vgpu_domain_opts o = { 0 };
+	struct vgpu_request ids = { .uuid = VM_UUID };
 
 	return build_fails(e, "<domain><name>a/b</name><memory>1048576</memory></domain>",
-			   a30_plan(e), &o);
+			   a30_plan(e), &o, &ids);
 }
 
 static int run_build_uuid_arg(struct env *e)
 {
-	struct vgpu_domain_opts o = { .uuid = "not-a-uuid" };
+	struct vgpu_domain_opts o = { 0 };
+	struct vgpu_request ids = { .uuid = "not-a-uuid" };
 
-	return build_fails(e, DOMAIN, a30_plan(e), &o);
+	return build_fails(e, DOMAIN, a30_plan(e), &o, &ids);
 }
 
 static int run_build_uuid_doc(struct env *e)
 {
 	struct vgpu_domain_opts o = { 0 };
+	struct vgpu_request ids = { 0 };
 
-	return build_fails(e, "<domain><name>vm</name><uuid>xyz</uuid></domain>", a30_plan(e), &o);
+	return build_fails(e, "<domain><name>vm</name><uuid>xyz</uuid></domain>", a30_plan(e), &o,
+			   &ids);
 }
 
 static int run_build_uuid_random(struct env *e)
 {
-	struct vgpu_domain_opts o = { .mdev_uuids = { MDEV_UUID } };
+	struct vgpu_domain_opts o = { 0 };
+	struct vgpu_request ids = { .mdev_uuids = { MDEV_UUID } };
 	struct vgpu_plan *plan = a30_plan(e);
 
 	faults.getrandom = ENOSYS;
-	return build_fails(e, DOMAIN, plan, &o);
+	return build_fails(e, DOMAIN, plan, &o, &ids);
 }
 
 static int run_build_no_memory(struct env *e)
 {
-	struct vgpu_domain_opts o = { .uuid = VM_UUID };
+	struct vgpu_domain_opts o = { 0 };
+	struct vgpu_request ids = { .uuid = VM_UUID };
 
-	return build_fails(e, "<domain><name>vm</name></domain>", a30_plan(e), &o);
+	return build_fails(e, "<domain><name>vm</name></domain>", a30_plan(e), &o, &ids);
 }
 
 static int run_build_bad_memory(struct env *e)
 {
-	struct vgpu_domain_opts o = { .uuid = VM_UUID };
+	struct vgpu_domain_opts o = { 0 };
+	struct vgpu_request ids = { .uuid = VM_UUID };
 
 	return build_fails(e, "<domain><name>vm</name><memory>lots</memory></domain>", a30_plan(e),
-			   &o);
+			   &o, &ids);
 }
 
 static int run_build_hugepages(struct env *e)
 {
-	struct vgpu_domain_opts o = { .uuid = VM_UUID,
-				      .memory_kib = 1536 * 1024,
-				      .hugepages = true };
+	struct vgpu_domain_opts o = { .memory_kib = 1536 * 1024, .hugepages = true };
+	struct vgpu_request ids = { .uuid = VM_UUID };
 
-	return build_fails(e, DOMAIN, a30_plan(e), &o);
+	return build_fails(e, DOMAIN, a30_plan(e), &o, &ids);
 }
 
 static int run_build_mdev_arg(struct env *e)
 {
-	struct vgpu_domain_opts o = { .uuid = VM_UUID, .mdev_uuids = { "zzz" } };
+	struct vgpu_domain_opts o = { 0 };
+	struct vgpu_request ids = { .uuid = VM_UUID, .mdev_uuids = { "zzz" } };
 
-	return build_fails(e, DOMAIN, a30_plan(e), &o);
+	return build_fails(e, DOMAIN, a30_plan(e), &o, &ids);
 }
 
 static int run_build_mdev_random(struct env *e)
 {
-	struct vgpu_domain_opts o = { .uuid = VM_UUID };
+	struct vgpu_domain_opts o = { 0 };
+	struct vgpu_request ids = { .uuid = VM_UUID };
 	struct vgpu_plan *plan = a30_plan(e);
 
 	faults.getrandom = EAGAIN;
-	return build_fails(e, DOMAIN, plan, &o);
+	return build_fails(e, DOMAIN, plan, &o, &ids);
 }
 
 static int run_build_mdev_shared(struct env *e)
 {
 	struct vgpu_request req = REQ("A30-6C", "A30-6C");
-	struct vgpu_domain_opts o = { .uuid = VM_UUID, .mdev_uuids = { MDEV_UUID, MDEV_UUID } };
+	struct vgpu_domain_opts o = { 0 };
+	struct vgpu_request ids = { .uuid = VM_UUID, .mdev_uuids = { MDEV_UUID, MDEV_UUID } };
 
-	return build_fails(e, DOMAIN, plan_ok(e, "a30-dual-mdev", &req), &o);
+	return build_fails(e, DOMAIN, plan_ok(e, "a30-dual-mdev", &req), &o, &ids);
 }
 
 static int run_build_foreign_mdev(struct env *e)
 {
-	struct vgpu_domain_opts o = { .uuid = VM_UUID, .mdev_uuids = { MDEV_UUID } };
+	struct vgpu_domain_opts o = { 0 };
+	struct vgpu_request ids = { .uuid = VM_UUID, .mdev_uuids = { MDEV_UUID } };
 
 	return build_fails(e,
 			   "<domain><name>vm</name><memory>1048576</memory><devices>"
 			   "<hostdev mode='subsystem' type='mdev' model='vfio-pci'><source>"
 			   "<address uuid='" MDEV_UUID "'/></source></hostdev></devices></domain>",
-			   a30_plan(e), &o);
+			   a30_plan(e), &o, &ids);
 }
 
 static int run_build_foreign_vf(struct env *e)
 {
 	struct vgpu_request req = REQ("L40S-4Q");
-	struct vgpu_domain_opts o = { .uuid = VM_UUID };
+	struct vgpu_domain_opts o = { 0 };
+	struct vgpu_request ids = { .uuid = VM_UUID };
 	struct vgpu_plan *plan = plan_ok(e, "vfio-ts-l40s", &req);
 	unsigned d, b, s, fn;
 	char xml[1024];
@@ -1268,7 +1289,7 @@ static int run_build_foreign_vf(struct env *e)
 		 "domain='0x%04x' bus='0x%02x' slot='0x%02x' function='0x%x'/></source>"
 		 "</hostdev></devices></domain>",
 		 d, b, s, fn);
-	return build_fails(e, xml, plan, &o);
+	return build_fails(e, xml, plan, &o, &ids);
 }
 
 /* A document without a root element has nothing to write. */
@@ -1617,7 +1638,7 @@ static const struct fail_case cases[] = {
 	ROW("vgpu_error", "a failure code of 0", run_error, -EIO, "cannot read 'x'"),
 
 	/* sysfs.h, with a context */
-	ROW("vgpu_sysfs_open", "an empty root", run_open_empty, -EINVAL, "--sysroot ''"),
+	ROW("vgpu_sysfs_open", "an empty root", run_open_empty, -EINVAL, "sysroot ''"),
 	ROW("vgpu_sysfs_open", "the root is missing", run_open_missing, -ENOENT,
 	    "cannot open sysroot 'ROOT/no-root'"),
 	ROW("vgpu_sysfs_open", "the root is a file", run_open_file, -ENOTDIR,
@@ -1764,21 +1785,21 @@ static const struct fail_case cases[] = {
 	ROW("vgpu_plan_make", "more than 8 profiles", run_plan_too_many, -EINVAL,
 	    "between 1 and 8 vGPUs per VM"),
 	ROW("vgpu_plan_make", "--gpu unknown", run_plan_gpu_unknown, -ENOENT,
-	    "--gpu '0000:99:00.0': no such NVIDIA GPU"),
+	    "GPU '0000:99:00.0': no such NVIDIA GPU"),
 	ROW("vgpu_plan_make", "--vf unknown", run_plan_vf_unknown, -ENOENT,
-	    "--vf '0000:99:00.4': no such VF"),
+	    "VF '0000:99:00.4': no such VF"),
 	ROW("vgpu_plan_make", "--vf of another --gpu", run_plan_vf_other_gpu, -EINVAL,
-	    "--vf '0000:af:00.4' is not a VF of --gpu '0000:3b:00.0'"),
+	    "VF '0000:af:00.4' is not a VF of GPU '0000:3b:00.0'"),
 	ROW("vgpu_plan_make", "no types anywhere", run_plan_no_types, -ENOENT,
 	    "this host offers no NVIDIA vGPU types (1 NVIDIA GPUs"),
 	ROW("vgpu_plan_make", "an unknown profile", run_plan_profile_unknown, -ENOENT,
 	    "unknown vGPU profile 'A30-99C'; available now: A30-4C"),
 	ROW("vgpu_plan_make", "--vf in use", run_plan_vf_in_use, -EBUSY,
-	    "--vf '0000:41:00.5' cannot take 'L40S-4Q' now (it holds a vGPU)"),
+	    "VF '0000:41:00.5' cannot take 'L40S-4Q' now (it holds a vGPU)"),
 	ROW("vgpu_plan_make", "--vf does not offer it", run_plan_vf_not_offered, -EBUSY,
-	    "--vf '0000:3b:00.4' cannot take 'A30-1-6C' now (not offered there)"),
+	    "VF '0000:3b:00.4' cannot take 'A30-1-6C' now (not offered there)"),
 	ROW("vgpu_plan_make", "--vf's GPU is full", run_plan_vf_gpu_full, -EBUSY,
-	    "--vf '0000:41:00.4' cannot take 'L40S-4C' now (its GPU holds"),
+	    "VF '0000:41:00.4' cannot take 'L40S-4C' now (its GPU holds"),
 	ROW("vgpu_plan_make", "no parent free", run_plan_none_free, -EBUSY,
 	    "no free VF can take 'A30-1-6C' now"),
 	ROW("vgpu_plan_make", "no parent free on --gpu", run_plan_none_free_on_gpu, -EBUSY,
@@ -1859,11 +1880,11 @@ static const struct fail_case cases[] = {
 	    "the domain has no <name>"),
 	ROW("vgpu_domain_build", "a bad <name>", run_build_name_doc, -EINVAL,
 	    "the domain's <name> 'a/b': contains '/'"),
-	ROW("vgpu_domain_build", "a bad --uuid", run_build_uuid_arg, -EINVAL,
+	ROW("vgpu_plan_set_ids", "a bad --uuid", run_build_uuid_arg, -EINVAL,
 	    "'not-a-uuid' is not a UUID"),
-	ROW("vgpu_domain_build", "a bad <uuid>", run_build_uuid_doc, -EINVAL,
+	ROW("vgpu_plan_set_ids", "a bad <uuid>", run_build_uuid_doc, -EINVAL,
 	    "the domain's <uuid> 'xyz' is not a UUID"),
-	ROW("vgpu_domain_build", "no random domain UUID", run_build_uuid_random, -ENOSYS,
+	ROW("vgpu_plan_set_ids", "no random domain UUID", run_build_uuid_random, -ENOSYS,
 	    "cannot generate a UUID"),
 	ROW("vgpu_domain_build", "no memory anywhere", run_build_no_memory, -EINVAL,
 	    "the domain has no usable <memory>"),
@@ -1871,11 +1892,11 @@ static const struct fail_case cases[] = {
 	    "the domain has no usable <memory>"),
 	ROW("vgpu_domain_build", "hugepages for a part of a GiB", run_build_hugepages, -EINVAL,
 	    "1572864 KiB is not a whole number of GiB"),
-	ROW("vgpu_domain_build", "a bad mdev UUID", run_build_mdev_arg, -EINVAL,
+	ROW("vgpu_plan_set_ids", "a bad mdev UUID", run_build_mdev_arg, -EINVAL,
 	    "mdev UUID 'zzz' is not a UUID"),
-	ROW("vgpu_domain_build", "no random mdev UUID", run_build_mdev_random, -EAGAIN,
+	ROW("vgpu_plan_set_ids", "no random mdev UUID", run_build_mdev_random, -EAGAIN,
 	    "cannot generate a UUID"),
-	ROW("vgpu_domain_build", "two vGPUs, one mdev UUID", run_build_mdev_shared, -EINVAL,
+	ROW("vgpu_plan_set_ids", "two vGPUs, one mdev UUID", run_build_mdev_shared, -EINVAL,
 	    "vGPUs 1 and 2 would share mdev UUID " MDEV_UUID),
 	ROW("vgpu_domain_build", "a hostdev of someone else's for the mdev", run_build_foreign_mdev,
 	    -EEXIST, "the domain already has a hostdev for mdev " MDEV_UUID),

@@ -705,8 +705,7 @@ static void test_make_pinned_vf(void **state)
 
 	open_host(f, "vfio-ts-l40s");
 	req->vf = "0000:41:00.5";
-	make_fails(f, req, -EBUSY,
-		   "--vf '0000:41:00.5' cannot take 'L40S-4Q' now (it holds a vGPU)");
+	make_fails(f, req, -EBUSY, "VF '0000:41:00.5' cannot take 'L40S-4Q' now (it holds a vGPU)");
 
 	req->vf = "41:00.6";
 	make_ok(f, req);
@@ -715,7 +714,7 @@ static void test_make_pinned_vf(void **state)
 	assert_string_equal(f->plan->vgpus[0].gpu, "0000:41:00.0");
 
 	req->vf = "0000:41:07.0";
-	make_fails(f, req, -ENOENT, "--vf '0000:41:07.0': no such VF");
+	make_fails(f, req, -ENOENT, "VF '0000:41:07.0': no such VF");
 	free(req);
 }
 

@@ -729,7 +729,7 @@ static void test_open(void **state)
 	assert_int_equal(vgpu_sysfs_open(&f->ctx, "", &fs), -EINVAL);
 	assert_null(fs);
 	assert_string_equal(vgpu_ctx_error(&f->ctx),
-			    "--sysroot '': an empty root is not a directory");
+			    "sysroot '': an empty root is not a directory");
 
 	snprintf(path, sizeof(path), "%s/no-root", f->base);
 	assert_int_equal(vgpu_sysfs_open(&f->ctx, path, &fs), -ENOENT);

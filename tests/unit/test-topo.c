@@ -365,7 +365,7 @@ static void test_open_root_name(void **state)
 	assert_int_equal(vgpu_sysfs_open(&f->ctx, "", &fs), -EINVAL);
 	assert_null(fs);
 	assert_string_equal(vgpu_ctx_error(&f->ctx),
-			    "--sysroot '': an empty root is not a directory");
+			    "sysroot '': an empty root is not a directory");
 	/* free accepts NULL */
 	vgpu_sysfs_free(NULL);
 }

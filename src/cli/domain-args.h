@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
-/* Shared by the commands of the XML module: xml, plan, assign, release, hook. */
-#ifndef VGPUCTL_CMD_XML_H
-#define VGPUCTL_CMD_XML_H
+/* The options shared by xml, plan, assign and release (domain-args.c). */
+#ifndef VGPUCTL_DOMAIN_ARGS_H
+#define VGPUCTL_DOMAIN_ARGS_H
 
 #include "cli.h"
 #include "domxml.h"
@@ -22,13 +22,11 @@ struct xml_args {
 	const char *domain, *output;
 };
 
-/* Options of xml/plan (and assign/release when a->live); < 0 for --help, else an exit code. */
+/*
+ * Options of xml/plan (and assign/release when a->live), parsed only: the
+ * caller checks the combination.  Return: < 0 for --help, else an exit code.
+ */
 int xml_parse_args(struct cli *c, const char *cmd, int argc, char **argv, struct xml_args *a);
-/* assign/release: the combination of DOMAIN, --from, -o, -c and --vgpu. */
-int live_check_args(struct cli *c, const char *cmd, struct xml_args *a);
 /* The template, or the domain given with --from, parsed. */
 int xml_load_template(struct cli *c, const struct xml_args *a, struct _xmlDoc **doc);
-/* Read the host and plan against everything taken (records, other domains' pins). */
-int xml_make_plan(struct cli *c, struct xml_args *a, struct _xmlDoc *doc, struct vgpu_plan **plan);
-
 #endif

@@ -1,0 +1,235 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+/*
+ * The options xml, plan, assign and release share, and the domain they
+ * start from (a template, or --from FILE).  Parsing only: each command
+ * checks the combination it needs.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <getopt.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "cleanup.h"
+#include "domain-args.h"
+
+#ifndef VGPUCTL_TEMPLATE_DIRS
+#define VGPUCTL_TEMPLATE_DIRS "/usr/share/vgpuctl"
+#endif
+
+/* The template (--template, the installed default) or the domain given with --from. */
+int xml_load_template(struct cli *c, const struct xml_args *a, struct _xmlDoc **doc)
+{
+	VGPU_AUTOFREE char *buf = NULL;
+	VGPU_AUTOFREE char *found = NULL;
+	const char *path = a->from ? a->from : a->template;
+	size_t len = 0;
+
+	if (!path) {
+		/* the installed copy (tests and scripts pass --template) */
+		char dirs[] = VGPUCTL_TEMPLATE_DIRS;
+		char *save = NULL;
+
+		for (char *d = strtok_r(dirs, ":", &save); d && !found;
+		     d = strtok_r(NULL, ":", &save)) {
+			char *p = vgpu_asprintf("%s/domain.xml", d);
+
+			if (access(p, R_OK) == 0)
+				found = p;
+			else
+				free(p);
+		}
+		if (!found) {
+			cli_error(
+				c,
+				"default template domain.xml not found in %s; use --template FILE",
+				VGPUCTL_TEMPLATE_DIRS);
+			return EXIT_FAILURE;
+		}
+		path = found;
+	}
+	if (vgpu_file_read(&c->ctx, path, VGPU_XML_MAX_SIZE + 1, &buf, &len) < 0 ||
+	    vgpu_domain_parse(&c->ctx, buf, len, path, doc) < 0) {
+		cli_error(c, "%s", vgpu_ctx_error(&c->ctx));
+		return EXIT_FAILURE;
+	}
+	return 0;
+}
+
+int xml_parse_args(struct cli *c, const char *cmd, int argc, char **argv, struct xml_args *a)
+{
+	enum {
+		O_NAME = 256,
+		O_VGPU,
+		O_VCPUS,
+		O_MEMORY,
+		O_UUID,
+		O_MDEV,
+		O_GPU,
+		O_VF,
+		O_TEMPLATE,
+		O_FROM,
+		O_EXCLUDE,
+		O_EMULATOR,
+		O_HUGE,
+		O_VIRT,
+		O_NOPIN,
+		O_PERSTART,
+		O_DRYRUN
+	};
+	static const struct option opts[] = {
+		{ "name", required_argument, NULL, O_NAME },
+		{ "vgpu", required_argument, NULL, O_VGPU },
+		{ "vcpus", required_argument, NULL, O_VCPUS },
+		{ "memory", required_argument, NULL, O_MEMORY },
+		{ "uuid", required_argument, NULL, O_UUID },
+		{ "mdev-uuid", required_argument, NULL, O_MDEV },
+		{ "gpu", required_argument, NULL, O_GPU },
+		{ "vf", required_argument, NULL, O_VF },
+		{ "template", required_argument, NULL, O_TEMPLATE },
+		{ "from", required_argument, NULL, O_FROM },
+		{ "exclude-cpus", required_argument, NULL, O_EXCLUDE },
+		{ "emulator-cpus", required_argument, NULL, O_EMULATOR },
+		{ "hugepages", no_argument, NULL, O_HUGE },
+		{ "virt-type", required_argument, NULL, O_VIRT },
+		{ "connect", required_argument, NULL, 'c' },
+		{ "help", no_argument, NULL, 'h' },
+		/* assign / release only */
+		{ "no-pin", no_argument, NULL, O_NOPIN },
+		{ "per-start", no_argument, NULL, O_PERSTART },
+		{ "dry-run", no_argument, NULL, O_DRYRUN },
+		{ "output", required_argument, NULL, 'o' },
+		{ 0 },
+	};
+	struct vgpu_cpuset s;
+	int o;
+
+	a->req.gpu_arg = "--gpu";
+	a->req.vf_arg = "--vf";
+	optind = 0; /* 0: a full reset, so DOMAIN may come before the options */
+	while ((o = getopt_long(argc, argv, a->live ? "c:ho:" : "c:h", opts, NULL)) != -1) {
+		if (!a->live && (o == O_NOPIN || o == O_PERSTART || o == O_DRYRUN))
+			return cli_usage_error(c, cmd, "invalid option");
+		switch (o) {
+		case O_NOPIN:
+			a->dom.no_pin = true;
+			break;
+		case O_PERSTART:
+			a->dom.per_start = true;
+			break;
+		case O_DRYRUN:
+			a->dry_run = true;
+			break;
+		case 'o':
+			a->output = optarg;
+			break;
+		case O_NAME:
+			if (vgpu_domain_name_check(optarg))
+				return cli_usage_error(c, cmd,
+						       "--name '%s': not a usable domain name (%s)",
+						       optarg, vgpu_domain_name_check(optarg));
+			a->dom.name = optarg;
+			break;
+		case O_VGPU:
+			free(a->vgpu_list);
+			a->vgpu_list = vgpu_xstrdup(optarg);
+			break;
+		case O_VCPUS:
+			a->vcpus_arg = optarg;
+			break;
+		case O_MEMORY:
+			a->memory_arg = optarg;
+			break;
+		case O_UUID:
+			if (!vgpu_uuid_normalize(optarg, a->uuid))
+				return cli_usage_error(c, cmd, "--uuid '%s': not a UUID", optarg);
+			a->req.uuid = a->uuid;
+			break;
+		case O_MDEV:
+			if (a->n_mdev == VGPU_MAX_VGPUS)
+				return cli_usage_error(c, cmd, "too many --mdev-uuid");
+			if (!vgpu_uuid_normalize(optarg, a->mdev[a->n_mdev]))
+				return cli_usage_error(c, cmd, "--mdev-uuid '%s': not a UUID",
+						       optarg);
+			for (size_t k = 0; k < a->n_mdev; k++)
+				if (strcmp(a->mdev[k], a->mdev[a->n_mdev]) == 0)
+					return cli_usage_error(
+						c, cmd, "--mdev-uuid '%s' is given twice", optarg);
+			a->req.mdev_uuids[a->n_mdev] = a->mdev[a->n_mdev];
+			a->n_mdev++;
+			break;
+		case O_GPU:
+			a->req.gpu = optarg;
+			break;
+		case O_VF:
+			a->req.vf = optarg;
+			break;
+		case O_TEMPLATE:
+			a->template = optarg;
+			break;
+		case O_FROM:
+			a->from = optarg;
+			break;
+		case O_EXCLUDE:
+			if (vgpu_cpulist_parse(optarg, &s) < 0)
+				return cli_usage_error(
+					c, cmd, "--exclude-cpus '%s': not a CPU list", optarg);
+			vgpu_cpuset_or(&a->req.exclude, &s);
+			break;
+		case O_EMULATOR:
+			if (vgpu_cpulist_parse(optarg, &a->emulator) < 0 ||
+			    vgpu_cpuset_empty(&a->emulator))
+				return cli_usage_error(
+					c, cmd, "--emulator-cpus '%s': not a CPU list", optarg);
+			a->dom.emulator_cpus = &a->emulator;
+			break;
+		case O_HUGE:
+			a->dom.hugepages = true;
+			break;
+		case O_VIRT:
+			if (strcmp(optarg, "kvm") != 0 && strcmp(optarg, "qemu") != 0)
+				return cli_usage_error(c, cmd, "--virt-type '%s': use kvm or qemu",
+						       optarg);
+			a->dom.virt_type = optarg;
+			break;
+		case 'c':
+			a->uri = optarg;
+			break;
+		case 'h':
+			return -1;
+		default:
+			return cli_usage_error(c, cmd, "invalid option");
+		}
+	}
+	if (a->live && optind < argc && !a->domain)
+		a->domain = argv[optind++];
+	if (optind < argc)
+		return cli_usage_error(c, cmd, "unexpected argument '%s'", argv[optind]);
+	if (a->template && a->from)
+		return cli_usage_error(c, cmd, "--template and --from exclude each other");
+	if (a->vcpus_arg) {
+		long v;
+
+		if (vgpu_parse_long(a->vcpus_arg, &v) < 0 || v < 1 || v > 4096)
+			return cli_usage_error(c, cmd, "--vcpus '%s': not a vCPU count (1-4096)",
+					       a->vcpus_arg);
+		a->req.vcpus = (unsigned)v;
+	}
+	if (a->memory_arg && vgpu_parse_size_kib(a->memory_arg, &a->dom.memory_kib) < 0)
+		return cli_usage_error(
+			c, cmd, "--memory '%s': not a size of 1 MiB or more (e.g. 32G, 4096M)",
+			a->memory_arg);
+	for (char *save = NULL, *p = a->vgpu_list ? strtok_r(a->vgpu_list, ",", &save) : NULL; p;
+	     p = strtok_r(NULL, ",", &save)) {
+		if (a->req.n_profiles == VGPU_MAX_VGPUS)
+			return cli_usage_error(c, cmd, "--vgpu: at most %d vGPUs", VGPU_MAX_VGPUS);
+		a->req.profiles[a->req.n_profiles++] = p;
+	}
+	if (a->vgpu_list && !a->req.n_profiles)
+		return cli_usage_error(c, cmd, "--vgpu '': no profile given");
+	a->req.hugepages = a->dom.hugepages;
+	if (a->n_mdev > a->req.n_profiles)
+		return cli_usage_error(c, cmd, "more --mdev-uuid than vGPUs");
+	return 0;
+}

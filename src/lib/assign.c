@@ -1,0 +1,288 @@
+// SPDX-License-Identifier: LGPL-2.1-or-later
+/*
+ * Planning, assigning and releasing one domain's vGPUs (see assign.h): the
+ * decisions every caller shares, so the CLI only parses and prints.
+ */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "assign.h"
+#include "catalog.h"
+#include "cleanup.h"
+#include "host.h"
+#include "live.h"
+#include "records.h"
+#include "txn.h"
+#include "virt.h"
+
+int vgpu_domain_plan(struct vgpu_ctx *ctx, struct vgpu_sysfs *fs, struct vgpu_virt *virt,
+		     struct _xmlDoc *doc, bool existing, struct vgpu_request *req,
+		     const struct vgpu_domain_opts *o, struct vgpu_model **model,
+		     struct vgpu_plan **out)
+{
+	VGPU_AUTOPTR(model) m = NULL;
+	VGPU_AUTOPTR(plan) plan = NULL;
+	VGPU_AUTOFREE char *uuid = NULL;
+	char prev[VGPU_MAX_VGPUS][VGPU_UUID_LEN];
+	size_t n_prev = 0;
+	int r = vgpu_host_read(ctx, fs, VGPU_READ_TYPES | VGPU_READ_TOPOLOGY, &m, NULL);
+
+	if (r < 0)
+		return r;
+	vgpu_host_warn_unknown_types(ctx, m);
+	if (o->emulator_cpus && !vgpu_cpuset_subset(o->emulator_cpus, &m->topo.online)) {
+		char list[256];
+		struct vgpu_cpuset off = *o->emulator_cpus;
+
+		vgpu_cpuset_andnot(&off, &m->topo.online);
+		return vgpu_error(ctx, -EINVAL, "emulator CPUs %s are not online on this host",
+				  vgpu_cpulist_format(&off, list, sizeof(list)));
+	}
+	if (!req->memory_kib && doc && vgpu_domain_memory_kib(ctx, doc, &req->memory_kib) < 0)
+		req->memory_kib = 0; /* unusable <memory>: the build says so */
+	if (doc)
+		uuid = vgpu_domain_field(doc, "uuid");
+	if (virt) {
+		VGPU_AUTOFREE char *name = o->name || !doc ? NULL : vgpu_domain_field(doc, "name");
+
+		r = vgpu_virt_pinned_cpus(ctx, virt, o->name ? o->name : name,
+					  req->uuid ? req->uuid : uuid, &req->exclude);
+		if (r < 0)
+			return r;
+	}
+	r = vgpu_plan_make(ctx, m, req, &plan);
+	if (r < 0)
+		return r;
+	if (doc && existing)
+		n_prev = vgpu_domain_prev_mdevs(doc, prev);
+	r = vgpu_plan_set_ids(ctx, plan, req, existing ? uuid : NULL, prev, n_prev);
+	if (r < 0)
+		return r;
+	if (model)
+		*model = vgpu_steal_ptr(&m);
+	*out = vgpu_steal_ptr(&plan);
+	return 0;
+}
+
+/* The last step: the new definition goes where @t says. */
+static int put_domain(struct vgpu_ctx *ctx, struct _xmlDoc *doc, const struct vgpu_domain_target *t,
+		      char **xml)
+{
+	VGPU_AUTOFREE char *text = NULL;
+	int r = vgpu_domain_format(ctx, doc, &text);
+
+	if (r < 0)
+		return r;
+	if (t->dry_run || (!t->virt && !t->output)) {
+		*xml = vgpu_steal_ptr(&text);
+		return 0;
+	}
+	if (t->output)
+		return vgpu_file_replace(ctx, t->output, text, strlen(text));
+	return vgpu_virt_define(ctx, t->virt, text);
+}
+
+/* Undo everything on failure, keep it on success; the lock goes either way. */
+static int finish(struct vgpu_txn *txn, struct vgpu_sysfs *fs, int r)
+{
+	if (r < 0)
+		vgpu_txn_rollback(txn);
+	else
+		vgpu_txn_commit(txn);
+	vgpu_sysfs_unlock(fs);
+	return r;
+}
+
+/* ---- assign --------------------------------------------------------------- */
+
+/* The domain's own <vcpu>, when the request gives no count. */
+static int domain_vcpus(struct vgpu_ctx *ctx, struct _xmlDoc *doc, struct vgpu_request *req)
+{
+	VGPU_AUTOFREE char *v = NULL;
+	long n;
+
+	if (req->vcpus)
+		return 0;
+	v = vgpu_domain_field(doc, "vcpu");
+	if (!v || vgpu_parse_long(v, &n) < 0 || n < 1 || n > 4096)
+		return vgpu_error(ctx, -EINVAL,
+				  "the domain has no usable <vcpu>; give a vCPU count");
+	req->vcpus = (unsigned)n;
+	return 0;
+}
+
+/* A vendor-VFIO vGPU needs libvirt 10.0 to start: refuse before changing anything. */
+static int check_libvirt(struct vgpu_ctx *ctx, const struct vgpu_domain_target *t,
+			 const struct vgpu_plan *plan)
+{
+	unsigned long ver;
+	bool vfio = false;
+
+	for (size_t i = 0; i < plan->n_vgpus; i++)
+		vfio |= plan->vgpus[i].iface == VGPU_IFACE_VENDOR_VFIO;
+	if (!t->virt || !vfio)
+		return 0;
+	if (vgpu_virt_version(ctx, t->virt, &ver) < 0)
+		return -EIO;
+	if (ver < VGPU_LIBVIRT_VENDOR_VFIO)
+		return vgpu_error(
+			ctx, -ENOTSUP,
+			"libvirt %lu.%lu.%lu refuses a vendor-specific VFIO vGPU "
+			"(an unmanaged VF bound to nvidia) at start; it needs libvirt 10.0 "
+			"or later, so the domain was not changed",
+			ver / 1000000, ver / 1000 % 1000, ver % 1000);
+	return 0;
+}
+
+/* The owner record of the plan's vGPU @i, for the domain named @name. */
+static void record_from(struct vgpu_record *r, const char *name, const struct vgpu_plan *plan,
+			size_t i, bool per_start)
+{
+	const struct vgpu_choice *c = &plan->vgpus[i];
+
+	memset(r, 0, sizeof(*r));
+	snprintf(r->domain, sizeof(r->domain), "%s", name);
+	snprintf(r->domain_uuid, sizeof(r->domain_uuid), "%s", plan->uuid);
+	snprintf(r->gpu, sizeof(r->gpu), "%s", c->gpu);
+	snprintf(r->parent, sizeof(r->parent), "%s", c->parent);
+	r->iface = c->iface;
+	r->type_id = c->type_id;
+	snprintf(r->profile, sizeof(r->profile), "%s", c->profile);
+	snprintf(r->mdev_uuid, sizeof(r->mdev_uuid), "%s", c->mdev_uuid);
+	r->lifetime = per_start ? VGPU_LIFETIME_PER_START : VGPU_LIFETIME_PERSISTENT;
+}
+
+/* Claim each vGPU with its record, then create it (unless per-start). */
+static int claim_and_create(struct vgpu_txn *txn, const char *name, const struct vgpu_plan *plan,
+			    bool per_start)
+{
+	for (size_t i = 0; i < plan->n_vgpus; i++) {
+		struct vgpu_record rec;
+		int r;
+
+		record_from(&rec, name, plan, i, per_start);
+		r = vgpu_txn_record_put(txn, &rec, NULL);
+		if (r == 0 && !per_start)
+			r = vgpu_txn_create(txn, &rec);
+		if (r < 0)
+			return r;
+	}
+	return 0;
+}
+
+int vgpu_assign(struct vgpu_ctx *ctx, struct vgpu_sysfs *fs, struct _xmlDoc *doc,
+		struct vgpu_request *req, const struct vgpu_domain_opts *o,
+		const struct vgpu_domain_target *t, char **xml)
+{
+	VGPU_AUTOPTR(model) m = NULL;
+	VGPU_AUTOPTR(plan) plan = NULL;
+	VGPU_AUTOFREE char *name = NULL;
+	struct vgpu_meta meta = { 0 };
+	struct vgpu_txn txn;
+	int r;
+
+	*xml = NULL;
+	if (vgpu_domain_read_meta(ctx, doc, &meta) != -ENOENT) {
+		vgpu_meta_clear(&meta);
+		return vgpu_error(ctx, -EEXIST,
+				  "the domain already has vGPUs from vgpuctl; release them first");
+	}
+	r = domain_vcpus(ctx, doc, req);
+	if (r == 0)
+		r = vgpu_sysfs_lock(ctx, fs, VGPU_ASSIGN_LOCK_WAIT_MS);
+	if (r < 0)
+		return r;
+	vgpu_txn_init(&txn, ctx, fs, t->dry_run);
+	r = vgpu_domain_plan(ctx, fs, t->virt, doc, true, req, o, &m, &plan);
+	if (r == 0)
+		r = vgpu_domain_build(ctx, doc, plan, o);
+	if (r == 0)
+		r = check_libvirt(ctx, t, plan);
+	/* while the GPUs' catalogues are whole (before this assign uses VFs) */
+	if (r == 0 && !t->dry_run && vgpu_catalog_save(ctx, fs, m) < 0)
+		vgpu_warn(ctx, "%s", vgpu_ctx_error(ctx));
+	if (r == 0) {
+		name = vgpu_domain_field(doc, "name");
+		r = claim_and_create(&txn, name ? name : "", plan, o->per_start);
+	}
+	if (r == 0)
+		r = put_domain(ctx, doc, t, xml);
+	return finish(&txn, fs, r);
+}
+
+/* ---- release -------------------------------------------------------------- */
+
+/* Destroy and forget what the records give domain @uuid (on @vf only, if given). */
+static int release_vgpus(struct vgpu_txn *txn, const struct vgpu_records *recs, const char *uuid,
+			 const char *vf)
+{
+	for (size_t i = 0; i < recs->n; i++) {
+		const struct vgpu_record *rec = &recs->v[i];
+		int r;
+
+		if (strcmp(rec->domain_uuid, uuid) != 0 || (vf && strcmp(rec->parent, vf)))
+			continue;
+		r = vgpu_txn_destroy(txn, rec);
+		if (r == 0)
+			r = vgpu_txn_record_drop(txn, rec);
+		if (r < 0)
+			return r;
+	}
+	return 0;
+}
+
+/* Our metadata names a vGPU whose record is gone or another domain's: say so, free nothing. */
+static void warn_foreign(struct vgpu_ctx *ctx, const struct vgpu_records *recs,
+			 const struct vgpu_meta *m, const char *uuid, const char *vf)
+{
+	for (size_t i = 0; i < m->n_vgpus; i++) {
+		const struct vgpu_meta_vgpu *v = &m->vgpus[i];
+		const struct vgpu_record *rec =
+			vgpu_records_find(recs, v->vf, v->mdev_uuid[0] ? v->mdev_uuid : NULL);
+
+		if (vf && strcmp(v->vf, vf) != 0)
+			continue;
+		if (!rec)
+			vgpu_warn(ctx, "%s on %s has no owner record; not freed", v->profile,
+				  v->vf);
+		else if (strcmp(rec->domain_uuid, uuid) != 0)
+			vgpu_warn(ctx, "%s on %s belongs to domain '%s' (%s) now; not freed",
+				  v->profile, v->vf, rec->domain, rec->domain_uuid);
+	}
+}
+
+int vgpu_release(struct vgpu_ctx *ctx, struct vgpu_sysfs *fs, struct _xmlDoc *doc, const char *vf,
+		 const struct vgpu_domain_target *t, char **xml)
+{
+	VGPU_AUTOFREE char *field = vgpu_domain_field(doc, "uuid");
+	VGPU_AUTORECORDS recs = { 0 };
+	char uuid[VGPU_UUID_LEN];
+	struct vgpu_meta m = { 0 };
+	struct vgpu_txn txn;
+	int r;
+
+	*xml = NULL;
+	if (!field || !vgpu_uuid_normalize(field, uuid))
+		return vgpu_error(ctx, -EINVAL, "the domain has no usable <uuid>");
+	if (vgpu_domain_read_meta(ctx, doc, &m) == -EINVAL)
+		return -EINVAL;
+	r = vgpu_sysfs_lock(ctx, fs, VGPU_ASSIGN_LOCK_WAIT_MS);
+	if (r < 0) {
+		vgpu_meta_clear(&m);
+		return r;
+	}
+	vgpu_txn_init(&txn, ctx, fs, t->dry_run);
+	r = vgpu_records_read(ctx, fs, &recs);
+	if (r == 0) {
+		warn_foreign(ctx, &recs, &m, uuid, vf);
+		r = release_vgpus(&txn, &recs, uuid, vf);
+	}
+	if (r == 0) {
+		vgpu_domain_strip(doc, vf);
+		r = put_domain(ctx, doc, t, xml);
+	}
+	vgpu_meta_clear(&m);
+	return finish(&txn, fs, r);
+}

@@ -1,0 +1,313 @@
+// SPDX-License-Identifier: LGPL-2.1-or-later
+/*
+ * The libvirt hook's decisions (see hook.h).  Never calls libvirt: the
+ * daemon waits for the hook, so a call back into it would deadlock.
+ */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "cleanup.h"
+#include "hook.h"
+#include "host.h"
+#include "live.h"
+#include "txn.h"
+
+#define NOTE_MAX (64 * 1024)
+
+/* One prepare or release under the lock. */
+struct hook {
+	struct vgpu_ctx *ctx;
+	struct vgpu_sysfs *fs;
+	const struct vgpu_hook_domain *d;
+	struct vgpu_records recs;
+	struct vgpu_txn txn;
+	struct vgpu_strv created; /* record keys of the vGPUs this prepare created */
+};
+
+bool vgpu_hook_owns(const struct vgpu_hook_domain *d, const struct vgpu_record *r)
+{
+	return d->uuid ? strcmp(r->domain_uuid, d->uuid) == 0 : strcmp(r->domain, d->name) == 0;
+}
+
+/* Is the vGPU @r describes there as recorded?  -errno when it cannot be read. */
+static int as_recorded(struct vgpu_ctx *ctx, struct vgpu_sysfs *fs, const struct vgpu_record *r,
+		       bool *ready)
+{
+	struct vgpu_live_state st;
+	int e = vgpu_live_query(ctx, fs, r, &st);
+
+	if (e < 0)
+		return e;
+	*ready = vgpu_live_as_recorded(&st, r);
+	return 0;
+}
+
+/* The keys a failed start's prepare created; @drop: remove the note. */
+static bool read_note(struct vgpu_sysfs *fs, const char *name, struct vgpu_strv *keys, bool drop)
+{
+	VGPU_AUTOSYSDIR d = { .fd = -1 };
+	VGPU_AUTOFREE char *text = NULL;
+	char *save = NULL;
+	size_t len;
+
+	if (vgpu_sysdir_open(fs, &d, VGPU_PREPARED_DIR) < 0 ||
+	    vgpu_sysfs_read_file(&d, NOTE_MAX, &text, &len, "%s", name) < 0)
+		return false;
+	for (char *k = keys ? strtok_r(text, "\n", &save) : NULL; k;
+	     k = strtok_r(NULL, "\n", &save))
+		vgpu_strv_push(keys, vgpu_xstrdup(k));
+	if (drop)
+		vgpu_sysfs_unlink(&d, name);
+	return true;
+}
+
+bool vgpu_hook_has_work(struct vgpu_ctx *ctx, struct vgpu_sysfs *fs, const char *op,
+			const struct vgpu_hook_domain *d, const struct vgpu_records *recs)
+{
+	bool release = strcmp(op, "release") == 0;
+
+	for (size_t i = 0; i < recs->n; i++) {
+		const struct vgpu_record *r = &recs->v[i];
+		bool ready;
+
+		if (!vgpu_hook_owns(d, r))
+			continue;
+		if (release && r->lifetime == VGPU_LIFETIME_PER_START)
+			return true;
+		/* unreadable: the locked call says what is wrong, or fixes it */
+		if (!release && (as_recorded(ctx, fs, r, &ready) < 0 || !ready))
+			return true;
+	}
+	return release && read_note(fs, d->name, NULL, false);
+}
+
+void vgpu_hook_started(struct vgpu_sysfs *fs, const char *name)
+{
+	VGPU_AUTOSYSDIR d = { .fd = -1 };
+
+	if (vgpu_sysdir_open(fs, &d, VGPU_PREPARED_DIR) == 0)
+		vgpu_sysfs_unlink(&d, name);
+}
+
+/* ---- prepare ---------------------------------------------------------------- */
+
+static void note_created(struct hook *h, const struct vgpu_record *r)
+{
+	char key[VGPU_RECORD_KEY_LEN];
+
+	vgpu_record_key(r, key);
+	vgpu_strv_push(&h->created, vgpu_xstrdup(key));
+}
+
+/*
+ * mdev: the hostdev names only the UUID, so when the recorded parent is
+ * taken by someone else the vGPU may move to another free parent of the
+ * same GPU that offers the type; the record follows.  NULL when none.
+ */
+static const struct vgpu_parent *other_parent(const struct vgpu_model *m,
+					      const struct vgpu_record *r)
+{
+	const struct vgpu_gpu *g = vgpu_model_find_gpu(m, r->gpu);
+
+	for (size_t i = 0; g && i < g->n_parents; i++) {
+		const struct vgpu_parent *p = &g->parents[i];
+
+		if (p->in_use || p->n_reserved || p->state_unknown || p->index < 0)
+			continue;
+		for (size_t k = 0; k < p->n_types; k++)
+			if (p->types[k].type->id == r->type_id && p->types[k].available > 0)
+				return p;
+	}
+	return NULL;
+}
+
+/* The recorded parent holds a vGPU that is not this one: move, or say who holds it. */
+static int relocate_mdev(struct hook *h, const struct vgpu_record *r)
+{
+	VGPU_AUTOPTR(model) m = NULL;
+	const struct vgpu_parent *p;
+	struct vgpu_record moved;
+	int e;
+
+	if (vgpu_host_read(h->ctx, h->fs, VGPU_READ_TYPES, &m, NULL) < 0)
+		return vgpu_error(h->ctx, -EIO, "cannot read the host to move mdev %s: %s",
+				  r->mdev_uuid, vgpu_ctx_error(h->ctx));
+	p = other_parent(m, r);
+	if (!p)
+		return vgpu_error(h->ctx, -EBUSY,
+				  "%s (mdev %s): parent %s is taken and no other VF of GPU %s "
+				  "offers type %u now",
+				  r->profile, r->mdev_uuid, r->parent, r->gpu, r->type_id);
+	moved = *r;
+	snprintf(moved.parent, sizeof(moved.parent), "%s", p->addr);
+	e = vgpu_txn_record_drop(&h->txn, r);
+	if (e == 0)
+		e = vgpu_txn_record_put(&h->txn, &moved, NULL);
+	if (e == 0)
+		e = vgpu_txn_create(&h->txn, &moved);
+	if (e == 0) {
+		note_created(h, &moved);
+		vgpu_log(h->ctx, LOG_NOTICE, "mdev %s of '%s' moved from %s to %s", r->mdev_uuid,
+			 h->d->name, r->parent, p->addr);
+	}
+	return e;
+}
+
+/* Who holds @r's parent, for the message: another domain's record, or nobody we know. */
+static int held_by_other(struct hook *h, const struct vgpu_record *r)
+{
+	for (size_t i = 0; i < h->recs.n; i++) {
+		const struct vgpu_record *o = &h->recs.v[i];
+
+		if (!vgpu_hook_owns(h->d, o) && strcmp(o->parent, r->parent) == 0)
+			return vgpu_error(h->ctx, -EBUSY, "VF %s of %s is held by domain '%s' (%s)",
+					  r->parent, r->profile, o->domain, o->domain_uuid);
+	}
+	return 0;
+}
+
+static int prepare_one(struct hook *h, const struct vgpu_record *r)
+{
+	bool ready;
+	int e = as_recorded(h->ctx, h->fs, r, &ready);
+
+	if (e < 0 || ready)
+		return e; /* there already: the normal case */
+	e = held_by_other(h, r);
+	if (e < 0 && r->iface == VGPU_IFACE_MDEV)
+		return relocate_mdev(h, r);
+	if (e < 0)
+		return e;
+	e = vgpu_txn_create(&h->txn, r);
+	if (e == 0) {
+		note_created(h, r);
+		return 0;
+	}
+	/* the parent cannot take it (a vGPU nobody recorded is there): an mdev may move */
+	if (r->iface == VGPU_IFACE_MDEV && (e == -EIO || e == -EUSERS || e == -EBUSY))
+		return relocate_mdev(h, r);
+	if (e == -EBUSY || e == -EPERM) /* vendor VFIO names the VF in the hostdev: no move */
+		vgpu_error_append(h->ctx, "the domain cannot start");
+	return e;
+}
+
+/* The note of what prepare created; its undo removes it again. */
+static int undo_note(struct vgpu_ctx *ctx, void *data)
+{
+	struct hook *h = *(struct hook **)data;
+	VGPU_AUTOSYSDIR d = { .fd = -1 };
+	int e = vgpu_sysdir_open(h->fs, &d, VGPU_PREPARED_DIR);
+
+	if (e == 0)
+		e = vgpu_sysfs_unlink(&d, h->d->name);
+	if (e < 0 && e != -ENOENT)
+		return vgpu_error(ctx, e, "cannot remove %s/%s: %s", VGPU_PREPARED_DIR, h->d->name,
+				  vgpu_strerror(e));
+	return 0;
+}
+
+static int write_note(struct hook *h)
+{
+	VGPU_AUTOSYSDIR d = { .fd = -1 };
+	VGPU_AUTOFREE char *text = NULL;
+	struct hook **data;
+	int e;
+
+	if (!h->created.n)
+		return 0;
+	for (size_t i = 0; i < h->created.n; i++)
+		vgpu_append(&text, "%s\n", h->created.items[i]);
+	e = vgpu_sysfs_mkdirs(h->fs, &d, VGPU_PREPARED_DIR);
+	if (e == 0)
+		e = vgpu_sysfs_replace(&d, h->d->name, text, strlen(text));
+	if (e < 0)
+		return vgpu_error(h->ctx, e, "cannot write %s/%s: %s", VGPU_PREPARED_DIR,
+				  h->d->name, vgpu_strerror(e));
+	data = vgpu_xmalloc(sizeof(*data));
+	*data = h;
+	vgpu_txn_push(&h->txn, undo_note, data, "note what prepare created");
+	return 0;
+}
+
+static int do_prepare(struct hook *h)
+{
+	for (size_t i = 0; i < h->recs.n; i++) {
+		int e;
+
+		if (!vgpu_hook_owns(h->d, &h->recs.v[i]))
+			continue;
+		e = prepare_one(h, &h->recs.v[i]);
+		if (e < 0)
+			return e;
+	}
+	return write_note(h);
+}
+
+/* ---- release ---------------------------------------------------------------- */
+
+static bool listed(const struct vgpu_strv *keys, const struct vgpu_record *r)
+{
+	char key[VGPU_RECORD_KEY_LEN];
+
+	vgpu_record_key(r, key);
+	for (size_t i = 0; i < keys->n; i++)
+		if (strcmp(keys->items[i], key) == 0)
+			return true;
+	return false;
+}
+
+/* Per-start vGPUs go at each stop, and after a failed start what its prepare created. */
+static int do_release(struct hook *h)
+{
+	VGPU_AUTOSTRV failed_start = { 0 };
+
+	read_note(h->fs, h->d->name, &failed_start, true);
+	for (size_t i = 0; i < h->recs.n; i++) {
+		const struct vgpu_record *r = &h->recs.v[i];
+		int e;
+
+		if (!vgpu_hook_owns(h->d, r) ||
+		    (r->lifetime != VGPU_LIFETIME_PER_START && !listed(&failed_start, r)))
+			continue;
+		e = vgpu_txn_destroy(&h->txn, r);
+		if (e < 0)
+			return e;
+	}
+	return 0;
+}
+
+/* Lock, read the records again (another run may have changed them), act, commit or undo. */
+static int hook_run(struct vgpu_ctx *ctx, struct vgpu_sysfs *fs, const struct vgpu_hook_domain *d,
+		    int (*act)(struct hook *))
+{
+	struct hook h = { .ctx = ctx, .fs = fs, .d = d };
+	int e = vgpu_sysfs_lock(ctx, fs, VGPU_HOOK_LOCK_WAIT_MS);
+
+	if (e < 0)
+		return e;
+	e = vgpu_records_read(ctx, fs, &h.recs);
+	if (e == 0) {
+		vgpu_txn_init(&h.txn, ctx, fs, false);
+		e = act(&h);
+		if (e < 0)
+			vgpu_txn_rollback(&h.txn);
+		else
+			vgpu_txn_commit(&h.txn);
+	}
+	vgpu_sysfs_unlock(fs);
+	vgpu_records_clear(&h.recs);
+	vgpu_strv_clear(&h.created);
+	return e;
+}
+
+int vgpu_hook_prepare(struct vgpu_ctx *ctx, struct vgpu_sysfs *fs, const struct vgpu_hook_domain *d)
+{
+	return hook_run(ctx, fs, d, do_prepare);
+}
+
+int vgpu_hook_release(struct vgpu_ctx *ctx, struct vgpu_sysfs *fs, const struct vgpu_hook_domain *d)
+{
+	return hook_run(ctx, fs, d, do_release);
+}
