@@ -202,6 +202,7 @@ const char *vgpu_parent_state_str(const struct vgpu_parent *p)
 
 bool vgpu_type_matches(const struct vgpu_type *t, const char *spec)
 {
+	struct vgpu_type_info want;
 	long id;
 
 	if (!*spec)
@@ -212,7 +213,11 @@ bool vgpu_type_matches(const struct vgpu_type *t, const char *spec)
 		return id > 0 && (unsigned long)id == t->id;
 	if (!t->name)
 		return false;
-	return strcmp(spec, t->info.profile) == 0 || strcmp(spec, t->name) == 0;
+	if (strcmp(spec, t->info.profile) == 0 || strcmp(spec, t->name) == 0)
+		return true;
+	/* a full name with another prefix ("NVIDIA A30-1-6C" for "GRID A30-1-6C") */
+	vgpu_type_parse(spec, &want);
+	return strchr(spec, ' ') && strcmp(want.profile, t->info.profile) == 0;
 }
 
 const struct vgpu_node *vgpu_topology_node(const struct vgpu_topology *t, int id)

@@ -1,0 +1,169 @@
+// SPDX-License-Identifier: LGPL-2.1-or-later
+/*
+ * apply on the real host: the host actions of the steps (NVIDIA's
+ * nvidia-smi and sriov-manage, sysfs writes in a transaction), the domains
+ * started last through libvirt, and the whole command (see apply.h).
+ */
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "apply.h"
+#include "cleanup.h"
+#include "host.h"
+#include "txn.h"
+#include "virt.h"
+
+/* What the real actions work with. */
+struct host_ops {
+	struct vgpu_sysfs *fs;
+	const struct vgpu_nvtools *tools;
+	struct vgpu_txn txn; /* the vGPUs created, destroyed again on failure */
+};
+
+static int op_mig_mode(void *data, struct vgpu_ctx *ctx, const char *gpu, int *current,
+		       int *pending)
+{
+	struct host_ops *h = data;
+
+	return vgpu_nv_mig_mode(ctx, h->tools, gpu, current, pending);
+}
+
+static int op_set_mig(void *data, struct vgpu_ctx *ctx, const char *gpu, bool on)
+{
+	struct host_ops *h = data;
+
+	return vgpu_nv_set_mig(ctx, h->tools, gpu, on);
+}
+
+static int op_set_vfs(void *data, struct vgpu_ctx *ctx, const char *gpu, bool on)
+{
+	struct host_ops *h = data;
+
+	return on ? vgpu_nv_enable_vfs(ctx, h->tools, gpu) :
+		    vgpu_nv_disable_vfs(ctx, h->tools, gpu);
+}
+
+static int op_list_gis(void *data, struct vgpu_ctx *ctx, const struct vgpu_mig_board *board,
+		       const char *gpu, struct vgpu_mig_gi **gis, size_t *n)
+{
+	struct host_ops *h = data;
+
+	return vgpu_nv_gis(ctx, h->tools, board, gpu, gis, n);
+}
+
+static int op_create_gis(void *data, struct vgpu_ctx *ctx, const char *gpu,
+			 const struct vgpu_mig_gi *gis, size_t n)
+{
+	struct host_ops *h = data;
+
+	return vgpu_nv_create_gis(ctx, h->tools, gpu, gis, n);
+}
+
+static int op_destroy_gis(void *data, struct vgpu_ctx *ctx, const char *gpu)
+{
+	struct host_ops *h = data;
+
+	return vgpu_nv_destroy_gis(ctx, h->tools, gpu);
+}
+
+static int op_read_host(void *data, struct vgpu_ctx *ctx, struct vgpu_model **out)
+{
+	struct host_ops *h = data;
+
+	return vgpu_host_read(ctx, h->fs, VGPU_READ_TYPES, out, NULL);
+}
+
+static int op_create_vgpu(void *data, struct vgpu_ctx *ctx, const struct vgpu_record *r)
+{
+	struct host_ops *h = data;
+
+	(void)ctx; /* the transaction reports into its own context, the same one */
+	return vgpu_txn_create(&h->txn, r);
+}
+
+static const struct vgpu_apply_ops host_ops = {
+	.mig_mode = op_mig_mode,
+	.set_mig = op_set_mig,
+	.set_vfs = op_set_vfs,
+	.list_gis = op_list_gis,
+	.create_gis = op_create_gis,
+	.destroy_gis = op_destroy_gis,
+	.read_host = op_read_host,
+	.create_vgpu = op_create_vgpu,
+};
+
+/* Step 5: the configuration's domains, started last (assert: said when not running). */
+static int start_domains(struct vgpu_apply *a, const struct vgpu_hostcfg *cfg, const char *uri)
+{
+	struct vgpu_ctx *ctx = a->ctx;
+	VGPU_AUTOPTR(virt) v = NULL;
+	int e = 0;
+
+	if (!cfg->n_domains)
+		return 0;
+	if (!uri)
+		return vgpu_error(ctx, -EINVAL, "%s: start-domains needs a libvirt URI", a->file);
+	if (vgpu_virt_open(ctx, uri, &v) < 0)
+		return -EIO;
+	for (size_t i = 0; e == 0 && i < cfg->n_domains; i++) {
+		const char *name = cfg->domains[i];
+		bool off;
+
+		e = vgpu_virt_domain_start(ctx, v, name, a->dry_run || a->check, &off);
+		if (e == 0 && off && a->check)
+			vgpu_strv_push(&a->diffs,
+				       vgpu_asprintf("domain '%s' is not running", name));
+		else if (e == 0 && off && a->dry_run)
+			vgpu_log(ctx, LOG_NOTICE, "would start domain '%s' (%s)", name, uri);
+		else if (e == 0 && off)
+			vgpu_log(ctx, LOG_INFO, "domains: started '%s'", name);
+	}
+	return e;
+}
+
+int vgpu_apply_host(struct vgpu_ctx *ctx, struct vgpu_sysfs *fs, const struct vgpu_apply_opts *o,
+		    struct vgpu_strv *diffs)
+{
+	struct host_ops h = { .fs = fs, .tools = &o->tools };
+	struct vgpu_apply a = { .ctx = ctx,
+				.file = o->file,
+				.dry_run = o->dry_run,
+				.check = o->check,
+				.ops = &host_ops,
+				.ops_data = &h };
+	struct vgpu_hostcfg cfg = { 0 };
+	bool locked = !o->check && !o->dry_run;
+	int e = vgpu_hostcfg_load(ctx, o->file, o->label, &cfg);
+
+	if (e < 0)
+		return e;
+	if (locked && (e = vgpu_sysfs_lock(ctx, fs, VGPU_APPLY_LOCK_WAIT_MS)) < 0) {
+		vgpu_hostcfg_clear(&cfg);
+		return e;
+	}
+	vgpu_txn_init(&h.txn, ctx, fs, o->dry_run);
+	e = vgpu_host_read(ctx, fs, VGPU_READ_TYPES, &a.model, NULL);
+	if (e == 0)
+		e = vgpu_apply_resolve(&a, &cfg);
+	if (e == 0)
+		e = vgpu_apply_steps(&a);
+	if (e < 0)
+		vgpu_txn_rollback(&h.txn);
+	else
+		vgpu_txn_commit(&h.txn);
+	/*
+	 * Never across a libvirt call: starting a domain runs its hook, which
+	 * takes this lock (a deadlock until the hook's wait ran out).  The
+	 * vGPUs stay when a domain fails to start: the host is as configured.
+	 */
+	if (locked)
+		vgpu_sysfs_unlock(fs);
+	if (e == 0)
+		e = start_domains(&a, &cfg, o->uri);
+	for (size_t i = 0; e == 0 && i < a.diffs.n; i++)
+		vgpu_strv_push(diffs, vgpu_xstrdup(a.diffs.items[i]));
+	vgpu_apply_clear(&a);
+	vgpu_hostcfg_clear(&cfg);
+	return e;
+}

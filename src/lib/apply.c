@@ -1,0 +1,644 @@
+// SPDX-License-Identifier: LGPL-2.1-or-later
+/*
+ * apply: a host configuration resolved against a host model, and the
+ * ordered steps that bring the host there (see apply.h).  Pure over the
+ * model: every host action goes through struct vgpu_apply_ops.
+ */
+#include <errno.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "apply.h"
+#include "cleanup.h"
+#include "vgputype.h"
+
+/* ---- the config, resolved against the host ------------------------------------ */
+
+static bool is_nvidia_gpu(const struct vgpu_gpu *g)
+{
+	return g->vendor_id == VGPU_PCI_VENDOR_NVIDIA;
+}
+
+static bool selected(const struct vgpu_cfg_entry *e, const struct vgpu_gpu *g, int index)
+{
+	bool hit = e->is_all;
+
+	for (size_t i = 0; !hit && i < e->n_indexes; i++)
+		hit = e->indexes[i] == index;
+	for (size_t i = 0; !hit && i < e->n_addrs; i++)
+		hit = strcmp(e->addrs[i], g->addr) == 0;
+	if (hit && e->n_filter) {
+		uint32_t id = (uint32_t)g->device_id << 16 | g->vendor_id;
+
+		hit = false;
+		for (size_t i = 0; !hit && i < e->n_filter; i++)
+			hit = e->device_filter[i] == id;
+	}
+	return hit;
+}
+
+static struct vgpu_apply_gpu *want_for(struct vgpu_apply *a, const struct vgpu_gpu *g,
+				       unsigned line)
+{
+	for (size_t i = 0; i < a->n_gpus; i++)
+		if (strcmp(a->gpus[i].addr, g->addr) == 0)
+			return &a->gpus[i];
+	a->gpus = vgpu_xreallocarray(a->gpus, a->n_gpus + 1, sizeof(*a->gpus));
+	a->gpus[a->n_gpus] = (struct vgpu_apply_gpu){ .mig = -1, .line = line };
+	snprintf(a->gpus[a->n_gpus].addr, sizeof(a->gpus[a->n_gpus].addr), "%s", g->addr);
+	a->gpus[a->n_gpus].board = vgpu_mig_board_for_gpu(g);
+	return &a->gpus[a->n_gpus++];
+}
+
+static int add_gi(struct vgpu_apply *a, struct vgpu_apply_gpu *w, const char *name, unsigned count,
+		  unsigned line)
+{
+	struct vgpu_ctx *ctx = a->ctx;
+	struct vgpu_mig_request r;
+
+	if (!w->board)
+		return vgpu_error(ctx, -EINVAL,
+				  "%s:%u: GPU %s has no MIG, but the config gives it "
+				  "'%s'",
+				  a->file, line, w->addr, name);
+	/* vgpu_error() formats before it drops the old message: it may be an argument */
+	if (vgpu_mig_parse_request(ctx, w->board, name, &r) < 0)
+		return vgpu_error(ctx, -EINVAL, "%s:%u: GPU %s: %s", a->file, line, w->addr,
+				  vgpu_ctx_error(ctx));
+	r.count *= count;
+	for (size_t i = 0; i < w->n_gis; i++)
+		if (w->gis[i].profile == r.profile) {
+			w->gis[i].count += r.count;
+			return 0;
+		}
+	if (w->n_gis == VGPU_APPLY_MAX_GIS)
+		return vgpu_error(ctx, -E2BIG, "%s:%u: too many GPU-instance profiles", a->file,
+				  line);
+	if (r.count)
+		w->gis[w->n_gis++] = r;
+	return 0;
+}
+
+/* One entry of each map per GPU: two would leave which counts unclear. */
+static int once(struct vgpu_apply *a, const struct vgpu_apply_gpu *w, unsigned *seen, unsigned line,
+		const char *map)
+{
+	if (*seen)
+		return vgpu_error(a->ctx, -EINVAL,
+				  "%s:%u: GPU %s is already selected by the %s entry at line %u",
+				  a->file, line, w->addr, map, *seen);
+	*seen = line;
+	return 0;
+}
+
+static int merge_entry(struct vgpu_apply *a, const struct vgpu_cfg_entry *e,
+		       struct vgpu_apply_gpu *w)
+{
+	if (e->section == VGPU_CFG_MIG) {
+		if (once(a, w, &w->mig_line, e->line, "mig-configs") < 0)
+			return -EINVAL;
+		w->mig = e->mig_enabled;
+		w->gis_set = true; /* mig-devices: {} means none */
+	} else {
+		if (once(a, w, &w->vgpu_line, e->line, "vgpu-configs") < 0)
+			return -EINVAL;
+		w->vgpu_section = true;
+	}
+	for (size_t i = 0; i < e->n_mig; i++)
+		if (add_gi(a, w, e->mig[i].name, e->mig[i].count, e->mig[i].line) < 0)
+			return -EINVAL;
+	for (size_t i = 0; i < e->n_vgpu; i++) {
+		w->vgpus = vgpu_xreallocarray(w->vgpus, w->n_vgpus + 1, sizeof(*w->vgpus));
+		w->vgpus[w->n_vgpus++] = &e->vgpu[i];
+	}
+	return 0;
+}
+
+/* MIG-backed vGPUs need MIG mode and one GI each; time-sliced ones need it off. */
+static int derive(struct vgpu_apply *a, struct vgpu_apply_gpu *w, const struct vgpu_gpu *g)
+{
+	struct vgpu_ctx *ctx = a->ctx;
+	bool mig_types = false, ts_types = false, derive_gis = !w->gis_set;
+
+	for (size_t i = 0; i < w->n_vgpus; i++) {
+		struct vgpu_type_info info;
+
+		vgpu_type_parse(w->vgpus[i]->name, &info);
+		if (info.backing == VGPU_BACKING_MIG) {
+			mig_types = true;
+			if (derive_gis && w->vgpus[i]->count &&
+			    add_gi(a, w, w->vgpus[i]->name, w->vgpus[i]->count, w->vgpus[i]->line) <
+				    0)
+				return -EINVAL;
+		} else if (w->vgpus[i]->count) {
+			ts_types = true;
+		}
+	}
+	if (derive_gis && mig_types)
+		w->gis_set = true;
+	if (mig_types && ts_types)
+		return vgpu_error(ctx, -EINVAL,
+				  "%s:%u: GPU %s: MIG-backed and time-sliced vGPUs "
+				  "cannot share a GPU",
+				  a->file, w->line, w->addr);
+	if ((mig_types || w->n_gis) && w->mig == 0)
+		return vgpu_error(ctx, -EINVAL,
+				  "%s:%u: GPU %s: GPU instances or MIG-backed vGPUs "
+				  "with mig-enabled: false",
+				  a->file, w->line, w->addr);
+	if (mig_types || w->n_gis)
+		w->mig = 1;
+	else if (ts_types && w->board)
+		w->mig = 0; /* time-sliced types are not offered in MIG mode */
+	/* vGPUs of SR-IOV GPUs live on VFs: a vgpu-configs entry wants them enabled */
+	w->vfs = w->vgpu_section && g->sriov_total_vfs > 0;
+	return 0;
+}
+
+int vgpu_apply_resolve(struct vgpu_apply *a, const struct vgpu_hostcfg *cfg)
+{
+	const struct vgpu_model *m = a->model;
+	int index = 0;
+
+	for (size_t k = 0; k < m->n_gpus; k++) {
+		const struct vgpu_gpu *g = &m->gpus[k];
+		struct vgpu_apply_gpu *w = NULL;
+
+		if (!is_nvidia_gpu(g))
+			continue;
+		for (size_t i = 0; i < cfg->n_entries; i++) {
+			const struct vgpu_cfg_entry *e = &cfg->entries[i];
+
+			if (!selected(e, g, index))
+				continue;
+			w = want_for(a, g, e->line);
+			if (merge_entry(a, e, w) < 0)
+				return -EINVAL;
+		}
+		if (w && derive(a, w, g) < 0)
+			return -EINVAL;
+		index++;
+	}
+	/* what selects nothing is a mistake, not a no-op: indexes move, GPUs fail */
+	for (size_t i = 0; i < cfg->n_entries; i++) {
+		const struct vgpu_cfg_entry *e = &cfg->entries[i];
+
+		for (size_t k = 0; k < e->n_addrs; k++)
+			if (!vgpu_model_find_gpu(m, e->addrs[k]))
+				return vgpu_error(a->ctx, -ENODEV, "%s:%u: no NVIDIA GPU at %s",
+						  a->file, e->line, e->addrs[k]);
+		for (size_t k = 0; k < e->n_indexes; k++)
+			if (e->indexes[k] >= index)
+				return vgpu_error(a->ctx, -ENODEV,
+						  "%s:%u: no GPU with index %d (the host has %d "
+						  "NVIDIA GPUs, indexed by PCI address from 0)",
+						  a->file, e->line, e->indexes[k], index);
+	}
+	return 0;
+}
+
+/* ---- steps -------------------------------------------------------------------- */
+
+static void differs(struct vgpu_apply *a, const char *fmt, ...)
+	__attribute__((format(printf, 2, 3)));
+static void differs(struct vgpu_apply *a, const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	vgpu_strv_push(&a->diffs, vgpu_vasprintf(fmt, ap));
+	va_end(ap);
+}
+
+static const struct vgpu_gpu *gpu_of(struct vgpu_apply *a, const struct vgpu_apply_gpu *w)
+{
+	return vgpu_model_find_gpu(a->model, w->addr);
+}
+
+/* a parent in use holds a vGPU (a VF's current type, or an mdev) */
+static bool has_vgpus(const struct vgpu_gpu *g)
+{
+	for (size_t i = 0; i < g->n_parents; i++)
+		if (g->parents[i].in_use)
+			return true;
+	return false;
+}
+
+/* The host again, after a step that changed what the next one reads. */
+static int reread(struct vgpu_apply *a)
+{
+	struct vgpu_model *m = NULL;
+	int e;
+
+	if (a->dry_run || a->check)
+		return 0;
+	e = a->ops->read_host(a->ops_data, a->ctx, &m);
+	if (e < 0)
+		return e;
+	vgpu_model_free(a->model);
+	a->model = m;
+	return 0;
+}
+
+/* Turning MIG off needs the VFs and GPU instances gone first (the driver refuses). */
+static int mig_off_prepare(struct vgpu_apply *a, struct vgpu_apply_gpu *w, const struct vgpu_gpu *g)
+{
+	struct vgpu_ctx *ctx = a->ctx;
+	struct vgpu_mig_gi *gis = NULL;
+	size_t n = 0;
+	int e;
+
+	if (has_vgpus(g))
+		return vgpu_error(ctx, -EBUSY,
+				  "GPU %s: cannot turn MIG mode off while it holds "
+				  "vGPUs; release them first",
+				  w->addr);
+	e = a->ops->list_gis(a->ops_data, ctx, w->board, w->addr, &gis, &n);
+	free(gis);
+	if (e == 0 && n)
+		e = a->ops->destroy_gis(a->ops_data, ctx, w->addr);
+	if (e == 0 && g->sriov_num_vfs > 0) {
+		e = a->ops->set_vfs(a->ops_data, ctx, w->addr, false);
+		w->vfs_changed = true;
+	}
+	return e;
+}
+
+static int step_mig(struct vgpu_apply *a, struct vgpu_apply_gpu *w)
+{
+	struct vgpu_ctx *ctx = a->ctx;
+	const struct vgpu_gpu *g = gpu_of(a, w);
+	int cur, pend, e;
+
+	if (w->mig < 0 || !w->board || !g)
+		return 0;
+	e = a->ops->mig_mode(a->ops_data, ctx, w->addr, &cur, &pend);
+	if (e < 0)
+		return e;
+	if (cur == w->mig)
+		return 0;
+	if (a->check) {
+		differs(a, "GPU %s: MIG mode is %s, the config wants it %s", w->addr,
+			cur == 1 ? "enabled" : "disabled", w->mig ? "enabled" : "disabled");
+		return 0;
+	}
+	vgpu_log(ctx, LOG_INFO, "MIG mode: GPU %s: %s", w->addr, w->mig ? "enabling" : "disabling");
+	if (!w->mig && (e = mig_off_prepare(a, w, g)) < 0)
+		return e;
+	return a->ops->set_mig(a->ops_data, ctx, w->addr, w->mig == 1);
+}
+
+static int step_vfs(struct vgpu_apply *a, struct vgpu_apply_gpu *w)
+{
+	struct vgpu_ctx *ctx = a->ctx;
+	const struct vgpu_gpu *g = gpu_of(a, w);
+	int e;
+
+	if (!w->vfs || !g || g->sriov_num_vfs == g->sriov_total_vfs)
+		return 0;
+	if (a->check) {
+		differs(a, "GPU %s: %d of %d VFs enabled", w->addr, g->sriov_num_vfs,
+			g->sriov_total_vfs);
+		return 0;
+	}
+	vgpu_log(ctx, LOG_INFO, "VFs: GPU %s: enabling %d VFs", w->addr, g->sriov_total_vfs);
+	e = a->ops->set_vfs(a->ops_data, ctx, w->addr, true);
+	w->vfs_changed = true;
+	if (e < 0 || a->dry_run)
+		return e;
+	if ((e = reread(a)) < 0)
+		return e;
+	g = gpu_of(a, w);
+	if (!g || g->sriov_num_vfs != g->sriov_total_vfs)
+		return vgpu_error(ctx, -EIO,
+				  "GPU %s: sriov-manage -e succeeded but %d of %d VFs "
+				  "are enabled",
+				  w->addr, g ? g->sriov_num_vfs : 0, g ? g->sriov_total_vfs : 0);
+	return 0;
+}
+
+/* ---- GPU instances -------------------------------------------------------------- */
+
+/*
+ * The GIs there are and those the config asks for, counted per profile of
+ * the board (@have, @want: heap, n_profiles each).  True when they agree.
+ */
+static bool tally_gis(const struct vgpu_apply_gpu *w, const struct vgpu_mig_gi *gis, size_t n,
+		      unsigned **have, unsigned **want)
+{
+	const struct vgpu_mig_board *b = w->board;
+
+	*have = vgpu_xcalloc(b->n_profiles, sizeof(**have));
+	*want = vgpu_xcalloc(b->n_profiles, sizeof(**want));
+	for (size_t i = 0; i < n; i++)
+		if (gis[i].profile)
+			(*have)[gis[i].profile - b->profiles]++;
+	for (size_t i = 0; i < w->n_gis; i++)
+		(*want)[w->gis[i].profile - b->profiles] += w->gis[i].count;
+	return memcmp(*have, *want, b->n_profiles * sizeof(**have)) == 0;
+}
+
+/* "3g.40gb, 2g.20gb x2" or "none" */
+static char *counts_str(const struct vgpu_mig_board *b, const unsigned *counts)
+{
+	char *s = NULL;
+
+	for (size_t i = 0; i < b->n_profiles; i++) {
+		if (!counts[i])
+			continue;
+		vgpu_append(&s, "%s%s", s ? ", " : "", b->profiles[i].name);
+		if (counts[i] > 1)
+			vgpu_append(&s, " x%u", counts[i]);
+	}
+	return s ? s : vgpu_xstrdup("none");
+}
+
+/* The GIs still to make so that @have becomes @want; false when @have has one too many. */
+static bool missing_gis(const struct vgpu_mig_board *b, const unsigned *have, const unsigned *want,
+			struct vgpu_mig_request *req, size_t *n_req)
+{
+	*n_req = 0;
+	for (size_t i = 0; i < b->n_profiles; i++) {
+		if (have[i] > want[i])
+			return false;
+		if (want[i] > have[i])
+			req[(*n_req)++] =
+				(struct vgpu_mig_request){ &b->profiles[i], want[i] - have[i] };
+	}
+	return true;
+}
+
+/* Create the solver's new GIs (@plan, creation order), then read back that all are there. */
+static int make_gis(struct vgpu_apply *a, struct vgpu_apply_gpu *w, const struct vgpu_mig_gi *plan,
+		    size_t n_plan)
+{
+	struct vgpu_ctx *ctx = a->ctx;
+	VGPU_AUTOFREE struct vgpu_mig_gi *gis = NULL;
+	VGPU_AUTOFREE unsigned *have = NULL, *want = NULL;
+	size_t n;
+	int e;
+
+	vgpu_log(ctx, LOG_INFO, "GPU instances: GPU %s: creating %zu", w->addr, n_plan);
+	e = a->ops->create_gis(a->ops_data, ctx, w->addr, plan, n_plan);
+	if (e < 0 || a->dry_run || !n_plan)
+		return e;
+	if ((e = a->ops->list_gis(a->ops_data, ctx, w->board, w->addr, &gis, &n)) < 0)
+		return e;
+	if (!tally_gis(w, gis, n, &have, &want)) {
+		VGPU_AUTOFREE char *h = counts_str(w->board, have), *x = counts_str(w->board, want);
+
+		return vgpu_error(ctx, -EIO,
+				  "GPU %s: GPU instances are %s after creating "
+				  "them, not %s",
+				  w->addr, h, x);
+	}
+	return 0;
+}
+
+/* The GIs as they are; in a dry run, as they would be after steps 1 and 2. */
+static int current_gis(struct vgpu_apply *a, struct vgpu_apply_gpu *w, struct vgpu_mig_gi **gis,
+		       size_t *n)
+{
+	*gis = NULL;
+	*n = 0;
+	if (a->dry_run && w->vfs_changed)
+		return 0; /* enabling VFs wipes them */
+	return a->ops->list_gis(a->ops_data, a->ctx, w->board, w->addr, gis, n);
+}
+
+static int step_gis(struct vgpu_apply *a, struct vgpu_apply_gpu *w)
+{
+	struct vgpu_ctx *ctx = a->ctx;
+	const struct vgpu_gpu *g = gpu_of(a, w);
+	VGPU_AUTOFREE struct vgpu_mig_gi *gis = NULL, *plan = NULL;
+	VGPU_AUTOFREE unsigned *have = NULL, *want = NULL;
+	struct vgpu_mig_request req[VGPU_APPLY_MAX_GIS];
+	size_t n = 0, n_req, n_plan = 0;
+	int e;
+
+	if (!w->gis_set || !w->board || w->mig != 1 || !g)
+		return 0;
+	if ((e = current_gis(a, w, &gis, &n)) < 0)
+		return e;
+	if (tally_gis(w, gis, n, &have, &want))
+		return 0;
+	if (a->check) {
+		VGPU_AUTOFREE char *h = counts_str(w->board, have), *x = counts_str(w->board, want);
+
+		differs(a, "GPU %s: GPU instances %s, the config wants %s", w->addr, h, x);
+		return 0;
+	}
+	if (missing_gis(w->board, have, want, req, &n_req)) {
+		struct vgpu_ctx quiet = { 0 };
+
+		e = vgpu_mig_solve(&quiet, w->board, gis, n, req, n_req, &plan, &n_plan);
+		vgpu_ctx_clear(&quiet);
+		if (e == 0) /* the ones there stay: add the rest around them */
+			return make_gis(a, w, plan, n_plan);
+	}
+	/* the layout must change: only while no vGPU can be on an instance */
+	if (has_vgpus(g))
+		return vgpu_error(ctx, -EBUSY,
+				  "GPU %s: its GPU instances differ from the config "
+				  "and vGPUs use the GPU; release them first",
+				  w->addr);
+	memset(have, 0, w->board->n_profiles * sizeof(*have));
+	missing_gis(w->board, have, want, req, &n_req);
+	/* a layout that cannot be made fails before anything is destroyed */
+	if ((e = vgpu_mig_solve(ctx, w->board, NULL, 0, req, n_req, &plan, &n_plan)) < 0)
+		return vgpu_error(ctx, e, "GPU %s: %s", w->addr, vgpu_ctx_error(ctx));
+	vgpu_log(ctx, LOG_INFO, "GPU instances: GPU %s: destroying %zu", w->addr, n);
+	if ((e = a->ops->destroy_gis(a->ops_data, ctx, w->addr)) < 0)
+		return e;
+	return make_gis(a, w, plan, n_plan);
+}
+
+/* ---- vGPUs -------------------------------------------------------------------- */
+
+static const struct vgpu_type *find_type(const struct vgpu_gpu *g, const char *name)
+{
+	for (size_t i = 0; i < g->n_types; i++)
+		if (vgpu_type_matches(g->types[i], name))
+			return g->types[i];
+	return NULL;
+}
+
+static unsigned count_type(const struct vgpu_gpu *g, unsigned id)
+{
+	unsigned n = 0;
+
+	for (size_t i = 0; i < g->n_parents; i++)
+		if (g->parents[i].current_type == id)
+			n += g->parents[i].mdevs.n ? (unsigned)g->parents[i].mdevs.n : 1;
+	return n;
+}
+
+/* One vGPU of @t on @p, as assign makes it, but owned by the host config (no record). */
+static int create_on(struct vgpu_apply *a, const struct vgpu_gpu *g, const struct vgpu_parent *p,
+		     const struct vgpu_type *t)
+{
+	struct vgpu_record r = { .iface = p->iface,
+				 .type_id = t->id,
+				 .lifetime = VGPU_LIFETIME_PERSISTENT };
+
+	snprintf(r.gpu, sizeof(r.gpu), "%s", g->addr);
+	snprintf(r.parent, sizeof(r.parent), "%s", p->addr);
+	snprintf(r.profile, sizeof(r.profile), "%s", t->info.profile);
+	if (p->iface == VGPU_IFACE_MDEV && vgpu_uuid_generate(a->ctx, r.mdev_uuid) < 0)
+		return -EIO;
+	if (a->dry_run && p->iface == VGPU_IFACE_MDEV)
+		vgpu_log(
+			a->ctx, LOG_NOTICE,
+			"would write: %s > sys/bus/pci/devices/%s/mdev_supported_types/nvidia-%u/create",
+			r.mdev_uuid, p->addr, t->id);
+	else if (a->dry_run)
+		vgpu_log(a->ctx, LOG_NOTICE,
+			 "would write: %u > sys/bus/pci/devices/%s/nvidia/current_vgpu_type", t->id,
+			 p->addr);
+	return a->ops->create_vgpu(a->ops_data, a->ctx, &r);
+}
+
+/*
+ * How many vGPUs of type k @p can take now: a VF one, when free; a non-SR-IOV
+ * PF what its available_instances says, less its reservations (-1: unknown,
+ * the driver decides).
+ */
+static long room(const struct vgpu_parent *p, size_t k)
+{
+	long avail = p->types[k].available;
+
+	if (p->state_unknown)
+		return 0;
+	if (p->index >= 0)
+		return p->in_use || p->n_reserved || avail == 0 ? 0 : 1;
+	if (avail < 0)
+		return -1;
+	return avail > (long)p->n_reserved ? avail - (long)p->n_reserved : 0;
+}
+
+/*
+ * Create @need vGPUs of @t on @g's free parents, lowest first.  @made counts
+ * what this step created on each parent so far (the model is not read again
+ * inside the step): a VF takes one, a PF what it offers less that.
+ */
+static int make_vgpus(struct vgpu_apply *a, const struct vgpu_gpu *g, const struct vgpu_type *t,
+		      unsigned need, unsigned *made)
+{
+	for (size_t i = 0; need && i < g->n_parents; i++) {
+		const struct vgpu_parent *p = &g->parents[i];
+
+		for (size_t k = 0; need && k < p->n_types; k++) {
+			long n = p->types[k].type == t ? room(p, k) : 0, of_t = 0;
+
+			if (p->index >= 0 && made[i])
+				n = 0;
+			for (; need && n != 0 && (n < 0 || of_t < n); of_t++) {
+				int e = create_on(a, g, p, t);
+
+				if (e < 0)
+					return e;
+				need--;
+				made[i]++;
+			}
+		}
+	}
+	if (need)
+		return vgpu_error(a->ctx, -ENOSPC,
+				  "GPU %s: %u more vGPUs of %s are needed and "
+				  "no free parent offers that type",
+				  g->addr, need, t->info.profile);
+	return 0;
+}
+
+static int step_vgpus(struct vgpu_apply *a, struct vgpu_apply_gpu *w)
+{
+	struct vgpu_ctx *ctx = a->ctx;
+	const struct vgpu_gpu *g = gpu_of(a, w);
+	VGPU_AUTOFREE unsigned *made = NULL;
+
+	if (!w->n_vgpus || !g)
+		return 0;
+	if (a->dry_run && w->vfs_changed) {
+		for (size_t i = 0; i < w->n_vgpus; i++)
+			vgpu_log(
+				ctx, LOG_NOTICE,
+				"would create %u vGPUs of %s on GPU %s's VFs once enabled (each: a "
+				"write of its type id to current_vgpu_type or of a UUID to the "
+				"type's mdev create, as the VFs offer)",
+				w->vgpus[i]->count, w->vgpus[i]->name, w->addr);
+		return 0;
+	}
+	made = vgpu_xcalloc(g->n_parents, sizeof(*made));
+	for (size_t i = 0; i < w->n_vgpus; i++) {
+		const struct vgpu_cfg_count *want = w->vgpus[i];
+		const struct vgpu_type *t = find_type(g, want->name);
+		unsigned have;
+		int e;
+
+		if (!t) {
+			if (a->check) {
+				differs(a,
+					"GPU %s: 0 of %u vGPUs of %s (no parent offers the type now)",
+					w->addr, want->count, want->name);
+				continue;
+			}
+			return vgpu_error(ctx, -ENOENT, "%s:%u: GPU %s offers no vGPU type %s",
+					  a->file, want->line, w->addr, want->name);
+		}
+		have = count_type(g, t->id);
+		if (have > want->count)
+			differs(a,
+				"GPU %s holds %u vGPUs of %s, the config wants %u (apply frees none)",
+				w->addr, have, t->info.profile, want->count);
+		if (have >= want->count)
+			continue;
+		if (a->check) {
+			differs(a, "GPU %s: %u of %u vGPUs of %s", w->addr, have, want->count,
+				t->info.profile);
+			continue;
+		}
+		vgpu_log(ctx, LOG_INFO, "vGPUs: GPU %s: creating %u of %s", w->addr,
+			 want->count - have, t->info.profile);
+		if ((e = make_vgpus(a, g, t, want->count - have, made)) < 0)
+			return e;
+	}
+	return 0;
+}
+
+static const char *const step_names[] = { "MIG mode", "VFs", "GPU instances", "vGPUs" };
+
+int vgpu_apply_steps(struct vgpu_apply *a)
+{
+	static int (*const steps[])(struct vgpu_apply *,
+				    struct vgpu_apply_gpu *) = { step_mig, step_vfs, step_gis,
+								 step_vgpus };
+	struct vgpu_ctx *ctx = a->ctx;
+
+	for (size_t s = 0; s < ARRAY_SIZE(steps); s++) {
+		for (size_t i = 0; i < a->n_gpus; i++) {
+			int e = steps[s](a, &a->gpus[i]);
+
+			if (e < 0)
+				return vgpu_error(ctx, e, "step %zu (%s): %s", s + 1, step_names[s],
+						  vgpu_ctx_error(ctx));
+		}
+		/* what the next step reads changed: VFs came, GIs make types creatable */
+		if ((s == 0 || s == 2) && reread(a) < 0)
+			return -EIO;
+	}
+	return 0;
+}
+
+void vgpu_apply_clear(struct vgpu_apply *a)
+{
+	vgpu_model_free(a->model);
+	a->model = NULL;
+	for (size_t i = 0; i < a->n_gpus; i++)
+		free(a->gpus[i].vgpus);
+	free(a->gpus);
+	a->gpus = NULL;
+	a->n_gpus = 0;
+	vgpu_strv_clear(&a->diffs);
+}
