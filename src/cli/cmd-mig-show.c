@@ -26,44 +26,7 @@ static const struct col show_cols[] = {
 	{ "VGPU_PROFILE", "vgpu_profile", COL_STR, 0 },
 };
 
-/* A vGPU on a GI: the VF BDF or mdev UUID, its type's profile, the GI's id. */
-struct gi_user {
-	long gi;
-	const char *who, *profile;
-};
-
-/* Every vGPU of @g that names its GI (nvidia/gpu_instance_id), each read once. */
-static size_t gi_users(struct cli *c, const struct vgpu_gpu *g, struct gi_user **out)
-{
-	size_t n = 0;
-
-	*out = NULL;
-	for (size_t i = 0; i < g->n_parents; i++) {
-		const struct vgpu_parent *p = &g->parents[i];
-		const struct vgpu_type *t = vgpu_model_find_type(c->model, g, p->current_type);
-		const char *profile = t ? t->info.profile : NULL;
-		VGPU_AUTOSYSDIR d = { .fd = -1 };
-		long gi;
-
-		if (!p->current_type ||
-		    vgpu_sysdir_open(c->fs, &d, "sys/bus/pci/devices/%s", p->addr))
-			continue;
-		if (p->iface == VGPU_IFACE_VENDOR_VFIO &&
-		    vgpu_sysfs_read_long(&d, &gi, 0, 0xffff, "nvidia/gpu_instance_id") == 0) {
-			*out = vgpu_xreallocarray(*out, n + 1, sizeof(**out));
-			(*out)[n++] = (struct gi_user){ gi, p->addr, profile };
-		}
-		for (size_t k = 0; k < p->mdevs.n; k++)
-			if (vgpu_sysfs_read_long(&d, &gi, 0, 0xffff, "%s/nvidia/gpu_instance_id",
-						 p->mdevs.items[k]) == 0) {
-				*out = vgpu_xreallocarray(*out, n + 1, sizeof(**out));
-				(*out)[n++] = (struct gi_user){ gi, p->mdevs.items[k], profile };
-			}
-	}
-	return n;
-}
-
-static const struct gi_user *user_of(const struct gi_user *u, size_t n, int id)
+static const struct vgpu_gi_user *user_of(const struct vgpu_gi_user *u, size_t n, int id)
 {
 	for (size_t i = 0; i < n; i++)
 		if (u[i].gi == id)
@@ -83,7 +46,7 @@ static int show_gpu(struct cli *c, struct cli_table *t, const struct vgpu_nvtool
 		    const struct vgpu_gpu *g, const struct vgpu_mig_board *b)
 {
 	VGPU_AUTOFREE struct vgpu_mig_gi *gis = NULL;
-	VGPU_AUTOFREE struct gi_user *users = NULL;
+	VGPU_AUTOFREE struct vgpu_gi_user *users = NULL;
 	const char *mode;
 	size_t n = 0, n_users;
 	int cur, pend;
@@ -102,10 +65,10 @@ static int show_gpu(struct cli *c, struct cli_table *t, const struct vgpu_nvtool
 		return 0;
 	}
 	qsort(gis, n, sizeof(*gis), by_start);
-	n_users = gi_users(c, g, &users);
+	n_users = vgpu_host_gi_users(c->fs, c->model, g, &users);
 	for (size_t i = 0; i < n; i++) {
 		struct cli_line *ln = cli_line_new(t);
-		const struct gi_user *u = user_of(users, n_users, gis[i].id);
+		const struct vgpu_gi_user *u = user_of(users, n_users, gis[i].id);
 
 		cli_cell_str(ln, 0, g->addr);
 		cli_cell_str(ln, 1, mode);

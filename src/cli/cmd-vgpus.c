@@ -7,7 +7,7 @@
 #include <string.h>
 
 #include "cli.h"
-#include "live.h"
+#include "cleanup.h"
 #include "records.h"
 
 static const struct col vgpu_cols[] = {
@@ -23,21 +23,6 @@ static const struct col vgpu_cols[] = {
 	{ "STATE", "state", COL_STR, 0 },
 };
 
-static const char *record_state(struct cli *c, const struct vgpu_record *r)
-{
-	struct vgpu_live_state st;
-
-	if (vgpu_live_query(&c->ctx, c->fs, r, &st) < 0) {
-		vgpu_warn(&c->ctx, "%s", vgpu_ctx_error(&c->ctx));
-		return "unknown";
-	}
-	if (!st.exists)
-		return r->lifetime == VGPU_LIFETIME_PER_START ? "reserved" : "missing";
-	if (!vgpu_live_as_recorded(&st, r))
-		return "conflict";
-	return "active";
-}
-
 static void add_record(struct cli *c, struct cli_table *t, const struct vgpu_record *r)
 {
 	struct cli_line *ln = cli_line_new(t);
@@ -51,13 +36,13 @@ static void add_record(struct cli *c, struct cli_table *t, const struct vgpu_rec
 	cli_cell_str(ln, 6, r->domain);
 	cli_cell_str(ln, 7, r->domain_uuid);
 	cli_cell_str(ln, 8, vgpu_lifetime_str(r->lifetime));
-	cli_cell_str(ln, 9, record_state(c, r));
+	cli_cell_str(ln, 9, vgpu_state_str(vgpu_host_record_state(&c->ctx, c->fs, r)));
 }
 
 /* A vGPU on the host that no record claims. */
-static void add_orphan(struct cli *c, struct cli_table *t, const struct vgpu_parent *p,
-		       const char *mdev)
+static void add_orphan(struct cli *c, struct cli_table *t, const struct vgpu_orphan *o)
 {
+	const struct vgpu_parent *p = o->parent;
 	const struct vgpu_type *ty = vgpu_model_find_type(c->model, p->gpu, p->current_type);
 	struct cli_line *ln = cli_line_new(t);
 
@@ -66,32 +51,15 @@ static void add_orphan(struct cli *c, struct cli_table *t, const struct vgpu_par
 	cli_cell_str(ln, 2, vgpu_iface_str(p->iface));
 	cli_cell_num(ln, 3, p->current_type, p->current_type != 0);
 	cli_cell_str(ln, 4, ty ? ty->info.profile : NULL);
-	cli_cell_str(ln, 5, mdev);
-	cli_cell_str(ln, 9, "orphan");
-}
-
-static void add_orphans(struct cli *c, struct cli_table *t, const struct vgpu_records *recs)
-{
-	for (size_t i = 0; i < c->model->n_gpus; i++) {
-		const struct vgpu_gpu *g = &c->model->gpus[i];
-
-		for (size_t j = 0; j < g->n_parents; j++) {
-			const struct vgpu_parent *p = &g->parents[j];
-
-			if (p->iface == VGPU_IFACE_MDEV) {
-				for (size_t k = 0; k < p->mdevs.n; k++)
-					if (!vgpu_records_find(recs, p->addr, p->mdevs.items[k]))
-						add_orphan(c, t, p, p->mdevs.items[k]);
-			} else if (p->in_use && !vgpu_records_find(recs, p->addr, NULL)) {
-				add_orphan(c, t, p, NULL);
-			}
-		}
-	}
+	cli_cell_str(ln, 5, o->mdev);
+	cli_cell_str(ln, 9, vgpu_state_str(VGPU_STATE_ORPHAN));
 }
 
 int cmd_vgpus(struct cli *c, int argc, char **argv)
 {
 	VGPU_AUTORECORDS recs = { 0 };
+	VGPU_AUTOFREE struct vgpu_orphan *orphans = NULL;
+	size_t n_orphans;
 	struct cli_table *t;
 	int r;
 
@@ -112,6 +80,8 @@ int cmd_vgpus(struct cli *c, int argc, char **argv)
 		return EXIT_FAILURE;
 	for (size_t i = 0; i < recs.n; i++)
 		add_record(c, t, &recs.v[i]);
-	add_orphans(c, t, &recs);
+	n_orphans = vgpu_host_orphans(c->model, &recs, &orphans);
+	for (size_t i = 0; i < n_orphans; i++)
+		add_orphan(c, t, &orphans[i]);
 	return cli_table_print(c, t);
 }

@@ -43,4 +43,70 @@ void vgpu_host_warn_unknown_type(struct vgpu_ctx *ctx, const struct vgpu_type *t
  */
 void vgpu_host_warn_unknown_types(struct vgpu_ctx *ctx, const struct vgpu_model *m);
 
+/* What an owner record's vGPU is on the host now. */
+enum vgpu_state {
+	VGPU_STATE_ACTIVE, /* there, of its type, on its parent */
+	VGPU_STATE_RESERVED, /* per-start and not there: created at the next start */
+	VGPU_STATE_MISSING, /* persistent and not there (after a reboot: the hook makes it) */
+	VGPU_STATE_CONFLICT, /* something else is where it should be */
+	VGPU_STATE_ORPHAN, /* a vGPU on the host that no record claims */
+	VGPU_STATE_UNKNOWN, /* its parent cannot be read */
+};
+
+/**
+ * vgpu_state_str() - the state's name as listings and metrics show it.
+ * @s: a state
+ * Return: "active", "reserved", "missing", "conflict", "orphan" or "unknown".
+ */
+const char *vgpu_state_str(enum vgpu_state s);
+
+/**
+ * vgpu_host_record_state() - the state of the vGPU record @r describes,
+ * read fresh from the host.
+ * @ctx: gets a warning when the parent cannot be read
+ * @fs: the host root
+ * @r: an owner record
+ * Return: VGPU_STATE_ACTIVE, _RESERVED, _MISSING, _CONFLICT or _UNKNOWN.
+ */
+enum vgpu_state vgpu_host_record_state(struct vgpu_ctx *ctx, struct vgpu_sysfs *fs,
+				       const struct vgpu_record *r);
+
+/* A vGPU on the host that no owner record claims. */
+struct vgpu_orphan {
+	const struct vgpu_parent *parent; /* in the model */
+	const char *mdev; /* its mdev UUID (in the model), NULL for vendor VFIO */
+};
+
+/**
+ * vgpu_host_orphans() - every vGPU of @m that no record of @recs claims:
+ * an mdev whose UUID no record of its parent names, a vendor-VFIO VF in
+ * use without a record.
+ * @m: the host
+ * @recs: every owner record
+ * @out: a heap array of them, parents in model order (NULL when none)
+ * Return: how many.
+ */
+size_t vgpu_host_orphans(const struct vgpu_model *m, const struct vgpu_records *recs,
+			 struct vgpu_orphan **out);
+
+/* A vGPU that names the GPU instance it runs on. */
+struct vgpu_gi_user {
+	long gi; /* its nvidia/gpu_instance_id */
+	const char *who; /* the VF's PCI address or the mdev's UUID (in the model) */
+	const char *profile; /* its type's profile (in the model), NULL when unknown */
+};
+
+/**
+ * vgpu_host_gi_users() - the vGPUs of @g that name their GPU instance
+ * (nvidia/gpu_instance_id of a vendor-VFIO VF or of an mdev), each file
+ * read once; unreadable ones are skipped.
+ * @fs: the host root
+ * @m: the host, read with VGPU_READ_TYPES
+ * @g: a GPU of @m
+ * @out: a heap array of them (NULL when none)
+ * Return: how many.
+ */
+size_t vgpu_host_gi_users(struct vgpu_sysfs *fs, const struct vgpu_model *m,
+			  const struct vgpu_gpu *g, struct vgpu_gi_user **out);
+
 #endif

@@ -10,6 +10,7 @@
 #include "catalog.h"
 #include "cleanup.h"
 #include "host.h"
+#include "live.h"
 #include "read-priv.h"
 
 /*
@@ -122,4 +123,95 @@ void vgpu_host_warn_unknown_types(struct vgpu_ctx *ctx, const struct vgpu_model 
 	for (size_t i = 0; i < m->n_gpus; i++)
 		for (size_t k = 0; k < m->gpus[i].n_types; k++)
 			vgpu_host_warn_unknown_type(ctx, m->gpus[i].types[k]);
+}
+
+/* ---- vGPUs and their owners ---------------------------------------------- */
+
+const char *vgpu_state_str(enum vgpu_state s)
+{
+	static const char *const names[] = { "active",	 "reserved", "missing",
+					     "conflict", "orphan",   "unknown" };
+
+	return (unsigned)s < ARRAY_SIZE(names) ? names[s] : "unknown";
+}
+
+enum vgpu_state vgpu_host_record_state(struct vgpu_ctx *ctx, struct vgpu_sysfs *fs,
+				       const struct vgpu_record *r)
+{
+	struct vgpu_live_state st;
+
+	if (vgpu_live_query(ctx, fs, r, &st) < 0) {
+		vgpu_warn(ctx, "%s", vgpu_ctx_error(ctx));
+		return VGPU_STATE_UNKNOWN;
+	}
+	if (!st.exists)
+		return r->lifetime == VGPU_LIFETIME_PER_START ? VGPU_STATE_RESERVED :
+								VGPU_STATE_MISSING;
+	if (!vgpu_live_as_recorded(&st, r))
+		return VGPU_STATE_CONFLICT;
+	return VGPU_STATE_ACTIVE;
+}
+
+static void add_orphan(struct vgpu_orphan **out, size_t *n, const struct vgpu_parent *p,
+		       const char *mdev)
+{
+	*out = vgpu_xreallocarray(*out, *n + 1, sizeof(**out));
+	(*out)[(*n)++] = (struct vgpu_orphan){ p, mdev };
+}
+
+size_t vgpu_host_orphans(const struct vgpu_model *m, const struct vgpu_records *recs,
+			 struct vgpu_orphan **out)
+{
+	size_t n = 0;
+
+	*out = NULL;
+	for (size_t i = 0; i < m->n_gpus; i++) {
+		const struct vgpu_gpu *g = &m->gpus[i];
+
+		for (size_t j = 0; j < g->n_parents; j++) {
+			const struct vgpu_parent *p = &g->parents[j];
+
+			if (p->iface == VGPU_IFACE_MDEV) {
+				for (size_t k = 0; k < p->mdevs.n; k++)
+					if (!vgpu_records_find(recs, p->addr, p->mdevs.items[k]))
+						add_orphan(out, &n, p, p->mdevs.items[k]);
+			} else if (p->in_use && !vgpu_records_find(recs, p->addr, NULL)) {
+				add_orphan(out, &n, p, NULL);
+			}
+		}
+	}
+	return n;
+}
+
+static void add_user(struct vgpu_gi_user **out, size_t *n, long gi, const char *who,
+		     const char *profile)
+{
+	*out = vgpu_xreallocarray(*out, *n + 1, sizeof(**out));
+	(*out)[(*n)++] = (struct vgpu_gi_user){ gi, who, profile };
+}
+
+size_t vgpu_host_gi_users(struct vgpu_sysfs *fs, const struct vgpu_model *m,
+			  const struct vgpu_gpu *g, struct vgpu_gi_user **out)
+{
+	size_t n = 0;
+
+	*out = NULL;
+	for (size_t i = 0; i < g->n_parents; i++) {
+		const struct vgpu_parent *p = &g->parents[i];
+		const struct vgpu_type *t = vgpu_model_find_type(m, g, p->current_type);
+		const char *profile = t ? t->info.profile : NULL;
+		VGPU_AUTOSYSDIR d = { .fd = -1 };
+		long gi;
+
+		if (!p->current_type || vgpu_sysdir_open(fs, &d, "sys/bus/pci/devices/%s", p->addr))
+			continue;
+		if (p->iface == VGPU_IFACE_VENDOR_VFIO &&
+		    vgpu_sysfs_read_long(&d, &gi, 0, 0xffff, "nvidia/gpu_instance_id") == 0)
+			add_user(out, &n, gi, p->addr, profile);
+		for (size_t k = 0; k < p->mdevs.n; k++)
+			if (vgpu_sysfs_read_long(&d, &gi, 0, 0xffff, "%s/nvidia/gpu_instance_id",
+						 p->mdevs.items[k]) == 0)
+				add_user(out, &n, gi, p->mdevs.items[k], profile);
+	}
+	return n;
 }
