@@ -1,0 +1,564 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+/*
+ * test-apply - a host configuration resolved against hosts built in memory
+ * (src/lib/apply.c: vgpu_apply_resolve), and the ordered steps
+ * (vgpu_apply_steps) run against an in-memory host whose actions behave as
+ * the driver's do: enabling VFs rebinds the GPU and destroys its GPU
+ * instances, MIG-backed types are creatable only on a free GI of their
+ * profile, time-sliced ones only with MIG off.  Every action is logged, so
+ * the tests assert the order MIG mode -> VFs -> GIs -> vGPUs across GPUs,
+ * that a second run changes nothing, and that assert changes nothing.
+ */
+#include <stdarg.h>
+#include <stddef.h>
+#include <setjmp.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <cmocka.h>
+
+#include "apply.h"
+#include "hostcfg.h"
+#include "test-hosts.h"
+#include "test-util.h"
+
+#define MAX_GPUS 4
+#define MAX_MADE 64
+
+/* The in-memory host: what the driver holds now. */
+struct sim {
+	const char *host; /* a fixture of test-hosts.h */
+	int mig[MAX_GPUS]; /* 0, 1 */
+	bool vfs[MAX_GPUS];
+	struct vgpu_mig_gi gis[MAX_GPUS][16];
+	size_t n_gis[MAX_GPUS];
+	struct vgpu_record made[MAX_MADE]; /* vGPUs created */
+	size_t n_made;
+	char log[8192]; /* one action a line */
+	int fail_create_gis; /* -errno for create_gis, 0: works */
+};
+
+static void logf_(struct sim *s, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+static void logf_(struct sim *s, const char *fmt, ...)
+{
+	size_t l = strlen(s->log);
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(s->log + l, sizeof(s->log) - l, fmt, ap);
+	va_end(ap);
+	l = strlen(s->log);
+	snprintf(s->log + l, sizeof(s->log) - l, "\n");
+}
+
+static const struct th_host *fixture(const char *name)
+{
+	for (size_t i = 0; i < ARRAY_SIZE(test_hosts); i++)
+		if (strcmp(test_hosts[i].name, name) == 0)
+			return &test_hosts[i];
+	fail_msg("no fixture host %s", name);
+	return NULL;
+}
+
+static int gpu_index(const struct sim *s, const char *addr)
+{
+	const struct th_host *h = fixture(s->host);
+
+	for (size_t i = 0; i < h->n_gpus; i++)
+		if (strcmp(h->gpus[i].addr, addr) == 0)
+			return (int)i;
+	fail_msg("no GPU %s", addr);
+	return -1;
+}
+
+static const struct vgpu_record *made_on(const struct sim *s, const char *parent)
+{
+	for (size_t i = 0; i < s->n_made; i++)
+		if (strcmp(s->made[i].parent, parent) == 0)
+			return &s->made[i];
+	return NULL;
+}
+
+/* GIs of @profile on GPU @g that no vGPU uses yet. */
+static unsigned free_gis(const struct sim *s, const struct vgpu_gpu *g, int gi, const char *profile)
+{
+	unsigned n = 0, used = 0;
+
+	for (size_t i = 0; i < s->n_gis[gi]; i++)
+		n += strcmp(s->gis[gi][i].profile->name, profile) == 0;
+	for (size_t i = 0; i < s->n_made; i++) {
+		const struct vgpu_type *t = vgpu_gpu_find_type(g, s->made[i].type_id);
+
+		used += strcmp(s->made[i].gpu, g->addr) == 0 && t &&
+			strcmp(t->info.gi_profile, profile) == 0;
+	}
+	return n > used ? n - used : 0;
+}
+
+/* The host as the readers would see it now. */
+static struct vgpu_model *build(const struct sim *s)
+{
+	const struct th_host *h = fixture(s->host);
+	struct vgpu_model *m = vgpu_model_new();
+
+	for (size_t i = 0; i < h->n_gpus; i++) {
+		struct vgpu_gpu *g =
+			vgpu_model_add_gpu(m, h->gpus[i].addr, (uint16_t)h->gpus[i].device_id);
+		int total = 0;
+
+		g->numa_node = h->gpus[i].node;
+		th_add_types(g, h->gpus[i].types);
+		for (size_t k = 0; k < h->n_parents; k++)
+			total += strcmp(h->parents[k].gpu, g->addr) == 0;
+		g->sriov_total_vfs = total;
+		g->sriov_num_vfs = s->vfs[i] ? total : 0;
+	}
+	for (size_t k = 0; k < h->n_parents; k++) {
+		const struct th_parent *tp = &h->parents[k];
+		int gi = gpu_index(s, tp->gpu);
+		struct vgpu_gpu *g = &m->gpus[gi];
+		const struct vgpu_record *r = made_on(s, tp->addr);
+		struct vgpu_parent *p;
+
+		if (!s->vfs[gi])
+			continue;
+		p = vgpu_gpu_add_parent(g, tp->addr, tp->index);
+		p->iface = tp->iface;
+		g->iface = tp->iface;
+		if (r) {
+			p->in_use = true;
+			p->current_type = r->type_id;
+			if (r->mdev_uuid[0])
+				vgpu_strv_push(&p->mdevs, vgpu_xstrdup(r->mdev_uuid));
+		}
+		for (size_t t = 0; t < g->n_types; t++) {
+			const struct vgpu_type *ty = g->types[t];
+			bool mig = ty->info.backing == VGPU_BACKING_MIG;
+			bool ok = !r &&
+				  (mig ? s->mig[gi] && free_gis(s, g, gi, ty->info.gi_profile) :
+					 !s->mig[gi]);
+
+			vgpu_parent_add_type(p, ty, ok ? 1 : 0);
+		}
+	}
+	return m;
+}
+
+static int op_mig_mode(void *data, struct vgpu_ctx *ctx, const char *gpu, int *cur, int *pend)
+{
+	struct sim *s = data;
+
+	(void)ctx;
+	*cur = *pend = s->mig[gpu_index(s, gpu)];
+	return 0;
+}
+
+static int op_set_mig(void *data, struct vgpu_ctx *ctx, const char *gpu, bool on)
+{
+	struct sim *s = data;
+
+	(void)ctx;
+	s->mig[gpu_index(s, gpu)] = on;
+	logf_(s, "mig %s %s", gpu, on ? "on" : "off");
+	return 0;
+}
+
+static int op_set_vfs(void *data, struct vgpu_ctx *ctx, const char *gpu, bool on)
+{
+	struct sim *s = data;
+	int gi = gpu_index(s, gpu);
+
+	(void)ctx;
+	s->vfs[gi] = on;
+	s->n_gis[gi] = 0; /* the rebind destroys the GPU instances */
+	logf_(s, "vfs %s %s", gpu, on ? "on" : "off");
+	return 0;
+}
+
+static int op_list_gis(void *data, struct vgpu_ctx *ctx, const struct vgpu_mig_board *b,
+		       const char *gpu, struct vgpu_mig_gi **gis, size_t *n)
+{
+	struct sim *s = data;
+	int gi = gpu_index(s, gpu);
+
+	(void)ctx;
+	(void)b;
+	*n = s->n_gis[gi];
+	*gis = vgpu_xcalloc(*n + 1, sizeof(**gis));
+	memcpy(*gis, s->gis[gi], *n * sizeof(**gis));
+	return 0;
+}
+
+static int op_create_gis(void *data, struct vgpu_ctx *ctx, const char *gpu,
+			 const struct vgpu_mig_gi *gis, size_t n)
+{
+	struct sim *s = data;
+	int gi = gpu_index(s, gpu);
+
+	if (s->fail_create_gis)
+		return vgpu_error(ctx, s->fail_create_gis, "Insufficient Resources");
+	for (size_t i = 0; i < n; i++) {
+		s->gis[gi][s->n_gis[gi]] = gis[i];
+		s->gis[gi][s->n_gis[gi]].id = (int)s->n_gis[gi] + 1;
+		s->n_gis[gi]++;
+		logf_(s, "gi %s %s@%u", gpu, gis[i].profile->name, gis[i].start);
+	}
+	return 0;
+}
+
+static int op_destroy_gis(void *data, struct vgpu_ctx *ctx, const char *gpu)
+{
+	struct sim *s = data;
+
+	(void)ctx;
+	s->n_gis[gpu_index(s, gpu)] = 0;
+	logf_(s, "destroy gis %s", gpu);
+	return 0;
+}
+
+static int op_read_host(void *data, struct vgpu_ctx *ctx, struct vgpu_model **out)
+{
+	(void)ctx;
+	*out = build(data);
+	return 0;
+}
+
+static int op_create_vgpu(void *data, struct vgpu_ctx *ctx, const struct vgpu_record *r)
+{
+	struct sim *s = data;
+
+	(void)ctx;
+	assert_true(s->n_made < MAX_MADE);
+	assert_null(made_on(s, r->parent)); /* never two on one VF */
+	s->made[s->n_made++] = *r;
+	logf_(s, "vgpu %s %u", r->parent, r->type_id);
+	return 0;
+}
+
+static const struct vgpu_apply_ops sim_ops = {
+	.mig_mode = op_mig_mode,
+	.set_mig = op_set_mig,
+	.set_vfs = op_set_vfs,
+	.list_gis = op_list_gis,
+	.create_gis = op_create_gis,
+	.destroy_gis = op_destroy_gis,
+	.read_host = op_read_host,
+	.create_vgpu = op_create_vgpu,
+};
+
+/* ---- helpers -------------------------------------------------------------------------- */
+
+static struct vgpu_ctx ctx;
+
+static void config(const char *yaml, const char *label, struct vgpu_hostcfg *cfg)
+{
+	int r = vgpu_hostcfg_parse(&ctx, "host.yaml", yaml, strlen(yaml), label, cfg);
+
+	if (r < 0)
+		fail_msg("config: %s", vgpu_ctx_error(&ctx));
+}
+
+/* One run of @label on @s: resolve then steps; the error code (0 on success). */
+static int run(struct sim *s, const char *yaml, const char *label, bool check,
+	       struct vgpu_strv *diffs)
+{
+	struct vgpu_hostcfg cfg = { 0 };
+	struct vgpu_apply a = { .ctx = &ctx,
+				.file = "host.yaml",
+				.check = check,
+				.ops = &sim_ops,
+				.ops_data = s,
+				.model = build(s) };
+	int r;
+
+	config(yaml, label, &cfg);
+	r = vgpu_apply_resolve(&a, &cfg);
+	if (r == 0)
+		r = vgpu_apply_steps(&a);
+	for (size_t i = 0; diffs && i < a.diffs.n; i++)
+		vgpu_strv_push(diffs, vgpu_xstrdup(a.diffs.items[i]));
+	vgpu_apply_clear(&a);
+	vgpu_hostcfg_clear(&cfg);
+	return r;
+}
+
+/* resolve only: @a keeps the result; the config is cleared into @cfg for the caller */
+static int resolve(const char *host, const char *yaml, const char *label, struct vgpu_apply *a,
+		   struct vgpu_hostcfg *cfg)
+{
+	struct sim s = { .host = host };
+
+	for (int i = 0; i < MAX_GPUS; i++)
+		s.vfs[i] = true;
+	*a = (struct vgpu_apply){ .ctx = &ctx, .file = "host.yaml", .model = build(&s) };
+	config(yaml, label, cfg);
+	return vgpu_apply_resolve(a, cfg);
+}
+
+static void expect_error(int r, const char *want)
+{
+	if (r >= 0 || !strstr(vgpu_ctx_error(&ctx), want))
+		fail_msg("got %d '%s', expected an error with '%s'", r, vgpu_ctx_error(&ctx), want);
+}
+
+#define A30_MIG                                                                                    \
+	"version: v1\n"                                                                            \
+	"vgpu-configs:\n"                                                                          \
+	"  a30-1-6c:\n"                                                                            \
+	"    - devices: all\n"                                                                     \
+	"      vgpu-devices:\n"                                                                    \
+	"        \"A30-1-6C\": 4\n"
+
+/* ---- resolution ------------------------------------------------------------------------- */
+
+static void test_resolve_mig_backed_derives(void **state)
+{
+	struct vgpu_apply a;
+	struct vgpu_hostcfg cfg = { 0 };
+
+	(void)state;
+	assert_int_equal(resolve("a30-dual-mdev", A30_MIG, "a30-1-6c", &a, &cfg), 0);
+	assert_int_equal(a.n_gpus, 2);
+	for (size_t i = 0; i < 2; i++) {
+		const struct vgpu_apply_gpu *w = &a.gpus[i];
+
+		assert_string_equal(w->addr, i ? "0000:af:00.0" : "0000:3b:00.0");
+		assert_non_null(w->board);
+		assert_int_equal(w->mig, 1); /* MIG-backed vGPUs need MIG mode */
+		assert_true(w->vfs); /* and VFs, on an SR-IOV GPU */
+		assert_true(w->gis_set);
+		assert_int_equal(w->n_gis, 1); /* one 1g.6gb GI per vGPU */
+		assert_string_equal(w->gis[0].profile->name, "1g.6gb");
+		assert_int_equal(w->gis[0].count, 4);
+		assert_int_equal(w->n_vgpus, 1);
+		assert_int_equal(w->vgpus[0]->count, 4);
+	}
+	vgpu_apply_clear(&a);
+	vgpu_hostcfg_clear(&cfg);
+}
+
+static void test_resolve_time_sliced_mig_off(void **state)
+{
+	static const char yaml[] = "version: v1\n"
+				   "vgpu-configs:\n"
+				   "  ts:\n"
+				   "    - devices: [1]\n"
+				   "      vgpu-devices:\n"
+				   "        \"A30-6C\": 4\n";
+	struct vgpu_apply a;
+	struct vgpu_hostcfg cfg = { 0 };
+
+	(void)state;
+	assert_int_equal(resolve("a30-dual-mdev", yaml, "ts", &a, &cfg), 0);
+	assert_int_equal(a.n_gpus, 1); /* index 1: the second GPU by PCI address */
+	assert_string_equal(a.gpus[0].addr, "0000:af:00.0");
+	assert_int_equal(a.gpus[0].mig, 0); /* time-sliced types are not offered in MIG mode */
+	assert_int_equal(a.gpus[0].n_gis, 0);
+	assert_false(a.gpus[0].gis_set);
+	vgpu_apply_clear(&a);
+	vgpu_hostcfg_clear(&cfg);
+}
+
+static void test_resolve_mig_configs_layout_wins(void **state)
+{
+	static const char yaml[] = "version: v1\n"
+				   "mig-configs:\n"
+				   "  l:\n"
+				   "    - devices: [0]\n"
+				   "      mig-enabled: true\n"
+				   "      mig-devices:\n"
+				   "        \"2g.12gb\": 2\n"
+				   "vgpu-configs:\n"
+				   "  l:\n"
+				   "    - devices: [0]\n"
+				   "      vgpu-devices:\n"
+				   "        \"A30-2-12C\": 2\n";
+	struct vgpu_apply a;
+	struct vgpu_hostcfg cfg = { 0 };
+
+	(void)state;
+	assert_int_equal(resolve("a30-dual-mdev", yaml, "l", &a, &cfg), 0);
+	assert_int_equal(a.n_gpus, 1);
+	assert_int_equal(a.gpus[0].mig_line, 4);
+	assert_int_equal(a.gpus[0].vgpu_line, 10);
+	/* the layout is the mig-configs entry's, not derived a second time */
+	assert_int_equal(a.gpus[0].n_gis, 1);
+	assert_string_equal(a.gpus[0].gis[0].profile->name, "2g.12gb");
+	assert_int_equal(a.gpus[0].gis[0].count, 2);
+	vgpu_apply_clear(&a);
+	vgpu_hostcfg_clear(&cfg);
+}
+
+static void test_resolve_refusals(void **state)
+{
+	static const struct {
+		const char *yaml, *want;
+	} cases[] = {
+		{ "version: v1\nvgpu-configs:\n  x:\n    - devices: [2]\n      vgpu-devices:\n"
+		  "        \"A30-6C\": 1\n",
+		  "host.yaml:4: no GPU with index 2 (the host has 2 NVIDIA GPUs" },
+		{ "version: v1\nvgpu-configs:\n  x:\n    - devices: [\"0000:99:00.0\"]\n"
+		  "      vgpu-devices:\n        \"A30-6C\": 1\n",
+		  "host.yaml:4: no NVIDIA GPU at 0000:99:00.0" },
+		{ "version: v1\nvgpu-configs:\n  x:\n    - devices: all\n      vgpu-devices:\n"
+		  "        \"A30-6C\": 1\n    - devices: [0]\n      vgpu-devices:\n"
+		  "        \"A30-4C\": 1\n",
+		  "host.yaml:7: GPU 0000:3b:00.0 is already selected by the vgpu-configs entry "
+		  "at line 4" },
+		{ "version: v1\nvgpu-configs:\n  x:\n    - devices: all\n      vgpu-devices:\n"
+		  "        \"A30-6C\": 1\n        \"A30-1-6C\": 1\n",
+		  "MIG-backed and time-sliced vGPUs cannot share a GPU" },
+		{ "version: v1\nmig-configs:\n  x:\n    - devices: all\n      mig-enabled: false\n"
+		  "vgpu-configs:\n  x:\n    - devices: all\n      vgpu-devices:\n"
+		  "        \"A30-1-6C\": 1\n",
+		  "GPU instances or MIG-backed vGPUs with mig-enabled: false" },
+		{ "version: v1\nmig-configs:\n  x:\n    - devices: all\n      mig-enabled: true\n"
+		  "      mig-devices:\n        \"1g.5gb\": 1\n",
+		  "host.yaml:7: GPU 0000:3b:00.0: " },
+	};
+
+	(void)state;
+	for (size_t i = 0; i < ARRAY_SIZE(cases); i++) {
+		struct vgpu_apply a;
+		struct vgpu_hostcfg cfg = { 0 };
+
+		expect_error(resolve("a30-dual-mdev", cases[i].yaml, "x", &a, &cfg), cases[i].want);
+		vgpu_apply_clear(&a);
+		vgpu_hostcfg_clear(&cfg);
+	}
+}
+
+/* ---- steps ------------------------------------------------------------------------------- */
+
+static void test_steps_cold_boot_order(void **state)
+{
+	struct sim s = { .host = "a30-dual-mdev" };
+	struct vgpu_strv diffs = { 0 };
+	const char *want = "mig 0000:3b:00.0 on\n"
+			   "mig 0000:af:00.0 on\n"
+			   "vfs 0000:3b:00.0 on\n"
+			   "vfs 0000:af:00.0 on\n"
+			   "gi 0000:3b:00.0 1g.6gb@0\n"
+			   "gi 0000:3b:00.0 1g.6gb@1\n"
+			   "gi 0000:3b:00.0 1g.6gb@2\n"
+			   "gi 0000:3b:00.0 1g.6gb@3\n"
+			   "gi 0000:af:00.0 1g.6gb@0\n"
+			   "gi 0000:af:00.0 1g.6gb@1\n"
+			   "gi 0000:af:00.0 1g.6gb@2\n"
+			   "gi 0000:af:00.0 1g.6gb@3\n"
+			   "vgpu 0000:3b:00.4 689\n"
+			   "vgpu 0000:3b:00.5 689\n"
+			   "vgpu 0000:3b:00.6 689\n"
+			   "vgpu 0000:3b:00.7 689\n"
+			   "vgpu 0000:af:00.4 689\n"
+			   "vgpu 0000:af:00.5 689\n"
+			   "vgpu 0000:af:00.6 689\n"
+			   "vgpu 0000:af:00.7 689\n";
+
+	(void)state;
+	assert_int_equal(run(&s, A30_MIG, "a30-1-6c", false, &diffs), 0);
+	assert_string_equal(s.log, want);
+	assert_int_equal(diffs.n, 0);
+	/* a second run finds the host as configured and changes nothing */
+	s.log[0] = '\0';
+	assert_int_equal(run(&s, A30_MIG, "a30-1-6c", false, &diffs), 0);
+	assert_string_equal(s.log, "");
+	assert_int_equal(diffs.n, 0);
+	/* and assert agrees */
+	assert_int_equal(run(&s, A30_MIG, "a30-1-6c", true, &diffs), 0);
+	assert_int_equal(diffs.n, 0);
+}
+
+static void test_steps_wrong_order_repaired(void **state)
+{
+	/* GIs made before the VFs: enabling the VFs wipes them, step 3 makes them again */
+	struct sim s = { .host = "a30-dual-mdev", .mig = { 1, 1 } };
+	const struct vgpu_mig_board *b = vgpu_mig_board_lookup("A30");
+
+	(void)state;
+	s.gis[0][0] = (struct vgpu_mig_gi){ &b->profiles[0], 0, 1 };
+	s.n_gis[0] = 1;
+	assert_int_equal(run(&s, A30_MIG, "a30-1-6c", false, NULL), 0);
+	assert_non_null(strstr(s.log, "vfs 0000:3b:00.0 on\nvfs 0000:af:00.0 on\n"
+				      "gi 0000:3b:00.0 1g.6gb@0\n"));
+	assert_null(strstr(s.log, "mig ")); /* MIG mode was right */
+	assert_int_equal(s.n_gis[0], 4);
+	assert_int_equal(s.n_made, 8);
+}
+
+static void test_steps_assert_changes_nothing(void **state)
+{
+	struct sim s = { .host = "a30-dual-mdev" };
+	VGPU_AUTOSTRV diffs = { 0 };
+	static const char *const want[] = {
+		"GPU 0000:3b:00.0: MIG mode is disabled, the config wants it enabled",
+		"GPU 0000:af:00.0: MIG mode is disabled, the config wants it enabled",
+		"GPU 0000:3b:00.0: 0 of 4 VFs enabled",
+		"GPU 0000:af:00.0: 0 of 4 VFs enabled",
+		"GPU 0000:3b:00.0: GPU instances none, the config wants 1g.6gb x4",
+		"GPU 0000:af:00.0: GPU instances none, the config wants 1g.6gb x4",
+		"GPU 0000:3b:00.0: 0 of 4 vGPUs of A30-1-6C",
+		"GPU 0000:af:00.0: 0 of 4 vGPUs of A30-1-6C",
+	};
+
+	(void)state;
+	assert_int_equal(run(&s, A30_MIG, "a30-1-6c", true, &diffs), 0);
+	assert_string_equal(s.log, ""); /* no action, not even one that would change nothing */
+	assert_int_equal(diffs.n, ARRAY_SIZE(want));
+	for (size_t i = 0; i < diffs.n; i++)
+		assert_string_equal(diffs.items[i], want[i]);
+}
+
+static void test_steps_failure_names_step(void **state)
+{
+	struct sim s = { .host = "a30-dual-mdev", .mig = { 1, 1 }, .vfs = { true, true } };
+
+	(void)state;
+	s.fail_create_gis = -ENOSPC;
+	expect_error(run(&s, A30_MIG, "a30-1-6c", false, NULL),
+		     "step 3 (GPU instances): Insufficient Resources");
+	assert_int_equal(s.n_made, 0); /* no vGPU before its GI */
+}
+
+static void test_steps_time_sliced_fills_free_vfs(void **state)
+{
+	static const char yaml[] = "version: v1\n"
+				   "vgpu-configs:\n"
+				   "  ts:\n"
+				   "    - devices: all\n"
+				   "      vgpu-devices:\n"
+				   "        \"A30-6C\": 2\n"
+				   "        \"A30-4C\": 1\n";
+	struct sim s = { .host = "a30-dual-mdev", .vfs = { true, true } };
+
+	(void)state;
+	assert_int_equal(run(&s, yaml, "ts", false, NULL), 0);
+	/* each VF takes one vGPU; the second type goes to the next free VF */
+	assert_string_equal(s.log, "vgpu 0000:3b:00.4 684\n"
+				   "vgpu 0000:3b:00.5 684\n"
+				   "vgpu 0000:3b:00.6 683\n"
+				   "vgpu 0000:af:00.4 684\n"
+				   "vgpu 0000:af:00.5 684\n"
+				   "vgpu 0000:af:00.6 683\n");
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_resolve_mig_backed_derives),
+		cmocka_unit_test(test_resolve_time_sliced_mig_off),
+		cmocka_unit_test(test_resolve_mig_configs_layout_wins),
+		cmocka_unit_test(test_resolve_refusals),
+		cmocka_unit_test(test_steps_cold_boot_order),
+		cmocka_unit_test(test_steps_wrong_order_repaired),
+		cmocka_unit_test(test_steps_assert_changes_nothing),
+		cmocka_unit_test(test_steps_failure_names_step),
+		cmocka_unit_test(test_steps_time_sliced_fills_free_vfs),
+	};
+	int r;
+
+	vgpu_ctx_init(&ctx, NULL, NULL);
+	r = cmocka_run_group_tests(tests, NULL, NULL);
+	vgpu_ctx_clear(&ctx);
+	return r;
+}
