@@ -22,7 +22,10 @@
 #define VGPU_XML_MAX_SIZE (4u << 20)
 
 struct _xmlDoc;
-/** vgpu_xml_doc_free() - free a parsed domain (NULL is fine). */
+/**
+ * vgpu_xml_doc_free() - free a parsed domain.
+ * @doc: from vgpu_domain_parse(), or NULL
+ */
 void vgpu_xml_doc_free(struct _xmlDoc *doc);
 VGPU_DEFINE_AUTOPTR(xmldoc, struct _xmlDoc, vgpu_xml_doc_free)
 
@@ -40,28 +43,57 @@ struct vgpu_domain_opts {
  * vgpu_domain_parse() - parse untrusted domain XML: no network, no entity
  * expansion, no DTD, at most VGPU_XML_MAX_SIZE bytes, root <domain> in no
  * namespace.  libxml2 prints nothing; its first error is in the message.
- * @what names the input in messages (a path).
- * Return: 0 or -EINVAL / -EFBIG with a message in @ctx; caller frees *out.
+ * @ctx: where errors go
+ * @buf: the XML text (need not be NUL-terminated)
+ * @len: its length in bytes
+ * @what: names the input in messages (a path)
+ * @out: the parsed document, on success
+ * Return: 0 or -EINVAL / -EFBIG with a message in @ctx; free *@out with
+ * vgpu_xml_doc_free().
  */
 int vgpu_domain_parse(struct vgpu_ctx *ctx, const char *buf, size_t len, const char *what,
 		      struct _xmlDoc **out);
 /**
- * vgpu_domain_build() - edit @doc (a libvirt domain) for @plan: vGPU hostdevs,
- * vCPU pinning, strict memory on the GPU's node, guest CPU topology, and
- * metadata for the hook.  Everything else in @doc is kept; vGPUs we added
- * before are replaced (their mdev UUIDs kept unless @o gives new ones).
- * Return: 0 or -errno with a message in @ctx (@doc may then be half-edited).
+ * vgpu_domain_build() - render @plan into @doc (a libvirt domain): vGPU
+ * hostdevs, vCPU pinning, strict memory on the GPU's node, guest CPU
+ * topology, the plan's UUIDs, and metadata for the hook.  Everything else
+ * in @doc is kept; vGPUs we added before are replaced.  Chooses nothing:
+ * every identity comes from the plan (vgpu_plan_set_ids()).
+ * @ctx: where errors go
+ * @doc: the domain, edited in place
+ * @plan: a plan whose UUIDs are set
+ * @o: name, memory, virt type, hugepages, emulator CPUs, no_pin, per_start
+ * Return: 0 or -errno with a message in @ctx (@doc may then be half-edited):
+ * -EINVAL (no or a bad name, no usable memory, a plan without UUIDs,
+ * hugepages for a part of a GiB), -EEXIST (a hostdev we did not add for the
+ * same mdev or VF).
  */
 int vgpu_domain_build(struct vgpu_ctx *ctx, struct _xmlDoc *doc, const struct vgpu_plan *plan,
 		      const struct vgpu_domain_opts *o);
-/** vgpu_domain_format() - serialise without XML declaration, 2-space indent; caller frees. */
+/**
+ * vgpu_domain_format() - serialise without XML declaration, 2-space indent.
+ * @ctx: where errors go
+ * @doc: the domain
+ * @out: the text, on success; caller frees
+ * Return: 0 or -EINVAL (a document without a root element) with a message in @ctx.
+ */
 int vgpu_domain_format(struct vgpu_ctx *ctx, struct _xmlDoc *doc, char **out);
 /**
- * vgpu_domain_memory_kib() - the domain's <memory> in KiB (libvirt units).
+ * vgpu_domain_memory_kib() - the domain's <memory> in KiB (libvirt units,
+ * rounded up).
+ * @ctx: where errors go
+ * @doc: the domain
+ * @out: the size, on success
  * Return: 0, -ENOENT (none) or -EINVAL (unusable) with a message in @ctx.
  */
 int vgpu_domain_memory_kib(struct vgpu_ctx *ctx, struct _xmlDoc *doc, uint64_t *out);
-/* Text of <domain>'s child @name (not in a namespace), blanks stripped, or NULL; caller frees. */
+/**
+ * vgpu_domain_field() - the text of <domain>'s child @name (not in a
+ * namespace), blanks stripped.
+ * @doc: the domain
+ * @name: the element ("name", "uuid", "vcpu")
+ * Return: a copy the caller frees, or NULL when there is no such element.
+ */
 char *vgpu_domain_field(struct _xmlDoc *doc, const char *name);
 
 /* Our metadata element, as the hook reads it. */
@@ -84,12 +116,18 @@ struct vgpu_meta {
 	size_t n_vgpus;
 };
 /**
- * vgpu_domain_read_meta() - our metadata from a domain.
+ * vgpu_domain_read_meta() - our metadata from a domain, every value checked.
+ * @ctx: where errors go
+ * @doc: the domain
+ * @out: the metadata, on success
  * Return: 0, -ENOENT (the domain has none) or -EINVAL (damaged, naming the
- * attribute), with a message in @ctx; clear *out with vgpu_meta_clear().
+ * attribute), with a message in @ctx; clear *@out with vgpu_meta_clear().
  */
 int vgpu_domain_read_meta(struct vgpu_ctx *ctx, struct _xmlDoc *doc, struct vgpu_meta *out);
-/** vgpu_meta_clear() - free what vgpu_domain_read_meta() filled in. */
+/**
+ * vgpu_meta_clear() - free what vgpu_domain_read_meta() filled in.
+ * @m: the metadata (zeroed: fine)
+ */
 void vgpu_meta_clear(struct vgpu_meta *m);
 
 /**
@@ -102,21 +140,37 @@ void vgpu_meta_clear(struct vgpu_meta *m);
  */
 size_t vgpu_domain_prev_mdevs(struct _xmlDoc *doc, char (*out)[VGPU_UUID_LEN]);
 /**
- * vgpu_domain_strip() - undo vgpu_domain_build() for the vGPUs on @vf (NULL:
- * all): drop their hostdevs and metadata entries; once none is left, drop
- * our metadata element and the vCPU pins and memory binding we wrote.
+ * vgpu_domain_strip() - undo vgpu_domain_build() for the vGPUs on @vf:
+ * drop their hostdevs and metadata entries; once none is left, drop our
+ * metadata element and the vCPU pins and memory binding we wrote.
+ * @doc: the domain, edited in place
+ * @vf: the parent whose vGPU goes, or NULL for all
  * Return: how many vGPUs were dropped.
  */
 size_t vgpu_domain_strip(struct _xmlDoc *doc, const char *vf);
 /**
  * vgpu_domain_pinned_cpus() - add to @out the host CPUs one domain definition
  * pins (vcpupin, emulatorpin, iothreadpin, <vcpu cpuset>; libvirt's "^N"
- * exclusions honoured).  Return: 0 or -EINVAL with a message in @ctx.
+ * exclusions honoured).
+ * @ctx: where errors go
+ * @xml: the definition's text
+ * @out: the CPUs are added here
+ * Return: 0 or -EINVAL (not a domain) with a message in @ctx.
  */
 int vgpu_domain_pinned_cpus(struct vgpu_ctx *ctx, const char *xml, struct vgpu_cpuset *out);
-/** vgpu_domain_doc_pinned_cpus() - the same for a parsed domain. */
+/**
+ * vgpu_domain_doc_pinned_cpus() - vgpu_domain_pinned_cpus() for a parsed domain.
+ * @doc: the domain
+ * @out: the CPUs are added here
+ */
 void vgpu_domain_doc_pinned_cpus(struct _xmlDoc *doc, struct vgpu_cpuset *out);
-/** vgpu_domain_doc_is() - is @doc the domain named @self_name or with UUID @self_uuid? */
+/**
+ * vgpu_domain_doc_is() - is @doc the domain named @self_name or with UUID @self_uuid?
+ * @doc: the domain
+ * @self_name: a name, or NULL
+ * @self_uuid: a UUID in any case, or NULL
+ * Return: true when either matches.
+ */
 bool vgpu_domain_doc_is(struct _xmlDoc *doc, const char *self_name, const char *self_uuid);
 
 #endif

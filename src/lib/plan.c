@@ -3,7 +3,7 @@
  * Placement and CPU pinning: pure functions over a const host model.
  *
  * A VM goes where its GPU is: vCPUs on whole cores of the GPU's NUMA node
- * (reference section 9), never spilling to another node.  The steps are
+ * (docs/design.md, "Capacity is the GPU's"), never spilling to another node.  The steps are
  * separate: validate the request, choose the GPU, pick parents, pin CPUs,
  * check the node, explain.
  */

@@ -66,11 +66,16 @@ struct vgpu_plan {
 
 /**
  * vgpu_plan_make() - choose a parent for each requested profile and pin CPUs.
- * @m: a model read with VGPU_READ_TYPES | VGPU_READ_TOPOLOGY (or built so).
  * Capacity is the GPU's: its framebuffer, and time-sliced vGPUs of one GPU
  * all of one type (no mixed-size mode), counting vGPUs that exist already.
- * Warnings (unsupported combinations, hugepages not reserved) go to @ctx's log.
- * Return: 0 or -errno with a message in @ctx; caller frees *out.
+ * The plan's UUIDs are left for vgpu_plan_set_ids().
+ * @ctx: errors; warnings (unsupported combinations, hugepages not reserved) go to its log
+ * @m: a model read with VGPU_READ_TYPES | VGPU_READ_TOPOLOGY (or built so)
+ * @req: the profiles, vCPUs, GPU or VF asked for, CPUs to avoid, memory
+ * @out: the plan, on success
+ * Return: 0 or -errno with a message in @ctx (-ENOENT: no such GPU, VF or
+ * profile; -EBUSY: the VF asked for cannot take it; -ENOSPC: no room);
+ * free *@out with vgpu_plan_free().
  */
 int vgpu_plan_make(struct vgpu_ctx *ctx, const struct vgpu_model *m, const struct vgpu_request *req,
 		   struct vgpu_plan **out);
@@ -90,7 +95,10 @@ int vgpu_plan_make(struct vgpu_ctx *ctx, const struct vgpu_model *m, const struc
  */
 int vgpu_plan_set_ids(struct vgpu_ctx *ctx, struct vgpu_plan *plan, const struct vgpu_request *req,
 		      const char *existing, char (*prev)[VGPU_UUID_LEN], size_t n_prev);
-/** vgpu_plan_free() - free a plan (NULL is fine). */
+/**
+ * vgpu_plan_free() - free a plan.
+ * @p: the plan, or NULL
+ */
 void vgpu_plan_free(struct vgpu_plan *p);
 VGPU_DEFINE_AUTOPTR(plan, struct vgpu_plan, vgpu_plan_free)
 
@@ -99,12 +107,25 @@ VGPU_DEFINE_AUTOPTR(plan, struct vgpu_plan, vgpu_plan_free)
  * Cores are taken lowest first; all thread siblings of a core go together
  * and vCPUs 2i, 2i+1 land on the siblings of one core.  @out's pins,
  * vcpus, cores, threads, cpus and node are replaced only on success.
- * Return: 0 or -EINVAL / -ENOENT / -ENOSPC with a message in @ctx.
+ * @ctx: where errors go
+ * @t: the host's topology
+ * @node: the NUMA node the VM lives on
+ * @busy: CPUs that are taken (other domains' pins, --exclude-cpus)
+ * @vcpus: how many vCPUs
+ * @out: the plan whose CPU fields are set
+ * Return: 0 or -EINVAL (no vCPUs) / -ENOENT (no such node) / -ENOSPC (not
+ * enough free whole cores) with a message in @ctx.
  */
 int vgpu_plan_cpus(struct vgpu_ctx *ctx, const struct vgpu_topology *t, int node,
 		   const struct vgpu_cpuset *busy, unsigned vcpus, struct vgpu_plan *out);
 
-/* Free whole-core CPUs of @node once @busy is taken out. */
+/**
+ * vgpu_node_free_cpus() - the CPUs of @node's whole cores that @busy leaves free.
+ * @t: the host's topology
+ * @node: a NUMA node id
+ * @busy: CPUs that are taken; a core with one taken CPU is taken
+ * @out: the free CPUs
+ */
 void vgpu_node_free_cpus(const struct vgpu_topology *t, int node, const struct vgpu_cpuset *busy,
 			 struct vgpu_cpuset *out);
 
