@@ -138,14 +138,20 @@ int vgpu_apply_host(struct vgpu_ctx *ctx, struct vgpu_sysfs *fs, const struct vg
 
 	if (e < 0)
 		return e;
-	if (locked && (e = vgpu_sysfs_lock(ctx, fs, VGPU_APPLY_LOCK_WAIT_MS)) < 0) {
-		vgpu_hostcfg_clear(&cfg);
-		return e;
-	}
-	vgpu_txn_init(&h.txn, ctx, fs, o->dry_run);
+	/* the whole configuration is checked against the host before anything is locked */
 	e = vgpu_host_read(ctx, fs, VGPU_READ_TYPES, &a.model, NULL);
 	if (e == 0)
 		e = vgpu_apply_resolve(&a, &cfg);
+	if (e == 0 && locked) {
+		/* under the lock, from what the host is now */
+		vgpu_apply_clear(&a);
+		e = vgpu_sysfs_lock(ctx, fs, VGPU_APPLY_LOCK_WAIT_MS);
+		if (e == 0)
+			e = vgpu_host_read(ctx, fs, VGPU_READ_TYPES, &a.model, NULL);
+		if (e == 0)
+			e = vgpu_apply_resolve(&a, &cfg);
+	}
+	vgpu_txn_init(&h.txn, ctx, fs, o->dry_run);
 	if (e == 0)
 		e = vgpu_apply_steps(&a);
 	if (e < 0)

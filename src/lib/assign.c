@@ -190,7 +190,8 @@ int vgpu_assign(struct vgpu_ctx *ctx, struct vgpu_sysfs *fs, struct _xmlDoc *doc
 				  "the domain already has vGPUs from vgpuctl; release them first");
 	}
 	r = domain_vcpus(ctx, doc, req);
-	if (r == 0)
+	/* a dry run writes nothing anywhere, not even the lock file */
+	if (r == 0 && !t->dry_run)
 		r = vgpu_sysfs_lock(ctx, fs, VGPU_ASSIGN_LOCK_WAIT_MS);
 	if (r < 0)
 		return r;
@@ -268,7 +269,7 @@ int vgpu_release(struct vgpu_ctx *ctx, struct vgpu_sysfs *fs, struct _xmlDoc *do
 		return vgpu_error(ctx, -EINVAL, "the domain has no usable <uuid>");
 	if (vgpu_domain_read_meta(ctx, doc, &m) == -EINVAL)
 		return -EINVAL;
-	r = vgpu_sysfs_lock(ctx, fs, VGPU_ASSIGN_LOCK_WAIT_MS);
+	r = t->dry_run ? 0 : vgpu_sysfs_lock(ctx, fs, VGPU_ASSIGN_LOCK_WAIT_MS);
 	if (r < 0) {
 		vgpu_meta_clear(&m);
 		return r;

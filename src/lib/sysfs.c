@@ -623,7 +623,12 @@ static int write_all(int fd, const char *data, size_t len)
 	return 0;
 }
 
-int vgpu_sysfs_replace(const struct vgpu_sysdir *d, const char *name, const char *data, size_t len)
+/*
+ * Write @data to a temporary file in @dirfd and rename it over @name; with
+ * @keep, the new file gets @keep's mode and owner (the file it replaces).
+ */
+static int replace_at(int dirfd, const char *name, const char *data, size_t len,
+		      const struct stat *keep)
 {
 	char tmp[VGPU_PATH_MAX];
 	int fd, r;
@@ -632,19 +637,25 @@ int vgpu_sysfs_replace(const struct vgpu_sysdir *d, const char *name, const char
 		return -EINVAL;
 	if (snprintf(tmp, sizeof(tmp), ".%s.%ld.tmp", name, (long)getpid()) >= (int)sizeof(tmp))
 		return -ENAMETOOLONG;
-	(void)unlinkat(d->fd, tmp, 0); /* a leftover of a crashed run of this pid */
-	fd = openat(d->fd, tmp, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0644);
+	(void)unlinkat(dirfd, tmp, 0); /* a leftover of a crashed run of this pid */
+	fd = openat(dirfd, tmp, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC,
+		    keep ? 0600 : 0644);
 	if (fd < 0)
 		return -errno;
 	r = write_all(fd, data, len);
+	/* the owner first: fchown() may clear set-id bits that fchmod() sets */
+	if (r == 0 && keep && fchown(fd, keep->st_uid, keep->st_gid) < 0 && errno != EPERM)
+		r = -errno;
+	if (r == 0 && keep && fchmod(fd, keep->st_mode & 07777) < 0)
+		r = -errno;
 	if (r == 0 && fsync(fd) < 0)
 		r = -errno;
 	if (close(fd) < 0 && r == 0)
 		r = -errno;
-	if (r == 0 && renameat(d->fd, tmp, d->fd, name) < 0)
+	if (r == 0 && renameat(dirfd, tmp, dirfd, name) < 0)
 		r = -errno;
 	if (r < 0) {
-		(void)unlinkat(d->fd, tmp, 0);
+		(void)unlinkat(dirfd, tmp, 0);
 		return r;
 	}
 	/*
@@ -652,8 +663,13 @@ int vgpu_sysfs_replace(const struct vgpu_sysdir *d, const char *name, const char
 	 * fsync() that fails only leaves the rename's durability to the next
 	 * sync.  Failing here would report as not done a change that is done.
 	 */
-	(void)fsync(d->fd);
+	(void)fsync(dirfd);
 	return 0;
+}
+
+int vgpu_sysfs_replace(const struct vgpu_sysdir *d, const char *name, const char *data, size_t len)
+{
+	return replace_at(d->fd, name, data, len, NULL);
 }
 
 int vgpu_sysfs_unlink(const struct vgpu_sysdir *d, const char *name)
@@ -714,20 +730,61 @@ void vgpu_sysfs_unlock(struct vgpu_sysfs *fs)
 	fs->lockfd = -1;
 }
 
+/* Write through to a FIFO, a device or a socket: open without blocking, never replace it. */
+static int write_through(const char *path, const char *data, size_t len)
+{
+	int fd = open(path, O_WRONLY | O_NONBLOCK | O_NOCTTY | O_CLOEXEC), r, flags;
+
+	if (fd < 0)
+		return errno == ENXIO ? -EPIPE : -errno; /* a FIFO nobody reads */
+	flags = fcntl(fd, F_GETFL);
+	if (flags >= 0)
+		(void)fcntl(fd, F_SETFL, flags & ~O_NONBLOCK);
+	r = write_all(fd, data, len);
+	if (close(fd) < 0 && r == 0 && errno != EINVAL)
+		r = -errno;
+	return r;
+}
+
 int vgpu_file_replace(struct vgpu_ctx *ctx, const char *path, const char *data, size_t len)
 {
-	VGPU_AUTOFREE char *copy = vgpu_xstrdup(path);
-	const char *slash = strrchr(path, '/');
-	struct vgpu_sysdir d = { .fd = -1 };
-	int r;
+	VGPU_AUTOFREE char *real = NULL;
+	VGPU_AUTOFREE char *copy = NULL;
+	const char *target = path, *slash, *base;
+	struct stat st;
+	bool exists;
+	int dirfd, r;
 
-	if (slash)
-		copy[slash - path + (slash == path)] = '\0'; /* "/x" -> "/", "a/b" -> "a" */
-	d.fd = open(slash ? copy : ".", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-	if (d.fd < 0)
+	/* a symlink is followed: the file it names is the one to replace */
+	if (lstat(path, &st) == 0 && S_ISLNK(st.st_mode)) {
+		real = realpath(path, NULL);
+		if (!real)
+			return vgpu_error(ctx, -errno, "cannot write '%s': %s", path,
+					  strerror(errno));
+		target = real;
+	}
+	exists = stat(target, &st) == 0;
+	if (!exists && errno != ENOENT)
 		return vgpu_error(ctx, -errno, "cannot write '%s': %s", path, strerror(errno));
-	r = vgpu_sysfs_replace(&d, slash ? slash + 1 : path, data, len);
-	close(d.fd);
+	if (exists && S_ISDIR(st.st_mode))
+		return vgpu_error(ctx, -EISDIR, "cannot write '%s': %s", path, strerror(EISDIR));
+	if (exists && !S_ISREG(st.st_mode)) {
+		r = write_through(target, data, len);
+		if (r < 0)
+			return vgpu_error(ctx, r, "cannot write '%s': %s", path,
+					  r == -EPIPE ? "nothing reads from it" : strerror(-r));
+		return 0;
+	}
+	copy = vgpu_xstrdup(target);
+	slash = strrchr(target, '/');
+	if (slash)
+		copy[slash - target + (slash == target)] = '\0'; /* "/x" -> "/", "a/b" -> "a" */
+	base = slash ? slash + 1 : target;
+	dirfd = open(slash ? copy : ".", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	if (dirfd < 0)
+		return vgpu_error(ctx, -errno, "cannot write '%s': %s", path, strerror(errno));
+	r = replace_at(dirfd, base, data, len, exists ? &st : NULL);
+	close(dirfd);
 	if (r < 0)
 		return vgpu_error(ctx, r, "cannot write '%s': %s", path, vgpu_strerror(r));
 	return 0;

@@ -363,13 +363,17 @@ int vgpu_sysfs_lock(struct vgpu_ctx *ctx, struct vgpu_sysfs *fs, unsigned timeou
  */
 void vgpu_sysfs_unlock(struct vgpu_sysfs *fs);
 /**
- * vgpu_file_replace() - a user's file (-o OUT) replaced atomically, like
- * vgpu_sysfs_replace().
+ * vgpu_file_replace() - write a user's file (-o OUT).  Only a regular file
+ * (or none) is replaced, atomically like vgpu_sysfs_replace(), keeping the
+ * mode and owner of the file it replaces; a symlink is followed to the file
+ * it names; a FIFO, a device or a socket (-o /dev/stdout) is written
+ * through, opened without blocking, never replaced.
  * @ctx: where errors go
  * @path: the file, as the user gave it (not below the root)
  * @data: the new contents
  * @len: the length of @data
- * Return: 0 or -errno with "cannot write 'PATH': cause" in @ctx.
+ * Return: 0 or -errno with "cannot write 'PATH': cause" in @ctx (-EISDIR
+ * for a directory, -EPIPE for a FIFO nobody reads).
  */
 int vgpu_file_replace(struct vgpu_ctx *ctx, const char *path, const char *data, size_t len);
 #define VGPU_LOCK_PATH "run/vgpuctl/lock"

@@ -1,0 +1,54 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0-or-later
+# A dry run, and a config refused before anything runs, write nothing under
+# the root: no lock file, no records, no catalogue.
+#   writes-nothing.sh VGPUCTL SRCDIR
+set -u
+bin=$(realpath "$1") src=$2
+cd "$src" || exit 1
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+fail=0
+cp -a tests/data/hosts/a30-dual-mdev "$tmp/host"
+find "$tmp/host" | sort >"$tmp/before"
+check() { # LABEL: nothing under the root changed
+	find "$tmp/host" | sort >"$tmp/after"
+	if ! cmp -s "$tmp/before" "$tmp/after"; then
+		echo "FAIL: $1 wrote under the root:"
+		diff "$tmp/before" "$tmp/after"
+		fail=1
+	fi
+}
+v() { timeout 20 "$bin" --sysroot "$tmp/host" "$@" >"$tmp/out" 2>"$tmp/err"; }
+
+cat >"$tmp/plain.xml" <<'XML'
+<domain type='kvm'>
+  <name>plain</name>
+  <uuid>0f1e2d3c-4b5a-4697-8887-766554433221</uuid>
+  <memory unit='GiB'>4</memory>
+  <vcpu>2</vcpu>
+  <os><type arch='x86_64'>hvm</type></os>
+</domain>
+XML
+v assign --from "$tmp/plain.xml" --vgpu A30-6C --dry-run ||
+	{ echo "FAIL: assign --dry-run"; cat "$tmp/err"; fail=1; }
+check "assign --dry-run"
+v release --from tests/data/domains/existing.xml --dry-run ||
+	{ echo "FAIL: release --dry-run"; cat "$tmp/err"; fail=1; }
+check "release --dry-run"
+cat >"$tmp/cfg.yaml" <<'YAML'
+version: v1
+vgpu-configs:
+  bad:
+    - devices: [7]
+      vgpu-devices:
+        "A30-6C": 1
+YAML
+if v apply -f "$tmp/cfg.yaml" --config bad --nvidia-smi /bin/false --sriov-manage /bin/false; then
+	echo "FAIL: a config for GPU index 7 was applied"
+	fail=1
+fi
+grep -q "cfg.yaml:4: no GPU with index 7" "$tmp/err" || { echo "FAIL: refusal:"; cat "$tmp/err"; fail=1; }
+check "apply of a refused config"
+[ $fail = 0 ] && echo "ok: dry runs and refused configs write nothing"
+exit $fail
