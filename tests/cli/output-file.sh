@@ -37,7 +37,7 @@ release "$tmp/vm.xml" || bad "regular file"
 [ "$(stat -c %a "$tmp/vm.xml")" = 600 ] || bad "mode not kept: $(stat -c %a "$tmp/vm.xml")"
 grep -q "<name>plain</name>" "$tmp/vm.xml" || bad "regular file not written"
 # a new file: created (0644 less the umask)
-release "$tmp/new.xml" && [ -f "$tmp/new.xml" ] || bad "new file"
+if ! release "$tmp/new.xml" || [ ! -f "$tmp/new.xml" ]; then bad "new file"; fi
 # --from X -o X: an ordinary in-place edit
 cp "$tmp/dom.xml" "$tmp/same.xml"
 timeout 20 "$bin" --sysroot "$tmp/host" release --from "$tmp/same.xml" -o "$tmp/same.xml" \
@@ -73,6 +73,6 @@ mkdir "$tmp/dir"
 if release "$tmp/dir"; then bad "directory accepted"; fi
 grep -q "cannot write '$tmp/dir': Is a directory" "$tmp/err" || bad "directory: message"
 # no temporary file left behind anywhere
-if ls -a "$tmp" | grep -q '\.tmp$'; then bad "a temporary file was left"; fi
+if find "$tmp" -maxdepth 1 -name '*.tmp' | grep -q .; then bad "a temporary file was left"; fi
 [ $fail = 0 ] && echo "ok: -o OUT on regular files, symlinks, FIFOs, devices, directories"
 exit $fail
