@@ -11,6 +11,8 @@
 #include <fcntl.h>
 #include <poll.h>
 #include <signal.h>
+#include <limits.h>
+#include <stdbool.h>
 #include <spawn.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -178,13 +180,39 @@ static bool reap(pid_t pid, int *status, long deadline)
 	}
 }
 
+/*
+ * A program named without a '/' is looked up in the system's directories
+ * only: never through $PATH, whose relative or user-writable entries would
+ * let the working directory pick the program a root tool runs.
+ */
+#define EXEC_SEARCH "/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin"
+
+static bool find_program(const char *name, char *out, size_t len)
+{
+	char dirs[] = EXEC_SEARCH;
+	char *save = NULL;
+
+	for (char *d = strtok_r(dirs, ":", &save); d; d = strtok_r(NULL, ":", &save))
+		if (snprintf(out, len, "%s/%s", d, name) < (int)len && access(out, X_OK) == 0)
+			return true;
+	return false;
+}
+
 static int spawn(struct vgpu_ctx *ctx, const char *const *argv, int pout[2], int perr[2],
 		 pid_t *pid)
 {
 	posix_spawn_file_actions_t fa;
 	posix_spawnattr_t at;
+	char found[PATH_MAX];
+	const char *path = argv[0];
 	int r;
 
+	if (!strchr(path, '/')) {
+		if (!find_program(path, found, sizeof(found)))
+			return vgpu_error(ctx, -ENOENT, "cannot run '%s': not found in %s", path,
+					  EXEC_SEARCH);
+		path = found;
+	}
 	posix_spawn_file_actions_init(&fa);
 	posix_spawnattr_init(&at);
 	posix_spawn_file_actions_addopen(&fa, STDIN_FILENO, "/dev/null", O_RDONLY, 0);
@@ -201,9 +229,7 @@ static int spawn(struct vgpu_ctx *ctx, const char *const *argv, int pout[2], int
 		posix_spawnattr_setsigmask(&at, &none);
 		posix_spawnattr_setsigdefault(&at, &all);
 	}
-	r = strchr(argv[0], '/') ?
-		    posix_spawn(pid, argv[0], &fa, &at, (char *const *)argv, environ) :
-		    posix_spawnp(pid, argv[0], &fa, &at, (char *const *)argv, environ);
+	r = posix_spawn(pid, path, &fa, &at, (char *const *)argv, environ);
 	posix_spawn_file_actions_destroy(&fa);
 	posix_spawnattr_destroy(&at);
 	if (r)

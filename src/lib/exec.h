@@ -25,7 +25,8 @@ struct vgpu_exec_result {
 };
 
 /**
- * vgpu_exec() - run @argv[0] (looked up in PATH when it has no '/') with
+ * vgpu_exec() - run @argv[0] (a name without '/' is looked up in /usr/local/sbin, /usr/local/bin,
+ * /usr/sbin, /usr/bin, /sbin and /bin only, never in $PATH) with
  * @argv, wait at most @timeout_ms.
  * @ctx: where errors go
  * @argv: the program and its arguments, NULL-terminated; never a shell

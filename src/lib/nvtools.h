@@ -17,11 +17,12 @@
 #include "ctx.h"
 #include "mig.h"
 
-#define VGPU_NVIDIA_SMI_DEFAULT "nvidia-smi"
+#define VGPU_NVIDIA_SMI_DEFAULT "/usr/bin/nvidia-smi"
 #define VGPU_SRIOV_MANAGE_DEFAULT "/usr/lib/nvidia/sriov-manage"
 
 struct vgpu_nvtools {
-	const char *nvidia_smi; /* a path, or a name looked up in PATH */
+	const char *nvidia_smi; /* an absolute path (a name is run as a path, never looked up in
+				   PATH) */
 	const char *sriov_manage;
 	long timeout_ms; /* per call; 0: the default (5 minutes: GPU resets are slow) */
 	int unbind_tries; /* sriov-manage tries while a client holds the GPU; 0: 5 */

@@ -8,9 +8,14 @@
 #include <stdarg.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <cmocka.h>
+
+#include <sys/stat.h>
+
+#include <unistd.h>
 
 #include "exec.h"
 
@@ -73,7 +78,44 @@ static void test_missing_program(void **state)
 			    "cannot run '/nonexistent/sriov-manage': No such file or directory");
 	vgpu_exec_clear(&r);
 	assert_int_equal(vgpu_exec(&ctx, path, 1000, &r), -ENOENT);
+	assert_string_equal(vgpu_ctx_error(&ctx),
+			    "cannot run 'vgpuctl-no-such-program': not found in "
+			    "/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin");
 	vgpu_exec_clear(&r);
+}
+
+/* a name is never looked up in $PATH: not in ".", not in a directory PATH names */
+static void test_no_path_lookup(void **state)
+{
+	char dir[] = "/tmp/vgpu-exec-XXXXXX", prog[64], cwd[4096];
+	const char *argv[] = { "vgpuctl-planted", NULL };
+	const char *old = getenv("PATH");
+	char *saved = old ? strdup(old) : NULL;
+	struct vgpu_exec_result r;
+	FILE *f;
+
+	(void)state;
+	assert_non_null(mkdtemp(dir));
+	snprintf(prog, sizeof(prog), "%s/vgpuctl-planted", dir);
+	f = fopen(prog, "w");
+	assert_non_null(f);
+	fputs("#!/bin/sh\necho planted\n", f);
+	fclose(f);
+	assert_int_equal(chmod(prog, 0755), 0);
+	assert_non_null(getcwd(cwd, sizeof(cwd)));
+	assert_int_equal(chdir(dir), 0);
+	setenv("PATH", ".:", 1);
+	assert_int_equal(vgpu_exec(&ctx, argv, 1000, &r), -ENOENT);
+	vgpu_exec_clear(&r);
+	setenv("PATH", dir, 1);
+	assert_int_equal(vgpu_exec(&ctx, argv, 1000, &r), -ENOENT);
+	vgpu_exec_clear(&r);
+	if (saved)
+		setenv("PATH", saved, 1);
+	free(saved);
+	assert_int_equal(chdir(cwd), 0);
+	unlink(prog);
+	rmdir(dir);
 }
 
 /* output beyond the cap is read (the program is not blocked) and dropped */
@@ -145,10 +187,15 @@ static void test_last_line(void **state)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(test_exit_and_output),	    cmocka_unit_test(test_stdout_reason),
-		cmocka_unit_test(test_timeout_kills_group), cmocka_unit_test(test_missing_program),
-		cmocka_unit_test(test_output_cap),	    cmocka_unit_test(test_stdin_empty),
-		cmocka_unit_test(test_signal_status),	    cmocka_unit_test(test_argv_str),
+		cmocka_unit_test(test_exit_and_output),
+		cmocka_unit_test(test_stdout_reason),
+		cmocka_unit_test(test_timeout_kills_group),
+		cmocka_unit_test(test_missing_program),
+		cmocka_unit_test(test_no_path_lookup),
+		cmocka_unit_test(test_output_cap),
+		cmocka_unit_test(test_stdin_empty),
+		cmocka_unit_test(test_signal_status),
+		cmocka_unit_test(test_argv_str),
 		cmocka_unit_test(test_last_line),
 	};
 
