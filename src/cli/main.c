@@ -3,6 +3,7 @@
  * vgpuctl - inventory, plan and assign NVIDIA vGPUs on KVM/libvirt hosts.
  */
 #include <errno.h>
+#include <fcntl.h>
 #include <getopt.h>
 #include <limits.h>
 #include <signal.h>
@@ -84,6 +85,21 @@ static int close_stdout(int rc)
 	return rc;
 }
 
+/*
+ * Started with stdin, stdout or stderr closed (a hook, a unit with odd
+ * settings), the first file we open would become fd 0-2 and a message for
+ * stderr would land in the lock file or a record: /dev/null takes them first.
+ */
+static void open_std_fds(void)
+{
+	for (int fd = 0; fd < 3; fd++) {
+		if (fcntl(fd, F_GETFD) >= 0 || errno != EBADF)
+			continue;
+		if (open("/dev/null", fd ? O_WRONLY : O_RDONLY) < 0)
+			abort(); /* no /dev/null: nothing safe to write to */
+	}
+}
+
 int main(int argc, char **argv)
 {
 	enum { OPT_SYSROOT = 256 };
@@ -97,6 +113,7 @@ int main(int argc, char **argv)
 	struct cli c = { .out = stdout, .err = stderr };
 	int o, rc;
 
+	open_std_fds();
 	vgpu_ctx_init(&c.ctx, cli_log_cb, &c);
 	signal(SIGPIPE, SIG_IGN);
 	/*

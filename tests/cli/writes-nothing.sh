@@ -50,5 +50,15 @@ if v apply -f "$tmp/cfg.yaml" --config bad --nvidia-smi /bin/false --sriov-manag
 fi
 grep -q "cfg.yaml:4: no GPU with index 7" "$tmp/err" || { echo "FAIL: refusal:"; cat "$tmp/err"; fail=1; }
 check "apply of a refused config"
-[ $fail = 0 ] && echo "ok: dry runs and refused configs write nothing"
+# started with stdin, stdout and stderr closed, a warning after the lock is
+# taken (metadata naming a vGPU no record holds) must not land in the lock file
+timeout 20 "$bin" --sysroot "$tmp/host" release --from tests/data/domains/existing.xml \
+	-o "$tmp/released.xml" 0<&- 1>&- 2>&-
+if [ -s "$tmp/host/run/vgpuctl/lock" ]; then
+	echo "FAIL: with fds 0-2 closed, output went into the lock file:"
+	cat "$tmp/host/run/vgpuctl/lock"
+	fail=1
+fi
+grep -q "<name>db01</name>" "$tmp/released.xml" || { echo "FAIL: fds 0-2 closed: no output"; fail=1; }
+[ $fail = 0 ] && echo "ok: dry runs and refused configs write nothing; fds 0-2 closed are safe"
 exit $fail
