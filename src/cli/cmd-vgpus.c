@@ -21,12 +21,27 @@ static const struct col vgpu_cols[] = {
 	{ "DOMAIN_UUID", "domain_uuid", COL_STR, COL_JSON_ONLY },
 	{ "LIFETIME", "lifetime", COL_STR, 0 },
 	{ "STATE", "state", COL_STR, 0 },
+	{ "RECORD", "record", COL_STR, COL_JSON_ONLY },
 };
+
+/* The record file, as messages name it ("ROOT/var/lib/vgpuctl/owners/KEY"). */
+static char *record_path(struct cli *c, const char *key)
+{
+	char rel[VGPU_PATH_MAX], show[VGPU_SHOW_LEN];
+	struct vgpu_sysdir root;
+
+	vgpu_sysdir_root(c->fs, &root);
+	snprintf(rel, sizeof(rel), "%s/%s", VGPU_RECORDS_DIR, key);
+	return vgpu_xstrdup(vgpu_sysdir_show(&root, rel, show, sizeof(show)));
+}
 
 static void add_record(struct cli *c, struct cli_table *t, const struct vgpu_record *r)
 {
+	char key[VGPU_RECORD_KEY_LEN];
+
 	struct cli_line *ln = cli_line_new(t);
 
+	vgpu_record_key(r, key);
 	cli_cell_str(ln, 0, r->gpu);
 	cli_cell_str(ln, 1, r->parent);
 	cli_cell_str(ln, 2, vgpu_iface_str(r->iface));
@@ -37,6 +52,25 @@ static void add_record(struct cli *c, struct cli_table *t, const struct vgpu_rec
 	cli_cell_str(ln, 7, r->domain_uuid);
 	cli_cell_str(ln, 8, vgpu_lifetime_str(r->lifetime));
 	cli_cell_str(ln, 9, vgpu_state_str(vgpu_host_record_state(&c->ctx, c->fs, r)));
+	cli_cell(ln, 10, record_path(c, key));
+}
+
+/* A record that cannot be read: its parent stays blocked until someone looks at the file. */
+static void add_damaged(struct cli *c, struct cli_table *t, const char *key)
+{
+	struct cli_line *ln = cli_line_new(t);
+	char parent[VGPU_BDF_LEN];
+	const char *mdev = strchr(key, '_');
+	const struct vgpu_parent *p;
+
+	snprintf(parent, sizeof(parent), "%.*s", (int)strcspn(key, "_"), key);
+	p = vgpu_model_find_parent(c->model, parent);
+	cli_cell_str(ln, 0, p ? p->gpu->addr : NULL);
+	cli_cell_str(ln, 1, parent);
+	cli_cell_str(ln, 2, p ? vgpu_iface_str(p->iface) : NULL);
+	cli_cell_str(ln, 5, mdev && vgpu_uuid_valid(mdev + 1) ? mdev + 1 : NULL);
+	cli_cell_str(ln, 9, vgpu_state_str(VGPU_STATE_DAMAGED));
+	cli_cell(ln, 10, record_path(c, key));
 }
 
 /* A vGPU on the host that no record claims. */
@@ -80,6 +114,8 @@ int cmd_vgpus(struct cli *c, int argc, char **argv)
 		return EXIT_FAILURE;
 	for (size_t i = 0; i < recs.n; i++)
 		add_record(c, t, &recs.v[i]);
+	for (size_t i = 0; i < recs.damaged_keys.n; i++)
+		add_damaged(c, t, recs.damaged_keys.items[i]);
 	n_orphans = vgpu_host_orphans(c->model, &recs, &orphans);
 	for (size_t i = 0; i < n_orphans; i++)
 		add_orphan(c, t, &orphans[i]);

@@ -172,6 +172,57 @@ static int claim_and_create(struct vgpu_txn *txn, const char *name, const struct
 	return 0;
 }
 
+/*
+ * An mdev UUID is one vGPU: another domain's record holding it refuses the
+ * plan (this domain's own were dropped by repair_unfinished()).
+ */
+static int check_unique(struct vgpu_ctx *ctx, const struct vgpu_records *recs,
+			const struct vgpu_plan *plan)
+{
+	for (size_t i = 0; i < plan->n_vgpus; i++) {
+		const char *u = plan->vgpus[i].mdev_uuid;
+
+		for (size_t k = 0; *u && k < recs->n; k++)
+			if (strcmp(recs->v[k].mdev_uuid, u) == 0 &&
+			    strcmp(recs->v[k].domain_uuid, plan->uuid) != 0)
+				return vgpu_error(ctx, -EEXIST,
+						  "mdev UUID %s is already domain '%s''s (%s), on "
+						  "%s; give another with --mdev-uuid or none",
+						  u, recs->v[k].domain, recs->v[k].domain_uuid,
+						  recs->v[k].parent);
+	}
+	return 0;
+}
+
+/*
+ * Records of this domain while its definition has no vGPUs of ours: an
+ * assign killed between its claims and its definition.  The next assign
+ * repairs it: those vGPUs are destroyed and their records dropped, inside
+ * this run's transaction, before anything is planned.
+ */
+static int repair_unfinished(struct vgpu_txn *txn, const struct vgpu_records *recs,
+			     const char *uuid)
+{
+	for (size_t i = 0; uuid && i < recs->n; i++) {
+		const struct vgpu_record *r = &recs->v[i];
+		int e;
+
+		if (strcmp(r->domain_uuid, uuid) != 0)
+			continue;
+		vgpu_log(txn->ctx, LOG_NOTICE,
+			 "an earlier assign of '%s' did not finish: undoing its %s on %s", r->domain,
+			 r->profile, r->parent);
+		e = vgpu_txn_destroy(txn, r);
+		if (e == -ESTALE)
+			e = 0;
+		if (e == 0)
+			e = vgpu_txn_record_drop(txn, r);
+		if (e < 0)
+			return e;
+	}
+	return 0;
+}
+
 int vgpu_assign(struct vgpu_ctx *ctx, struct vgpu_sysfs *fs, struct _xmlDoc *doc,
 		struct vgpu_request *req, const struct vgpu_domain_opts *o,
 		const struct vgpu_domain_target *t, char **xml)
@@ -179,6 +230,7 @@ int vgpu_assign(struct vgpu_ctx *ctx, struct vgpu_sysfs *fs, struct _xmlDoc *doc
 	VGPU_AUTOPTR(model) m = NULL;
 	VGPU_AUTOPTR(plan) plan = NULL;
 	VGPU_AUTOFREE char *name = NULL;
+	VGPU_AUTORECORDS recs = { 0 };
 	struct vgpu_meta meta = { 0 };
 	struct vgpu_txn txn;
 	int r;
@@ -196,7 +248,18 @@ int vgpu_assign(struct vgpu_ctx *ctx, struct vgpu_sysfs *fs, struct _xmlDoc *doc
 	if (r < 0)
 		return r;
 	vgpu_txn_init(&txn, ctx, fs, t->dry_run);
-	r = vgpu_domain_plan(ctx, fs, t->virt, doc, true, req, o, &m, &plan);
+	r = vgpu_records_read(ctx, fs, &recs);
+	if (r == 0) {
+		VGPU_AUTOFREE char *field = vgpu_domain_field(doc, "uuid");
+		char uuid[VGPU_UUID_LEN];
+
+		if (field && vgpu_uuid_normalize(field, uuid))
+			r = repair_unfinished(&txn, &recs, uuid);
+	}
+	if (r == 0)
+		r = vgpu_domain_plan(ctx, fs, t->virt, doc, true, req, o, &m, &plan);
+	if (r == 0)
+		r = check_unique(ctx, &recs, plan);
 	if (r == 0)
 		r = vgpu_domain_build(ctx, doc, plan, o);
 	if (r == 0)
@@ -215,7 +278,11 @@ int vgpu_assign(struct vgpu_ctx *ctx, struct vgpu_sysfs *fs, struct _xmlDoc *doc
 
 /* ---- release -------------------------------------------------------------- */
 
-/* Destroy and forget what the records give domain @uuid (on @vf only, if given). */
+/*
+ * Destroy and forget what the records give domain @uuid (on @vf only, if
+ * given).  A record the host no longer matches (VF gone, another vGPU
+ * there) is dropped and the host left alone: release always drops its claim.
+ */
 static int release_vgpus(struct vgpu_txn *txn, const struct vgpu_records *recs, const char *uuid,
 			 const char *vf)
 {
@@ -226,6 +293,12 @@ static int release_vgpus(struct vgpu_txn *txn, const struct vgpu_records *recs, 
 		if (strcmp(rec->domain_uuid, uuid) != 0 || (vf && strcmp(rec->parent, vf)))
 			continue;
 		r = vgpu_txn_destroy(txn, rec);
+		/* the host no longer has what the record says: the claim goes all the same */
+		if (r == -ESTALE) {
+			vgpu_warn(txn->ctx, "%s; the record is dropped, the host left as it is",
+				  vgpu_ctx_error(txn->ctx));
+			r = 0;
+		}
 		if (r == 0)
 			r = vgpu_txn_record_drop(txn, rec);
 		if (r < 0)

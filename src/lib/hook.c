@@ -272,6 +272,10 @@ static int do_release(struct hook *h)
 		    (r->lifetime != VGPU_LIFETIME_PER_START && !listed(&failed_start, r)))
 			continue;
 		e = vgpu_txn_destroy(&h->txn, r);
+		if (e == -ESTALE) { /* not ours any more: leave it, say so */
+			vgpu_warn(h->ctx, "%s", vgpu_ctx_error(h->ctx));
+			e = 0;
+		}
 		if (e < 0)
 			return e;
 	}

@@ -51,12 +51,13 @@ enum vgpu_state {
 	VGPU_STATE_CONFLICT, /* something else is where it should be */
 	VGPU_STATE_ORPHAN, /* a vGPU on the host that no record claims */
 	VGPU_STATE_UNKNOWN, /* its parent cannot be read */
+	VGPU_STATE_DAMAGED, /* its record cannot be read: the parent stays blocked */
 };
 
 /**
  * vgpu_state_str() - the state's name as listings and metrics show it.
  * @s: a state
- * Return: "active", "reserved", "missing", "conflict", "orphan" or "unknown".
+ * Return: "active", "reserved", "missing", "conflict", "orphan", "unknown" or "damaged".
  */
 const char *vgpu_state_str(enum vgpu_state s);
 

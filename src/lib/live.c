@@ -232,12 +232,14 @@ static int destroy_vfio(struct vgpu_ctx *ctx, struct vgpu_sysfs *fs, const struc
 	vgpu_sysdir_root(fs, &root);
 	for (size_t attempt = 0;; attempt++) {
 		err = vfio_current(ctx, fs, r->parent, &cur);
+		if (err == -ENOENT) /* VFs disabled, the GPU swapped: nothing of ours is there */
+			return vgpu_error(ctx, -ESTALE, "VF %s is gone; nothing freed", r->parent);
 		if (err < 0)
 			return err;
 		if (cur == 0)
 			return 0;
 		if (cur != r->type_id)
-			return vgpu_error(ctx, -EBUSY,
+			return vgpu_error(ctx, -ESTALE,
 					  "VF %s holds vGPU type %ld, not %u as recorded; "
 					  "not freed",
 					  r->parent, cur, r->type_id);
@@ -265,17 +267,18 @@ static int destroy_vfio(struct vgpu_ctx *ctx, struct vgpu_sysfs *fs, const struc
 	return err;
 }
 
-/* Does any process hold /dev/vfio/<group> open?  (ROOT/proc/<pid>/fd/<n> links) */
-static bool vfio_group_open(struct vgpu_sysfs *fs, const char *group)
+/*
+ * Which of @paths (NULL-terminated) does a process hold open (the
+ * ROOT/proc/<pid>/fd/<n> links)?  NULL: none.
+ */
+static const char *held_open(struct vgpu_sysfs *fs, const char *const *paths)
 {
 	VGPU_AUTOSTRV pids = { 0 };
 	struct vgpu_sysdir root;
-	char want[64];
 
-	snprintf(want, sizeof(want), "/dev/vfio/%s", group);
 	vgpu_sysdir_root(fs, &root);
 	if (vgpu_sysfs_list_dir(&root, &pids, "proc") < 0)
-		return false;
+		return NULL;
 	for (size_t i = 0; i < pids.n; i++) {
 		VGPU_AUTOSTRV fds = { 0 };
 		const char *pid = pids.items[i];
@@ -287,18 +290,50 @@ static bool vfio_group_open(struct vgpu_sysfs *fs, const char *group)
 			char target[128];
 
 			if (vgpu_sysfs_readlink(&root, target, sizeof(target), "proc/%s/fd/%s", pid,
-						fds.items[j]) == 0 &&
-			    strcmp(target, want) == 0)
-				return true;
+						fds.items[j]) < 0)
+				continue;
+			for (const char *const *p = paths; *p; p++)
+				if (strcmp(target, *p) == 0)
+					return *p;
 		}
 	}
-	return false;
+	return NULL;
+}
+
+/*
+ * The device files a user of mdev @uuid holds: its IOMMU group
+ * (/dev/vfio/<group>) and, where the kernel has iommufd, its VFIO cdev
+ * (/dev/vfio/devices/vfioN, from the mdev's vfio-dev/ directory), which
+ * libvirt 12.1 and later may open instead of the group.
+ */
+static bool mdev_open(struct vgpu_sysfs *fs, const struct vgpu_sysdir *root, const char *uuid,
+		      char *what, size_t len)
+{
+	char group[32], cdev[96] = "", grp[64] = "";
+	VGPU_AUTOSTRV vdevs = { 0 };
+	const char *paths[3] = { NULL, NULL, NULL }, *held;
+	size_t n = 0;
+
+	if (vgpu_sysfs_link_basename(root, group, sizeof(group), MDEV_DIR "/iommu_group", uuid) ==
+	    0) {
+		snprintf(grp, sizeof(grp), "/dev/vfio/%s", group);
+		paths[n++] = grp;
+	}
+	if (vgpu_sysfs_list_dir(root, &vdevs, MDEV_DIR "/vfio-dev", uuid) == 0 && vdevs.n &&
+	    strncmp(vdevs.items[0], "vfio", 4) == 0) {
+		snprintf(cdev, sizeof(cdev), "/dev/vfio/devices/%.60s", vdevs.items[0]);
+		paths[n++] = cdev;
+	}
+	held = n ? held_open(fs, paths) : NULL;
+	if (held)
+		snprintf(what, len, "%s", held);
+	return held != NULL;
 }
 
 static int destroy_mdev(struct vgpu_ctx *ctx, struct vgpu_sysfs *fs, const struct vgpu_record *r,
 			bool *freed)
 {
-	char group[32], rel[VGPU_PATH_MAX], show[VGPU_SHOW_LEN];
+	char group[192], rel[VGPU_PATH_MAX], show[VGPU_SHOW_LEN];
 	struct vgpu_live_state st;
 	struct vgpu_sysdir root;
 	int err = mdev_query(ctx, fs, r->mdev_uuid, &st);
@@ -306,14 +341,18 @@ static int destroy_mdev(struct vgpu_ctx *ctx, struct vgpu_sysfs *fs, const struc
 	if (err < 0 || !st.exists)
 		return err;
 	if (st.type_id != r->type_id)
-		return vgpu_error(ctx, -EBUSY, "mdev %s has type %u, not %u as recorded; not freed",
+		return vgpu_error(ctx, -ESTALE,
+				  "mdev %s has type %u, not %u as recorded; not freed",
 				  r->mdev_uuid, st.type_id, r->type_id);
+	/* the same UUID on another parent is not the vGPU this record made */
+	if (st.parent[0] && strcmp(st.parent, r->parent) != 0)
+		return vgpu_error(ctx, -ESTALE,
+				  "mdev %s is on %s, not on %s as recorded; not freed",
+				  r->mdev_uuid, st.parent, r->parent);
 	vgpu_sysdir_root(fs, &root);
 	/* the kernel blocks `remove` until the user closes the device: never issue it then */
-	if (vgpu_sysfs_link_basename(&root, group, sizeof(group), MDEV_DIR "/iommu_group",
-				     r->mdev_uuid) == 0 &&
-	    vfio_group_open(fs, group))
-		return vgpu_error(ctx, -EBUSY, "mdev %s is still open (/dev/vfio/%s); not freed",
+	if (mdev_open(fs, &root, r->mdev_uuid, group, sizeof(group)))
+		return vgpu_error(ctx, -EBUSY, "mdev %s is still open (%s); not freed",
 				  r->mdev_uuid, group);
 	snprintf(rel, sizeof(rel), MDEV_DIR "/remove", r->mdev_uuid);
 	err = vgpu_sysfs_write(&root, "1", "%s", rel);

@@ -61,19 +61,22 @@ bool vgpu_live_as_recorded(const struct vgpu_live_state *st, const struct vgpu_r
 int vgpu_live_create(struct vgpu_ctx *ctx, struct vgpu_sysfs *fs, const struct vgpu_record *r,
 		     bool *created);
 /**
- * vgpu_live_destroy() - free the vGPU @r describes, only if it is there with
- * @r's type (another type is refused: -EBUSY).  Gone already: nothing to do
- * (*freed false).  Vendor VFIO: `0` is written only to a VF that holds a
- * vGPU, retried with bounded backoff on EPERM/EBUSY while QEMU exits.
- * mdev: `remove` is never written while a process holds the mdev's VFIO
- * group open (-EBUSY).
+ * vgpu_live_destroy() - free the vGPU @r describes, only if it is there as
+ * recorded: of @r's type and, for an mdev, on @r's parent.  Gone already:
+ * nothing to do (*freed false).  Vendor VFIO: `0` is written only to a VF
+ * that holds a vGPU, retried with bounded backoff on EPERM/EBUSY while QEMU
+ * exits.  mdev: `remove` is never written while a process holds the mdev's
+ * VFIO group or its iommufd cdev open (-EBUSY).
  * @ctx: where errors go
- * @fs: the host root (its proc/ is searched for holders of the VFIO group)
+ * @fs: the host root (its proc/ is searched for holders of the device files)
  * @r: the vGPU's record
  * @freed: false first; true once the write took effect, even when the
  *         read-back then fails
  * Return: 0 or -errno with a message in @ctx (-EINVAL: the record does not
- * validate; -EIO: the read-back still shows the vGPU).
+ * validate; -ESTALE: the host no longer has the vGPU the record describes,
+ * as the VF is gone or holds another type or the mdev sits on another
+ * parent, and nothing was written; -EBUSY: in use; -EIO: the read-back still
+ * shows the vGPU).
  */
 int vgpu_live_destroy(struct vgpu_ctx *ctx, struct vgpu_sysfs *fs, const struct vgpu_record *r,
 		      bool *freed);

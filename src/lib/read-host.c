@@ -129,8 +129,8 @@ void vgpu_host_warn_unknown_types(struct vgpu_ctx *ctx, const struct vgpu_model 
 
 const char *vgpu_state_str(enum vgpu_state s)
 {
-	static const char *const names[] = { "active",	 "reserved", "missing",
-					     "conflict", "orphan",   "unknown" };
+	static const char *const names[] = { "active", "reserved", "missing", "conflict",
+					     "orphan", "unknown",  "damaged" };
 
 	return (unsigned)s < ARRAY_SIZE(names) ? names[s] : "unknown";
 }

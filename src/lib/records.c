@@ -165,8 +165,10 @@ static void read_one(struct vgpu_ctx *ctx, const struct vgpu_sysdir *d, const ch
 	/* the file name names the parent, whatever the content says */
 	snprintf(key, sizeof(key), "%s", name);
 	key[strcspn(key, "_")] = '\0';
-	if (vgpu_bdf_normalize(key, parent) == 0)
+	if (vgpu_bdf_normalize(key, parent) == 0) {
 		vgpu_strv_push(&out->damaged_parents, vgpu_xstrdup(parent));
+		vgpu_strv_push(&out->damaged_keys, vgpu_xstrdup(name));
+	}
 }
 
 int vgpu_records_read(struct vgpu_ctx *ctx, struct vgpu_sysfs *fs, struct vgpu_records *out)
@@ -196,6 +198,7 @@ int vgpu_records_read(struct vgpu_ctx *ctx, struct vgpu_sysfs *fs, struct vgpu_r
 	if (out->n)
 		qsort(out->v, out->n, sizeof(*out->v), record_cmp);
 	vgpu_strv_uniq(&out->damaged_parents);
+	vgpu_strv_sort(&out->damaged_keys);
 	return 0;
 }
 
@@ -203,6 +206,7 @@ void vgpu_records_clear(struct vgpu_records *rs)
 {
 	free(rs->v);
 	vgpu_strv_clear(&rs->damaged_parents);
+	vgpu_strv_clear(&rs->damaged_keys);
 	memset(rs, 0, sizeof(*rs));
 }
 

@@ -52,6 +52,7 @@ struct vgpu_records {
 	struct vgpu_record *v; /* sorted by key */
 	size_t n;
 	struct vgpu_strv damaged_parents; /* parents of records that could not be read */
+	struct vgpu_strv damaged_keys; /* their file names, sorted: what an admin looks at */
 };
 
 struct vgpu_sysfs;

@@ -8,6 +8,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <linux/openat2.h>
+#include <signal.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -667,9 +668,48 @@ static int replace_at(int dirfd, const char *name, const char *data, size_t len,
 	return 0;
 }
 
+/*
+ * A writer killed between its temporary file and the rename leaves
+ * ".NAME.PID.tmp"; only its own PID would remove it.  Remove those whose
+ * writer is gone (the PID names no process), so none stays forever.
+ */
+static void sweep_temps(int dirfd)
+{
+	int fd = dup(dirfd);
+	DIR *dir = fd >= 0 ? fdopendir(fd) : NULL;
+	struct dirent *e;
+
+	if (!dir) {
+		if (fd >= 0)
+			close(fd);
+		return;
+	}
+	while ((e = readdir(dir))) {
+		const char *dot;
+		char *end;
+		long pid;
+
+		if (e->d_name[0] != '.' || strlen(e->d_name) < 6 ||
+		    strcmp(e->d_name + strlen(e->d_name) - 4, ".tmp") != 0)
+			continue;
+		dot = e->d_name + strlen(e->d_name) - 4; /* ".tmp" */
+		while (dot > e->d_name + 1 && dot[-1] != '.')
+			dot--;
+		pid = strtol(dot, &end, 10);
+		if (dot > e->d_name + 1 && end == e->d_name + strlen(e->d_name) - 4 && pid > 0 &&
+		    kill((pid_t)pid, 0) < 0 && errno == ESRCH)
+			(void)unlinkat(dirfd, e->d_name, 0);
+	}
+	closedir(dir);
+}
+
 int vgpu_sysfs_replace(const struct vgpu_sysdir *d, const char *name, const char *data, size_t len)
 {
-	return replace_at(d->fd, name, data, len, NULL);
+	int r = replace_at(d->fd, name, data, len, NULL);
+
+	if (r == 0)
+		sweep_temps(d->fd);
+	return r;
 }
 
 int vgpu_sysfs_unlink(const struct vgpu_sysdir *d, const char *name)

@@ -332,7 +332,8 @@ int vgpu_sysfs_mkdirs_ctx(struct vgpu_ctx *ctx, struct vgpu_sysfs *fs, struct vg
  *
  * A temporary file is written, fsync()ed and renamed over @name, then the
  * directory is fsync()ed.  A crash leaves the old or the new file, never a
- * torn one.  The new file has mode 0644.
+ * torn one.  The new file has mode 0644.  Temporary files that killed
+ * writers left in @d (".NAME.PID.tmp" whose PID is gone) are removed after.
  * Return: 0 or -errno, no message (nothing changed; -EINVAL: @name is not one
  * component).
  */

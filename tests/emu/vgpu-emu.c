@@ -1735,6 +1735,12 @@ static int mdev_create(int p, int id, const char *buf, size_t len)
 	pathf(r, sizeof(r), "%s/iommu_group", dir);
 	pathf(tgt, sizeof(tgt), "sys/kernel/iommu_groups/%d", grp);
 	link_to(tgt, r);
+	/* the iommufd cdev (CONFIG_VFIO_DEVICE_CDEV): /dev/vfio/devices/vfioN */
+	pathf(r, sizeof(r), "%s/vfio-dev/vfio%d", dir, grp);
+	mkdir_p(r);
+	pathf(r, sizeof(r), "%s/vfio-dev/vfio%d/dev", dir, grp);
+	snprintf(v, sizeof(v), "511:%d\n", grp);
+	put(r, v, 0444);
 	mkdir_p("sys/bus/mdev/devices");
 	pathf(r, sizeof(r), "sys/bus/mdev/devices/%s", uuid);
 	link_to(dir, r);

@@ -160,7 +160,6 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	o.name = size % 2 ? "fuzz-vm" : NULL;
 	o.memory_kib = size % 4 >= 2 ? 4u << 20 : 0;
 	o.hugepages = size % 8 >= 4;
-	o.mdev_uuids[0] = MDEV_UUID;
 
 	/* readers of other domains' XML take arbitrary text too */
 	text = fuzz_cstr(data, size);
@@ -191,7 +190,16 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		(void)vgpu_domain_memory_kib(&ctx, doc, &kib);
 		free(f);
 	}
-	r = vgpu_domain_build(&ctx, doc, &plan, &o);
+	{
+		/* the identities as vgpu_domain_plan() picks them for an existing domain */
+		struct vgpu_request ids = { .mdev_uuids = { MDEV_UUID } };
+		char *u = vgpu_domain_field(doc, "uuid");
+
+		r = vgpu_plan_set_ids(&ctx, &plan, &ids, u, NULL, 0);
+		free(u);
+	}
+	if (r == 0)
+		r = vgpu_domain_build(&ctx, doc, &plan, &o);
 	if (r < 0) {
 		FUZZ_ASSERT(strcmp(vgpu_ctx_error(&ctx), "unknown error") != 0,
 			    "build failed (%d) without a message", r);

@@ -1618,6 +1618,80 @@ static int run_live_free_open(struct env *e)
 	return with_root(e, live_free_open);
 }
 
+/* An mdev of @r's UUID and type on @parent, in IOMMU group 77 with the cdev vfio3. */
+static void mdev_on(struct env *e, const char *parent)
+{
+	char rel[256];
+
+	snprintf(rel, sizeof(rel), "sys/devices/p/%s/aaaaaaaa-bbbb-4ccc-8ddd-eeeeeeeeeeee/remove",
+		 parent);
+	put(e, rel, "");
+	snprintf(rel, sizeof(rel),
+		 "sys/devices/p/%s/aaaaaaaa-bbbb-4ccc-8ddd-eeeeeeeeeeee/vfio-dev/vfio3/dev",
+		 parent);
+	put(e, rel, "511:3\n");
+	snprintf(rel, sizeof(rel), "sys/devices/p/%s/mdev_supported_types/nvidia-1151/name",
+		 parent);
+	put(e, rel, "x\n");
+	put(e, "sys/kernel/iommu_groups/77/x", "");
+	snprintf(rel, sizeof(rel),
+		 "sys/devices/p/%s/aaaaaaaa-bbbb-4ccc-8ddd-eeeeeeeeeeee/mdev_type", parent);
+	tree_link(e->root, rel, "../mdev_supported_types/nvidia-1151");
+	snprintf(rel, sizeof(rel),
+		 "sys/devices/p/%s/aaaaaaaa-bbbb-4ccc-8ddd-eeeeeeeeeeee/iommu_group", parent);
+	tree_link(e->root, rel, "../../../../kernel/iommu_groups/77");
+	snprintf(rel, sizeof(rel), "../../../devices/p/%s/aaaaaaaa-bbbb-4ccc-8ddd-eeeeeeeeeeee",
+		 parent);
+	tree_link(e->root, "sys/bus/mdev/devices/aaaaaaaa-bbbb-4ccc-8ddd-eeeeeeeeeeee", rel);
+}
+
+static int live_free_cdev(struct env *e, struct vgpu_sysfs *fs)
+{
+	struct vgpu_record r;
+	bool done;
+
+	sample(&r, VGPU_IFACE_MDEV);
+	mdev_on(e, "0000:c1:00.4");
+	put(e, "proc/4242/fd/x", "");
+	tree_link(e->root, "proc/4242/fd/9", "/dev/vfio/devices/vfio3");
+	return vgpu_live_destroy(&e->ctx, fs, &r, &done);
+}
+
+static int run_live_free_cdev(struct env *e)
+{
+	return with_root(e, live_free_cdev);
+}
+
+static int live_free_elsewhere(struct env *e, struct vgpu_sysfs *fs)
+{
+	struct vgpu_record r;
+	bool done;
+
+	sample(&r, VGPU_IFACE_MDEV);
+	mdev_on(e, "0000:c1:00.5");
+	return vgpu_live_destroy(&e->ctx, fs, &r, &done);
+}
+
+static int run_live_free_elsewhere(struct env *e)
+{
+	return with_root(e, live_free_elsewhere);
+}
+
+static int live_free_gone(struct env *e, struct vgpu_sysfs *fs)
+{
+	struct vgpu_record r;
+	bool done;
+
+	(void)e;
+	sample(&r, VGPU_IFACE_VENDOR_VFIO);
+	return vgpu_live_destroy(&e->ctx, fs, &r, &done);
+}
+
+static int run_live_free_gone(struct env *e)
+{
+	return with_root(e, live_free_gone);
+}
+
 /* ---- the table ------------------------------------------------------------------------------ */
 
 #define ROW(fn, path, run, want, names)                                                            \
@@ -1994,7 +2068,15 @@ static const struct fail_case cases[] = {
 	ROW("vgpu_live_create", "the read-back differs", run_live_readback, -EIO,
 	    "wrote type 1151 to current_vgpu_type, reads 1151000"),
 	ROW("vgpu_live_destroy", "the VF holds another type than recorded", run_live_free_other,
-	    -EBUSY, "VF 0000:c1:00.4 holds vGPU type 1158, not 1151 as recorded"),
+	    -ESTALE, "VF 0000:c1:00.4 holds vGPU type 1158, not 1151 as recorded"),
+	ROW("vgpu_live_destroy", "the VF is gone", run_live_free_gone, -ESTALE,
+	    "VF 0000:c1:00.4 is gone; nothing freed"),
+	ROW("vgpu_live_destroy", "the mdev UUID lives on another parent", run_live_free_elsewhere,
+	    -ESTALE,
+	    "mdev aaaaaaaa-bbbb-4ccc-8ddd-eeeeeeeeeeee is on 0000:c1:00.5, not on 0000:c1:00.4"),
+	ROW("vgpu_live_destroy", "a process holds the mdev's iommufd cdev", run_live_free_cdev,
+	    -EBUSY,
+	    "mdev aaaaaaaa-bbbb-4ccc-8ddd-eeeeeeeeeeee is still open (/dev/vfio/devices/vfio3)"),
 	ROW("vgpu_live_destroy", "a process holds the mdev's VFIO group", run_live_free_open,
 	    -EBUSY, "mdev aaaaaaaa-bbbb-4ccc-8ddd-eeeeeeeeeeee is still open (/dev/vfio/77)"),
 };

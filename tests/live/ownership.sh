@@ -1,0 +1,156 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0-or-later
+# One ownership model, on the kernel emulator (tests/emu): the owner records
+# are the one truth, and every run repairs what an interrupted one left.
+#   - an mdev UUID is one domain's: a second claim is refused, naming the owner;
+#   - release drops its claim when the hardware no longer matches (VF gone,
+#     another vGPU there), frees only what matches and says what it left;
+#   - an mdev is never removed from a parent its record does not name, nor
+#     while its iommufd cdev is open;
+#   - a damaged record is listed, with its file;
+#   - temporary files of killed writers do not stay;
+#   - an assign killed after its claims is repaired by the next one.
+#   ownership.sh VGPUCTL SRCDIR     (VGPU_EMU names the emulator)
+# shellcheck disable=SC2015 # "A && B || fail": fail when either check fails
+set -uo pipefail
+B=$1
+SRC=$2
+# shellcheck source=tests/emu/lib.sh
+. "$SRC/tests/emu/lib.sh"
+emu_available || {
+	echo "no usable /dev/fuse: skipped"
+	exit 77
+}
+L40S=$SRC/tests/data/hosts/vfio-ts-l40s
+A30=$SRC/tests/data/hosts/a30-dual-mdev
+fails=0
+fail() {
+	echo "FAIL: $*" >&2
+	fails=$((fails + 1))
+}
+v() { "$B" --sysroot "$EMU_ROOT" "$@"; }
+domain() { # NAME UUID
+	cat <<EOF
+<domain type='kvm'>
+  <name>$1</name>
+  <uuid>$2</uuid>
+  <memory unit='MiB'>1024</memory>
+  <vcpu>2</vcpu>
+  <os><type arch='x86_64' machine='pc'>hvm</type></os>
+</domain>
+EOF
+}
+U1=11111111-2222-4333-8444-555555555555
+U2=22222222-2222-4333-8444-555555555555
+M=0b5f3e4c-1d2a-4b6c-8e7f-9a0b1c2d3e4f
+OWN=var/lib/vgpuctl/owners
+
+# ---- one mdev UUID, two domains: the second claim is refused, naming the first
+emu_start "$A30"
+W=$EMU_DIR
+domain m1 $U1 >"$W/m1.xml"
+domain m2 $U2 >"$W/m2.xml"
+v assign --from "$W/m1.xml" -o "$W/m1a.xml" --vgpu A30-6C --mdev-uuid $M ||
+	fail "assign m1: $(cat "$EMU_DIR/emu.err")"
+v assign --from "$W/m2.xml" -o "$W/m2a.xml" --vgpu A30-6C --mdev-uuid $M 2>"$W/err" &&
+	fail "a second domain claimed mdev $M"
+grep -q "mdev UUID $M is already domain 'm1''s ($U1)" "$W/err" || fail "claim twice: $(cat "$W/err")"
+[ "$(find "$EMU_ROOT/$OWN" -name "*_$M" | wc -l)" = 1 ] || fail "two records name $M"
+[ ! -e "$W/m2a.xml" ] || fail "m2's definition was written"
+# the mdev moved by hand to another parent (same UUID): release frees nothing there
+P=$(sed -n 's/.*vf="\([^"]*\)".*/\1/p' "$W/m1a.xml")
+echo 1 >"$EMU_ROOT/sys/bus/mdev/devices/$M/remove" ||
+	fail "could not remove mdev $M by hand"
+echo $M >"$EMU_ROOT/sys/bus/pci/devices/0000:3b:00.7/mdev_supported_types/nvidia-684/create" ||
+	fail "could not make mdev $M on 0000:3b:00.7 by hand"
+[ "$P" != 0000:3b:00.7 ] || fail "the test needs m1 on another VF than 3b:00.7"
+emu_clear_journal
+v release --from "$W/m1a.xml" -o "$W/m1r.xml" 2>"$W/err" || fail "release m1: $(cat "$W/err")"
+grep -q "mdev $M is on 0000:3b:00.7, not on $P as recorded; not freed" "$W/err" ||
+	fail "moved mdev: $(cat "$W/err")"
+[ -z "$(emu_writes)" ] || fail "release wrote to an mdev it does not own: $(emu_writes)"
+[ -d "$EMU_ROOT/sys/bus/mdev/devices/$M" ] || fail "the moved mdev was removed"
+[ -z "$(ls -A "$EMU_ROOT/$OWN")" ] || fail "m1's record was kept: $(ls -A "$EMU_ROOT/$OWN")"
+grep -q vgpuctl:vgpus "$W/m1r.xml" && fail "release left our metadata in m1"
+v vgpus | grep -q "0000:3b:00.7 .*$M .*orphan$" || fail "the moved mdev is not an orphan: $(v vgpus)"
+echo 1 >"$EMU_ROOT/sys/bus/mdev/devices/$M/remove"
+# an mdev whose iommufd cdev is open is never removed
+v assign --from "$W/m1.xml" -o "$W/m1a.xml" --vgpu A30-6C --mdev-uuid $M || fail "assign m1 again"
+C=$(ls "$EMU_ROOT/sys/bus/mdev/devices/$M/vfio-dev" 2>/dev/null | head -1)
+if [ -n "$C" ]; then
+	mkdir -p "$EMU_BACKING/proc/4343/fd"
+	ln -s "/dev/vfio/devices/$C" "$EMU_BACKING/proc/4343/fd/5"
+	emu_clear_journal
+	v release --from "$W/m1a.xml" -o "$W/m1r.xml" 2>"$W/err" && fail "released an open mdev"
+	grep -q "is still open (/dev/vfio/devices/$C); not freed" "$W/err" || fail "cdev open: $(cat "$W/err")"
+	[ -z "$(emu_writes)" ] || fail "remove written to an mdev open through its cdev"
+	rm -r "$EMU_BACKING/proc/4343"
+else
+	echo "note: the emulator gives mdevs no vfio-dev/ (iommufd cdev): that check is skipped"
+fi
+v release --from "$W/m1a.xml" -o "$W/m1r.xml" || fail "release m1 after the cdev closed"
+emu_stop
+
+# ---- vendor VFIO: release when the VF is gone, or holds a vGPU that is not ours
+emu_start "$L40S"
+W=$EMU_DIR
+domain vm1 $U1 >"$W/vm1.xml"
+domain vm2 $U2 >"$W/vm2.xml"
+v assign --from "$W/vm1.xml" -o "$W/vm1a.xml" --vgpu L40S-8Q --vf c1:00.4 || fail "assign vm1"
+v assign --from "$W/vm2.xml" -o "$W/vm2a.xml" --vgpu L40S-8Q --vf c1:00.5 || fail "assign vm2"
+# someone frees vm2's vGPU by hand and makes another type there
+echo 0 >"$EMU_ROOT/sys/bus/pci/devices/0000:c1:00.5/nvidia/current_vgpu_type"
+echo 1158 >"$EMU_ROOT/sys/bus/pci/devices/0000:c1:00.5/nvidia/current_vgpu_type"
+emu_clear_journal
+v release --from "$W/vm2a.xml" -o "$W/vm2r.xml" 2>"$W/err" || fail "release vm2: $(cat "$W/err")"
+grep -q "VF 0000:c1:00.5 holds vGPU type 1158, not 1151 as recorded; not freed; the record is dropped" \
+	"$W/err" || fail "foreign vGPU: $(cat "$W/err")"
+[ "$(cat "$EMU_ROOT/sys/bus/pci/devices/0000:c1:00.5/nvidia/current_vgpu_type")" = 1158 ] ||
+	fail "the foreign vGPU was freed"
+[ ! -e "$EMU_ROOT/$OWN/0000:c1:00.5" ] || fail "vm2's record blocks the VF"
+echo 0 >"$EMU_ROOT/sys/bus/pci/devices/0000:c1:00.5/nvidia/current_vgpu_type"
+# the VF of vm1 disappears (VFs disabled): release still drops the claim
+link=$(readlink "$EMU_BACKING/sys/bus/pci/devices/0000:c1:00.4")
+mv "$EMU_BACKING/sys/devices/pci0000:c1/0000:c1:00.4" "$W/vf-away"
+rm -f "$EMU_BACKING/sys/bus/pci/devices/0000:c1:00.4"
+v release --from "$W/vm1a.xml" -o "$W/vm1r.xml" 2>"$W/err" || fail "release vm1: $(cat "$W/err")"
+grep -q "VF 0000:c1:00.4 is gone; nothing freed; the record is dropped" "$W/err" ||
+	fail "VF gone: $(cat "$W/err")"
+[ ! -e "$EMU_ROOT/$OWN/0000:c1:00.4" ] || fail "vm1's record stayed"
+mv "$W/vf-away" "$EMU_BACKING/sys/devices/pci0000:c1/0000:c1:00.4" # the VF is back, free
+echo 0 >"$EMU_BACKING/sys/devices/pci0000:c1/0000:c1:00.4/nvidia/current_vgpu_type"
+ln -s "$link" "$EMU_BACKING/sys/bus/pci/devices/0000:c1:00.4"
+
+# ---- a damaged record: listed with its state and file, and its VF stays taken
+echo garbage >"$EMU_ROOT/$OWN/0000:c1:00.6"
+v vgpus >"$W/vgpus" 2>"$W/err"
+grep -q "^0000:c1:00.0 0000:c1:00.6 vendor-vfio .*damaged$" "$W/vgpus" || fail "damaged: $(cat "$W/vgpus")"
+v --json vgpus 2>/dev/null | grep -q "\"record\": \"$EMU_ROOT/$OWN/0000:c1:00.6\"" ||
+	fail "vgpus --json does not name the damaged record's file"
+v plan --name p --vgpu L40S-8Q --vcpus 2 --memory 1G --vf c1:00.6 >/dev/null 2>&1 &&
+	fail "a VF whose record is damaged was planned"
+rm "$EMU_ROOT/$OWN/0000:c1:00.6"
+
+# ---- temporary files of killed writers go with the next write; a live writer's stay
+: >"$EMU_ROOT/$OWN/.0000:c1:00.7.2147483646.tmp"
+sleep 1000 &
+live=$!
+: >"$EMU_ROOT/$OWN/.0000:c1:01.0.$live.tmp"
+v assign --from "$W/vm1.xml" -o "$W/vm1a.xml" --vgpu L40S-8Q --vf c1:00.6 || fail "assign vm1 on c1:00.6"
+[ ! -e "$EMU_ROOT/$OWN/.0000:c1:00.7.2147483646.tmp" ] || fail "a dead writer's temporary file stayed"
+[ -e "$EMU_ROOT/$OWN/.0000:c1:01.0.$live.tmp" ] || fail "a live writer's temporary file was removed"
+kill $live
+rm -f "$EMU_ROOT/$OWN/.0000:c1:01.0.$live.tmp"
+
+# ---- an assign killed after its claim and create, before the definition was written:
+# the next assign of that domain undoes it first, so the domain never holds two
+v assign --from "$W/vm2.xml" -o "$W/lost.xml" --vgpu L40S-8Q || fail "assign vm2 (to be lost)"
+rm "$W/lost.xml" # the run "died" before -o: vm2.xml has no vGPU of ours
+v assign --from "$W/vm2.xml" -o "$W/vm2a.xml" --vgpu L40S-8Q 2>"$W/err" || fail "assign vm2 again"
+grep -q "an earlier assign of 'vm2' did not finish: undoing its L40S-8Q" "$W/err" ||
+	fail "repair: $(cat "$W/err")"
+[ "$(v vgpus | grep -c " vm2 ")" = 1 ] || fail "vm2 holds more than one vGPU: $(v vgpus)"
+emu_stop
+
+[ $fails = 0 ] && echo "ok: ownership (mdev UUIDs, stale claims, damaged records, temp files, repair)"
+exit $((fails > 0))
