@@ -11,7 +11,7 @@
 #   - temporary files of killed writers do not stay;
 #   - an assign killed after its claims is repaired by the next one.
 #   ownership.sh VGPUCTL SRCDIR     (VGPU_EMU names the emulator)
-# shellcheck disable=SC2015 # "A && B || fail": fail when either check fails
+# shellcheck disable=SC2015,SC2119 # "A && B || fail": fail when either check fails; emu_writes takes no arguments here
 set -uo pipefail
 B=$1
 SRC=$2
@@ -76,7 +76,7 @@ v vgpus | grep -q "0000:3b:00.7 .*$M .*orphan$" || fail "the moved mdev is not a
 echo 1 >"$EMU_ROOT/sys/bus/mdev/devices/$M/remove"
 # an mdev whose iommufd cdev is open is never removed
 v assign --from "$W/m1.xml" -o "$W/m1a.xml" --vgpu A30-6C --mdev-uuid $M || fail "assign m1 again"
-C=$(ls "$EMU_ROOT/sys/bus/mdev/devices/$M/vfio-dev" 2>/dev/null | head -1)
+C=$(find "$EMU_ROOT/sys/bus/mdev/devices/$M/vfio-dev/" -mindepth 1 -maxdepth 1 -printf "%f\n" 2>/dev/null | head -1)
 if [ -n "$C" ]; then
 	mkdir -p "$EMU_BACKING/proc/4343/fd"
 	ln -s "/dev/vfio/devices/$C" "$EMU_BACKING/proc/4343/fd/5"
