@@ -722,43 +722,110 @@ int vgpu_sysfs_unlink(const struct vgpu_sysdir *d, const char *name)
 	return 0;
 }
 
+static uint64_t now_ms(clockid_t clock)
+{
+	struct timespec ts;
+
+	clock_gettime(clock, &ts);
+	return (uint64_t)ts.tv_sec * 1000 + (uint64_t)ts.tv_nsec / 1000000;
+}
+
+/*
+ * The waiters' queue: each waiter for the host lock puts a ticket
+ * "BOOTTIME-NS.PID" in run/vgpuctl/queue and only the oldest live ticket
+ * may take the flock, so waiters are served in the order they came, not by
+ * whoever polls first.  A ticket whose process is gone (killed while
+ * waiting) is removed by the next waiter that sees it.  Return: how many
+ * live tickets come before @mine, or -errno.
+ */
+static int tickets_ahead(const struct vgpu_sysdir *q, const char *mine)
+{
+	VGPU_AUTOSTRV names = { 0 };
+	int ahead = 0, r = vgpu_sysfs_list_dir(q, &names, ".");
+
+	if (r < 0)
+		return r;
+	for (size_t i = 0; i < names.n; i++) {
+		const char *n = names.items[i], *dot = strchr(n, '.');
+		long pid;
+
+		if (strcmp(n, mine) >= 0 || !dot)
+			continue;
+		if (vgpu_parse_long(dot + 1, &pid) == 0 && pid > 0 && kill((pid_t)pid, 0) < 0 &&
+		    errno == ESRCH) {
+			(void)unlinkat(q->fd, n, 0);
+			continue;
+		}
+		ahead++;
+	}
+	return ahead;
+}
+
 int vgpu_sysfs_lock(struct vgpu_ctx *ctx, struct vgpu_sysfs *fs, unsigned timeout_ms)
 {
 	VGPU_AUTOSYSDIR dir = { .fd = -1 };
-	char show[VGPU_SHOW_LEN];
-	struct timespec nap = { 0, 10 * 1000 * 1000 };
-	int r, fd;
+	VGPU_AUTOSYSDIR queue = { .fd = -1 };
+	char show[VGPU_SHOW_LEN], ticket[64];
+	uint64_t start = now_ms(CLOCK_MONOTONIC), waited = 0;
+	struct timespec nap = { 0, 2 * 1000 * 1000 }, arrival;
+	int r, fd, ahead = 0;
 
 	if (fs->lockfd >= 0)
 		return 0;
-	r = vgpu_sysfs_mkdirs(fs, &dir, "run/vgpuctl");
+	r = vgpu_sysfs_mkdirs(fs, &queue, "run/vgpuctl/queue");
+	if (r == 0)
+		r = vgpu_sysdir_open(fs, &dir, "run/vgpuctl");
 	if (r < 0) {
 		vgpu_sysdir_root(fs, &dir);
 		return vgpu_error(ctx, r, "cannot create '%s': %s",
-				  vgpu_sysdir_show(&dir, "run/vgpuctl", show, sizeof(show)),
+				  vgpu_sysdir_show(&dir, "run/vgpuctl/queue", show, sizeof(show)),
 				  vgpu_strerror(r));
 	}
 	vgpu_sysdir_show(&dir, "lock", show, sizeof(show));
 	fd = openat(dir.fd, "lock", O_RDWR | O_CREAT | O_NOFOLLOW | O_CLOEXEC | O_NONBLOCK, 0600);
 	if (fd < 0)
 		return vgpu_error(ctx, -errno, "cannot open lock '%s': %s", show, strerror(errno));
-	/* bounded: a hook waiting here blocks a VM start, so never wait forever */
-	for (unsigned waited = 0;; waited += 10) {
-		if (flock(fd, LOCK_EX | LOCK_NB) == 0)
+	clock_gettime(CLOCK_BOOTTIME, &arrival);
+	snprintf(ticket, sizeof(ticket), "%020llu.%ld",
+		 (unsigned long long)arrival.tv_sec * 1000000000ULL +
+			 (unsigned long long)arrival.tv_nsec,
+		 (long)getpid());
+	r = openat(queue.fd, ticket, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0600);
+	if (r < 0) {
+		r = -errno;
+		close(fd);
+		return vgpu_error(ctx, r, "cannot queue for the host lock '%s': %s", show,
+				  strerror(-r));
+	}
+	close(r);
+	/* bounded, in wall-clock time: a hook waiting here blocks a VM start */
+	for (;;) {
+		ahead = tickets_ahead(&queue, ticket);
+		if (ahead == 0 && flock(fd, LOCK_EX | LOCK_NB) == 0)
 			break;
-		if (errno != EWOULDBLOCK && errno != EINTR) {
-			r = -errno;
+		if (ahead < 0 || (ahead == 0 && errno != EWOULDBLOCK && errno != EINTR)) {
+			r = ahead < 0 ? ahead : -errno;
+			(void)unlinkat(queue.fd, ticket, 0);
 			close(fd);
 			return vgpu_error(ctx, r, "cannot lock '%s': %s", show, strerror(-r));
 		}
+		waited = now_ms(CLOCK_MONOTONIC) - start;
 		if (waited >= timeout_ms) {
+			(void)unlinkat(queue.fd, ticket, 0);
 			close(fd);
-			return vgpu_error(ctx, -EWOULDBLOCK,
-					  "another vgpuctl holds the host lock '%s' (waited %u ms)",
-					  show, timeout_ms);
+			return vgpu_error(
+				ctx, -EWOULDBLOCK,
+				"another vgpuctl holds the host lock '%s' (waited %llu ms, "
+				"%d more waiting before this run)",
+				show, (unsigned long long)waited, ahead);
 		}
 		nanosleep(&nap, NULL);
 	}
+	if (unlinkat(queue.fd, ticket, 0) < 0)
+		vgpu_warn(
+			ctx,
+			"cannot remove the lock ticket '%s/%s': %s; later runs wait for this one to end",
+			vgpu_sysdir_show(&queue, ".", show, sizeof(show)), ticket, strerror(errno));
 	fs->lockfd = fd;
 	return 0;
 }

@@ -349,9 +349,11 @@ int vgpu_sysfs_unlink(const struct vgpu_sysdir *d, const char *name);
 /**
  * vgpu_sysfs_lock() - take the host-wide lock ROOT/run/vgpuctl/lock
  * (flock(2), exclusive), waiting at most @timeout_ms for another holder.
+ * Waiters are served in the order they came: each queues a ticket in
+ * ROOT/run/vgpuctl/queue and only the oldest live ticket tries the flock.
  * @ctx: where errors go
  * @fs: the host root; holds the lock's fd
- * @timeout_ms: how long to wait, polled every 10 ms (0: try once)
+ * @timeout_ms: how long to wait, in wall-clock (monotonic) time (0: try once)
  *
  * Held until vgpu_sysfs_unlock() or vgpu_sysfs_free() (or process exit).
  * Taking it again while held is a no-op.  ROOT/run/vgpuctl is created if missing.
