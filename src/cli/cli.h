@@ -20,6 +20,8 @@ struct cli {
 	struct vgpu_ctx ctx; /* the library's errors and warnings */
 	struct vgpu_sysfs *fs;
 	struct vgpu_model *model; /* NULL until cli_read_host() */
+	char *hook_xml; /* the hook: the domain XML read from stdin, NUL-terminated */
+	size_t hook_xml_len;
 };
 
 struct cli_command {

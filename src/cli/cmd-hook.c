@@ -11,7 +11,6 @@
 #include <stdlib.h>
 #include <string.h>
 #include <syslog.h>
-#include <unistd.h>
 
 #include "cleanup.h"
 #include "cli.h"
@@ -28,38 +27,29 @@ static void hook_log(void *data, int priority, const char *msg)
 		fprintf(c->err, "vgpuctl: warning: %s\n", msg);
 }
 
-/* The domain's UUID from the XML on stdin: bounded read, hardened parser. */
-static int read_stdin_uuid(struct vgpu_ctx *ctx, char uuid[VGPU_UUID_LEN])
+/* The domain's UUID and hostdevs from the XML the filter read from stdin: the hardened parser. */
+static int parse_domain(struct vgpu_ctx *ctx, const struct cli *c, char uuid[VGPU_UUID_LEN],
+			struct vgpu_strv *mdevs, struct vgpu_strv *vfs)
 {
-	size_t cap = VGPU_XML_MAX_SIZE + 1, len = 0;
-	VGPU_AUTOFREE char *buf = vgpu_xmalloc(cap);
 	VGPU_AUTOPTR(xmldoc) doc = NULL;
 	VGPU_AUTOFREE char *field = NULL;
 
-	while (len < cap) {
-		ssize_t n = read(STDIN_FILENO, buf + len, cap - len);
-
-		if (n < 0 && errno == EINTR)
-			continue;
-		if (n < 0)
-			return vgpu_error(ctx, -errno, "cannot read the domain XML on stdin: %s",
-					  strerror(errno));
-		if (n == 0)
-			break;
-		len += (size_t)n;
-	}
-	if (vgpu_domain_parse(ctx, buf, len, "the domain XML on stdin", &doc) < 0)
+	if (vgpu_domain_parse(ctx, c->hook_xml ? c->hook_xml : "", c->hook_xml_len,
+			      "the domain XML on stdin", &doc) < 0)
 		return -EINVAL;
 	field = vgpu_domain_field(doc, "uuid");
 	if (!field || !vgpu_uuid_normalize(field, uuid))
 		return vgpu_error(ctx, -EINVAL, "the domain XML on stdin has no usable <uuid>");
+	vgpu_domain_hostdevs(doc, mdevs, vfs);
 	return 0;
 }
 
 int cmd_hook_live(struct cli *c, int argc, char **argv)
 {
+	VGPU_AUTOSTRV mdevs = { 0 };
+	VGPU_AUTOSTRV vfs = { 0 };
 	char uuid[VGPU_UUID_LEN];
-	struct vgpu_hook_domain d = { .name = argv[1], .uuid = uuid };
+	struct vgpu_hook_domain d = { .name = argv[1], .uuid = uuid, .mdevs = &mdevs, .vfs = &vfs };
 	const char *op = argv[2];
 	int e;
 
@@ -67,9 +57,13 @@ int cmd_hook_live(struct cli *c, int argc, char **argv)
 	openlog("vgpuctl", LOG_PID, LOG_DAEMON);
 	c->ctx.log_fn = hook_log;
 	c->ctx.log_data = c;
-	/* cmd_hook (the core) opened the host and saw work for the domain */
-	e = read_stdin_uuid(&c->ctx, uuid);
-	if (e == 0)
+	/* cmd_hook (the core) read stdin and saw work for the domain, or could not tell */
+	e = parse_domain(&c->ctx, c, uuid, &mdevs, &vfs);
+	if (e == 0 && !c->fs)
+		e = vgpu_sysfs_open(&c->ctx, c->sysroot, &c->fs);
+	if (e == 0 && strcmp(op, "started") == 0)
+		vgpu_hook_started(c->fs, uuid);
+	else if (e == 0)
 		e = strcmp(op, "prepare") == 0 ? vgpu_hook_prepare(&c->ctx, c->fs, &d) :
 						 vgpu_hook_release(&c->ctx, c->fs, &d);
 	if (e < 0) {

@@ -74,6 +74,7 @@ void cli_cleanup(struct cli *c)
 {
 	vgpu_model_free(c->model);
 	vgpu_sysfs_free(c->fs);
+	free(c->hook_xml);
 	vgpu_ctx_clear(&c->ctx);
 	for (size_t i = 0; i < seen.cap; i++)
 		free(seen.slots[i]);

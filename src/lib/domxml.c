@@ -391,6 +391,37 @@ static bool hostdev_matches(xmlNodePtr hd, const char *mdev_uuid, const char *vf
 	return match;
 }
 
+void vgpu_domain_hostdevs(xmlDocPtr doc, struct vgpu_strv *mdevs, struct vgpu_strv *vfs)
+{
+	xmlNodePtr devices = child(xmlDocGetRootElement(doc), "devices");
+
+	for (xmlNodePtr hd = devices ? devices->children : NULL; hd; hd = hd->next) {
+		xmlNodePtr addr;
+		VGPU_AUTOFREE char *type = NULL, *u = NULL, *d = NULL, *b = NULL, *sl = NULL,
+				   *f = NULL;
+		char norm[VGPU_UUID_LEN];
+
+		if (hd->type != XML_ELEMENT_NODE || !xmlStrEqual(hd->name, X("hostdev")))
+			continue;
+		addr = child(child(hd, "source"), "address");
+		if (!addr)
+			continue;
+		type = get_attr(hd, "type");
+		u = get_attr(addr, "uuid");
+		if (u && vgpu_uuid_normalize(u, norm))
+			vgpu_strv_push(mdevs, vgpu_xstrdup(norm));
+		d = get_attr(addr, "domain");
+		b = get_attr(addr, "bus");
+		sl = get_attr(addr, "slot");
+		f = get_attr(addr, "function");
+		if ((!type || strcmp(type, "pci") == 0) && d && b && sl && f)
+			vgpu_strv_push(vfs, vgpu_asprintf("%04lx:%02lx:%02lx.%lx", strtoul(d, NULL, 16),
+							  strtoul(b, NULL, 16),
+							  strtoul(sl, NULL, 16),
+							  strtoul(f, NULL, 16)));
+	}
+}
+
 /* Drop the hostdevs in @devices that are the vGPU @v of our metadata. */
 static void drop_hostdevs_of(xmlNodePtr devices, xmlNodePtr v)
 {

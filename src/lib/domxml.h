@@ -149,6 +149,14 @@ size_t vgpu_domain_prev_mdevs(struct _xmlDoc *doc, char (*out)[VGPU_UUID_LEN]);
  */
 size_t vgpu_domain_strip(struct _xmlDoc *doc, const char *vf);
 /**
+ * vgpu_domain_hostdevs() - the devices @doc's hostdevs name: mdev UUIDs
+ * (normalized) and PCI functions (as "DDDD:BB:SS.F"), whoever added them.
+ * @doc: the domain
+ * @mdevs: the mdev UUIDs are appended
+ * @vfs: the PCI addresses are appended
+ */
+void vgpu_domain_hostdevs(struct _xmlDoc *doc, struct vgpu_strv *mdevs, struct vgpu_strv *vfs);
+/**
  * vgpu_domain_pinned_cpus() - add to @out the host CPUs one domain definition
  * pins (vcpupin, emulatorpin, iothreadpin, <vcpu cpuset>; libvirt's "^N"
  * exclusions honoured).

@@ -28,7 +28,138 @@ struct hook {
 
 bool vgpu_hook_owns(const struct vgpu_hook_domain *d, const struct vgpu_record *r)
 {
-	return d->uuid ? strcmp(r->domain_uuid, d->uuid) == 0 : strcmp(r->domain, d->name) == 0;
+	return strcmp(r->domain_uuid, d->uuid) == 0;
+}
+
+/* ---- the UUID from stdin, without libxml2 ------------------------------------- */
+
+/* @p past the end of @what in [@p, @end), or NULL. */
+static const char *past(const char *p, const char *end, const char *what)
+{
+	size_t n = strlen(what);
+
+	for (; p + n <= end; p++)
+		if (memcmp(p, what, n) == 0)
+			return p + n;
+	return NULL;
+}
+
+static bool starts(const char *p, const char *end, const char *what)
+{
+	size_t n = strlen(what);
+
+	return (size_t)(end - p) >= n && memcmp(p, what, n) == 0;
+}
+
+int vgpu_hook_scan_uuid(const char *xml, size_t len, char uuid[VGPU_UUID_LEN])
+{
+	const char *p = xml, *end = xml + len;
+	int depth = 0;
+
+	while ((p = memchr(p, '<', (size_t)(end - p)))) {
+		const char *name, *q;
+		size_t n;
+		bool closing, empty;
+		char quote = 0;
+
+		const char *skip = starts(p, end, "<?")	       ? "?>" :
+				   starts(p, end, "<!--")      ? "-->" :
+				   starts(p, end, "<![CDATA[") ? "]]>" :
+								 NULL;
+
+		if (skip) {
+			p = past(p, end, skip);
+			if (!p)
+				return -EINVAL;
+			continue;
+		}
+		if (starts(p, end, "<!"))
+			return -EINVAL; /* a DTD: the hardened parser decides */
+		closing = p + 1 < end && p[1] == '/';
+		name = p + 1 + closing;
+		for (n = 0; name + n < end && !strchr(" \t\r\n/>", name[n]); n++)
+			;
+		for (q = name + n; q < end && (quote || *q != '>'); q++)
+			if (*q == '"' || *q == '\'')
+				quote = quote == *q ? 0 : quote ? quote : *q;
+		if (q >= end || name + n > end)
+			return -EINVAL;
+		empty = q[-1] == '/';
+		if (closing) {
+			if (--depth < 0)
+				return -EINVAL;
+		} else if (depth == 0 && (n != 6 || memcmp(name, "domain", 6) != 0)) {
+			return -EINVAL;
+		} else if (depth == 1 && n == 4 && memcmp(name, "uuid", 4) == 0 && !empty) {
+			const char *text = q + 1, *stop = memchr(text, '<', (size_t)(end - text));
+			char buf[64];
+			size_t l;
+
+			if (!stop || !starts(stop, end, "</uuid>"))
+				return -EINVAL;
+			while (text < stop && strchr(" \t\r\n", *text))
+				text++;
+			for (l = (size_t)(stop - text); l && strchr(" \t\r\n", text[l - 1]); l--)
+				;
+			if (l >= sizeof(buf))
+				return -EINVAL;
+			memcpy(buf, text, l);
+			buf[l] = '\0';
+			return vgpu_uuid_normalize(buf, uuid) ? 0 : -EINVAL;
+		} else if (!empty) {
+			depth++;
+		}
+		p = q + 1;
+	}
+	return -ENOENT;
+}
+
+bool vgpu_hook_maybe_foreign(const char *xml, const struct vgpu_records *recs, const char *uuid)
+{
+	for (size_t i = 0; i < recs->n; i++) {
+		const struct vgpu_record *r = &recs->v[i];
+		unsigned d, b, sl, f;
+		char addr[128];
+
+		if (strcmp(r->domain_uuid, uuid) == 0)
+			continue;
+		if (r->mdev_uuid[0] && strcasestr(xml, r->mdev_uuid))
+			return true;
+		if (r->iface != VGPU_IFACE_VENDOR_VFIO ||
+		    sscanf(r->parent, "%x:%x:%x.%x", &d, &b, &sl, &f) != 4)
+			continue;
+		/* libvirt's own form, with single quotes, or with double quotes as libxml2 writes
+		 */
+		for (const char *q = "'\""; *q; q++) {
+			snprintf(
+				addr, sizeof(addr),
+				"domain=%c0x%04x%c bus=%c0x%02x%c slot=%c0x%02x%c function=%c0x%x%c",
+				*q, d, *q, *q, b, *q, *q, sl, *q, *q, f, *q);
+			if (strstr(xml, addr))
+				return true;
+		}
+	}
+	return false;
+}
+
+/* A hostdev of @d that names a vGPU another domain's record holds, or NULL. */
+static const struct vgpu_record *foreign_hostdev(const struct vgpu_hook_domain *d,
+						 const struct vgpu_records *recs)
+{
+	for (size_t i = 0; i < recs->n; i++) {
+		const struct vgpu_record *r = &recs->v[i];
+
+		if (vgpu_hook_owns(d, r))
+			continue;
+		for (size_t k = 0; d->mdevs && r->mdev_uuid[0] && k < d->mdevs->n; k++)
+			if (strcmp(d->mdevs->items[k], r->mdev_uuid) == 0)
+				return r;
+		for (size_t k = 0; d->vfs && r->iface == VGPU_IFACE_VENDOR_VFIO && k < d->vfs->n;
+		     k++)
+			if (strcmp(d->vfs->items[k], r->parent) == 0)
+				return r;
+	}
+	return NULL;
 }
 
 /* Is the vGPU @r describes there as recorded?  -errno when it cannot be read. */
@@ -68,6 +199,8 @@ bool vgpu_hook_has_work(struct vgpu_ctx *ctx, struct vgpu_sysfs *fs, const char 
 {
 	bool release = strcmp(op, "release") == 0;
 
+	if (!release && foreign_hostdev(d, recs))
+		return true; /* the locked call refuses the start */
 	for (size_t i = 0; i < recs->n; i++) {
 		const struct vgpu_record *r = &recs->v[i];
 		bool ready;
@@ -233,6 +366,15 @@ static int write_note(struct hook *h)
 
 static int do_prepare(struct hook *h)
 {
+	const struct vgpu_record *o = foreign_hostdev(h->d, &h->recs);
+
+	if (o)
+		return vgpu_error(h->ctx, -EBUSY,
+				  "its definition names %s %s, which domain '%s' (%s) holds; "
+				  "the domain cannot start (remove that hostdev)",
+				  o->iface == VGPU_IFACE_MDEV ? "mdev" : "VF",
+				  o->iface == VGPU_IFACE_MDEV ? o->mdev_uuid : o->parent, o->domain,
+				  o->domain_uuid);
 	for (size_t i = 0; i < h->recs.n; i++) {
 		int e;
 

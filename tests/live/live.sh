@@ -182,13 +182,18 @@ hook vm1 prepare begin <"$W/a.xml" && hook vm1 started begin </dev/null &&
 	hook vm1 release end <"$W/a.xml" || fail "a normal start and stop"
 [ "$(state vm1)" = active ] || fail "a normal stop freed a persistent vGPU: $(state vm1)"
 # other domains and operations, and the start and stop of vm1 whose persistent vGPU is
-# there (nothing to do): exit 0 without reading stdin (a FIFO whose writer never
-# closes: a read would block until the timeout) and without writing
+# there (nothing to do): exit 0 at once and without writing, from a FIFO whose writer
+# never closes.  Operations that need no XML do not read stdin (the FIFO stays empty);
+# prepare and release read the domain XML the writer put there, up to its end tag, and
+# match records by the UUID in it
+domain other 44444444-2222-4333-8444-555555555555 >"$W/other.xml"
 mkfifo "$W/fifo"
 exec 7<>"$W/fifo"
 emu_clear_journal
-for call in "other prepare begin" "vm1 start begin" "vm1 migrate begin" "vm1 reconnect begin" \
-	"vm1 prepare begin" "vm1 release end"; do
+for call in "other prepare begin:other" "vm1 start begin:" "vm1 migrate begin:" \
+	"vm1 reconnect begin:" "vm1 prepare begin:a" "vm1 release end:a"; do
+	xml=${call#*:} call=${call%%:*}
+	[ -z "$xml" ] || cat "$W/$xml.xml" >&7
 	# shellcheck disable=SC2086 # the call is three words
 	timeout 5 "$B" --sysroot "$EMU_ROOT" hook $call - <"$W/fifo" >"$W/out" ||
 		fail "hook $call: exit $? (read stdin?)"
@@ -197,6 +202,13 @@ done
 exec 7>&-
 [ -z "$(emu_writes)" ] || fail "hooks with nothing to do wrote: $(emu_writes)"
 [ "$(state vm1)" = active ] || fail "vm1 after start/stop with nothing to do: $(state vm1)"
+# virsh domrename while shut off: the records follow the UUID, not the name
+sed 's|<name>vm1</name>|<name>vm1-renamed</name>|' "$W/a.xml" >"$W/renamed.xml"
+echo 0 >"$EMU_ROOT/$VF_ATTR" # and a reboot
+hook vm1-renamed prepare begin <"$W/renamed.xml" || fail "prepare after a rename"
+[ "$(cat "$EMU_ROOT/$VF_ATTR")" = 1151 ] || fail "prepare after a rename re-created nothing"
+hook vm1-renamed started begin </dev/null && hook vm1-renamed release end <"$W/renamed.xml" ||
+	fail "started/release after a rename"
 # hostile stdin for a domain with records: refused, nothing created
 echo 0 >"$EMU_ROOT/$VF_ATTR"
 printf '<!DOCTYPE d [<!ENTITY a "aaaaaaaaaa"><!ENTITY b "&a;&a;&a;&a;&a;&a;&a;&a;">]>

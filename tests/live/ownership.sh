@@ -121,6 +121,18 @@ mv "$W/vf-away" "$EMU_BACKING/sys/devices/pci0000:c1/0000:c1:00.4" # the VF is b
 echo 0 >"$EMU_BACKING/sys/devices/pci0000:c1/0000:c1:00.4/nvidia/current_vgpu_type"
 ln -s "$link" "$EMU_BACKING/sys/bus/pci/devices/0000:c1:00.4"
 
+# ---- a definition that still names a VF another domain owns does not start with it
+v assign --from "$W/vm1.xml" -o "$W/vm1b.xml" --vgpu L40S-8Q --vf c1:00.7 || fail "assign vm1 (again)"
+# a copy of vm1's definition under another name and UUID: its hostdev is vm1's VF
+sed -e 's|<name>vm1</name>|<name>copy</name>|' -e "s|$U1|66666666-2222-4333-8444-555555555555|g" \
+	"$W/vm1b.xml" >"$W/copy.xml"
+"$B" --sysroot "$EMU_ROOT" hook copy prepare begin - <"$W/copy.xml" 2>"$W/err" &&
+	fail "a domain started with another domain's VF"
+grep -q "prepare copy: its definition names VF 0000:c1:00.7, which domain 'vm1' ($U1) holds" \
+	"$W/err" || fail "stale hostdev: $(cat "$W/err")"
+"$B" --sysroot "$EMU_ROOT" hook vm1 prepare begin - <"$W/vm1b.xml" || fail "vm1's own prepare"
+v release --from "$W/vm1b.xml" -o "$W/vm1r.xml" || fail "release vm1 (again)"
+
 # ---- a damaged record: listed with its state and file, and its VF stays taken
 echo garbage >"$EMU_ROOT/$OWN/0000:c1:00.6"
 v vgpus >"$W/vgpus" 2>"$W/err"
