@@ -552,6 +552,11 @@ static int check_node(struct planner *pl, const struct vgpu_plan *plan)
 				  " MiB of guest memory: it has "
 				  "%" PRIu64 " MiB in all",
 				  plan->node, kib / 1024, nd->mem_total_kib / 1024);
+	if (kib && nd && !nd->mem_total_kib)
+		vgpu_warn(pl->ctx,
+			  "the memory of NUMA node %d is unknown (see the warning about its "
+			  "meminfo): %" PRIu64 " MiB of guest memory are not checked against it",
+			  plan->node, kib / 1024);
 	if (pl->req->hugepages && nd && nd->hugepages_1g_free >= 0 &&
 	    (unsigned long long)nd->hugepages_1g_free < need)
 		vgpu_warn(pl->ctx,

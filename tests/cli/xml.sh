@@ -167,4 +167,28 @@ if ! [[ $a =~ ^\<uuid\>[0-9a-f]{8}-[0-9a-f]{4}-4[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0
 	echo "FAIL: generated UUIDs '$a' '$b'"
 	fail=1
 fi
+# a template with a <uuid> (virsh dumpxml of another VM) does not hand it on: only
+# --from edits an existing domain and keeps its identity
+sed 's|<name>|<uuid>3f2c1d4e-5b6a-4789-9abc-def012345678</uuid><name>|' $tpl >"$tmp/tpl-uuid.xml"
+c=$("$bin" --sysroot $hosts/a30-dual-mdev xml --template "$tmp/tpl-uuid.xml" --name r --vgpu A30-6C --vcpus 2 --memory 1G | grep -o '<uuid>.*</uuid>')
+if [ "$c" = "<uuid>3f2c1d4e-5b6a-4789-9abc-def012345678</uuid>" ] || [ -z "$c" ]; then
+	echo "FAIL: xml --template kept the template's UUID: '$c'"
+	fail=1
+fi
+d=$("$bin" --sysroot $hosts/a30-dual-mdev xml --from tests/data/domains/existing.xml --vgpu A30-6C --vcpus 2 | grep -o '<uuid>.*</uuid>')
+if [ "$d" != "<uuid>3f2c1d4e-5b6a-4789-9abc-def012345678</uuid>" ]; then
+	echo "FAIL: xml --from did not keep the domain's UUID: '$d'"
+	fail=1
+fi
+# a node whose meminfo is damaged (a negative MemTotal): said twice, never silent
+cp -a $hosts/a30-dual-mdev "$tmp/negmem"
+sed -i 's/MemTotal: *[0-9]*/MemTotal:       -257672/' "$tmp/negmem/sys/devices/system/node/node0/meminfo"
+"$bin" --sysroot "$tmp/negmem" xml --template $tpl --name x --vgpu A30-6C --gpu 3b:00.0 --vcpus 2 \
+	--memory 900000G >/dev/null 2>"$tmp/err"
+if ! grep -q "node0/meminfo': MemTotal is not a size in kB" "$tmp/err" ||
+	! grep -q "the memory of NUMA node 0 is unknown .*921600000 MiB of guest memory are not checked" "$tmp/err"; then
+	echo "FAIL: negative MemTotal:"
+	cat "$tmp/err"
+	fail=1
+fi
 exit $fail
