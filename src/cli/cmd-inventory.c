@@ -142,14 +142,9 @@ int cmd_vfs(struct cli *c, int argc, char **argv)
 				cli_cell_str(ln, 9, t->info.profile);
 			if (vf->mdevs.n) {
 				char *list = NULL;
-				size_t len = 0;
-				FILE *f = open_memstream(&list, &len);
 
-				if (!f)
-					return EXIT_FAILURE;
 				for (size_t k = 0; k < vf->mdevs.n; k++)
-					fprintf(f, "%s%s", k ? "," : "", vf->mdevs.items[k]);
-				fclose(f);
+					vgpu_append(&list, "%s%s", k ? "," : "", vf->mdevs.items[k]);
 				cli_cell(ln, 10, list);
 			}
 		}
@@ -191,16 +186,12 @@ int cmd_topology(struct cli *c, int argc, char **argv)
 	for (size_t i = 0; i < t->n_nodes; i++) {
 		const struct vgpu_node *nd = &t->nodes[i];
 		struct cli_line *ln = cli_line_new(tb);
-		char *gpus = NULL, *sib = NULL;
-		size_t gl = 0, sl = 0;
-		FILE *gf = open_memstream(&gpus, &gl), *sf = open_memstream(&sib, &sl);
+		char *gpus = vgpu_xstrdup(""), *sib = vgpu_xstrdup("");
 		unsigned cores = 0, maxthreads = 0;
 		/* JSON arrays are split on newlines; text keeps one line per node */
 		const char *sep = c->json ? "\n" : " ";
 		char buf[VGPU_CPULIST_LEN];
 
-		if (!gf || !sf)
-			return EXIT_FAILURE;
 		cli_cell_num(ln, 0, nd->id, true);
 		cli_cell_str(ln, 1, vgpu_cpulist_format(&nd->cpus, buf, sizeof(buf)));
 		vgpu_topology_for_each_core(t, &nd->cpus, cpu)
@@ -212,8 +203,8 @@ int cmd_topology(struct cli *c, int argc, char **argv)
 			nt = vgpu_cpuset_count(&core);
 			if (nt > maxthreads)
 				maxthreads = nt;
-			fprintf(sf, "%s%s", cores ? sep : "",
-				vgpu_cpulist_format(&core, buf, sizeof(buf)));
+			vgpu_append(&sib, "%s%s", cores ? sep : "",
+				    vgpu_cpulist_format(&core, buf, sizeof(buf)));
 			cores++;
 		}
 		cli_cell_num(ln, 2, cores, true);
@@ -223,11 +214,9 @@ int cmd_topology(struct cli *c, int argc, char **argv)
 		cli_cell_num(ln, 6, nd->hugepages_1g_free, nd->hugepages_1g_free >= 0);
 		for (size_t k = 0, first = 1; k < ng; k++)
 			if (g[k].numa_node == nd->id) {
-				fprintf(gf, "%s%s", first ? "" : sep, g[k].addr);
+				vgpu_append(&gpus, "%s%s", first ? "" : sep, g[k].addr);
 				first = 0;
 			}
-		fclose(gf);
-		fclose(sf);
 		cli_cell(ln, 7, gpus); /* a node without GPUs has an empty list, not none */
 		cli_cell(ln, 8, sib);
 	}

@@ -139,15 +139,10 @@ int cmd_plan(struct cli *c, int argc, char **argv)
 	for (size_t i = 0; i < plan->n_vgpus; i++) {
 		const struct vgpu_choice *v = &plan->vgpus[i];
 		struct cli_line *ln = cli_line_new(tb);
-		char *pins = NULL;
-		size_t pl = 0;
-		FILE *pf = open_memstream(&pins, &pl);
+		char *pins = vgpu_xstrdup("");
 
-		if (!pf)
-			return EXIT_FAILURE;
 		for (unsigned k = 0; k < plan->vcpus; k++)
-			fprintf(pf, "%s%u", k ? "," : "", plan->pins[k]);
-		fclose(pf);
+			vgpu_append(&pins, "%s%u", k ? "," : "", plan->pins[k]);
 		cli_cell_str(ln, 0, v->parent);
 		cli_cell_str(ln, 1, v->gpu);
 		cli_cell_str(ln, 2, v->profile);

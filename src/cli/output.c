@@ -320,10 +320,8 @@ static void json_end(struct cli_table *t)
 
 struct cli_table *cli_table(struct cli *c, const char *name, const struct col *cols, size_t n)
 {
-	struct cli_table *t = calloc(1, sizeof(*t));
+	struct cli_table *t = vgpu_xcalloc(1, sizeof(*t));
 
-	if (!t)
-		return NULL;
 	t->name = name;
 	t->cols = cols;
 	t->ncols = n;
@@ -355,11 +353,8 @@ struct cli_line *cli_line_new(struct cli_table *t)
 		t->arena.n = 1;
 	} else if (t->nrows == t->cap) {
 		size_t cap = t->cap ? t->cap * 2 : t->json ? 1 : 64;
-		uint32_t *n = realloc(t->cells, cap * t->ncols * sizeof(*n));
-
-		if (!n)
-			abort(); /* a listing that does not fit in memory: nothing to salvage */
-		t->cells = n;
+		/* a listing that does not fit in memory: nothing to salvage (the OOM policy) */
+		t->cells = vgpu_xreallocarray(t->cells, cap * t->ncols, sizeof(*t->cells));
 		t->cap = cap;
 	}
 	t->nrows++;
@@ -427,10 +422,8 @@ void cli_cell_num(struct cli_line *ln, size_t col, long v, bool present)
 
 static void print_text(const struct cli_table *t, FILE *f)
 {
-	size_t *w = calloc(t->ncols, sizeof(*w));
+	size_t *w = vgpu_xcalloc(t->ncols, sizeof(*w));
 
-	if (!w)
-		abort();
 	for (size_t c = 0; c < t->ncols; c++)
 		w[c] = (t->cols[c].flags & COL_JSON_ONLY) ? 0 : strlen(t->cols[c].header);
 	for (size_t r = 0; r < t->nrows; r++)

@@ -34,18 +34,12 @@ int vgpu_catalog_save(struct vgpu_ctx *ctx, struct vgpu_sysfs *fs, const struct 
 	for (size_t i = 0; r == 0 && i < m->n_gpus; i++) {
 		const struct vgpu_gpu *g = &m->gpus[i];
 		VGPU_AUTOFREE char *text = NULL;
-		size_t len = 0;
-		FILE *f;
 
 		if (!g->n_types || stored_lines(&d, g->addr) >= g->n_types)
 			continue;
-		f = open_memstream(&text, &len);
-		if (!f)
-			return vgpu_error(ctx, -ENOMEM, "out of memory");
 		for (size_t k = 0; k < g->n_types; k++)
-			fprintf(f, "%u %s\n", g->types[k]->id, g->types[k]->name);
-		fclose(f);
-		r = vgpu_sysfs_replace(&d, g->addr, text, len);
+			vgpu_append(&text, "%u %s\n", g->types[k]->id, g->types[k]->name);
+		r = vgpu_sysfs_replace(&d, g->addr, text, strlen(text));
 		if (r < 0)
 			return vgpu_error(ctx, r, "cannot write '%s': %s",
 					  vgpu_sysdir_show(&d, g->addr, show, sizeof(show)),

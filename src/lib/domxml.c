@@ -41,12 +41,34 @@ static void xml_silent_generic(void *data, const char *msg, ...)
 	(void)msg;
 }
 
+/*
+ * libxml2 allocates through our allocators, which follow the out-of-memory
+ * policy (one line on stderr, abort): a failed allocation inside the parser
+ * or the serialiser can never yield a truncated tree that is then printed
+ * as a domain with exit 0.
+ */
+static void *xml_malloc(size_t size)
+{
+	return vgpu_xmalloc(size);
+}
+
+static void *xml_realloc(void *p, size_t size)
+{
+	return vgpu_xrealloc(p, size);
+}
+
+static char *xml_strdup(const char *s)
+{
+	return s ? vgpu_xstrdup(s) : NULL;
+}
+
 static void xml_quiet(void)
 {
 	static bool done;
 
 	if (done)
 		return;
+	xmlMemSetup(free, xml_malloc, xml_realloc, xml_strdup);
 	xmlSetStructuredErrorFunc(NULL, xml_silent);
 	xmlSetGenericErrorFunc(NULL, xml_silent_generic);
 	done = true;

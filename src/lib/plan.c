@@ -286,8 +286,6 @@ static char *list_available(const struct vgpu_model *m)
 	struct seen_item *items = NULL;
 	size_t n = 0, cap = 0, k = 0;
 	char *out = NULL;
-	size_t len = 0;
-	FILE *f;
 
 	for (size_t i = 0; i < m->n_gpus; i++)
 		for (size_t j = 0; j < m->gpus[i].n_parents; j++) {
@@ -312,14 +310,10 @@ static char *list_available(const struct vgpu_model *m)
 			items[k++] = items[i];
 	if (k)
 		qsort(items, k, sizeof(*items), cmp_pos);
-	f = open_memstream(&out, &len);
-	if (!f)
-		abort();
 	for (size_t i = 0; i < k; i++)
-		fprintf(f, "%s%s", i ? ", " : "", items[i].s);
+		vgpu_append(&out, "%s%s", i ? ", " : "", items[i].s);
 	if (!k)
-		fputs("none", f);
-	fclose(f);
+		out = vgpu_xstrdup("none");
 	free(items);
 	return out;
 }
