@@ -128,8 +128,6 @@ int cmd_types(struct cli *c, int argc, char **argv)
 		if (per_vf || i != C_VF)
 			cols[ncols++] = type_cols[i];
 	tb = cli_table(c, "types", cols, ncols);
-	if (!tb)
-		return EXIT_FAILURE;
 	g = c->model->gpus;
 	n = c->model->n_gpus;
 	for (size_t i = 0; i < n; i++) {
@@ -158,17 +156,15 @@ int cmd_types(struct cli *c, int argc, char **argv)
 			}
 			continue;
 		}
-		/* per GPU: sum what each parent can create now */
+		/* per GPU: what its parents can create now */
+		VGPU_AUTOFREE long *avail = vgpu_xcalloc(g[i].n_types + 1, sizeof(*avail));
+
+		vgpu_gpu_available(&g[i], avail);
 		for (size_t k = 0; k < g[i].n_types; k++) {
 			const struct vgpu_type *t = g[i].types[k];
 			struct cli_line *ln;
-			long sum = 0;
+			long sum = avail[k];
 
-			for (size_t j = 0; j < g[i].n_parents; j++)
-				for (size_t m = 0; m < g[i].parents[j].n_types; m++)
-					if (g[i].parents[j].types[m].type == t &&
-					    g[i].parents[j].types[m].available > 0)
-						sum += g[i].parents[j].types[m].available;
 			if (avail_only && sum == 0)
 				continue;
 			vgpu_host_warn_unknown_type(&c->ctx, t);

@@ -112,7 +112,10 @@ struct vgpu_type *vgpu_gpu_add_type(struct vgpu_gpu *g, unsigned id, const char 
 	t = catalog_find(g, id, &pos);
 	if (t)
 		return t;
-	g->types = vgpu_xreallocarray(g->types, g->n_types + 1, sizeof(*g->types));
+	/* the capacity doubles: n_types is the capacity exactly when it is a power of two */
+	if (!(g->n_types & (g->n_types - 1)))
+		g->types = vgpu_xreallocarray(g->types, g->n_types ? g->n_types * 2 : 1,
+					      sizeof(*g->types));
 	t = vgpu_xcalloc(1, sizeof(*t));
 	memmove(&g->types[pos + 1], &g->types[pos], (g->n_types - pos) * sizeof(*g->types));
 	g->types[pos] = t;
@@ -124,9 +127,73 @@ struct vgpu_type *vgpu_gpu_add_type(struct vgpu_gpu *g, unsigned id, const char 
 	return t;
 }
 
+static struct vgpu_type *type_new(unsigned id, const char *name)
+{
+	struct vgpu_type *t = vgpu_xcalloc(1, sizeof(*t));
+
+	t->id = id;
+	t->name = vgpu_xstrdup(name);
+	t->max_instances = -1;
+	vgpu_type_parse(t->name, &t->info);
+	return t;
+}
+
+/* Entries of a list by id, then by their place in it (the first of an id wins). */
+struct by_id {
+	unsigned id;
+	size_t at;
+};
+
+static int cmp_by_id(const void *a, const void *b)
+{
+	const struct by_id *x = a, *y = b;
+
+	if (x->id != y->id)
+		return x->id < y->id ? -1 : 1;
+	return x->at < y->at ? -1 : x->at > y->at;
+}
+
+void vgpu_gpu_add_types(struct vgpu_gpu *g, const unsigned *ids, char *const *names, size_t n,
+			struct vgpu_type **added)
+{
+	struct by_id *order = vgpu_xcalloc(n ? n : 1, sizeof(*order));
+	struct vgpu_type **merged;
+	size_t k = 0, nf = 0, i = 0, j = 0, m = 0, cap = 1;
+
+	for (size_t x = 0; x < n; x++) {
+		added[x] = NULL;
+		if (!catalog_find(g, ids[x], NULL))
+			order[k++] = (struct by_id){ ids[x], x };
+	}
+	qsort(order, k, sizeof(*order), cmp_by_id);
+	for (size_t x = 0; x < k; x++)
+		if (!nf || order[nf - 1].id != order[x].id)
+			order[nf++] = order[x];
+	/* one merge of two sorted lists: linear in the catalogue and the list */
+	/* capacity: the power of two vgpu_gpu_add_type() assumes */
+	while (cap < g->n_types + nf)
+		cap *= 2;
+	merged = vgpu_xcalloc(cap, sizeof(*merged));
+	while (i < g->n_types || j < nf) {
+		if (j == nf || (i < g->n_types && g->types[i]->id < order[j].id)) {
+			merged[m++] = g->types[i++];
+			continue;
+		}
+		merged[m] = added[order[j].at] = type_new(order[j].id, names[order[j].at]);
+		m++;
+		j++;
+	}
+	free(order);
+	free(g->types);
+	g->types = merged;
+	g->n_types = m;
+}
+
 void vgpu_parent_add_type(struct vgpu_parent *p, const struct vgpu_type *t, long available)
 {
-	p->types = vgpu_xreallocarray(p->types, p->n_types + 1, sizeof(*p->types));
+	if (!(p->n_types & (p->n_types - 1)))
+		p->types = vgpu_xreallocarray(p->types, p->n_types ? p->n_types * 2 : 1,
+					      sizeof(*p->types));
 	p->types[p->n_types].type = t;
 	p->types[p->n_types++].available = available;
 }
@@ -244,4 +311,18 @@ void vgpu_topology_core_cpus(const struct vgpu_topology *t, int core, struct vgp
 	for (unsigned s = (unsigned)core; s < t->n_cpus; s++)
 		if (t->core_of[s] == core)
 			vgpu_cpuset_set(out, s);
+}
+
+void vgpu_gpu_available(const struct vgpu_gpu *g, long *out)
+{
+	for (size_t k = 0; k < g->n_types; k++)
+		out[k] = 0;
+	for (size_t j = 0; j < g->n_parents; j++)
+		for (size_t m = 0; m < g->parents[j].n_types; m++) {
+			const struct vgpu_parent_type *pt = &g->parents[j].types[m];
+			size_t pos;
+
+			if (pt->available > 0 && catalog_find(g, pt->type->id, &pos) == pt->type)
+				out[pos] += pt->available;
+		}
 }

@@ -192,6 +192,27 @@ struct vgpu_parent *vgpu_gpu_add_parent(struct vgpu_gpu *g, const char *addr, in
  */
 struct vgpu_type *vgpu_gpu_add_type(struct vgpu_gpu *g, unsigned id, const char *name);
 /**
+ * vgpu_gpu_add_types() - vgpu_gpu_add_type() for a whole list at once: one
+ * sort and one merge, n log n in the list and linear in the catalogue,
+ * where adding one by one in the list's order could be quadratic.
+ * @g: the GPU; its catalogue stays sorted by id
+ * @ids: the type ids of the list
+ * @names: their names, as vgpu_gpu_add_type() takes them
+ * @n: how many
+ * @added: per entry, the type it added, or NULL when @g had the id already
+ *         (or the list named it before)
+ */
+void vgpu_gpu_add_types(struct vgpu_gpu *g, const unsigned *ids, char *const *names, size_t n,
+			struct vgpu_type **added);
+/**
+ * vgpu_gpu_available() - how many of each catalogue type @g's parents can
+ * create now, summed over its parents as each parent's list says (no
+ * capacity model across types).  P x T log T for P parents and T types.
+ * @g: the GPU
+ * @out: one count per entry of @g's catalogue, in its order
+ */
+void vgpu_gpu_available(const struct vgpu_gpu *g, long *out);
+/**
  * vgpu_parent_add_type() - record that @p offers @t with @available instances now.
  * @p: the parent
  * @t: a type in the catalogue of @p's GPU (the pointer is kept)

@@ -311,15 +311,21 @@ static void read_vfio_parent(struct vgpu_ctx *ctx, struct vgpu_sysfs *fs, struct
 	struct bad_line_ctx bl = { ctx, &d, "creatable_vgpu_types" };
 
 	vgpu_parse_creatable(text, c, creatable_bad_line, &bl);
-	for (size_t i = 0; i < c->names.n; i++) {
-		struct vgpu_type *t;
-		VGPU_AUTOFREE char *name = NULL;
+	if (!c->names.n)
+		return;
+	/* the new ones in one merge: a list of 50,000 ids costs n log n, not n^2 */
+	VGPU_AUTOFREE char **names = vgpu_xcalloc(c->names.n, sizeof(*names));
+	VGPU_AUTOFREE struct vgpu_type **added = vgpu_xcalloc(c->names.n, sizeof(*added));
 
-		if (vgpu_gpu_find_type(g, c->ids[i]))
-			continue;
-		name = host_text(ctx, &d, "creatable_vgpu_types", c->names.items[i]);
-		t = vgpu_gpu_add_type(g, c->ids[i], name);
-		set_source(&d, "creatable_vgpu_types", t);
+	for (size_t i = 0; i < c->names.n; i++)
+		names[i] = vgpu_gpu_find_type(g, c->ids[i]) ?
+				   NULL :
+				   host_text(ctx, &d, "creatable_vgpu_types", c->names.items[i]);
+	vgpu_gpu_add_types(g, c->ids, names, c->names.n, added);
+	for (size_t i = 0; i < c->names.n; i++) {
+		if (added[i])
+			set_source(&d, "creatable_vgpu_types", added[i]);
+		free(names[i]);
 	}
 }
 
