@@ -12,6 +12,7 @@
 
 #include "apply.h"
 #include "cleanup.h"
+#include "plan.h"
 #include "vgputype.h"
 
 /* ---- the config, resolved against the host ------------------------------------ */
@@ -465,13 +466,24 @@ static const struct vgpu_type *find_type(const struct vgpu_gpu *g, const char *n
 	return NULL;
 }
 
+/*
+ * The vGPUs of type @id on @g: those there now, and those owner records
+ * reserve that are not (after a reboot, or per-start): the hook makes them
+ * at their domain's start, so a boot-time apply counts them as a runtime one
+ * would, and never fills the GPU with its own.
+ */
 static unsigned count_type(const struct vgpu_gpu *g, unsigned id)
 {
 	unsigned n = 0;
 
-	for (size_t i = 0; i < g->n_parents; i++)
-		if (g->parents[i].current_type == id)
-			n += g->parents[i].mdevs.n ? (unsigned)g->parents[i].mdevs.n : 1;
+	for (size_t i = 0; i < g->n_parents; i++) {
+		const struct vgpu_parent *p = &g->parents[i];
+
+		if (p->current_type == id)
+			n += p->mdevs.n ? (unsigned)p->mdevs.n : 1;
+		if (p->reserved_type == id)
+			n += p->n_reserved;
+	}
 	return n;
 }
 
@@ -599,6 +611,13 @@ static int step_vgpus(struct vgpu_apply *a, struct vgpu_apply_gpu *w)
 				t->info.profile);
 			continue;
 		}
+		if (want->count - have > vgpu_gpu_room(a->model, g, t))
+			return vgpu_error(ctx, -ENOSPC,
+					  "%s:%u: GPU %s: %u more vGPUs of %s do not fit: next to "
+					  "the %u there or reserved by owner records, it has room for "
+					  "%u",
+					  a->file, want->line, w->addr, want->count - have,
+					  t->info.profile, have, vgpu_gpu_room(a->model, g, t));
 		vgpu_log(ctx, LOG_INFO, "vGPUs: GPU %s: creating %u of %s", w->addr,
 			 want->count - have, t->info.profile);
 		if ((e = make_vgpus(a, g, t, want->count - have, made)) < 0)

@@ -9,6 +9,7 @@
  */
 #include <errno.h>
 #include <inttypes.h>
+#include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -204,6 +205,19 @@ static bool load_takes(const struct gpu_load *l, const struct vgpu_type *t)
 	if (t->info.backing == VGPU_BACKING_MIG && l->ts_type)
 		return false;
 	return !l->fb_total || !t->info.fb_mib || l->fb_used + t->info.fb_mib <= l->fb_total;
+}
+
+unsigned vgpu_gpu_room(const struct vgpu_model *m, const struct vgpu_gpu *g,
+		       const struct vgpu_type *t)
+{
+	struct gpu_load l;
+
+	load_init(m, g, &l);
+	if (!load_takes(&l, t))
+		return 0;
+	if (!l.fb_total || !t->info.fb_mib)
+		return UINT_MAX;
+	return (l.fb_total - l.fb_used) / t->info.fb_mib;
 }
 
 /* ---- parents ------------------------------------------------------------ */

@@ -36,6 +36,10 @@ struct sim {
 	size_t n_made;
 	char log[8192]; /* one action a line */
 	int fail_create_gis; /* -errno for create_gis, 0: works */
+	struct {
+		const char *parent;
+		unsigned type;
+	} reserved[4]; /* owner records whose vGPU is not there (after a reboot) */
 };
 
 static void logf_(struct sim *s, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
@@ -141,6 +145,8 @@ static struct vgpu_model *build(const struct sim *s)
 			vgpu_parent_add_type(p, ty, ok ? 1 : 0);
 		}
 	}
+	for (size_t i = 0; i < ARRAY_SIZE(s->reserved) && s->reserved[i].parent; i++)
+		vgpu_model_reserve(m, s->reserved[i].parent, s->reserved[i].type);
 	return m;
 }
 
@@ -542,6 +548,44 @@ static void test_steps_time_sliced_fills_free_vfs(void **state)
 				   "vgpu 0000:af:00.6 683\n");
 }
 
+/* After a reboot the records' vGPUs are not there: apply counts them as a runtime run would. */
+static void test_steps_reservations_count(void **state)
+{
+	static const char six[] = "version: v1\n"
+				  "vgpu-configs:\n"
+				  "  l:\n"
+				  "    - devices: [\"0000:c1:00.0\"]\n"
+				  "      vgpu-devices:\n"
+				  "        \"L40S-8Q\": 6\n";
+	static const char seven[] = "version: v1\n"
+				    "vgpu-configs:\n"
+				    "  l:\n"
+				    "    - devices: [\"0000:c1:00.0\"]\n"
+				    "      vgpu-devices:\n"
+				    "        \"L40S-8Q\": 7\n";
+	struct sim s = { .host = "vfio-ts-l40s", .vfs = { true, true } };
+
+	(void)state;
+	s.reserved[0].parent = "0000:c1:00.4";
+	s.reserved[0].type = 1151; /* L40S-8Q of a domain, gone with the reboot */
+	assert_int_equal(run(&s, six, "l", false, NULL), 0);
+	/* five of its own: the sixth is the domain's, which its hook re-creates on 00.4 */
+	assert_string_equal(s.log, "vgpu 0000:c1:00.5 1151\n"
+				   "vgpu 0000:c1:00.6 1151\n"
+				   "vgpu 0000:c1:00.7 1151\n"
+				   "vgpu 0000:c1:01.0 1151\n"
+				   "vgpu 0000:c1:01.1 1151\n");
+	/* seven 8 GiB vGPUs are more than a 48 GiB L40S holds: refused, nothing made */
+	s = (struct sim){ .host = "vfio-ts-l40s", .vfs = { true, true } };
+	s.reserved[0].parent = "0000:c1:00.4";
+	s.reserved[0].type = 1151;
+	expect_error(
+		run(&s, seven, "l", false, NULL),
+		"host.yaml:6: GPU 0000:c1:00.0: 6 more vGPUs of L40S-8Q do not fit: next to the "
+		"1 there or reserved by owner records, it has room for 5");
+	assert_int_equal(s.n_made, 0);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -554,6 +598,7 @@ int main(void)
 		cmocka_unit_test(test_steps_assert_changes_nothing),
 		cmocka_unit_test(test_steps_failure_names_step),
 		cmocka_unit_test(test_steps_time_sliced_fills_free_vfs),
+		cmocka_unit_test(test_steps_reservations_count),
 	};
 	int r;
 
