@@ -25,9 +25,11 @@ int vgpu_domain_plan(struct vgpu_ctx *ctx, struct vgpu_sysfs *fs, struct vgpu_vi
 	VGPU_AUTOPTR(model) m = NULL;
 	VGPU_AUTOPTR(plan) plan = NULL;
 	VGPU_AUTOFREE char *uuid = NULL;
-	char prev[VGPU_MAX_VGPUS][VGPU_UUID_LEN];
+	VGPU_AUTORECORDS recs = { 0 };
+	VGPU_AUTOSTRV vfs = { 0 };
+	char prev[VGPU_MAX_VGPUS][VGPU_UUID_LEN], self[VGPU_UUID_LEN] = "";
 	size_t n_prev = 0;
-	int r = vgpu_host_read(ctx, fs, VGPU_READ_TYPES | VGPU_READ_TOPOLOGY, &m, NULL);
+	int r = vgpu_host_read(ctx, fs, VGPU_READ_TYPES | VGPU_READ_TOPOLOGY, &m, &recs);
 
 	if (r < 0)
 		return r;
@@ -44,13 +46,26 @@ int vgpu_domain_plan(struct vgpu_ctx *ctx, struct vgpu_sysfs *fs, struct vgpu_vi
 		req->memory_kib = 0; /* unusable <memory>: the build says so */
 	if (doc)
 		uuid = vgpu_domain_field(doc, "uuid");
+	if (!vgpu_uuid_normalize(req->uuid ? req->uuid : uuid ? uuid : "", self))
+		self[0] = '\0';
+	/* the CPUs other domains' records say they were pinned to are taken */
+	for (size_t i = 0; i < recs.n; i++)
+		if (strcmp(recs.v[i].domain_uuid, self) != 0)
+			vgpu_cpuset_or(&req->exclude, &recs.v[i].cpus);
 	if (virt) {
 		VGPU_AUTOFREE char *name = o->name || !doc ? NULL : vgpu_domain_field(doc, "name");
 
 		r = vgpu_virt_pinned_cpus(ctx, virt, o->name ? o->name : name,
-					  req->uuid ? req->uuid : uuid, &req->exclude);
+					  req->uuid ? req->uuid : uuid, &req->exclude, &vfs);
 		if (r < 0)
 			return r;
+		/* a VF another defined domain's hostdev names is taken, running or not */
+		for (size_t i = 0; i < vfs.n; i++) {
+			const struct vgpu_parent *p = vgpu_model_find_parent(m, vfs.items[i]);
+
+			if (p && !p->in_use && !p->n_reserved)
+				vgpu_model_reserve(m, vfs.items[i], 0);
+		}
 	}
 	r = vgpu_plan_make(ctx, m, req, &plan);
 	if (r < 0)
@@ -138,7 +153,7 @@ static int check_libvirt(struct vgpu_ctx *ctx, const struct vgpu_domain_target *
 
 /* The owner record of the plan's vGPU @i, for the domain named @name. */
 static void record_from(struct vgpu_record *r, const char *name, const struct vgpu_plan *plan,
-			size_t i, bool per_start)
+			size_t i, bool per_start, bool pinned)
 {
 	const struct vgpu_choice *c = &plan->vgpus[i];
 
@@ -152,17 +167,19 @@ static void record_from(struct vgpu_record *r, const char *name, const struct vg
 	snprintf(r->profile, sizeof(r->profile), "%s", c->profile);
 	snprintf(r->mdev_uuid, sizeof(r->mdev_uuid), "%s", c->mdev_uuid);
 	r->lifetime = per_start ? VGPU_LIFETIME_PER_START : VGPU_LIFETIME_PERSISTENT;
+	if (pinned)
+		r->cpus = plan->cpus;
 }
 
 /* Claim each vGPU with its record, then create it (unless per-start). */
 static int claim_and_create(struct vgpu_txn *txn, const char *name, const struct vgpu_plan *plan,
-			    bool per_start)
+			    bool per_start, bool pinned)
 {
 	for (size_t i = 0; i < plan->n_vgpus; i++) {
 		struct vgpu_record rec;
 		int r;
 
-		record_from(&rec, name, plan, i, per_start);
+		record_from(&rec, name, plan, i, per_start, pinned);
 		r = vgpu_txn_record_put(txn, &rec, NULL);
 		if (r == 0 && !per_start)
 			r = vgpu_txn_create(txn, &rec);
@@ -210,8 +227,8 @@ static int repair_unfinished(struct vgpu_txn *txn, const struct vgpu_records *re
 		if (strcmp(r->domain_uuid, uuid) != 0)
 			continue;
 		vgpu_log(txn->ctx, LOG_NOTICE,
-			 "an earlier assign of '%s' did not finish: undoing its %s on %s", r->domain,
-			 r->profile, r->parent);
+			 "an earlier assign of '%s' did not finish: undoing its %s on %s",
+			 r->domain, r->profile, r->parent);
 		e = vgpu_txn_destroy(txn, r);
 		if (e == -ESTALE)
 			e = 0;
@@ -269,7 +286,7 @@ int vgpu_assign(struct vgpu_ctx *ctx, struct vgpu_sysfs *fs, struct _xmlDoc *doc
 		vgpu_warn(ctx, "%s", vgpu_ctx_error(ctx));
 	if (r == 0) {
 		name = vgpu_domain_field(doc, "name");
-		r = claim_and_create(&txn, name ? name : "", plan, o->per_start);
+		r = claim_and_create(&txn, name ? name : "", plan, o->per_start, !o->no_pin);
 	}
 	if (r == 0)
 		r = put_domain(ctx, doc, t, xml);

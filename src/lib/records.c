@@ -28,18 +28,27 @@ void vgpu_record_key(const struct vgpu_record *r, char key[VGPU_RECORD_KEY_LEN])
 
 char *vgpu_record_format(const struct vgpu_record *r)
 {
-	return vgpu_asprintf("domain=%s\ndomain_uuid=%s\ngpu=%s\nparent=%s\ninterface=%s\n"
-			     "type_id=%u\nprofile=%s\nmdev_uuid=%s\nlifetime=%s\n",
-			     r->domain, r->domain_uuid, r->gpu, r->parent, vgpu_iface_str(r->iface),
-			     r->type_id, r->profile, r->mdev_uuid, vgpu_lifetime_str(r->lifetime));
+	char *text = vgpu_asprintf("domain=%s\ndomain_uuid=%s\ngpu=%s\nparent=%s\ninterface=%s\n"
+				   "type_id=%u\nprofile=%s\nmdev_uuid=%s\nlifetime=%s\n",
+				   r->domain, r->domain_uuid, r->gpu, r->parent,
+				   vgpu_iface_str(r->iface), r->type_id, r->profile, r->mdev_uuid,
+				   vgpu_lifetime_str(r->lifetime));
+
+	if (!vgpu_cpuset_empty(&r->cpus)) {
+		VGPU_AUTOFREE char *list = vgpu_xmalloc(VGPU_CPULIST_LEN);
+
+		vgpu_append(&text, "cpus=%s\n",
+			    vgpu_cpulist_format(&r->cpus, list, VGPU_CPULIST_LEN));
+	}
+	return text;
 }
 
 /* One "key=value" into @r; -EINVAL when the key is unknown or the value wrong. */
 static int parse_field(struct vgpu_record *r, const char *key, const char *val, unsigned *seen)
 {
-	static const char *const keys[] = { "domain",  "domain_uuid", "gpu",
-					    "parent",  "interface",   "type_id",
-					    "profile", "mdev_uuid",   "lifetime" };
+	static const char *const keys[] = { "domain",	 "domain_uuid", "gpu",	   "parent",
+					    "interface", "type_id",	"profile", "mdev_uuid",
+					    "lifetime",	 "cpus" };
 	size_t k;
 	long id;
 
@@ -78,6 +87,8 @@ static int parse_field(struct vgpu_record *r, const char *key, const char *val, 
 		if (!*val)
 			return 0;
 		return vgpu_uuid_normalize(val, r->mdev_uuid) ? 0 : -EINVAL;
+	case 9: /* optional: the CPUs the domain was pinned to */
+		return vgpu_cpulist_parse(val, &r->cpus) < 0 ? -EINVAL : 0;
 	default:
 		if (strcmp(val, "persistent") == 0)
 			r->lifetime = VGPU_LIFETIME_PERSISTENT;
@@ -110,7 +121,7 @@ int vgpu_record_parse(struct vgpu_ctx *ctx, const char *text, const char *what,
 			return vgpu_error(ctx, -EINVAL, "owner record '%s': bad or repeated '%s'",
 					  what, line);
 	}
-	if (seen != 0x1ff)
+	if ((seen & 0x1ff) != 0x1ff)
 		return vgpu_error(ctx, -EINVAL, "owner record '%s': a key is missing", what);
 	if ((r.iface == VGPU_IFACE_MDEV) != (r.mdev_uuid[0] != '\0'))
 		return vgpu_error(ctx, -EINVAL,

@@ -17,6 +17,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 
+#include "cpuset.h"
 #include "ctx.h"
 #include "util.h"
 #include "vgputype.h"
@@ -46,6 +47,7 @@ struct vgpu_record {
 	char profile[VGPU_PROFILE_MAX];
 	char mdev_uuid[VGPU_UUID_LEN]; /* "" for vendor VFIO */
 	enum vgpu_lifetime lifetime;
+	struct vgpu_cpuset cpus; /* host CPUs the domain was pinned to (empty: not pinned) */
 };
 
 struct vgpu_records {

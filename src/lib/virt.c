@@ -112,7 +112,7 @@ void vgpu_virt_close(struct vgpu_virt *v)
 }
 
 int vgpu_virt_pinned_cpus(struct vgpu_ctx *ctx, struct vgpu_virt *v, const char *self_name,
-			  const char *self_uuid, struct vgpu_cpuset *out)
+			  const char *self_uuid, struct vgpu_cpuset *out, struct vgpu_strv *vfs)
 {
 	virDomainPtr *doms = NULL;
 	int n = v->api.list_all(v->conn, &doms, 0);
@@ -135,8 +135,13 @@ int vgpu_virt_pinned_cpus(struct vgpu_ctx *ctx, struct vgpu_virt *v, const char 
 					   &doc) < 0)
 			vgpu_warn(ctx, "a domain's pinned CPUs are not known: %s",
 				  vgpu_ctx_error(&parse_ctx));
-		else if (!vgpu_domain_doc_is(doc, self_name, self_uuid))
+		else if (!vgpu_domain_doc_is(doc, self_name, self_uuid)) {
+			VGPU_AUTOSTRV mdevs = { 0 };
+
 			vgpu_domain_doc_pinned_cpus(doc, out);
+			if (vfs)
+				vgpu_domain_hostdevs(doc, &mdevs, vfs);
+		}
 		vgpu_ctx_clear(&parse_ctx);
 		free(xml);
 		v->api.dom_free(doms[i]);

@@ -43,10 +43,12 @@ VGPU_DEFINE_AUTOPTR(virt, struct vgpu_virt, vgpu_virt_close)
  * @self_uuid: the domain being planned, skipped by UUID (NULL: none)
  * @out: the CPUs are added to it (it is not cleared); read from each domain's
  *       persistent definition
+ * @vfs: the PCI functions the other domains' hostdevs name are appended
+ *       (a VF a defined domain names is taken, running or not), or NULL
  * Return: 0 or -EIO with a message in @ctx.
  */
 int vgpu_virt_pinned_cpus(struct vgpu_ctx *ctx, struct vgpu_virt *v, const char *self_name,
-			  const char *self_uuid, struct vgpu_cpuset *out);
+			  const char *self_uuid, struct vgpu_cpuset *out, struct vgpu_strv *vfs);
 
 /**
  * vgpu_virt_domain_xml() - the persistent definition of domain @name (with

@@ -75,6 +75,18 @@ need "$tmp/plan.json" '"cpus": "6-11,54-59"'
 "$bin" --sysroot $h/a30-dual-mdev --json plan -c "$uri" --name vm1 --vgpu A30-6C --vcpus 12 \
 	--memory 4G >"$tmp/plan.json" 2>&1
 need "$tmp/plan.json" '"cpus": "2-7,50-55"'
+# -c URI: a VF another defined domain's hostdev names (h1's 0000:ca:00.5) is taken, even
+# though no vGPU is on it on this host
+"$bin" --sysroot $h/vfio-mig-h100 plan --name x --vgpu H100-2-20C --vcpus 2 --memory 1G \
+	>"$tmp/plan.txt" 2>&1
+need "$tmp/plan.txt" "on VF 0000:ca:00.5 "
+"$bin" --sysroot $h/vfio-mig-h100 plan -c "$uri" --name x --vgpu H100-2-20C --vcpus 2 --memory 1G \
+	>"$tmp/plan.txt" 2>&1 || { echo "FAIL: plan -c on the H100"; cat "$tmp/plan.txt"; fail=1; }
+if grep -q "on VF 0000:ca:00.5 " "$tmp/plan.txt"; then
+	echo "FAIL: plan -c chose the VF h1's hostdev names:"
+	cat "$tmp/plan.txt"
+	fail=1
+fi
 "$bin" --sysroot $h/a30-dual-mdev plan -c "test:///nonexistent-driver-xyz" --name x --vgpu A30-6C \
 	--vcpus 2 --memory 1G >/dev/null 2>"$tmp/err"
 rc=$?

@@ -89,6 +89,13 @@ else
 	echo "note: the emulator gives mdevs no vfio-dev/ (iommufd cdev): that check is skipped"
 fi
 v release --from "$W/m1a.xml" -o "$W/m1r.xml" || fail "release m1 after the cdev closed"
+# two assign --from runs without -c: the second avoids the CPUs the first one's record holds
+v assign --from "$W/m1.xml" -o "$W/p1.xml" --vgpu A30-6C --gpu 3b:00.0 || fail "assign m1 pinned"
+v assign --from "$W/m2.xml" -o "$W/p2.xml" --vgpu A30-6C --gpu 3b:00.0 || fail "assign m2 pinned"
+grep -q "^cpus=" "$EMU_ROOT/$OWN"/*_* || fail "no record holds the CPUs it pinned"
+pins() { sed -n 's/.*<vcpupin vcpu=.[0-9]*. cpuset=.\([0-9]*\)..*/\1/p' "$1" | sort; }
+both=$(comm -12 <(pins "$W/p1.xml" | sort) <(pins "$W/p2.xml" | sort))
+[ -n "$(pins "$W/p1.xml")" ] && [ -z "$both" ] || fail "m1 and m2 share CPUs: $both"
 emu_stop
 
 # ---- vendor VFIO: release when the VF is gone, or holds a vGPU that is not ours

@@ -1360,11 +1360,11 @@ static int pinned_fails(struct env *e, const char *fail)
 		fail_msg("vgpu_virt_open: %s", vgpu_ctx_error(&e->ctx));
 	/* the stand-in, not a real libvirt: its two domains pin CPUs 3 and 5 */
 	vgpu_cpuset_zero(&out);
-	assert_int_equal(vgpu_virt_pinned_cpus(&e->ctx, v, NULL, NULL, &out), 0);
+	assert_int_equal(vgpu_virt_pinned_cpus(&e->ctx, v, NULL, NULL, &out, NULL), 0);
 	assert_cpus(&out, "3,5");
 	vgpu_error(&e->ctx, -EIO, STALE);
 	setenv("FAKE_LIBVIRT_FAIL", fail, 1);
-	return vgpu_virt_pinned_cpus(&e->ctx, v, NULL, NULL, &out);
+	return vgpu_virt_pinned_cpus(&e->ctx, v, NULL, NULL, &out, NULL);
 }
 
 static int run_virt_list(struct env *e)
