@@ -144,7 +144,8 @@ int cmd_vfs(struct cli *c, int argc, char **argv)
 				char *list = NULL;
 
 				for (size_t k = 0; k < vf->mdevs.n; k++)
-					vgpu_append(&list, "%s%s", k ? "," : "", vf->mdevs.items[k]);
+					vgpu_append(&list, "%s%s", k ? "," : "",
+						    vf->mdevs.items[k]);
 				cli_cell(ln, 10, list);
 			}
 		}

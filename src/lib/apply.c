@@ -612,12 +612,13 @@ static int step_vgpus(struct vgpu_apply *a, struct vgpu_apply_gpu *w)
 			continue;
 		}
 		if (want->count - have > vgpu_gpu_room(a->model, g, t))
-			return vgpu_error(ctx, -ENOSPC,
-					  "%s:%u: GPU %s: %u more vGPUs of %s do not fit: next to "
-					  "the %u there or reserved by owner records, it has room for "
-					  "%u",
-					  a->file, want->line, w->addr, want->count - have,
-					  t->info.profile, have, vgpu_gpu_room(a->model, g, t));
+			return vgpu_error(
+				ctx, -ENOSPC,
+				"%s:%u: GPU %s: %u more vGPUs of %s do not fit: next to "
+				"the %u there or reserved by owner records, it has room for "
+				"%u",
+				a->file, want->line, w->addr, want->count - have, t->info.profile,
+				have, vgpu_gpu_room(a->model, g, t));
 		vgpu_log(ctx, LOG_INFO, "vGPUs: GPU %s: creating %u of %s", w->addr,
 			 want->count - have, t->info.profile);
 		if ((e = make_vgpus(a, g, t, want->count - have, made)) < 0)

@@ -437,10 +437,10 @@ void vgpu_domain_hostdevs(xmlDocPtr doc, struct vgpu_strv *mdevs, struct vgpu_st
 		sl = get_attr(addr, "slot");
 		f = get_attr(addr, "function");
 		if ((!type || strcmp(type, "pci") == 0) && d && b && sl && f)
-			vgpu_strv_push(vfs, vgpu_asprintf("%04lx:%02lx:%02lx.%lx", strtoul(d, NULL, 16),
-							  strtoul(b, NULL, 16),
-							  strtoul(sl, NULL, 16),
-							  strtoul(f, NULL, 16)));
+			vgpu_strv_push(vfs,
+				       vgpu_asprintf("%04lx:%02lx:%02lx.%lx", strtoul(d, NULL, 16),
+						     strtoul(b, NULL, 16), strtoul(sl, NULL, 16),
+						     strtoul(f, NULL, 16)));
 	}
 }
 
