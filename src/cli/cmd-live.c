@@ -125,9 +125,8 @@ int cmd_assign(struct cli *c, int argc, char **argv)
 		char *xml = NULL;
 
 		run.a.req.memory_kib = run.a.dom.memory_kib;
-		r = report(&run,
-			   vgpu_assign(&c->ctx, c->fs, run.doc, &run.a.req, &run.a.dom, &t, &xml),
-			   xml);
+		r = vgpu_assign(&c->ctx, c->fs, run.doc, &run.a.req, &run.a.dom, &t, &xml);
+		r = report(&run, r, xml);
 	}
 	run_clear(&run);
 	return r;
@@ -145,10 +144,8 @@ int cmd_release(struct cli *c, int argc, char **argv)
 		struct vgpu_domain_target t = { run.virt, run.a.output, run.a.dry_run };
 		char *xml = NULL;
 
-		r = report(&run,
-			   vgpu_release(&c->ctx, c->fs, run.doc, run.a.req.vf ? vf : NULL, &t,
-					&xml),
-			   xml);
+		r = vgpu_release(&c->ctx, c->fs, run.doc, run.a.req.vf ? vf : NULL, &t, &xml);
+		r = report(&run, r, xml);
 	}
 	run_clear(&run);
 	return r;

@@ -32,6 +32,7 @@ cat >"$tmp/plain.xml" <<'XML'
 XML
 v assign --from "$tmp/plain.xml" --vgpu A30-6C --dry-run ||
 	{ echo "FAIL: assign --dry-run"; cat "$tmp/err"; fail=1; }
+grep -q "<hostdev" "$tmp/out" || { echo "FAIL: assign --dry-run printed no domain"; fail=1; }
 check "assign --dry-run"
 v release --from tests/data/domains/existing.xml --dry-run ||
 	{ echo "FAIL: release --dry-run"; cat "$tmp/err"; fail=1; }
