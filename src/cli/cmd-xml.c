@@ -71,6 +71,7 @@ int cmd_xml(struct cli *c, int argc, char **argv)
 		r = xml_load_template(c, &a, &doc);
 	if (!r)
 		r = make_plan(c, &a, doc, &plan);
+	a.dom.existing = a.from != NULL; /* --from edits a domain: keep what it replaces */
 	if (!r && (vgpu_domain_build(&c->ctx, doc, plan, &a.dom) < 0 ||
 		   vgpu_domain_format(&c->ctx, doc, &out) < 0)) {
 		cli_error(c, "%s", vgpu_ctx_error(&c->ctx));

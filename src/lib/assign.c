@@ -277,8 +277,12 @@ int vgpu_assign(struct vgpu_ctx *ctx, struct vgpu_sysfs *fs, struct _xmlDoc *doc
 		r = vgpu_domain_plan(ctx, fs, t->virt, doc, true, req, o, &m, &plan);
 	if (r == 0)
 		r = check_unique(ctx, &recs, plan);
-	if (r == 0)
-		r = vgpu_domain_build(ctx, doc, plan, o);
+	if (r == 0) {
+		struct vgpu_domain_opts keep = *o;
+
+		keep.existing = true; /* release gives the definition back as it was */
+		r = vgpu_domain_build(ctx, doc, plan, &keep);
+	}
 	if (r == 0)
 		r = check_libvirt(ctx, t, plan);
 	/* while the GPUs' catalogues are whole (before this assign uses VFs) */

@@ -277,6 +277,79 @@ static xmlNodePtr our_metadata(xmlNodePtr dom)
 	return NULL;
 }
 
+/*
+ * The <domain> children assign may rewrite.  On an existing domain their
+ * originals go into our metadata (<vgpuctl:saved>: a copy of each, or
+ * <vgpuctl:absent name="..."/>), and release puts them back: assign then
+ * release gives back the definition it started from, element for element.
+ */
+static const char *const kept_elements[] = {
+	"vcpu",	  "cputune",	   "numatune",	"cpu",
+	"memory", "currentMemory", "maxMemory", "memoryBacking"
+};
+
+static xmlNodePtr saved_of(xmlNodePtr md)
+{
+	for (xmlNodePtr n = md ? md->children : NULL; n; n = n->next)
+		if (n->type == XML_ELEMENT_NODE && n->ns && xmlStrEqual(n->name, X("saved")))
+			return n;
+	return NULL;
+}
+
+/* Copies of the kept elements of @dom as they are now (unattached; ns set when attached). */
+static xmlNodePtr snapshot(xmlNodePtr dom)
+{
+	/* of the document: its copies' names come from the document's dictionary */
+	xmlNodePtr saved = xmlNewDocNode(dom->doc, NULL, X("saved"), NULL);
+
+	for (size_t i = 0; i < ARRAY_SIZE(kept_elements); i++) {
+		xmlNodePtr n = child(dom, kept_elements[i]);
+
+		if (n) {
+			xmlAddChild(saved, xmlDocCopyNode(n, dom->doc, 1));
+		} else {
+			xmlNodePtr a = xmlNewDocNode(dom->doc, NULL, X("absent"), NULL);
+
+			set_attr(a, "name", kept_elements[i]);
+			xmlAddChild(saved, a);
+		}
+	}
+	if (!child(dom, "devices")) { /* the hostdevs' home, created for them */
+		xmlNodePtr a = xmlNewDocNode(dom->doc, NULL, X("absent"), NULL);
+
+		set_attr(a, "name", "devices");
+		xmlAddChild(saved, a);
+	}
+	return saved;
+}
+
+/* Put the saved elements back in place of what assign wrote. */
+static void restore(xmlNodePtr dom, xmlNodePtr saved)
+{
+	for (xmlNodePtr s = saved->children; s; s = s->next) {
+		VGPU_AUTOFREE char *name = NULL;
+		xmlNodePtr place;
+
+		if (s->type != XML_ELEMENT_NODE)
+			continue;
+		name = s->ns ? get_attr(s, "name") : vgpu_xstrdup((const char *)s->name);
+		if (!name || order_of(X(name)) >= 1000)
+			continue; /* not a <domain> child we know: left alone */
+		if (s->ns && strcmp(name, "devices") == 0) {
+			/* <devices> made for the hostdevs goes once nothing else is in it */
+			if (!xmlFirstElementChild(child(dom, "devices")))
+				drop_node(child(dom, "devices"));
+			continue;
+		}
+		remove_children(dom, name);
+		if (s->ns)
+			continue; /* absent before assign */
+		place = domain_child(dom, name);
+		xmlReplaceNode(place, xmlDocCopyNode(s, dom->doc, 1));
+		xmlFreeNode(place);
+	}
+}
+
 void vgpu_meta_clear(struct vgpu_meta *m)
 {
 	for (size_t i = 0; i < m->n_vgpus; i++) {
@@ -492,7 +565,7 @@ size_t vgpu_domain_prev_mdevs(xmlDocPtr doc, char (*out)[VGPU_UUID_LEN])
 
 size_t vgpu_domain_strip(xmlDocPtr doc, const char *vf)
 {
-	xmlNodePtr dom = xmlDocGetRootElement(doc), md = our_metadata(dom);
+	xmlNodePtr dom = xmlDocGetRootElement(doc), md = our_metadata(dom), saved;
 	VGPU_AUTOFREE char *pinned = md ? get_attr(md, "pinned") : NULL;
 	size_t dropped = 0, left = 0;
 
@@ -514,10 +587,13 @@ size_t vgpu_domain_strip(xmlDocPtr doc, const char *vf)
 	}
 	if (!md || left)
 		return dropped;
+	saved = saved_of(md);
+	if (saved)
+		restore(dom, saved);
 	drop_node(md);
 	if (!xmlFirstElementChild(child(dom, "metadata")))
 		drop_node(child(dom, "metadata"));
-	if (!pinned || strcmp(pinned, "no") != 0) {
+	if (!saved && (!pinned || strcmp(pinned, "no") != 0)) {
 		xmlNodePtr cputune = child(dom, "cputune");
 
 		if (cputune) {
@@ -609,14 +685,21 @@ static int build_memory(struct vgpu_ctx *ctx, xmlNodePtr dom, const struct vgpu_
 	*mem_kib = o->memory_kib;
 	if (!*mem_kib && vgpu_domain_memory_kib(ctx, dom->doc, mem_kib) < 0)
 		return vgpu_error(ctx, -EINVAL, "the domain has no usable <memory>");
-	snprintf(buf, sizeof(buf), "%" PRIu64, *mem_kib);
-	n = domain_child(dom, "memory");
-	set_attr(n, "unit", "KiB");
-	set_text(n, buf);
-	n = domain_child(dom, "currentMemory");
-	set_attr(n, "unit", "KiB");
-	set_text(n, buf);
-	drop_node(child(dom, "maxMemory"));
+	/*
+	 * A template's memory is written in KiB; an existing domain's <memory>,
+	 * <currentMemory> and hotplug ceiling stay unless a size is given.
+	 */
+	if (o->memory_kib || !o->existing || !child(dom, "memory")) {
+		snprintf(buf, sizeof(buf), "%" PRIu64, *mem_kib);
+		n = domain_child(dom, "memory");
+		set_attr(n, "unit", "KiB");
+		set_text(n, buf);
+		n = domain_child(dom, "currentMemory");
+		set_attr(n, "unit", "KiB");
+		set_text(n, buf);
+	}
+	if (!o->existing)
+		drop_node(child(dom, "maxMemory"));
 	if (!o->hugepages)
 		return 0;
 	if (*mem_kib % (1024 * 1024))
@@ -688,19 +771,49 @@ static void build_numatune(xmlNodePtr dom, const struct vgpu_plan *plan)
 }
 
 /* host-passthrough CPU with the plan's cores x threads and one NUMA cell. */
-static void build_cpu(xmlNodePtr dom, const struct vgpu_plan *plan, uint64_t mem_kib)
+/*
+ * <cpu>: the guest topology follows the pinning (threads per core) with one
+ * NUMA cell.  A CPU model the admin chose is kept; a domain without one gets
+ * host-passthrough under KVM, and 'maximum' under TCG (type 'qemu', which
+ * refuses host-passthrough).
+ */
+static void build_cpu(xmlNodePtr dom, const struct vgpu_plan *plan, uint64_t mem_kib,
+		      const struct vgpu_domain_opts *o)
 {
 	xmlNodePtr cpu = domain_child(dom, "cpu"), n;
+	VGPU_AUTOFREE char *type = get_attr(dom, "type");
+	VGPU_AUTOFREE char *mode = get_attr(cpu, "mode");
+	bool tcg = type && strcmp(type, "qemu") == 0;
 	char buf[32];
 
-	set_attr(cpu, "mode", "host-passthrough");
-	set_attr(cpu, "check", "none");
-	xmlUnsetProp(cpu, X("match")); /* host-passthrough takes no model match */
-	remove_children(cpu, "model");
-	remove_children(cpu, "vendor");
+	/* a template's CPU is the host's; an existing domain keeps the model its admin chose */
+	bool keep = o->existing &&
+		    (child(cpu, "model") || (mode && strcmp(mode, "host-passthrough")));
+
+	if (tcg) {
+		/* TCG cannot pass the host CPU through: its largest CPU model instead */
+		if (!child(cpu, "model") && (!mode || strcmp(mode, "host-passthrough") == 0)) {
+			set_attr(cpu, "mode", "maximum");
+			set_attr(cpu, "check", "none");
+		}
+	} else if (!keep) {
+		set_attr(cpu, "mode", "host-passthrough");
+		set_attr(cpu, "check", "none");
+		xmlUnsetProp(cpu, X("match")); /* host-passthrough takes no model match */
+		remove_children(cpu, "model");
+		remove_children(cpu, "vendor");
+	}
 	remove_children(cpu, "topology");
 	remove_children(cpu, "numa");
 	n = add_first(cpu, xmlNewNode(NULL, X("topology")));
+	/* <topology> goes after <model> and <vendor> when the admin has them */
+	for (xmlNodePtr c = cpu->children; c; c = c->next)
+		if (c->type == XML_ELEMENT_NODE &&
+		    (xmlStrEqual(c->name, X("model")) || xmlStrEqual(c->name, X("vendor")))) {
+			xmlUnlinkNode(n);
+			xmlAddNextSibling(c, n);
+			c = n;
+		}
 	set_attr(n, "sockets", "1");
 	set_attr(n, "dies", "1");
 	set_attr_u(n, "cores", plan->cores);
@@ -711,6 +824,20 @@ static void build_cpu(xmlNodePtr dom, const struct vgpu_plan *plan, uint64_t mem
 	set_attr(n, "cpus", plan->vcpus == 1 ? "0" : buf);
 	set_attr_u(n, "memory", mem_kib);
 	set_attr(n, "unit", "KiB");
+}
+
+/* NVIDIA's vGPU guest drivers and our pinning are for x86_64 and aarch64 guests. */
+static int check_arch(struct vgpu_ctx *ctx, xmlNodePtr dom)
+{
+	xmlNodePtr type = child(child(dom, "os"), "type");
+	VGPU_AUTOFREE char *arch = type ? get_attr(type, "arch") : NULL;
+
+	if (arch && strcmp(arch, "x86_64") != 0 && strcmp(arch, "aarch64") != 0)
+		return vgpu_error(ctx, -ENOTSUP,
+				  "guest architecture '%s' is not supported: vGPUs go to x86_64 "
+				  "and aarch64 guests",
+				  arch);
+	return 0;
 }
 
 /*
@@ -740,7 +867,7 @@ static int check_no_foreign_hostdev(struct vgpu_ctx *ctx, xmlNodePtr devices,
 
 /* One element in our namespace carries what the hook needs without libvirt. */
 static void build_metadata(xmlNodePtr dom, const struct vgpu_plan *plan,
-			   const struct vgpu_domain_opts *o)
+			   const struct vgpu_domain_opts *o, xmlNodePtr saved)
 {
 	xmlNodePtr md = domain_child(dom, "metadata");
 	xmlNodePtr root = xmlNewNode(NULL, X("vgpus"));
@@ -769,13 +896,20 @@ static void build_metadata(xmlNodePtr dom, const struct vgpu_plan *plan,
 		if (c->mdev_uuid[0])
 			set_attr(n, "mdev-uuid", c->mdev_uuid);
 	}
+	if (saved) {
+		xmlSetNs(saved, ns);
+		for (xmlNodePtr n = saved->children; n; n = n->next)
+			if (n->type == XML_ELEMENT_NODE && xmlStrEqual(n->name, X("absent")))
+				xmlSetNs(n, ns);
+		xmlAddChild(root, saved);
+	}
 }
 
 int vgpu_domain_build(struct vgpu_ctx *ctx, xmlDocPtr doc, const struct vgpu_plan *plan,
 		      const struct vgpu_domain_opts *o)
 {
-	xmlNodePtr dom = xmlDocGetRootElement(doc), devices;
-	uint64_t mem_kib;
+	xmlNodePtr dom = xmlDocGetRootElement(doc), devices, saved;
+	uint64_t mem_kib = 0;
 	int r;
 
 	xml_quiet();
@@ -784,24 +918,38 @@ int vgpu_domain_build(struct vgpu_ctx *ctx, xmlDocPtr doc, const struct vgpu_pla
 		    vgpu_uuid_valid(plan->vgpus[i].mdev_uuid))
 			return vgpu_error(ctx, -EINVAL, "the plan has no mdev UUID for vGPU %zu",
 					  i + 1);
-	r = build_identity(ctx, dom, plan, o);
-	if (r == 0)
-		r = build_memory(ctx, dom, o, &mem_kib);
+	r = check_arch(ctx, dom);
 	if (r < 0)
 		return r;
+	/* the originals: kept from our earlier build, or taken now from an existing domain */
+	saved = saved_of(our_metadata(dom));
+	if (saved)
+		xmlUnlinkNode(saved);
+	else if (o->existing && !our_metadata(dom))
+		saved = snapshot(dom); /* our own output has nothing of the admin's to keep */
+	r = build_identity(ctx, dom, plan, o);
+	/* --no-pin touches no memory or CPU element unless it is asked to */
+	if (r == 0 && (!o->no_pin || o->memory_kib || o->hugepages))
+		r = build_memory(ctx, dom, o, &mem_kib);
+	if (r < 0) {
+		xmlFreeNode(saved);
+		return r;
+	}
 	if (!o->no_pin) {
 		build_vcpus(dom, plan, o);
 		build_numatune(dom, plan);
-		build_cpu(dom, plan, mem_kib);
+		build_cpu(dom, plan, mem_kib, o);
 	}
 	devices = domain_child(dom, "devices");
 	drop_previous_vgpus(dom, devices);
 	r = check_no_foreign_hostdev(ctx, devices, plan);
-	if (r < 0)
+	if (r < 0) {
+		xmlFreeNode(saved);
 		return r;
+	}
 	for (size_t i = 0; i < plan->n_vgpus; i++)
 		add_hostdev(devices, &plan->vgpus[i], plan->vgpus[i].mdev_uuid);
-	build_metadata(dom, plan, o);
+	build_metadata(dom, plan, o, saved);
 	return 0;
 }
 

@@ -37,6 +37,7 @@ struct vgpu_domain_opts {
 	const struct vgpu_cpuset *emulator_cpus; /* NULL: the VM's own CPUs */
 	bool no_pin; /* leave <vcpu>, <cputune>, <numatune> and <cpu> alone */
 	bool per_start; /* metadata: the hook creates at each start, frees at each stop */
+	bool existing; /* an existing domain: keep what is replaced, release restores it */
 };
 
 /**

@@ -1,0 +1,70 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0-or-later
+# Existing VMs keep their configuration (tests/data/domains/corpus): for each
+# definition, vGPUs added to it (xml --from: an existing domain, as assign
+# edits it) and released again (release --from) give back the definition it
+# started from, byte for byte after the same formatting; the edited one is a
+# valid domain; and assign --no-pin (dry run) leaves every memory and CPU
+# element as it was.  An aarch64 guest is accepted, a ppc64 one refused.
+#   roundtrip.sh VGPUCTL SRCDIR
+set -u
+bin=$(realpath "$1") src=$2
+cd "$src" || exit 1
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+fail=0 n=0
+cp -a tests/data/hosts/a30-dual-mdev "$tmp/host"
+v() { "$bin" --sysroot "$tmp/host" "$@"; }
+bad() {
+	echo "FAIL: $*"
+	fail=1
+}
+# the memory and CPU elements of a definition, one per line, in document order
+elements() {
+	python3 - "$1" <<'PY'
+import sys, xml.etree.ElementTree as ET
+root = ET.parse(sys.argv[1]).getroot()
+for el in root:
+    if el.tag in ("vcpu", "cputune", "numatune", "cpu", "memory", "currentMemory",
+                  "maxMemory", "memoryBacking"):
+        print(ET.tostring(el, encoding="unicode").strip())
+PY
+}
+for f in tests/data/domains/corpus/*.xml; do
+	b=$(basename "$f" .xml)
+	n=$((n + 1))
+	# the original, formatted as vgpuctl writes (release of a domain without vGPUs)
+	v release --from "$f" -o "$tmp/$b.orig.xml" 2>/dev/null || { bad "$b: release of the original"; continue; }
+	if ! v xml --from "$f" --vgpu A30-6C --vcpus 4 >"$tmp/$b.vgpu.xml" 2>"$tmp/err"; then
+		bad "$b: xml --from: $(cat "$tmp/err")"
+		continue
+	fi
+	virt-xml-validate "$tmp/$b.vgpu.xml" domain >/dev/null 2>&1 || bad "$b: the edited domain does not validate"
+	grep -q "<hostdev" "$tmp/$b.vgpu.xml" || bad "$b: no hostdev"
+	v release --from "$tmp/$b.vgpu.xml" -o "$tmp/$b.back.xml" 2>/dev/null || bad "$b: release"
+	if ! cmp -s "$tmp/$b.orig.xml" "$tmp/$b.back.xml"; then
+		bad "$b: release did not give the definition back"
+		diff -u "$tmp/$b.orig.xml" "$tmp/$b.back.xml" | head -30
+	fi
+	# --no-pin: no memory or CPU element changes
+	v assign --from "$f" --vgpu A30-6C --no-pin --dry-run >"$tmp/$b.nopin.xml" 2>"$tmp/err" ||
+		bad "$b: assign --no-pin --dry-run: $(cat "$tmp/err")"
+	if [ "$(elements "$tmp/$b.orig.xml")" != "$(elements "$tmp/$b.nopin.xml")" ]; then
+		bad "$b: assign --no-pin changed a memory or CPU element"
+		diff <(elements "$tmp/$b.orig.xml") <(elements "$tmp/$b.nopin.xml") | head -10
+	fi
+done
+# a TCG guest never gets host-passthrough (libvirt refuses to start it)
+grep -q 'mode="host-passthrough"' "$tmp/tcg.vgpu.xml" && bad "tcg: host-passthrough under TCG"
+grep -q 'mode="maximum"' "$tmp/tcg.vgpu.xml" || bad "tcg: no CPU model that TCG runs"
+# a custom CPU model and the admin's guest NUMA cells' distances survive the round trip,
+# and the model stays while the vGPU is there
+grep -q "Cascadelake-Server" "$tmp/numa-cells.vgpu.xml" || bad "numa-cells: the CPU model was dropped"
+# guest architectures
+sed 's|<type arch=.x86_64. machine=.pc.>hvm</type>|<type arch="ppc64" machine="pseries">hvm</type>|' \
+	tests/data/domains/corpus/tcg.xml >"$tmp/ppc.xml"
+v xml --from "$tmp/ppc.xml" --vgpu A30-6C --vcpus 2 >/dev/null 2>"$tmp/err" && bad "a ppc64 guest was accepted"
+grep -q "^vgpuctl: guest architecture 'ppc64' is not supported: vGPUs go to x86_64 and aarch64 guests$" \
+	"$tmp/err" || bad "ppc64: $(cat "$tmp/err")"
+[ $fail = 0 ] && echo "ok: $n definitions: assign then release gives each back; --no-pin touches no memory or CPU"
+exit $fail
