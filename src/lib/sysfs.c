@@ -719,6 +719,7 @@ int vgpu_sysfs_unlink(const struct vgpu_sysdir *d, const char *name)
 	if (unlinkat(d->fd, name, 0) < 0)
 		return -errno;
 	(void)fsync(d->fd); /* done either way: see vgpu_sysfs_replace() */
+	sweep_temps(d->fd);
 	return 0;
 }
 

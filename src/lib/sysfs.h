@@ -340,7 +340,7 @@ int vgpu_sysfs_mkdirs_ctx(struct vgpu_ctx *ctx, struct vgpu_sysfs *fs, struct vg
 int vgpu_sysfs_replace(const struct vgpu_sysdir *d, const char *name, const char *data, size_t len);
 /**
  * vgpu_sysfs_unlink() - remove the file @name (one component) from @d and
- * fsync() the directory.
+ * fsync() the directory; temporary files of killed writers go too (see vgpu_sysfs_replace()).
  * @d: the directory
  * @name: the file's name, one path component
  * Return: 0, -ENOENT or -errno, no message (-EINVAL: @name is not one component).

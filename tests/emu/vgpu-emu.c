@@ -1863,6 +1863,12 @@ static struct fh *FH(const struct fuse_file_info *fi)
 	return (struct fh *)(uintptr_t)fi->fh;
 }
 
+/* SIGUSR1: libfuse's interrupt of a worker whose client went away */
+static void intr_noop(int sig)
+{
+	(void)sig;
+}
+
 static void *e_init(struct fuse_conn_info *conn, struct fuse_config *cfg)
 {
 	(void)conn;
@@ -2395,6 +2401,19 @@ static int run(int argc, char **argv)
 	if (!o.mountpoint) {
 		usage(stderr);
 		goto out;
+	}
+	/*
+	 * e_init() turns interrupts on (cfg->intr) after fuse_new(), where
+	 * libfuse would have installed its SIGUSR1 handler: a client killed
+	 * mid-request makes libfuse signal the worker, and without a handler
+	 * SIGUSR1 killed the emulator (exit 138).  A handler that does nothing
+	 * (no SA_RESTART) only interrupts the worker's wait, as libfuse's does.
+	 */
+	{
+		struct sigaction sa = { .sa_handler = intr_noop };
+
+		sigemptyset(&sa.sa_mask);
+		sigaction(SIGUSR1, &sa, NULL);
 	}
 	f = fuse_new(&args, &ops, sizeof(ops), NULL);
 	if (!f)
