@@ -7,6 +7,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
+#include <unistd.h>
 
 #include "cleanup.h"
 #include "hook.h"
@@ -424,16 +426,104 @@ static int do_release(struct hook *h)
 	return 0;
 }
 
-/* Lock, read the records again (another run may have changed them), act, commit or undo. */
+/* ---- locks ------------------------------------------------------------------ */
+
+#define MAX_GPU_LOCKS 64
+
+struct gpu_locks {
+	char gpus[MAX_GPU_LOCKS][VGPU_BDF_LEN];
+	int fds[MAX_GPU_LOCKS];
+	size_t n;
+};
+
+static int cmp_bdf(const void *a, const void *b)
+{
+	return strcmp(a, b);
+}
+
+/* The GPUs of @d's records (all of them, or those not as recorded), each once, by address. */
+static void gpus_of(struct hook *h, bool only_missing, struct gpu_locks *l)
+{
+	l->n = 0;
+	for (size_t i = 0; i < h->recs.n && l->n < MAX_GPU_LOCKS; i++) {
+		const struct vgpu_record *r = &h->recs.v[i];
+		bool ready = false, dup = false;
+
+		if (!vgpu_hook_owns(h->d, r))
+			continue;
+		if (only_missing && as_recorded(h->ctx, h->fs, r, &ready) == 0 && ready)
+			continue;
+		for (size_t k = 0; k < l->n && !dup; k++)
+			dup = strcmp(l->gpus[k], r->gpu) == 0;
+		if (!dup)
+			snprintf(l->gpus[l->n++], VGPU_BDF_LEN, "%s", r->gpu);
+	}
+	qsort(l->gpus, l->n, sizeof(l->gpus[0]), cmp_bdf);
+}
+
+static void unlock_gpus(struct gpu_locks *l, size_t n)
+{
+	while (n)
+		close(l->fds[--n]);
+}
+
+/* In address order (the one order every run takes them in), within the hook's budget. */
+static int lock_gpus(struct hook *h, struct gpu_locks *l, uint64_t deadline_ms)
+{
+	for (size_t i = 0; i < l->n; i++) {
+		struct timespec now;
+		uint64_t t;
+		int e;
+
+		clock_gettime(CLOCK_MONOTONIC, &now);
+		t = (uint64_t)now.tv_sec * 1000 + (uint64_t)now.tv_nsec / 1000000;
+		e = vgpu_sysfs_lock_gpu(h->ctx, h->fs, l->gpus[i],
+					deadline_ms > t ? (unsigned)(deadline_ms - t) : 0,
+					&l->fds[i]);
+		if (e < 0) {
+			unlock_gpus(l, i);
+			return e;
+		}
+	}
+	return 0;
+}
+
+static uint64_t deadline(unsigned ms)
+{
+	struct timespec now;
+
+	clock_gettime(CLOCK_MONOTONIC, &now);
+	return (uint64_t)now.tv_sec * 1000 + (uint64_t)now.tv_nsec / 1000000 + ms;
+}
+
+static void hook_clear(struct hook *h)
+{
+	vgpu_records_clear(&h->recs);
+	vgpu_strv_clear(&h->created);
+}
+
+/*
+ * Lock the host and the GPUs of the domain's records, read the records again
+ * (another run may have changed them), act, commit or undo.
+ */
 static int hook_run(struct vgpu_ctx *ctx, struct vgpu_sysfs *fs, const struct vgpu_hook_domain *d,
 		    int (*act)(struct hook *))
 {
 	struct hook h = { .ctx = ctx, .fs = fs, .d = d };
+	uint64_t until = deadline(VGPU_HOOK_LOCK_WAIT_MS);
+	struct gpu_locks l;
 	int e = vgpu_sysfs_lock(ctx, fs, VGPU_HOOK_LOCK_WAIT_MS);
 
 	if (e < 0)
 		return e;
 	e = vgpu_records_read(ctx, fs, &h.recs);
+	l.n = 0;
+	if (e == 0) {
+		gpus_of(&h, false, &l);
+		e = lock_gpus(&h, &l, until);
+		if (e < 0)
+			l.n = 0;
+	}
 	if (e == 0) {
 		vgpu_txn_init(&h.txn, ctx, fs, false);
 		e = act(&h);
@@ -442,14 +532,87 @@ static int hook_run(struct vgpu_ctx *ctx, struct vgpu_sysfs *fs, const struct vg
 		else
 			vgpu_txn_commit(&h.txn);
 	}
+	unlock_gpus(&l, l.n);
 	vgpu_sysfs_unlock(fs);
+	hook_clear(&h);
+	return e;
+}
+
+/*
+ * The common prepare after a reboot: each missing vGPU goes back where its
+ * record says, with nothing in the way.  Only the records are read under
+ * the host lock; the driver writes happen under the locks of their GPUs, so
+ * the domains of different GPUs start side by side.  Anything else (a
+ * foreign hostdev, a parent held by another vGPU, an mdev that must move)
+ * is left to the path under the host lock: -EAGAIN.
+ */
+static int prepare_by_gpu(struct vgpu_ctx *ctx, struct vgpu_sysfs *fs,
+			  const struct vgpu_hook_domain *d)
+{
+	struct hook h = { .ctx = ctx, .fs = fs, .d = d };
+	uint64_t until = deadline(VGPU_HOOK_LOCK_WAIT_MS);
+	struct gpu_locks l = { .n = 0 };
+	int e = vgpu_sysfs_lock(ctx, fs, VGPU_HOOK_LOCK_WAIT_MS);
+
+	if (e < 0)
+		return e;
+	e = vgpu_records_read(ctx, fs, &h.recs);
+	if (e == 0 && foreign_hostdev(d, &h.recs))
+		e = -EAGAIN;
+	for (size_t i = 0; e == 0 && i < h.recs.n; i++)
+		if (vgpu_hook_owns(d, &h.recs.v[i]))
+			e = held_by_other(&h, &h.recs.v[i]) < 0 ? -EAGAIN : 0;
+	if (e == 0)
+		gpus_of(&h, true, &l);
+	vgpu_sysfs_unlock(fs);
+	if (e < 0 || !l.n) {
+		hook_clear(&h);
+		return e == -EAGAIN ? e : e < 0 ? e : 0;
+	}
+	e = lock_gpus(&h, &l, until);
+	if (e < 0) {
+		hook_clear(&h);
+		return e;
+	}
+	/* under the GPUs' locks: the records as they are now (a release may have run) */
 	vgpu_records_clear(&h.recs);
-	vgpu_strv_clear(&h.created);
+	e = vgpu_records_read(ctx, fs, &h.recs);
+	vgpu_txn_init(&h.txn, ctx, fs, false);
+	for (size_t i = 0; e == 0 && i < h.recs.n; i++) {
+		const struct vgpu_record *r = &h.recs.v[i];
+		bool ready, locked = false;
+
+		for (size_t k = 0; k < l.n && !locked; k++)
+			locked = strcmp(l.gpus[k], r->gpu) == 0;
+		if (!vgpu_hook_owns(d, r) || !locked)
+			continue;
+		e = as_recorded(ctx, fs, r, &ready);
+		if (e < 0 || ready)
+			continue;
+		e = vgpu_txn_create(&h.txn, r);
+		if (e == 0)
+			note_created(&h, r);
+		else
+			e = -EAGAIN; /* the path under the host lock moves an mdev or says why */
+	}
+	if (e == 0)
+		e = write_note(&h);
+	if (e < 0)
+		vgpu_txn_rollback(&h.txn);
+	else
+		vgpu_txn_commit(&h.txn);
+	unlock_gpus(&l, l.n);
+	hook_clear(&h);
 	return e;
 }
 
 int vgpu_hook_prepare(struct vgpu_ctx *ctx, struct vgpu_sysfs *fs, const struct vgpu_hook_domain *d)
 {
+	int e = prepare_by_gpu(ctx, fs, d);
+
+	if (e != -EAGAIN)
+		return e;
+	vgpu_ctx_clear(ctx);
 	return hook_run(ctx, fs, d, do_prepare);
 }
 

@@ -762,24 +762,29 @@ static int tickets_ahead(const struct vgpu_sysdir *q, const char *mine)
 	return ahead;
 }
 
-int vgpu_sysfs_lock(struct vgpu_ctx *ctx, struct vgpu_sysfs *fs, unsigned timeout_ms)
+/*
+ * The lock file @dir/lock (flock, exclusive), waiters served in the order
+ * they came through the tickets of @dir/queue, the wait bounded in
+ * wall-clock time.  @what names it in messages ("the host lock").
+ */
+static int fifo_lock(struct vgpu_ctx *ctx, struct vgpu_sysfs *fs, const char *dir_rel,
+		     const char *what, unsigned timeout_ms, int *out)
 {
 	VGPU_AUTOSYSDIR dir = { .fd = -1 };
 	VGPU_AUTOSYSDIR queue = { .fd = -1 };
-	char show[VGPU_SHOW_LEN], ticket[64];
+	char show[VGPU_SHOW_LEN], ticket[64], qrel[VGPU_PATH_MAX];
 	uint64_t start = now_ms(CLOCK_MONOTONIC), waited = 0;
 	struct timespec nap = { 0, 2 * 1000 * 1000 }, arrival;
 	int r, fd, ahead = 0;
 
-	if (fs->lockfd >= 0)
-		return 0;
-	r = vgpu_sysfs_mkdirs(fs, &queue, "run/vgpuctl/queue");
+	snprintf(qrel, sizeof(qrel), "%s/queue", dir_rel);
+	r = vgpu_sysfs_mkdirs(fs, &queue, qrel);
 	if (r == 0)
-		r = vgpu_sysdir_open(fs, &dir, "run/vgpuctl");
+		r = vgpu_sysdir_open(fs, &dir, "%s", dir_rel);
 	if (r < 0) {
 		vgpu_sysdir_root(fs, &dir);
 		return vgpu_error(ctx, r, "cannot create '%s': %s",
-				  vgpu_sysdir_show(&dir, "run/vgpuctl/queue", show, sizeof(show)),
+				  vgpu_sysdir_show(&dir, qrel, show, sizeof(show)),
 				  vgpu_strerror(r));
 	}
 	vgpu_sysdir_show(&dir, "lock", show, sizeof(show));
@@ -795,8 +800,7 @@ int vgpu_sysfs_lock(struct vgpu_ctx *ctx, struct vgpu_sysfs *fs, unsigned timeou
 	if (r < 0) {
 		r = -errno;
 		close(fd);
-		return vgpu_error(ctx, r, "cannot queue for the host lock '%s': %s", show,
-				  strerror(-r));
+		return vgpu_error(ctx, r, "cannot queue for %s '%s': %s", what, show, strerror(-r));
 	}
 	close(r);
 	/* bounded, in wall-clock time: a hook waiting here blocks a VM start */
@@ -814,11 +818,10 @@ int vgpu_sysfs_lock(struct vgpu_ctx *ctx, struct vgpu_sysfs *fs, unsigned timeou
 		if (waited >= timeout_ms) {
 			(void)unlinkat(queue.fd, ticket, 0);
 			close(fd);
-			return vgpu_error(
-				ctx, -EWOULDBLOCK,
-				"another vgpuctl holds the host lock '%s' (waited %llu ms, "
-				"%d more waiting before this run)",
-				show, (unsigned long long)waited, ahead);
+			return vgpu_error(ctx, -EWOULDBLOCK,
+					  "another vgpuctl holds %s '%s' (waited %llu ms, %d more "
+					  "waiting before this run)",
+					  what, show, (unsigned long long)waited, ahead);
 		}
 		nanosleep(&nap, NULL);
 	}
@@ -827,8 +830,15 @@ int vgpu_sysfs_lock(struct vgpu_ctx *ctx, struct vgpu_sysfs *fs, unsigned timeou
 			ctx,
 			"cannot remove the lock ticket '%s/%s': %s; later runs wait for this one to end",
 			vgpu_sysdir_show(&queue, ".", show, sizeof(show)), ticket, strerror(errno));
-	fs->lockfd = fd;
+	*out = fd;
 	return 0;
+}
+
+int vgpu_sysfs_lock(struct vgpu_ctx *ctx, struct vgpu_sysfs *fs, unsigned timeout_ms)
+{
+	if (fs->lockfd >= 0)
+		return 0;
+	return fifo_lock(ctx, fs, "run/vgpuctl", "the host lock", timeout_ms, &fs->lockfd);
 }
 
 void vgpu_sysfs_unlock(struct vgpu_sysfs *fs)
@@ -836,6 +846,18 @@ void vgpu_sysfs_unlock(struct vgpu_sysfs *fs)
 	if (fs->lockfd >= 0)
 		close(fs->lockfd); /* drops the flock */
 	fs->lockfd = -1;
+}
+
+int vgpu_sysfs_lock_gpu(struct vgpu_ctx *ctx, struct vgpu_sysfs *fs, const char *gpu,
+			unsigned timeout_ms, int *fd)
+{
+	char bdf[VGPU_BDF_LEN], rel[VGPU_PATH_MAX], what[64];
+
+	if (vgpu_bdf_normalize(gpu, bdf) < 0)
+		return vgpu_error(ctx, -EINVAL, "'%s' is not a PCI address", gpu);
+	snprintf(rel, sizeof(rel), "run/vgpuctl/gpu/%s", bdf);
+	snprintf(what, sizeof(what), "the lock of GPU %s", bdf);
+	return fifo_lock(ctx, fs, rel, what, timeout_ms, fd);
 }
 
 /* Write through to a FIFO, a device or a socket: open without blocking, never replace it. */

@@ -366,6 +366,21 @@ int vgpu_sysfs_lock(struct vgpu_ctx *ctx, struct vgpu_sysfs *fs, unsigned timeou
  */
 void vgpu_sysfs_unlock(struct vgpu_sysfs *fs);
 /**
+ * vgpu_sysfs_lock_gpu() - take the lock of one GPU,
+ * ROOT/run/vgpuctl/gpu/<BDF>/lock, served in order and bounded as the host
+ * lock is.  Driver writes to a GPU's parents happen under it, so the starts
+ * of domains on different GPUs do not wait for each other.  Order: the host
+ * lock (when held) before GPU locks, GPU locks by address.
+ * @ctx: where errors go
+ * @fs: the host root
+ * @gpu: the GPU's PCI address
+ * @timeout_ms: how long to wait, in wall-clock time
+ * @fd: the lock's descriptor, on success: closing it releases the lock
+ * Return: 0 or -errno with a message in @ctx (-EWOULDBLOCK: still held).
+ */
+int vgpu_sysfs_lock_gpu(struct vgpu_ctx *ctx, struct vgpu_sysfs *fs, const char *gpu,
+			unsigned timeout_ms, int *fd);
+/**
  * vgpu_file_replace() - write a user's file (-o OUT).  Only a regular file
  * (or none) is replaced, atomically like vgpu_sysfs_replace(), keeping the
  * mode and owner of the file it replaces; a symlink is followed to the file
