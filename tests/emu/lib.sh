@@ -184,3 +184,17 @@ emu_writes() {
 emu_clear_journal() {
 	: >"$EMU_LOG"
 }
+
+# emu_require: exit 77 (meson's "skipped") where the emulator cannot run here.
+emu_require() {
+	emu_available && return 0
+	echo "no usable /dev/fuse: skipped"
+	exit 77
+}
+
+# emu_fail MESSAGE: count one failure (EMU_FAILS) and say it on stderr.
+EMU_FAILS=0
+emu_fail() {
+	echo "FAIL: $*" >&2
+	EMU_FAILS=$((EMU_FAILS + 1))
+}

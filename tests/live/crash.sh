@@ -13,15 +13,8 @@ B=$1
 SRC=$2
 # shellcheck source=tests/emu/lib.sh
 . "$SRC/tests/emu/lib.sh"
-emu_available || {
-	echo "no usable /dev/fuse: skipped"
-	exit 77
-}
-fails=0
-fail() {
-	echo "FAIL: $*" >&2
-	fails=$((fails + 1))
-}
+emu_require
+fail() { emu_fail "$@"; }
 v() { "$B" --sysroot "$EMU_ROOT" "$@"; }
 U1=11111111-2222-4333-8444-555555555555
 OWN=var/lib/vgpuctl/owners
@@ -109,5 +102,5 @@ emu_fault -r
 sleep 0.6
 kill -0 "$EMU_PID" 2>/dev/null || fail "the emulator died when a client's write was interrupted"
 emu_stop
-[ $fails = 0 ] && echo "ok: $runs runs killed (SIGKILL, SIGINT) at every moment of their writes, each repaired by the next"
-exit $((fails > 0))
+[ $EMU_FAILS = 0 ] && echo "ok: $runs runs killed (SIGKILL, SIGINT) at every moment of their writes, each repaired by the next"
+exit $((EMU_FAILS > 0))

@@ -17,17 +17,10 @@ B=$1
 SRC=$2
 # shellcheck source=tests/emu/lib.sh
 . "$SRC/tests/emu/lib.sh"
-emu_available || {
-	echo "no usable /dev/fuse: skipped"
-	exit 77
-}
+emu_require
 L40S=$SRC/tests/data/hosts/vfio-ts-l40s
 A30=$SRC/tests/data/hosts/a30-dual-mdev
-fails=0
-fail() {
-	echo "FAIL: $*" >&2
-	fails=$((fails + 1))
-}
+fail() { emu_fail "$@"; }
 v() { "$B" --sysroot "$EMU_ROOT" "$@"; }
 domain() { # NAME UUID
 	cat <<EOF
@@ -171,5 +164,5 @@ grep -q "an earlier assign of 'vm2' did not finish: undoing its L40S-8Q" "$W/err
 [ "$(v vgpus | grep -c " vm2 ")" = 1 ] || fail "vm2 holds more than one vGPU: $(v vgpus)"
 emu_stop
 
-[ $fails = 0 ] && echo "ok: ownership (mdev UUIDs, stale claims, damaged records, temp files, repair)"
-exit $((fails > 0))
+[ $EMU_FAILS = 0 ] && echo "ok: ownership (mdev UUIDs, stale claims, damaged records, temp files, repair)"
+exit $((EMU_FAILS > 0))

@@ -12,15 +12,8 @@ B=$1
 SRC=$2
 # shellcheck source=tests/emu/lib.sh
 . "$SRC/tests/emu/lib.sh"
-emu_available || {
-	echo "no usable /dev/fuse: skipped"
-	exit 77
-}
-fails=0
-fail() {
-	echo "FAIL: $*" >&2
-	fails=$((fails + 1))
-}
+emu_require
+fail() { emu_fail "$@"; }
 v() { "$B" --sysroot "$EMU_ROOT" "$@"; }
 emu_start "$SRC/tests/data/hosts/vfio-ts-l40s"
 W=$EMU_DIR
@@ -66,5 +59,5 @@ echo "15 parallel prepares, 1 s per create: $failed failed, the slowest took $sl
 [ "$failed" = 0 ] || fail "$failed of 15 parallel starts failed"
 [ "$(v vgpus | grep -c ' active$')" = 15 ] || fail "not 15 active after the starts: $(v vgpus)"
 emu_stop
-[ $fails = 0 ] && echo "ok: parallel starts after a reboot"
-exit $((fails > 0))
+[ $EMU_FAILS = 0 ] && echo "ok: parallel starts after a reboot"
+exit $((EMU_FAILS > 0))
