@@ -135,5 +135,38 @@ grep -q "already holds vGPU type 1158; the domain cannot start" "$W/start.log" |
 [ "$(cat "$EMU_ROOT/sys/bus/pci/devices/0000:c1:00.6/nvidia/current_vgpu_type")" = 1158 ] ||
 	fail "the release after the refusal touched the other vGPU"
 
+# ---- apply with start-domains after a reboot: the domain's hook re-creates its vGPU
+# while apply starts it (apply holds no lock across the start: the hook takes it)
+echo 0 >"$EMU_ROOT/sys/bus/pci/devices/0000:c1:00.6/nvidia/current_vgpu_type" # p3's intruder goes
+domain p4 66666666-2222-4333-8444-555555555554 >"$W/p4.xml"
+v assign --from "$W/p4.xml" -o "$W/p4.out" --vgpu L40S-8Q --vf c1:00.7 --no-pin || fail "assign p4"
+nohostdev "$W/p4.out" >"$W/p4.def"
+V define "$W/p4.def" >/dev/null || fail "define p4"
+echo 0 >"$EMU_ROOT/sys/bus/pci/devices/0000:c1:00.7/nvidia/current_vgpu_type" # a reboot
+cat >"$W/boot.yaml" <<'Y'
+version: v1
+vgpu-configs:
+  boot:
+    - devices: ["0000:c1:00.0"]
+      vgpu-devices: {}
+start-domains:
+  boot: [p4]
+Y
+s=$(date +%s)
+v apply -c qemu:///system -f "$W/boot.yaml" --config boot --nvidia-smi /bin/false \
+	--sriov-manage /bin/false >"$W/apply.out" 2>"$W/apply.err"
+rc=$?
+grep -q "holds the host lock" "$W/apply.err" &&
+	fail "apply's own lock failed its domain's start: $(cat "$W/apply.err")"
+[ $(($(date +%s) - s)) -lt 10 ] || fail "apply with start-domains took $(($(date +%s) - s)) s"
+if [ $rc = 0 ]; then
+	[ "$(V domstate p4)" = running ] || fail "apply reported p4 started, it is $(V domstate p4)"
+	[ "$(state p4)" = active ] || fail "p4 started without its vGPU: $(state p4)"
+	V destroy p4 >/dev/null
+else
+	# QEMU cannot run in this sandbox: the hook's prepare still re-created the vGPU
+	echo "note: QEMU did not start p4 here ($(tail -1 "$W/apply.err"))"
+fi
+
 [ "$fails" = 0 ] || exit 1
 echo "hook-daemon: all passed"
