@@ -57,7 +57,8 @@ printf '#!/bin/sh\nexec %s --sysroot %s hook "$@"\n' "$B" "$EMU_ROOT" \
 	>/etc/libvirt/hooks/qemu.d/50-vgpuctl
 chmod +x /etc/libvirt/hooks/qemu.d/50-vgpuctl
 start_daemon() {
-	libvirtd --timeout 300 >"$W/libvirtd.log" 2>&1 &
+	# its own pid file: /run itself is shared with the host (and any other libvirtd)
+	libvirtd --timeout 300 --pid-file "$W/libvirtd.pid" >"$W/libvirtd.log" 2>&1 &
 	daemon=$!
 	for ((i = 0; i < 300; i++)); do
 		virsh -q -c qemu:///system version >/dev/null 2>&1 && return 0
