@@ -756,6 +756,48 @@ static void build_vcpus(xmlNodePtr dom, const struct vgpu_plan *plan,
 }
 
 /* Memory strictly on the GPU's node, for the whole VM and its one guest cell. */
+/*
+ * The pinning gives the guest one NUMA cell (cell 0).  A device bound to a
+ * cell above it (a DIMM's or a pxb controller's <target><node>) would leave
+ * libvirt a definition it refuses: say which, with --no-pin as the way out.
+ * Hugepages meant for other cells now back cell 0 (memoryBacking is kept
+ * and restored by release), and that is said too.
+ */
+static int check_cells(struct vgpu_ctx *ctx, xmlNodePtr dom)
+{
+	xmlNodePtr hp = child(child(dom, "memoryBacking"), "hugepages");
+
+	for (xmlNodePtr d = child(dom, "devices") ? child(dom, "devices")->children : NULL; d;
+	     d = d->next) {
+		xmlNodePtr node = child(child(d, "target"), "node");
+		VGPU_AUTOPTR(xmlchar) text = node ? xmlNodeGetContent(node) : NULL;
+		long cell;
+
+		if (text && vgpu_parse_long(vgpu_strip((char *)text), &cell) == 0 && cell > 0)
+			return vgpu_error(
+				ctx, -EINVAL,
+				"the domain's <%s> is on guest NUMA cell %ld, and the "
+				"pinning leaves the guest one cell (0): move it to cell 0, "
+				"or give --no-pin",
+				(const char *)d->name, cell);
+	}
+	for (xmlNodePtr pg = hp ? hp->children : NULL; pg; pg = pg->next) {
+		VGPU_AUTOFREE char *set = NULL;
+
+		if (pg->type != XML_ELEMENT_NODE || !xmlStrEqual(pg->name, X("page")))
+			continue;
+		set = get_attr(pg, "nodeset");
+		if (set && strcmp(set, "0") != 0) {
+			vgpu_log(ctx, LOG_NOTICE,
+				 "hugepages for guest NUMA cells %s now back cell 0: the pinning "
+				 "leaves the guest one cell (release restores them)",
+				 set);
+			set_attr(pg, "nodeset", "0");
+		}
+	}
+	return 0;
+}
+
 static void build_numatune(xmlNodePtr dom, const struct vgpu_plan *plan)
 {
 	xmlNodePtr numatune = domain_child(dom, "numatune"), n;
@@ -932,6 +974,10 @@ int vgpu_domain_build(struct vgpu_ctx *ctx, xmlDocPtr doc, const struct vgpu_pla
 	if (r == 0 && (!o->no_pin || o->memory_kib || o->hugepages))
 		r = build_memory(ctx, dom, o, &mem_kib);
 	if (r < 0) {
+		xmlFreeNode(saved);
+		return r;
+	}
+	if (!o->no_pin && (r = check_cells(ctx, dom)) < 0) {
 		xmlFreeNode(saved);
 		return r;
 	}

@@ -60,6 +60,23 @@ grep -q 'mode="maximum"' "$tmp/tcg.vgpu.xml" || bad "tcg: no CPU model that TCG 
 # a custom CPU model and the admin's guest NUMA cells' distances survive the round trip,
 # and the model stays while the vGPU is there
 grep -q "Cascadelake-Server" "$tmp/numa-cells.vgpu.xml" || bad "numa-cells: the CPU model was dropped"
+# a DIMM on guest NUMA cell 1: the pinning (one cell) would leave libvirt a definition it
+# refuses, so it is refused by name; --no-pin is the way out
+sed 's|<node>0</node>|<node>1</node>|' tests/data/domains/corpus/hotplug-dimm.xml >"$tmp/dimm1.xml"
+v xml --from "$tmp/dimm1.xml" --vgpu A30-6C --vcpus 2 >/dev/null 2>"$tmp/err" && bad "a DIMM on cell 1 was accepted"
+grep -q "^vgpuctl: the domain's <memory> is on guest NUMA cell 1, and the pinning leaves the guest one cell (0): move it to cell 0, or give --no-pin$" \
+	"$tmp/err" || bad "DIMM on cell 1: $(cat "$tmp/err")"
+v assign --from "$tmp/dimm1.xml" --vgpu A30-6C --no-pin --dry-run >/dev/null 2>"$tmp/err" ||
+	bad "DIMM on cell 1 with --no-pin: $(cat "$tmp/err")"
+# hugepages meant for cell 1 back cell 0 while the vGPU is there (said), and come back
+sed "s|<page size='2' unit='MiB'/>|<page size='2' unit='MiB' nodeset='1'/>|" \
+	tests/data/domains/corpus/hugepages.xml >"$tmp/hp1.xml"
+v release --from "$tmp/hp1.xml" -o "$tmp/hp1.orig.xml" 2>/dev/null
+v xml --from "$tmp/hp1.xml" --vgpu A30-6C --vcpus 2 >"$tmp/hp1.vgpu.xml" 2>"$tmp/err" || bad "hugepages on cell 1: $(cat "$tmp/err")"
+grep -q "hugepages for guest NUMA cells 1 now back cell 0" "$tmp/err" || bad "hugepages on cell 1: nothing said"
+grep -q 'nodeset="0"' "$tmp/hp1.vgpu.xml" || bad "hugepages still name cell 1"
+v release --from "$tmp/hp1.vgpu.xml" -o "$tmp/hp1.back.xml" 2>/dev/null
+cmp -s "$tmp/hp1.orig.xml" "$tmp/hp1.back.xml" || bad "release did not give the hugepages' cell back"
 # guest architectures
 sed 's|<type arch=.x86_64. machine=.pc.>hvm</type>|<type arch="ppc64" machine="pseries">hvm</type>|' \
 	tests/data/domains/corpus/tcg.xml >"$tmp/ppc.xml"
