@@ -2,7 +2,7 @@
 # SPDX-License-Identifier: GPL-2.0-or-later
 # The host lock serves waiters in the order they came, and its wait is
 # wall-clock time.  A holder (flock(1) on run/vgpuctl/lock) keeps it for a
-# second while eight releases queue up a few milliseconds apart; each writes
+# while eight releases queue up 200 ms apart; each writes
 # its -o file once it has the lock, and the files' modification times must
 # follow the order of arrival.
 #   lock-order.sh VGPUCTL SRCDIR
@@ -23,14 +23,14 @@ cat >"$tmp/dom.xml" <<'XML'
 XML
 mkdir -p "$tmp/host/run/vgpuctl"
 : >"$tmp/host/run/vgpuctl/lock"
-flock "$tmp/host/run/vgpuctl/lock" sleep 1.5 &
+flock "$tmp/host/run/vgpuctl/lock" sleep 2.5 &
 holder=$!
 sleep 0.2
 pids=()
 for i in 1 2 3 4 5 6 7 8; do
 	"$bin" --sysroot "$tmp/host" release --from "$tmp/dom.xml" -o "$tmp/out.$i" 2>"$tmp/err.$i" &
 	pids+=($!)
-	sleep 0.05
+	sleep 0.2 # far apart: each has queued before the next starts, even on a loaded machine
 done
 for p in "${pids[@]}"; do wait "$p" || fail=1; done
 wait $holder
