@@ -7,7 +7,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <unistd.h>
 
 #include "assign.h"
 #include "catalog.h"
@@ -109,42 +108,6 @@ static int finish(struct vgpu_txn *txn, struct vgpu_sysfs *fs, int r)
 		vgpu_txn_commit(txn);
 	vgpu_sysfs_unlock(fs);
 	return r;
-}
-
-/* The locks of the GPUs a change writes to, taken in address order after the host lock. */
-struct gpu_locks {
-	struct vgpu_strv gpus;
-	int fds[VGPU_MAX_VGPUS * 8];
-	size_t n;
-};
-
-static void add_gpu(struct gpu_locks *l, const char *gpu)
-{
-	for (size_t i = 0; i < l->gpus.n; i++)
-		if (strcmp(l->gpus.items[i], gpu) == 0)
-			return;
-	if (l->gpus.n < ARRAY_SIZE(l->fds))
-		vgpu_strv_push(&l->gpus, vgpu_xstrdup(gpu));
-}
-
-static int lock_gpus(struct vgpu_ctx *ctx, struct vgpu_sysfs *fs, struct gpu_locks *l)
-{
-	vgpu_strv_sort(&l->gpus);
-	for (l->n = 0; l->n < l->gpus.n; l->n++) {
-		int e = vgpu_sysfs_lock_gpu(ctx, fs, l->gpus.items[l->n], VGPU_ASSIGN_LOCK_WAIT_MS,
-					    &l->fds[l->n]);
-
-		if (e < 0)
-			return e;
-	}
-	return 0;
-}
-
-static void unlock_gpus(struct gpu_locks *l)
-{
-	while (l->n)
-		close(l->fds[--l->n]);
-	vgpu_strv_clear(&l->gpus);
 }
 
 /* ---- assign --------------------------------------------------------------- */
@@ -286,7 +249,7 @@ int vgpu_assign(struct vgpu_ctx *ctx, struct vgpu_sysfs *fs, struct _xmlDoc *doc
 	VGPU_AUTOFREE char *name = NULL;
 	VGPU_AUTORECORDS recs = { 0 };
 	struct vgpu_meta meta = { 0 };
-	struct gpu_locks gl = { .n = 0 };
+	struct vgpu_gpu_locks gl = { .n = 0 };
 	struct vgpu_txn txn;
 	int r;
 
@@ -327,10 +290,11 @@ int vgpu_assign(struct vgpu_ctx *ctx, struct vgpu_sysfs *fs, struct _xmlDoc *doc
 	if (r == 0 && !t->dry_run && vgpu_catalog_save(ctx, fs, m) < 0)
 		vgpu_warn(ctx, "%s", vgpu_ctx_error(ctx));
 	for (size_t i = 0; r == 0 && i < plan->n_vgpus; i++)
-		add_gpu(&gl, plan->vgpus[i].gpu);
+		vgpu_gpu_locks_add(&gl, plan->vgpus[i].gpu);
 	/* the driver writes under their GPUs' locks, as the hook's are */
 	if (r == 0 && !t->dry_run)
-		r = lock_gpus(ctx, fs, &gl);
+		r = vgpu_gpu_locks_take(ctx, fs, &gl,
+					vgpu_monotonic_ms() + VGPU_ASSIGN_LOCK_WAIT_MS);
 	if (r == 0) {
 		name = vgpu_domain_field(doc, "name");
 		r = claim_and_create(&txn, name ? name : "", plan, o->per_start, !o->no_pin);
@@ -338,7 +302,7 @@ int vgpu_assign(struct vgpu_ctx *ctx, struct vgpu_sysfs *fs, struct _xmlDoc *doc
 	if (r == 0)
 		r = put_domain(ctx, doc, t, xml);
 	r = finish(&txn, fs, r);
-	unlock_gpus(&gl);
+	vgpu_gpu_locks_release(&gl);
 	return r;
 }
 
@@ -400,7 +364,7 @@ int vgpu_release(struct vgpu_ctx *ctx, struct vgpu_sysfs *fs, struct _xmlDoc *do
 	VGPU_AUTORECORDS recs = { 0 };
 	char uuid[VGPU_UUID_LEN];
 	struct vgpu_meta m = { 0 };
-	struct gpu_locks gl = { .n = 0 };
+	struct vgpu_gpu_locks gl = { .n = 0 };
 	struct vgpu_txn txn;
 	int r;
 
@@ -418,9 +382,10 @@ int vgpu_release(struct vgpu_ctx *ctx, struct vgpu_sysfs *fs, struct _xmlDoc *do
 	r = vgpu_records_read(ctx, fs, &recs);
 	for (size_t i = 0; r == 0 && i < recs.n; i++)
 		if (strcmp(recs.v[i].domain_uuid, uuid) == 0)
-			add_gpu(&gl, recs.v[i].gpu);
+			vgpu_gpu_locks_add(&gl, recs.v[i].gpu);
 	if (r == 0 && !t->dry_run)
-		r = lock_gpus(ctx, fs, &gl);
+		r = vgpu_gpu_locks_take(ctx, fs, &gl,
+					vgpu_monotonic_ms() + VGPU_ASSIGN_LOCK_WAIT_MS);
 	if (r == 0) {
 		warn_foreign(ctx, &recs, &m, uuid, vf);
 		r = release_vgpus(&txn, &recs, uuid, vf);
@@ -431,6 +396,6 @@ int vgpu_release(struct vgpu_ctx *ctx, struct vgpu_sysfs *fs, struct _xmlDoc *do
 	}
 	vgpu_meta_clear(&m);
 	r = finish(&txn, fs, r);
-	unlock_gpus(&gl);
+	vgpu_gpu_locks_release(&gl);
 	return r;
 }

@@ -7,8 +7,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
-#include <unistd.h>
 
 #include "cleanup.h"
 #include "hook.h"
@@ -428,72 +426,19 @@ static int do_release(struct hook *h)
 
 /* ---- locks ------------------------------------------------------------------ */
 
-#define MAX_GPU_LOCKS 64
-
-struct gpu_locks {
-	char gpus[MAX_GPU_LOCKS][VGPU_BDF_LEN];
-	int fds[MAX_GPU_LOCKS];
-	size_t n;
-};
-
-static int cmp_bdf(const void *a, const void *b)
+/* The GPUs of @d's records (all of them, or those not as recorded) into @l. */
+static void gpus_of(struct hook *h, bool only_missing, struct vgpu_gpu_locks *l)
 {
-	return strcmp(a, b);
-}
-
-/* The GPUs of @d's records (all of them, or those not as recorded), each once, by address. */
-static void gpus_of(struct hook *h, bool only_missing, struct gpu_locks *l)
-{
-	l->n = 0;
-	for (size_t i = 0; i < h->recs.n && l->n < MAX_GPU_LOCKS; i++) {
+	for (size_t i = 0; i < h->recs.n; i++) {
 		const struct vgpu_record *r = &h->recs.v[i];
-		bool ready = false, dup = false;
+		bool ready = false;
 
 		if (!vgpu_hook_owns(h->d, r))
 			continue;
 		if (only_missing && as_recorded(h->ctx, h->fs, r, &ready) == 0 && ready)
 			continue;
-		for (size_t k = 0; k < l->n && !dup; k++)
-			dup = strcmp(l->gpus[k], r->gpu) == 0;
-		if (!dup)
-			snprintf(l->gpus[l->n++], VGPU_BDF_LEN, "%s", r->gpu);
+		vgpu_gpu_locks_add(l, r->gpu);
 	}
-	qsort(l->gpus, l->n, sizeof(l->gpus[0]), cmp_bdf);
-}
-
-static void unlock_gpus(struct gpu_locks *l, size_t n)
-{
-	while (n)
-		close(l->fds[--n]);
-}
-
-/* In address order (the one order every run takes them in), within the hook's budget. */
-static int lock_gpus(struct hook *h, struct gpu_locks *l, uint64_t deadline_ms)
-{
-	for (size_t i = 0; i < l->n; i++) {
-		struct timespec now;
-		uint64_t t;
-		int e;
-
-		clock_gettime(CLOCK_MONOTONIC, &now);
-		t = (uint64_t)now.tv_sec * 1000 + (uint64_t)now.tv_nsec / 1000000;
-		e = vgpu_sysfs_lock_gpu(h->ctx, h->fs, l->gpus[i],
-					deadline_ms > t ? (unsigned)(deadline_ms - t) : 0,
-					&l->fds[i]);
-		if (e < 0) {
-			unlock_gpus(l, i);
-			return e;
-		}
-	}
-	return 0;
-}
-
-static uint64_t deadline(unsigned ms)
-{
-	struct timespec now;
-
-	clock_gettime(CLOCK_MONOTONIC, &now);
-	return (uint64_t)now.tv_sec * 1000 + (uint64_t)now.tv_nsec / 1000000 + ms;
 }
 
 static void hook_clear(struct hook *h)
@@ -510,19 +455,16 @@ static int hook_run(struct vgpu_ctx *ctx, struct vgpu_sysfs *fs, const struct vg
 		    int (*act)(struct hook *))
 {
 	struct hook h = { .ctx = ctx, .fs = fs, .d = d };
-	uint64_t until = deadline(VGPU_HOOK_LOCK_WAIT_MS);
-	struct gpu_locks l;
+	uint64_t until = vgpu_monotonic_ms() + VGPU_HOOK_LOCK_WAIT_MS;
+	struct vgpu_gpu_locks l = { .n = 0 };
 	int e = vgpu_sysfs_lock(ctx, fs, VGPU_HOOK_LOCK_WAIT_MS);
 
 	if (e < 0)
 		return e;
 	e = vgpu_records_read(ctx, fs, &h.recs);
-	l.n = 0;
 	if (e == 0) {
 		gpus_of(&h, false, &l);
-		e = lock_gpus(&h, &l, until);
-		if (e < 0)
-			l.n = 0;
+		e = vgpu_gpu_locks_take(ctx, fs, &l, until);
 	}
 	if (e == 0) {
 		vgpu_txn_init(&h.txn, ctx, fs, false);
@@ -532,7 +474,7 @@ static int hook_run(struct vgpu_ctx *ctx, struct vgpu_sysfs *fs, const struct vg
 		else
 			vgpu_txn_commit(&h.txn);
 	}
-	unlock_gpus(&l, l.n);
+	vgpu_gpu_locks_release(&l);
 	vgpu_sysfs_unlock(fs);
 	hook_clear(&h);
 	return e;
@@ -550,8 +492,8 @@ static int prepare_by_gpu(struct vgpu_ctx *ctx, struct vgpu_sysfs *fs,
 			  const struct vgpu_hook_domain *d)
 {
 	struct hook h = { .ctx = ctx, .fs = fs, .d = d };
-	uint64_t until = deadline(VGPU_HOOK_LOCK_WAIT_MS);
-	struct gpu_locks l = { .n = 0 };
+	uint64_t until = vgpu_monotonic_ms() + VGPU_HOOK_LOCK_WAIT_MS;
+	struct vgpu_gpu_locks l = { .n = 0 };
 	int e = vgpu_sysfs_lock(ctx, fs, VGPU_HOOK_LOCK_WAIT_MS);
 
 	if (e < 0)
@@ -565,11 +507,12 @@ static int prepare_by_gpu(struct vgpu_ctx *ctx, struct vgpu_sysfs *fs,
 	if (e == 0)
 		gpus_of(&h, true, &l);
 	vgpu_sysfs_unlock(fs);
-	if (e < 0 || !l.n) {
+	if (e < 0 || !l.gpus.n) {
+		vgpu_gpu_locks_release(&l);
 		hook_clear(&h);
-		return e == -EAGAIN ? e : e < 0 ? e : 0;
+		return e;
 	}
-	e = lock_gpus(&h, &l, until);
+	e = vgpu_gpu_locks_take(ctx, fs, &l, until);
 	if (e < 0) {
 		hook_clear(&h);
 		return e;
@@ -582,8 +525,8 @@ static int prepare_by_gpu(struct vgpu_ctx *ctx, struct vgpu_sysfs *fs,
 		const struct vgpu_record *r = &h.recs.v[i];
 		bool ready, locked = false;
 
-		for (size_t k = 0; k < l.n && !locked; k++)
-			locked = strcmp(l.gpus[k], r->gpu) == 0;
+		for (size_t k = 0; k < l.gpus.n && !locked; k++)
+			locked = strcmp(l.gpus.items[k], r->gpu) == 0;
 		if (!vgpu_hook_owns(d, r) || !locked)
 			continue;
 		e = as_recorded(ctx, fs, r, &ready);
@@ -601,7 +544,7 @@ static int prepare_by_gpu(struct vgpu_ctx *ctx, struct vgpu_sysfs *fs,
 		vgpu_txn_rollback(&h.txn);
 	else
 		vgpu_txn_commit(&h.txn);
-	unlock_gpus(&l, l.n);
+	vgpu_gpu_locks_release(&l);
 	hook_clear(&h);
 	return e;
 }

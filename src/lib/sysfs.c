@@ -668,6 +668,12 @@ static int replace_at(int dirfd, const char *name, const char *data, size_t len,
 	return 0;
 }
 
+/* Is @pid a process that no longer exists (its files and tickets are litter)? */
+static bool pid_gone(long pid)
+{
+	return pid > 0 && kill((pid_t)pid, 0) < 0 && errno == ESRCH;
+}
+
 /*
  * A writer killed between its temporary file and the rename leaves
  * ".NAME.PID.tmp"; only its own PID would remove it.  Remove those whose
@@ -696,8 +702,8 @@ static void sweep_temps(int dirfd)
 		while (dot > e->d_name + 1 && dot[-1] != '.')
 			dot--;
 		pid = strtol(dot, &end, 10);
-		if (dot > e->d_name + 1 && end == e->d_name + strlen(e->d_name) - 4 && pid > 0 &&
-		    kill((pid_t)pid, 0) < 0 && errno == ESRCH)
+		if (dot > e->d_name + 1 && end == e->d_name + strlen(e->d_name) - 4 &&
+		    pid_gone(pid))
 			(void)unlinkat(dirfd, e->d_name, 0);
 	}
 	closedir(dir);
@@ -723,14 +729,6 @@ int vgpu_sysfs_unlink(const struct vgpu_sysdir *d, const char *name)
 	return 0;
 }
 
-static uint64_t now_ms(clockid_t clock)
-{
-	struct timespec ts;
-
-	clock_gettime(clock, &ts);
-	return (uint64_t)ts.tv_sec * 1000 + (uint64_t)ts.tv_nsec / 1000000;
-}
-
 /*
  * The waiters' queue: each waiter for the host lock puts a ticket
  * "BOOTTIME-NS.PID" in run/vgpuctl/queue and only the oldest live ticket
@@ -752,8 +750,7 @@ static int tickets_ahead(const struct vgpu_sysdir *q, const char *mine)
 
 		if (strcmp(n, mine) >= 0 || !dot)
 			continue;
-		if (vgpu_parse_long(dot + 1, &pid) == 0 && pid > 0 && kill((pid_t)pid, 0) < 0 &&
-		    errno == ESRCH) {
+		if (vgpu_parse_long(dot + 1, &pid) == 0 && pid_gone(pid)) {
 			(void)unlinkat(q->fd, n, 0);
 			continue;
 		}
@@ -773,7 +770,7 @@ static int fifo_lock(struct vgpu_ctx *ctx, struct vgpu_sysfs *fs, const char *di
 	VGPU_AUTOSYSDIR dir = { .fd = -1 };
 	VGPU_AUTOSYSDIR queue = { .fd = -1 };
 	char show[VGPU_SHOW_LEN], ticket[64], qrel[VGPU_PATH_MAX];
-	uint64_t start = now_ms(CLOCK_MONOTONIC), waited = 0;
+	uint64_t start = vgpu_monotonic_ms(), waited = 0;
 	struct timespec nap = { 0, 2 * 1000 * 1000 }, arrival;
 	int r, fd, ahead = 0;
 
@@ -814,7 +811,7 @@ static int fifo_lock(struct vgpu_ctx *ctx, struct vgpu_sysfs *fs, const char *di
 			close(fd);
 			return vgpu_error(ctx, r, "cannot lock '%s': %s", show, strerror(-r));
 		}
-		waited = now_ms(CLOCK_MONOTONIC) - start;
+		waited = vgpu_monotonic_ms() - start;
 		if (waited >= timeout_ms) {
 			(void)unlinkat(queue.fd, ticket, 0);
 			close(fd);
@@ -858,6 +855,50 @@ int vgpu_sysfs_lock_gpu(struct vgpu_ctx *ctx, struct vgpu_sysfs *fs, const char 
 	snprintf(rel, sizeof(rel), "run/vgpuctl/gpu/%s", bdf);
 	snprintf(what, sizeof(what), "the lock of GPU %s", bdf);
 	return fifo_lock(ctx, fs, rel, what, timeout_ms, fd);
+}
+
+void vgpu_gpu_locks_add(struct vgpu_gpu_locks *l, const char *gpu)
+{
+	for (size_t i = 0; i < l->gpus.n; i++)
+		if (strcmp(l->gpus.items[i], gpu) == 0)
+			return;
+	vgpu_strv_push(&l->gpus, vgpu_xstrdup(gpu));
+}
+
+static int cmp_str(const void *a, const void *b)
+{
+	return strcmp(*(char *const *)a, *(char *const *)b);
+}
+
+int vgpu_gpu_locks_take(struct vgpu_ctx *ctx, struct vgpu_sysfs *fs, struct vgpu_gpu_locks *l,
+			uint64_t deadline_ms)
+{
+	/* byte order: every run takes them in this one order (no cycle) */
+	if (l->gpus.n)
+		qsort(l->gpus.items, l->gpus.n, sizeof(*l->gpus.items), cmp_str);
+	free(l->fds);
+	l->fds = vgpu_xcalloc(l->gpus.n ? l->gpus.n : 1, sizeof(*l->fds));
+	for (l->n = 0; l->n < l->gpus.n; l->n++) {
+		uint64_t now = vgpu_monotonic_ms();
+		int e = vgpu_sysfs_lock_gpu(ctx, fs, l->gpus.items[l->n],
+					    deadline_ms > now ? (unsigned)(deadline_ms - now) : 0,
+					    &l->fds[l->n]);
+
+		if (e < 0) {
+			vgpu_gpu_locks_release(l);
+			return e;
+		}
+	}
+	return 0;
+}
+
+void vgpu_gpu_locks_release(struct vgpu_gpu_locks *l)
+{
+	while (l->n)
+		close(l->fds[--l->n]); /* drops the flock */
+	free(l->fds);
+	l->fds = NULL;
+	vgpu_strv_clear(&l->gpus);
 }
 
 /* Write through to a FIFO, a device or a socket: open without blocking, never replace it. */

@@ -22,6 +22,7 @@
 
 #include <stdbool.h>
 #include <stddef.h>
+#include <stdint.h>
 #include <sys/stat.h>
 
 #include "cleanup.h"
@@ -380,6 +381,35 @@ void vgpu_sysfs_unlock(struct vgpu_sysfs *fs);
  */
 int vgpu_sysfs_lock_gpu(struct vgpu_ctx *ctx, struct vgpu_sysfs *fs, const char *gpu,
 			unsigned timeout_ms, int *fd);
+/* A set of GPU locks, taken together in the one order every run uses. */
+struct vgpu_gpu_locks {
+	struct vgpu_strv gpus; /* the GPUs' PCI addresses, each once */
+	int *fds; /* the locks held, in the order taken */
+	size_t n; /* how many are held */
+};
+/**
+ * vgpu_gpu_locks_add() - add @gpu to the set (a second add is a no-op).
+ * @l: the set, zeroed before its first use
+ * @gpu: a GPU's PCI address, normalized
+ */
+void vgpu_gpu_locks_add(struct vgpu_gpu_locks *l, const char *gpu);
+/**
+ * vgpu_gpu_locks_take() - take the lock of every GPU of @l in byte order of
+ * their addresses (after the host lock, when that is held: host, then GPUs,
+ * so no two runs wait on each other in a cycle), all by @deadline_ms.
+ * @ctx: where errors go
+ * @fs: the host root
+ * @l: the set
+ * @deadline_ms: on vgpu_monotonic_ms()'s clock
+ * Return: 0, or -errno with a message in @ctx and none of the locks held.
+ */
+int vgpu_gpu_locks_take(struct vgpu_ctx *ctx, struct vgpu_sysfs *fs, struct vgpu_gpu_locks *l,
+			uint64_t deadline_ms);
+/**
+ * vgpu_gpu_locks_release() - let go of the locks held and empty the set.
+ * @l: the set (one never taken is fine)
+ */
+void vgpu_gpu_locks_release(struct vgpu_gpu_locks *l);
 /**
  * vgpu_file_replace() - write a user's file (-o OUT).  Only a regular file
  * (or none) is replaced, atomically like vgpu_sysfs_replace(), keeping the

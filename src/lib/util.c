@@ -7,6 +7,7 @@
 #include <string.h>
 #include <strings.h>
 #include <sys/random.h>
+#include <time.h>
 
 #include "ctx.h"
 #include "util.h"
@@ -431,4 +432,12 @@ int vgpu_parse_size_kib(const char *s, uint64_t *out)
 		return -ERANGE; /* no guest runs in less than a MiB */
 	*out = kib;
 	return 0;
+}
+
+uint64_t vgpu_monotonic_ms(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * 1000 + (uint64_t)ts.tv_nsec / 1000000;
 }

@@ -161,4 +161,11 @@ int vgpu_parse_scaled_kib(const char *num, const char *unit, uint64_t dflt_bytes
  */
 int vgpu_parse_size_kib(const char *s, uint64_t *out);
 
+/**
+ * vgpu_monotonic_ms() - the monotonic clock in milliseconds, for deadlines
+ * measured in wall-clock time (never the count of tries).
+ * Return: milliseconds since an unspecified start.
+ */
+uint64_t vgpu_monotonic_ms(void);
+
 #endif
