@@ -457,11 +457,27 @@ int vgpu_domain_read_meta(struct vgpu_ctx *ctx, xmlDocPtr doc, struct vgpu_meta 
 
 /* ---- hostdevs ----------------------------------------------------------- */
 
+/*
+ * The PCI function a hostdev's <source><address> names, as "DDDD:BB:SS.F"
+ * (a hostdev of type pci, or of no type); false when it names none.
+ */
+static bool hostdev_pci(xmlNodePtr hd, xmlNodePtr addr, char bdf[VGPU_BDF_LEN])
+{
+	VGPU_AUTOFREE char *type = get_attr(hd, "type");
+	VGPU_AUTOFREE char *d = get_attr(addr, "domain"), *b = get_attr(addr, "bus");
+	VGPU_AUTOFREE char *s = get_attr(addr, "slot"), *f = get_attr(addr, "function");
+
+	if ((type && strcmp(type, "pci") != 0) || !d || !b || !s || !f)
+		return false;
+	snprintf(bdf, VGPU_BDF_LEN, "%04lx:%02lx:%02lx.%lx", strtoul(d, NULL, 16),
+		 strtoul(b, NULL, 16), strtoul(s, NULL, 16), strtoul(f, NULL, 16));
+	return true;
+}
+
 static bool hostdev_matches(xmlNodePtr hd, const char *mdev_uuid, const char *vf)
 {
 	xmlNodePtr addr = child(child(hd, "source"), "address");
-	VGPU_AUTOFREE char *type = get_attr(hd, "type");
-	bool match = false;
+	char bdf[VGPU_BDF_LEN];
 
 	if (!addr)
 		return false;
@@ -472,18 +488,7 @@ static bool hostdev_matches(xmlNodePtr hd, const char *mdev_uuid, const char *vf
 		if (u && strcasecmp(u, mdev_uuid) == 0)
 			return true;
 	}
-	if (vf && (!type || strcmp(type, "pci") == 0)) {
-		VGPU_AUTOFREE char *d = get_attr(addr, "domain"), *b = get_attr(addr, "bus");
-		VGPU_AUTOFREE char *s = get_attr(addr, "slot"), *f = get_attr(addr, "function");
-		char bdf[VGPU_BDF_LEN];
-
-		if (d && b && s && f) {
-			snprintf(bdf, sizeof(bdf), "%04lx:%02lx:%02lx.%lx", strtoul(d, NULL, 16),
-				 strtoul(b, NULL, 16), strtoul(s, NULL, 16), strtoul(f, NULL, 16));
-			match = strcmp(bdf, vf) == 0;
-		}
-	}
-	return match;
+	return vf && hostdev_pci(hd, addr, bdf) && strcmp(bdf, vf) == 0;
 }
 
 void vgpu_domain_hostdevs(xmlDocPtr doc, struct vgpu_strv *mdevs, struct vgpu_strv *vfs)
@@ -492,28 +497,19 @@ void vgpu_domain_hostdevs(xmlDocPtr doc, struct vgpu_strv *mdevs, struct vgpu_st
 
 	for (xmlNodePtr hd = devices ? devices->children : NULL; hd; hd = hd->next) {
 		xmlNodePtr addr;
-		VGPU_AUTOFREE char *type = NULL, *u = NULL, *d = NULL, *b = NULL, *sl = NULL,
-				   *f = NULL;
-		char norm[VGPU_UUID_LEN];
+		VGPU_AUTOFREE char *u = NULL;
+		char norm[VGPU_UUID_LEN], bdf[VGPU_BDF_LEN];
 
 		if (hd->type != XML_ELEMENT_NODE || !xmlStrEqual(hd->name, X("hostdev")))
 			continue;
 		addr = child(child(hd, "source"), "address");
 		if (!addr)
 			continue;
-		type = get_attr(hd, "type");
 		u = get_attr(addr, "uuid");
 		if (u && vgpu_uuid_normalize(u, norm))
 			vgpu_strv_push(mdevs, vgpu_xstrdup(norm));
-		d = get_attr(addr, "domain");
-		b = get_attr(addr, "bus");
-		sl = get_attr(addr, "slot");
-		f = get_attr(addr, "function");
-		if ((!type || strcmp(type, "pci") == 0) && d && b && sl && f)
-			vgpu_strv_push(vfs,
-				       vgpu_asprintf("%04lx:%02lx:%02lx.%lx", strtoul(d, NULL, 16),
-						     strtoul(b, NULL, 16), strtoul(sl, NULL, 16),
-						     strtoul(f, NULL, 16)));
+		if (hostdev_pci(hd, addr, bdf))
+			vgpu_strv_push(vfs, vgpu_xstrdup(bdf));
 	}
 }
 
@@ -812,7 +808,6 @@ static void build_numatune(xmlNodePtr dom, const struct vgpu_plan *plan)
 	set_attr_u(n, "nodeset", (unsigned)plan->node);
 }
 
-/* host-passthrough CPU with the plan's cores x threads and one NUMA cell. */
 /*
  * <cpu>: the guest topology follows the pinning (threads per core) with one
  * NUMA cell.  A CPU model the admin chose is kept; a domain without one gets
