@@ -13,14 +13,6 @@ tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 fail=0
 cp -a tests/data/hosts/a30-dual-mdev "$tmp/host"
-cat >"$tmp/dom.xml" <<'XML'
-<domain type='kvm'>
-  <name>plain</name>
-  <uuid>0f1e2d3c-4b5a-4697-8887-766554433221</uuid>
-  <memory unit='GiB'>4</memory>
-  <os><type arch='x86_64'>hvm</type></os>
-</domain>
-XML
 mkdir -p "$tmp/host/run/vgpuctl"
 : >"$tmp/host/run/vgpuctl/lock"
 flock "$tmp/host/run/vgpuctl/lock" sleep 2.5 &
@@ -28,7 +20,7 @@ holder=$!
 sleep 0.2
 pids=()
 for i in 1 2 3 4 5 6 7 8; do
-	"$bin" --sysroot "$tmp/host" release --from "$tmp/dom.xml" -o "$tmp/out.$i" 2>"$tmp/err.$i" &
+	"$bin" --sysroot "$tmp/host" release --from tests/data/domains/plain.xml -o "$tmp/out.$i" 2>"$tmp/err.$i" &
 	pids+=($!)
 	sleep 0.2 # far apart: each has queued before the next starts, even on a loaded machine
 done

@@ -12,16 +12,8 @@ tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 fail=0
 cp -a tests/data/hosts/a30-dual-mdev "$tmp/host"
-cat >"$tmp/dom.xml" <<'XML'
-<domain type='kvm'>
-  <name>plain</name>
-  <uuid>0f1e2d3c-4b5a-4697-8887-766554433221</uuid>
-  <memory unit='GiB'>4</memory>
-  <os><type arch='x86_64'>hvm</type></os>
-</domain>
-XML
-release() { # OUT: release --from dom.xml -o OUT
-	timeout 20 "$bin" --sysroot "$tmp/host" release --from "$tmp/dom.xml" -o "$1" \
+release() { # OUT: release --from plain.xml -o OUT
+	timeout 20 "$bin" --sysroot "$tmp/host" release --from tests/data/domains/plain.xml -o "$1" \
 		>"$tmp/out" 2>"$tmp/err"
 }
 bad() {
@@ -39,7 +31,7 @@ grep -q "<name>plain</name>" "$tmp/vm.xml" || bad "regular file not written"
 # a new file: created (0644 less the umask)
 if ! release "$tmp/new.xml" || [ ! -f "$tmp/new.xml" ]; then bad "new file"; fi
 # --from X -o X: an ordinary in-place edit
-cp "$tmp/dom.xml" "$tmp/same.xml"
+cp tests/data/domains/plain.xml "$tmp/same.xml"
 timeout 20 "$bin" --sysroot "$tmp/host" release --from "$tmp/same.xml" -o "$tmp/same.xml" \
 	2>"$tmp/err" || bad "in place"
 grep -q "<name>plain</name>" "$tmp/same.xml" || bad "in-place edit lost the domain"

@@ -21,16 +21,7 @@ check() { # LABEL: nothing under the root changed
 }
 v() { timeout 20 "$bin" --sysroot "$tmp/host" "$@" >"$tmp/out" 2>"$tmp/err"; }
 
-cat >"$tmp/plain.xml" <<'XML'
-<domain type='kvm'>
-  <name>plain</name>
-  <uuid>0f1e2d3c-4b5a-4697-8887-766554433221</uuid>
-  <memory unit='GiB'>4</memory>
-  <vcpu>2</vcpu>
-  <os><type arch='x86_64'>hvm</type></os>
-</domain>
-XML
-v assign --from "$tmp/plain.xml" --vgpu A30-6C --dry-run ||
+v assign --from tests/data/domains/plain.xml --vgpu A30-6C --dry-run ||
 	{ echo "FAIL: assign --dry-run"; cat "$tmp/err"; fail=1; }
 grep -q "<hostdev" "$tmp/out" || { echo "FAIL: assign --dry-run printed no domain"; fail=1; }
 check "assign --dry-run"
