@@ -371,8 +371,17 @@ L40S_TYPES="1145:L40S-1B 1146:L40S-2B 1147:L40S-1Q 1148:L40S-2Q 1149:L40S-4Q
 	1155:L40S-48Q 1156:L40S-4C 1157:L40S-6C 1158:L40S-8C 1159:L40S-12C
 	1160:L40S-16C 1161:L40S-24C 1162:L40S-48C 1163:L40S-1A 1164:L40S-2A"
 L40S_IDS=$(seq 1145 1164)
+# RTX PRO 6000 Blackwell Server Edition (board token DC), C series: time-sliced,
+# then MIG-backed on GI profiles 47 (1g.24gb+gfx), 35 (2g.48gb+gfx) and
+# 32 (4g.96gb+gfx), time-sliced inside the GI (DC-1-8C: 3 per GI); the same
+# table as tests/nvml/dc-types.txt (vgpu-host.md section 4.3).
+DC_TYPES="1200:DC-96C 1201:DC-48C 1202:DC-32C 1203:DC-24C 1204:DC-16C
+	1205:DC-12C 1206:DC-8C 1207:DC-6C 1208:DC-4C
+	1220:DC-1-24C 1221:DC-1-12C 1222:DC-1-8C 1223:DC-1-6C 1224:DC-1-4C
+	1230:DC-2-48C 1231:DC-2-24C 1232:DC-2-16C 1240:DC-4-96C 1241:DC-4-48C"
 def_types "NVIDIA " "$H100_TYPES"
 def_types "NVIDIA " "$L40S_TYPES"
+def_types "NVIDIA RTX Pro 6000 Blackwell " "$DC_TYPES"
 
 NV_550="NVRM version: NVIDIA UNIX Open Kernel Module for x86_64  550.54.16  Release Build  (dvs-builder@U16-I3-B03-4-1)  Thu Feb 22 01:28:38 UTC 2024"
 GCC_DEB12="GCC version:  gcc version 12.2.0 (Debian 12.2.0-14)"
@@ -457,7 +466,35 @@ for n in 0 1 2 3; do
 	mk_mdev_types "$(vf_bdf 0000:17:00.0 $n)" "NVIDIA " "$A100D_TYPES" "ts=1 mig=0"
 done
 
-# 6. Broken inputs a reader must survive (see README.md for the list).
+# 6. RTX PRO 6000 Blackwell Server Edition, vendor VFIO on 16 VFs, MIG on with
+#    four 1g.24gb+gfx GIs (profile 47).  MIG-backed vGPUs are time-sliced inside
+#    a GI, one type per GI: GI 1 holds three DC-1-8C (VFs 0-2, full), GI 2 one
+#    DC-1-12C (VF 3, one seat left), GIs 3 and 4 are free, so the free VFs offer
+#    every 1g type.
+new_host vfio-mig-rtxpro6000
+mk_cpus 32 1
+mk_node 0 395872148 4194304 32 32 0 0
+mk_hostbridge 0x8086 0x09a2 0-31
+mk_pf 0000:3d:00.0 0x2bb5 0x204e 0 0-31 70 16 16
+for n in 0 1 2 3; do
+	d=$(devdir "$(vf_bdf 0000:3d:00.0 $n)")
+	if ((n < 3)); then
+		mk_vfio_vf "$(vf_bdf 0000:3d:00.0 $n)" "$n" 1222
+		put "$d/nvidia/gpu_instance_id" 1
+	else
+		mk_vfio_vf "$(vf_bdf 0000:3d:00.0 $n)" "$n" 1221
+		put "$d/nvidia/gpu_instance_id" 2
+	fi
+	put "$d/nvidia/placement_id" 0
+done
+for ((n = 4; n < 16; n++)); do
+	mk_vfio_vf "$(vf_bdf 0000:3d:00.0 $n)" "$n" 0 1220 1221 1222 1223 1224
+done
+mk_nvidia_proc "NVRM version: NVIDIA UNIX Open Kernel Module for x86_64  580.65.05  Release Build  (dvs-builder@U22-I3-AF03-09-1)  Sun Jul 27 06:54:38 UTC 2025" "$GCC_U2404"
+mk_gpu_info 0000:3d:00.0 "NVIDIA RTX PRO 6000 Blackwell Server Edition" 198 GPU-d4c1e7a2-58b3-4f09-a6e2-3b7c9d0e1f24 98.02.52.00.02 0
+mk_mig 0 1 2 3 4
+
+# 7. Broken inputs a reader must survive (see README.md for the list).
 new_host malformed
 mk_cpus 16 2
 mk_node 0 32768000 1048576 0 0 0 0

@@ -82,10 +82,14 @@ same_tree() { # WHAT A B: same files, contents and symlink targets
 
 # ----------------------------------------------------------------------------------
 section=model
-for h in a30-dual-mdev vfio-mig-h100 vfio-ts-l40s t4-legacy numa-unknown; do
+for h in a30-dual-mdev vfio-mig-h100 vfio-mig-rtxpro6000 vfio-ts-l40s t4-legacy numa-unknown; do
 	out=$("$VGPU_EMU" --check "$hosts/$h" 2>&1) || fail "$h: model disagrees: $out"
 done
 out=$("$VGPU_EMU" --check "$hosts/malformed" 2>&1) && fail "malformed: --check found nothing"
+for o in 1222=0 1222 x=2 1222=2x; do
+	"$VGPU_EMU" --check --per-gi "$o" "$hosts/vfio-mig-rtxpro6000" >/dev/null 2>&1
+	eq "--per-gi $o refused" 2 $?
+done
 
 # ----------------------------------------------------------------------------------
 section=passthrough
@@ -313,6 +317,71 @@ emu_start "$hosts/vfio-mig-h100" || exit 1
 w "without --type: free the unnamed 3-40C" 0 "$(vf 0000:ca:00.4 current_vgpu_type)" 0
 eq "its GI fits no catalogue type" "1056 1058" "$(ids "$(vf 0000:ca:00.4 creatable_vgpu_types)")"
 eq "others unchanged" "1056 1058" "$(ids "$(vf 0000:ca:01.3 creatable_vgpu_types)")"
+ok "vgpu-emu exits cleanly" emu_stop
+
+# ----------------------------------------------------------------------------------
+section=vfio-mig-ts
+# RTX PRO 6000: four 1g GIs; GI 1 holds three DC-1-8C (3 per GI: full), GI 2 one DC-1-12C
+# (2 per GI), GIs 3 and 4 free; DC-1-4C takes 6 per GI, DC-1-24C 1
+emu_start "$hosts/vfio-mig-rtxpro6000" || exit 1
+gid() { cat "$(vf "$1" gpu_instance_id)"; }
+eq "fixture: every 1g type" "1220 1221 1222 1223 1224" "$(ids "$(vf 0000:3d:01.0 creatable_vgpu_types)")"
+w "DC-1-12C joins GI 2" 0 "$(vf 0000:3d:01.0 current_vgpu_type)" 1221
+eq "GI shared" 2 "$(gid 0000:3d:01.0)"
+eq "placement_id" 0 "$(cat "$(vf 0000:3d:01.0 placement_id)")"
+eq "holder's list is empty" 0 "$(wc -c <"$(vf 0000:3d:01.0 creatable_vgpu_types)")"
+eq "GIs 3 and 4 still free" "1220 1221 1222 1223 1224" "$(ids "$(vf 0000:3d:01.1 creatable_vgpu_types)")"
+w "DC-1-4C: the lowest free GI" 0 "$(vf 0000:3d:01.1 current_vgpu_type)" 1224
+eq "GI 3" 3 "$(gid 0000:3d:01.1)"
+w "DC-1-24C: the last free GI" 0 "$(vf 0000:3d:01.2 current_vgpu_type)" 1220
+eq "GI 4" 4 "$(gid 0000:3d:01.2)"
+eq "no free GI: only DC-1-4C (GI 3, 5 seats)" 1224 "$(ids "$(vf 0000:3d:01.3 creatable_vgpu_types)")"
+w "GI 1 full (3 x DC-1-8C)" EIO "$(vf 0000:3d:01.3 current_vgpu_type)" 1222
+w "GI 2 full (2 x DC-1-12C)" EIO "$(vf 0000:3d:01.3 current_vgpu_type)" 1221
+for v in 0000:3d:01.3 0000:3d:01.4 0000:3d:01.5 0000:3d:01.6 0000:3d:01.7; do
+	w "DC-1-4C on $v" 0 "$(vf $v current_vgpu_type)" 1224
+	eq "$v: GI 3" 3 "$(gid $v)"
+done
+eq "six vGPUs on GI 3" 6 "$(grep -lx 3 "$EMU_BACKING"/sys/devices/pci0000:3d/*/nvidia/gpu_instance_id | wc -l)"
+eq "GPU full: header only" "ID    : vGPU Name" "$(cat "$(vf 0000:3d:02.0 creatable_vgpu_types)")"
+w "seventh DC-1-4C" EIO "$(vf 0000:3d:02.0 current_vgpu_type)" 1224
+w "free one DC-1-4C" 0 "$(vf 0000:3d:01.4 current_vgpu_type)" 0
+eq "a seat on GI 3" 1224 "$(ids "$(vf 0000:3d:02.0 creatable_vgpu_types)")"
+w "free a fixture DC-1-8C" 0 "$(vf 0000:3d:00.4 current_vgpu_type)" 0
+no "its gpu_instance_id goes" test -e "$(vf 0000:3d:00.4 gpu_instance_id)"
+eq "a seat on GI 1 too" "1222 1224" "$(ids "$(vf 0000:3d:02.0 creatable_vgpu_types)")"
+w "free the second" 0 "$(vf 0000:3d:00.5 current_vgpu_type)" 0
+w "free the third" 0 "$(vf 0000:3d:00.6 current_vgpu_type)" 0
+eq "GI 1 free: every 1g type" "1220 1221 1222 1223 1224" "$(ids "$(vf 0000:3d:02.0 creatable_vgpu_types)")"
+for v in 0000:3d:01.0 0000:3d:01.1 0000:3d:01.2 0000:3d:01.3 0000:3d:01.5 0000:3d:01.6 0000:3d:01.7; do
+	w "free $v" 0 "$(vf $v current_vgpu_type)" 0
+done
+# the fixture's state again: the first DC-1-8C takes the lowest free GI, the others join it
+for v in 0000:3d:00.4 0000:3d:00.5 0000:3d:00.6; do
+	w "DC-1-8C on $v" 0 "$(vf $v current_vgpu_type)" 1222
+done
+same_tree "back to the fixture" "$hosts/vfio-mig-rtxpro6000" "$EMU_BACKING"
+ok "vgpu-emu exits cleanly" emu_stop
+# --per-gi overrides the derived count: DC-1-12C 1 per GI (GI 2 full), DC-1-8C 4 (GI 1 not)
+emu_start "$hosts/vfio-mig-rtxpro6000" --per-gi 1221=1 --per-gi 1222=4 || exit 1
+w "DC-1-24C on GI 3" 0 "$(vf 0000:3d:01.0 current_vgpu_type)" 1220
+w "DC-1-24C on GI 4" 0 "$(vf 0000:3d:01.1 current_vgpu_type)" 1220
+eq "only GI 1 has a seat" 1222 "$(ids "$(vf 0000:3d:01.2 creatable_vgpu_types)")"
+w "fourth DC-1-8C" 0 "$(vf 0000:3d:01.2 current_vgpu_type)" 1222
+eq "on GI 1" 1 "$(gid 0000:3d:01.2)"
+eq "GPU full" "" "$(ids "$(vf 0000:3d:01.3 creatable_vgpu_types)")"
+ok "vgpu-emu exits cleanly" emu_stop
+# without GI directories the GPU counts slices; vGPUs still share their gpu_instance_id
+cp -a "$hosts/vfio-mig-rtxpro6000" "$EMU_DIR/nogi"
+rm -r "$EMU_DIR"/nogi/proc/driver/nvidia/capabilities/gpu0/mig/gi*
+out=$("$VGPU_EMU" --check "$EMU_DIR/nogi" 2>&1) || fail "no GI directories: model disagrees: $out"
+emu_start "$EMU_DIR/nogi" || exit 1
+w "DC-1-12C joins GI 2" 0 "$(vf 0000:3d:01.0 current_vgpu_type)" 1221
+eq "GI shared" 2 "$(gid 0000:3d:01.0)"
+w "DC-1-24C: a new GI" 0 "$(vf 0000:3d:01.1 current_vgpu_type)" 1220
+eq "next GI id" 3 "$(gid 0000:3d:01.1)"
+w "DC-1-4C: the last slice" 0 "$(vf 0000:3d:01.2 current_vgpu_type)" 1224
+eq "only DC-1-4C" 1224 "$(ids "$(vf 0000:3d:01.3 creatable_vgpu_types)")"
 ok "vgpu-emu exits cleanly" emu_stop
 
 # ----------------------------------------------------------------------------------

@@ -472,13 +472,16 @@ struct vtype {
 	long fb; /* MiB, 0 unknown */
 	int slices; /* MIG-backed: GPU slices; 0 time-sliced */
 	int maxinst; /* per GPU, from the mdev description; 0 unknown */
+	int per_gi; /* MIG-backed: vGPUs one GI takes (--per-gi, else derived); 0 unknown */
+	bool per_gi_opt; /* per_gi given with --per-gi */
 	bool named; /* the name parsed */
 };
 
 struct gi {
 	int id;
-	int size;
-	bool used;
+	int size; /* GPU slices; -1 unknown */
+	int type; /* the type of the vGPUs it holds (one type per GI); 0 while free */
+	int n; /* vGPUs on it */
 };
 
 struct gpu {
@@ -718,6 +721,37 @@ static int inst_new(int p, int type, int gi, const char *uuid)
 	return i;
 }
 
+/* vGPUs of type ID that one GPU instance takes (time-sliced inside the GI); 1 unknown */
+static int seats(int id)
+{
+	const struct vtype *t = type_get(id);
+
+	return t && t->per_gi > 0 ? t->per_gi : 1;
+}
+
+/* live vGPUs of GPU G on GI id GI */
+static int gi_count(int g, int gi)
+{
+	int i, n = 0;
+
+	for (i = 0; i < ninsts; i++)
+		n += insts[i].live && parents[insts[i].parent].gpu == g && insts[i].gi == gi;
+	return n;
+}
+
+/* an earlier live vGPU of GPU G (before slot I) is on the same GI as slot I */
+static bool gi_seen(int g, int i)
+{
+	int j;
+
+	for (j = 0; j < i; j++)
+		if (insts[j].live && parents[insts[j].parent].gpu == g &&
+		    insts[j].gi == insts[i].gi)
+			return true;
+	return false;
+}
+
+/* slices in use on GPU G (counting slices): each GI once, a vGPU without a GI by itself */
 static int used_slices(int g)
 {
 	const struct vtype *t;
@@ -725,9 +759,37 @@ static int used_slices(int g)
 
 	for (i = 0; i < ninsts; i++)
 		if (insts[i].live && parents[insts[i].parent].gpu == g &&
-		    (t = type_get(insts[i].type)))
+		    (insts[i].gi < 0 || !gi_seen(g, i)) && (t = type_get(insts[i].type)))
 			n += t->slices;
 	return n;
+}
+
+/*
+ * vGPUs of MIG-backed type T that GPU G can still take: the seats left in the GIs that hold
+ * T, plus every seat of the free GIs of T's size (or, counting slices, of the GIs that fit)
+ */
+static int mig_seats(int g, const struct vtype *t)
+{
+	const struct gpu *gp = &gpus[g];
+	int i, k = seats(t->id), n = 0, c;
+
+	if (gp->gi_mode) {
+		for (i = 0; i < gp->ngi; i++) {
+			if (gp->gi[i].size != t->slices)
+				continue;
+			if (!gp->gi[i].n)
+				n += k;
+			else if (gp->gi[i].type == t->id && gp->gi[i].n < k)
+				n += k - gp->gi[i].n;
+		}
+		return n;
+	}
+	for (i = 0; i < ninsts; i++)
+		if (insts[i].live && parents[insts[i].parent].gpu == g && insts[i].type == t->id &&
+		    insts[i].gi >= 0 && !gi_seen(g, i) && (c = gi_count(g, insts[i].gi)) < k)
+			n += k - c;
+	c = (gp->total_slices - used_slices(g)) / t->slices;
+	return n + (c > 0 ? c * k : 0);
 }
 
 /* how many more vGPUs of type ID parent P can take now */
@@ -746,12 +808,7 @@ static int avail(int p, int id)
 	if (g->mig) {
 		if (!t->slices)
 			return 0;
-		if (g->gi_mode) {
-			for (i = 0; i < g->ngi; i++)
-				n += !g->gi[i].used && g->gi[i].size == t->slices;
-		} else {
-			n = (g->total_slices - used_slices(pa->gpu)) / t->slices;
-		}
+		n = mig_seats(pa->gpu, t);
 	} else {
 		if (t->slices)
 			return 0;
@@ -835,22 +892,37 @@ static void gpu_apply(int g)
 			parent_files(p, false);
 }
 
-/* a GI for a new MIG-backed vGPU of SLICES; -1 none, -2 not MIG */
-static int gi_take(int g, int slices)
+/*
+ * a GI for a new vGPU of type T: the lowest GI that holds T with a seat left, else the lowest
+ * free GI of T's size; -1 none, -2 not MIG-backed
+ */
+static int gi_take(int g, const struct vtype *t)
 {
 	struct gpu *gp = &gpus[g];
-	int i;
+	int i, k = seats(t->id);
 
-	if (!slices)
+	if (!t->slices)
 		return -2;
-	if (!gp->gi_mode)
+	if (!gp->gi_mode) {
+		for (i = 0; i < ninsts; i++)
+			if (insts[i].live && parents[insts[i].parent].gpu == g &&
+			    insts[i].type == t->id && insts[i].gi >= 0 &&
+			    gi_count(g, insts[i].gi) < k)
+				return insts[i].gi;
 		return gp->next_gi++;
+	}
 	for (i = 0; i < gp->ngi; i++)
-		if (!gp->gi[i].used && gp->gi[i].size == slices) {
-			gp->gi[i].used = true;
-			return gp->gi[i].id;
-		}
-	return -1;
+		if (gp->gi[i].n && gp->gi[i].type == t->id && gp->gi[i].n < k &&
+		    gp->gi[i].size == t->slices)
+			break;
+	if (i == gp->ngi)
+		for (i = 0; i < gp->ngi && (gp->gi[i].n || gp->gi[i].size != t->slices); i++)
+			;
+	if (i == gp->ngi)
+		return -1;
+	gp->gi[i].n++;
+	gp->gi[i].type = t->id;
+	return gp->gi[i].id;
 }
 
 static void gi_give(int g, int id)
@@ -858,8 +930,8 @@ static void gi_give(int g, int id)
 	int i;
 
 	for (i = 0; i < gpus[g].ngi; i++)
-		if (gpus[g].gi[i].id == id)
-			gpus[g].gi[i].used = false;
+		if (gpus[g].gi[i].id == id && gpus[g].gi[i].n > 0 && !--gpus[g].gi[i].n)
+			gpus[g].gi[i].type = 0;
 }
 
 /* ------------------------------------------------------------------------------------ */
@@ -876,7 +948,7 @@ static int read_int(const char *r, long long *v)
 
 static int gpu_get(const char *dir)
 {
-	char r[PATH_MAX], buf[256], ven[32] = "", dev[32] = "";
+	char r[PATH_MAX], buf[4096], ven[32] = "", dev[32] = "";
 	struct gpu *g;
 	const char *m;
 	int i;
@@ -1059,15 +1131,16 @@ static int cmp_asc(const void *a, const void *b)
 
 /*
  * GIs of a MIG GPU: their ids from /proc/driver/nvidia/capabilities/gpu<minor>/mig/gi<N>,
- * sizes inferred: a held GI has its vGPU's slices, the free ones the distinct sizes offered
- * at mount (largest first), the rest the smallest offered size. Inconsistent: no GI mode.
+ * sizes inferred: a held GI has its vGPUs' slices (several vGPUs of one type may share it),
+ * the free ones the distinct sizes offered at mount (largest first), the rest the smallest
+ * offered size. No GI directories or inconsistent: no GI mode (counting slices).
  */
 static void gpu_gis(int gi)
 {
 	struct gpu *g = &gpus[gi];
 	char r[PATH_MAX];
 	struct dirent **ents = NULL;
-	int ids[MAX_GIS], nid = 0, sizes[MAX_CAT], nsz = 0, i, j, n, id, sum = 0, unknown = 0;
+	int ids[MAX_GIS], nid = 0, sizes[MAX_CAT], nsz = 0, i, j, k, n, id, sum = 0, unknown = 0;
 	const struct vtype *t;
 
 	g->next_gi = 1;
@@ -1077,7 +1150,7 @@ static void gpu_gis(int gi)
 			g->next_gi = insts[i].gi + 1;
 	if (g->minor < 0 || pathf(r, sizeof(r), "%s/proc/driver/nvidia/capabilities/gpu%d/mig",
 				  g_backing, g->minor))
-		return;
+		goto slices;
 	n = scandir(r, &ents, NULL, alphasort);
 	for (i = 0; i < n; i++) {
 		if (sscanf(ents[i]->d_name, "gi%d", &id) == 1 && nid < MAX_GIS)
@@ -1086,39 +1159,45 @@ static void gpu_gis(int gi)
 	}
 	free(ents);
 	if (!nid)
-		return;
+		goto slices;
 	qsort(ids, (size_t)nid, sizeof(int), cmp_asc);
 	g->ngi = nid;
 	for (i = 0; i < nid; i++)
-		g->gi[i] = (struct gi){ ids[i], -1, false };
-	/* held GIs: the recorded id, else the lowest free one */
+		g->gi[i] = (struct gi){ ids[i], -1, 0, 0 };
+	/* held GIs: the recorded id if that GI can take the vGPU, else the lowest free one */
 	for (i = 0; i < ninsts; i++) {
 		if (!insts[i].live || parents[insts[i].parent].gpu != gi)
 			continue;
 		t = type_get(insts[i].type);
 		if (t && t->named && !t->slices)
 			continue;
-		for (j = 0; j < nid && (g->gi[j].used || g->gi[j].id != insts[i].gi); j++)
-			;
+		k = seats(insts[i].type);
+		for (j = 0; j < nid; j++)
+			if (g->gi[j].id == insts[i].gi &&
+			    (!g->gi[j].n || (g->gi[j].type == insts[i].type && g->gi[j].n < k)))
+				break;
 		if (j == nid)
-			for (j = 0; j < nid && g->gi[j].used; j++)
+			for (j = 0; j < nid && g->gi[j].n; j++)
 				;
 		if (j == nid)
 			goto fail;
-		g->gi[j].used = true;
-		g->gi[j].size = t && t->named ? t->slices : -1;
+		if (!g->gi[j].n) {
+			g->gi[j].size = t && t->named ? t->slices : -1;
+			if (g->gi[j].size < 0)
+				unknown++;
+			else
+				sum += g->gi[j].size;
+		}
+		g->gi[j].n++;
+		g->gi[j].type = insts[i].type;
 		insts[i].gi = g->gi[j].id;
-		if (g->gi[j].size < 0)
-			unknown++;
-		else
-			sum += g->gi[j].size;
 	}
 	for (i = 0; i < g->noffered; i++)
 		if ((t = type_get(g->offered[i])) && t->slices && !ids_has(sizes, nsz, t->slices))
 			sizes[nsz++] = t->slices;
 	qsort(sizes, (size_t)nsz, sizeof(int), cmp_desc);
 	for (i = 0, j = 0; i < nid; i++) {
-		if (g->gi[i].used)
+		if (g->gi[i].n)
 			continue;
 		g->gi[i].size = j < nsz ? sizes[j] : nsz ? sizes[nsz - 1] : 0;
 		sum += g->gi[i].size;
@@ -1140,11 +1219,45 @@ static void gpu_gis(int gi)
 	return;
 fail:
 	note("GPU %s: GI layout does not add up, counting slices instead", g->dir);
+slices:
+	/* every held MIG-backed vGPU without a GI id gets a GI of its own */
 	g->ngi = 0;
 	for (i = 0; i < ninsts; i++)
 		if (insts[i].live && parents[insts[i].parent].gpu == gi && insts[i].gi < 0 &&
 		    (t = type_get(insts[i].type)) && t->slices)
 			insts[i].gi = g->next_gi++;
+}
+
+/*
+ * vGPUs per GI of the MIG-backed catalogue types (unless --per-gi): on 4-slice GPUs the GI's
+ * memory over the type's framebuffer, the GI's memory being the largest MIG-backed type of
+ * the same slice count in the catalogues of the GPUs of this model (DC-1-24C: 24 GB per 1g
+ * GI, so DC-1-8C gets 3; A30's types all get 1). On 7-slice GPUs always 1: their 1-slice
+ * types come in two memory sizes (1g.10gb, 1g.20gb), which this rule would take for one GI.
+ */
+static void per_gi_derive(void)
+{
+	struct vtype *t;
+	const struct vtype *u;
+	int i, j, k, l;
+	long mem;
+
+	for (i = 0; i < ngpus; i++)
+		for (k = 0; k < gpus[i].ncat; k++) {
+			t = type_get(gpus[i].cat[k]);
+			if (!t || !t->slices || t->per_gi_opt)
+				continue;
+			mem = 0;
+			for (j = 0; j < ngpus && gpus[i].total_slices == 4; j++) {
+				if (strcmp(gpus[i].devid, gpus[j].devid))
+					continue;
+				for (l = 0; l < gpus[j].ncat; l++)
+					if ((u = type_get(gpus[j].cat[l])) &&
+					    u->slices == t->slices && u->fb > mem)
+						mem = u->fb;
+			}
+			t->per_gi = t->fb > 0 && mem >= t->fb ? (int)(mem / t->fb) : 1;
+		}
 }
 
 static void gpus_finish(void)
@@ -1174,7 +1287,9 @@ static void gpus_finish(void)
 			if (t->slices) {
 				const char *s = strrchr(t->name, ' ');
 
-				if (!strncmp(s ? s + 1 : t->name, "A30", 3))
+				s = s ? s + 1 : t->name;
+				/* 4-slice boards: A30, RTX PRO 6000 Blackwell (DC) */
+				if (!strncmp(s, "A30", 3) || !strncmp(s, "DC-", 3))
 					g->total_slices = 4;
 				break;
 			}
@@ -1197,9 +1312,11 @@ static void gpus_finish(void)
 					gpus[i].total_fb = t->fb;
 			}
 		}
+	}
+	per_gi_derive();
+	for (i = 0; i < ngpus; i++)
 		if (gpus[i].mig)
 			gpu_gis(i);
-	}
 }
 
 static void scan_host(void)
@@ -1599,9 +1716,14 @@ static int vfio_store(int p, const char *buf)
 	if (val < 0 || val > INT_MAX || avail(p, (int)val) <= 0)
 		return -EIO;
 	t = type_get((int)val);
-	gi = gi_take(pa->gpu, t->slices);
-	if (gi == -1 || inst_new(p, (int)val, gi < 0 ? -1 : gi, NULL) < 0)
+	gi = gi_take(pa->gpu, t);
+	if (gi == -1)
 		return -EIO;
+	if (inst_new(p, (int)val, gi < 0 ? -1 : gi, NULL) < 0) {
+		if (gi >= 0)
+			gi_give(pa->gpu, gi);
+		return -EIO;
+	}
 	snprintf(v, sizeof(v), "%lld\n", val);
 	put(r, v, 0644);
 	vfio_gi_files(pa->dir, gi);
@@ -1701,12 +1823,15 @@ static int mdev_create(int p, int id, const char *buf, size_t len)
 	if (!ids_has(pa->types, pa->ntypes, id) || avail(p, id) <= 0)
 		return -EIO;
 	t = type_get(id);
-	gi = gi_take(pa->gpu, t->slices);
+	gi = gi_take(pa->gpu, t);
 	if (gi == -1)
 		return -EIO;
 	i = inst_new(p, id, gi < 0 ? -1 : gi, uuid);
-	if (i < 0)
+	if (i < 0) {
+		if (gi >= 0)
+			gi_give(pa->gpu, gi);
 		return -EIO;
+	}
 	if (mkdirat(g_bfd, dir, 0755)) {
 		insts[i].live = false;
 		if (gi >= 0)
@@ -2365,9 +2490,9 @@ static const struct fuse_operations ops = {
 
 static void usage(FILE *f)
 {
-	fputs("Usage: vgpu-emu [--control FILE] [--log FILE] [--type ID=NAME]...\n"
+	fputs("Usage: vgpu-emu [--control FILE] [--log FILE] [--type ID=NAME]... [--per-gi ID=N]...\n"
 	      "                [--block-timeout SECONDS] BACKING MOUNTPOINT [FUSE options]\n"
-	      "       vgpu-emu --check [--type ID=NAME]... BACKING\n"
+	      "       vgpu-emu --check [--type ID=NAME]... [--per-gi ID=N]... BACKING\n"
 	      "Mounts BACKING at MOUNTPOINT (in the foreground) with the kernel and NVIDIA vGPU\n"
 	      "driver behaviour of tests/emu/README.md. Unmount (fusermount3 -u) or send\n"
 	      "SIGTERM to stop. --check only builds the model and reports (exit 1) where it\n"
@@ -2439,7 +2564,8 @@ int main(int argc, char **argv)
 {
 	char *fargv[64], *log = NULL, *eq, *end;
 	int i = 1, fargc = 0, check = 0;
-	long id;
+	struct vtype *t;
+	long id, k;
 
 	while (i < argc && argv[i][0] == '-' && argv[i][1] == '-') {
 		const char *o = argv[i];
@@ -2473,6 +2599,21 @@ int main(int argc, char **argv)
 				note("--type %s: want ID=NAME with a vGPU type name", argv[i + 1]);
 				return 2;
 			}
+		} else if (!strcmp(o, "--per-gi")) {
+			eq = strchr(argv[i + 1], '=');
+			id = eq ? strtol(argv[i + 1], &end, 10) : 0;
+			if (!eq || end != eq || id <= 0 || id > INT_MAX)
+				k = 0;
+			else
+				k = strtol(eq + 1, &end, 10);
+			if (k <= 0 || k > 1024 || *end || end == eq + 1 ||
+			    !(t = type_add((int)id, NULL))) {
+				note("--per-gi %s: want ID=N, N vGPUs of type ID per GI (1-1024)",
+				     argv[i + 1]);
+				return 2;
+			}
+			t->per_gi = (int)k;
+			t->per_gi_opt = true;
 		} else {
 			break;
 		}
