@@ -20,6 +20,10 @@ struct cli {
 	struct vgpu_ctx ctx; /* the library's errors and warnings */
 	struct vgpu_sysfs *fs;
 	struct vgpu_model *model; /* NULL until cli_read_host() */
+	struct vgpu_records recs; /* the owner records cli_read_host() read with it */
+	const char *nvml_path; /* --nvml */
+	struct vgpu_nvml *nvml; /* loaded by cli_nvml(); NULL when absent */
+	bool nvml_tried;
 	char *hook_xml; /* the hook: the domain XML read from stdin, NUL-terminated */
 	size_t hook_xml_len;
 };
@@ -59,7 +63,15 @@ int cli_usage_error(struct cli *c, const char *cmd, const char *fmt, ...)
  * (VGPU_READ_* flags), after option parsing; failures are printed.
  * Return: 0 or an exit code.
  */
+/* cli_read_host(): also ask NVML (MIG mode, GIs, the driver's type table) */
+#define CLI_READ_NVML 0x100
 int cli_read_host(struct cli *c, unsigned what);
+/*
+ * NVML for this run, loaded on first use: NULL when it is absent, or when
+ * --sysroot names another host and --nvml does not say which NVML speaks
+ * for it.  A library named with --nvml that cannot be used is warned about.
+ */
+struct vgpu_nvml *cli_nvml(struct cli *c);
 /* The libvirt URI when no -c is given, as virsh picks it: LIBVIRT_DEFAULT_URI, else qemu:///system.
  */
 const char *cli_default_uri(void);
@@ -82,6 +94,7 @@ int cli_table_print(struct cli *c, struct cli_table *t);
 int cmd_gpus(struct cli *c, int argc, char **argv);
 int cmd_vfs(struct cli *c, int argc, char **argv);
 int cmd_types(struct cli *c, int argc, char **argv);
+int cmd_why(struct cli *c, int argc, char **argv);
 int cmd_topology(struct cli *c, int argc, char **argv);
 /* In the module vgpuctl-xml.so (cmd-xml.c), looked up by name. */
 int cmd_xml(struct cli *c, int argc, char **argv);

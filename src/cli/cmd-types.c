@@ -4,6 +4,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "capacity.h"
 #include "cleanup.h"
 #include "cli.h"
 
@@ -22,6 +23,8 @@ enum {
 	C_ATTR,
 	C_MAX,
 	C_AVAIL,
+	C_PERGI,
+	C_REASON,
 	C_NCOLS
 };
 
@@ -41,10 +44,12 @@ static const struct col type_cols[C_NCOLS] = {
 	[C_ATTR] = { "ATTR", "attribute", COL_STR, false },
 	[C_MAX] = { "MAX", "max_instances", COL_NUM, true },
 	[C_AVAIL] = { "AVAILABLE", "available", COL_NUM, true },
+	[C_PERGI] = { "PER-GI", "per_gpu_instance", COL_NUM, COL_JSON_ONLY },
+	[C_REASON] = { "REASON", "reason", COL_STR, COL_JSON_ONLY },
 };
 
 static void type_cells(struct cli_line *ln, const struct vgpu_type *t, int off,
-		       enum vgpu_iface iface)
+		       enum vgpu_iface iface, const struct vgpu_capacity *cap, long avail)
 {
 	const struct vgpu_type_info *i = &t->info;
 	bool parsed = i->backing != VGPU_BACKING_UNKNOWN;
@@ -64,7 +69,28 @@ static void type_cells(struct cli_line *ln, const struct vgpu_type *t, int off,
 		cli_cell_str(ln, C_SERIES + off, s);
 	if (i->attribute[0])
 		cli_cell_str(ln, C_ATTR + off, i->attribute);
-	cli_cell_num(ln, C_MAX + off, t->max_instances, t->max_instances >= 0);
+	cli_cell_num(ln, C_MAX + off, cap->max_instances, cap->max_instances >= 0);
+	cli_cell_num(ln, C_AVAIL + off, avail, true);
+	cli_cell_num(ln, C_PERGI + off, cap->per_gi, cap->per_gi > 0);
+	/* per-VF rows: a VF that cannot take it on a GPU that can has no GPU reason */
+	if (!avail && cap->reason)
+		cli_cell_str(ln, C_REASON + off, vgpu_cap_reason_code(cap->reason));
+}
+
+/* Index of @t (a type of @g's catalogue) in it: the catalogue is sorted by id. */
+static size_t catalog_index(const struct vgpu_gpu *g, const struct vgpu_type *t)
+{
+	size_t lo = 0, hi = g->n_types;
+
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+
+		if (g->types[mid]->id < t->id)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return lo < g->n_types ? lo : g->n_types; /* n_types: a zeroed answer */
 }
 
 int cmd_types(struct cli *c, int argc, char **argv)
@@ -131,10 +157,16 @@ int cmd_types(struct cli *c, int argc, char **argv)
 	g = c->model->gpus;
 	n = c->model->n_gpus;
 	for (size_t i = 0; i < n; i++) {
+		VGPU_AUTOFREE struct vgpu_capacity *cap = NULL;
+
 		if (only_gpu && only_gpu != &g[i])
 			continue;
 		if (only_vf && only_vf->gpu != &g[i])
 			continue;
+		/* once per type of the GPU: the per-VF rows share it */
+		cap = vgpu_xcalloc(g[i].n_types + 1, sizeof(*cap));
+		for (size_t k = 0; k < g[i].n_types; k++)
+			vgpu_capacity_of(c->model, &g[i], g[i].types[k], &c->recs, &cap[k]);
 		if (per_vf) {
 			for (size_t j = 0; j < g[i].n_parents; j++) {
 				const struct vgpu_parent *vf = &g[i].parents[j];
@@ -142,37 +174,41 @@ int cmd_types(struct cli *c, int argc, char **argv)
 				if (only_vf && only_vf != vf)
 					continue;
 				for (size_t k = 0; k < vf->n_types; k++) {
+					const struct vgpu_type *t = vf->types[k].type;
+					const struct vgpu_capacity *tc =
+						&cap[catalog_index(&g[i], t)];
+					long avail = vf->types[k].available;
 					struct cli_line *ln;
 
-					if (avail_only && vf->types[k].available <= 0)
+					/* what the VF's list says, within what the GPU takes */
+					if (avail > tc->available)
+						avail = tc->available;
+					if (avail < 0)
+						avail = 0;
+					if (avail_only && avail <= 0)
 						continue;
-					vgpu_host_warn_unknown_type(&c->ctx, vf->types[k].type);
+					vgpu_host_warn_unknown_type(&c->ctx, t);
 					ln = cli_line_new(tb);
 					cli_cell_str(ln, C_GPU, g[i].addr);
 					cli_cell_str(ln, C_VF, vf->addr);
-					type_cells(ln, vf->types[k].type, 0, vf->iface);
-					cli_cell_num(ln, C_AVAIL, vf->types[k].available, true);
+					type_cells(ln, t, 0, vf->iface, tc, avail);
 				}
 			}
-			continue;
-		}
-		/* per GPU: what its parents can create now */
-		VGPU_AUTOFREE long *avail = vgpu_xcalloc(g[i].n_types + 1, sizeof(*avail));
+		} else {
+			for (size_t k = 0; k < g[i].n_types; k++) {
+				const struct vgpu_type *t = g[i].types[k];
+				struct cli_line *ln;
 
-		vgpu_gpu_available(&g[i], avail);
-		for (size_t k = 0; k < g[i].n_types; k++) {
-			const struct vgpu_type *t = g[i].types[k];
-			struct cli_line *ln;
-			long sum = avail[k];
-
-			if (avail_only && sum == 0)
-				continue;
-			vgpu_host_warn_unknown_type(&c->ctx, t);
-			ln = cli_line_new(tb);
-			cli_cell_str(ln, C_GPU, g[i].addr);
-			type_cells(ln, t, -1, g[i].iface);
-			cli_cell_num(ln, C_AVAIL - 1, sum, true);
+				if (avail_only && cap[k].available <= 0)
+					continue;
+				vgpu_host_warn_unknown_type(&c->ctx, t);
+				ln = cli_line_new(tb);
+				cli_cell_str(ln, C_GPU, g[i].addr);
+				type_cells(ln, t, -1, g[i].iface, &cap[k], cap[k].available);
+			}
 		}
+		for (size_t k = 0; k < g[i].n_types; k++)
+			vgpu_capacity_clear(&cap[k]);
 	}
 	return cli_table_print(c, tb);
 }

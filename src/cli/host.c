@@ -7,6 +7,7 @@
 
 #include "cli.h"
 #include "host.h"
+#include "nvml.h"
 
 /*
  * Each warning is printed once: a damaged file seen through several VFs
@@ -73,6 +74,8 @@ void cli_log_cb(void *data, int priority, const char *msg)
 void cli_cleanup(struct cli *c)
 {
 	vgpu_model_free(c->model);
+	vgpu_records_clear(&c->recs);
+	vgpu_nvml_close(c->nvml);
 	vgpu_sysfs_free(c->fs);
 	free(c->hook_xml);
 	vgpu_ctx_clear(&c->ctx);
@@ -97,9 +100,29 @@ int cli_read_host(struct cli *c, unsigned what)
 	}
 	vgpu_model_free(c->model);
 	c->model = NULL;
-	if (vgpu_host_read(&c->ctx, c->fs, what, &c->model, NULL) < 0) {
+	vgpu_records_clear(&c->recs);
+	if (vgpu_host_read(&c->ctx, c->fs, what & ~CLI_READ_NVML, &c->model, &c->recs) < 0) {
 		cli_error(c, "%s", vgpu_ctx_error(&c->ctx));
 		return EXIT_FAILURE;
 	}
+	if ((what & CLI_READ_NVML) && cli_nvml(c))
+		vgpu_nvml_fill(&c->ctx, c->nvml, c->model);
 	return 0;
+}
+
+struct vgpu_nvml *cli_nvml(struct cli *c)
+{
+	if (c->nvml_tried)
+		return c->nvml;
+	c->nvml_tried = true;
+	if (!c->nvml_path && c->sysroot && strcmp(c->sysroot, "/") != 0)
+		return NULL; /* another host's tree: this host's driver does not speak for it */
+	if (vgpu_nvml_open(&c->ctx, c->nvml_path, &c->nvml) < 0) {
+		/* a named library must load; the default may be absent (no driver): the
+		 * commands that fall back say so */
+		vgpu_log(&c->ctx, c->nvml_path ? LOG_WARNING : LOG_DEBUG, "%s",
+			 vgpu_ctx_error(&c->ctx));
+		c->nvml = NULL;
+	}
+	return c->nvml;
 }

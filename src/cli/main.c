@@ -39,6 +39,8 @@ static const struct cli_command commands[] = {
 	  "-f FILE --config LABEL [--dry-run] [-c URI] [--nvidia-smi PATH] [--sriov-manage PATH]" },
 	{ "assert", NULL, "exit 0 when the host matches a config, 1 with each difference",
 	  "-f FILE --config LABEL [-c URI] [--nvidia-smi PATH] [--sriov-manage PATH]" },
+	{ "why", cmd_why, "per GPU, how many more of a vGPU type fit now, or why none does",
+	  "PROFILE [--gpu BDF]" },
 	{ "vgpus", cmd_vgpus, "list vGPUs and reservations with their owners and state", "" },
 	{ "hook", cmd_hook, "libvirt qemu hook: re-create vGPUs at prepare, free at release",
 	  "DOMAIN OPERATION SUB-OPERATION EXTRA  (domain XML on stdin)" },
@@ -52,6 +54,8 @@ static void usage(FILE *f)
 	      "Inventory, plan and assign NVIDIA vGPUs on KVM/libvirt hosts.\n\n"
 	      "Global options:\n"
 	      "      --sysroot DIR  read sysfs/procfs below DIR instead of /\n"
+	      "      --nvml LIB     NVIDIA's NVML library (default: libnvidia-ml.so.1,\n"
+	      "                     not loaded with --sysroot unless named)\n"
 	      "  -J, --json         JSON output\n"
 	      "  -h, --help         show this help\n"
 	      "  -V, --version      show the version\n\n"
@@ -102,9 +106,10 @@ static void open_std_fds(void)
 
 int main(int argc, char **argv)
 {
-	enum { OPT_SYSROOT = 256 };
+	enum { OPT_SYSROOT = 256, OPT_NVML };
 	static const struct option opts[] = {
 		{ "sysroot", required_argument, NULL, OPT_SYSROOT },
+		{ "nvml", required_argument, NULL, OPT_NVML },
 		{ "json", no_argument, NULL, 'J' },
 		{ "help", no_argument, NULL, 'h' },
 		{ "version", no_argument, NULL, 'V' },
@@ -141,6 +146,9 @@ int main(int argc, char **argv)
 		switch (o) {
 		case OPT_SYSROOT:
 			c.sysroot = optarg;
+			break;
+		case OPT_NVML:
+			c.nvml_path = optarg;
 			break;
 		case 'J':
 			c.json = true;
@@ -179,6 +187,10 @@ int main(int argc, char **argv)
 				c.sysroot = sub[++j];
 			else if (strncmp(sub[j], "--sysroot=", 10) == 0)
 				c.sysroot = sub[j] + 10;
+			else if (strcmp(sub[j], "--nvml") == 0 && j + 1 < subc)
+				c.nvml_path = sub[++j];
+			else if (strncmp(sub[j], "--nvml=", 7) == 0)
+				c.nvml_path = sub[j] + 7;
 			else
 				sub[k++] = sub[j];
 		}

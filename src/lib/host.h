@@ -95,6 +95,7 @@ struct vgpu_gi_user {
 	long gi; /* its nvidia/gpu_instance_id */
 	const char *who; /* the VF's PCI address or the mdev's UUID (in the model) */
 	const char *profile; /* its type's profile (in the model), NULL when unknown */
+	const struct vgpu_type *type; /* its type (in the model), NULL when unknown */
 };
 
 /**

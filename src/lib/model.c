@@ -28,6 +28,7 @@ static void gpu_clear(struct vgpu_gpu *g)
 		free(g->types[i]);
 	}
 	free(g->types);
+	free(g->gis);
 }
 
 void vgpu_topology_clear(struct vgpu_topology *t)
@@ -68,6 +69,7 @@ struct vgpu_gpu *vgpu_model_add_gpu(struct vgpu_model *m, const char *addr, uint
 	g->sriov_num_vfs = -1;
 	g->minor = -1;
 	g->mig_instances = -1;
+	g->mig_current = g->mig_pending = g->hetero = VGPU_UNKNOWN;
 	return g;
 }
 
@@ -123,6 +125,7 @@ struct vgpu_type *vgpu_gpu_add_type(struct vgpu_gpu *g, unsigned id, const char 
 	t->id = id;
 	t->name = vgpu_xstrdup(name);
 	t->max_instances = -1;
+	t->per_gi = -1;
 	vgpu_type_parse(t->name, &t->info);
 	return t;
 }
@@ -134,6 +137,7 @@ static struct vgpu_type *type_new(unsigned id, const char *name)
 	t->id = id;
 	t->name = vgpu_xstrdup(name);
 	t->max_instances = -1;
+	t->per_gi = -1;
 	vgpu_type_parse(t->name, &t->info);
 	return t;
 }
@@ -325,4 +329,34 @@ void vgpu_gpu_available(const struct vgpu_gpu *g, long *out)
 			if (pt->available > 0 && catalog_find(g, pt->type->id, &pos) == pt->type)
 				out[pos] += pt->available;
 		}
+}
+
+struct vgpu_gi *vgpu_gpu_find_gi(const struct vgpu_gpu *g, int id)
+{
+	for (size_t i = 0; i < g->n_gis; i++)
+		if (g->gis[i].id == id)
+			return &g->gis[i];
+	return NULL;
+}
+
+struct vgpu_gi *vgpu_gpu_add_gi(struct vgpu_gpu *g, int id, const struct vgpu_mig_profile *profile,
+				int start)
+{
+	struct vgpu_gi *gi = vgpu_gpu_find_gi(g, id);
+	size_t pos = 0;
+
+	if (!gi) {
+		while (pos < g->n_gis && g->gis[pos].id < id)
+			pos++;
+		g->gis = vgpu_xreallocarray(g->gis, g->n_gis + 1, sizeof(*g->gis));
+		memmove(&g->gis[pos + 1], &g->gis[pos], (g->n_gis - pos) * sizeof(*g->gis));
+		g->n_gis++;
+		gi = &g->gis[pos];
+		*gi = (struct vgpu_gi){ .id = id, .start = -1 };
+	}
+	if (profile)
+		gi->profile = profile;
+	if (start >= 0)
+		gi->start = start;
+	return gi;
 }

@@ -27,13 +27,22 @@
 /* NVIDIA's PCI vendor ID: the one place it is spelled */
 #define VGPU_PCI_VENDOR_NVIDIA 0x10de
 
+struct vgpu_mig_profile;
+
 /* One vGPU type as the whole GPU sees it (shared by all its parents). */
 struct vgpu_type {
 	unsigned id; /* N of nvidia-N / creatable_vgpu_types */
 	char *name; /* full name from the driver */
 	char *description; /* mdev only, NULL otherwise */
 	char *device_api; /* mdev only, NULL otherwise */
-	long max_instances; /* from the description, -1 unknown */
+	long max_instances; /* per GPU: from the description or NVML, -1 unknown */
+	/*
+	 * MIG-backed: vGPUs of this type one GPU instance holds (NVML's
+	 * MaxInstancesPerGpuInstance), -1 unknown (then 1, or the GI's memory
+	 * over the type's framebuffer where the board time-slices inside GIs).
+	 */
+	long per_gi;
+	bool from_driver; /* max_instances, per_gi and the GI profile came from NVML */
 	char *source; /* the file the name came from, for messages; NULL in memory */
 	struct vgpu_type_info info;
 };
@@ -68,6 +77,25 @@ struct vgpu_parent {
 	size_t n_types;
 };
 
+/* GPU instances per GPU the model keeps (a MIG GPU has at most 8 memory slices) */
+#define VGPU_GIS_MAX 32
+
+/* A GPU instance (MIG). */
+struct vgpu_gi {
+	int id; /* GI id: gi<N> in procfs, NVML's id */
+	const struct vgpu_mig_profile *profile; /* in the board's table; NULL unknown */
+	int start; /* first memory slice, -1 unknown */
+	unsigned used; /* vGPUs on it, reserved ones included (vgpu_model_count_gi_users()) */
+	unsigned used_type; /* their type (the last one counted), 0 none */
+};
+
+/* A setting the driver may or may not have told us. */
+enum vgpu_tristate {
+	VGPU_UNKNOWN = -1,
+	VGPU_OFF = 0,
+	VGPU_ON = 1,
+};
+
 struct vgpu_gpu {
 	char addr[VGPU_BDF_LEN];
 	uint16_t vendor_id, device_id;
@@ -82,6 +110,13 @@ struct vgpu_gpu {
 	enum vgpu_iface iface;
 	int minor; /* /dev/nvidia<minor>, -1 unknown */
 	int mig_instances; /* GIs from procfs, -1 unknown */
+	enum vgpu_tristate mig_current, mig_pending; /* MIG mode (NVML), else unknown */
+	enum vgpu_tristate hetero; /* mixed-size time-sliced mode (NVML), else unknown */
+	const char *mig_source; /* who said: "nvml", "cache" (static text); NULL nobody */
+	uint64_t fb_mib; /* the GPU's framebuffer (NVML), 0 unknown */
+	struct vgpu_gi *gis; /* its GPU instances, by id */
+	size_t n_gis;
+	bool gis_exact; /* every GI's profile and start are known (NVML or its cache) */
 	struct vgpu_parent *parents; /* VFs, or the PF alone */
 	size_t n_parents;
 	struct vgpu_type **types; /* catalogue, sorted by id */
@@ -212,6 +247,24 @@ void vgpu_gpu_add_types(struct vgpu_gpu *g, const unsigned *ids, char *const *na
  * @out: one count per entry of @g's catalogue, in its order
  */
 void vgpu_gpu_available(const struct vgpu_gpu *g, long *out);
+/**
+ * vgpu_gpu_add_gi() - add GPU instance @id to @g (kept sorted by id), or
+ * complete the one there.
+ * @g: the GPU
+ * @id: the GI id
+ * @profile: its profile in the board's table, NULL unknown (a known one is kept)
+ * @start: its first memory slice, -1 unknown (a known one is kept)
+ * Return: the GI, owned by @g; valid until the next addition.
+ */
+struct vgpu_gi *vgpu_gpu_add_gi(struct vgpu_gpu *g, int id, const struct vgpu_mig_profile *profile,
+				int start);
+/**
+ * vgpu_gpu_find_gi() - @g's GI with @id, or NULL.
+ * @g: the GPU
+ * @id: the GI id
+ * Return: the GI, borrowed from the model.
+ */
+struct vgpu_gi *vgpu_gpu_find_gi(const struct vgpu_gpu *g, int id);
 /**
  * vgpu_parent_add_type() - record that @p offers @t with @available instances now.
  * @p: the parent

@@ -7,10 +7,13 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "capacity.h"
 #include "catalog.h"
 #include "cleanup.h"
 #include "host.h"
 #include "live.h"
+#include "mig-tables.h"
+#include "mig.h"
 #include "read-priv.h"
 
 /*
@@ -86,6 +89,147 @@ int vgpu_model_read(struct vgpu_ctx *ctx, struct vgpu_sysfs *fs, unsigned what,
 	return 0;
 }
 
+/* The profiles of MIG types free parents offer now, but for GIs with seats left. */
+static size_t offered_profiles(const struct vgpu_mig_board *b, const struct vgpu_gpu *g,
+			       const struct vgpu_mig_profile **out, size_t max)
+{
+	size_t n = 0;
+
+	for (size_t i = 0; i < g->n_parents; i++) {
+		const struct vgpu_parent *p = &g->parents[i];
+
+		for (size_t k = 0; k < p->n_types; k++) {
+			const struct vgpu_type *t = p->types[k].type;
+			const struct vgpu_mig_profile *prof = NULL;
+			bool seen = false, seated = false;
+
+			if (t->info.backing != VGPU_BACKING_MIG || p->types[k].available <= 0)
+				continue;
+			for (size_t j = 0; j < b->n_profiles; j++)
+				if (strcmp(b->profiles[j].name, t->info.gi_profile) == 0)
+					prof = &b->profiles[j];
+			for (size_t j = 0; j < g->n_gis; j++)
+				seated |= g->gis[j].used_type == t->id &&
+					  (long)g->gis[j].used < vgpu_type_per_gi(t);
+			for (size_t j = 0; j < n; j++)
+				seen |= out[j] == prof;
+			if (!prof || seen || seated)
+				continue;
+			if (n == max)
+				return max + 1;
+			out[n++] = prof;
+		}
+	}
+	return n;
+}
+
+/*
+ * Give the free GIs whose profile is unknown the only profiles the driver's
+ * lists allow: every offered profile is on at least one free GI, and the
+ * whole layout must be one the board can place.  Kept only when exactly one
+ * multiset of profiles passes.  Small by construction: at most
+ * VGPU_INFER_GIS unknown GIs over at most VGPU_INFER_PROFILES profiles
+ * (C(11, 8) = 165 layouts, each solved exactly).
+ */
+#define VGPU_INFER_GIS 8
+#define VGPU_INFER_PROFILES 4
+static void infer_free_gis(const struct vgpu_mig_board *b, struct vgpu_gpu *g)
+{
+	const struct vgpu_mig_profile *offer[VGPU_INFER_PROFILES];
+	const struct vgpu_mig_profile *known[VGPU_GIS_MAX];
+	size_t unknown[VGPU_INFER_GIS], n_unknown = 0, n_known = 0, n_offer, found = 0;
+	unsigned pick[VGPU_INFER_GIS] = { 0 }, keep[VGPU_INFER_GIS] = { 0 };
+
+	for (size_t i = 0; i < g->n_gis; i++) {
+		if (g->gis[i].profile) {
+			known[n_known++] = g->gis[i].profile;
+		} else if (g->gis[i].used || n_unknown == VGPU_INFER_GIS) {
+			return; /* a held GI of unknown profile, or too many */
+		} else {
+			unknown[n_unknown++] = i;
+		}
+	}
+	n_offer = offered_profiles(b, g, offer, VGPU_INFER_PROFILES);
+	if (!n_unknown || !n_offer || n_offer > VGPU_INFER_PROFILES || n_offer > n_unknown)
+		return;
+	/* multisets as non-decreasing index sequences into offer[] */
+	for (;;) {
+		struct vgpu_mig_request req[VGPU_GIS_MAX + VGPU_INFER_GIS];
+		struct vgpu_mig_gi *out = NULL;
+		struct vgpu_ctx quiet;
+		size_t n_out = 0, n_req = 0;
+		bool all = true;
+		int r;
+
+		for (size_t o = 0; o < n_offer && all; o++) {
+			bool used = false;
+
+			for (size_t j = 0; j < n_unknown; j++)
+				used |= pick[j] == o;
+			all = used;
+		}
+		if (all) {
+			for (size_t j = 0; j < n_known; j++)
+				req[n_req++] = (struct vgpu_mig_request){ known[j], 1 };
+			for (size_t j = 0; j < n_unknown; j++)
+				req[n_req++] = (struct vgpu_mig_request){ offer[pick[j]], 1 };
+			vgpu_ctx_init(&quiet, NULL, NULL);
+			r = vgpu_mig_solve(&quiet, b, NULL, 0, req, n_req, &out, &n_out);
+			vgpu_ctx_clear(&quiet);
+			free(out);
+			if (r == 0) {
+				if (found++)
+					return; /* two layouts fit: the lists do not tell */
+				memcpy(keep, pick, sizeof(keep));
+			}
+		}
+		/* next multiset */
+		size_t j = n_unknown;
+		while (j > 0 && pick[j - 1] == n_offer - 1)
+			j--;
+		if (j == 0)
+			break;
+		pick[j - 1]++;
+		for (size_t k = j; k < n_unknown; k++)
+			pick[k] = pick[j - 1];
+	}
+	if (found != 1)
+		return;
+	for (size_t j = 0; j < n_unknown; j++)
+		g->gis[unknown[j]].profile = offer[keep[j]];
+}
+
+/*
+ * The GIs' users (vGPUs naming their gpu_instance_id), the profiles they
+ * tell, and the profiles of free GIs where the driver's lists leave one
+ * answer.
+ */
+static void read_gis(struct vgpu_sysfs *fs, const struct vgpu_model *m, struct vgpu_gpu *g)
+{
+	const struct vgpu_mig_board *b = vgpu_mig_board_for_gpu(g);
+	VGPU_AUTOFREE struct vgpu_gi_user *users = NULL;
+	size_t n;
+
+	if (!g->n_gis)
+		return;
+	n = vgpu_host_gi_users(fs, m, g, &users);
+	for (size_t i = 0; i < n; i++) {
+		struct vgpu_gi *gi = vgpu_gpu_find_gi(g, (int)users[i].gi);
+		const struct vgpu_type *t = users[i].type;
+
+		if (!gi)
+			continue; /* names a GI procfs does not list: counted nowhere */
+		gi->used++;
+		gi->used_type = t ? t->id : 0;
+		if (!gi->profile && b && t)
+			for (size_t j = 0; j < b->n_profiles; j++)
+				if (strcmp(b->profiles[j].name, t->info.gi_profile) == 0)
+					gi->profile = &b->profiles[j];
+	}
+	if (b && !g->gis_exact)
+		infer_free_gis(b, g);
+}
+
 int vgpu_host_read(struct vgpu_ctx *ctx, struct vgpu_sysfs *fs, unsigned what,
 		   struct vgpu_model **out, struct vgpu_records *recs)
 {
@@ -99,8 +243,11 @@ int vgpu_host_read(struct vgpu_ctx *ctx, struct vgpu_sysfs *fs, unsigned what,
 	if (r < 0)
 		return r;
 	vgpu_records_apply(&rs, m);
-	if (what & VGPU_READ_TYPES)
+	if (what & VGPU_READ_TYPES) {
 		vgpu_catalog_load(ctx, fs, m);
+		for (size_t i = 0; i < m->n_gpus; i++)
+			read_gis(fs, m, &m->gpus[i]);
+	}
 	*out = vgpu_steal_ptr(&m);
 	if (recs) {
 		*recs = rs;
@@ -184,10 +331,10 @@ size_t vgpu_host_orphans(const struct vgpu_model *m, const struct vgpu_records *
 }
 
 static void add_user(struct vgpu_gi_user **out, size_t *n, long gi, const char *who,
-		     const char *profile)
+		     const struct vgpu_type *t)
 {
 	*out = vgpu_xreallocarray(*out, *n + 1, sizeof(**out));
-	(*out)[(*n)++] = (struct vgpu_gi_user){ gi, who, profile };
+	(*out)[(*n)++] = (struct vgpu_gi_user){ gi, who, t ? t->info.profile : NULL, t };
 }
 
 size_t vgpu_host_gi_users(struct vgpu_sysfs *fs, const struct vgpu_model *m,
@@ -199,7 +346,6 @@ size_t vgpu_host_gi_users(struct vgpu_sysfs *fs, const struct vgpu_model *m,
 	for (size_t i = 0; i < g->n_parents; i++) {
 		const struct vgpu_parent *p = &g->parents[i];
 		const struct vgpu_type *t = vgpu_model_find_type(m, g, p->current_type);
-		const char *profile = t ? t->info.profile : NULL;
 		VGPU_AUTOSYSDIR d = { .fd = -1 };
 		long gi;
 
@@ -207,11 +353,11 @@ size_t vgpu_host_gi_users(struct vgpu_sysfs *fs, const struct vgpu_model *m,
 			continue;
 		if (p->iface == VGPU_IFACE_VENDOR_VFIO &&
 		    vgpu_sysfs_read_long(&d, &gi, 0, 0xffff, "nvidia/gpu_instance_id") == 0)
-			add_user(out, &n, gi, p->addr, profile);
+			add_user(out, &n, gi, p->addr, t);
 		for (size_t k = 0; k < p->mdevs.n; k++)
 			if (vgpu_sysfs_read_long(&d, &gi, 0, 0xffff, "%s/nvidia/gpu_instance_id",
 						 p->mdevs.items[k]) == 0)
-				add_user(out, &n, gi, p->mdevs.items[k], profile);
+				add_user(out, &n, gi, p->mdevs.items[k], t);
 	}
 	return n;
 }

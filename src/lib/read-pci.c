@@ -127,10 +127,21 @@ static void read_mig_instances(struct vgpu_ctx *ctx, struct vgpu_sysfs *fs, stru
 		vgpu_warn_file(ctx, &root, rel, r, NULL);
 		return;
 	}
-	for (size_t i = 0; i < ents.n; i++)
-		if (strncmp(ents.items[i], "gi", 2) == 0 && ents.items[i][2] >= '0' &&
-		    ents.items[i][2] <= '9')
-			count++;
+	for (size_t i = 0; i < ents.n; i++) {
+		long id;
+
+		if (strncmp(ents.items[i], "gi", 2) != 0 || ents.items[i][2] < '0' ||
+		    ents.items[i][2] > '9' || vgpu_parse_long(ents.items[i] + 2, &id) < 0 ||
+		    id > 0xffff)
+			continue;
+		if (g->n_gis >= VGPU_GIS_MAX) {
+			vgpu_log(ctx, LOG_WARNING, "%s: more than %d GPU instances; the rest are ignored",
+				 rel, VGPU_GIS_MAX);
+			break;
+		}
+		vgpu_gpu_add_gi(g, (int)id, NULL, -1);
+		count++;
+	}
 	g->mig_instances = count;
 }
 

@@ -1,0 +1,117 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+/*
+ * vgpuctl why PROFILE: per GPU, how many more vGPUs of the type fit now, or
+ * the first reason none does (the capacity model's closed list of codes).
+ */
+#include <getopt.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+
+#include "capacity.h"
+#include "cleanup.h"
+#include "cli.h"
+
+static const struct col why_cols[] = {
+	{ "GPU", "gpu", COL_STR, false },
+	{ "PROFILE", "profile", COL_STR, false },
+	{ "AVAILABLE", "available", COL_NUM, true },
+	{ "REASON", "reason", COL_STR, false },
+	{ "DETAIL", "detail", COL_STR, false },
+};
+
+/* @spec as a type of @g: exact names first, then the short name in any case. */
+static const struct vgpu_type *find_spec(const struct vgpu_gpu *g, const char *spec)
+{
+	for (size_t k = 0; k < g->n_types; k++)
+		if (vgpu_type_matches(g->types[k], spec))
+			return g->types[k];
+	for (size_t k = 0; k < g->n_types; k++)
+		if (strcasecmp(g->types[k]->info.profile, spec) == 0)
+			return g->types[k];
+	return NULL;
+}
+
+/* The sentence for one GPU's answer; allocated. */
+static char *detail(const struct vgpu_capacity *cap)
+{
+	char *s;
+
+	if (cap->reason == VGPU_CAP_OK)
+		s = vgpu_xstrdup(cap->exact ?
+					 "" :
+					 "at least this many: the GPU instances' profiles are "
+					 "inferred from the driver's lists (NVML did not answer)");
+	else
+		s = vgpu_xstrdup(vgpu_cap_reason_text(cap->reason));
+	if (cap->domains && *cap->domains)
+		vgpu_append(&s, " (domains: %s)", cap->domains);
+	return s;
+}
+
+int cmd_why(struct cli *c, int argc, char **argv)
+{
+	static const struct option opts[] = {
+		{ "gpu", required_argument, NULL, 'g' },
+		{ "help", no_argument, NULL, 'h' },
+		{ 0 },
+	};
+	const char *gpu_arg = NULL, *spec;
+	const struct vgpu_gpu *only = NULL;
+	const struct vgpu_type *known = NULL;
+	struct cli_table *tb;
+	int o, r;
+
+	optind = 1;
+	while ((o = getopt_long(argc, argv, "h", opts, NULL)) != -1) {
+		switch (o) {
+		case 'g':
+			gpu_arg = optarg;
+			break;
+		case 'h':
+			return -1;
+		default:
+			return cli_usage_error(c, "why", "invalid option");
+		}
+	}
+	if (optind >= argc)
+		return cli_usage_error(c, "why", "which vGPU type? (PROFILE, e.g. A30-1-6C)");
+	spec = argv[optind++];
+	if (optind < argc)
+		return cli_usage_error(c, "why", "unexpected argument '%s'", argv[optind]);
+	r = cli_read_host(c, VGPU_READ_TYPES | CLI_READ_NVML);
+	if (r)
+		return r;
+	if (gpu_arg && !(only = vgpu_model_find_gpu(c->model, gpu_arg))) {
+		cli_error(c, "--gpu '%s': no such NVIDIA GPU (see 'vgpuctl gpus')", gpu_arg);
+		return EXIT_FAILURE;
+	}
+	for (size_t i = 0; i < c->model->n_gpus && !known; i++)
+		known = find_spec(&c->model->gpus[i], spec);
+	if (!known) {
+		cli_error(c,
+			  "'%s': no GPU on this host offers such a vGPU type (see 'vgpuctl types')",
+			  spec);
+		return EXIT_FAILURE;
+	}
+	tb = cli_table(c, "why", why_cols, ARRAY_SIZE(why_cols));
+	for (size_t i = 0; i < c->model->n_gpus; i++) {
+		const struct vgpu_gpu *g = &c->model->gpus[i];
+		const struct vgpu_type *t = find_spec(g, spec);
+		struct vgpu_capacity cap;
+		struct cli_line *ln;
+
+		if (only && only != g)
+			continue;
+		vgpu_capacity_of(c->model, g, t ? t : known, &c->recs, &cap);
+		ln = cli_line_new(tb);
+		cli_cell_str(ln, 0, g->addr);
+		cli_cell_str(ln, 1, (t ? t : known)->info.profile);
+		cli_cell_num(ln, 2, cap.available, true);
+		if (cap.reason)
+			cli_cell_str(ln, 3, vgpu_cap_reason_code(cap.reason));
+		cli_cell(ln, 4, detail(&cap));
+		vgpu_capacity_clear(&cap);
+	}
+	return cli_table_print(c, tb);
+}

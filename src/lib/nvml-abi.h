@@ -1,0 +1,169 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+/*
+ * nvml-abi.h - the few NVML types and entry points vgpuctl uses, declared
+ * here because NVIDIA's nvml.h is not packaged.  NVML's ABI is versioned and
+ * stable: names carry their version (nvmlInit_v2), and versioned structures
+ * carry sizeof | version << 24 in their first member.  Layouts and values are
+ * those of nvml.h (CUDA 12.x); nvtop and go-nvml declare them the same way.
+ *
+ * Only function pointer types are declared: src/lib/nvml.c resolves every
+ * entry point with dlsym() and never links against libnvidia-ml.  The
+ * test-only stand-in (tests/nvml/) implements the same entry points from
+ * this header.
+ */
+#ifndef VGPU_NVML_ABI_H
+#define VGPU_NVML_ABI_H
+
+typedef int nvmlReturn_t;
+enum {
+	NVML_SUCCESS = 0,
+	NVML_ERROR_UNINITIALIZED = 1,
+	NVML_ERROR_INVALID_ARGUMENT = 2,
+	NVML_ERROR_NOT_SUPPORTED = 3,
+	NVML_ERROR_NO_PERMISSION = 4,
+	NVML_ERROR_NOT_FOUND = 6,
+	NVML_ERROR_INSUFFICIENT_SIZE = 7,
+	NVML_ERROR_DRIVER_NOT_LOADED = 9,
+	NVML_ERROR_INSUFFICIENT_RESOURCES = 23,
+	NVML_ERROR_IN_USE = 19,
+	NVML_ERROR_FUNCTION_NOT_FOUND = 13,
+	NVML_ERROR_UNKNOWN = 999,
+};
+
+typedef struct nvmlDevice_st *nvmlDevice_t;
+typedef struct nvmlGpuInstance_st *nvmlGpuInstance_t;
+typedef struct nvmlComputeInstance_st *nvmlComputeInstance_t;
+typedef unsigned int nvmlVgpuTypeId_t;
+
+#define NVML_DEVICE_MIG_DISABLE 0
+#define NVML_DEVICE_MIG_ENABLE 1
+
+/* GPU instance profile indexes (not the profile IDs nvidia-smi -cgi takes) */
+#define NVML_GPU_INSTANCE_PROFILE_COUNT 17
+/* nvmlVgpuTypeGetGpuInstanceProfileId() for a time-sliced type */
+#define NVML_INVALID_GPU_INSTANCE_PROFILE_ID 0xFFFFFFFFu
+/* compute instance profile index of the full CI of a GI, per compute slices */
+#define NVML_COMPUTE_INSTANCE_PROFILE_1_SLICE 0
+#define NVML_COMPUTE_INSTANCE_PROFILE_2_SLICE 1
+#define NVML_COMPUTE_INSTANCE_PROFILE_3_SLICE 2
+#define NVML_COMPUTE_INSTANCE_PROFILE_4_SLICE 3
+#define NVML_COMPUTE_INSTANCE_PROFILE_7_SLICE 4
+#define NVML_COMPUTE_INSTANCE_ENGINE_PROFILE_SHARED 0
+
+#define NVML_DEVICE_NAME_V2_BUFFER_SIZE 96
+#define NVML_VGPU_NAME_BUFFER_SIZE 64
+
+#define NVML_STRUCT_VERSION(type, ver) ((unsigned int)(sizeof(type) | ((ver) << 24U)))
+
+typedef struct {
+	unsigned int start;
+	unsigned int size;
+} nvmlGpuInstancePlacement_t;
+
+typedef struct {
+	unsigned int version; /* nvmlGpuInstanceProfileInfo_v2 */
+	unsigned int id; /* the profile ID (nvidia-smi's) */
+	unsigned int isP2pSupported;
+	unsigned int sliceCount;
+	unsigned int instanceCount;
+	unsigned int multiprocessorCount;
+	unsigned int copyEngineCount;
+	unsigned int decoderCount;
+	unsigned int encoderCount;
+	unsigned int jpegCount;
+	unsigned int ofaCount;
+	unsigned long long memorySizeMB;
+	char name[NVML_DEVICE_NAME_V2_BUFFER_SIZE];
+} nvmlGpuInstanceProfileInfo_v2_t;
+#define nvmlGpuInstanceProfileInfo_v2 NVML_STRUCT_VERSION(nvmlGpuInstanceProfileInfo_v2_t, 2)
+
+typedef struct {
+	nvmlDevice_t device;
+	unsigned int id;
+	unsigned int profileId;
+	nvmlGpuInstancePlacement_t placement;
+} nvmlGpuInstanceInfo_t;
+
+typedef struct {
+	unsigned int id;
+	unsigned int sliceCount;
+	unsigned int instanceCount;
+	unsigned int multiprocessorCount;
+	unsigned int sharedCopyEngineCount;
+	unsigned int sharedDecoderCount;
+	unsigned int sharedEncoderCount;
+	unsigned int sharedJpegCount;
+	unsigned int sharedOfaCount;
+} nvmlComputeInstanceProfileInfo_t;
+
+typedef struct {
+	unsigned int version;
+	nvmlVgpuTypeId_t vgpuTypeId;
+	unsigned int maxInstancePerGI;
+} nvmlVgpuTypeMaxInstance_v1_t;
+#define nvmlVgpuTypeMaxInstance_v1 NVML_STRUCT_VERSION(nvmlVgpuTypeMaxInstance_v1_t, 1)
+
+typedef struct {
+	unsigned int version;
+	unsigned int mode; /* 0 equal-size, 1 mixed-size */
+} nvmlVgpuHeterogeneousMode_v1_t;
+#define nvmlVgpuHeterogeneousMode_v1 NVML_STRUCT_VERSION(nvmlVgpuHeterogeneousMode_v1_t, 1)
+
+typedef struct {
+	unsigned long long total, free, used; /* bytes */
+} nvmlMemory_t;
+
+/*
+ * The entry points, as function types: X(return, name, parameters).  nvml.c
+ * expands the list into a table of pointers filled by dlsym(); the stand-in
+ * into definitions.  Required ones first; the rest may be missing in an
+ * older driver (CreateGpuInstanceWithPlacement: R470 and later,
+ * MaxInstancesPerGpuInstance: 575 and later, heterogeneous mode: 550 and
+ * later); vgpuctl then falls back to nvidia-smi or to the tables.
+ */
+#define VGPU_NVML_REQUIRED(X)                                                                      \
+	X(nvmlReturn_t, nvmlInit_v2, (void))                                                       \
+	X(nvmlReturn_t, nvmlShutdown, (void))                                                      \
+	X(const char *, nvmlErrorString, (nvmlReturn_t r))                                         \
+	X(nvmlReturn_t, nvmlDeviceGetHandleByPciBusId_v2, (const char *bus, nvmlDevice_t *dev))    \
+	X(nvmlReturn_t, nvmlDeviceGetMigMode,                                                      \
+	  (nvmlDevice_t dev, unsigned int *current, unsigned int *pending))                        \
+	X(nvmlReturn_t, nvmlDeviceGetMemoryInfo, (nvmlDevice_t dev, nvmlMemory_t * mem))           \
+	X(nvmlReturn_t, nvmlDeviceGetGpuInstanceProfileInfoV,                                      \
+	  (nvmlDevice_t dev, unsigned int profile, nvmlGpuInstanceProfileInfo_v2_t *info))         \
+	X(nvmlReturn_t, nvmlDeviceGetGpuInstancePossiblePlacements_v2,                             \
+	  (nvmlDevice_t dev, unsigned int profileId, nvmlGpuInstancePlacement_t *placements,       \
+	   unsigned int *count))                                                                   \
+	X(nvmlReturn_t, nvmlDeviceGetGpuInstances,                                                 \
+	  (nvmlDevice_t dev, unsigned int profileId, nvmlGpuInstance_t *gis, unsigned int *count)) \
+	X(nvmlReturn_t, nvmlGpuInstanceGetInfo,                                                    \
+	  (nvmlGpuInstance_t gi, nvmlGpuInstanceInfo_t * info))                                    \
+	X(nvmlReturn_t, nvmlGpuInstanceGetComputeInstanceProfileInfo,                              \
+	  (nvmlGpuInstance_t gi, unsigned int profile, unsigned int engProfile,                    \
+	   nvmlComputeInstanceProfileInfo_t *info))                                                \
+	X(nvmlReturn_t, nvmlGpuInstanceCreateComputeInstance,                                      \
+	  (nvmlGpuInstance_t gi, unsigned int profileId, nvmlComputeInstance_t *ci))               \
+	X(nvmlReturn_t, nvmlGpuInstanceDestroy, (nvmlGpuInstance_t gi))                            \
+	X(nvmlReturn_t, nvmlDeviceGetSupportedVgpus,                                               \
+	  (nvmlDevice_t dev, unsigned int *count, nvmlVgpuTypeId_t *ids))                          \
+	X(nvmlReturn_t, nvmlVgpuTypeGetName,                                                       \
+	  (nvmlVgpuTypeId_t id, char *name, unsigned int *size))                                   \
+	X(nvmlReturn_t, nvmlVgpuTypeGetFramebufferSize,                                            \
+	  (nvmlVgpuTypeId_t id, unsigned long long *bytes))                                        \
+	X(nvmlReturn_t, nvmlVgpuTypeGetMaxInstances,                                               \
+	  (nvmlDevice_t dev, nvmlVgpuTypeId_t id, unsigned int *count))                            \
+	X(nvmlReturn_t, nvmlVgpuTypeGetGpuInstanceProfileId,                                       \
+	  (nvmlVgpuTypeId_t id, unsigned int *profileId))
+
+#define VGPU_NVML_OPTIONAL(X)                                                                      \
+	X(nvmlReturn_t, nvmlDeviceCreateGpuInstanceWithPlacement,                                  \
+	  (nvmlDevice_t dev, unsigned int profileId, const nvmlGpuInstancePlacement_t *placement,  \
+	   nvmlGpuInstance_t *gi))                                                                 \
+	X(nvmlReturn_t, nvmlVgpuTypeGetMaxInstancesPerGpuInstance,                                 \
+	  (nvmlVgpuTypeMaxInstance_v1_t * max))                                                    \
+	X(nvmlReturn_t, nvmlDeviceGetVgpuHeterogeneousMode,                                        \
+	  (nvmlDevice_t dev, nvmlVgpuHeterogeneousMode_v1_t * mode))                               \
+	X(nvmlReturn_t, nvmlDeviceSetVgpuHeterogeneousMode,                                        \
+	  (nvmlDevice_t dev, const nvmlVgpuHeterogeneousMode_v1_t *mode))
+
+#endif

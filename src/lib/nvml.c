@@ -1,0 +1,308 @@
+// SPDX-License-Identifier: LGPL-2.1-or-later
+/*
+ * NVML through dlopen(): every entry point is resolved by name, with the
+ * prototypes of nvml-abi.h, so vgpuctl builds and runs where NVIDIA's
+ * library is absent.  Read-only but for GPU instance creation and the
+ * mixed-size mode switch.
+ */
+#include <dlfcn.h>
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "mig-tables.h"
+#include "nvml-abi.h"
+#include "nvml.h"
+
+struct vgpu_nvml {
+	void *dl;
+#define X(ret, name, params) ret(*name) params;
+	VGPU_NVML_REQUIRED(X)
+	VGPU_NVML_OPTIONAL(X)
+#undef X
+};
+
+/* Types NVML lists per GPU, at most (a board has a few dozen). */
+#define NVML_TYPES_MAX 512
+/* GIs of one profile, at most (a MIG GPU has 8 memory slices) */
+#define NVML_GIS_MAX 16
+
+static const char *nv_err(const struct vgpu_nvml *n, nvmlReturn_t r)
+{
+	const char *s = n->nvmlErrorString ? n->nvmlErrorString(r) : NULL;
+
+	return s && *s ? s : "unknown error";
+}
+
+static int nv_errno(nvmlReturn_t r)
+{
+	switch (r) {
+	case NVML_ERROR_INSUFFICIENT_RESOURCES:
+		return -ENOSPC;
+	case NVML_ERROR_IN_USE:
+		return -EBUSY;
+	case NVML_ERROR_NOT_SUPPORTED:
+	case NVML_ERROR_FUNCTION_NOT_FOUND:
+		return -ENOSYS;
+	case NVML_ERROR_NOT_FOUND:
+		return -ENOENT;
+	case NVML_ERROR_NO_PERMISSION:
+		return -EPERM;
+	case NVML_ERROR_INVALID_ARGUMENT:
+		return -EINVAL;
+	default:
+		return -EIO;
+	}
+}
+
+int vgpu_nvml_open(struct vgpu_ctx *ctx, const char *path, struct vgpu_nvml **out)
+{
+	struct vgpu_nvml *n;
+	const char *lib = path ? path : VGPU_NVML_SONAME;
+	nvmlReturn_t r;
+
+	*out = NULL;
+	n = vgpu_xcalloc(1, sizeof(*n));
+	n->dl = dlopen(lib, RTLD_NOW | RTLD_LOCAL);
+	if (!n->dl) {
+		const char *e = dlerror();
+
+		free(n);
+		return vgpu_error(ctx, -ENOENT, "NVML '%s' cannot be loaded: %s", lib,
+				  e ? e : "unknown error");
+	}
+#define X(ret, name, params)                                                                       \
+	*(void **)&n->name = dlsym(n->dl, #name);                                                  \
+	if (!n->name) {                                                                            \
+		dlclose(n->dl);                                                                    \
+		free(n);                                                                           \
+		return vgpu_error(ctx, -ENOSYS, "NVML '%s' has no %s (driver too old)", lib,       \
+				  #name);                                                          \
+	}
+	VGPU_NVML_REQUIRED(X)
+#undef X
+#define X(ret, name, params) *(void **)&n->name = dlsym(n->dl, #name);
+	VGPU_NVML_OPTIONAL(X)
+#undef X
+	r = n->nvmlInit_v2();
+	if (r != NVML_SUCCESS) {
+		int e = vgpu_error(ctx, -EIO, "NVML '%s' cannot start: %s", lib, nv_err(n, r));
+
+		dlclose(n->dl);
+		free(n);
+		return e;
+	}
+	*out = n;
+	return 0;
+}
+
+void vgpu_nvml_close(struct vgpu_nvml *n)
+{
+	if (!n)
+		return;
+	n->nvmlShutdown();
+	dlclose(n->dl);
+	free(n);
+}
+
+bool vgpu_nvml_can_place(const struct vgpu_nvml *n)
+{
+	return n && n->nvmlDeviceCreateGpuInstanceWithPlacement;
+}
+
+static nvmlReturn_t device(struct vgpu_nvml *n, const char *bus, nvmlDevice_t *dev)
+{
+	return n->nvmlDeviceGetHandleByPciBusId_v2(bus, dev);
+}
+
+static const struct vgpu_mig_profile *board_profile(const struct vgpu_mig_board *b, unsigned id)
+{
+	for (size_t i = 0; b && i < b->n_profiles; i++)
+		if (b->profiles[i].id >= 0 && (unsigned)b->profiles[i].id == id)
+			return &b->profiles[i];
+	return NULL;
+}
+
+/* Every GI of the GPU, over every profile index NVML knows. */
+static void fill_gis(struct vgpu_nvml *n, nvmlDevice_t dev, const struct vgpu_mig_board *b,
+		     struct vgpu_gpu *g)
+{
+	bool exact = true;
+
+	for (unsigned idx = 0; idx < NVML_GPU_INSTANCE_PROFILE_COUNT; idx++) {
+		nvmlGpuInstanceProfileInfo_v2_t info = { .version = nvmlGpuInstanceProfileInfo_v2 };
+		nvmlGpuInstance_t gis[NVML_GIS_MAX];
+		unsigned count = NVML_GIS_MAX;
+
+		if (n->nvmlDeviceGetGpuInstanceProfileInfoV(dev, idx, &info) != NVML_SUCCESS)
+			continue;
+		if (n->nvmlDeviceGetGpuInstances(dev, info.id, gis, &count) != NVML_SUCCESS)
+			continue;
+		for (unsigned k = 0; k < count && k < NVML_GIS_MAX; k++) {
+			nvmlGpuInstanceInfo_t gi;
+			const struct vgpu_mig_profile *p;
+
+			if (n->nvmlGpuInstanceGetInfo(gis[k], &gi) != NVML_SUCCESS ||
+			    g->n_gis >= VGPU_GIS_MAX) {
+				exact = false;
+				continue;
+			}
+			p = board_profile(b, gi.profileId);
+			exact &= p != NULL;
+			vgpu_gpu_add_gi(g, (int)gi.id, p, (int)gi.placement.start);
+		}
+	}
+	/* a GI procfs lists that NVML does not: the picture is not whole */
+	for (size_t i = 0; i < g->n_gis; i++)
+		exact &= g->gis[i].profile && g->gis[i].start >= 0;
+	g->gis_exact = exact;
+}
+
+static void fill_types(struct vgpu_nvml *n, nvmlDevice_t dev, const struct vgpu_mig_board *b,
+		       struct vgpu_gpu *g)
+{
+	VGPU_AUTOFREE nvmlVgpuTypeId_t *ids = NULL;
+	unsigned count = 0;
+
+	if (n->nvmlDeviceGetSupportedVgpus(dev, &count, NULL) != NVML_ERROR_INSUFFICIENT_SIZE &&
+	    count == 0)
+		return;
+	if (count == 0 || count > NVML_TYPES_MAX)
+		return;
+	ids = vgpu_xcalloc(count, sizeof(*ids));
+	if (n->nvmlDeviceGetSupportedVgpus(dev, &count, ids) != NVML_SUCCESS)
+		return;
+	for (unsigned i = 0; i < count && i < NVML_TYPES_MAX; i++) {
+		char name[NVML_VGPU_NAME_BUFFER_SIZE + 1] = "";
+		unsigned size = NVML_VGPU_NAME_BUFFER_SIZE, v;
+		struct vgpu_type *t;
+		const struct vgpu_mig_profile *p;
+
+		if (n->nvmlVgpuTypeGetName(ids[i], name, &size) != NVML_SUCCESS || !name[0])
+			continue;
+		name[NVML_VGPU_NAME_BUFFER_SIZE] = '\0';
+		t = vgpu_gpu_add_type(g, ids[i], name);
+		t->from_driver = true;
+		if (n->nvmlVgpuTypeGetMaxInstances(dev, ids[i], &v) == NVML_SUCCESS)
+			t->max_instances = v;
+		if (n->nvmlVgpuTypeGetGpuInstanceProfileId(ids[i], &v) == NVML_SUCCESS &&
+		    v != NVML_INVALID_GPU_INSTANCE_PROFILE_ID && (p = board_profile(b, v))) {
+			snprintf(t->info.gi_profile, sizeof(t->info.gi_profile), "%s", p->name);
+			t->info.gi_profile_id = p->id;
+		}
+		if (n->nvmlVgpuTypeGetMaxInstancesPerGpuInstance &&
+		    t->info.backing == VGPU_BACKING_MIG) {
+			nvmlVgpuTypeMaxInstance_v1_t mi = { .version = nvmlVgpuTypeMaxInstance_v1,
+							    .vgpuTypeId = ids[i] };
+
+			if (n->nvmlVgpuTypeGetMaxInstancesPerGpuInstance(&mi) == NVML_SUCCESS &&
+			    mi.maxInstancePerGI > 0)
+				t->per_gi = mi.maxInstancePerGI;
+		}
+	}
+}
+
+void vgpu_nvml_fill(struct vgpu_ctx *ctx, struct vgpu_nvml *n, struct vgpu_model *m)
+{
+	for (size_t i = 0; i < m->n_gpus; i++) {
+		struct vgpu_gpu *g = &m->gpus[i];
+		const struct vgpu_mig_board *b = vgpu_mig_board_for_gpu(g);
+		unsigned cur, pend;
+		nvmlMemory_t mem;
+		nvmlDevice_t dev;
+		nvmlReturn_t r = device(n, g->addr, &dev);
+
+		if (r != NVML_SUCCESS) {
+			vgpu_log(ctx, LOG_WARNING, "GPU '%s': NVML does not know it: %s", g->addr,
+				 nv_err(n, r));
+			continue;
+		}
+		r = n->nvmlDeviceGetMigMode(dev, &cur, &pend);
+		if (r == NVML_SUCCESS) {
+			g->mig_current = cur == NVML_DEVICE_MIG_ENABLE ? VGPU_ON : VGPU_OFF;
+			g->mig_pending = pend == NVML_DEVICE_MIG_ENABLE ? VGPU_ON : VGPU_OFF;
+		} else if (r == NVML_ERROR_NOT_SUPPORTED) {
+			g->mig_current = g->mig_pending = VGPU_OFF; /* a GPU without MIG */
+		}
+		g->mig_source = "nvml";
+		if (n->nvmlDeviceGetMemoryInfo(dev, &mem) == NVML_SUCCESS && mem.total)
+			g->fb_mib = mem.total >> 20;
+		if (n->nvmlDeviceGetVgpuHeterogeneousMode) {
+			nvmlVgpuHeterogeneousMode_v1_t h = { .version =
+								     nvmlVgpuHeterogeneousMode_v1 };
+
+			if (n->nvmlDeviceGetVgpuHeterogeneousMode(dev, &h) == NVML_SUCCESS)
+				g->hetero = h.mode ? VGPU_ON : VGPU_OFF;
+		}
+		if (g->mig_current == VGPU_ON)
+			fill_gis(n, dev, b, g);
+		fill_types(n, dev, b, g);
+	}
+}
+
+int vgpu_nvml_create_gi(struct vgpu_ctx *ctx, struct vgpu_nvml *n, const char *bus, int profile_id,
+			unsigned start, int *id)
+{
+	nvmlGpuInstancePlacement_t pl = { start, 0 };
+	nvmlComputeInstanceProfileInfo_t ci_info;
+	nvmlGpuInstanceInfo_t info;
+	nvmlComputeInstance_t ci;
+	nvmlGpuInstance_t gi;
+	nvmlDevice_t dev;
+	nvmlReturn_t r;
+
+	if (!vgpu_nvml_can_place(n))
+		return vgpu_error(ctx, -ENOSYS, "GPU '%s': this NVML cannot place GPU instances",
+				  bus);
+	r = device(n, bus, &dev);
+	if (r != NVML_SUCCESS)
+		return vgpu_error(ctx, nv_errno(r), "GPU '%s': NVML does not know it: %s", bus,
+				  nv_err(n, r));
+	r = n->nvmlDeviceCreateGpuInstanceWithPlacement(dev, (unsigned)profile_id, &pl, &gi);
+	if (r != NVML_SUCCESS)
+		return vgpu_error(
+			ctx, nv_errno(r),
+			"GPU '%s': cannot create a GPU instance of profile %d at slice %u: %s", bus,
+			profile_id, start, nv_err(n, r));
+	r = n->nvmlGpuInstanceGetInfo(gi, &info);
+	if (r != NVML_SUCCESS)
+		return vgpu_error(ctx, nv_errno(r),
+				  "GPU '%s': the new GPU instance cannot be read back: %s", bus,
+				  nv_err(n, r));
+	*id = (int)info.id;
+	/* the full compute instance: the profile whose slices are the GI's */
+	for (int idx = NVML_COMPUTE_INSTANCE_PROFILE_7_SLICE; idx >= 0; idx--) {
+		r = n->nvmlGpuInstanceGetComputeInstanceProfileInfo(
+			gi, (unsigned)idx, NVML_COMPUTE_INSTANCE_ENGINE_PROFILE_SHARED, &ci_info);
+		if (r != NVML_SUCCESS)
+			continue;
+		r = n->nvmlGpuInstanceCreateComputeInstance(gi, ci_info.id, &ci);
+		if (r == NVML_SUCCESS)
+			return 0;
+		return vgpu_error(
+			ctx, nv_errno(r),
+			"GPU '%s': GPU instance %d: cannot create its compute instance: %s", bus,
+			*id, nv_err(n, r));
+	}
+	return vgpu_error(ctx, -EIO, "GPU '%s': GPU instance %d has no compute instance profile",
+			  bus, *id);
+}
+
+int vgpu_nvml_set_hetero(struct vgpu_ctx *ctx, struct vgpu_nvml *n, const char *bus, bool on)
+{
+	nvmlVgpuHeterogeneousMode_v1_t h = { .version = nvmlVgpuHeterogeneousMode_v1, .mode = on };
+	nvmlDevice_t dev;
+	nvmlReturn_t r;
+
+	if (!n->nvmlDeviceSetVgpuHeterogeneousMode)
+		return vgpu_error(ctx, -ENOSYS, "GPU '%s': this NVML cannot set mixed-size mode",
+				  bus);
+	r = device(n, bus, &dev);
+	if (r == NVML_SUCCESS)
+		r = n->nvmlDeviceSetVgpuHeterogeneousMode(dev, &h);
+	if (r != NVML_SUCCESS)
+		return vgpu_error(ctx, nv_errno(r), "GPU '%s': cannot turn mixed-size mode %s: %s",
+				  bus, on ? "on" : "off", nv_err(n, r));
+	return 0;
+}

@@ -1,0 +1,83 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+/*
+ * nvml.h - NVIDIA's management library, loaded with dlopen() by the
+ * commands that need what only the driver knows: MIG mode, GPU instances
+ * with their placements, creating GPU instances at a given placement, and
+ * the board's full vGPU type table with each type's maxima and GI profile.
+ * Never linked: a host without the driver (or a test host) runs without it.
+ */
+#ifndef VGPU_NVML_H
+#define VGPU_NVML_H
+
+#include <stdbool.h>
+
+#include "ctx.h"
+#include "model.h"
+
+/* The library's soname, as the driver installs it. */
+#define VGPU_NVML_SONAME "libnvidia-ml.so.1"
+
+struct vgpu_nvml;
+
+/**
+ * vgpu_nvml_open() - load and initialise NVML.
+ * @ctx: where the reason goes when it cannot be used
+ * @path: the library (a path, or a soname the loader looks up); NULL:
+ *        VGPU_NVML_SONAME
+ * @out: the handle, on success; free with vgpu_nvml_close()
+ *
+ * Return: 0; -ENOENT when the library is not there, -ENOSYS when it lacks
+ * an entry point vgpuctl needs (a driver too old), -EIO when nvmlInit fails
+ * (no driver loaded); each with a one-line message in @ctx.
+ */
+int vgpu_nvml_open(struct vgpu_ctx *ctx, const char *path, struct vgpu_nvml **out);
+
+/**
+ * vgpu_nvml_close() - shut NVML down and unload it (NULL is fine).
+ * @n: the handle
+ */
+void vgpu_nvml_close(struct vgpu_nvml *n);
+
+/**
+ * vgpu_nvml_can_place() - does this NVML create GPU instances at a given placement?
+ * @n: the handle
+ * Return: true when nvmlDeviceCreateGpuInstanceWithPlacement is there.
+ */
+bool vgpu_nvml_can_place(const struct vgpu_nvml *n);
+
+/**
+ * vgpu_nvml_fill() - complete @m with what NVML says about each GPU.
+ * @ctx: warnings (a GPU NVML does not know is skipped with one)
+ * @n: the handle
+ * @m: the model: per GPU, MIG mode (current, pending), framebuffer,
+ *     mixed-size mode, the GPU instances with profile and start (gis_exact),
+ *     and the supported vGPU types: types the catalogue lacks are added,
+ *     and each gets its per-GPU maximum, vGPUs per GI and GI profile.
+ */
+void vgpu_nvml_fill(struct vgpu_ctx *ctx, struct vgpu_nvml *n, struct vgpu_model *m);
+
+/**
+ * vgpu_nvml_create_gi() - create a GPU instance at a placement, with its full
+ * compute instance.
+ * @ctx: where errors go
+ * @n: the handle
+ * @bus: the GPU's PCI address
+ * @profile_id: the GI profile ID (nvidia-smi's)
+ * @start: the first memory slice
+ * @id: the new GI's id, on success
+ * Return: 0, or -errno with NVML's reason in @ctx (-ENOSPC: the slices are taken).
+ */
+int vgpu_nvml_create_gi(struct vgpu_ctx *ctx, struct vgpu_nvml *n, const char *bus, int profile_id,
+			unsigned start, int *id);
+
+/**
+ * vgpu_nvml_set_hetero() - turn mixed-size time-sliced mode on or off.
+ * @ctx: where errors go
+ * @n: the handle
+ * @bus: the GPU's PCI address
+ * @on: the mode
+ * Return: 0; -ENOSYS when this NVML cannot; -EBUSY while a vGPU exists; -errno.
+ */
+int vgpu_nvml_set_hetero(struct vgpu_ctx *ctx, struct vgpu_nvml *n, const char *bus, bool on);
+
+#endif
