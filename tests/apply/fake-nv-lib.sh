@@ -14,6 +14,8 @@
 #   lock               flock(1) serialising the fakes
 # <BDF> is the 4-digit-domain, lower-case PCI address (0000:ca:00.0).
 
+FNV_LIB_DIR=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd -P)
+
 fnv_die() { # EXIT MESSAGE
 	echo "$FNV_PROG: $2" >&2
 	exit "$1"
@@ -104,7 +106,8 @@ fnv_info() { # BDF KEY: a value of proc/driver/nvidia/gpus/<BDF>/information
 
 fnv_minor() { local m; m=$(fnv_info "$1" "Device Minor"); echo "${m:-0}"; }
 
-# fnv_family BDF: h100-80, a100-80, a100-40, a30, or nothing (MIG not modelled).
+# fnv_family BDF: h100-80, a100-80, a100-40, a30, dc (RTX PRO 6000 Blackwell
+# Server Edition), or nothing (MIG not modelled).
 fnv_family() {
 	local m dev
 	m=$(fnv_info "$1" Model)
@@ -115,9 +118,11 @@ fnv_family() {
 		0x20b5 | 0x20b2) m="A100 80GB" ;;
 		0x20f1 | 0x20b0) m="A100 40GB" ;;
 		0x20b7) m="A30" ;;
+		0x2bb5) m="RTX PRO 6000 Blackwell" ;;
 		esac
 	fi
 	case ${m^^} in
+	*RTX\ PRO\ 6000*) echo dc ;;
 	*H100*NVL* | *H100*94GB* | *H100L*) ;;
 	*H100*) echo h100-80 ;;
 	*A100*80GB*) echo a100-80 ;;
@@ -126,7 +131,7 @@ fnv_family() {
 	esac
 }
 
-fnv_compute_slices() { case $1 in a30) echo 4 ;; *) echo 7 ;; esac; }
+fnv_compute_slices() { case $1 in a30 | dc) echo 4 ;; *) echo 7 ;; esac; }
 
 # fnv_profiles FAMILY: "ID NAME COMPUTE_SLICES MEM_SLICES STARTS MAX" per profile (MIG UG; section 4.2).
 fnv_profiles() {
@@ -139,6 +144,22 @@ fnv_profiles() {
 			5 2g.12gb 2 2 0,2 2
 			6 2g.12gb+me 2 2 0,2 1
 			0 4g.24gb 4 4 0 1
+		EOF
+		return 0
+		;;
+	dc) # MIG UG r580; IDs from -lgip samples; placements as the A30 (src/lib/mig-tables.c mig_dc)
+		cat <<-'EOF'
+			14 1g.24gb 1 1 0,1,2,3 4
+			21 1g.24gb+me 1 1 0,1,2,3 1
+			47 1g.24gb+gfx 1 1 0,1,2,3 4
+			65 1g.24gb+me.all 1 1 0,1,2,3 1
+			67 1g.24gb-me 1 1 0,1,2,3 4
+			5 2g.48gb 2 2 0,2 2
+			35 2g.48gb+gfx 2 2 0,2 2
+			64 2g.48gb+me.all 2 2 0,2 1
+			66 2g.48gb-me 2 2 0,2 2
+			0 4g.96gb 4 4 0 1
+			32 4g.96gb+gfx 4 4 0 1
 		EOF
 		return 0
 		;;
@@ -157,12 +178,29 @@ fnv_profiles() {
 	EOF
 }
 
-# MIG vGPU types the fake's driver offers (vendor VFIO), per family: "ID:SHORT" (tests/data/mkhosts.sh).
+# fnv_vgpu_types FAMILY: the vGPU types of the fake's driver (vendor VFIO), one a line:
+# "ID SHORT GI_PROFILE_ID PER_GI MAX FB_MIB" (GI_PROFILE_ID and PER_GI "-" for a
+# time-sliced type).  IDs as tests/data/mkhosts.sh; the NVML stand-in
+# (tests/nvml/nvml-standin.c) has the same tables and its selftest compares them.
 fnv_vgpu_types() {
 	case $1 in
-	h100-80) echo "1056:H100-1-10C 1057:H100-1-20C 1058:H100-2-20C 1059:H100-3-40C 1060:H100-4-40C 1061:H100-7-80C 1062:H100-1-10CME" ;;
+	h100-80)
+		cat <<-'EOF'
+			1056 H100-1-10C 19 1 7 10240
+			1057 H100-1-20C 15 1 4 20480
+			1058 H100-2-20C 14 1 3 20480
+			1059 H100-3-40C 9 1 2 40960
+			1060 H100-4-40C 5 1 1 40960
+			1061 H100-7-80C 0 1 1 81920
+			1062 H100-1-10CME 20 1 1 10240
+		EOF
+		;;
+	dc) cat "$FNV_LIB_DIR/../nvml/dc-types.txt" ;;
 	esac
 }
+
+# fnv_vgpu_prefix FAMILY: what the driver's type names put between "NVIDIA " and SHORT.
+fnv_vgpu_prefix() { case $1 in dc) echo "RTX Pro 6000 Blackwell " ;; esac; }
 
 # MIG mode: sets CUR and PEND (globals the callers read).  Without a state
 # file: Enabled when the capability tree has gpu<minor>/mig (an un-booted
@@ -209,18 +247,23 @@ fnv_caps_mk_gi() { fnv_cap_access "$(fnv_capdir "$1")/gi$2/access" "$(fnv_gi_min
 fnv_caps_mk_ci() { fnv_cap_access "$(fnv_capdir "$1")/gi$2/ci0/access" $(($(fnv_gi_minor "$1" "$2") + 1)); }
 
 # fnv_load_vfs BDF: the live VFs of a PF (virtfn<N> links, numeric order)
-# into VF_N (N) and VF_B (address), and GI_USER[GI] = the VF whose vGPU sits
-# on that GI (nvidia/current_vgpu_type non-zero, nvidia/gpu_instance_id).
+# into VF_N (N) and VF_B (address), and GI_USER[GI] = the (last) VF whose vGPU
+# sits on that GI (nvidia/current_vgpu_type non-zero, nvidia/gpu_instance_id),
+# GI_COUNT[GI] how many vGPUs do, GI_TYPE[GI] the type of the last one.
 fnv_load_vfs() {
 	local d=$R/sys/bus/pci/devices/$1 l t n vf cur gi
 	VF_N=() VF_B=()
-	declare -gA GI_USER=()
+	declare -gA GI_USER=() GI_COUNT=() GI_TYPE=()
 	while read -r n vf; do
 		VF_N+=("$n") VF_B+=("$vf")
 		fnv_get cur "$R/sys/bus/pci/devices/$vf/nvidia/current_vgpu_type" 0
 		[[ $cur != 0 ]] || continue
 		fnv_get gi "$R/sys/bus/pci/devices/$vf/nvidia/gpu_instance_id"
-		if [[ -n $gi ]]; then GI_USER[$gi]=$vf; fi
+		if [[ -n $gi ]]; then
+			# shellcheck disable=SC2034 # GI_USER: read by fake-nvidia-smi
+			GI_USER[$gi]=$vf GI_TYPE[$gi]=$cur
+			GI_COUNT[$gi]=$((${GI_COUNT[$gi]:-0} + 1))
+		fi
 	done < <(
 		for l in "$d"/virtfn*; do
 			[[ -L $l ]] || continue
@@ -234,28 +277,41 @@ fnv_numvfs() { fnv_read "$R/sys/bus/pci/devices/$1/sriov_numvfs" 0; }
 
 # fnv_refresh_creatable BDF: rewrite every live VF's nvidia/creatable_vgpu_types
 # as the driver would: a VF holding a vGPU lists nothing; otherwise, with MIG
-# on, each MIG type whose GI profile has a GI no vGPU uses.  Time-sliced types
-# (MIG off) are not modelled: the list is empty.  A family without a type
-# table keeps whatever the fixture wrote.
+# on, each MIG-backed type that has a GI of its GI profile where it fits: a GI
+# no vGPU uses, or (types time-sliced inside a GI, PER_GI > 1) a GI whose
+# vGPUs have the type's framebuffer size and are fewer than PER_GI.
+# Time-sliced types (MIG off) are not modelled: the list is empty.  A family
+# without a type table keeps whatever the fixture wrote.
 fnv_refresh_creatable() {
-	local fam types i vf f gi name t id short want cur
+	local fam prefix vf f gi pid t id short tpid per fb cur n
+	local -a types gis list=()
+	local -A fb_of=()
 	fam=$(fnv_family "$1")
-	types=$(fnv_vgpu_types "$fam")
-	[[ -n $types ]] || return 0
+	mapfile -t types < <(fnv_vgpu_types "$fam")
+	((${#types[@]})) || return 0
+	prefix=$(fnv_vgpu_prefix "$fam")
 	fnv_mig_get "$1"
 	fnv_load_vfs "$1"
-	local -A free=()
+	gis=()
 	if [[ $CUR == Enabled ]]; then
-		while read -r gi _ name _; do
-			[[ -n ${GI_USER[$gi]:-} ]] || free[$name]=1
-		done < <(fnv_gis "$1")
+		while read -r gi pid _; do gis+=("$gi $pid"); done < <(fnv_gis "$1")
 	fi
-	local list=()
-	for t in $types; do
-		id=${t%%:*} short=${t#*:}
-		[[ $short =~ ^[A-Z0-9]+-([0-9]+)-([0-9]+)C(ME)?$ ]] || continue
-		want=${BASH_REMATCH[1]}g.${BASH_REMATCH[2]}gb${BASH_REMATCH[3]:+"+me"}
-		if [[ -n ${free[$want]:-} ]]; then list+=("$id:$short"); fi
+	for t in "${types[@]}"; do
+		read -r id _ _ _ _ fb <<<"$t"
+		fb_of[$id]=$fb
+	done
+	for t in "${types[@]}"; do
+		read -r id short tpid per _ fb <<<"$t"
+		[[ $tpid != - ]] || continue
+		for gi in "${gis[@]}"; do
+			[[ ${gi#* } == "$tpid" ]] || continue
+			gi=${gi%% *}
+			n=${GI_COUNT[$gi]:-0}
+			if ((n == 0)) || { [[ ${fb_of[${GI_TYPE[$gi]}]:-} == "$fb" ]] && ((n < per)); }; then
+				list+=("$id:$short")
+				break
+			fi
+		done
 	done
 	for vf in "${VF_B[@]}"; do
 		f=$R/sys/bus/pci/devices/$vf/nvidia
@@ -267,7 +323,7 @@ fnv_refresh_creatable() {
 		fi
 		{
 			echo "ID    : vGPU Name"
-			for t in "${list[@]}"; do printf '%-6s: NVIDIA %s\n' "${t%%:*}" "${t#*:}"; done
+			for t in "${list[@]}"; do printf '%-6s: NVIDIA %s%s\n' "${t%%:*}" "$prefix" "${t#*:}"; done
 		} >"$f/creatable_vgpu_types"
 	done
 }

@@ -139,9 +139,15 @@ done
 	bad "gi2/access: $(cat "$caps/gi2/access")"
 vgpuctl gpus --json
 grep -q '"mig_instances": 3' <<<"$VOUT" || bad "vgpuctl does not count 3 GIs: $VOUT"
+# every VF lists the three types, but one GI of each profile takes one vGPU each
+vgpuctl types --per-vf
+for t in 1056 1058 1059; do
+	[[ $(grep -Ec "^$pf 0000:ca:0[01]\.[0-7] +$t .* 1\$" <<<"$VOUT") == 8 ]] ||
+		bad "type $t not listed on 8 VFs: $VOUT"
+done
 vgpuctl types
 for t in 1056 1058 1059; do
-	grep -Eq "^$pf $t .* 8\$" <<<"$VOUT" || bad "type $t not creatable on 8 VFs: $VOUT"
+	grep -Eq "^$pf $t .* 1\$" <<<"$VOUT" || bad "type $t: not 1 available: $VOUT"
 done
 run nvidia-smi mig -i "$pf" -cgi "MIG 3g.40gb"
 expect "-cgi with no room" 2 "Unable to create a GPU instance on GPU  0 using profile MIG 3g.40gb: Insufficient Resources"
