@@ -95,6 +95,7 @@ static int apply_main(struct cli *c, int argc, char **argv, bool check)
 		return r;
 	if (o.dry_run)
 		c->ctx.log_fn = apply_log;
+	o.nvml = cli_nvml(c);
 	if ((!c->fs && vgpu_sysfs_open(&c->ctx, c->sysroot, &c->fs) < 0) ||
 	    vgpu_apply_host(&c->ctx, c->fs, &o, &diffs) < 0) {
 		cli_error(c, "%s: %s", cmd, vgpu_ctx_error(&c->ctx));

@@ -37,7 +37,32 @@ static const struct col gpu_cols[] = {
 	{ "NUMVFS", "sriov_num_vfs", COL_NUM, true },
 	{ "INTERFACE", "interface", COL_STR, false },
 	{ "GIS", "mig_instances", COL_NUM, true },
+	/* JSON: {"current": ..., "pending": ...} or "unknown", written whole (raw) */
+	{ "MIG", "mig_mode", COL_NUM, false },
 };
+
+static const char *mode_word(enum vgpu_tristate t)
+{
+	return t == VGPU_ON ? "enabled" : t == VGPU_OFF ? "disabled" : "unknown";
+}
+
+/* MIG mode as NVML says it: "enabled", "disabled (pending enabled)", "unknown" */
+static void mig_cell(const struct cli *c, struct cli_line *ln, size_t col, const struct vgpu_gpu *g)
+{
+	char buf[80];
+
+	if (g->mig_current == VGPU_UNKNOWN)
+		snprintf(buf, sizeof(buf), c->json ? "\"unknown\"" : "unknown");
+	else if (c->json)
+		snprintf(buf, sizeof(buf), "{\"current\": \"%s\", \"pending\": \"%s\"}",
+			 mode_word(g->mig_current), mode_word(g->mig_pending));
+	else if (g->mig_pending != g->mig_current && g->mig_pending != VGPU_UNKNOWN)
+		snprintf(buf, sizeof(buf), "%s (pending %s)", mode_word(g->mig_current),
+			 mode_word(g->mig_pending));
+	else
+		snprintf(buf, sizeof(buf), "%s", mode_word(g->mig_current));
+	cli_cell_str(ln, col, buf);
+}
 
 int cmd_gpus(struct cli *c, int argc, char **argv)
 {
@@ -48,7 +73,7 @@ int cmd_gpus(struct cli *c, int argc, char **argv)
 
 	if (r)
 		return r;
-	r = cli_read_host(c, 0);
+	r = cli_read_host(c, CLI_READ_NVML);
 	if (r)
 		return r;
 	g = c->model->gpus;
@@ -75,6 +100,7 @@ int cmd_gpus(struct cli *c, int argc, char **argv)
 		cli_cell_num(ln, 9, g[i].sriov_num_vfs, g[i].sriov_num_vfs >= 0);
 		cli_cell_str(ln, 10, vgpu_iface_str(g[i].iface));
 		cli_cell_num(ln, 11, g[i].mig_instances, g[i].mig_instances >= 0);
+		mig_cell(c, ln, 12, &g[i]);
 	}
 	return cli_table_print(c, tb);
 }

@@ -18,6 +18,8 @@
 struct host_ops {
 	struct vgpu_sysfs *fs;
 	const struct vgpu_nvtools *tools;
+	struct vgpu_nvml *nvml; /* NULL: nvidia-smi alone */
+	bool said_fallback;
 	struct vgpu_txn txn; /* the vGPUs created, destroyed again on failure */
 };
 
@@ -49,15 +51,77 @@ static int op_list_gis(void *data, struct vgpu_ctx *ctx, const struct vgpu_mig_b
 {
 	struct host_ops *h = data;
 
+	if (h->nvml)
+		return vgpu_nvml_gis(ctx, h->nvml, board, gpu, gis, n);
 	return vgpu_nv_gis(ctx, h->tools, board, gpu, gis, n);
 }
 
-static int op_create_gis(void *data, struct vgpu_ctx *ctx, const char *gpu,
+/*
+ * Without NVML's placement, nvidia-smi lets the driver place each GI.  Ask
+ * in an order whose first-fit placement is the plan (make_gis() then checks
+ * where they went); say once that this is the fallback.
+ */
+static int create_gis_smi(struct host_ops *h, struct vgpu_ctx *ctx, const char *gpu,
+			  const struct vgpu_mig_board *board, const struct vgpu_mig_gi *have,
+			  size_t n_have, const struct vgpu_mig_gi *gis, size_t n)
+{
+	VGPU_AUTOFREE struct vgpu_mig_gi *ordered = NULL;
+	VGPU_AUTOFREE size_t *order = vgpu_xcalloc(n + 1, sizeof(*order));
+
+	if (!h->said_fallback) {
+		vgpu_log(
+			ctx, LOG_NOTICE,
+			"NVML cannot place GPU instances here (not loaded, or too old): they are created with nvidia-smi, "
+			"which takes no placement (they are asked for in an order that places "
+			"them as planned, and checked after)");
+		h->said_fallback = true;
+	}
+	if (vgpu_mig_first_fit_order(board, have, n_have, gis, n, order) < 0)
+		return vgpu_error(ctx, -ENOSPC,
+				  "GPU %s: nvidia-smi cannot be made to place these GPU "
+				  "instances as planned; install NVML (libnvidia-ml.so.1) to "
+				  "place them",
+				  gpu);
+	ordered = vgpu_xcalloc(n + 1, sizeof(*ordered));
+	for (size_t i = 0; i < n; i++)
+		ordered[i] = gis[order[i]];
+	return vgpu_nv_create_gis(ctx, h->tools, gpu, ordered, n);
+}
+
+static int op_create_gis(void *data, struct vgpu_ctx *ctx, const struct vgpu_mig_board *board,
+			 const char *gpu, const struct vgpu_mig_gi *have, size_t n_have,
 			 const struct vgpu_mig_gi *gis, size_t n)
 {
 	struct host_ops *h = data;
 
-	return vgpu_nv_create_gis(ctx, h->tools, gpu, gis, n);
+	if (!vgpu_nvml_can_place(h->nvml))
+		return create_gis_smi(h, ctx, gpu, board, have, n_have, gis, n);
+	if (h->tools->dry_run) {
+		for (size_t i = 0; i < n; i++)
+			vgpu_log(ctx, LOG_NOTICE,
+				 "would create a %s GPU instance at slice %u on GPU %s",
+				 gis[i].profile->name, gis[i].start, gpu);
+		return 0;
+	}
+	for (size_t i = 0; i < n; i++) {
+		int id, e = vgpu_nvml_create_gi(ctx, h->nvml, gpu, gis[i].profile, gis[i].start,
+						&id);
+
+		if (e < 0)
+			return e;
+		vgpu_log(ctx, LOG_INFO, "GPU instances: GPU %s: %s at slice %u: GI %d", gpu,
+			 gis[i].profile->name, gis[i].start, id);
+	}
+	return 0;
+}
+
+static int op_set_hetero(void *data, struct vgpu_ctx *ctx, const char *gpu, bool on)
+{
+	struct host_ops *h = data;
+
+	if (h->nvml)
+		return vgpu_nvml_set_hetero(ctx, h->nvml, gpu, on);
+	return vgpu_nv_set_hetero(ctx, h->tools, gpu, on);
 }
 
 static int op_destroy_gis(void *data, struct vgpu_ctx *ctx, const char *gpu)
@@ -67,11 +131,19 @@ static int op_destroy_gis(void *data, struct vgpu_ctx *ctx, const char *gpu)
 	return vgpu_nv_destroy_gis(ctx, h->tools, gpu);
 }
 
+/* The host as it is, with what NVML knows (GI placements, types per GI, MIG mode). */
+static int read_host(struct host_ops *h, struct vgpu_ctx *ctx, struct vgpu_model **out)
+{
+	int e = vgpu_host_read(ctx, h->fs, VGPU_READ_TYPES, out, NULL);
+
+	if (e == 0 && h->nvml)
+		vgpu_nvml_fill(ctx, h->nvml, *out);
+	return e;
+}
+
 static int op_read_host(void *data, struct vgpu_ctx *ctx, struct vgpu_model **out)
 {
-	struct host_ops *h = data;
-
-	return vgpu_host_read(ctx, h->fs, VGPU_READ_TYPES, out, NULL);
+	return read_host(data, ctx, out);
 }
 
 static int op_create_vgpu(void *data, struct vgpu_ctx *ctx, const struct vgpu_record *r)
@@ -91,6 +163,7 @@ static const struct vgpu_apply_ops host_ops = {
 	.destroy_gis = op_destroy_gis,
 	.read_host = op_read_host,
 	.create_vgpu = op_create_vgpu,
+	.set_hetero = op_set_hetero,
 };
 
 /* Step 5: the configuration's domains, started last (assert: said when not running). */
@@ -125,7 +198,7 @@ static int start_domains(struct vgpu_apply *a, const struct vgpu_hostcfg *cfg, c
 int vgpu_apply_host(struct vgpu_ctx *ctx, struct vgpu_sysfs *fs, const struct vgpu_apply_opts *o,
 		    struct vgpu_strv *diffs)
 {
-	struct host_ops h = { .fs = fs, .tools = &o->tools };
+	struct host_ops h = { .fs = fs, .tools = &o->tools, .nvml = o->nvml };
 	struct vgpu_apply a = { .ctx = ctx,
 				.file = o->file,
 				.dry_run = o->dry_run,
@@ -139,7 +212,7 @@ int vgpu_apply_host(struct vgpu_ctx *ctx, struct vgpu_sysfs *fs, const struct vg
 	if (e < 0)
 		return e;
 	/* the whole configuration is checked against the host before anything is locked */
-	e = vgpu_host_read(ctx, fs, VGPU_READ_TYPES, &a.model, NULL);
+	e = read_host(&h, ctx, &a.model);
 	if (e == 0)
 		e = vgpu_apply_resolve(&a, &cfg);
 	if (e == 0 && locked) {
@@ -147,7 +220,7 @@ int vgpu_apply_host(struct vgpu_ctx *ctx, struct vgpu_sysfs *fs, const struct vg
 		vgpu_apply_clear(&a);
 		e = vgpu_sysfs_lock(ctx, fs, VGPU_APPLY_LOCK_WAIT_MS);
 		if (e == 0)
-			e = vgpu_host_read(ctx, fs, VGPU_READ_TYPES, &a.model, NULL);
+			e = read_host(&h, ctx, &a.model);
 		if (e == 0)
 			e = vgpu_apply_resolve(&a, &cfg);
 	}

@@ -11,6 +11,7 @@
 #include <string.h>
 
 #include "apply.h"
+#include "capacity.h"
 #include "cleanup.h"
 #include "plan.h"
 #include "vgputype.h"
@@ -117,11 +118,39 @@ static int merge_entry(struct vgpu_apply *a, const struct vgpu_cfg_entry *e,
 	return 0;
 }
 
-/* MIG-backed vGPUs need MIG mode and one GI each; time-sliced ones need it off. */
+static const struct vgpu_type *find_type(const struct vgpu_gpu *g, const char *name);
+
+/*
+ * GPU instances a number of MIG-backed vGPUs needs: one GI holds as many
+ * vGPUs of one type as the driver says (Blackwell RTX PRO time-slices inside
+ * a GI), so ceil(count / per GI).
+ */
+static unsigned gis_for(const struct vgpu_gpu *g, const char *name, unsigned count)
+{
+	const struct vgpu_type *t = find_type(g, name);
+	struct vgpu_type parsed = { .per_gi = -1 };
+	long per;
+
+	if (!t) {
+		vgpu_type_parse(name, &parsed.info);
+		t = &parsed;
+	}
+	per = vgpu_type_per_gi(t);
+	if (per < 1)
+		per = 1;
+	return (unsigned)((count + (unsigned long)per - 1) / (unsigned long)per);
+}
+
+/*
+ * MIG-backed vGPUs need MIG mode and ceil(count / per GI) GIs of their
+ * profile; time-sliced ones need it off, and mixed-size mode where they
+ * are of several sizes.
+ */
 static int derive(struct vgpu_apply *a, struct vgpu_apply_gpu *w, const struct vgpu_gpu *g)
 {
 	struct vgpu_ctx *ctx = a->ctx;
 	bool mig_types = false, ts_types = false, derive_gis = !w->gis_set;
+	unsigned ts_fb = 0;
 
 	for (size_t i = 0; i < w->n_vgpus; i++) {
 		struct vgpu_type_info info;
@@ -130,11 +159,16 @@ static int derive(struct vgpu_apply *a, struct vgpu_apply_gpu *w, const struct v
 		if (info.backing == VGPU_BACKING_MIG) {
 			mig_types = true;
 			if (derive_gis && w->vgpus[i]->count &&
-			    add_gi(a, w, w->vgpus[i]->name, w->vgpus[i]->count, w->vgpus[i]->line) <
-				    0)
+			    add_gi(a, w, w->vgpus[i]->name,
+				   gis_for(g, w->vgpus[i]->name, w->vgpus[i]->count),
+				   w->vgpus[i]->line) < 0)
 				return -EINVAL;
 		} else if (w->vgpus[i]->count) {
 			ts_types = true;
+			if (ts_fb && info.fb_mib && info.fb_mib != ts_fb)
+				w->hetero = true;
+			if (info.fb_mib)
+				ts_fb = info.fb_mib;
 		}
 	}
 	if (derive_gis && mig_types)
@@ -372,8 +406,8 @@ static bool missing_gis(const struct vgpu_mig_board *b, const unsigned *have, co
 }
 
 /* Create the solver's new GIs (@plan, creation order), then read back that all are there. */
-static int make_gis(struct vgpu_apply *a, struct vgpu_apply_gpu *w, const struct vgpu_mig_gi *plan,
-		    size_t n_plan)
+static int make_gis(struct vgpu_apply *a, struct vgpu_apply_gpu *w, const struct vgpu_mig_gi *there,
+		    size_t n_there, const struct vgpu_mig_gi *plan, size_t n_plan)
 {
 	struct vgpu_ctx *ctx = a->ctx;
 	VGPU_AUTOFREE struct vgpu_mig_gi *gis = NULL;
@@ -382,7 +416,7 @@ static int make_gis(struct vgpu_apply *a, struct vgpu_apply_gpu *w, const struct
 	int e;
 
 	vgpu_log(ctx, LOG_INFO, "GPU instances: GPU %s: creating %zu", w->addr, n_plan);
-	e = a->ops->create_gis(a->ops_data, ctx, w->addr, plan, n_plan);
+	e = a->ops->create_gis(a->ops_data, ctx, w->board, w->addr, there, n_there, plan, n_plan);
 	if (e < 0 || a->dry_run || !n_plan)
 		return e;
 	if ((e = a->ops->list_gis(a->ops_data, ctx, w->board, w->addr, &gis, &n)) < 0)
@@ -394,6 +428,18 @@ static int make_gis(struct vgpu_apply *a, struct vgpu_apply_gpu *w, const struct
 				  "GPU %s: GPU instances are %s after creating "
 				  "them, not %s",
 				  w->addr, h, x);
+	}
+	/* and where the plan put them: a layout placed elsewhere may not take the rest */
+	for (size_t i = 0; i < n_plan; i++) {
+		bool there = false;
+
+		for (size_t k = 0; k < n && !there; k++)
+			there = gis[k].profile == plan[i].profile && gis[k].start == plan[i].start;
+		if (!there)
+			return vgpu_error(ctx, -EIO,
+					  "GPU %s: the driver did not place the %s GPU instance at "
+					  "memory slice %u as planned",
+					  w->addr, plan[i].profile->name, plan[i].start);
 	}
 	return 0;
 }
@@ -437,7 +483,7 @@ static int step_gis(struct vgpu_apply *a, struct vgpu_apply_gpu *w)
 		e = vgpu_mig_solve(&quiet, w->board, gis, n, req, n_req, &plan, &n_plan);
 		vgpu_ctx_clear(&quiet);
 		if (e == 0) /* the ones there stay: add the rest around them */
-			return make_gis(a, w, plan, n_plan);
+			return make_gis(a, w, gis, n, plan, n_plan);
 	}
 	/* the layout must change: only while no vGPU can be on an instance */
 	if (has_vgpus(g))
@@ -453,7 +499,7 @@ static int step_gis(struct vgpu_apply *a, struct vgpu_apply_gpu *w)
 	vgpu_log(ctx, LOG_INFO, "GPU instances: GPU %s: destroying %zu", w->addr, n);
 	if ((e = a->ops->destroy_gis(a->ops_data, ctx, w->addr)) < 0)
 		return e;
-	return make_gis(a, w, plan, n_plan);
+	return make_gis(a, w, NULL, 0, plan, n_plan);
 }
 
 /* ---- vGPUs -------------------------------------------------------------------- */
@@ -627,13 +673,42 @@ static int step_vgpus(struct vgpu_apply *a, struct vgpu_apply_gpu *w)
 	return 0;
 }
 
-static const char *const step_names[] = { "MIG mode", "VFs", "GPU instances", "vGPUs" };
+/*
+ * Mixed-size mode: after the VFs (their rebind clears it) and before the
+ * first vGPU (the driver refuses it while one exists).
+ */
+static int step_hetero(struct vgpu_apply *a, struct vgpu_apply_gpu *w)
+{
+	const struct vgpu_gpu *g = gpu_of(a, w);
+
+	if (!w->hetero || !g || a->check)
+		return 0;
+	if (g->hetero == VGPU_ON)
+		return 0;
+	if (a->dry_run) {
+		vgpu_log(a->ctx, LOG_NOTICE,
+			 "would turn mixed-size mode on for GPU %s (time-sliced vGPUs of several "
+			 "sizes)",
+			 w->addr);
+		return 0;
+	}
+	if (!a->ops->set_hetero)
+		return vgpu_error(a->ctx, -ENOSYS,
+				  "GPU %s: the config asks for time-sliced vGPUs of several sizes, "
+				  "and mixed-size mode cannot be set here",
+				  w->addr);
+	vgpu_log(a->ctx, LOG_INFO, "mixed-size mode: GPU %s: on", w->addr);
+	return a->ops->set_hetero(a->ops_data, a->ctx, w->addr, true);
+}
+
+static const char *const step_names[] = { "MIG mode", "VFs", "GPU instances", "mixed-size mode",
+					  "vGPUs" };
 
 int vgpu_apply_steps(struct vgpu_apply *a)
 {
 	static int (*const steps[])(struct vgpu_apply *,
 				    struct vgpu_apply_gpu *) = { step_mig, step_vfs, step_gis,
-								 step_vgpus };
+								 step_hetero, step_vgpus };
 	struct vgpu_ctx *ctx = a->ctx;
 
 	for (size_t s = 0; s < ARRAY_SIZE(steps); s++) {
@@ -645,7 +720,7 @@ int vgpu_apply_steps(struct vgpu_apply *a)
 						  vgpu_ctx_error(ctx));
 		}
 		/* what the next step reads changed: VFs came, GIs make types creatable */
-		if ((s == 0 || s == 2) && reread(a) < 0)
+		if ((s == 0 || s == 2 || s == 3) && reread(a) < 0)
 			return -EIO;
 	}
 	return 0;

@@ -29,6 +29,7 @@
 #include "hostcfg.h"
 #include "mig.h"
 #include "model.h"
+#include "nvml.h"
 #include "nvtools.h"
 #include "records.h"
 #include "sysfs.h"
@@ -48,6 +49,7 @@ struct vgpu_apply_gpu {
 	bool vgpu_section; /* selected by a vgpu-configs entry */
 	bool gis_set; /* the GI layout is given (or derived from MIG-backed vGPUs) */
 	bool vfs_changed; /* this run enables or disables its VFs (a dry run predicts from it) */
+	bool hetero; /* time-sliced vGPUs of several sizes: mixed-size mode */
 	struct vgpu_mig_request gis[VGPU_APPLY_MAX_GIS];
 	size_t n_gis;
 	const struct vgpu_cfg_count **vgpus; /* into the configuration */
@@ -70,8 +72,12 @@ struct vgpu_apply_ops {
 	/* the GPU instances of @gpu (heap array), placed on @board's table */
 	int (*list_gis)(void *data, struct vgpu_ctx *ctx, const struct vgpu_mig_board *board,
 			const char *gpu, struct vgpu_mig_gi **gis, size_t *n);
-	/* create @n GPU instances (and their compute instances) in this order */
-	int (*create_gis)(void *data, struct vgpu_ctx *ctx, const char *gpu,
+	/*
+	 * create @n GPU instances (and their compute instances) where @gis
+	 * places them, beside the @n_have GIs @have that exist
+	 */
+	int (*create_gis)(void *data, struct vgpu_ctx *ctx, const struct vgpu_mig_board *board,
+			  const char *gpu, const struct vgpu_mig_gi *have, size_t n_have,
 			  const struct vgpu_mig_gi *gis, size_t n);
 	/* destroy every GPU instance of @gpu */
 	int (*destroy_gis)(void *data, struct vgpu_ctx *ctx, const char *gpu);
@@ -79,6 +85,8 @@ struct vgpu_apply_ops {
 	int (*read_host)(void *data, struct vgpu_ctx *ctx, struct vgpu_model **out);
 	/* create the vGPU @r describes (no owner record: the configuration owns it) */
 	int (*create_vgpu)(void *data, struct vgpu_ctx *ctx, const struct vgpu_record *r);
+	/* turn mixed-size time-sliced mode on (NULL: this host cannot) */
+	int (*set_hetero)(void *data, struct vgpu_ctx *ctx, const char *gpu, bool on);
 };
 
 /* One apply or assert run. */
@@ -134,6 +142,7 @@ struct vgpu_apply_opts {
 	const char *uri; /* libvirt, for start-domains */
 	bool dry_run, check;
 	struct vgpu_nvtools tools; /* nvidia-smi and sriov-manage */
+	struct vgpu_nvml *nvml; /* NVML, borrowed; NULL: nvidia-smi does it all */
 };
 
 /**

@@ -171,7 +171,12 @@ struct usage {
 	bool other_size_reserved_only;
 	long free_parents; /* parents that can take one more now */
 	long reserved_parents; /* parents free but for a reservation */
-	long mig_reserved_same_profile; /* reserved MIG vGPUs of the profile (no GI known) */
+	/*
+	 * seats on GIs of the type's profile taken by MIG-backed vGPUs whose GI
+	 * is not known (reserved ones, or a driver that does not say)
+	 */
+	long mig_unplaced_seats;
+	long mig_reserved_seats; /* the reserved ones' part of it */
 };
 
 static bool same_size(const struct vgpu_type *a, const struct vgpu_type *b, enum vgpu_iface iface)
@@ -182,7 +187,7 @@ static bool same_size(const struct vgpu_type *a, const struct vgpu_type *b, enum
 }
 
 static void count_one(struct usage *u, const struct vgpu_type *held, const struct vgpu_type *t,
-		      const struct vgpu_gpu *g, long n, bool reserved)
+		      const struct vgpu_gpu *g, long n, bool reserved, bool placed)
 {
 	if (!held || n <= 0)
 		return;
@@ -204,9 +209,15 @@ static void count_one(struct usage *u, const struct vgpu_type *held, const struc
 				u->other_size_reserved_only = false;
 			u->other_size = true;
 		}
-	} else if (held->info.backing == VGPU_BACKING_MIG && reserved &&
+	} else if (held->info.backing == VGPU_BACKING_MIG && !placed &&
 		   strcmp(held->info.gi_profile, t->info.gi_profile) == 0) {
-		u->mig_reserved_same_profile += n;
+		/* the same type shares GIs seat by seat; another fills whole GIs */
+		long per = vgpu_type_per_gi(held);
+		long seats = held->id == t->id ? n : (n + per - 1) / per * vgpu_type_per_gi(t);
+
+		u->mig_unplaced_seats += seats;
+		if (reserved)
+			u->mig_reserved_seats += seats;
 	}
 }
 
@@ -219,8 +230,10 @@ static void count_usage(const struct vgpu_model *m, const struct vgpu_gpu *g,
 		long n = p->mdevs.n ? (long)p->mdevs.n : 1;
 
 		if (p->in_use)
-			count_one(u, held_type(m, g, p->current_type), t, g, n, false);
-		count_one(u, held_type(m, g, p->reserved_type), t, g, (long)p->n_reserved, true);
+			count_one(u, held_type(m, g, p->current_type), t, g, n, false,
+				  p->gi_id >= 0);
+		count_one(u, held_type(m, g, p->reserved_type), t, g, (long)p->n_reserved, true,
+			  false);
 		if (p->state_unknown)
 			continue;
 		if (p->index < 0) {
@@ -394,8 +407,7 @@ static long fit(const struct vgpu_model *m, const struct vgpu_gpu *g, const stru
 			return 0;
 		}
 		seats = mig_seats(g, t, p, per_gi, &c->exact);
-		if (with_res)
-			seats -= u->mig_reserved_same_profile;
+		seats -= u->mig_unplaced_seats - (with_res ? 0 : u->mig_reserved_seats);
 		if (seats <= 0) {
 			int room = b && p ? room_for_gi(b, g, p) : -1;
 
@@ -494,7 +506,7 @@ void vgpu_capacity_of(const struct vgpu_model *m, const struct vgpu_gpu *g,
 		return;
 	/* nothing left: would there be without the reservations? */
 	spare.exact = true;
-	if (u.same_reserved + u.reserved_parents + u.mig_reserved_same_profile > 0 &&
+	if (u.same_reserved + u.reserved_parents + u.mig_reserved_seats > 0 &&
 	    fit(m, g, t, &u, false, &spare) > 0) {
 		out->reason = VGPU_CAP_RESERVED;
 		name_domains(g, recs, &out->domains);

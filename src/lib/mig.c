@@ -213,6 +213,57 @@ static void place(struct search *s, size_t i, uint16_t used)
 	}
 }
 
+/*
+ * The start a driver that places first-fit gives a new GI of @p beside
+ * @used: the lowest legal start whose slices are free; -1 none.
+ */
+static int first_fit(const struct vgpu_mig_board *b, const struct vgpu_mig_profile *p,
+		     uint16_t used)
+{
+	for (unsigned st = 0; st + p->size <= b->mem_slices; st++)
+		if ((p->placements & (1u << st)) && !(used & span_mask(st, p->size)))
+			return (int)st;
+	return -1;
+}
+
+/* Depth-first over creation orders; @done: plan entries placed so far. */
+static bool order_dfs(const struct vgpu_mig_board *b, const struct vgpu_mig_gi *plan, size_t n,
+		      uint16_t used, uint32_t done, size_t depth, size_t *order)
+{
+	if (depth == n)
+		return true;
+	for (size_t i = 0; i < n; i++) {
+		if (done & (1u << i) || first_fit(b, plan[i].profile, used) != (int)plan[i].start)
+			continue;
+		/* one of several equal GIs tried is as good as any other */
+		bool twin = false;
+
+		for (size_t j = 0; j < i && !twin; j++)
+			twin = !(done & (1u << j)) && plan[j].profile == plan[i].profile &&
+			       plan[j].start == plan[i].start;
+		if (twin)
+			continue;
+		order[depth] = i;
+		if (order_dfs(b, plan, n, used | span_mask(plan[i].start, plan[i].profile->size),
+			      done | (1u << i), depth + 1, order))
+			return true;
+	}
+	return false;
+}
+
+int vgpu_mig_first_fit_order(const struct vgpu_mig_board *b, const struct vgpu_mig_gi *existing,
+			     size_t n_existing, const struct vgpu_mig_gi *plan, size_t n_plan,
+			     size_t *order)
+{
+	uint16_t used = 0;
+
+	if (n_plan > MIG_SLICES_MAX)
+		return -E2BIG;
+	for (size_t i = 0; i < n_existing; i++)
+		used |= span_mask(existing[i].start, existing[i].profile->size);
+	return order_dfs(b, plan, n_plan, used, 0, 0, order) ? 0 : -ENOENT;
+}
+
 /* Larger first: memory slices, then compute slices, then table order. */
 static int cmp_request(const void *a, const void *b)
 {

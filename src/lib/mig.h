@@ -78,6 +78,24 @@ int vgpu_mig_solve(struct vgpu_ctx *ctx, const struct vgpu_mig_board *b,
 		   size_t *n_out);
 
 /**
+ * vgpu_mig_first_fit_order() - an order in which to create @plan's GIs so
+ * that a driver placing each new GI at its lowest free legal start puts
+ * every one where @plan says (for nvidia-smi, which takes no placement).
+ * @b: the board's table
+ * @existing: GIs that exist, at their starts
+ * @n_existing: how many
+ * @plan: the GIs to create, at the starts the solver chose
+ * @n_plan: how many (at most the board's memory slices)
+ * @order: @n_plan indexes into @plan, in creation order, on success
+ *
+ * Exhaustive over orders (at most 8! for 8 GIs; equal GIs are tried once).
+ * Return: 0, -ENOENT when no order makes first-fit reach @plan, -E2BIG.
+ */
+int vgpu_mig_first_fit_order(const struct vgpu_mig_board *b, const struct vgpu_mig_gi *existing,
+			     size_t n_existing, const struct vgpu_mig_gi *plan, size_t n_plan,
+			     size_t *order);
+
+/**
  * vgpu_mig_largest_free() - the longest run of memory slices of @b that none
  * of @gis occupies.
  * @b: the board's table

@@ -85,6 +85,7 @@ struct vgpu_parent *vgpu_gpu_add_parent(struct vgpu_gpu *g, const char *addr, in
 	p->index = index;
 	p->numa_node = g->numa_node;
 	p->iommu_group = -1;
+	p->gi_id = -1;
 	return p;
 }
 

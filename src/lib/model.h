@@ -66,6 +66,7 @@ struct vgpu_parent {
 	bool in_use;
 	bool state_unknown; /* current_vgpu_type unreadable */
 	unsigned current_type; /* vendor VFIO or the mdev's type; 0 none */
+	int gi_id; /* the GPU instance its MIG-backed vGPU runs on, -1 none or unknown */
 	struct vgpu_strv mdevs; /* UUIDs of the mdevs on this parent */
 	/*
 	 * vGPUs claimed by owner records that do not exist now (reserved for

@@ -12,6 +12,7 @@
 #include <string.h>
 
 #include "mig-tables.h"
+#include "mig.h"
 #include "nvml-abi.h"
 #include "nvml.h"
 
@@ -124,12 +125,17 @@ static const struct vgpu_mig_profile *board_profile(const struct vgpu_mig_board 
 	return NULL;
 }
 
-/* Every GI of the GPU, over every profile index NVML knows. */
-static void fill_gis(struct vgpu_nvml *n, nvmlDevice_t dev, const struct vgpu_mig_board *b,
-		     struct vgpu_gpu *g)
+/*
+ * Every GI of the GPU, over every profile index NVML knows, into @out (heap).
+ * Return: false when one could not be read or is not in @b's table.
+ */
+static bool list_gis(struct vgpu_nvml *n, nvmlDevice_t dev, const struct vgpu_mig_board *b,
+		     struct vgpu_mig_gi **out, size_t *n_out)
 {
-	bool exact = true;
+	bool whole = true;
 
+	*out = NULL;
+	*n_out = 0;
 	for (unsigned idx = 0; idx < NVML_GPU_INSTANCE_PROFILE_COUNT; idx++) {
 		nvmlGpuInstanceProfileInfo_v2_t info = { .version = nvmlGpuInstanceProfileInfo_v2 };
 		nvmlGpuInstance_t gis[NVML_GIS_MAX];
@@ -144,15 +150,50 @@ static void fill_gis(struct vgpu_nvml *n, nvmlDevice_t dev, const struct vgpu_mi
 			const struct vgpu_mig_profile *p;
 
 			if (n->nvmlGpuInstanceGetInfo(gis[k], &gi) != NVML_SUCCESS ||
-			    g->n_gis >= VGPU_GIS_MAX) {
-				exact = false;
+			    *n_out >= VGPU_GIS_MAX || !(p = board_profile(b, gi.profileId))) {
+				whole = false;
 				continue;
 			}
-			p = board_profile(b, gi.profileId);
-			exact &= p != NULL;
-			vgpu_gpu_add_gi(g, (int)gi.id, p, (int)gi.placement.start);
+			*out = vgpu_xreallocarray(*out, *n_out + 1, sizeof(**out));
+			(*out)[(*n_out)++] =
+				(struct vgpu_mig_gi){ p, gi.placement.start, (int)gi.id };
 		}
 	}
+	return whole;
+}
+
+int vgpu_nvml_gis(struct vgpu_ctx *ctx, struct vgpu_nvml *n, const struct vgpu_mig_board *b,
+		  const char *bus, struct vgpu_mig_gi **gis, size_t *n_gis)
+{
+	nvmlDevice_t dev;
+	nvmlReturn_t r = device(n, bus, &dev);
+
+	*gis = NULL;
+	*n_gis = 0;
+	if (r != NVML_SUCCESS)
+		return vgpu_error(ctx, nv_errno(r), "GPU '%s': NVML does not know it: %s", bus,
+				  nv_err(n, r));
+	if (!list_gis(n, dev, b, gis, n_gis)) {
+		free(*gis);
+		*gis = NULL;
+		*n_gis = 0;
+		return vgpu_error(ctx, -EIO,
+				  "GPU '%s': NVML lists a GPU instance of a profile the %s table "
+				  "lacks",
+				  bus, b ? b->model : "board's");
+	}
+	return 0;
+}
+
+static void fill_gis(struct vgpu_nvml *n, nvmlDevice_t dev, const struct vgpu_mig_board *b,
+		     struct vgpu_gpu *g)
+{
+	VGPU_AUTOFREE struct vgpu_mig_gi *gis = NULL;
+	size_t n_gis;
+	bool exact = list_gis(n, dev, b, &gis, &n_gis);
+
+	for (size_t i = 0; i < n_gis; i++)
+		vgpu_gpu_add_gi(g, gis[i].id, gis[i].profile, (int)gis[i].start);
 	/* a GI procfs lists that NVML does not: the picture is not whole */
 	for (size_t i = 0; i < g->n_gis; i++)
 		exact &= g->gis[i].profile && g->gis[i].start >= 0;
@@ -241,10 +282,11 @@ void vgpu_nvml_fill(struct vgpu_ctx *ctx, struct vgpu_nvml *n, struct vgpu_model
 	}
 }
 
-int vgpu_nvml_create_gi(struct vgpu_ctx *ctx, struct vgpu_nvml *n, const char *bus, int profile_id,
-			unsigned start, int *id)
+int vgpu_nvml_create_gi(struct vgpu_ctx *ctx, struct vgpu_nvml *n, const char *bus,
+			const struct vgpu_mig_profile *p, unsigned start, int *id)
 {
-	nvmlGpuInstancePlacement_t pl = { start, 0 };
+	nvmlGpuInstancePlacement_t pl = { start, p->size };
+	int profile_id = p->id;
 	nvmlComputeInstanceProfileInfo_t ci_info;
 	nvmlGpuInstanceInfo_t info;
 	nvmlComputeInstance_t ci;

@@ -12,6 +12,7 @@
 #include <stdbool.h>
 
 #include "ctx.h"
+#include "mig.h"
 #include "model.h"
 
 /* The library's soname, as the driver installs it. */
@@ -57,18 +58,31 @@ bool vgpu_nvml_can_place(const struct vgpu_nvml *n);
 void vgpu_nvml_fill(struct vgpu_ctx *ctx, struct vgpu_nvml *n, struct vgpu_model *m);
 
 /**
+ * vgpu_nvml_gis() - the GPU instances of a GPU with their placements.
+ * @ctx: where errors go
+ * @n: the handle
+ * @b: the board's table (the GIs' profiles point into it)
+ * @bus: the GPU's PCI address
+ * @gis: the GIs (heap; NULL when none)
+ * @n_gis: how many
+ * Return: 0, or -errno with a message in @ctx (-EIO: a GI of a profile @b lacks).
+ */
+int vgpu_nvml_gis(struct vgpu_ctx *ctx, struct vgpu_nvml *n, const struct vgpu_mig_board *b,
+		  const char *bus, struct vgpu_mig_gi **gis, size_t *n_gis);
+
+/**
  * vgpu_nvml_create_gi() - create a GPU instance at a placement, with its full
  * compute instance.
  * @ctx: where errors go
  * @n: the handle
  * @bus: the GPU's PCI address
- * @profile_id: the GI profile ID (nvidia-smi's)
+ * @p: the GI profile (its ID and memory slices)
  * @start: the first memory slice
  * @id: the new GI's id, on success
  * Return: 0, or -errno with NVML's reason in @ctx (-ENOSPC: the slices are taken).
  */
-int vgpu_nvml_create_gi(struct vgpu_ctx *ctx, struct vgpu_nvml *n, const char *bus, int profile_id,
-			unsigned start, int *id);
+int vgpu_nvml_create_gi(struct vgpu_ctx *ctx, struct vgpu_nvml *n, const char *bus,
+			const struct vgpu_mig_profile *p, unsigned start, int *id);
 
 /**
  * vgpu_nvml_set_hetero() - turn mixed-size time-sliced mode on or off.

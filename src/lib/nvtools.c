@@ -96,10 +96,16 @@ int vgpu_nv_gis(struct vgpu_ctx *ctx, const struct vgpu_nvtools *t, const struct
 
 	*gis = NULL;
 	*n = 0;
-	/* no GIs: "No GPU instances found: Not Found" with exit 6 (NVML's NOT_FOUND) */
-	if (e == 0 && res.status != 0 && !strstr(res.out, "No GPU instances found"))
+	/*
+	 * no GIs: "No GPU instances found: Not Found" with exit 6 (NVML's
+	 * NOT_FOUND), on stdout or stderr depending on the driver
+	 */
+	bool none = (res.out && strstr(res.out, "No GPU instances found")) ||
+		    (res.err && strstr(res.err, "No GPU instances found"));
+
+	if (e == 0 && res.status != 0 && !none)
 		e = vgpu_exec_failed(ctx, argv, &res);
-	if (e == 0)
+	if (e == 0 && !none)
 		e = vgpu_mig_parse_lgi(ctx, b, res.out, gis, n);
 	vgpu_exec_clear(&res);
 	return e;
@@ -119,6 +125,13 @@ int vgpu_nv_create_gis(struct vgpu_ctx *ctx, const struct vgpu_nvtools *t, const
 
 		return change(ctx, t, argv, NULL);
 	}
+}
+
+int vgpu_nv_set_hetero(struct vgpu_ctx *ctx, const struct vgpu_nvtools *t, const char *bus, bool on)
+{
+	const char *argv[] = { t->nvidia_smi, "vgpu", "-i", bus, "-shm", on ? "1" : "0", NULL };
+
+	return change(ctx, t, argv, NULL);
 }
 
 int vgpu_nv_destroy_gis(struct vgpu_ctx *ctx, const struct vgpu_nvtools *t, const char *bus)

@@ -81,6 +81,16 @@ int vgpu_nv_gis(struct vgpu_ctx *ctx, const struct vgpu_nvtools *t, const struct
 int vgpu_nv_create_gis(struct vgpu_ctx *ctx, const struct vgpu_nvtools *t, const char *bus,
 		       const struct vgpu_mig_gi *gis, size_t n);
 /**
+ * vgpu_nv_set_hetero() - nvidia-smi vgpu -i BUS -shm 1|0: mixed-size mode.
+ * @ctx: where errors go
+ * @t: the tools
+ * @bus: the GPU
+ * @on: the mode
+ * Return: 0 or -errno with nvidia-smi's message in @ctx.
+ */
+int vgpu_nv_set_hetero(struct vgpu_ctx *ctx, const struct vgpu_nvtools *t, const char *bus,
+		       bool on);
+/**
  * vgpu_nv_destroy_gis() - destroy every CI, then every GI of @bus.
  * @ctx: where errors go
  * @t: the programs and their deadline; in a dry run only "would run: ..." is logged

@@ -219,6 +219,15 @@ static void read_gis(struct vgpu_sysfs *fs, const struct vgpu_model *m, struct v
 
 		if (!gi)
 			continue; /* names a GI procfs does not list: counted nowhere */
+		for (size_t j = 0; j < g->n_parents; j++) {
+			struct vgpu_parent *p = &g->parents[j];
+			bool his = strcmp(p->addr, users[i].who) == 0;
+
+			for (size_t k = 0; k < p->mdevs.n && !his; k++)
+				his = strcmp(p->mdevs.items[k], users[i].who) == 0;
+			if (his)
+				p->gi_id = gi->id;
+		}
 		gi->used++;
 		gi->used_type = t ? t->id : 0;
 		if (!gi->profile && b && t)

@@ -135,8 +135,9 @@ static void read_mig_instances(struct vgpu_ctx *ctx, struct vgpu_sysfs *fs, stru
 		    id > 0xffff)
 			continue;
 		if (g->n_gis >= VGPU_GIS_MAX) {
-			vgpu_log(ctx, LOG_WARNING, "%s: more than %d GPU instances; the rest are ignored",
-				 rel, VGPU_GIS_MAX);
+			vgpu_log(ctx, LOG_WARNING,
+				 "%s: more than %d GPU instances; the rest are ignored", rel,
+				 VGPU_GIS_MAX);
 			break;
 		}
 		vgpu_gpu_add_gi(g, (int)id, NULL, -1);

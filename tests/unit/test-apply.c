@@ -195,10 +195,15 @@ static int op_list_gis(void *data, struct vgpu_ctx *ctx, const struct vgpu_mig_b
 	return 0;
 }
 
-static int op_create_gis(void *data, struct vgpu_ctx *ctx, const char *gpu,
+static int op_create_gis(void *data, struct vgpu_ctx *ctx, const struct vgpu_mig_board *board,
+			 const char *gpu, const struct vgpu_mig_gi *have, size_t n_have,
 			 const struct vgpu_mig_gi *gis, size_t n)
 {
 	struct sim *s = data;
+
+	assert_non_null(board);
+	assert_int_equal(n_have, s->n_gis[gpu_index(s, gpu)]);
+	(void)have;
 	int gi = gpu_index(s, gpu);
 
 	if (s->fail_create_gis)
@@ -241,6 +246,18 @@ static int op_create_vgpu(void *data, struct vgpu_ctx *ctx, const struct vgpu_re
 	return 0;
 }
 
+static int op_set_hetero(void *data, struct vgpu_ctx *ctx, const char *gpu, bool on)
+{
+	struct sim *s = data;
+
+	(void)ctx;
+	/* the driver refuses it while a vGPU exists: the step must come first */
+	for (size_t i = 0; i < s->n_made; i++)
+		assert_false(strncmp(s->made[i].gpu, gpu, strlen(gpu)) == 0);
+	logf_(s, "hetero %s %s", gpu, on ? "on" : "off");
+	return 0;
+}
+
 static const struct vgpu_apply_ops sim_ops = {
 	.mig_mode = op_mig_mode,
 	.set_mig = op_set_mig,
@@ -250,6 +267,7 @@ static const struct vgpu_apply_ops sim_ops = {
 	.destroy_gis = op_destroy_gis,
 	.read_host = op_read_host,
 	.create_vgpu = op_create_vgpu,
+	.set_hetero = op_set_hetero,
 };
 
 /* ---- helpers -------------------------------------------------------------------------- */
@@ -539,8 +557,13 @@ static void test_steps_time_sliced_fills_free_vfs(void **state)
 
 	(void)state;
 	assert_int_equal(run(&s, yaml, "ts", false, NULL), 0);
-	/* each VF takes one vGPU; the second type goes to the next free VF */
-	assert_string_equal(s.log, "vgpu 0000:3b:00.4 684\n"
+	/*
+	 * two sizes on one GPU: mixed-size mode first (after the VFs, before any
+	 * vGPU); each VF takes one vGPU, the second type goes to the next free VF
+	 */
+	assert_string_equal(s.log, "hetero 0000:3b:00.0 on\n"
+				   "hetero 0000:af:00.0 on\n"
+				   "vgpu 0000:3b:00.4 684\n"
 				   "vgpu 0000:3b:00.5 684\n"
 				   "vgpu 0000:3b:00.6 683\n"
 				   "vgpu 0000:af:00.4 684\n"
