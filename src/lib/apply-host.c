@@ -5,8 +5,14 @@
  * started last through libvirt, and the whole command (see apply.h).
  */
 #include <errno.h>
+#include <fcntl.h>
+#include <poll.h>
+#include <signal.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/wait.h>
+#include <unistd.h>
 
 #include "apply.h"
 #include "cleanup.h"
@@ -56,6 +62,17 @@ static int op_list_gis(void *data, struct vgpu_ctx *ctx, const struct vgpu_mig_b
 	return vgpu_nv_gis(ctx, h->tools, board, gpu, gis, n);
 }
 
+static void say_fallback(struct host_ops *h, struct vgpu_ctx *ctx)
+{
+	if (h->said_fallback)
+		return;
+	vgpu_log(ctx, LOG_NOTICE,
+		 "NVML cannot place GPU instances here (not loaded, or too old): they are "
+		 "created with nvidia-smi, which takes no placement (asked for in an order "
+		 "that places them as planned, and checked after)");
+	h->said_fallback = true;
+}
+
 /*
  * Without NVML's placement, nvidia-smi lets the driver place each GI.  Ask
  * in an order whose first-fit placement is the plan (make_gis() then checks
@@ -68,14 +85,7 @@ static int create_gis_smi(struct host_ops *h, struct vgpu_ctx *ctx, const char *
 	VGPU_AUTOFREE struct vgpu_mig_gi *ordered = NULL;
 	VGPU_AUTOFREE size_t *order = vgpu_xcalloc(n + 1, sizeof(*order));
 
-	if (!h->said_fallback) {
-		vgpu_log(
-			ctx, LOG_NOTICE,
-			"NVML cannot place GPU instances here (not loaded, or too old): they are created with nvidia-smi, "
-			"which takes no placement (they are asked for in an order that places "
-			"them as planned, and checked after)");
-		h->said_fallback = true;
-	}
+	say_fallback(h, ctx);
 	if (vgpu_mig_first_fit_order(board, have, n_have, gis, n, order) < 0)
 		return vgpu_error(ctx, -ENOSPC,
 				  "GPU %s: nvidia-smi cannot be made to place these GPU "
@@ -195,6 +205,225 @@ static int start_domains(struct vgpu_apply *a, const struct vgpu_hostcfg *cfg, c
 	return e;
 }
 
+/* ---- one process per GPU ------------------------------------------------- */
+
+/*
+ * The slow work of a boot (sriov-manage rebinds, MIG changes, GI creation:
+ * seconds each) is per GPU, and GPUs do not depend on each other: each runs
+ * in a child of its own, and the host takes as long as its slowest GPU.
+ * A child logs into a pipe (its stderr); the parent prints each GPU's lines
+ * as one block, in GPU order, once all are done.  The vGPUs stay all or
+ * none: a child that succeeded waits for the verdict, and every child rolls
+ * its vGPUs back when one GPU failed.  The host lock is the parent's.
+ */
+struct gpu_child {
+	pid_t pid;
+	int out; /* its log, then one status line: "\001ok" or "\001fail MESSAGE" */
+	int verdict; /* we write 'c' (commit) or 'r' (roll back) */
+	char *log;
+	size_t len;
+	bool done, ok;
+};
+
+#define STATUS_MARK '\001'
+
+static void child_main(struct vgpu_apply *a, struct host_ops *h, size_t i, int out, int verdict)
+{
+	char v = 'r';
+	int e;
+
+	if (dup2(out, STDERR_FILENO) < 0)
+		_exit(2);
+	close(out);
+	vgpu_txn_init(&h->txn, a->ctx, h->fs, false);
+	e = vgpu_apply_gpu_steps(a, i);
+	if (e < 0)
+		dprintf(STDERR_FILENO, "%cfail %s\n", STATUS_MARK, vgpu_ctx_error(a->ctx));
+	else
+		dprintf(STDERR_FILENO, "%cok\n", STATUS_MARK);
+	if (e == 0 && read(verdict, &v, 1) == 1 && v == 'c') {
+		vgpu_txn_commit(&h->txn);
+		_exit(0);
+	}
+	vgpu_txn_rollback(&h->txn);
+	_exit(1);
+}
+
+/* Read what is there from @c; true when its status line came. */
+static void child_read(struct gpu_child *c)
+{
+	char buf[4096];
+	ssize_t n = read(c->out, buf, sizeof(buf));
+
+	if (n <= 0) {
+		c->done = true; /* EOF or error: it is gone */
+		return;
+	}
+	c->log = vgpu_xrealloc(c->log, c->len + (size_t)n + 1);
+	memcpy(c->log + c->len, buf, (size_t)n);
+	c->len += (size_t)n;
+	c->log[c->len] = '\0';
+	if (!c->done) {
+		const char *st = strchr(c->log, STATUS_MARK);
+
+		if (st && strchr(st, '\n')) {
+			c->done = true;
+			c->ok = strncmp(st + 1, "ok", 2) == 0;
+		}
+	}
+}
+
+/* Read every child's pipe until each has said how it went. */
+static void wait_status(struct gpu_child *kids, size_t n)
+{
+	struct pollfd *fds = vgpu_xcalloc(n, sizeof(*fds));
+
+	for (;;) {
+		size_t open_n = 0;
+
+		for (size_t i = 0; i < n; i++) {
+			fds[i] = (struct pollfd){ .fd = kids[i].done ? -1 : kids[i].out,
+						  .events = POLLIN };
+			open_n += !kids[i].done;
+		}
+		if (!open_n)
+			break;
+		if (poll(fds, n, -1) < 0) {
+			if (errno == EINTR)
+				continue;
+			break;
+		}
+		for (size_t i = 0; i < n; i++)
+			if (fds[i].revents)
+				child_read(&kids[i]);
+	}
+	free(fds);
+}
+
+/* The rest of a child's log (its rollback), until EOF. */
+static void drain(struct gpu_child *c)
+{
+	for (;;) {
+		char buf[4096];
+		ssize_t n = read(c->out, buf, sizeof(buf));
+
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n <= 0)
+			return;
+		c->log = vgpu_xrealloc(c->log, c->len + (size_t)n + 1);
+		memcpy(c->log + c->len, buf, (size_t)n);
+		c->len += (size_t)n;
+		c->log[c->len] = '\0';
+	}
+}
+
+/* Each GPU's lines as one block on stderr; the first failure's message into @ctx. */
+static int report(struct vgpu_ctx *ctx, struct gpu_child *kids, size_t n)
+{
+	const char *first = NULL;
+	size_t failed = 0;
+
+	for (size_t i = 0; i < n; i++) {
+		char *line = kids[i].log, *nl;
+
+		failed += !kids[i].ok;
+		for (; line && *line; line = nl + 1) {
+			nl = strchr(line, '\n');
+			if (!nl)
+				nl = line + strlen(line) - 1;
+			if (*line != STATUS_MARK) {
+				fwrite(line, 1, (size_t)(nl - line) + 1, stderr);
+			} else if (strncmp(line + 1, "fail ", 5) == 0 && !first) {
+				*nl = '\0';
+				first = line + 6;
+			}
+		}
+	}
+	fflush(stderr);
+	if (!failed)
+		return 0;
+	return vgpu_error(ctx, -EIO, "%s%s", first ? first : "a GPU's process died",
+			  failed > 1 ? " (and other GPUs failed: above)" : "");
+}
+
+static int run_parallel(struct vgpu_apply *a, struct host_ops *h)
+{
+	struct gpu_child *kids = vgpu_xcalloc(a->n_gpus, sizeof(*kids));
+	bool all_ok = true;
+	int e = 0;
+
+	fflush(stdout);
+	fflush(stderr);
+	if (!vgpu_nvml_can_place(h->nvml)) {
+		/* said here once, not once per GPU's process */
+		for (size_t i = 0; i < a->n_gpus && !h->said_fallback; i++)
+			if (a->gpus[i].gis_set && a->gpus[i].n_gis)
+				say_fallback(h, a->ctx);
+	}
+	for (size_t i = 0; i < a->n_gpus; i++) {
+		int out[2], verdict[2];
+
+		kids[i].pid = -1;
+		kids[i].out = kids[i].verdict = -1;
+		if (pipe2(out, O_CLOEXEC) < 0 || pipe2(verdict, O_CLOEXEC) < 0) {
+			e = vgpu_error(a->ctx, -errno, "apply: no pipe for GPU %s: %s",
+				       a->gpus[i].addr, vgpu_strerror(errno));
+			break;
+		}
+		kids[i].pid = fork();
+		if (kids[i].pid == 0) {
+			close(out[0]);
+			close(verdict[1]);
+			for (size_t k = 0; k < i; k++) {
+				close(kids[k].out);
+				close(kids[k].verdict);
+			}
+			child_main(a, h, i, out[1], verdict[0]);
+		}
+		close(out[1]);
+		close(verdict[0]);
+		kids[i].out = out[0];
+		kids[i].verdict = verdict[1];
+		if (kids[i].pid < 0) {
+			e = vgpu_error(a->ctx, -errno,
+				       "apply: cannot start a process for GPU %s: %s",
+				       a->gpus[i].addr, vgpu_strerror(errno));
+			break;
+		}
+	}
+	wait_status(kids, a->n_gpus);
+	for (size_t i = 0; i < a->n_gpus; i++)
+		all_ok &= kids[i].pid > 0 && kids[i].ok;
+	all_ok &= e == 0;
+	for (size_t i = 0; i < a->n_gpus; i++) {
+		char v = all_ok ? 'c' : 'r';
+
+		if (kids[i].verdict >= 0) {
+			if (kids[i].pid > 0 && write(kids[i].verdict, &v, 1) < 0)
+				kill(kids[i].pid, SIGKILL);
+			close(kids[i].verdict);
+		}
+	}
+	for (size_t i = 0; i < a->n_gpus; i++) {
+		int st;
+
+		if (kids[i].out >= 0) {
+			drain(&kids[i]);
+			close(kids[i].out);
+		}
+		if (kids[i].pid > 0)
+			while (waitpid(kids[i].pid, &st, 0) < 0 && errno == EINTR)
+				;
+	}
+	if (e == 0)
+		e = report(a->ctx, kids, a->n_gpus);
+	for (size_t i = 0; i < a->n_gpus; i++)
+		free(kids[i].log);
+	free(kids);
+	return e;
+}
+
 int vgpu_apply_host(struct vgpu_ctx *ctx, struct vgpu_sysfs *fs, const struct vgpu_apply_opts *o,
 		    struct vgpu_strv *diffs)
 {
@@ -225,7 +454,9 @@ int vgpu_apply_host(struct vgpu_ctx *ctx, struct vgpu_sysfs *fs, const struct vg
 			e = vgpu_apply_resolve(&a, &cfg);
 	}
 	vgpu_txn_init(&h.txn, ctx, fs, o->dry_run);
-	if (e == 0)
+	if (e == 0 && locked && a.n_gpus > 1)
+		e = run_parallel(&a, &h);
+	else if (e == 0)
 		e = vgpu_apply_steps(&a);
 	if (e < 0)
 		vgpu_txn_rollback(&h.txn);

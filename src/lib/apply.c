@@ -704,24 +704,34 @@ static int step_hetero(struct vgpu_apply *a, struct vgpu_apply_gpu *w)
 static const char *const step_names[] = { "MIG mode", "VFs", "GPU instances", "mixed-size mode",
 					  "vGPUs" };
 
-int vgpu_apply_steps(struct vgpu_apply *a)
+int vgpu_apply_gpu_steps(struct vgpu_apply *a, size_t i)
 {
-	static int (*const steps[])(struct vgpu_apply *,
-				    struct vgpu_apply_gpu *) = { step_mig, step_vfs, step_gis,
-								 step_hetero, step_vgpus };
+	static int (*const steps[])(struct vgpu_apply *, struct vgpu_apply_gpu *) = {
+		step_mig, step_vfs, step_gis, step_hetero, step_vgpus
+	};
+	struct vgpu_apply_gpu *w = &a->gpus[i];
 	struct vgpu_ctx *ctx = a->ctx;
 
 	for (size_t s = 0; s < ARRAY_SIZE(steps); s++) {
-		for (size_t i = 0; i < a->n_gpus; i++) {
-			int e = steps[s](a, &a->gpus[i]);
+		int e = steps[s](a, w);
 
-			if (e < 0)
-				return vgpu_error(ctx, e, "step %zu (%s): %s", s + 1, step_names[s],
-						  vgpu_ctx_error(ctx));
-		}
+		if (e < 0)
+			return vgpu_error(ctx, e, "step %zu (%s): %s", s + 1, step_names[s],
+					  vgpu_ctx_error(ctx));
 		/* what the next step reads changed: VFs came, GIs make types creatable */
 		if ((s == 0 || s == 2 || s == 3) && reread(a) < 0)
 			return -EIO;
+	}
+	return 0;
+}
+
+int vgpu_apply_steps(struct vgpu_apply *a)
+{
+	for (size_t i = 0; i < a->n_gpus; i++) {
+		int e = vgpu_apply_gpu_steps(a, i);
+
+		if (e < 0)
+			return e;
 	}
 	return 0;
 }

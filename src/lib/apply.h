@@ -119,12 +119,24 @@ struct vgpu_apply {
 int vgpu_apply_resolve(struct vgpu_apply *a, const struct vgpu_hostcfg *cfg);
 
 /**
- * vgpu_apply_steps() - run steps 1 to 4 for every GPU of @a->gpus, one step
- * for all GPUs before the next, through @a->ops; the model is read again
- * where a step changed what the next one reads.
+ * vgpu_apply_gpu_steps() - run the steps for GPU @i of @a->gpus, in order:
+ * MIG mode, VFs, GPU instances, mixed-size mode, vGPUs, through @a->ops;
+ * the model is read again where a step changed what the next one reads.
+ * GPUs do not depend on each other: a caller may run each in a process of
+ * its own.
  * @a: a run whose @a->gpus vgpu_apply_resolve() filled
+ * @i: the GPU's index in @a->gpus
  * Return: 0 (differences, and vGPUs beyond the configuration, are in
- * @a->diffs) or -errno with "step N (NAME): ..." in @a->ctx.
+ * @a->diffs) or -errno with "step N (NAME): ..." in @a->ctx (the
+ * steps' messages name the GPU).
+ */
+int vgpu_apply_gpu_steps(struct vgpu_apply *a, size_t i);
+
+/**
+ * vgpu_apply_steps() - vgpu_apply_gpu_steps() for every GPU, one after the
+ * other, stopping at the first failure.
+ * @a: a run whose @a->gpus vgpu_apply_resolve() filled
+ * Return: 0 or the first failure's -errno (its message in @a->ctx).
  */
 int vgpu_apply_steps(struct vgpu_apply *a);
 

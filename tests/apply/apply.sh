@@ -229,10 +229,10 @@ run apply -f "$tmp/gone.yaml" --config h100-mixed -c "$uri"
 boot a30-dual-mdev
 run apply --dry-run -f "$src/tests/data/configs/vgpu-device-manager-example.yaml" --config A30-1-6C
 same "vgpu-device-manager's A30-1-6C, dry run (exit $RC)" "$RC:$(grep -v '^create' <<<"$OUT")" "0:run: $smi -i 0000:3b:00.0 -mig 1
-run: $smi -i 0000:af:00.0 -mig 1
 run: $fakes/fake-sriov-manage -e 0000:3b:00.0
-run: $fakes/fake-sriov-manage -e 0000:af:00.0
 run: $smi mig -i 0000:3b:00.0 -cgi 14,14,14,14 -C
+run: $smi -i 0000:af:00.0 -mig 1
+run: $fakes/fake-sriov-manage -e 0000:af:00.0
 run: $smi mig -i 0000:af:00.0 -cgi 14,14,14,14 -C"
 # one GPU already as asked, the other just booted: the plan touches only the second
 # (enabling VFs on one GPU says nothing of the other's GPU instances)
@@ -246,6 +246,23 @@ run apply --dry-run -f "$tmp/a30.yaml" --config a30-4x1g
 same "GIs on two A30s, one done, dry run (exit $RC)" "$RC:$OUT" "0:run: $smi -i 0000:af:00.0 -mig 1
 run: $fakes/fake-sriov-manage -e 0000:af:00.0
 run: $smi mig -i 0000:af:00.0 -cgi 14,14,14,14 -C"
+# ---- two GPUs for real: one process each (a boot waits for the slowest GPU, not
+# the sum), their lines one block per GPU in order; one GPU failing undoes both
+boot a30-dual-mdev
+run apply -f "$tmp/a30.yaml" --config a30-4x1g
+[[ $RC == 0 ]] || bad "two GPUs: exit $RC: $ERR"
+gpu_order=$(grep -oE 'GPU 0000:(3b|af):00\.0' <<<"$ERR" | uniq | tr '\n' ' ')
+same "two GPUs: one block each, in order" "$gpu_order" "GPU 0000:3b:00.0 GPU 0000:af:00.0 "
+run assert -f "$tmp/a30.yaml" --config a30-4x1g
+same "assert after two GPUs (exit $RC)" "$RC:$OUT" "0:"
+boot a30-dual-mdev
+echo 99 >"$st/unbindlock-0000:af:00.0"
+run apply -f "$tmp/a30.yaml" --config a30-4x1g
+[[ $RC == 1 && $ERR == *"apply: step 2 (VFs): cannot enable the VFs of GPU 0000:af:00.0"* ]] ||
+	bad "one of two GPUs failing: exit $RC: $ERR"
+[[ $(grep -c '^vgpuctl: apply:' <<<"$ERR") == 1 ]] || bad "more than one failure line: $ERR"
+rm -f "$st/unbindlock-0000:af:00.0"
+
 run apply --dry-run -f "$src/tests/data/configs/mig-parted-example.yaml" --config all-balanced
 same "mig-parted's all-balanced (A100 profiles) on A30s (exit $RC)" "$RC:$ERR" "1:vgpuctl: apply: $src/tests/data/configs/mig-parted-example.yaml:53: GPU 0000:3b:00.0: '1g.5gb': not a MIG profile of A30 24GB (profiles: 1g.6gb (14), 1g.6gb+me (21), 2g.12gb (5), 2g.12gb+me (6), 4g.24gb (0))"
 

@@ -458,22 +458,23 @@ static void test_steps_cold_boot_order(void **state)
 {
 	struct sim s = { .host = "a30-dual-mdev" };
 	struct vgpu_strv diffs = { 0 };
+	/* each GPU in order, MIG mode to vGPUs (GPUs do not depend on each other) */
 	const char *want = "mig 0000:3b:00.0 on\n"
-			   "mig 0000:af:00.0 on\n"
 			   "vfs 0000:3b:00.0 on\n"
-			   "vfs 0000:af:00.0 on\n"
 			   "gi 0000:3b:00.0 1g.6gb@0\n"
 			   "gi 0000:3b:00.0 1g.6gb@1\n"
 			   "gi 0000:3b:00.0 1g.6gb@2\n"
 			   "gi 0000:3b:00.0 1g.6gb@3\n"
-			   "gi 0000:af:00.0 1g.6gb@0\n"
-			   "gi 0000:af:00.0 1g.6gb@1\n"
-			   "gi 0000:af:00.0 1g.6gb@2\n"
-			   "gi 0000:af:00.0 1g.6gb@3\n"
 			   "vgpu 0000:3b:00.4 689\n"
 			   "vgpu 0000:3b:00.5 689\n"
 			   "vgpu 0000:3b:00.6 689\n"
 			   "vgpu 0000:3b:00.7 689\n"
+			   "mig 0000:af:00.0 on\n"
+			   "vfs 0000:af:00.0 on\n"
+			   "gi 0000:af:00.0 1g.6gb@0\n"
+			   "gi 0000:af:00.0 1g.6gb@1\n"
+			   "gi 0000:af:00.0 1g.6gb@2\n"
+			   "gi 0000:af:00.0 1g.6gb@3\n"
 			   "vgpu 0000:af:00.4 689\n"
 			   "vgpu 0000:af:00.5 689\n"
 			   "vgpu 0000:af:00.6 689\n"
@@ -503,7 +504,7 @@ static void test_steps_wrong_order_repaired(void **state)
 	s.gis[0][0] = (struct vgpu_mig_gi){ &b->profiles[0], 0, 1 };
 	s.n_gis[0] = 1;
 	assert_int_equal(run(&s, A30_MIG, "a30-1-6c", false, NULL), 0);
-	assert_non_null(strstr(s.log, "vfs 0000:3b:00.0 on\nvfs 0000:af:00.0 on\n"
+	assert_non_null(strstr(s.log, "vfs 0000:3b:00.0 on\n"
 				      "gi 0000:3b:00.0 1g.6gb@0\n"));
 	assert_null(strstr(s.log, "mig ")); /* MIG mode was right */
 	assert_int_equal(s.n_gis[0], 4);
@@ -516,12 +517,12 @@ static void test_steps_assert_changes_nothing(void **state)
 	VGPU_AUTOSTRV diffs = { 0 };
 	static const char *const want[] = {
 		"GPU 0000:3b:00.0: MIG mode is disabled, the config wants it enabled",
-		"GPU 0000:af:00.0: MIG mode is disabled, the config wants it enabled",
 		"GPU 0000:3b:00.0: 0 of 4 VFs enabled",
-		"GPU 0000:af:00.0: 0 of 4 VFs enabled",
 		"GPU 0000:3b:00.0: GPU instances none, the config wants 1g.6gb x4",
-		"GPU 0000:af:00.0: GPU instances none, the config wants 1g.6gb x4",
 		"GPU 0000:3b:00.0: 0 of 4 vGPUs of A30-1-6C",
+		"GPU 0000:af:00.0: MIG mode is disabled, the config wants it enabled",
+		"GPU 0000:af:00.0: 0 of 4 VFs enabled",
+		"GPU 0000:af:00.0: GPU instances none, the config wants 1g.6gb x4",
 		"GPU 0000:af:00.0: 0 of 4 vGPUs of A30-1-6C",
 	};
 
@@ -562,10 +563,10 @@ static void test_steps_time_sliced_fills_free_vfs(void **state)
 	 * vGPU); each VF takes one vGPU, the second type goes to the next free VF
 	 */
 	assert_string_equal(s.log, "hetero 0000:3b:00.0 on\n"
-				   "hetero 0000:af:00.0 on\n"
 				   "vgpu 0000:3b:00.4 684\n"
 				   "vgpu 0000:3b:00.5 684\n"
 				   "vgpu 0000:3b:00.6 683\n"
+				   "hetero 0000:af:00.0 on\n"
 				   "vgpu 0000:af:00.4 684\n"
 				   "vgpu 0000:af:00.5 684\n"
 				   "vgpu 0000:af:00.6 683\n");
