@@ -7,6 +7,7 @@
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <linux/magic.h>
 #include <linux/openat2.h>
 #include <signal.h>
 #include <stdarg.h>
@@ -14,6 +15,8 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/file.h>
+#include <sys/statfs.h>
+#include <sys/statvfs.h>
 #include <sys/syscall.h>
 #include <time.h>
 #include <unistd.h>
@@ -25,6 +28,7 @@ struct vgpu_sysfs {
 	int rootfd;
 	char *root; /* as given, for messages; "/" for the real host */
 	bool no_openat2; /* old kernel on the real host: plain openat() */
+	bool nodev; /* the root's mount holds no device (see mount_nodev()) */
 	int lockfd; /* ROOT/run/vgpuctl/lock while held, else -1 */
 };
 
@@ -40,6 +44,23 @@ static int sys_openat2(int dirfd, const char *path, int flags, unsigned long lon
 		fd = syscall(SYS_openat2, dirfd, path, &how, sizeof(how));
 	while (fd < 0 && errno == EAGAIN); /* RESOLVE_IN_ROOT races with renames: retry */
 	return fd < 0 ? -errno : (int)fd;
+}
+
+/*
+ * Can nothing below @fd's mount be opened as a device?  A nodev mount
+ * refuses to open device nodes (EACCES), and sysfs and proc hold none.
+ * Below such a directory, a path that stays on its mount
+ * (RESOLVE_NO_XDEV) opens a regular file, a directory or a FIFO (a socket
+ * does not open): pread() tells them apart without an fstat() per file.
+ */
+static bool mount_nodev(int fd)
+{
+	struct statfs sfs;
+
+	if (fstatfs(fd, &sfs) < 0)
+		return false;
+	return (sfs.f_flags & ST_NODEV) || sfs.f_type == SYSFS_MAGIC ||
+	       sfs.f_type == PROC_SUPER_MAGIC;
 }
 
 int vgpu_sysfs_open(struct vgpu_ctx *ctx, const char *sysroot, struct vgpu_sysfs **out)
@@ -69,6 +90,7 @@ int vgpu_sysfs_open(struct vgpu_ctx *ctx, const char *sysroot, struct vgpu_sysfs
 	r = sys_openat2(fd, ".", O_PATH, RESOLVE_IN_ROOT);
 	if (r >= 0) {
 		close(r);
+		fs->nodev = mount_nodev(fd);
 	} else if (r == -ENOSYS && strcmp(fs->root, "/") == 0) {
 		fs->no_openat2 = true; /* "/" needs no jail */
 	} else {
@@ -103,6 +125,7 @@ void vgpu_sysdir_root(struct vgpu_sysfs *fs, struct vgpu_sysdir *d)
 	d->fs = fs;
 	d->fd = fs->rootfd;
 	d->is_root = true;
+	d->nodev = fs->nodev;
 	d->path[0] = '\0';
 }
 
@@ -133,8 +156,12 @@ static int vformat(char *buf, size_t len, const char *fmt, va_list ap)
 	return 0;
 }
 
-/* Open @rel below @d: inside the root, or beneath a subdirectory. */
-static int open_in(const struct vgpu_sysdir *d, const char *rel, int flags)
+/*
+ * Open @rel below @d: inside the root, or beneath a subdirectory.  With
+ * @same_mount, on @d's mount only (RESOLVE_NO_XDEV): -EXDEV is then either
+ * a way out or another mount, and left to the caller to tell apart.
+ */
+static int open_how(const struct vgpu_sysdir *d, const char *rel, int flags, bool same_mount)
 {
 	int fd;
 
@@ -143,11 +170,11 @@ static int open_in(const struct vgpu_sysdir *d, const char *rel, int flags)
 		return fd < 0 ? -errno : fd;
 	}
 	unsigned long long how = (d->is_root ? RESOLVE_IN_ROOT : RESOLVE_BENEATH) |
-				 RESOLVE_NO_MAGICLINKS;
+				 RESOLVE_NO_MAGICLINKS | (same_mount ? RESOLVE_NO_XDEV : 0);
 
 	fd = sys_openat2(d->fd, rel, flags, how);
 	if (fd == -EXDEV)
-		return -VGPU_EESCAPE;
+		return same_mount ? -EXDEV : -VGPU_EESCAPE;
 	if (fd == -ENOENT && !(flags & O_NOFOLLOW)) {
 		/*
 		 * Absent, or there but a link to nothing?  Optional files may be
@@ -163,20 +190,48 @@ static int open_in(const struct vgpu_sysdir *d, const char *rel, int flags)
 	return fd;
 }
 
+static int open_in(const struct vgpu_sysdir *d, const char *rel, int flags)
+{
+	return open_how(d, rel, flags, false);
+}
+
+/*
+ * open_in(), staying on @d's mount where that mount holds no device
+ * (@d->nodev); *@nodev: whether it did, so that what opened is no device
+ * either.  A path into another mount (a bind mount in a tree) opens as
+ * usual, with *@nodev false.
+ */
+static int open_nodev(const struct vgpu_sysdir *d, const char *rel, int flags, bool *nodev)
+{
+	if (d->nodev) {
+		int fd = open_how(d, rel, flags, true);
+
+		if (fd != -EXDEV) {
+			*nodev = true;
+			return fd;
+		}
+	}
+	*nodev = false;
+	return open_in(d, rel, flags);
+}
+
 static int sysdir_openv(const struct vgpu_sysdir *parent, struct vgpu_sysdir *d, const char *fmt,
 			va_list ap)
 {
 	char rel[VGPU_PATH_MAX];
 	int r = vformat(rel, sizeof(rel), fmt, ap), fd;
+	bool nodev;
 
 	if (r < 0)
 		return r;
-	fd = open_in(parent, rel, O_RDONLY | O_DIRECTORY);
+	fd = open_nodev(parent, rel, O_RDONLY | O_DIRECTORY, &nodev);
 	if (fd < 0)
 		return fd;
 	d->fs = parent->fs;
 	d->fd = fd;
 	d->is_root = false;
+	/* on the parent's device-free mount it stays one; else ask once per directory */
+	d->nodev = nodev || (!parent->fs->no_openat2 && mount_nodev(fd));
 	if (vgpu_path_join(d->path, sizeof(d->path), parent->path, rel) < 0) {
 		close(fd);
 		return -ENAMETOOLONG;
@@ -228,44 +283,101 @@ const char *vgpu_sysdir_show(const struct vgpu_sysdir *d, const char *rel, char 
 	return buf;
 }
 
-/* Open a regular file for reading without ever blocking (a FIFO, a tty). */
-static int open_regular(const struct vgpu_sysdir *d, const char *rel)
+/*
+ * A file open for reading.  @typed: fstat() said it is a regular file.
+ * Otherwise it was opened where no device can be (see mount_nodev()) and
+ * its first read says what it is: pread() fails on a directory (EISDIR)
+ * and on a FIFO (ESPIPE, reading nothing from it); only such a failure
+ * costs an fstat().
+ */
+struct reader {
+	int fd;
+	bool typed;
+	bool stream; /* a regular file that cannot pread(): read() it */
+	off_t off;
+};
+
+/*
+ * Open a regular file for reading without ever blocking or reading a
+ * FIFO or a device: O_NONBLOCK, and an fstat() unless no device can be
+ * there.  The caller closes @rd->fd.
+ */
+static int open_read(const struct vgpu_sysdir *d, const char *rel, struct reader *rd)
 {
 	struct stat st;
-	int fd = open_in(d, rel, O_RDONLY | O_NONBLOCK | O_NOCTTY);
+	bool nodev;
+	int fd = open_nodev(d, rel, O_RDONLY | O_NONBLOCK | O_NOCTTY, &nodev);
 
 	if (fd < 0)
 		return fd;
-	if (fstat(fd, &st) < 0 || !S_ISREG(st.st_mode)) {
+	if (!nodev && (fstat(fd, &st) < 0 || !S_ISREG(st.st_mode))) {
 		int err = S_ISDIR(st.st_mode) ? -EISDIR : -VGPU_ENOTREG;
 
 		close(fd);
 		return err;
 	}
-	return fd;
+	*rd = (struct reader){ .fd = fd, .typed = !nodev };
+	return 0;
+}
+
+/* Up to @len bytes at @rd's offset: how many (0 at the end), or -errno. */
+static ssize_t reader_read(struct reader *rd, void *buf, size_t len)
+{
+	for (;;) {
+		ssize_t n = rd->stream ? read(rd->fd, buf, len) : pread(rd->fd, buf, len, rd->off);
+		struct stat st;
+		int err;
+
+		if (n >= 0) {
+			rd->off += n;
+			return n;
+		}
+		err = errno;
+		if (err == EINTR)
+			continue;
+		if (!rd->typed) {
+			/* the first read of a file no fstat() has seen: what is it? */
+			if (err == EISDIR)
+				return -EISDIR;
+			if (fstat(rd->fd, &st) < 0)
+				return -errno;
+			if (!S_ISREG(st.st_mode))
+				return S_ISDIR(st.st_mode) ? -EISDIR : -VGPU_ENOTREG;
+			rd->typed = true;
+		}
+		/* a regular file without pread() (a stream-like procfs file) */
+		if (err == ESPIPE && !rd->stream && rd->off == 0) {
+			rd->stream = true;
+			continue;
+		}
+		return -err;
+	}
 }
 
 static int read_str(const struct vgpu_sysdir *d, const char *rel, char *buf, size_t len)
 {
-	VGPU_AUTOCLOSE int fd = open_regular(d, rel);
+	VGPU_AUTOCLOSE int fd = -1;
+	struct reader rd;
 	ssize_t n;
+	int r = open_read(d, rel, &rd);
 
-	if (fd < 0)
-		return fd;
+	if (r < 0)
+		return r;
+	fd = rd.fd;
 	/*
 	 * sysfs hands out a whole attribute in one read; a short read means
 	 * end of file for regular files too, so only a full buffer costs a
 	 * second read to tell "exactly full" from "too long".
 	 */
-	n = read(fd, buf, len - 1);
+	n = reader_read(&rd, buf, len - 1);
 	if (n < 0)
-		return -errno;
+		return (int)n;
 	if ((size_t)n == len - 1) {
 		char c;
-		ssize_t m = read(fd, &c, 1);
+		ssize_t m = reader_read(&rd, &c, 1);
 
 		if (m < 0)
-			return -errno;
+			return (int)m;
 		if (m > 0)
 			return -EFBIG;
 	}
@@ -369,7 +481,7 @@ int vgpu_sysfs_read_cpumask(const struct vgpu_sysdir *d, struct vgpu_cpuset *out
 	return read_cpus(d, rel, out, vgpu_cpumask_parse);
 }
 
-static int read_fd_all(int fd, size_t cap, char **out, size_t *len_out)
+static int read_all(struct reader *rd, size_t cap, char **out, size_t *len_out)
 {
 	VGPU_AUTOFREE char *buf = NULL;
 	size_t size = 4096, len = 0;
@@ -383,12 +495,9 @@ static int read_fd_all(int fd, size_t cap, char **out, size_t *len_out)
 			size *= 2;
 			buf = vgpu_xrealloc(buf, size);
 		}
-		n = read(fd, buf + len, size - len - 1);
-		if (n < 0) {
-			if (errno == EINTR)
-				continue;
-			return -errno;
-		}
+		n = reader_read(rd, buf + len, size - len - 1);
+		if (n < 0)
+			return (int)n;
 		if (n == 0)
 			break;
 		len += (size_t)n;
@@ -406,12 +515,15 @@ int vgpu_sysfs_read_file(const struct vgpu_sysdir *d, size_t cap, char **out, si
 			 const char *fmt, ...)
 {
 	VGPU_AUTOCLOSE int fd = -1;
+	struct reader rd;
+	int r;
 
 	FORMAT_REL(rel, fmt);
-	fd = open_regular(d, rel);
-	if (fd < 0)
-		return fd;
-	return read_fd_all(fd, cap, out, len);
+	r = open_read(d, rel, &rd);
+	if (r < 0)
+		return r;
+	fd = rd.fd;
+	return read_all(&rd, cap, out, len);
 }
 
 /* An O_PATH fd on the entry itself (the link, not its target). */
@@ -420,14 +532,31 @@ static int open_entry(const struct vgpu_sysdir *d, const char *rel, bool follow)
 	return open_in(d, rel, O_PATH | (follow ? 0 : O_NOFOLLOW));
 }
 
+/*
+ * One plain name ("driver", not "a/b", "." or ".."): looked up in the
+ * directory itself, it cannot lead out of it, and an lstat() or a
+ * readlink() needs no openat2() to stay inside.
+ */
+static bool one_component(const char *name)
+{
+	return *name && !strchr(name, '/') && strcmp(name, ".") != 0 && strcmp(name, "..") != 0;
+}
+
 static int readlink_rel(const struct vgpu_sysdir *d, const char *rel, char *buf, size_t len)
 {
-	VGPU_AUTOCLOSE int fd = open_entry(d, rel, false);
+	VGPU_AUTOCLOSE int fd = -1;
 	ssize_t n;
 
-	if (fd < 0)
-		return fd;
-	n = readlinkat(fd, "", buf, len - 1);
+	if (one_component(rel)) {
+		n = readlinkat(d->fd, rel, buf, len - 1);
+		if (n < 0)
+			return -errno; /* EINVAL: not a link */
+	} else {
+		fd = open_entry(d, rel, false);
+		if (fd < 0)
+			return fd;
+		n = readlinkat(fd, "", buf, len - 1);
+	}
 	if (n < 0)
 		return errno == ENOENT ? -EINVAL : -errno; /* ENOENT here: not a link */
 	if ((size_t)n >= len - 1)
@@ -463,8 +592,19 @@ int vgpu_sysfs_link_basename(const struct vgpu_sysdir *d, char *buf, size_t len,
 
 static int stat_rel(const struct vgpu_sysdir *d, const char *rel, struct stat *st, bool follow)
 {
-	VGPU_AUTOCLOSE int fd = open_entry(d, rel, follow);
+	VGPU_AUTOCLOSE int fd = -1;
+	struct stat s;
 
+	if (one_component(rel)) {
+		if (fstatat(d->fd, rel, &s, AT_SYMLINK_NOFOLLOW) < 0)
+			return -errno;
+		/* a link to follow is followed inside the jail, below */
+		if (!follow || !S_ISLNK(s.st_mode)) {
+			*st = s;
+			return 0;
+		}
+	}
+	fd = open_entry(d, rel, follow);
 	if (fd < 0)
 		return fd;
 	return fstat(fd, st) < 0 ? -errno : 0;
@@ -480,6 +620,48 @@ int vgpu_sysfs_lstat(const struct vgpu_sysdir *d, struct stat *st, const char *f
 {
 	FORMAT_REL(rel, fmt);
 	return stat_rel(d, rel, st, false);
+}
+
+static bool is_digit(char c)
+{
+	return c >= '0' && c <= '9';
+}
+
+/*
+ * strverscmp() order, quicker where names share a prefix (nvidia-600,
+ * nvidia-601, ...; 0000:10:00.4, 0000:10:00.5): past the common prefix, a
+ * difference outside numbers is a byte difference, and one inside a
+ * number that starts with 1-9 in the prefix is decided by the numbers'
+ * lengths, then by the first different digit.  Everything else (numbers
+ * with leading zeros, a number starting at the difference) is left to
+ * strverscmp() itself.
+ */
+static int cmp_version(const void *pa, const void *pb)
+{
+	const char *a = *(char *const *)pa, *b = *(char *const *)pb;
+	size_t i = 0, j, la, lb;
+
+	while (a[i] == b[i]) {
+		if (!a[i])
+			return 0;
+		i++;
+	}
+	for (j = i; j > 0 && is_digit(a[j - 1]); j--)
+		;
+	if (j == i) {
+		if (!is_digit(a[i]) && !is_digit(b[i]))
+			return (unsigned char)a[i] - (unsigned char)b[i];
+		return strverscmp(a, b);
+	}
+	if (a[j] == '0')
+		return strverscmp(a, b);
+	for (la = i; is_digit(a[la]); la++)
+		;
+	for (lb = i; is_digit(b[lb]); lb++)
+		;
+	if (la != lb)
+		return la < lb ? -1 : 1;
+	return (unsigned char)a[i] - (unsigned char)b[i];
 }
 
 int vgpu_sysfs_list_dir(const struct vgpu_sysdir *d, struct vgpu_strv *out, const char *fmt, ...)
@@ -508,7 +690,8 @@ int vgpu_sysfs_list_dir(const struct vgpu_sysdir *d, struct vgpu_strv *out, cons
 	if (got < 0)
 		return -errno;
 	/* readdir order is not stable; strverscmp puts virtfn2 before virtfn10 */
-	vgpu_strv_sort(&v);
+	if (v.n > 1)
+		qsort(v.items, v.n, sizeof(*v.items), cmp_version);
 	vgpu_strv_clear(out);
 	*out = v;
 	memset(&v, 0, sizeof(v));
@@ -552,7 +735,9 @@ int vgpu_file_read(struct vgpu_ctx *ctx, const char *path, size_t cap, char **ou
 		return vgpu_error(ctx, S_ISDIR(st.st_mode) ? -EISDIR : -VGPU_ENOTREG,
 				  "cannot read '%s': %s", path,
 				  S_ISDIR(st.st_mode) ? strerror(EISDIR) : "not a regular file");
-	r = read_fd_all(fd, cap, out, len);
+	struct reader rd = { .fd = fd, .typed = true };
+
+	r = read_all(&rd, cap, out, len);
 	if (r == -EFBIG)
 		return vgpu_error(ctx, r, "'%s' is larger than %zu bytes", path, cap);
 	if (r < 0)
@@ -602,11 +787,6 @@ int vgpu_sysfs_mkdirs(struct vgpu_sysfs *fs, struct vgpu_sysdir *d, const char *
 		}
 		*slash = '/';
 	}
-}
-
-static bool one_component(const char *name)
-{
-	return *name && !strchr(name, '/') && strcmp(name, ".") != 0 && strcmp(name, "..") != 0;
 }
 
 static int write_all(int fd, const char *data, size_t len)

@@ -14,8 +14,12 @@
  *
  * Reads open with O_NONBLOCK and refuse anything but a regular file
  * (VGPU_ENOTREG): a FIFO or a device planted in a tree can never block or
- * stream.  Every read is bounded.  Missing files return -ENOENT; the caller
- * decides whether the attribute is optional.
+ * stream.  Where a directory's mount cannot hold a device (a nodev mount,
+ * sysfs, proc), a read stays on that mount (RESOLVE_NO_XDEV) and the
+ * file's first pread() tells a directory (EISDIR) and a FIFO (ESPIPE,
+ * nothing read from it) from a regular file; elsewhere every file is
+ * fstat()ed before it is read.  Every read is bounded.  Missing files
+ * return -ENOENT; the caller decides whether the attribute is optional.
  */
 #ifndef VGPU_SYSFS_H
 #define VGPU_SYSFS_H
@@ -66,6 +70,12 @@ struct vgpu_sysdir {
 	struct vgpu_sysfs *fs;
 	int fd; /* the root's fd for the root itself */
 	bool is_root;
+	/*
+	 * Its mount holds no device (nodev, sysfs, proc): reads that stay on
+	 * it skip the per-file fstat() (false, the safe default, in a
+	 * hand-made struct).
+	 */
+	bool nodev;
 	char path[VGPU_PATH_MAX]; /* relative to the root, "" for the root */
 };
 

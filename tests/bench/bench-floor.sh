@@ -17,8 +17,9 @@
 # and prints:
 #   - user-time ratio vgpuctl/floor against the 1.25x goal;
 #   - the per-call counts of `strace -c -f` for both (they must match for
-#     openat2, newfstatat, read, readlinkat, getdents64 and close; the
-#     script says so and stops if they do not) and syscalls per type;
+#     openat2, newfstatat, fstatfs, pread64, read, readlinkat, getdents64
+#     and close; the script says so and stops if they do not) and syscalls
+#     per type;
 #   - start-up: mean of --version and gpus against the <= 0.7 ms goal, and
 #     their ratio to the empty program against 1.75x (0.7 ms where a C
 #     program starts in ~0.4 ms: the same goal on a slower machine).
@@ -83,7 +84,7 @@ calls() { awk -v s="$2" '$NF == s { print $4; f = 1 } END { if (!f) print 0 }' "
 echo "syscalls (strace -c -f), $REF host, $NTYPES types:"
 printf '  %-12s %8s %8s\n' syscall vgpuctl floor
 mismatch=0
-for s in openat2 newfstatat read readlinkat getdents64 close total; do
+for s in openat2 newfstatat fstatfs pread64 read readlinkat getdents64 close total; do
 	a=$(calls "$TMP/vg.strace" "$s") b=$(calls "$TMP/fl.strace" "$s")
 	mark=
 	case $s in

@@ -23,6 +23,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sched.h>
+#include <sys/mount.h>
 #include <sys/stat.h>
 #include <sys/sysmacros.h>
 #include <unistd.h>
@@ -33,6 +35,7 @@
 struct fixture {
 	char base[512];
 	char root[600];
+	char mnt[600]; /* a tmpfs mounted by the test, "" if none */
 	struct vgpu_ctx ctx;
 	struct vgpu_sysfs *fs;
 	struct vgpu_sysdir top; /* the root as a directory */
@@ -65,6 +68,8 @@ static int teardown(void **state)
 
 	vgpu_sysfs_free(f->fs);
 	vgpu_ctx_clear(&f->ctx);
+	if (f->mnt[0])
+		umount2(f->mnt, MNT_DETACH);
 	tree_remove(f->base);
 	free(f);
 	return 0;
@@ -218,6 +223,22 @@ static void test_sysdir_beneath(void **state)
 	assert_true(S_ISLNK(st.st_mode));
 	assert_int_equal(vgpu_sysfs_readlink(&d, f->buf, sizeof(f->buf), "up"), 0);
 	assert_string_equal(f->buf, "../other");
+	/* single names are looked up in the directory itself: ".." is no way out either */
+	assert_int_equal(vgpu_sysfs_stat(&d, &st, ".."), -VGPU_EESCAPE);
+	assert_int_equal(vgpu_sysfs_lstat(&d, &st, ".."), -VGPU_EESCAPE);
+	assert_int_equal(vgpu_sysfs_readlink(&d, f->buf, sizeof(f->buf), ".."), -VGPU_EESCAPE);
+	assert_int_equal(vgpu_sysfs_stat(&d, &st, "."), 0);
+	assert_true(S_ISDIR(st.st_mode));
+	/* a link inside is followed by stat, not by lstat */
+	assert_int_equal(vgpu_sysfs_stat(&d, &st, "inner"), 0);
+	assert_true(S_ISREG(st.st_mode));
+	assert_int_equal(vgpu_sysfs_lstat(&d, &st, "inner"), 0);
+	assert_true(S_ISLNK(st.st_mode));
+	assert_int_equal(vgpu_sysfs_lstat(&d, &st, "attr"), 0);
+	assert_true(S_ISREG(st.st_mode));
+	tree_link(f->root, "sys/dev/subdir", "sub");
+	assert_int_equal(vgpu_sysfs_stat(&d, &st, "subdir"), 0);
+	assert_true(S_ISDIR(st.st_mode));
 }
 
 /* ---- anything but a regular file is refused, without blocking ----------------------- */
@@ -255,6 +276,139 @@ static void test_not_regular(void **state)
 		assert_all_readers(f, "zero", -VGPU_ENOTREG);
 	else
 		print_message("no character device can be made here: that case is skipped\n");
+}
+
+/*
+ * A tmpfs mounted nodev at @f->mnt (a new directory) in a mount namespace
+ * of this process's own; false where that cannot be done (not root).
+ */
+static bool mount_nodev_tmpfs(struct fixture *f)
+{
+	snprintf(f->mnt, sizeof(f->mnt), "%s/nodev", f->base);
+	tree_mkdirs(f->mnt);
+	if (geteuid() != 0 || unshare(CLONE_NEWNS) < 0 ||
+	    mount(NULL, "/", NULL, MS_REC | MS_PRIVATE, NULL) < 0 ||
+	    mount("tmpfs", f->mnt, "tmpfs", MS_NODEV, "size=16m,mode=755") < 0) {
+		f->mnt[0] = '\0';
+		return false;
+	}
+	return true;
+}
+
+/*
+ * On a mount that can hold no device (nodev, as sysfs and proc are), reads
+ * stay on that mount and skip the fstat() of each file: what is not a
+ * regular file is still refused, by the read itself, and nothing is read
+ * from a FIFO.  A path into another mount gets the fstat() again.
+ */
+static void test_nodev(void **state)
+{
+	struct fixture *f = *state;
+	VGPU_AUTOSYSDIR d = { .fd = -1 };
+	VGPU_AUTOSYSDIR bound = { .fd = -1 };
+	struct vgpu_sysfs *fs = NULL;
+	struct vgpu_sysdir top;
+	char path[PATH_MAX * 2], root[PATH_MAX], buf[64], *text = NULL, *big;
+	bool zero;
+	size_t len;
+	long n;
+	int rw;
+
+	if (!mount_nodev_tmpfs(f)) {
+		print_message("no nodev tmpfs can be mounted here (not root): test skipped\n");
+		return;
+	}
+	snprintf(root, sizeof(root), "%s/root", f->mnt);
+	tree_mkdirs(root);
+	tree_put(root, "dev/attr", "1\n");
+	tree_put(f->mnt, "outside", "0\n");
+	tree_link(root, "dev/up", "../../outside");
+	tree_link(root, "dev/gone", "nowhere");
+	tree_dir(root, "dev/dir");
+	tree_fifo(root, "dev/fifo");
+	assert_int_equal(vgpu_sysfs_open(&f->ctx, root, &fs), 0);
+	vgpu_sysdir_root(fs, &top);
+	assert_true(top.nodev);
+	assert_int_equal(vgpu_sysdir_open(fs, &d, "dev"), 0);
+	assert_true(d.nodev);
+
+	/* regular files read as anywhere else */
+	assert_int_equal(vgpu_sysfs_read_long(&d, &n, 0, 10, "attr"), 0);
+	assert_int_equal(n, 1);
+	assert_int_equal(vgpu_sysfs_read_str(&top, buf, sizeof(buf), "dev/attr"), 0);
+	assert_string_equal(buf, "1");
+	big = malloc(10000);
+	assert_non_null(big);
+	memset(big, 'x', 10000);
+	tree_put_len(root, "dev/big", big, 10000);
+	assert_int_equal(vgpu_sysfs_read_file(&d, 1 << 20, &text, &len, "big"), 0);
+	assert_int_equal(len, 10000);
+	assert_memory_equal(text, big, 10000);
+	free(text);
+	text = NULL;
+	assert_int_equal(vgpu_sysfs_read_file(&d, 9999, &text, &len, "big"), -EFBIG);
+	tree_put_len(root, "dev/full", big, sizeof(buf) - 1); /* exactly fills the buffer */
+	assert_int_equal(vgpu_sysfs_read_str(&d, buf, sizeof(buf), "full"), 0);
+	assert_int_equal(strlen(buf), sizeof(buf) - 1);
+	tree_put_len(root, "dev/full", big, sizeof(buf));
+	assert_int_equal(vgpu_sysfs_read_str(&d, buf, sizeof(buf), "full"), -EFBIG);
+	free(big);
+	tree_put(root, "dev/empty", "");
+	assert_int_equal(vgpu_sysfs_read_str(&d, buf, sizeof(buf), "empty"), 0);
+	assert_string_equal(buf, "");
+
+	/* the jail and missing files are as before */
+	assert_int_equal(vgpu_sysfs_read_long(&d, &n, 0, 10, "up"), -VGPU_EESCAPE);
+	assert_int_equal(vgpu_sysfs_read_long(&d, &n, 0, 10, "../../outside"), -VGPU_EESCAPE);
+	assert_int_equal(vgpu_sysfs_read_long(&d, &n, 0, 10, "gone"), -VGPU_EDANGLING);
+	assert_int_equal(vgpu_sysfs_read_long(&d, &n, 0, 10, "absent"), -ENOENT);
+
+	/* a directory and a FIFO are refused by every reader */
+	{
+		struct fixture g = *f;
+
+		g.fs = fs;
+		g.top = d;
+		assert_all_readers(&g, "dir", -EISDIR);
+		assert_all_readers(&g, "fifo", -VGPU_ENOTREG);
+	}
+	/* a FIFO that holds data: refused, and its data left where it is */
+	snprintf(path, sizeof(path), "%s/dev/fifo", root);
+	rw = open(path, O_RDWR | O_NONBLOCK);
+	assert_true(rw >= 0);
+	assert_int_equal(write(rw, "7\n", 2), 2);
+	assert_int_equal(vgpu_sysfs_read_long(&d, &n, 0, 10, "fifo"), -VGPU_ENOTREG);
+	assert_int_equal(vgpu_sysfs_read_file(&d, 100, &text, NULL, "fifo"), -VGPU_ENOTREG);
+	assert_null(text);
+	assert_int_equal(read(rw, buf, sizeof(buf)), 2);
+	close(rw);
+	/* a device does not even open on a nodev mount */
+	snprintf(path, sizeof(path), "%s/dev/zero", root);
+	if (mknod(path, S_IFCHR | 0644, makedev(1, 5)) == 0)
+		assert_int_equal(vgpu_sysfs_read_long(&d, &n, 0, 10, "zero"), -EACCES);
+
+	/*
+	 * Another mount inside the tree, one that can hold devices: crossing
+	 * into it costs the fstat() again, and a device there is refused.
+	 */
+	zero = make_zero_device(f, "zero");
+	tree_dir(root, "dev/bound");
+	snprintf(path, sizeof(path), "%s/dev/bound", root);
+	if (zero && mount(f->root, path, NULL, MS_BIND, NULL) == 0) {
+		assert_int_equal(vgpu_sysfs_read_long(&d, &n, 0, 10, "bound/zero"), -VGPU_ENOTREG);
+		assert_int_equal(vgpu_sysdir_open_at(&d, &bound, "bound"), 0);
+		assert_false(bound.nodev);
+		assert_int_equal(vgpu_sysfs_read_long(&bound, &n, 0, 10, "zero"), -VGPU_ENOTREG);
+		tree_put(f->root, "two", "2\n");
+		assert_int_equal(vgpu_sysfs_read_long(&d, &n, 0, 10, "bound/two"), 0);
+		assert_int_equal(n, 2);
+		vgpu_sysdir_close(&bound);
+		umount2(path, MNT_DETACH);
+	} else {
+		print_message("no device-capable mount to bind here: that case is skipped\n");
+	}
+	vgpu_sysdir_close(&d);
+	vgpu_sysfs_free(fs);
 }
 
 /* ---- numbers ------------------------------------------------------------------------- */
@@ -627,6 +781,38 @@ static void test_list_dir_large(void **state)
 	}
 }
 
+/* The order is strverscmp()'s, for names alike in all but their numbers too. */
+static void test_list_dir_order(void **state)
+{
+	static const char *const pre[] = { "", "a", "virtfn", "nvidia-", "x.", "0000:10:0", "1." };
+	static const char *const suf[] = { "", "a", ".1", "-2", "0" };
+	/* numbers with and without leading zeros, and ending in letters */
+	char num[] = "0 00 01 001 1 9 10 09 010 100 99 1a 9z 10b 0a 19", *save = NULL;
+	struct fixture *f = *state;
+	VGPU_AUTOSTRV v = { 0 };
+	size_t want = 0;
+
+	tree_dir(f->root, "order");
+	for (char *n = strtok_r(num, " ", &save); n; n = strtok_r(NULL, " ", &save))
+		for (size_t i = 0; i < ARRAY_SIZE(pre); i++)
+			for (size_t k = 0; k < ARRAY_SIZE(suf); k++) {
+				char rel[128], path[PATH_MAX];
+				struct stat st;
+
+				snprintf(rel, sizeof(rel), "order/%s%s%s", pre[i], n, suf[k]);
+				tree_path(path, sizeof(path), f->root, rel);
+				if (lstat(path, &st) == 0)
+					continue; /* made by another combination */
+				tree_put(f->root, rel, "");
+				want++;
+			}
+	assert_int_equal(vgpu_sysfs_list_dir(&f->top, &v, "order"), 0);
+	assert_int_equal(v.n, want);
+	for (size_t i = 0; i + 1 < v.n; i++)
+		if (strverscmp(v.items[i], v.items[i + 1]) >= 0)
+			fail_msg("'%s' listed before '%s'", v.items[i], v.items[i + 1]);
+}
+
 /* ---- writing ---------------------------------------------------------------------------- */
 
 static void test_write(void **state)
@@ -758,6 +944,7 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_root_jail, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_sysdir_beneath, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_not_regular, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_nodev, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_read_long, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_read_hex, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_read_str, setup, teardown),
@@ -767,6 +954,7 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_readlink, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_list_dir, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_list_dir_large, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_list_dir_order, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_write, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_file_read, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_open, setup, teardown),
