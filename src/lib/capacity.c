@@ -35,7 +35,8 @@ static const struct {
 				      "create one; free a GPU instance ('vgpuctl mig show')" },
 	[VGPU_CAP_NO_GI] = { "no-gpu-instance",
 			     "no free GPU instance of the type's profile, but room to create "
-			     "one; create it ('vgpuctl mig create' or 'vgpuctl apply')" },
+			     "one; create it (a mig-configs entry and 'vgpuctl apply', or "
+			     "nvidia-smi mig -cgi)" },
 	[VGPU_CAP_OTHER_SIZE] = { "other-size-present",
 				  "another time-sliced size is on the GPU and mixed-size mode is "
 				  "off; pick that size, or free it and set mixed-size mode" },
@@ -72,6 +73,21 @@ static const struct vgpu_type *held_type(const struct vgpu_model *m, const struc
 					 unsigned id)
 {
 	return id ? vgpu_model_find_type(m, g, id) : NULL;
+}
+
+/*
+ * Is @g's catalogue the board's whole table?  mdev lists every type (with 0
+ * available), a GPU without vGPUs lists every type, and a stored or NVML
+ * catalogue is whole.
+ */
+static bool types_whole(const struct vgpu_gpu *g)
+{
+	if (g->types_whole || g->iface == VGPU_IFACE_MDEV)
+		return true;
+	for (size_t i = 0; i < g->n_parents; i++)
+		if (g->parents[i].in_use)
+			return false;
+	return true;
 }
 
 enum vgpu_tristate vgpu_gpu_mig_mode(const struct vgpu_gpu *g)
@@ -120,6 +136,12 @@ uint64_t vgpu_gpu_framebuffer_mib(const struct vgpu_model *m, const struct vgpu_
 			continue;
 		if (o->fb_mib)
 			return o->fb_mib;
+		/*
+		 * Only a whole table tells: vendor-VFIO lists of a GPU holding
+		 * vGPUs name the sizes that still fit, not the board's
+		 */
+		if (!types_whole(o))
+			continue;
 		for (size_t k = 0; k < o->n_types; k++) {
 			const struct vgpu_type *t = o->types[k];
 			uint64_t fb = t->info.fb_mib;
@@ -176,6 +198,7 @@ struct usage {
 	 * is not known (reserved ones, or a driver that does not say)
 	 */
 	long mig_unplaced_seats;
+	bool unknown_held; /* a vGPU whose type the catalogue does not name */
 	long mig_reserved_seats; /* the reserved ones' part of it */
 };
 
@@ -229,6 +252,8 @@ static void count_usage(const struct vgpu_model *m, const struct vgpu_gpu *g,
 		const struct vgpu_parent *p = &g->parents[i];
 		long n = p->mdevs.n ? (long)p->mdevs.n : 1;
 
+		if (p->in_use && !held_type(m, g, p->current_type))
+			u->unknown_held = true;
 		if (p->in_use)
 			count_one(u, held_type(m, g, p->current_type), t, g, n, false,
 				  p->gi_id >= 0);
@@ -500,6 +525,13 @@ void vgpu_capacity_of(const struct vgpu_model *m, const struct vgpu_gpu *g,
 		return;
 	}
 	count_usage(m, g, t, &u);
+	if (u.unknown_held && t->info.backing == VGPU_BACKING_TIME_SLICED) {
+		/* a vGPU of a size nothing names: only the driver's lists can tell */
+		out->exact = false;
+		out->available = listed(g, t);
+		out->reason = out->available ? VGPU_CAP_OK : VGPU_CAP_OTHER_SIZE;
+		return;
+	}
 	out->available = fit(m, g, t, &u, true, out);
 	if (out->available > 0 || out->reason == VGPU_CAP_MIG_MODE_OFF ||
 	    out->reason == VGPU_CAP_MIG_MODE_ON)

@@ -62,6 +62,7 @@ void vgpu_catalog_load(struct vgpu_ctx *ctx, struct vgpu_sysfs *fs, struct vgpu_
 
 		if (vgpu_sysfs_read_file(&d, CATALOG_MAX, &text, &len, "%s", m->gpus[i].addr) < 0)
 			continue;
+		m->gpus[i].types_whole = true; /* kept while every VF listed every type */
 		for (char *l = strtok_r(text, "\n", &save); l; l = strtok_r(NULL, "\n", &save)) {
 			char *sp = strchr(l, ' ');
 			long id;

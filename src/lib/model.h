@@ -118,6 +118,7 @@ struct vgpu_gpu {
 	struct vgpu_gi *gis; /* its GPU instances, by id */
 	size_t n_gis;
 	bool gis_exact; /* every GI's profile and start are known (NVML or its cache) */
+	bool types_whole; /* the catalogue is the board's whole table (stored, or NVML) */
 	struct vgpu_parent *parents; /* VFs, or the PF alone */
 	size_t n_parents;
 	struct vgpu_type **types; /* catalogue, sorted by id */

@@ -214,6 +214,7 @@ static void fill_types(struct vgpu_nvml *n, nvmlDevice_t dev, const struct vgpu_
 	ids = vgpu_xcalloc(count, sizeof(*ids));
 	if (n->nvmlDeviceGetSupportedVgpus(dev, &count, ids) != NVML_SUCCESS)
 		return;
+	g->types_whole = true;
 	for (unsigned i = 0; i < count && i < NVML_TYPES_MAX; i++) {
 		char name[NVML_VGPU_NAME_BUFFER_SIZE + 1] = "";
 		unsigned size = NVML_VGPU_NAME_BUFFER_SIZE, v;

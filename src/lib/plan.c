@@ -14,6 +14,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "capacity.h"
 #include "plan.h"
 
 void vgpu_plan_free(struct vgpu_plan *p)
@@ -210,14 +211,13 @@ static bool load_takes(const struct gpu_load *l, const struct vgpu_type *t)
 unsigned vgpu_gpu_room(const struct vgpu_model *m, const struct vgpu_gpu *g,
 		       const struct vgpu_type *t)
 {
-	struct gpu_load l;
+	struct vgpu_capacity c;
+	unsigned room;
 
-	load_init(m, g, &l);
-	if (!load_takes(&l, t))
-		return 0;
-	if (!l.fb_total || !t->info.fb_mib)
-		return UINT_MAX;
-	return (l.fb_total - l.fb_used) / t->info.fb_mib;
+	vgpu_capacity_of(m, g, t, NULL, &c);
+	room = !c.exact && !c.available ? UINT_MAX : (unsigned)c.available;
+	vgpu_capacity_clear(&c);
+	return room;
 }
 
 /* ---- parents ------------------------------------------------------------ */

@@ -120,14 +120,14 @@ int vgpu_plan_cpus(struct vgpu_ctx *ctx, const struct vgpu_topology *t, int node
 		   const struct vgpu_cpuset *busy, unsigned vcpus, struct vgpu_plan *out);
 
 /**
- * vgpu_gpu_room() - how many more vGPUs of @t fit on @g by the GPU's
- * capacity, counting the vGPUs there and those owner records reserve: none
- * of another time-sliced size or beside MIG-backed ones, and no more than
- * its framebuffer (its largest time-sliced profile) holds.
+ * vgpu_gpu_room() - how many more vGPUs of @t fit on @g now, by the
+ * capacity model (vgpu_capacity_of(): free VFs, reservations, one
+ * time-sliced size, framebuffer, maxima, MIG mode and GPU instances).
  * @m: the host (a GPU of the same model gives the framebuffer when @g's lists lack it)
  * @g: the GPU
  * @t: a type of its catalogue
- * Return: the count; UINT_MAX when the framebuffer is unknown.
+ * Return: the count; UINT_MAX when the model cannot be sure (GPU instances
+ * whose profiles nothing tells): the driver decides then.
  */
 unsigned vgpu_gpu_room(const struct vgpu_model *m, const struct vgpu_gpu *g,
 		       const struct vgpu_type *t);
