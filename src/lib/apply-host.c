@@ -26,6 +26,7 @@ struct host_ops {
 	const struct vgpu_nvtools *tools;
 	struct vgpu_nvml *nvml; /* NULL: nvidia-smi alone */
 	bool said_fallback;
+	bool one_gpu; /* a GPU's own process: other GPUs may be half-made under it */
 	struct vgpu_txn txn; /* the vGPUs created, destroyed again on failure */
 };
 
@@ -144,10 +145,27 @@ static int op_destroy_gis(void *data, struct vgpu_ctx *ctx, const char *gpu)
 /* The host as it is, with what NVML knows (GI placements, types per GI, MIG mode). */
 static int read_host(struct host_ops *h, struct vgpu_ctx *ctx, struct vgpu_model **out)
 {
-	int e = vgpu_host_read(ctx, h->fs, VGPU_READ_TYPES, out, NULL);
+	struct vgpu_ctx quiet;
+	int e;
 
-	if (e == 0 && h->nvml)
-		vgpu_nvml_fill(ctx, h->nvml, *out);
+	if (!h->one_gpu) {
+		e = vgpu_host_read(ctx, h->fs, VGPU_READ_TYPES, out, NULL);
+		if (e == 0 && h->nvml)
+			vgpu_nvml_fill(ctx, h->nvml, *out);
+		return e;
+	}
+	/*
+	 * A GPU's own process reads the whole host while other GPUs' VFs come
+	 * and go under it: what it would warn about is theirs, and the first
+	 * read (before the processes) said what was damaged.  Errors still count.
+	 */
+	vgpu_ctx_init(&quiet, NULL, NULL);
+	e = vgpu_host_read(&quiet, h->fs, VGPU_READ_TYPES, out, NULL);
+	if (e < 0)
+		e = vgpu_error(ctx, e, "%s", vgpu_ctx_error(&quiet));
+	else if (h->nvml)
+		vgpu_nvml_fill(&quiet, h->nvml, *out);
+	vgpu_ctx_clear(&quiet);
 	return e;
 }
 
@@ -235,6 +253,7 @@ static void child_main(struct vgpu_apply *a, struct host_ops *h, size_t i, int o
 	if (dup2(out, STDERR_FILENO) < 0)
 		_exit(2);
 	close(out);
+	h->one_gpu = true;
 	vgpu_txn_init(&h->txn, a->ctx, h->fs, false);
 	e = vgpu_apply_gpu_steps(a, i);
 	if (e < 0)

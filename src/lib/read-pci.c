@@ -329,6 +329,11 @@ static bool is_nvidia_gpu(struct vgpu_ctx *ctx, const struct vgpu_sysdir *d, uin
 	return true;
 }
 
+static int cmp_addr(const void *a, const void *b)
+{
+	return strcmp(*(char *const *)a, *(char *const *)b);
+}
+
 int vgpu_read_gpus(struct vgpu_ctx *ctx, struct vgpu_sysfs *fs, struct vgpu_model *m)
 {
 	VGPU_AUTOSTRV ents = { 0 };
@@ -347,6 +352,13 @@ int vgpu_read_gpus(struct vgpu_ctx *ctx, struct vgpu_sysfs *fs, struct vgpu_mode
 	if (r < 0)
 		return vgpu_error(ctx, r, "cannot list '%s': %s",
 				  VGPU_SHOW(&root, "sys/bus/pci/devices", show), vgpu_strerror(r));
+	/*
+	 * Addresses are fixed-width lower-case hex: byte order is bus order.
+	 * The listing's version order is not ("0000:18:00.0" after "0000:9a:00.0"),
+	 * and GPU indexes in configs ("devices: [0]") follow this order.
+	 */
+	if (ents.n > 1)
+		qsort(ents.items, ents.n, sizeof(*ents.items), cmp_addr);
 	for (size_t i = 0; i < ents.n; i++) {
 		VGPU_AUTOSYSDIR d = { .fd = -1 };
 		char addr[VGPU_BDF_LEN];
