@@ -157,31 +157,13 @@ uint64_t vgpu_gpu_framebuffer_mib(const struct vgpu_model *m, const struct vgpu_
 	return best;
 }
 
-/* The GI memory of a profile name "1g.24gb+gfx" in MiB, 0 if not one. */
-static unsigned gi_memory_mib(const char *profile)
-{
-	unsigned g, gb;
-
-	if (sscanf(profile, "%ug.%ugb", &g, &gb) != 2)
-		return 0;
-	return gb * 1024;
-}
-
 long vgpu_type_per_gi(const struct vgpu_type *t)
 {
-	const struct vgpu_mig_board *b;
-	unsigned gi_mib;
-
 	if (t->info.backing != VGPU_BACKING_MIG)
 		return -1;
 	if (t->per_gi > 0)
 		return t->per_gi;
-	b = vgpu_mig_board_lookup(t->info.board);
-	if (!b || !b->vgpu_gi_variant || !t->info.fb_mib)
-		return 1;
-	/* time-sliced inside the GI: the name's GB is the vGPU's share */
-	gi_mib = gi_memory_mib(t->info.gi_profile);
-	return gi_mib >= t->info.fb_mib ? (long)(gi_mib / t->info.fb_mib) : 1;
+	return vgpu_mig_type_per_gi(&t->info);
 }
 
 /* What a GPU holds now, counted once per question. */

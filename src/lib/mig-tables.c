@@ -4,6 +4,7 @@
  * board: by type-name token, model string or PCI device ID (pure).
  */
 #include <stdint.h>
+#include <stdio.h>
 #include <string.h>
 #include <strings.h>
 
@@ -266,4 +267,16 @@ const struct vgpu_mig_board *vgpu_mig_board_for_gpu(const struct vgpu_gpu *g)
 		if (mig_devices[i].id == g->device_id)
 			return board_by_token(mig_devices[i].token);
 	return g->model ? vgpu_mig_board_lookup(g->model) : NULL;
+}
+
+unsigned vgpu_mig_type_per_gi(const struct vgpu_type_info *t)
+{
+	const struct vgpu_mig_board *b = vgpu_mig_board_lookup(t->board);
+	unsigned g, gb;
+
+	if (t->backing != VGPU_BACKING_MIG || !b || !b->vgpu_gi_variant || !t->fb_mib ||
+	    sscanf(t->gi_profile, "%ug.%ugb", &g, &gb) != 2 || gb * 1024 < t->fb_mib)
+		return 1;
+	/* time-sliced inside the GI: the name's GB is the vGPU's share */
+	return gb * 1024 / t->fb_mib;
 }

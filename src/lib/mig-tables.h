@@ -59,4 +59,14 @@ const struct vgpu_mig_board *vgpu_mig_board_lookup(const char *name);
  */
 const struct vgpu_mig_board *vgpu_mig_board_for_gpu(const struct vgpu_gpu *g);
 
+/**
+ * vgpu_mig_type_per_gi() - vGPUs of a MIG-backed type one GI holds, by the
+ * tables: the GI's memory over the type's framebuffer on boards that
+ * time-slice inside GIs (RTX PRO DC: "DC-1-8C" on 1g.24gb+gfx: 3), else 1.
+ * The driver's own number (NVML) wins where there is one: vgpu_type_per_gi().
+ * @t: the type's parsed name
+ * Return: >= 1.
+ */
+unsigned vgpu_mig_type_per_gi(const struct vgpu_type_info *t);
+
 #endif

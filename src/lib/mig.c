@@ -115,7 +115,7 @@ int vgpu_mig_parse_request(struct vgpu_ctx *ctx, const struct vgpu_mig_board *b,
 	const char *base = buf;
 	const struct vgpu_mig_profile *p = NULL;
 	struct vgpu_type_info t;
-	unsigned count;
+	unsigned count, per_gi = 1;
 	int r = split_count(ctx, arg, buf, sizeof(buf), &count);
 
 	if (r < 0)
@@ -130,6 +130,7 @@ int vgpu_mig_parse_request(struct vgpu_ctx *ctx, const struct vgpu_mig_board *b,
 		r = profile_by_type(ctx, b, arg, &t, &p);
 		if (r < 0)
 			return r;
+		per_gi = vgpu_mig_type_per_gi(&t); /* DC-1-8Cx12: 4 GIs of three */
 	}
 	if (!p) {
 		VGPU_AUTOFREE char *list = profile_list(b);
@@ -138,7 +139,7 @@ int vgpu_mig_parse_request(struct vgpu_ctx *ctx, const struct vgpu_mig_board *b,
 				  b->model, list);
 	}
 	out->profile = p;
-	out->count = count;
+	out->count = (count + per_gi - 1) / per_gi;
 	return 0;
 }
 

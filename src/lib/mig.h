@@ -44,7 +44,8 @@ struct vgpu_mig_request {
  *       type of @b ("A30-1-6C", "NVIDIA A30-1-6CME"), each optionally
  *       followed by "x<N>", N in 1..VGPU_MIG_COUNT_MAX.  Profile names
  *       compare case-insensitively.
- * @out: the profile (pointing into @b's table) and the count, on success
+ * @out: the profile (pointing into @b's table) and the count of GIs, on
+ *       success (for a type time-sliced inside GIs, ceil(N / vGPUs per GI))
  *
  * Return: 0 and *out, or -EINVAL with a one-line message naming @arg (and
  * listing @b's profiles when the name is not one of them).

@@ -253,8 +253,14 @@ static void test_vgpu_profiles(void **state)
 	expect_layout("H100", ARGS("H100-3-40C"), ARGS("3g.40gb@0"));
 	expect_layout("H100", ARGS("H100XM-7-80C"), ARGS("7g.80gb@0"));
 	expect_layout("H100L", ARGS("H100L-1-24C"), ARGS("1g.24gb@0"));
-	/* DC types run on +gfx GIs, time-sliced inside: DC-1-12C is a 1g.24gb+gfx */
-	expect_layout("DC", ARGS("DC-1-12Cx2"), ARGS("1g.24gb+gfx@0", "1g.24gb+gfx@1"));
+	/*
+	 * DC types run on +gfx GIs, time-sliced inside: DC-1-12C is a 1g.24gb+gfx
+	 * holding two, so two need one GI and three need two; DC-1-8C x12 fills 4
+	 */
+	expect_layout("DC", ARGS("DC-1-12Cx2"), ARGS("1g.24gb+gfx@0"));
+	expect_layout("DC", ARGS("DC-1-12Cx3"), ARGS("1g.24gb+gfx@0", "1g.24gb+gfx@1"));
+	expect_layout("DC", ARGS("DC-1-8Cx12"),
+		      ARGS("1g.24gb+gfx@0", "1g.24gb+gfx@1", "1g.24gb+gfx@2", "1g.24gb+gfx@3"));
 	/* IDs and "MIG " names as nvidia-smi prints them */
 	expect_layout("A30", ARGS("5", "MIG 1g.6gb"), ARGS("2g.12gb@0", "1g.6gb@2"));
 	expect_layout("A100", ARGS("19x7"),
