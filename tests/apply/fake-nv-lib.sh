@@ -11,6 +11,7 @@
 #   busy-<BDF>         fault: exists -> "-mig 1" only goes pending
 #   unbindlock-<BDF>   fault: a number N -> the next N "sriov-manage -e" fail
 #   stash/<BDF>/       the PF's VFs while they are disabled (items + tree/)
+#   delays             optional "KIND SECONDS" lines: time a change takes (fnv_delay)
 #   lock               flock(1) serialising the fakes
 # <BDF> is the 4-digit-domain, lower-case PCI address (0000:ca:00.0).
 
@@ -30,6 +31,45 @@ fnv_root() {
 	mkdir -p "$ST"
 	exec 9>"$ST/lock"
 	flock 9
+	trap fnv_exit EXIT
+}
+
+# Time a change takes on a real host, from $ST/delays (optional): one
+# "KIND SECONDS" a line (SECONDS as sleep(1) takes it: 3, 0.5), KIND one of
+#   sriov-enable   sriov-manage -e that enabled the VFs (fnv_unstash_vfs)
+#   sriov-disable  sriov-manage -d that disabled them (fnv_stash_vfs)
+#   mig            nvidia-smi -mig 0|1 that changed the current mode (fnv_mig_set)
+#   gi-create      each GPU instance -cgi created (fnv_caps_mk_gi; -cgi 9,14,19: 3 times)
+# fnv_delay KIND [N] owes N times KIND's seconds; fnv_exit sleeps what is owed
+# after releasing the lock, so that slow steps of different GPUs overlap, as
+# they do with the real tools (the state is already changed when the sleep
+# starts; the caller sees the command end only after it).  No file, or no
+# line for KIND: no delay.  fake-nv-boot never sleeps.
+FNV_SLEEP=()
+fnv_delay() {
+	local k v n=${2:-1} i
+	[[ $FNV_PROG != fake-nv-boot && -r $ST/delays ]] || return 0
+	while read -r k v _; do
+		[[ $k == "$1" ]] || continue
+		if [[ ! $v =~ ^[0-9]+(\.[0-9]+)?$ ]]; then
+			echo "$FNV_PROG: $ST/delays: '$k $v': not a number of seconds; ignored" >&2
+			continue
+		fi
+		for ((i = 0; i < n; i++)); do FNV_SLEEP+=("$v"); done
+	done <"$ST/delays"
+}
+
+# fnv_exit (the EXIT trap): release the lock, sleep what fnv_delay owes, then
+# kill the caller if the kill-after fault fired in this call.
+fnv_exit() {
+	local rc=$?
+	if ((${#FNV_SLEEP[@]})); then
+		flock -u 9 2>/dev/null || true
+		exec 9>&-
+		sleep "${FNV_SLEEP[@]}" # GNU sleep sums its arguments
+	fi
+	if [[ -n ${FNV_KILL:-} ]]; then kill -KILL "$FNV_KILL"; fi
+	exit "$rc"
 }
 
 fnv_log() { # NAME ARGS...
@@ -42,8 +82,7 @@ fnv_log() { # NAME ARGS...
 		[[ -s $ST/kill-after ]] || return 0
 		n=$(($(fnv_read "$ST/kill-count" 0) + 1))
 		echo "$n" >"$ST/kill-count"
-		# shellcheck disable=SC2064 # the parent's pid now
-		[[ $n != "$(cat "$ST/kill-after")" ]] || trap "kill -KILL $PPID" EXIT
+		[[ $n != "$(cat "$ST/kill-after")" ]] || FNV_KILL=$PPID # by fnv_exit
 		;;
 	esac
 }
@@ -217,7 +256,12 @@ fnv_mig_get() {
 	fi
 }
 
-fnv_mig_set() { echo "$2 $3" >"$ST/mig-$1"; }
+fnv_mig_set() { # BDF CURRENT PENDING
+	local was=
+	if [[ -r $ST/mig-$1 ]]; then read -r was _ <"$ST/mig-$1"; fi
+	if [[ $was != "$2" ]]; then fnv_delay mig; fi
+	echo "$2 $3" >"$ST/mig-$1"
+}
 
 fnv_capdir() { echo "$R/proc/driver/nvidia/capabilities/gpu$(fnv_minor "$1")/mig"; }
 
@@ -243,7 +287,10 @@ fnv_cap_access() { # FILE MINOR
 # capability minors as /proc/driver/nvidia-caps/mig-minors numbers them
 fnv_gi_minor() { echo $((3 + 135 * $(fnv_minor "$1") + 9 * $2)); }
 
-fnv_caps_mk_gi() { fnv_cap_access "$(fnv_capdir "$1")/gi$2/access" "$(fnv_gi_minor "$1" "$2")"; }
+fnv_caps_mk_gi() { # BDF GI: a GI was created
+	fnv_cap_access "$(fnv_capdir "$1")/gi$2/access" "$(fnv_gi_minor "$1" "$2")"
+	fnv_delay gi-create
+}
 fnv_caps_mk_ci() { fnv_cap_access "$(fnv_capdir "$1")/gi$2/ci0/access" $(($(fnv_gi_minor "$1" "$2") + 1)); }
 
 # fnv_load_vfs BDF: the live VFs of a PF (virtfn<N> links, numeric order)
@@ -379,17 +426,30 @@ fnv_stash_vfs() {
 		echo "$rel" >>"$s/items"
 	done
 	echo 0 >"$pf/sriov_numvfs"
+	fnv_delay sriov-disable
 }
 
-# fnv_unstash_vfs BDF: put them back (fails when nothing is stashed).
+# fnv_unstash_vfs BDF: put them back (fails when nothing is stashed): the
+# VFs' device directories first, then the links and IOMMU groups in stash
+# order, so that no link dangles meanwhile (the kernel adds a device before
+# its bus, group and virtfn links; a reader walking the tree while another
+# GPU's VFs come back must not see a link to nothing).
 fnv_unstash_vfs() {
-	local s=$ST/stash/$1 rel
+	local s=$ST/stash/$1 rel pass
 	[[ -s $s/items ]] || return 1
-	while read -r rel; do
-		mkdir -p "$R/${rel%/*}"
-		mv "$s/tree/$rel" "$R/$rel"
-	done <"$s/items"
+	for pass in dirs rest; do
+		while read -r rel; do
+			if [[ $rel == sys/devices/* && ! -L $s/tree/$rel ]]; then
+				[[ $pass == dirs ]] || continue
+			else
+				[[ $pass == rest ]] || continue
+			fi
+			mkdir -p "$R/${rel%/*}"
+			mv "$s/tree/$rel" "$R/$rel"
+		done <"$s/items"
+	done
 	rm -rf "$s"
+	fnv_delay sriov-enable
 }
 
 # fnv_clear_vgpus BDF: every live VF back to no vGPU.
