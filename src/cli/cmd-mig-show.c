@@ -1,9 +1,10 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
 /*
  * vgpuctl mig show [--gpu BDF] [--nvidia-smi PATH]: the GPU instances that
- * exist now on every MIG GPU (nvidia-smi: procfs names GIs but not their
- * profile or placement), and which vGPU uses each (the vGPU's
- * nvidia/gpu_instance_id).
+ * exist now on every MIG GPU (NVML, else nvidia-smi: procfs names GIs but
+ * not their profile or placement; where neither answers, what sysfs
+ * tells), and the vGPUs on each (the vGPU's nvidia/gpu_instance_id; several
+ * share one GI where the type is time-sliced inside it).
  */
 #include <getopt.h>
 #include <stdlib.h>
@@ -26,60 +27,116 @@ static const struct col show_cols[] = {
 	{ "VGPU_PROFILE", "vgpu_profile", COL_STR, 0 },
 };
 
-static const struct vgpu_gi_user *user_of(const struct vgpu_gi_user *u, size_t n, int id)
-{
-	for (size_t i = 0; i < n; i++)
-		if (u[i].gi == id)
-			return &u[i];
-	return NULL;
-}
+/* One GI as one source saw it; profile NULL and start -1 where it could not tell. */
+struct gi_row {
+	int id;
+	const struct vgpu_mig_profile *profile;
+	int start;
+};
 
 static int by_start(const void *x, const void *y)
 {
-	const struct vgpu_mig_gi *a = x, *b = y;
+	const struct gi_row *a = x, *b = y;
 
 	return a->start != b->start ? (a->start > b->start) - (a->start < b->start) :
 				      (a->id > b->id) - (a->id < b->id);
 }
 
+static const char *mode_str(int cur, int pend)
+{
+	if (cur < 0)
+		return "unknown";
+	return cur == 1 ? (pend == 0 ? "enabled (disable pending)" : "enabled") :
+			  (pend == 1 ? "disabled (enable pending)" : "disabled");
+}
+
+/*
+ * The GIs of @g: NVML's (the model has them when it answered), else
+ * nvidia-smi's, else what sysfs and procfs tell (ids; profiles where the
+ * driver's lists leave one answer), said once.
+ */
+static int gpu_gis(struct cli *c, const struct vgpu_nvtools *tools, const struct vgpu_gpu *g,
+		   const struct vgpu_mig_board *b, const char **mode, struct gi_row **rows,
+		   size_t *n)
+{
+	VGPU_AUTOFREE struct vgpu_mig_gi *gis = NULL;
+	size_t n_gis = 0;
+	int cur, pend;
+
+	*rows = NULL;
+	*n = 0;
+	if (g->mig_source && strcmp(g->mig_source, "nvml") == 0 && g->gis_exact) {
+		*mode = mode_str(g->mig_current, g->mig_pending);
+	} else if (vgpu_nv_mig_mode(&c->ctx, tools, g->addr, &cur, &pend) == 0) {
+		*mode = mode_str(cur, pend);
+		if (cur == 1 && vgpu_nv_gis(&c->ctx, tools, b, g->addr, &gis, &n_gis) < 0)
+			return -1;
+		*rows = vgpu_xcalloc(n_gis + 1, sizeof(**rows));
+		for (size_t i = 0; i < n_gis; i++)
+			(*rows)[i] =
+				(struct gi_row){ gis[i].id, gis[i].profile, (int)gis[i].start };
+		*n = n_gis;
+		return 0;
+	} else {
+		vgpu_warn(&c->ctx,
+			  "neither NVML nor nvidia-smi answered (%s): MIG mode and GPU instance "
+			  "profiles are what sysfs and the driver's lists tell",
+			  vgpu_ctx_error(&c->ctx));
+		*mode = g->n_gis ? "enabled" : "unknown";
+	}
+	*rows = vgpu_xcalloc(g->n_gis + 1, sizeof(**rows));
+	for (size_t i = 0; i < g->n_gis; i++)
+		(*rows)[i] = (struct gi_row){ g->gis[i].id, g->gis[i].profile, g->gis[i].start };
+	*n = g->n_gis;
+	return 0;
+}
+
+static void row(struct cli_table *t, const struct vgpu_gpu *g, const char *mode,
+		const struct gi_row *gi, const struct vgpu_gi_user *u)
+{
+	struct cli_line *ln = cli_line_new(t);
+
+	cli_cell_str(ln, 0, g->addr);
+	cli_cell_str(ln, 1, mode);
+	if (!gi)
+		return;
+	cli_cell_num(ln, 2, gi->id, true);
+	cli_cell_str(ln, 3, gi->profile ? gi->profile->name : NULL);
+	cli_cell_num(ln, 4, gi->profile ? gi->profile->id : 0, gi->profile);
+	cli_cell_num(ln, 5, gi->start, gi->start >= 0);
+	cli_cell_num(ln, 6, gi->profile ? (long)gi->profile->size : 0, gi->profile);
+	cli_cell_str(ln, 7, u ? u->who : NULL);
+	cli_cell_str(ln, 8, u ? u->profile : NULL);
+}
+
+/* One row per GI, and one per vGPU on it: several share a GI on time-sliced MIG types. */
 static int show_gpu(struct cli *c, struct cli_table *t, const struct vgpu_nvtools *tools,
 		    const struct vgpu_gpu *g, const struct vgpu_mig_board *b)
 {
-	VGPU_AUTOFREE struct vgpu_mig_gi *gis = NULL;
+	VGPU_AUTOFREE struct gi_row *gis = NULL;
 	VGPU_AUTOFREE struct vgpu_gi_user *users = NULL;
-	const char *mode;
+	const char *mode = "unknown";
 	size_t n = 0, n_users;
-	int cur, pend;
 
-	if (vgpu_nv_mig_mode(&c->ctx, tools, g->addr, &cur, &pend) < 0)
-		return -1;
-	mode = cur == 1 ? (pend == 0 ? "enabled (disable pending)" : "enabled") :
-			  (pend == 1 ? "disabled (enable pending)" : "disabled");
-	if (cur == 1 && vgpu_nv_gis(&c->ctx, tools, b, g->addr, &gis, &n) < 0)
+	if (gpu_gis(c, tools, g, b, &mode, &gis, &n) < 0)
 		return -1;
 	if (!n) {
-		struct cli_line *ln = cli_line_new(t);
-
-		cli_cell_str(ln, 0, g->addr);
-		cli_cell_str(ln, 1, mode);
+		row(t, g, mode, NULL, NULL);
 		return 0;
 	}
 	qsort(gis, n, sizeof(*gis), by_start);
 	n_users = vgpu_host_gi_users(c->fs, c->model, g, &users);
 	for (size_t i = 0; i < n; i++) {
-		struct cli_line *ln = cli_line_new(t);
-		const struct vgpu_gi_user *u = user_of(users, n_users, gis[i].id);
+		bool any = false;
 
-		cli_cell_str(ln, 0, g->addr);
-		cli_cell_str(ln, 1, mode);
-		cli_cell_num(ln, 2, gis[i].id, true);
-		cli_cell_str(ln, 3, gis[i].profile ? gis[i].profile->name : NULL);
-		cli_cell_num(ln, 4, gis[i].profile ? gis[i].profile->id : 0, gis[i].profile);
-		cli_cell_num(ln, 5, gis[i].start, true);
-		cli_cell_num(ln, 6, gis[i].profile ? (long)gis[i].profile->size : 0,
-			     gis[i].profile);
-		cli_cell_str(ln, 7, u ? u->who : NULL);
-		cli_cell_str(ln, 8, u ? u->profile : NULL);
+		for (size_t k = 0; k < n_users; k++) {
+			if (users[k].gi != gis[i].id)
+				continue;
+			row(t, g, mode, &gis[i], &users[k]);
+			any = true;
+		}
+		if (!any)
+			row(t, g, mode, &gis[i], NULL);
 	}
 	return 0;
 }
@@ -117,7 +174,7 @@ int cmd_mig_show(struct cli *c, int argc, char **argv)
 	}
 	if (optind < argc)
 		return cli_usage_error(c, "mig show", "unexpected argument '%s'", argv[optind]);
-	if (cli_read_host(c, VGPU_READ_TYPES))
+	if (cli_read_host(c, VGPU_READ_TYPES | CLI_READ_NVML))
 		return EXIT_FAILURE;
 	only = gpu ? vgpu_model_find_gpu(c->model, gpu) : NULL;
 	if (gpu && !only)
