@@ -15,6 +15,7 @@
 #include <unistd.h>
 
 #include "apply.h"
+#include "catalog.h"
 #include "cleanup.h"
 #include "host.h"
 #include "txn.h"
@@ -471,6 +472,13 @@ int vgpu_apply_host(struct vgpu_ctx *ctx, struct vgpu_sysfs *fs, const struct vg
 			e = read_host(&h, ctx, &a.model);
 		if (e == 0)
 			e = vgpu_apply_resolve(&a, &cfg);
+		/*
+		 * Keep each GPU's whole type table while its lists still show it:
+		 * once every VF holds a vGPU, a vendor-VFIO GPU lists nothing, and
+		 * assert or the next apply must still know the config's types.
+		 */
+		if (e == 0 && vgpu_catalog_save(ctx, fs, a.model) < 0)
+			vgpu_warn(ctx, "%s", vgpu_ctx_error(ctx));
 	}
 	vgpu_txn_init(&h.txn, ctx, fs, o->dry_run);
 	if (e == 0 && locked && a.n_gpus > 1)

@@ -321,6 +321,27 @@ if emu_available; then
 	t4 apply -f "$tmp/t4.yaml" --config t4 2>/dev/null || bad "second T4 apply failed"
 	[[ -z $(emu_writes) ]] || bad "a second T4 apply wrote: $(emu_writes)"
 	emu_stop || bad "the emulator failed"
+
+	# a vendor-VFIO GPU whose VFs all hold a vGPU lists no type any more: apply
+	# keeps the whole table (var/lib/vgpuctl/catalog) before filling it, so
+	# assert and a second apply still know the config's type
+	emu_start "$src/tests/data/hosts/vfio-ts-l40s"
+	printf '%s\n' "version: v1" "vgpu-configs:" "  full:" '    - devices: ["0000:c1:00.0"]' \
+		'      vgpu-devices: {"L40S-6Q": 8}' >"$tmp/l40s.yaml"
+	l40s() { "$bin" --sysroot "$EMU_ROOT" "$@" --nvidia-smi /nonexistent --sriov-manage /nonexistent; }
+	RC=0
+	l40s apply -f "$tmp/l40s.yaml" --config full >"$tmp/out" 2>"$tmp/err" || RC=$?
+	[[ $RC == 0 ]] || bad "L40S-6Q x8: exit $RC: $(cat "$tmp/err")"
+	[[ $(grep -c . "$EMU_ROOT/sys/bus/pci/devices/0000:c1:00.4/nvidia/creatable_vgpu_types") == 0 ]] ||
+		bad "the emulator still lists types on a full GPU"
+	RC=0
+	l40s assert -f "$tmp/l40s.yaml" --config full >"$tmp/out" 2>&1 || RC=$?
+	[[ $RC == 0 ]] || bad "assert on a full vendor-VFIO GPU: exit $RC: $(cat "$tmp/out")"
+	emu_clear_journal
+	RC=0
+	l40s apply -f "$tmp/l40s.yaml" --config full >"$tmp/out" 2>&1 || RC=$?
+	[[ $RC == 0 && -z $(emu_writes) ]] || bad "second apply on a full GPU: exit $RC: $(cat "$tmp/out") $(emu_writes)"
+	emu_stop || bad "the emulator failed"
 else
 	echo "SKIP: mdev apply (no usable FUSE emulator)"
 fi
