@@ -9,6 +9,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 
 #include "apply.h"
 #include "capacity.h"
@@ -141,6 +142,129 @@ static unsigned gis_for(const struct vgpu_gpu *g, const char *name, unsigned cou
 	return (unsigned)((count + (unsigned long)per - 1) / (unsigned long)per);
 }
 
+/* A type of @g's board named @name: its catalogue, or a GPU's of the same model. */
+static const struct vgpu_type *board_type(const struct vgpu_model *m, const struct vgpu_gpu *g,
+					  const char *name)
+{
+	const struct vgpu_type *t = find_type(g, name);
+
+	for (size_t i = 0; !t && i < m->n_gpus; i++)
+		if (&m->gpus[i] != g && m->gpus[i].device_id == g->device_id)
+			t = find_type(&m->gpus[i], name);
+	return t;
+}
+
+/* The type-name board token ("A30", "L40S") of @g's types, or NULL. */
+static const char *board_token(const struct vgpu_gpu *g)
+{
+	for (size_t i = 0; i < g->n_types; i++)
+		if (g->types[i]->info.board[0])
+			return g->types[i]->info.board;
+	return NULL;
+}
+
+/*
+ * Is @board a type-name token of @g's board?  From its types where it lists
+ * any, else from the MIG table of its model (VFs off: nothing is listed).
+ * -1 when nothing tells.
+ */
+static int board_is(const struct vgpu_gpu *g, const char *board)
+{
+	const char *mine = board_token(g);
+	const struct vgpu_mig_board *b;
+	size_t len = strlen(board);
+
+	if (mine)
+		return strcasecmp(mine, board) == 0;
+	b = vgpu_mig_board_for_gpu(g);
+	if (!b || !len)
+		return -1;
+	for (const char *p = b->tokens; *p;) {
+		size_t l = strcspn(p, " ");
+
+		if (l == len && strncasecmp(p, board, len) == 0)
+			return 1;
+		p += l + strspn(p + l, " ");
+	}
+	return 0;
+}
+
+/*
+ * The whole configuration against the host, before anything runs: every
+ * vGPU type is one the GPU's board has, a type time-sliced vGPUs fit the
+ * GPU's VFs, maxima and framebuffer, and the GPU instances fit the board.
+ * Where a GPU's lists no longer name every type (vGPUs in use, nothing
+ * stored), a name of the same board is left to the driver.
+ */
+static int validate(struct vgpu_apply *a, struct vgpu_apply_gpu *w, const struct vgpu_gpu *g)
+{
+	struct vgpu_ctx *ctx = a->ctx;
+	uint64_t fb_need = 0, fb = vgpu_gpu_framebuffer_mib(a->model, g);
+	long vgpus = 0;
+	unsigned line = w->vgpu_line ? w->vgpu_line : w->line;
+
+	for (size_t i = 0; i < w->n_vgpus; i++) {
+		const struct vgpu_cfg_count *v = w->vgpus[i];
+		const struct vgpu_type *t = board_type(a->model, g, v->name);
+		struct vgpu_type_info info;
+		long max;
+
+		if (!v->count)
+			continue;
+		vgpus += v->count;
+		if (!t) {
+			int same;
+
+			vgpu_type_parse(v->name, &info);
+			same = info.board[0] ? board_is(g, info.board) : 0;
+			if (same == 0 || (same == 1 && vgpu_gpu_types_whole(g)) ||
+			    info.backing == VGPU_BACKING_UNKNOWN)
+				return vgpu_error(ctx, -EINVAL,
+						  "%s:%u: GPU %s (%s) has no vGPU type '%s'%s%s%s",
+						  a->file, v->line, w->addr,
+						  g->model ? g->model : "NVIDIA GPU", v->name,
+						  same == 0 && info.board[0] ? " (a type of " : "",
+						  same == 0 && info.board[0] ? info.board : "",
+						  same == 0 && info.board[0] ? " boards)" : "");
+			continue; /* the board's, where the lists do not say all: the driver decides
+				   */
+		}
+		if (t->info.backing != VGPU_BACKING_TIME_SLICED)
+			continue;
+		fb_need += (uint64_t)t->info.fb_mib * v->count;
+		max = t->max_instances;
+		if (max < 0 && fb && t->info.fb_mib)
+			max = (long)(fb / t->info.fb_mib);
+		if (max >= 0 && v->count > (unsigned long)max)
+			return vgpu_error(ctx, -EINVAL,
+					  "%s:%u: GPU %s: %u vGPUs of %s do not fit: the GPU takes "
+					  "at most %ld",
+					  a->file, v->line, w->addr, v->count, t->info.profile, max);
+	}
+	if (g->sriov_total_vfs > 0 && vgpus > g->sriov_total_vfs)
+		return vgpu_error(ctx, -EINVAL,
+				  "%s:%u: GPU %s: %ld vGPUs do not fit its %d VFs (one vGPU each)",
+				  a->file, line, w->addr, vgpus, g->sriov_total_vfs);
+	if (fb && fb_need > fb)
+		return vgpu_error(ctx, -EINVAL,
+				  "%s:%u: GPU %s: the time-sliced vGPUs need %llu MiB of "
+				  "framebuffer, the GPU has %llu",
+				  a->file, line, w->addr, (unsigned long long)fb_need,
+				  (unsigned long long)fb);
+	if (w->board && w->n_gis && w->mig == 1) {
+		struct vgpu_mig_gi *out = NULL;
+		size_t n_out = 0;
+		int e = vgpu_mig_solve(ctx, w->board, NULL, 0, w->gis, w->n_gis, &out, &n_out);
+
+		free(out);
+		if (e < 0)
+			return vgpu_error(ctx, e, "%s:%u: GPU %s: %s", a->file,
+					  w->mig_line ? w->mig_line : line, w->addr,
+					  vgpu_ctx_error(ctx));
+	}
+	return 0;
+}
+
 /*
  * MIG-backed vGPUs need MIG mode and ceil(count / per GI) GIs of their
  * profile; time-sliced ones need it off, and mixed-size mode where they
@@ -189,7 +313,7 @@ static int derive(struct vgpu_apply *a, struct vgpu_apply_gpu *w, const struct v
 		w->mig = 0; /* time-sliced types are not offered in MIG mode */
 	/* vGPUs of SR-IOV GPUs live on VFs: a vgpu-configs entry wants them enabled */
 	w->vfs = w->vgpu_section && g->sriov_total_vfs > 0;
-	return 0;
+	return validate(a, w, g);
 }
 
 int vgpu_apply_resolve(struct vgpu_apply *a, const struct vgpu_hostcfg *cfg)
@@ -706,9 +830,9 @@ static const char *const step_names[] = { "MIG mode", "VFs", "GPU instances", "m
 
 int vgpu_apply_gpu_steps(struct vgpu_apply *a, size_t i)
 {
-	static int (*const steps[])(struct vgpu_apply *, struct vgpu_apply_gpu *) = {
-		step_mig, step_vfs, step_gis, step_hetero, step_vgpus
-	};
+	static int (*const steps[])(struct vgpu_apply *,
+				    struct vgpu_apply_gpu *) = { step_mig, step_vfs, step_gis,
+								 step_hetero, step_vgpus };
 	struct vgpu_apply_gpu *w = &a->gpus[i];
 	struct vgpu_ctx *ctx = a->ctx;
 

@@ -75,14 +75,13 @@ static const struct vgpu_type *held_type(const struct vgpu_model *m, const struc
 	return id ? vgpu_model_find_type(m, g, id) : NULL;
 }
 
-/*
- * Is @g's catalogue the board's whole table?  mdev lists every type (with 0
- * available), a GPU without vGPUs lists every type, and a stored or NVML
- * catalogue is whole.
- */
-static bool types_whole(const struct vgpu_gpu *g)
+bool vgpu_gpu_types_whole(const struct vgpu_gpu *g)
 {
-	if (g->types_whole || g->iface == VGPU_IFACE_MDEV)
+	if (g->types_whole)
+		return true;
+	if (!g->n_types || !g->n_parents)
+		return false; /* VFs off, or nothing listed: nothing known */
+	if (g->iface == VGPU_IFACE_MDEV)
 		return true;
 	for (size_t i = 0; i < g->n_parents; i++)
 		if (g->parents[i].in_use)
@@ -140,7 +139,7 @@ uint64_t vgpu_gpu_framebuffer_mib(const struct vgpu_model *m, const struct vgpu_
 		 * Only a whole table tells: vendor-VFIO lists of a GPU holding
 		 * vGPUs name the sizes that still fit, not the board's
 		 */
-		if (!types_whole(o))
+		if (!vgpu_gpu_types_whole(o))
 			continue;
 		for (size_t k = 0; k < o->n_types; k++) {
 			const struct vgpu_type *t = o->types[k];
@@ -449,6 +448,17 @@ static long fit(const struct vgpu_model *m, const struct vgpu_gpu *g, const stru
 			avail = (long)(left / t->info.fb_mib);
 			if (max < 0)
 				max = (long)(fb / t->info.fb_mib);
+		} else if (max < 0 && u->fb_used) {
+			/*
+			 * The framebuffer is unknown (no NVML, no whole table) and
+			 * vGPUs use some: the lists offer what fits, one VF at a time
+			 */
+			c->exact = false;
+			if (!offered(g, t)) {
+				c->reason = VGPU_CAP_FB_FULL;
+				return 0;
+			}
+			avail = 1;
 		}
 	}
 	if (max >= 0) {

@@ -101,6 +101,16 @@ enum vgpu_tristate vgpu_gpu_mig_mode(const struct vgpu_gpu *g);
 uint64_t vgpu_gpu_framebuffer_mib(const struct vgpu_model *m, const struct vgpu_gpu *g);
 
 /**
+ * vgpu_gpu_types_whole() - is @g's catalogue the board's whole type table?
+ * mdev lists every type (with 0 available), a GPU without vGPUs lists every
+ * type, and a stored or NVML catalogue is whole; a vendor-VFIO GPU holding
+ * vGPUs lists only what still fits.
+ * @g: the GPU
+ * Return: true when a type it lacks is one the board does not have.
+ */
+bool vgpu_gpu_types_whole(const struct vgpu_gpu *g);
+
+/**
  * vgpu_type_per_gi() - vGPUs of MIG-backed type @t one GI holds: the
  * driver's number, else the GI's memory over the type's framebuffer on boards
  * that time-slice inside GIs, else 1.

@@ -599,14 +599,23 @@ static void test_steps_reservations_count(void **state)
 				   "vgpu 0000:c1:00.7 1151\n"
 				   "vgpu 0000:c1:01.0 1151\n"
 				   "vgpu 0000:c1:01.1 1151\n");
-	/* seven 8 GiB vGPUs are more than a 48 GiB L40S holds: refused, nothing made */
+	/* seven 8 GiB vGPUs are more than a 48 GiB L40S holds: refused before anything runs */
+	s = (struct sim){ .host = "vfio-ts-l40s", .vfs = { true, true } };
+	expect_error(run(&s, seven, "l", false, NULL),
+		     "host.yaml:6: GPU 0000:c1:00.0: 7 vGPUs of L40S-8Q do not fit: the GPU takes "
+		     "at most 6");
+	assert_string_equal(s.log, "");
+	/*
+	 * six fit an empty GPU, but not next to a domain's reserved L40S-8C (same
+	 * size, another type): refused at the vGPU step, nothing made
+	 */
 	s = (struct sim){ .host = "vfio-ts-l40s", .vfs = { true, true } };
 	s.reserved[0].parent = "0000:c1:00.4";
-	s.reserved[0].type = 1151;
+	s.reserved[0].type = 1158;
 	expect_error(
-		run(&s, seven, "l", false, NULL),
+		run(&s, six, "l", false, NULL),
 		"host.yaml:6: GPU 0000:c1:00.0: 6 more vGPUs of L40S-8Q do not fit: next to the "
-		"1 there or reserved by owner records, it has room for 5");
+		"0 there or reserved by owner records, it has room for 5");
 	assert_int_equal(s.n_made, 0);
 }
 
