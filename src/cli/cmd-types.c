@@ -25,6 +25,7 @@ enum {
 	C_AVAIL,
 	C_PERGI,
 	C_REASON,
+	C_EXACT,
 	C_NCOLS
 };
 
@@ -46,6 +47,8 @@ static const struct col type_cols[C_NCOLS] = {
 	[C_AVAIL] = { "AVAILABLE", "available", COL_NUM, true },
 	[C_PERGI] = { "PER-GI", "per_gpu_instance", COL_NUM, COL_JSON_ONLY },
 	[C_REASON] = { "REASON", "reason", COL_STR, COL_JSON_ONLY },
+	/* false: GI profiles or the framebuffer were inferred; available is what is sure */
+	[C_EXACT] = { "EXACT", "exact", COL_NUM, COL_JSON_ONLY },
 };
 
 static void type_cells(struct cli_line *ln, const struct vgpu_type *t, int off,
@@ -75,6 +78,7 @@ static void type_cells(struct cli_line *ln, const struct vgpu_type *t, int off,
 	/* per-VF rows: a VF that cannot take it on a GPU that can has no GPU reason */
 	if (!avail && cap->reason)
 		cli_cell_str(ln, C_REASON + off, vgpu_cap_reason_code(cap->reason));
+	cli_cell_str(ln, C_EXACT + off, cap->exact ? "true" : "false");
 }
 
 /* Index of @t (a type of @g's catalogue) in it: the catalogue is sorted by id. */

@@ -18,6 +18,8 @@ static const struct col why_cols[] = {
 	{ "AVAILABLE", "available", COL_NUM, true },
 	{ "REASON", "reason", COL_STR, false },
 	{ "DETAIL", "detail", COL_STR, false },
+	/* false: GI profiles or the framebuffer were inferred; available is what is sure */
+	{ "EXACT", "exact", COL_NUM, COL_JSON_ONLY },
 };
 
 /* @spec as a type of @g: exact names first, then the short name in any case. */
@@ -111,6 +113,7 @@ int cmd_why(struct cli *c, int argc, char **argv)
 		if (cap.reason)
 			cli_cell_str(ln, 3, vgpu_cap_reason_code(cap.reason));
 		cli_cell(ln, 4, detail(&cap));
+		cli_cell_str(ln, 5, cap.exact ? "true" : "false");
 		vgpu_capacity_clear(&cap);
 	}
 	return cli_table_print(c, tb);

@@ -52,6 +52,7 @@ static char g_backing[PATH_MAX];
 static char *g_control;
 static int g_logfd = -1;
 static long g_block_ms = 60000;
+static bool g_board_types; /* --board-types */
 static pthread_mutex_t g_lock = PTHREAD_MUTEX_INITIALIZER;
 static pthread_mutex_t g_loglock = PTHREAD_MUTEX_INITIALIZER;
 static int g_notes;
@@ -1281,6 +1282,21 @@ static void gpus_finish(void)
 				    (t = type_get(insts[j].type)) && t->named)
 					ids_add(g->cat, &g->ncat, t->id);
 		}
+	}
+	/*
+	 * --board-types: one driver type table per board, so a vendor-VFIO GPU also has the
+	 * types of the other vendor-VFIO GPUs of its PCI vendor:device (a GPU whose lists a held
+	 * vGPU cut down at mount lists them all again once free, as the driver does)
+	 */
+	for (i = 0; i < ngpus && g_board_types; i++)
+		for (j = 0; j < ngpus; j++)
+			if (j != i && gpus[i].vfio && gpus[j].vfio &&
+			    !strcmp(gpus[i].devid, gpus[j].devid))
+				for (k = 0; k < gpus[j].ncat; k++)
+					ids_add(gpus[i].cat, &gpus[i].ncat, gpus[j].cat[k]);
+	for (i = 0; i < ngpus; i++) {
+		struct gpu *g = &gpus[i];
+
 		g->total_slices = 7;
 		for (j = 0; j < g->ncat; j++) {
 			t = type_get(g->cat[j]);
@@ -2491,8 +2507,9 @@ static const struct fuse_operations ops = {
 static void usage(FILE *f)
 {
 	fputs("Usage: vgpu-emu [--control FILE] [--log FILE] [--type ID=NAME]... [--per-gi ID=N]...\n"
-	      "                [--block-timeout SECONDS] BACKING MOUNTPOINT [FUSE options]\n"
-	      "       vgpu-emu --check [--type ID=NAME]... [--per-gi ID=N]... BACKING\n"
+	      "                [--board-types] [--block-timeout SECONDS] BACKING MOUNTPOINT\n"
+	      "                [FUSE options]\n"
+	      "       vgpu-emu --check [--type ID=NAME]... [--per-gi ID=N]... [--board-types] BACKING\n"
 	      "Mounts BACKING at MOUNTPOINT (in the foreground) with the kernel and NVIDIA vGPU\n"
 	      "driver behaviour of tests/emu/README.md. Unmount (fusermount3 -u) or send\n"
 	      "SIGTERM to stop. --check only builds the model and reports (exit 1) where it\n"
@@ -2576,6 +2593,11 @@ int main(int argc, char **argv)
 		}
 		if (!strcmp(o, "--check")) {
 			check = 1;
+			i++;
+			continue;
+		}
+		if (!strcmp(o, "--board-types")) {
+			g_board_types = true;
 			i++;
 			continue;
 		}
