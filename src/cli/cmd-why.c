@@ -42,8 +42,9 @@ static char *detail(const struct vgpu_capacity *cap)
 	if (cap->reason == VGPU_CAP_OK)
 		s = vgpu_xstrdup(cap->exact ?
 					 "" :
-					 "at least this many: the GPU instances' profiles are "
-					 "inferred from the driver's lists (NVML did not answer)");
+					 "at least this many: GPU instance profiles or the "
+					 "framebuffer are inferred from the driver's lists (NVML "
+					 "did not answer)");
 	else
 		s = vgpu_xstrdup(vgpu_cap_reason_text(cap->reason));
 	if (cap->domains && *cap->domains)
