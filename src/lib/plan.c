@@ -403,7 +403,9 @@ static bool gpu_offers(const struct planner *pl, const struct vgpu_gpu *g, const
 	for (size_t j = 0; j < g->n_parents; j++) {
 		const struct vgpu_type *t;
 
-		if (parent_offers(&g->parents[j], spec, &t) > 0 && load_takes(l, t))
+		/* and the capacity model agrees (maxima, GIs, reservations) */
+		if (parent_offers(&g->parents[j], spec, &t) > 0 && load_takes(l, t) &&
+		    vgpu_gpu_room(pl->m, g, t) > 0)
 			return true;
 	}
 	return false;
@@ -474,6 +476,16 @@ static int choose_gpu(struct planner *pl)
 	return 0;
 }
 
+/* vGPUs of the request before @p planned on @g (the capacity model sees only the host). */
+static unsigned planned_on(const struct planner *pl, size_t p, const struct vgpu_gpu *g)
+{
+	unsigned n = 0;
+
+	for (size_t q = 0; q < p; q++)
+		n += pl->picked[q]->gpu == g;
+	return n;
+}
+
 /* A parent of a GPU on the chosen node that can take vGPU @p of the request. */
 static const struct vgpu_parent *pick_one(struct planner *pl, size_t p, const struct vgpu_type **ty)
 {
@@ -494,7 +506,8 @@ static const struct vgpu_parent *pick_one(struct planner *pl, size_t p, const st
 				for (size_t q = 0; q < p; q++)
 					uses += pl->picked[q] == vf;
 				if (n > 0 && (vf->index >= 0 ? uses == 0 : uses < n) &&
-				    load_takes(&pl->loads[i], *ty))
+				    load_takes(&pl->loads[i], *ty) &&
+				    vgpu_gpu_room(m, g, *ty) > planned_on(pl, p, g))
 					return vf;
 			}
 		}

@@ -132,8 +132,13 @@ fi
 # node that can hold it, and when none can, the error says what the node has
 cp -a $hosts/a30-dual-mdev "$tmp/small"
 sed -i 's/MemTotal: *[0-9]*/MemTotal:        8388608/' "$tmp/small/sys/devices/system/node/node0/meminfo"
+# GPU af time-sliced like 3b: MIG's GPU instances gone, A30-6C offered instead of A30-2-12C
+rm -rf "$tmp"/small/proc/driver/nvidia/capabilities/gpu1/mig/gi*
 for f in "$tmp"/small/sys/devices/pci0000:af/0000:af:00.*/mdev_supported_types/nvidia-684/available_instances; do
 	echo 1 >"$f"
+done
+for f in "$tmp"/small/sys/devices/pci0000:af/0000:af:00.*/mdev_supported_types/nvidia-690/available_instances; do
+	echo 0 >"$f"
 done
 "$bin" --sysroot "$tmp/small" --json plan --name m --vgpu A30-6C --vcpus 2 --memory 16G >"$tmp/out" 2>&1
 if ! grep -q '"gpu": "0000:af:00.0"' "$tmp/out" || ! grep -q '"numa_node": 1' "$tmp/out"; then
