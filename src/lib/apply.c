@@ -239,7 +239,8 @@ static int validate(struct vgpu_apply *a, struct vgpu_apply_gpu *w, const struct
 			return vgpu_error(ctx, -EINVAL,
 					  "%s:%u: GPU %s: %u vGPUs of %s do not fit: the GPU takes "
 					  "at most %ld",
-					  a->file, v->line, w->addr, v->count, t->info.profile, max);
+					  a->file, v->line, w->addr, v->count, t->info.profile,
+					  max);
 	}
 	if (g->sriov_total_vfs > 0 && vgpus > g->sriov_total_vfs)
 		return vgpu_error(ctx, -EINVAL,
@@ -355,6 +356,16 @@ int vgpu_apply_resolve(struct vgpu_apply *a, const struct vgpu_hostcfg *cfg)
 						  "NVIDIA GPUs, indexed by PCI address from 0)",
 						  a->file, e->line, e->indexes[k], index);
 	}
+	/*
+	 * One entry may match no GPU (a fleet file filters by model), but a label
+	 * none of whose entries selects a GPU of this host is a mistake: on a host
+	 * without NVIDIA GPUs it would otherwise "match"
+	 */
+	if (!a->n_gpus && cfg->n_entries)
+		return vgpu_error(
+			a->ctx, -ENODEV,
+			"%s:%u: config '%s' selects no NVIDIA GPU of this host (%d found)", a->file,
+			cfg->entries[0].line, cfg->label ? cfg->label : "", index);
 	return 0;
 }
 
