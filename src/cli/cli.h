@@ -11,6 +11,8 @@
 #include "sysfs.h"
 
 #define EXIT_USAGE 2
+/* assert: the host differs from the config (1 is "could not check") */
+#define EXIT_DIFFERS 3
 
 struct cli {
 	const char *sysroot;
@@ -22,6 +24,7 @@ struct cli {
 	struct vgpu_model *model; /* NULL until cli_read_host() */
 	struct vgpu_records recs; /* the owner records cli_read_host() read with it */
 	const char *nvml_path; /* --nvml */
+	const char *connect; /* global -c/--connect URI, before the command (virsh's place) */
 	struct vgpu_nvml *nvml; /* loaded by cli_nvml(); NULL when absent */
 	bool nvml_tried;
 	char *hook_xml; /* the hook: the domain XML read from stdin, NUL-terminated */
@@ -65,6 +68,8 @@ int cli_usage_error(struct cli *c, const char *cmd, const char *fmt, ...)
  */
 /* cli_read_host(): also ask NVML (MIG mode, GIs, the driver's type table) */
 #define CLI_READ_NVML 0x100
+/* cli_read_host(): a listing of GPUs: say "no NVIDIA GPU found" when there is none */
+#define CLI_READ_GPUS 0x200
 int cli_read_host(struct cli *c, unsigned what);
 /*
  * NVML for this run, loaded on first use: NULL when it is absent, or when

@@ -77,7 +77,7 @@ static int parse_args(struct cli *c, struct vgpu_apply_opts *o, int argc, char *
 	if (!o->file || !o->label)
 		return cli_usage_error(c, cmd, "-f FILE and --config LABEL are required");
 	if (!o->uri)
-		o->uri = cli_default_uri();
+		o->uri = c->connect ? c->connect : cli_default_uri();
 	o->tools.dry_run = o->dry_run;
 	return 0;
 }
@@ -104,7 +104,7 @@ static int apply_main(struct cli *c, int argc, char **argv, bool check)
 	for (size_t i = 0; i < diffs.n; i++)
 		fprintf(c->out, "%s\n", diffs.items[i]);
 	if (check && diffs.n)
-		return EXIT_FAILURE;
+		return EXIT_DIFFERS; /* drift, told apart from "could not check" (1) */
 	if (!check && diffs.n) {
 		cli_error(c, "apply: the host still differs from '%s' (above)", o.label);
 		return EXIT_FAILURE;

@@ -73,7 +73,7 @@ int cmd_gpus(struct cli *c, int argc, char **argv)
 
 	if (r)
 		return r;
-	r = cli_read_host(c, CLI_READ_NVML);
+	r = cli_read_host(c, CLI_READ_NVML | CLI_READ_GPUS);
 	if (r)
 		return r;
 	g = c->model->gpus;
@@ -128,7 +128,7 @@ int cmd_vfs(struct cli *c, int argc, char **argv)
 
 	if (r)
 		return r;
-	r = cli_read_host(c, VGPU_READ_TYPES);
+	r = cli_read_host(c, VGPU_READ_TYPES | CLI_READ_GPUS);
 	if (r)
 		return r;
 	if (optind < argc) {

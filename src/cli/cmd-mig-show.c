@@ -174,7 +174,7 @@ int cmd_mig_show(struct cli *c, int argc, char **argv)
 	}
 	if (optind < argc)
 		return cli_usage_error(c, "mig show", "unexpected argument '%s'", argv[optind]);
-	if (cli_read_host(c, VGPU_READ_TYPES | CLI_READ_NVML))
+	if (cli_read_host(c, VGPU_READ_TYPES | CLI_READ_NVML | CLI_READ_GPUS))
 		return EXIT_FAILURE;
 	only = gpu ? vgpu_model_find_gpu(c->model, gpu) : NULL;
 	if (gpu && !only)

@@ -102,7 +102,7 @@ int cmd_vgpus(struct cli *c, int argc, char **argv)
 			return -1;
 		return cli_usage_error(c, "vgpus", "unexpected argument '%s'", argv[1]);
 	}
-	r = cli_read_host(c, VGPU_READ_TYPES);
+	r = cli_read_host(c, VGPU_READ_TYPES | CLI_READ_GPUS);
 	if (r)
 		return r;
 	if (vgpu_records_read(&c->ctx, c->fs, &recs) < 0) {

@@ -220,6 +220,16 @@ int xml_parse_args(struct cli *c, const char *cmd, int argc, char **argv, struct
 		return cli_usage_error(
 			c, cmd, "--memory '%s': not a size of 1 MiB or more (e.g. 32G, 4096M)",
 			a->memory_arg);
+	/* a bare number is MiB, as virt-install's --memory: "8" is a typo for 8G */
+	if (a->memory_arg && a->dom.memory_kib < 256 * 1024)
+		vgpu_warn(&c->ctx,
+			  "--memory '%s' is %llu MiB (a bare number is MiB); a VM with a vGPU "
+			  "needs far more: did you mean %sG?",
+			  a->memory_arg, (unsigned long long)(a->dom.memory_kib / 1024),
+			  a->memory_arg);
+	/* the global -c URI (before the command, as virsh's) when the command has none */
+	if (!a->uri && c->connect)
+		a->uri = c->connect;
 	for (char *save = NULL, *p = a->vgpu_list ? strtok_r(a->vgpu_list, ",", &save) : NULL; p;
 	     p = strtok_r(NULL, ",", &save)) {
 		if (a->req.n_profiles == VGPU_MAX_VGPUS)

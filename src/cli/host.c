@@ -101,12 +101,16 @@ int cli_read_host(struct cli *c, unsigned what)
 	vgpu_model_free(c->model);
 	c->model = NULL;
 	vgpu_records_clear(&c->recs);
-	if (vgpu_host_read(&c->ctx, c->fs, what & ~CLI_READ_NVML, &c->model, &c->recs) < 0) {
+	if (vgpu_host_read(&c->ctx, c->fs, what & ~(CLI_READ_NVML | CLI_READ_GPUS), &c->model,
+			   &c->recs) < 0) {
 		cli_error(c, "%s", vgpu_ctx_error(&c->ctx));
 		return EXIT_FAILURE;
 	}
 	if ((what & CLI_READ_NVML) && cli_nvml(c))
 		vgpu_nvml_fill(&c->ctx, c->nvml, c->model);
+	/* as nvidia-smi's "No devices were found": an empty listing is not silence */
+	if ((what & CLI_READ_GPUS) && !c->model->n_gpus)
+		fputs("vgpuctl: no NVIDIA GPU found\n", c->err);
 	return 0;
 }
 

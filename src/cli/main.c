@@ -50,10 +50,13 @@ static const struct cli_command commands[] = {
 
 static void usage(FILE *f)
 {
-	fputs("Usage: vgpuctl [--sysroot DIR] [--json] COMMAND [ARGS]\n\n"
+	fputs("Usage: vgpuctl [-c URI] [--sysroot DIR] [--nvml LIB] [--json] COMMAND [ARGS]\n\n"
 	      "Inventory, plan and assign NVIDIA vGPUs on KVM/libvirt hosts.\n\n"
 	      "Global options:\n"
 	      "      --sysroot DIR  read sysfs/procfs below DIR instead of /\n"
+	      "  -c, --connect URI  libvirt connection for the commands that use one\n"
+	      "                     (as virsh: before the command; default\n"
+	      "                     $LIBVIRT_DEFAULT_URI, else qemu:///system)\n"
 	      "      --nvml LIB     NVIDIA's NVML library (default: libnvidia-ml.so.1,\n"
 	      "                     not loaded with --sysroot unless named)\n"
 	      "  -J, --json         JSON output\n"
@@ -110,6 +113,7 @@ int main(int argc, char **argv)
 	static const struct option opts[] = {
 		{ "sysroot", required_argument, NULL, OPT_SYSROOT },
 		{ "nvml", required_argument, NULL, OPT_NVML },
+		{ "connect", required_argument, NULL, 'c' },
 		{ "json", no_argument, NULL, 'J' },
 		{ "help", no_argument, NULL, 'h' },
 		{ "version", no_argument, NULL, 'V' },
@@ -142,13 +146,16 @@ int main(int argc, char **argv)
 	if (!isatty(STDOUT_FILENO))
 		setvbuf(stdout, outbuf, _IOFBF, sizeof(outbuf));
 	/* '+': stop at the command name; each command parses its own options */
-	while ((o = getopt_long(argc, argv, "+JhV", opts, NULL)) != -1) {
+	while ((o = getopt_long(argc, argv, "+c:JhV", opts, NULL)) != -1) {
 		switch (o) {
 		case OPT_SYSROOT:
 			c.sysroot = optarg;
 			break;
 		case OPT_NVML:
 			c.nvml_path = optarg;
+			break;
+		case 'c':
+			c.connect = optarg;
 			break;
 		case 'J':
 			c.json = true;

@@ -3,6 +3,7 @@
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 
 #include "model.h"
 
@@ -285,11 +286,12 @@ bool vgpu_type_matches(const struct vgpu_type *t, const char *spec)
 		return id > 0 && (unsigned long)id == t->id;
 	if (!t->name)
 		return false;
-	if (strcmp(spec, t->info.profile) == 0 || strcmp(spec, t->name) == 0)
+	/* NVIDIA spells them in upper case; a hand types "a30-6c" */
+	if (strcasecmp(spec, t->info.profile) == 0 || strcasecmp(spec, t->name) == 0)
 		return true;
 	/* a full name with another prefix ("NVIDIA A30-1-6C" for "GRID A30-1-6C") */
 	vgpu_type_parse(spec, &want);
-	return strchr(spec, ' ') && strcmp(want.profile, t->info.profile) == 0;
+	return strchr(spec, ' ') && strcasecmp(want.profile, t->info.profile) == 0;
 }
 
 const struct vgpu_node *vgpu_topology_node(const struct vgpu_topology *t, int id)

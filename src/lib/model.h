@@ -346,7 +346,7 @@ const char *vgpu_parent_state_str(const struct vgpu_parent *p);
 /**
  * vgpu_type_matches() - does @t answer to @spec (short profile, full name, nvidia-N or N)?
  * @t: the type
- * @spec: what the user asked for; names compare exactly (case-sensitive)
+ * @spec: what the user asked for; names compare in any case ("a30-6c")
  * Return: true if it does; an empty @spec matches nothing.
  */
 bool vgpu_type_matches(const struct vgpu_type *t, const char *spec);

@@ -79,7 +79,7 @@ cfg=(-f "$tmp/host.yaml" --config h100-mixed)
 # ---- a booted host: assert lists every difference
 boot
 run assert "${cfg[@]}"
-same "assert on a booted host (exit $RC)" "$RC:$OUT" "1:GPU $pf: MIG mode is disabled, the config wants it enabled
+same "assert on a booted host (exit $RC)" "$RC:$OUT" "3:GPU $pf: MIG mode is disabled, the config wants it enabled
 GPU $pf: 0 of 8 VFs enabled
 GPU $pf: GPU instances none, the config wants 1g.10gb, 2g.20gb, 3g.40gb
 GPU $pf: 0 of 1 vGPUs of H100-3-40C (no parent offers the type now)
@@ -220,7 +220,7 @@ same "dry run with domains" "$(tail -1 <<<"$OUT")" "start domain 'vm-off' ($uri)
 run apply -f "$tmp/vms.yaml" --config h100-mixed -c "$uri"
 same "apply with domains (exit $RC)" "$RC:$(grep domains: <<<"$ERR")" "0:vgpuctl: domains: started 'vm-off'"
 run assert -f "$tmp/vms.yaml" --config h100-mixed -c "$uri"
-same "assert with a domain shut off (exit $RC)" "$RC:$OUT" "1:domain 'vm-off' is not running"
+same "assert with a domain shut off (exit $RC)" "$RC:$OUT" "3:domain 'vm-off' is not running"
 sed 's/vm-off]/vm-gone]/' "$tmp/vms.yaml" >"$tmp/gone.yaml"
 run apply -f "$tmp/gone.yaml" --config h100-mixed -c "$uri"
 [[ $RC == 1 && $ERR == *"domain 'vm-gone'"* ]] || bad "a missing domain: exit $RC: $ERR"

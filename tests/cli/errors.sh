@@ -62,6 +62,37 @@ grep -A10 '"address": "0000:41:00.5"' "$tmp/out" | grep -q '"profile": "L40S-4Q"
 expect 0 "" --sysroot tests/data/hosts/a30-dual-mdev vfs 00000000:AF:00.0
 [ "$(wc -l <"$tmp/out")" = 5 ] || { echo "FAIL: vfs 00000000:AF:00.0 lists $(wc -l <"$tmp/out") lines"; fail=1; }
 
+# a host without NVIDIA GPUs: every GPU listing says so on stderr (as nvidia-smi's
+# "No devices were found"), prints an empty listing and exits 0
+mkdir -p "$tmp/nogpu/sys/bus/pci/devices" "$tmp/nogpu/sys/devices/system/cpu"
+echo 0 >"$tmp/nogpu/sys/devices/system/cpu/online"
+for c in gpus vfs types vgpus "mig show"; do
+	# shellcheck disable=SC2086 # "mig show" is two words
+	expect 0 "^vgpuctl: no NVIDIA GPU found$" --sysroot "$tmp/nogpu" $c
+	[ -s "$tmp/out" ] && { echo "FAIL: $c on a host without GPUs printed: $(cat "$tmp/out")"; fail=1; }
+done
+# ... and a config that selects nothing there is an error naming the line, not "matches"
+printf '%s\n' "version: v1" "vgpu-configs:" "  x:" "    - devices: all" \
+	'      vgpu-devices: {"A30-6C": 1}' >"$tmp/cfg.yaml"
+expect 1 "^vgpuctl: assert: $tmp/cfg.yaml:4: config 'x' selects no NVIDIA GPU of this host \(0 found\)$" \
+	--sysroot "$tmp/nogpu" assert -f "$tmp/cfg.yaml" --config x
+expect 1 "selects no NVIDIA GPU of this host \(0 found\)$" \
+	--sysroot "$tmp/nogpu" apply -f "$tmp/cfg.yaml" --config x
+# profiles in any case: NVIDIA writes them upper case, a hand types them lower
+expect 0 "" --sysroot tests/data/hosts/a30-dual-mdev why a30-6c
+grep -q "^0000:3b:00.0 A30-6C *4" "$tmp/out" || { echo "FAIL: why a30-6c: $(cat "$tmp/out")"; fail=1; }
+expect 0 "" --sysroot tests/data/hosts/a30-dual-mdev plan --name x --vgpu a30-6c --vcpus 2 --memory 1G
+
+# -c before the command, as virsh takes it: the URI is the command's connection
+expect 1 "^vgpuctl: cannot connect to 'test:///nonexistent'" \
+	--sysroot tests/data/hosts/a30-dual-mdev -c test:///nonexistent plan --name x --vgpu A30-6C \
+	--vcpus 2 --memory 1G
+expect 0 "" --sysroot tests/data/hosts/a30-dual-mdev --connect test:///default plan --name x \
+	--vgpu A30-6C --vcpus 2 --memory 1G
+# a bare --memory number is MiB, and a tiny one is almost certainly a typo
+expect 0 "^vgpuctl: warning: --memory '8' is 8 MiB \(a bare number is MiB\); .*did you mean 8G\?$" \
+	--sysroot tests/data/hosts/a30-dual-mdev plan --name x --vgpu A30-6C --vcpus 2 --memory 8
+
 # a closed pipe ends the program quietly
 set -o pipefail
 out=$("$bin" --sysroot tests/data/hosts/a30-dual-mdev types --per-vf 2>"$tmp/err" | head -1)
