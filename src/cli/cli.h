@@ -98,6 +98,18 @@ int cli_table_print(struct cli *c, struct cli_table *t);
 
 int cmd_gpus(struct cli *c, int argc, char **argv);
 int cmd_vfs(struct cli *c, int argc, char **argv);
+struct option;
+/*
+ * The nearest of @names to @word (a typo: at most 1 edit for short words, 2
+ * for longer), or NULL.
+ */
+const char *cli_nearest(const char *word, const char *const *names, size_t n);
+/*
+ * getopt_long() refused argv[optind - 1] (opterr is 0: we say it): a missing
+ * argument, or an unknown option with the nearest of @opts suggested.
+ * Return: EXIT_USAGE.
+ */
+int cli_bad_option(struct cli *c, const char *cmd, const struct option *opts, char **argv);
 int cmd_types(struct cli *c, int argc, char **argv);
 int cmd_why(struct cli *c, int argc, char **argv);
 int cmd_topology(struct cli *c, int argc, char **argv);

@@ -69,7 +69,7 @@ static int parse_args(struct cli *c, struct vgpu_apply_opts *o, int argc, char *
 		case 'h':
 			return -1;
 		default:
-			return cli_usage_error(c, cmd, "unknown option");
+			return cli_bad_option(c, cmd, opts, argv);
 		}
 	}
 	if (optind < argc)

@@ -17,7 +17,7 @@ static int no_options(struct cli *c, int argc, char **argv, const char *cmd, int
 	while ((o = getopt_long(argc, argv, "h", opts, NULL)) != -1) {
 		if (o == 'h')
 			return -1;
-		return cli_usage_error(c, cmd, "invalid option");
+		return cli_bad_option(c, cmd, opts, argv);
 	}
 	if (argc - optind > max_args)
 		return cli_usage_error(c, cmd, "unexpected argument '%s'", argv[optind + max_args]);

@@ -169,7 +169,7 @@ int cmd_mig_show(struct cli *c, int argc, char **argv)
 		case 'h':
 			return -1;
 		default:
-			return cli_usage_error(c, "mig show", "unknown option");
+			return cli_bad_option(c, "mig show", opts, argv);
 		}
 	}
 	if (optind < argc)

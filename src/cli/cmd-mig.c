@@ -45,7 +45,7 @@ static int plan_options(struct cli *c, int argc, char **argv, struct mig_plan_ar
 		case 'h':
 			return -1;
 		default:
-			return cli_usage_error(c, "mig", "invalid option");
+			return cli_bad_option(c, "mig", opts, argv);
 		}
 	}
 	if (!a->gpu == !a->board)

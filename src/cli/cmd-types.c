@@ -131,7 +131,7 @@ int cmd_types(struct cli *c, int argc, char **argv)
 		case 'h':
 			return -1;
 		default:
-			return cli_usage_error(c, "types", "invalid option");
+			return cli_bad_option(c, "types", opts, argv);
 		}
 	}
 	if (optind < argc)

@@ -74,7 +74,7 @@ int cmd_why(struct cli *c, int argc, char **argv)
 		case 'h':
 			return -1;
 		default:
-			return cli_usage_error(c, "why", "invalid option");
+			return cli_bad_option(c, "why", opts, argv);
 		}
 	}
 	if (optind >= argc)

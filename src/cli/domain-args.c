@@ -110,7 +110,8 @@ int xml_parse_args(struct cli *c, const char *cmd, int argc, char **argv, struct
 	optind = 0; /* 0: a full reset, so DOMAIN may come before the options */
 	while ((o = getopt_long(argc, argv, a->live ? "c:ho:" : "c:h", opts, NULL)) != -1) {
 		if (!a->live && (o == O_NOPIN || o == O_PERSTART || o == O_DRYRUN))
-			return cli_usage_error(c, cmd, "invalid option");
+			return cli_usage_error(c, cmd, "option '%s' is for assign and release",
+					       argv[optind - 1]);
 		switch (o) {
 		case O_NOPIN:
 			a->dom.no_pin = true;
@@ -199,7 +200,7 @@ int xml_parse_args(struct cli *c, const char *cmd, int argc, char **argv, struct
 		case 'h':
 			return -1;
 		default:
-			return cli_usage_error(c, cmd, "invalid option");
+			return cli_bad_option(c, cmd, opts, argv);
 		}
 	}
 	if (a->live && optind < argc && !a->domain)

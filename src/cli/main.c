@@ -145,6 +145,7 @@ int main(int argc, char **argv)
 
 	if (!isatty(STDOUT_FILENO))
 		setvbuf(stdout, outbuf, _IOFBF, sizeof(outbuf));
+	opterr = 0; /* cli_bad_option() says what was wrong, with one "vgpuctl:" */
 	/* '+': stop at the command name; each command parses its own options */
 	while ((o = getopt_long(argc, argv, "+c:JhV", opts, NULL)) != -1) {
 		switch (o) {
@@ -167,13 +168,25 @@ int main(int argc, char **argv)
 			printf("vgpuctl %s\n", VGPUCTL_VERSION);
 			return close_stdout(EXIT_SUCCESS);
 		default:
-			fputs("Try 'vgpuctl --help' for more information.\n", stderr);
-			return EXIT_USAGE;
+			return cli_bad_option(&c, NULL, opts, argv);
 		}
 	}
 	if (optind >= argc) {
 		usage(stderr);
 		return EXIT_USAGE;
+	}
+	/* "vgpuctl help [COMMAND]", as git and virsh take it */
+	if (strcmp(argv[optind], "help") == 0) {
+		if (optind + 1 >= argc) {
+			usage(stdout);
+			return close_stdout(EXIT_SUCCESS);
+		}
+		for (size_t i = 0; i < N_COMMANDS; i++)
+			if (strcmp(argv[optind + 1], commands[i].name) == 0) {
+				command_usage(stdout, &commands[i]);
+				return close_stdout(EXIT_SUCCESS);
+			}
+		return cli_usage_error(&c, NULL, "help: unknown command '%s'", argv[optind + 1]);
 	}
 	for (size_t i = 0; i < N_COMMANDS; i++) {
 		if (strcmp(argv[optind], commands[i].name) != 0)
@@ -216,8 +229,17 @@ int main(int argc, char **argv)
 		cli_cleanup(&c);
 		return close_stdout(rc);
 	}
-	fprintf(stderr,
-		"vgpuctl: unknown command '%s'\nTry 'vgpuctl --help' for more information.\n",
-		argv[optind]);
-	return EXIT_USAGE;
+	{
+		const char *names[N_COMMANDS + 1];
+		const char *near;
+
+		for (size_t i = 0; i < N_COMMANDS; i++)
+			names[i] = commands[i].name;
+		names[N_COMMANDS] = "help";
+		near = cli_nearest(argv[optind], names, N_COMMANDS + 1);
+		if (near)
+			return cli_usage_error(&c, NULL, "unknown command '%s'; did you mean '%s'?",
+					       argv[optind], near);
+		return cli_usage_error(&c, NULL, "unknown command '%s'", argv[optind]);
+	}
 }

@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
 /* Messages, tables and JSON: the CLI's one writer. */
 #include <errno.h>
+#include <getopt.h>
 #include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
@@ -39,6 +40,87 @@ int cli_usage_error(struct cli *c, const char *cmd, const char *fmt, ...)
 	fprintf(c->err, "Try 'vgpuctl %s%s--help' for more information.\n", cmd ? cmd : "",
 		cmd ? " " : "");
 	return EXIT_USAGE;
+}
+
+/*
+ * Optimal string alignment distance (Damerau-Levenshtein with adjacent
+ * transpositions), as git's "did you mean": "tpyes" is 1 from "types".
+ * Both strings are short (command and option names): cut at 32 bytes.
+ */
+static unsigned edit_distance(const char *a, const char *b)
+{
+	unsigned d[33][33];
+	size_t la = strnlen(a, 32), lb = strnlen(b, 32);
+
+	for (size_t i = 0; i <= la; i++)
+		d[i][0] = (unsigned)i;
+	for (size_t j = 0; j <= lb; j++)
+		d[0][j] = (unsigned)j;
+	for (size_t i = 1; i <= la; i++) {
+		for (size_t j = 1; j <= lb; j++) {
+			unsigned cost = a[i - 1] != b[j - 1];
+			unsigned best = d[i - 1][j] + 1;
+
+			if (d[i][j - 1] + 1 < best)
+				best = d[i][j - 1] + 1;
+			if (d[i - 1][j - 1] + cost < best)
+				best = d[i - 1][j - 1] + cost;
+			if (i > 1 && j > 1 && a[i - 1] == b[j - 2] && a[i - 2] == b[j - 1] &&
+			    d[i - 2][j - 2] + 1 < best)
+				best = d[i - 2][j - 2] + 1;
+			d[i][j] = best;
+		}
+	}
+	return d[la][lb];
+}
+
+const char *cli_nearest(const char *word, const char *const *names, size_t n)
+{
+	const char *best = NULL;
+	unsigned best_d = ~0u, limit = strlen(word) > 4 ? 2 : 1;
+
+	for (size_t i = 0; i < n; i++) {
+		unsigned d = edit_distance(word, names[i]);
+
+		if (d < best_d) {
+			best_d = d;
+			best = names[i];
+		}
+	}
+	return best_d <= limit ? best : NULL;
+}
+
+int cli_bad_option(struct cli *c, const char *cmd, const struct option *opts, char **argv)
+{
+	const char *bad = optind > 0 ? argv[optind - 1] : "";
+	const char *names[64];
+	size_t n = 0;
+
+	if (strncmp(bad, "--", 2) == 0) {
+		char name[64];
+		const char *near;
+
+		snprintf(name, sizeof(name), "%.*s", (int)strcspn(bad + 2, "="), bad + 2);
+		for (const struct option *o = opts; o && o->name && n < ARRAY_SIZE(names); o++) {
+			if (strcmp(o->name, name) == 0)
+				return cli_usage_error(c, cmd, "option '--%s' needs an argument",
+						       name);
+			names[n++] = o->name;
+		}
+		near = cli_nearest(name, names, n);
+		if (near)
+			return cli_usage_error(
+				c, cmd, "unknown option '--%s'; did you mean '--%s'?", name, near);
+		return cli_usage_error(c, cmd, "unknown option '--%s'", name);
+	}
+	if (optopt)
+		for (const struct option *o = opts; o && o->name; o++)
+			if (o->val == optopt && o->has_arg == required_argument)
+				return cli_usage_error(c, cmd, "option '-%c' needs an argument",
+						       optopt);
+	if (optopt)
+		return cli_usage_error(c, cmd, "unknown option '-%c'", optopt);
+	return cli_usage_error(c, cmd, "unknown option '%s'", bad);
 }
 
 /*

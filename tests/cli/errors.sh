@@ -93,6 +93,18 @@ expect 0 "" --sysroot tests/data/hosts/a30-dual-mdev --connect test:///default p
 expect 0 "^vgpuctl: warning: --memory '8' is 8 MiB \(a bare number is MiB\); .*did you mean 8G\?$" \
 	--sysroot tests/data/hosts/a30-dual-mdev plan --name x --vgpu A30-6C --vcpus 2 --memory 8
 
+# typos get the nearest command or option, with one "vgpuctl:" prefix (opterr off)
+expect 2 "^vgpuctl: unknown command 'tpyes'; did you mean 'types'\?$" tpyes
+expect 2 "^vgpuctl: unknown option '--vpgu'; did you mean '--vgpu'\?$" \
+	--sysroot tests/data/hosts/a30-dual-mdev xml --vpgu A30-6C
+expect 2 "^vgpuctl: option '--gpu' needs an argument$" --sysroot tests/data/hosts/a30-dual-mdev types --gpu
+expect 2 "^vgpuctl: unknown option '--bogus'$" --bogus gpus
+grep -q "^types: \|unrecognized" "$tmp/err" && { echo "FAIL: getopt's own message: $(cat "$tmp/err")"; fail=1; }
+# vgpuctl help COMMAND, as git and virsh take it
+expect 0 "" help types
+grep -q "^Usage: vgpuctl \[global options\] types " "$tmp/out" || { echo "FAIL: help types: $(cat "$tmp/out")"; fail=1; }
+expect 2 "^vgpuctl: help: unknown command 'nope'$" help nope
+
 # a closed pipe ends the program quietly
 set -o pipefail
 out=$("$bin" --sysroot tests/data/hosts/a30-dual-mdev types --per-vf 2>"$tmp/err" | head -1)
