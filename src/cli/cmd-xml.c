@@ -20,8 +20,8 @@ static int xml_required(struct cli *c, const char *cmd, const struct xml_args *a
 		return cli_usage_error(c, cmd, "--vgpu PROFILE is required");
 	if (!a->from && !a->dom.name)
 		return cli_usage_error(c, cmd, "--name is required (or --from DOMAIN.xml)");
-	if (!a->vcpus_arg)
-		return cli_usage_error(c, cmd, "--vcpus N is required");
+	if (!a->vcpus_arg && !a->from)
+		return cli_usage_error(c, cmd, "--vcpus N is required (or --from DOMAIN.xml)");
 	if (!a->memory_arg && !a->from)
 		return cli_usage_error(c, cmd, "--memory SIZE is required");
 	return 0;

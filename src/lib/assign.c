@@ -17,6 +17,8 @@
 #include "txn.h"
 #include "virt.h"
 
+static int domain_vcpus(struct vgpu_ctx *ctx, struct _xmlDoc *doc, struct vgpu_request *req);
+
 int vgpu_domain_plan(struct vgpu_ctx *ctx, struct vgpu_sysfs *fs, struct vgpu_virt *virt,
 		     struct _xmlDoc *doc, bool existing, struct vgpu_request *req,
 		     const struct vgpu_domain_opts *o, struct vgpu_model **model,
@@ -44,6 +46,8 @@ int vgpu_domain_plan(struct vgpu_ctx *ctx, struct vgpu_sysfs *fs, struct vgpu_vi
 	}
 	if (!req->memory_kib && doc && vgpu_domain_memory_kib(ctx, doc, &req->memory_kib) < 0)
 		req->memory_kib = 0; /* unusable <memory>: the build says so */
+	if (doc && existing && domain_vcpus(ctx, doc, req) < 0)
+		return -EINVAL; /* --from: the file's <vcpu>, as assign takes it */
 	if (doc)
 		uuid = vgpu_domain_field(doc, "uuid");
 	if (!vgpu_uuid_normalize(req->uuid ? req->uuid : uuid ? uuid : "", self))

@@ -47,7 +47,8 @@ struct vgpu_domain_target {
  *       its own pins do not count
  * @existing: @doc is an existing domain: keep its UUID and its vGPUs' mdev
  *            UUIDs where @req gives none (a template's are not kept)
- * @req: the request; memory_kib is taken from @doc's <memory> when 0
+ * @req: the request; memory_kib is taken from @doc's <memory> when 0, and
+ *       vcpus from an @existing @doc's <vcpu> when 0
  * @o: the definition's options (name, emulator CPUs)
  * @model: the host as read, on success (NULL: not wanted)
  * @out: the plan, on success

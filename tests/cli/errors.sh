@@ -93,6 +93,12 @@ expect 0 "" --sysroot tests/data/hosts/a30-dual-mdev --connect test:///default p
 expect 0 "^vgpuctl: warning: --memory '8' is 8 MiB \(a bare number is MiB\); .*did you mean 8G\?$" \
 	--sysroot tests/data/hosts/a30-dual-mdev plan --name x --vgpu A30-6C --vcpus 2 --memory 8
 
+# xml/plan --from take the vCPU count from the file, as assign --from does
+expect 0 "" --sysroot tests/data/hosts/a30-dual-mdev plan --from tests/data/domains/plain.xml --vgpu A30-6C
+grep -q "^CPUs: .*(2 vCPUs" "$tmp/out" || { echo "FAIL: plan --from: $(cat "$tmp/out")"; fail=1; }
+expect 2 "^vgpuctl: --vcpus N is required \(or --from DOMAIN.xml\)$" \
+	--sysroot tests/data/hosts/a30-dual-mdev xml --name x --vgpu A30-6C --memory 1G
+
 # typos get the nearest command or option, with one "vgpuctl:" prefix (opterr off)
 expect 2 "^vgpuctl: unknown command 'tpyes'; did you mean 'types'\?$" tpyes
 expect 2 "^vgpuctl: unknown option '--vpgu'; did you mean '--vgpu'\?$" \
