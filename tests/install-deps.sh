@@ -11,6 +11,8 @@ pkgs=(meson ninja-build gcc pkg-config libvirt-dev libxml2-dev libyaml-dev libcm
 	# libvirtd (not libvirt-daemon-system: no users, no services) for the hook test
 	libvirt-daemon
 	clang clang-format shellcheck
+	# tests/cli/completion.sh loads bash-completion's _init_completion
+	bash-completion
 	# the kernel/driver emulator of tests/emu (FUSE); no group or setuid change is needed
 	libfuse3-dev fuse3
 	# systemd-analyze verify for the boot unit
