@@ -77,6 +77,11 @@ int cli_read_host(struct cli *c, unsigned what);
  * for it.  A library named with --nvml that cannot be used is warned about.
  */
 struct vgpu_nvml *cli_nvml(struct cli *c);
+/*
+ * --gpu ARG of @cmd (NULL: no prefix) as a GPU of the host read: *out NULL
+ * when @arg is NULL.  Return: 0, or EXIT_FAILURE with the error said.
+ */
+int cli_find_gpu(struct cli *c, const char *cmd, const char *arg, const struct vgpu_gpu **out);
 /* The libvirt URI when no -c is given, as virsh picks it: LIBVIRT_DEFAULT_URI, else qemu:///system.
  */
 const char *cli_default_uri(void);

@@ -176,9 +176,8 @@ int cmd_mig_show(struct cli *c, int argc, char **argv)
 		return cli_usage_error(c, "mig show", "unexpected argument '%s'", argv[optind]);
 	if (cli_read_host(c, VGPU_READ_TYPES | CLI_READ_NVML | CLI_READ_GPUS))
 		return EXIT_FAILURE;
-	only = gpu ? vgpu_model_find_gpu(c->model, gpu) : NULL;
-	if (gpu && !only)
-		return cli_usage_error(c, "mig show", "--gpu %s: no such GPU", gpu);
+	if (cli_find_gpu(c, "mig show", gpu, &only))
+		return EXIT_FAILURE;
 	t = cli_table(c, "gpu_instances", show_cols, ARRAY_SIZE(show_cols));
 	for (size_t i = 0; i < c->model->n_gpus; i++) {
 		const struct vgpu_gpu *g = &c->model->gpus[i];

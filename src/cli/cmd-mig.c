@@ -105,12 +105,8 @@ static int plan_board(struct cli *c, const struct mig_plan_args *a, const struct
 	r = cli_read_host(c, VGPU_READ_TYPES);
 	if (r)
 		return r;
-	*gpu = vgpu_model_find_gpu(c->model, a->gpu);
-	if (!*gpu) {
-		cli_error(c, "mig plan: --gpu '%s': no such NVIDIA GPU (see 'vgpuctl gpus')",
-			  a->gpu);
+	if (cli_find_gpu(c, "mig plan", a->gpu, gpu))
 		return EXIT_FAILURE;
-	}
 	*b = vgpu_mig_board_for_gpu(*gpu);
 	if (!*b) {
 		cli_error(c, "mig plan: --gpu '%s': %s is not a MIG GPU with a known table", a->gpu,

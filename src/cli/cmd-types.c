@@ -139,10 +139,8 @@ int cmd_types(struct cli *c, int argc, char **argv)
 	r = cli_read_host(c, VGPU_READ_TYPES | CLI_READ_GPUS);
 	if (r)
 		return r;
-	if (gpu_arg && !(only_gpu = vgpu_model_find_gpu(c->model, gpu_arg))) {
-		cli_error(c, "--gpu '%s': no such NVIDIA GPU (see 'vgpuctl gpus')", gpu_arg);
+	if (cli_find_gpu(c, NULL, gpu_arg, &only_gpu))
 		return EXIT_FAILURE;
-	}
 	if (vf_arg && !(only_vf = vgpu_model_find_parent(c->model, vf_arg))) {
 		cli_error(c, "--vf '%s': no such vGPU parent (see 'vgpuctl vfs')", vf_arg);
 		return EXIT_FAILURE;

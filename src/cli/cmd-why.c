@@ -85,10 +85,8 @@ int cmd_why(struct cli *c, int argc, char **argv)
 	r = cli_read_host(c, VGPU_READ_TYPES | CLI_READ_NVML);
 	if (r)
 		return r;
-	if (gpu_arg && !(only = vgpu_model_find_gpu(c->model, gpu_arg))) {
-		cli_error(c, "--gpu '%s': no such NVIDIA GPU (see 'vgpuctl gpus')", gpu_arg);
+	if (cli_find_gpu(c, NULL, gpu_arg, &only))
 		return EXIT_FAILURE;
-	}
 	for (size_t i = 0; i < c->model->n_gpus && !known; i++)
 		known = find_spec(&c->model->gpus[i], spec);
 	if (!known) {

@@ -130,3 +130,16 @@ struct vgpu_nvml *cli_nvml(struct cli *c)
 	}
 	return c->nvml;
 }
+
+int cli_find_gpu(struct cli *c, const char *cmd, const char *arg, const struct vgpu_gpu **out)
+{
+	*out = NULL;
+	if (!arg)
+		return 0;
+	*out = vgpu_model_find_gpu(c->model, arg);
+	if (*out)
+		return 0;
+	cli_error(c, "%s%s--gpu '%s': no such NVIDIA GPU (see 'vgpuctl gpus')", cmd ? cmd : "",
+		  cmd ? ": " : "", arg);
+	return EXIT_FAILURE;
+}
