@@ -120,9 +120,15 @@ int cmd_plan(struct cli *c, int argc, char **argv)
 		for (size_t i = 0; i < plan->n_vgpus; i++) {
 			const struct vgpu_choice *v = &plan->vgpus[i];
 
-			fprintf(c->out, "vGPU %zu: %s (type %u, %s, %s) on VF %s of GPU %s\n",
-				i + 1, v->profile, v->type_id, vgpu_backing_str(v->backing),
-				vgpu_iface_str(v->iface), v->parent, v->gpu);
+			if (strcmp(v->parent, v->gpu) == 0) /* no SR-IOV: the PF is the parent */
+				fprintf(c->out, "vGPU %zu: %s (type %u, %s, %s) on GPU %s itself\n",
+					i + 1, v->profile, v->type_id, vgpu_backing_str(v->backing),
+					vgpu_iface_str(v->iface), v->gpu);
+			else
+				fprintf(c->out,
+					"vGPU %zu: %s (type %u, %s, %s) on VF %s of GPU %s\n",
+					i + 1, v->profile, v->type_id, vgpu_backing_str(v->backing),
+					vgpu_iface_str(v->iface), v->parent, v->gpu);
 		}
 		fprintf(c->out, "NUMA node: %d (memory strict)\n", plan->node);
 		fprintf(c->out, "CPUs: %s (%u vCPUs as %u cores x %u threads)\n", cpus, plan->vcpus,

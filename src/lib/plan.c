@@ -590,17 +590,21 @@ static int check_node(struct planner *pl, const struct vgpu_plan *plan)
 static char *explain(const struct planner *pl, const struct vgpu_plan *plan)
 {
 	const struct vgpu_gpu *best = pl->best;
+	const char *how = pl->want_vf || pl->want_gpu ? ", as asked with " :
+			  pl->best_fits ? " which has room for the VM's vCPUs and memory" :
+					  "";
+	const char *opt = pl->want_vf ? vf_arg(pl->req) : pl->want_gpu ? gpu_arg(pl->req) : "";
 
+	/* a GPU without SR-IOV is its own parent: it holds several vGPUs, never "free" */
+	if (pl->picked[0]->index < 0)
+		return vgpu_asprintf("GPU %s (no SR-IOV: the GPU itself is the mdev parent; vGPUs "
+				     "on it now: %zu) offers %s now and is on NUMA node %d%s%s",
+				     best->addr, pl->picked[0]->mdevs.n, plan->vgpus[0].profile,
+				     best->numa_node, how, opt);
 	return vgpu_asprintf("%s is free and offers %s now; GPU %s (%u of %zu vGPU parents in "
 			     "use) is on NUMA node %d%s%s",
 			     plan->vgpus[0].parent, plan->vgpus[0].profile, best->addr,
-			     gpu_used(best), best->n_parents, best->numa_node,
-			     pl->want_vf || pl->want_gpu ? ", as asked with " :
-			     pl->best_fits ? " which has room for the VM's vCPUs and memory" :
-					     "",
-			     pl->want_vf  ? vf_arg(pl->req) :
-			     pl->want_gpu ? gpu_arg(pl->req) :
-					    "");
+			     gpu_used(best), best->n_parents, best->numa_node, how, opt);
 }
 
 int vgpu_plan_make(struct vgpu_ctx *ctx, const struct vgpu_model *m, const struct vgpu_request *req,

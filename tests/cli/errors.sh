@@ -99,6 +99,14 @@ grep -q "^CPUs: .*(2 vCPUs" "$tmp/out" || { echo "FAIL: plan --from: $(cat "$tmp
 expect 2 "^vgpuctl: --vcpus N is required \(or --from DOMAIN.xml\)$" \
 	--sysroot tests/data/hosts/a30-dual-mdev xml --name x --vgpu A30-6C --memory 1G
 
+# a GPU without SR-IOV is its own parent: plan does not call it a VF, nor "free"
+expect 0 "" --sysroot tests/data/hosts/t4-legacy plan --name x --vgpu T4-4Q --vcpus 2 --memory 1G
+if ! grep -q "^vGPU 1: T4-4Q (type 232, time-sliced, mdev) on GPU 0000:5e:00.0 itself$" "$tmp/out" ||
+	! grep -q "^Why: GPU 0000:5e:00.0 (no SR-IOV: the GPU itself is the mdev parent; vGPUs on it now: 1) offers T4-4Q" "$tmp/out"; then
+	echo "FAIL: plan on the T4: $(cat "$tmp/out")"
+	fail=1
+fi
+
 # typos get the nearest command or option, with one "vgpuctl:" prefix (opterr off)
 expect 2 "^vgpuctl: unknown command 'tpyes'; did you mean 'types'\?$" tpyes
 expect 2 "^vgpuctl: unknown option '--vpgu'; did you mean '--vgpu'\?$" \
