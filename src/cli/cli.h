@@ -25,6 +25,9 @@ struct cli {
 	struct vgpu_records recs; /* the owner records cli_read_host() read with it */
 	const char *nvml_path; /* --nvml */
 	const char *connect; /* global -c/--connect URI, before the command (virsh's place) */
+	const char *columns; /* -o/--output: text columns by header, comma-separated */
+	bool no_headings; /* -n/--noheadings */
+	bool raw; /* -r/--raw: one space between values, "-" for none */
 	struct vgpu_nvml *nvml; /* loaded by cli_nvml(); NULL when absent */
 	bool nvml_tried;
 	char *hook_xml; /* the hook: the domain XML read from stdin, NUL-terminated */

@@ -50,7 +50,7 @@ static const struct cli_command commands[] = {
 
 static void usage(FILE *f)
 {
-	fputs("Usage: vgpuctl [-c URI] [--sysroot DIR] [--nvml LIB] [--json] COMMAND [ARGS]\n\n"
+	fputs("Usage: vgpuctl [-c URI] [--sysroot DIR] [--nvml LIB] [-J|-o LIST|-n|-r] COMMAND [ARGS]\n\n"
 	      "Inventory, plan and assign NVIDIA vGPUs on KVM/libvirt hosts.\n\n"
 	      "Global options:\n"
 	      "      --sysroot DIR  read sysfs/procfs below DIR instead of /\n"
@@ -60,6 +60,9 @@ static void usage(FILE *f)
 	      "      --nvml LIB     NVIDIA's NVML library (default: libnvidia-ml.so.1,\n"
 	      "                     not loaded with --sysroot unless named)\n"
 	      "  -J, --json         JSON output\n"
+	      "  -o, --output LIST  text columns to print, by header (e.g. GPU,PROFILE,AVAILABLE)\n"
+	      "  -n, --noheadings   no header line\n"
+	      "  -r, --raw          one space between values, '-' for none (no alignment)\n"
 	      "  -h, --help         show this help\n"
 	      "  -V, --version      show the version\n\n"
 	      "Commands:\n",
@@ -114,6 +117,9 @@ int main(int argc, char **argv)
 		{ "sysroot", required_argument, NULL, OPT_SYSROOT },
 		{ "nvml", required_argument, NULL, OPT_NVML },
 		{ "connect", required_argument, NULL, 'c' },
+		{ "output", required_argument, NULL, 'o' },
+		{ "noheadings", no_argument, NULL, 'n' },
+		{ "raw", no_argument, NULL, 'r' },
 		{ "json", no_argument, NULL, 'J' },
 		{ "help", no_argument, NULL, 'h' },
 		{ "version", no_argument, NULL, 'V' },
@@ -147,7 +153,7 @@ int main(int argc, char **argv)
 		setvbuf(stdout, outbuf, _IOFBF, sizeof(outbuf));
 	opterr = 0; /* cli_bad_option() says what was wrong, with one "vgpuctl:" */
 	/* '+': stop at the command name; each command parses its own options */
-	while ((o = getopt_long(argc, argv, "+c:JhV", opts, NULL)) != -1) {
+	while ((o = getopt_long(argc, argv, "+c:o:nrJhV", opts, NULL)) != -1) {
 		switch (o) {
 		case OPT_SYSROOT:
 			c.sysroot = optarg;
@@ -157,6 +163,15 @@ int main(int argc, char **argv)
 			break;
 		case 'c':
 			c.connect = optarg;
+			break;
+		case 'o':
+			c.columns = optarg;
+			break;
+		case 'n':
+			c.no_headings = true;
+			break;
+		case 'r':
+			c.raw = true;
 			break;
 		case 'J':
 			c.json = true;
@@ -207,6 +222,14 @@ int main(int argc, char **argv)
 				c.sysroot = sub[++j];
 			else if (strncmp(sub[j], "--sysroot=", 10) == 0)
 				c.sysroot = sub[j] + 10;
+			else if (strcmp(sub[j], "--noheadings") == 0)
+				c.no_headings = true;
+			else if (strcmp(sub[j], "--raw") == 0)
+				c.raw = true;
+			else if (strcmp(sub[j], "--output") == 0 && j + 1 < subc)
+				c.columns = sub[++j];
+			else if (strncmp(sub[j], "--output=", 9) == 0)
+				c.columns = sub[j] + 9;
 			else if (strcmp(sub[j], "--nvml") == 0 && j + 1 < subc)
 				c.nvml_path = sub[++j];
 			else if (strncmp(sub[j], "--nvml=", 7) == 0)

@@ -5,6 +5,8 @@
 #include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
+#include <sys/types.h>
 #include <unistd.h>
 
 #include <stdint.h>
@@ -502,39 +504,96 @@ void cli_cell_num(struct cli_line *ln, size_t col, long v, bool present)
 		cli_cell_num_after(ln, col, "", v);
 }
 
-static void print_text(const struct cli_table *t, FILE *f)
+/*
+ * The text columns to print, in order: every column but JSON-only ones, or
+ * those -o/--output names (headers, any case).  Return: how many, or -1 with
+ * *bad the unknown name.
+ */
+static ssize_t text_columns(const struct cli_table *t, const char *list, size_t *out,
+			    const char **bad, size_t *bad_len)
 {
-	size_t *w = vgpu_xcalloc(t->ncols, sizeof(*w));
+	size_t n = 0;
 
-	for (size_t c = 0; c < t->ncols; c++)
-		w[c] = (t->cols[c].flags & COL_JSON_ONLY) ? 0 : strlen(t->cols[c].header);
+	if (!list) {
+		for (size_t c = 0; c < t->ncols; c++)
+			if (!(t->cols[c].flags & COL_JSON_ONLY))
+				out[n++] = c;
+		return (ssize_t)n;
+	}
+	for (const char *p = list; *p;) {
+		size_t l = strcspn(p, ","), c;
+
+		for (c = 0; c < t->ncols; c++)
+			if (!(t->cols[c].flags & COL_JSON_ONLY) && strlen(t->cols[c].header) == l &&
+			    strncasecmp(t->cols[c].header, p, l) == 0)
+				break;
+		if (c == t->ncols) {
+			*bad = p;
+			*bad_len = l;
+			return -1;
+		}
+		if (n < t->ncols)
+			out[n++] = c;
+		p += l + (p[l] == ',');
+	}
+	return (ssize_t)n;
+}
+
+/* A --raw value: blanks and backslashes as \xNN, as util-linux's raw output */
+static void raw_value(FILE *f, size_t i, const char *v)
+{
+	if (i)
+		fputc(' ', f);
+	for (; *v; v++) {
+		if (*v == ' ' || *v == '\\' || *v == '\t' || *v == '\n')
+			fprintf(f, "\\x%02x", (unsigned char)*v);
+		else
+			fputc(*v, f);
+	}
+}
+
+/*
+ * Aligned columns (right-aligned where COL_RIGHT), or with --raw one space
+ * between values (blanks in them escaped) and "-" for an absent one, so
+ * fields stay where scripts count them; the header unless --noheadings, and only when there is
+ * something to head, as lsblk does.
+ */
+static void print_text(const struct cli_table *t, FILE *f, const size_t *cols, size_t n, bool raw,
+		       bool headings)
+{
+	size_t *w = vgpu_xcalloc(n + 1, sizeof(*w));
+
+	for (size_t i = 0; i < n; i++)
+		w[i] = headings ? strlen(t->cols[cols[i]].header) : 0;
 	for (size_t r = 0; r < t->nrows; r++)
-		for (size_t c = 0; c < t->ncols; c++) {
-			const char *v = cell(t, r, c);
+		for (size_t i = 0; i < n; i++) {
+			const char *v = cell(t, r, cols[i]);
 			size_t l = v ? strlen(v) : 0;
 
-			if (!(t->cols[c].flags & COL_JSON_ONLY) && l > w[c])
-				w[c] = l;
+			if (l > w[i])
+				w[i] = l;
 		}
-	/* the header too only when there is something to head, as lsblk does */
-	for (size_t r = 0; t->nrows && r <= t->nrows; r++) {
+	for (size_t r = headings ? 0 : 1; t->nrows && r <= t->nrows; r++) {
 		size_t pending = 0; /* padding is written only before visible text */
 
-		for (size_t c = 0; c < t->ncols; c++) {
+		for (size_t i = 0; i < n; i++) {
+			size_t c = cols[i];
 			const char *v = r ? cell(t, r - 1, c) : t->cols[c].header;
 			size_t l = v ? strlen(v) : 0;
 
-			if ((t->cols[c].flags & COL_JSON_ONLY))
+			if (raw) {
+				raw_value(f, i, l ? v : "-");
 				continue;
-			pending += c ? 1 : 0;
+			}
+			pending += i ? 1 : 0;
 			if ((t->cols[c].flags & COL_RIGHT))
-				pending += w[c] - l;
+				pending += w[i] - l;
 			if (l) {
 				fprintf(f, "%*s%s", (int)pending, "", v);
 				pending = 0;
 			}
 			if (!(t->cols[c].flags & COL_RIGHT))
-				pending += w[c] - l;
+				pending += w[i] - l;
 		}
 		fputc('\n', f);
 	}
@@ -543,10 +602,32 @@ static void print_text(const struct cli_table *t, FILE *f)
 
 int cli_table_print(struct cli *c, struct cli_table *t)
 {
-	if (t->json)
+	size_t *cols, bad_len = 0;
+	const char *bad = NULL;
+	ssize_t n;
+
+	if (t->json) {
 		json_end(t);
-	else
-		print_text(t, c->out);
+		cli_table_discard(t);
+		return 0;
+	}
+	cols = vgpu_xcalloc(t->ncols + 1, sizeof(*cols));
+	n = text_columns(t, c->columns, cols, &bad, &bad_len);
+	if (n < 0) {
+		char *known = NULL;
+
+		for (size_t k = 0; k < t->ncols; k++)
+			if (!(t->cols[k].flags & COL_JSON_ONLY))
+				vgpu_append(&known, "%s%s", known ? "," : "", t->cols[k].header);
+		cli_error(c, "--output: no column '%.*s' here (columns: %s)", (int)bad_len, bad,
+			  known ? known : "");
+		free(known);
+		free(cols);
+		cli_table_discard(t);
+		return EXIT_USAGE;
+	}
+	print_text(t, c->out, cols, (size_t)n, c->raw, !c->no_headings);
+	free(cols);
 	cli_table_discard(t);
 	return 0;
 }

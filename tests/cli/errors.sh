@@ -107,6 +107,20 @@ if ! grep -q "^vGPU 1: T4-4Q (type 232, time-sliced, mdev) on GPU 0000:5e:00.0 i
 	fail=1
 fi
 
+# util-linux's table options: -o columns by header (any case, in that order),
+# -n no header, -r raw (one space, blanks escaped, '-' for none); JSON is unchanged
+expect 0 "" --sysroot tests/data/hosts/a30-dual-mdev -o gpu,Profile,AVAILABLE types
+[ "$(head -2 "$tmp/out")" = "GPU          PROFILE    AVAILABLE
+0000:3b:00.0 A30-4C             4" ] || { echo "FAIL: -o: $(head -2 "$tmp/out")"; fail=1; }
+expect 0 "" --sysroot tests/data/hosts/a30-dual-mdev -n -r types --gpu 0000:af:00.0
+[ "$(head -1 "$tmp/out")" = "0000:af:00.0 683 NVIDIA\x20A30-4C A30-4C time-sliced - - 4096 C - 6 0" ] ||
+	{ echo "FAIL: -n -r: $(head -1 "$tmp/out")"; fail=1; }
+expect 0 "" --sysroot tests/data/hosts/a30-dual-mdev gpus --noheadings --output=ADDRESS
+[ "$(cat "$tmp/out")" = "0000:3b:00.0
+0000:af:00.0" ] || { echo "FAIL: --noheadings --output=: $(cat "$tmp/out")"; fail=1; }
+expect 2 "^vgpuctl: --output: no column 'NOPE' here \(columns: ADDRESS,MODEL," \
+	--sysroot tests/data/hosts/a30-dual-mdev -o ADDRESS,NOPE gpus
+
 # typos get the nearest command or option, with one "vgpuctl:" prefix (opterr off)
 expect 2 "^vgpuctl: unknown command 'tpyes'; did you mean 'types'\?$" tpyes
 expect 2 "^vgpuctl: unknown option '--vpgu'; did you mean '--vgpu'\?$" \
