@@ -39,6 +39,7 @@ struct cli_command {
 	int (*run)(struct cli *c, int argc, char **argv); /* NULL: in the XML module */
 	const char *summary;
 	const char *usage; /* options after the command name */
+	const char *options; /* one line per option, for COMMAND --help; NULL none */
 };
 
 /* A column: text header, JSON key, how JSON renders it, text alignment. */

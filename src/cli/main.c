@@ -18,32 +18,110 @@
 #endif
 
 static const struct cli_command commands[] = {
-	{ "gpus", cmd_gpus, "list NVIDIA GPUs (physical functions)", "" },
-	{ "vfs", cmd_vfs, "list SR-IOV VFs and other vGPU parents", "[GPU]" },
+	{ "gpus", cmd_gpus, "list NVIDIA GPUs (physical functions)", "", NULL },
+	{ "vfs", cmd_vfs, "list SR-IOV VFs and other vGPU parents", "[GPU]", NULL },
 	{ "types", cmd_types, "list vGPU types and what can be created now",
-	  "[--gpu BDF] [--vf BDF] [--available] [--per-vf]" },
-	{ "topology", cmd_topology, "show NUMA nodes, CPUs, thread siblings and GPUs", "" },
+	  "[--gpu BDF] [--vf BDF] [--available] [--per-vf]",
+	  "      --gpu BDF            this GPU's types only\n"
+	  "      --vf BDF             this VF's types only (per VF)\n"
+	  "      --available          only types with AVAILABLE > 0\n"
+	  "      --per-vf             one row per VF and type, as mdevctl types\n" },
+	{ "topology", cmd_topology, "show NUMA nodes, CPUs, thread siblings and GPUs", "", NULL },
 	{ "xml", NULL, "print a NUMA-pinned libvirt domain with a vGPU (dry run)",
-	  "--name NAME --vgpu PROFILE[,PROFILE...] --vcpus N --memory SIZE [options]" },
-	{ "plan", NULL, "explain which VF, node and CPUs 'xml' would use",
-	  "(same options as xml)" },
+	  "--name NAME --vgpu PROFILE[,PROFILE...] --vcpus N --memory SIZE [options]",
+	  "      --name NAME          domain name (default with --from: the file's)\n"
+	  "      --vgpu PROFILE[,...] vGPU type(s): short name, full name or type ID\n"
+	  "      --vcpus N            vCPUs, pinned to whole cores of the GPU's node\n"
+	  "                           (default with --from: the file's <vcpu>)\n"
+	  "      --memory SIZE        guest memory: 32G, 4096M; a bare number is MiB\n"
+	  "      --uuid UUID          domain UUID (default: kept from --from, else random)\n"
+	  "      --mdev-uuid UUID     mdev UUID of the next mdev vGPU (repeatable)\n"
+	  "      --gpu BDF            choose among this GPU's VFs only\n"
+	  "      --vf BDF             use exactly this VF\n"
+	  "      --template FILE      start from this skeleton, not the installed domain.xml\n"
+	  "      --from FILE          edit an existing definition, keeping what it has\n"
+	  "      --exclude-cpus LIST  never pin to these host CPUs (their cores are skipped)\n"
+	  "      --emulator-cpus LIST pin QEMU's emulator threads here\n"
+	  "      --hugepages          back guest memory with 1 GiB pages\n"
+	  "      --virt-type kvm|qemu domain type (default kvm)\n"
+	  "  -c, --connect URI        avoid CPUs the connection's other domains pin\n" },
+	{ "plan", NULL, "explain which VF, node and CPUs 'xml' would use", "(same options as xml)",
+	  "      --name NAME          domain name (default with --from: the file's)\n"
+	  "      --vgpu PROFILE[,...] vGPU type(s): short name, full name or type ID\n"
+	  "      --vcpus N            vCPUs, pinned to whole cores of the GPU's node\n"
+	  "                           (default with --from: the file's <vcpu>)\n"
+	  "      --memory SIZE        guest memory: 32G, 4096M; a bare number is MiB\n"
+	  "      --uuid UUID          domain UUID (default: kept from --from, else random)\n"
+	  "      --mdev-uuid UUID     mdev UUID of the next mdev vGPU (repeatable)\n"
+	  "      --gpu BDF            choose among this GPU's VFs only\n"
+	  "      --vf BDF             use exactly this VF\n"
+	  "      --template FILE      start from this skeleton, not the installed domain.xml\n"
+	  "      --from FILE          edit an existing definition, keeping what it has\n"
+	  "      --exclude-cpus LIST  never pin to these host CPUs (their cores are skipped)\n"
+	  "      --emulator-cpus LIST pin QEMU's emulator threads here\n"
+	  "      --hugepages          back guest memory with 1 GiB pages\n"
+	  "      --virt-type kvm|qemu domain type (default kvm)\n"
+	  "  -c, --connect URI        avoid CPUs the connection's other domains pin\n" },
 	{ "assign", NULL, "create vGPUs for a domain and put them in its definition",
 	  "[-c URI] DOMAIN | --from FILE [-o OUT]  --vgpu PROFILE[,...] [--no-pin] "
-	  "[--per-start] [--dry-run] [xml options]" },
+	  "[--per-start] [--dry-run] [xml options]",
+	  "  -o, --output OUT         with --from: write the domain here (default stdout)\n"
+	  "      --no-pin             leave the domain's CPU pinning as it is\n"
+	  "      --per-start          claim the VFs only: the hook creates the vGPUs at\n"
+	  "                           each start and frees them at its end\n"
+	  "      --dry-run            print the domain, change nothing\n"
+	  "      --name NAME          domain name (default with --from: the file's)\n"
+	  "      --vgpu PROFILE[,...] vGPU type(s): short name, full name or type ID\n"
+	  "      --vcpus N            vCPUs, pinned to whole cores of the GPU's node\n"
+	  "                           (default with --from: the file's <vcpu>)\n"
+	  "      --memory SIZE        guest memory: 32G, 4096M; a bare number is MiB\n"
+	  "      --uuid UUID          domain UUID (default: kept from --from, else random)\n"
+	  "      --mdev-uuid UUID     mdev UUID of the next mdev vGPU (repeatable)\n"
+	  "      --gpu BDF            choose among this GPU's VFs only\n"
+	  "      --vf BDF             use exactly this VF\n"
+	  "      --template FILE      start from this skeleton, not the installed domain.xml\n"
+	  "      --from FILE          edit an existing definition, keeping what it has\n"
+	  "      --exclude-cpus LIST  never pin to these host CPUs (their cores are skipped)\n"
+	  "      --emulator-cpus LIST pin QEMU's emulator threads here\n"
+	  "      --hugepages          back guest memory with 1 GiB pages\n"
+	  "      --virt-type kvm|qemu domain type (default kvm)\n"
+	  "  -c, --connect URI        avoid CPUs the connection's other domains pin\n" },
 	{ "release", NULL, "free a domain's vGPUs and take them out of its definition",
-	  "[-c URI] DOMAIN | --from FILE [-o OUT]  [--vf BDF] [--dry-run]" },
+	  "[-c URI] DOMAIN | --from FILE [-o OUT]  [--vf BDF] [--dry-run]",
+	  "  -c, --connect URI        the domain's libvirt connection\n"
+	  "      --from FILE          a definition file instead of a libvirt domain\n"
+	  "  -o, --output OUT         with --from: write the domain here (default stdout)\n"
+	  "      --vf BDF             only the vGPU on this VF\n"
+	  "      --dry-run            print the domain, change nothing\n" },
 	{ "mig", cmd_mig, "plan MIG GPU instances, or show those that exist and their vGPUs",
 	  "plan --gpu BDF | --board NAME [--lgi FILE] PROFILE[xN]...\n"
-	  "       vgpuctl [global options] mig show [--gpu BDF] [--nvidia-smi PATH]" },
+	  "       vgpuctl [global options] mig show [--gpu BDF] [--nvidia-smi PATH]",
+	  "  plan --gpu BDF           plan for this GPU's board, beside its GIs (--lgi)\n"
+	  "  plan --board NAME        plan for a board by name (A30, H100, DC, ...)\n"
+	  "  plan --lgi FILE          the GIs that exist, as nvidia-smi mig -lgi prints them\n"
+	  "  show --gpu BDF           this GPU only\n"
+	  "  show --nvidia-smi PATH   nvidia-smi to ask where NVML does not answer\n" },
 	{ "apply", NULL, "bring the host to a config: MIG mode, VFs, GPU instances, vGPUs, domains",
-	  "-f FILE --config LABEL [--dry-run] [-c URI] [--nvidia-smi PATH] [--sriov-manage PATH]" },
-	{ "assert", NULL, "exit 0 when the host matches a config, 1 with each difference",
-	  "-f FILE --config LABEL [-c URI] [--nvidia-smi PATH] [--sriov-manage PATH]" },
+	  "-f FILE --config LABEL [--dry-run] [-c URI] [--nvidia-smi PATH] [--sriov-manage PATH]",
+	  "  -f, --file FILE          the host config (mig-parted / vgpu-device-manager YAML)\n"
+	  "      --config LABEL       the label to apply\n"
+	  "      --dry-run            print every command and write, change nothing\n"
+	  "  -c, --connect URI        where start-domains are started\n"
+	  "      --nvidia-smi PATH    nvidia-smi (default /usr/bin/nvidia-smi)\n"
+	  "      --sriov-manage PATH  sriov-manage (default /usr/lib/nvidia/sriov-manage)\n" },
+	{ "assert", NULL,
+	  "exit 0 when the host matches a config, 3 with each difference, 1 when it cannot tell",
+	  "-f FILE --config LABEL [-c URI] [--nvidia-smi PATH] [--sriov-manage PATH]",
+	  "  -f, --file FILE          the host config\n"
+	  "      --config LABEL       the label to check\n"
+	  "  -c, --connect URI        where start-domains must be running\n"
+	  "      --nvidia-smi PATH    nvidia-smi (default /usr/bin/nvidia-smi)\n"
+	  "      --sriov-manage PATH  sriov-manage (default /usr/lib/nvidia/sriov-manage)\n" },
 	{ "why", cmd_why, "per GPU, how many more of a vGPU type fit now, or why none does",
-	  "PROFILE [--gpu BDF]" },
-	{ "vgpus", cmd_vgpus, "list vGPUs and reservations with their owners and state", "" },
+	  "PROFILE [--gpu BDF]", "      --gpu BDF            this GPU only\n" },
+	{ "vgpus", cmd_vgpus, "list vGPUs and reservations with their owners and state", "", NULL },
 	{ "hook", cmd_hook, "libvirt qemu hook: re-create vGPUs at prepare, free at release",
-	  "DOMAIN OPERATION SUB-OPERATION EXTRA  (domain XML on stdin)" },
+	  "DOMAIN OPERATION SUB-OPERATION EXTRA  (domain XML on stdin)", NULL },
 };
 
 #define N_COMMANDS (sizeof(commands) / sizeof(commands[0]))
@@ -74,8 +152,14 @@ static void usage(FILE *f)
 
 static void command_usage(FILE *f, const struct cli_command *cmd)
 {
-	fprintf(f, "Usage: vgpuctl [global options] %s %s\n\n%s.\n\nSee vgpuctl(8).\n", cmd->name,
-		cmd->usage, cmd->summary);
+	fprintf(f, "Usage: vgpuctl [global options] %s %s\n\n%s.\n", cmd->name, cmd->usage,
+		cmd->summary);
+	if (cmd->options)
+		fprintf(f, "\nOptions:\n%s", cmd->options);
+	fputs("  -J, --json               JSON output (also before the command)\n"
+	      "  -h, --help               this help\n"
+	      "\nGlobal options: vgpuctl --help.  See vgpuctl(8).\n",
+	      f);
 }
 
 /* Exit quietly on a closed pipe (vgpuctl types | head -1), loudly on other write errors. */
