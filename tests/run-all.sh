@@ -48,15 +48,18 @@ for cc in gcc clang; do
 		CC=$cc run "$cc-$bt" --buildtype="$bt"
 	done
 done
-# meson install puts the binary, the man page and the default template in place
+# meson install puts the binary, the man page, the default template, the
+# completion, the docs and the example config under the prefix (/usr/local)
 d=build-ci-gcc-debugoptimized
 meson install -C "$d" --destdir "$src/$d/destdir" >/dev/null
 for f in sbin/vgpuctl share/man/man8/vgpuctl.8 share/vgpuctl/domain.xml \
-	lib/x86_64-linux-gnu/vgpuctl/vgpuctl-xml.so; do
+	lib/x86_64-linux-gnu/vgpuctl/vgpuctl-xml.so share/bash-completion/completions/vgpuctl \
+	share/doc/vgpuctl/README.md share/doc/vgpuctl/examples/host.yaml; do
 	[ -e "$d/destdir/usr/local/$f" ] || { echo "meson install: $f missing" >&2; exit 1; }
 done
-# the boot unit is installed, and never enabled (no .wants link)
-[ -e "$d/destdir/usr/lib/systemd/system/vgpuctl-apply@.service" ] ||
+# the boot unit is installed where systemd looks under the prefix, and never
+# enabled (no .wants link)
+[ -e "$d/destdir/usr/local/lib/systemd/system/vgpuctl-apply@.service" ] ||
 	{ echo "meson install: vgpuctl-apply@.service missing" >&2; exit 1; }
 if find "$d/destdir" -path '*.wants*' | grep -q .; then
 	echo "meson install enabled a unit" >&2
