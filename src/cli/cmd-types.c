@@ -81,22 +81,6 @@ static void type_cells(struct cli_line *ln, const struct vgpu_type *t, int off,
 	cli_cell_str(ln, C_EXACT + off, cap->exact ? "true" : "false");
 }
 
-/* Index of @t (a type of @g's catalogue) in it: the catalogue is sorted by id. */
-static size_t catalog_index(const struct vgpu_gpu *g, const struct vgpu_type *t)
-{
-	size_t lo = 0, hi = g->n_types;
-
-	while (lo < hi) {
-		size_t mid = lo + (hi - lo) / 2;
-
-		if (g->types[mid]->id < t->id)
-			lo = mid + 1;
-		else
-			hi = mid;
-	}
-	return lo < g->n_types ? lo : g->n_types; /* n_types: a zeroed answer */
-}
-
 int cmd_types(struct cli *c, int argc, char **argv)
 {
 	static const struct option opts[] = {
@@ -167,8 +151,7 @@ int cmd_types(struct cli *c, int argc, char **argv)
 			continue;
 		/* once per type of the GPU: the per-VF rows share it */
 		cap = vgpu_xcalloc(g[i].n_types + 1, sizeof(*cap));
-		for (size_t k = 0; k < g[i].n_types; k++)
-			vgpu_capacity_of(c->model, &g[i], g[i].types[k], &c->recs, &cap[k]);
+		vgpu_gpu_capacities(c->model, &g[i], &c->recs, cap);
 		if (per_vf) {
 			for (size_t j = 0; j < g[i].n_parents; j++) {
 				const struct vgpu_parent *vf = &g[i].parents[j];
@@ -178,7 +161,7 @@ int cmd_types(struct cli *c, int argc, char **argv)
 				for (size_t k = 0; k < vf->n_types; k++) {
 					const struct vgpu_type *t = vf->types[k].type;
 					const struct vgpu_capacity *tc =
-						&cap[catalog_index(&g[i], t)];
+						&cap[vgpu_gpu_type_index(&g[i], t->id)];
 					long avail = vf->types[k].available;
 					struct cli_line *ln;
 

@@ -267,22 +267,47 @@ static const struct vgpu_mig_profile *type_profile(const struct vgpu_mig_board *
 	return NULL;
 }
 
-/* How many of @t the parents' lists offer now, summed (0: none offers it). */
-static long listed(const struct vgpu_gpu *g, const struct vgpu_type *t)
-{
-	long n = 0;
+/*
+ * What every question about one GPU shares, worked out once per GPU: a
+ * listing asks it for every type of the catalogue.
+ */
+struct gpu_facts {
+	const struct vgpu_gpu *g;
+	enum vgpu_tristate mode; /* vgpu_gpu_mig_mode() */
+	uint64_t fb_mib; /* vgpu_gpu_framebuffer_mib() */
+	long *listed; /* per catalogue index: what the parents' lists offer, summed */
+};
 
+static void facts_init(const struct vgpu_model *m, const struct vgpu_gpu *g, struct gpu_facts *f)
+{
+	f->g = g;
+	f->mode = vgpu_gpu_mig_mode(g);
+	f->fb_mib = vgpu_gpu_framebuffer_mib(m, g);
+	f->listed = vgpu_xcalloc(g->n_types + 1, sizeof(*f->listed));
 	for (size_t i = 0; i < g->n_parents; i++)
 		for (size_t k = 0; k < g->parents[i].n_types; k++)
-			if (g->parents[i].types[k].type->id == t->id &&
-			    g->parents[i].types[k].available > 0)
-				n += g->parents[i].types[k].available;
-	return n;
+			if (g->parents[i].types[k].available > 0)
+				f->listed[vgpu_gpu_type_index(g, g->parents[i].types[k].type->id)] +=
+					g->parents[i].types[k].available;
 }
 
-static bool offered(const struct vgpu_gpu *g, const struct vgpu_type *t)
+static void facts_clear(struct gpu_facts *f)
 {
-	return listed(g, t) > 0;
+	free(f->listed);
+	f->listed = NULL;
+}
+
+/* How many of @t the parents' lists offer now, summed (0: none offers it). */
+static long listed(const struct gpu_facts *f, const struct vgpu_type *t)
+{
+	size_t k = vgpu_gpu_type_index(f->g, t->id);
+
+	return k < f->g->n_types ? f->listed[k] : 0;
+}
+
+static bool offered(const struct gpu_facts *f, const struct vgpu_type *t)
+{
+	return listed(f, t) > 0;
 }
 
 /*
@@ -335,16 +360,17 @@ out:
  * layouts) count as one GI of the profile when the lists offer the type:
  * what is sure to be there (the answer is then not exact).
  */
-static long mig_seats(const struct vgpu_gpu *g, const struct vgpu_type *t,
+static long mig_seats(const struct gpu_facts *f, const struct vgpu_type *t,
 		      const struct vgpu_mig_profile *p, long per_gi, bool *exact)
 {
+	const struct vgpu_gpu *g = f->g;
 	bool unknown_free = false;
 	long seats = 0;
 
 	if (!g->n_gis && g->mig_instances < 0 && g->mig_current == VGPU_UNKNOWN) {
 		/* no capability tree and no NVML: the driver's lists are all there is */
 		*exact = false;
-		return listed(g, t);
+		return listed(f, t);
 	}
 
 	for (size_t i = 0; i < g->n_gis; i++) {
@@ -362,7 +388,7 @@ static long mig_seats(const struct vgpu_gpu *g, const struct vgpu_type *t,
 		else if (gi->used_type == t->id && (long)gi->used < per_gi)
 			seats += per_gi - (long)gi->used;
 	}
-	if (!seats && unknown_free && offered(g, t))
+	if (!seats && unknown_free && offered(f, t))
 		seats = per_gi;
 	return seats;
 }
@@ -392,75 +418,101 @@ static long min_l(long a, long b)
 }
 
 /*
+ * MIG-backed: seats on the GIs of the type's profile, less those vGPUs of
+ * unknown GI take; 0 with the reason when there are none.  *@max gets the
+ * table's maximum where the driver gave none.
+ */
+static long fit_mig(const struct gpu_facts *f, const struct vgpu_type *t, const struct usage *u,
+		    bool with_res, long *max, struct vgpu_capacity *c)
+{
+	const struct vgpu_gpu *g = f->g;
+	const struct vgpu_mig_board *b = vgpu_mig_board_for_gpu(g);
+	const struct vgpu_mig_profile *p = type_profile(b, t);
+	long per_gi = vgpu_type_per_gi(t);
+	long seats;
+
+	if (f->mode == VGPU_OFF) {
+		c->reason = VGPU_CAP_MIG_MODE_OFF;
+		return 0;
+	}
+	seats = mig_seats(f, t, p, per_gi, &c->exact);
+	seats -= u->mig_unplaced_seats - (with_res ? 0 : u->mig_reserved_seats);
+	if (seats <= 0) {
+		int room = b && p ? room_for_gi(b, g, p) : -1;
+
+		c->reason = room == 0 ? VGPU_CAP_NO_ROOM_FOR_GI : VGPU_CAP_NO_GI;
+		if (room < 0)
+			c->exact = false;
+		return 0;
+	}
+	if (*max < 0 && p)
+		*max = (long)p->max * per_gi;
+	return seats;
+}
+
+/*
+ * Time-sliced: what the framebuffer left holds (LONG_MAX where nothing
+ * bounds it); 0 with the reason when nothing fits.  *@max gets framebuffer
+ * over size where the driver gave none.
+ */
+static long fit_ts(const struct gpu_facts *f, const struct vgpu_type *t, const struct usage *u,
+		   bool with_res, long *max, struct vgpu_capacity *c)
+{
+	uint64_t fb = f->fb_mib;
+	uint64_t used = u->fb_used - (with_res ? 0 : u->fb_reserved);
+
+	if (f->mode == VGPU_ON) {
+		c->reason = VGPU_CAP_MIG_MODE_ON;
+		return 0;
+	}
+	if (u->other_size && f->g->hetero != VGPU_ON &&
+	    (with_res || !u->other_size_reserved_only)) {
+		c->reason = VGPU_CAP_OTHER_SIZE;
+		return 0;
+	}
+	if (fb && t->info.fb_mib) {
+		uint64_t left = used < fb ? fb - used : 0;
+
+		if (left < t->info.fb_mib) {
+			c->reason = VGPU_CAP_FB_FULL;
+			return 0;
+		}
+		if (*max < 0)
+			*max = (long)(fb / t->info.fb_mib);
+		return (long)(left / t->info.fb_mib);
+	}
+	if (*max < 0 && u->fb_used) {
+		/*
+		 * The framebuffer is unknown (no NVML, no whole table) and vGPUs
+		 * use some: the lists offer what fits, one VF at a time
+		 */
+		c->exact = false;
+		if (!offered(f, t)) {
+			c->reason = VGPU_CAP_FB_FULL;
+			return 0;
+		}
+		return 1;
+	}
+	return LONG_MAX;
+}
+
+/*
  * The count and the first reason, with reservations counted as vGPUs
  * (@with_res) or left out (to tell "reserved" from the rest).
  */
-static long fit(const struct vgpu_model *m, const struct vgpu_gpu *g, const struct vgpu_type *t,
-		const struct usage *u, bool with_res, struct vgpu_capacity *c)
+static long fit(const struct gpu_facts *f, const struct vgpu_type *t, const struct usage *u,
+		bool with_res, struct vgpu_capacity *c)
 {
-	enum vgpu_tristate mode = vgpu_gpu_mig_mode(g);
+	const struct vgpu_gpu *g = f->g;
 	long avail = LONG_MAX, max = t->max_instances;
 	long same = u->same - (with_res ? 0 : u->same_reserved);
 
-	if (t->info.backing == VGPU_BACKING_MIG) {
-		const struct vgpu_mig_board *b = vgpu_mig_board_for_gpu(g);
-		const struct vgpu_mig_profile *p = type_profile(b, t);
-		long per_gi = vgpu_type_per_gi(t);
-		long seats;
-
-		if (mode == VGPU_OFF) {
-			c->reason = VGPU_CAP_MIG_MODE_OFF;
-			return 0;
-		}
-		seats = mig_seats(g, t, p, per_gi, &c->exact);
-		seats -= u->mig_unplaced_seats - (with_res ? 0 : u->mig_reserved_seats);
-		if (seats <= 0) {
-			int room = b && p ? room_for_gi(b, g, p) : -1;
-
-			c->reason = room == 0 ? VGPU_CAP_NO_ROOM_FOR_GI : VGPU_CAP_NO_GI;
-			if (room < 0)
-				c->exact = false;
-			return 0;
-		}
-		avail = seats;
-		if (max < 0 && p)
-			max = (long)p->max * per_gi;
-	} else if (t->info.backing == VGPU_BACKING_TIME_SLICED) {
-		uint64_t fb = vgpu_gpu_framebuffer_mib(m, g);
-		uint64_t used = u->fb_used - (with_res ? 0 : u->fb_reserved);
-
-		if (mode == VGPU_ON) {
-			c->reason = VGPU_CAP_MIG_MODE_ON;
-			return 0;
-		}
-		if (u->other_size && g->hetero != VGPU_ON &&
-		    (with_res || !u->other_size_reserved_only)) {
-			c->reason = VGPU_CAP_OTHER_SIZE;
-			return 0;
-		}
-		if (fb && t->info.fb_mib) {
-			uint64_t left = used < fb ? fb - used : 0;
-
-			if (left < t->info.fb_mib) {
-				c->reason = VGPU_CAP_FB_FULL;
-				return 0;
-			}
-			avail = (long)(left / t->info.fb_mib);
-			if (max < 0)
-				max = (long)(fb / t->info.fb_mib);
-		} else if (max < 0 && u->fb_used) {
-			/*
-			 * The framebuffer is unknown (no NVML, no whole table) and
-			 * vGPUs use some: the lists offer what fits, one VF at a time
-			 */
-			c->exact = false;
-			if (!offered(g, t)) {
-				c->reason = VGPU_CAP_FB_FULL;
-				return 0;
-			}
-			avail = 1;
-		}
-	}
+	if (t->info.backing == VGPU_BACKING_MIG)
+		avail = fit_mig(f, t, u, with_res, &max, c);
+	else if (t->info.backing == VGPU_BACKING_TIME_SLICED)
+		avail = fit_ts(f, t, u, with_res, &max, c);
+	if (!avail)
+		return 0;
 	if (max >= 0) {
 		if (same >= max) {
 			c->reason = VGPU_CAP_MAX_INSTANCES;
@@ -487,10 +539,11 @@ static long fit(const struct vgpu_model *m, const struct vgpu_gpu *g, const stru
 	return avail;
 }
 
-void vgpu_capacity_of(const struct vgpu_model *m, const struct vgpu_gpu *g,
-		      const struct vgpu_type *t, const struct vgpu_records *recs,
-		      struct vgpu_capacity *out)
+static void capacity_with(const struct vgpu_model *m, const struct gpu_facts *f,
+			  const struct vgpu_type *t, const struct vgpu_records *recs,
+			  struct vgpu_capacity *out)
 {
+	const struct vgpu_gpu *g = f->g;
 	/* a sibling of the same model names what a full GPU's lists dropped */
 	const struct vgpu_type *own = vgpu_model_find_type(m, g, t->id);
 	struct vgpu_capacity spare = { 0 };
@@ -508,7 +561,7 @@ void vgpu_capacity_of(const struct vgpu_model *m, const struct vgpu_gpu *g,
 	if (t->info.backing == VGPU_BACKING_UNKNOWN) {
 		/* a name outside the grammar: nothing to model, the lists say it */
 		out->exact = false;
-		out->available = listed(g, t);
+		out->available = listed(f, t);
 		out->reason = out->available ? VGPU_CAP_OK : VGPU_CAP_ALL_VFS_HELD;
 		return;
 	}
@@ -520,22 +573,44 @@ void vgpu_capacity_of(const struct vgpu_model *m, const struct vgpu_gpu *g,
 	if (u.unknown_held && t->info.backing == VGPU_BACKING_TIME_SLICED) {
 		/* a vGPU of a size nothing names: only the driver's lists can tell */
 		out->exact = false;
-		out->available = listed(g, t);
+		out->available = listed(f, t);
 		out->reason = out->available ? VGPU_CAP_OK : VGPU_CAP_OTHER_SIZE;
 		return;
 	}
-	out->available = fit(m, g, t, &u, true, out);
+	out->available = fit(f, t, &u, true, out);
 	if (out->available > 0 || out->reason == VGPU_CAP_MIG_MODE_OFF ||
 	    out->reason == VGPU_CAP_MIG_MODE_ON)
 		return;
 	/* nothing left: would there be without the reservations? */
 	spare.exact = true;
 	if (u.same_reserved + u.reserved_parents + u.mig_reserved_seats > 0 &&
-	    fit(m, g, t, &u, false, &spare) > 0) {
+	    fit(f, t, &u, false, &spare) > 0) {
 		out->reason = VGPU_CAP_RESERVED;
 		name_domains(g, recs, &out->domains);
 	} else if (out->reason == VGPU_CAP_ALL_VFS_HELD) {
 		name_domains(g, recs, &out->domains);
 	}
 	vgpu_capacity_clear(&spare);
+}
+
+void vgpu_capacity_of(const struct vgpu_model *m, const struct vgpu_gpu *g,
+		      const struct vgpu_type *t, const struct vgpu_records *recs,
+		      struct vgpu_capacity *out)
+{
+	struct gpu_facts f;
+
+	facts_init(m, g, &f);
+	capacity_with(m, &f, t, recs, out);
+	facts_clear(&f);
+}
+
+void vgpu_gpu_capacities(const struct vgpu_model *m, const struct vgpu_gpu *g,
+			 const struct vgpu_records *recs, struct vgpu_capacity *out)
+{
+	struct gpu_facts f;
+
+	facts_init(m, g, &f);
+	for (size_t k = 0; k < g->n_types; k++)
+		capacity_with(m, &f, g->types[k], recs, &out[k]);
+	facts_clear(&f);
 }

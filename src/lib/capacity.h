@@ -63,6 +63,19 @@ void vgpu_capacity_of(const struct vgpu_model *m, const struct vgpu_gpu *g,
 		      struct vgpu_capacity *out);
 
 /**
+ * vgpu_gpu_capacities() - vgpu_capacity_of() for every type of @g's
+ * catalogue, with what the answers share (MIG mode, framebuffer, what the
+ * lists offer) worked out once: linear in the listing, where asking type by
+ * type walks every parent's list for each type.
+ * @m: the model @g belongs to
+ * @g: the GPU
+ * @recs: owner records, or NULL
+ * @out: one answer per catalogue entry, in its order; clear each
+ */
+void vgpu_gpu_capacities(const struct vgpu_model *m, const struct vgpu_gpu *g,
+			 const struct vgpu_records *recs, struct vgpu_capacity *out);
+
+/**
  * vgpu_capacity_clear() - free what @c holds and zero it.
  * @c: an answer of vgpu_capacity_of() (a zeroed one is fine)
  */

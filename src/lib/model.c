@@ -363,3 +363,10 @@ struct vgpu_gi *vgpu_gpu_add_gi(struct vgpu_gpu *g, int id, const struct vgpu_mi
 		gi->start = start;
 	return gi;
 }
+
+size_t vgpu_gpu_type_index(const struct vgpu_gpu *g, unsigned id)
+{
+	size_t pos;
+
+	return catalog_find(g, id, &pos) ? pos : g->n_types;
+}

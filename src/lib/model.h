@@ -323,6 +323,13 @@ bool vgpu_model_reserve(struct vgpu_model *m, const char *bdf, unsigned type_id)
  */
 const struct vgpu_type *vgpu_gpu_find_type(const struct vgpu_gpu *g, unsigned id);
 /**
+ * vgpu_gpu_type_index() - where type @id sits in @g's catalogue.
+ * @g: the GPU
+ * @id: the type id
+ * Return: its index (binary search), or @g->n_types when the catalogue lacks it.
+ */
+size_t vgpu_gpu_type_index(const struct vgpu_gpu *g, unsigned id);
+/**
  * vgpu_model_find_type() - vgpu_gpu_find_type(), falling back to another GPU
  * of the same model.
  * @m: the model @g belongs to
