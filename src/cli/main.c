@@ -17,6 +17,25 @@
 #define VGPUCTL_VERSION "0"
 #endif
 
+/* the options of xml and plan (assign and release take them too) */
+#define XML_OPTIONS                                                                                \
+	"      --name NAME          domain name (default with --from: the file's)\n"               \
+	"      --vgpu PROFILE[,...] vGPU type(s): short name, full name or type ID\n"              \
+	"      --vcpus N            vCPUs, pinned to whole cores of the GPU's node\n"              \
+	"                           (default with --from: the file's <vcpu>)\n"                    \
+	"      --memory SIZE        guest memory: 32G, 4096M; a bare number is MiB\n"              \
+	"      --uuid UUID          domain UUID (default: kept from --from, else random)\n"        \
+	"      --mdev-uuid UUID     mdev UUID of the next mdev vGPU (repeatable)\n"                \
+	"      --gpu BDF            choose among this GPU's VFs only\n"                            \
+	"      --vf BDF             use exactly this VF\n"                                         \
+	"      --template FILE      start from this skeleton, not the installed domain.xml\n"      \
+	"      --from FILE          edit an existing definition, keeping what it has\n"            \
+	"      --exclude-cpus LIST  never pin to these host CPUs (their cores are skipped)\n"      \
+	"      --emulator-cpus LIST pin QEMU's emulator threads here\n"                            \
+	"      --hugepages          back guest memory with 1 GiB pages\n"                          \
+	"      --virt-type kvm|qemu domain type (default kvm)\n"                                   \
+	"  -c, --connect URI        avoid CPUs the connection's other domains pin\n"
+
 static const struct cli_command commands[] = {
 	{ "gpus", cmd_gpus, "list NVIDIA GPUs (physical functions)", "", NULL },
 	{ "vfs", cmd_vfs, "list SR-IOV VFs and other vGPU parents", "[GPU]", NULL },
@@ -29,39 +48,9 @@ static const struct cli_command commands[] = {
 	{ "topology", cmd_topology, "show NUMA nodes, CPUs, thread siblings and GPUs", "", NULL },
 	{ "xml", NULL, "print a NUMA-pinned libvirt domain with a vGPU (dry run)",
 	  "--name NAME --vgpu PROFILE[,PROFILE...] --vcpus N --memory SIZE [options]",
-	  "      --name NAME          domain name (default with --from: the file's)\n"
-	  "      --vgpu PROFILE[,...] vGPU type(s): short name, full name or type ID\n"
-	  "      --vcpus N            vCPUs, pinned to whole cores of the GPU's node\n"
-	  "                           (default with --from: the file's <vcpu>)\n"
-	  "      --memory SIZE        guest memory: 32G, 4096M; a bare number is MiB\n"
-	  "      --uuid UUID          domain UUID (default: kept from --from, else random)\n"
-	  "      --mdev-uuid UUID     mdev UUID of the next mdev vGPU (repeatable)\n"
-	  "      --gpu BDF            choose among this GPU's VFs only\n"
-	  "      --vf BDF             use exactly this VF\n"
-	  "      --template FILE      start from this skeleton, not the installed domain.xml\n"
-	  "      --from FILE          edit an existing definition, keeping what it has\n"
-	  "      --exclude-cpus LIST  never pin to these host CPUs (their cores are skipped)\n"
-	  "      --emulator-cpus LIST pin QEMU's emulator threads here\n"
-	  "      --hugepages          back guest memory with 1 GiB pages\n"
-	  "      --virt-type kvm|qemu domain type (default kvm)\n"
-	  "  -c, --connect URI        avoid CPUs the connection's other domains pin\n" },
+	  XML_OPTIONS },
 	{ "plan", NULL, "explain which VF, node and CPUs 'xml' would use", "(same options as xml)",
-	  "      --name NAME          domain name (default with --from: the file's)\n"
-	  "      --vgpu PROFILE[,...] vGPU type(s): short name, full name or type ID\n"
-	  "      --vcpus N            vCPUs, pinned to whole cores of the GPU's node\n"
-	  "                           (default with --from: the file's <vcpu>)\n"
-	  "      --memory SIZE        guest memory: 32G, 4096M; a bare number is MiB\n"
-	  "      --uuid UUID          domain UUID (default: kept from --from, else random)\n"
-	  "      --mdev-uuid UUID     mdev UUID of the next mdev vGPU (repeatable)\n"
-	  "      --gpu BDF            choose among this GPU's VFs only\n"
-	  "      --vf BDF             use exactly this VF\n"
-	  "      --template FILE      start from this skeleton, not the installed domain.xml\n"
-	  "      --from FILE          edit an existing definition, keeping what it has\n"
-	  "      --exclude-cpus LIST  never pin to these host CPUs (their cores are skipped)\n"
-	  "      --emulator-cpus LIST pin QEMU's emulator threads here\n"
-	  "      --hugepages          back guest memory with 1 GiB pages\n"
-	  "      --virt-type kvm|qemu domain type (default kvm)\n"
-	  "  -c, --connect URI        avoid CPUs the connection's other domains pin\n" },
+	  XML_OPTIONS },
 	{ "assign", NULL, "create vGPUs for a domain and put them in its definition",
 	  "[-c URI] DOMAIN | --from FILE [-o OUT]  --vgpu PROFILE[,...] [--no-pin] "
 	  "[--per-start] [--dry-run] [xml options]",
@@ -69,23 +58,7 @@ static const struct cli_command commands[] = {
 	  "      --no-pin             leave the domain's CPU pinning as it is\n"
 	  "      --per-start          claim the VFs only: the hook creates the vGPUs at\n"
 	  "                           each start and frees them at its end\n"
-	  "      --dry-run            print the domain, change nothing\n"
-	  "      --name NAME          domain name (default with --from: the file's)\n"
-	  "      --vgpu PROFILE[,...] vGPU type(s): short name, full name or type ID\n"
-	  "      --vcpus N            vCPUs, pinned to whole cores of the GPU's node\n"
-	  "                           (default with --from: the file's <vcpu>)\n"
-	  "      --memory SIZE        guest memory: 32G, 4096M; a bare number is MiB\n"
-	  "      --uuid UUID          domain UUID (default: kept from --from, else random)\n"
-	  "      --mdev-uuid UUID     mdev UUID of the next mdev vGPU (repeatable)\n"
-	  "      --gpu BDF            choose among this GPU's VFs only\n"
-	  "      --vf BDF             use exactly this VF\n"
-	  "      --template FILE      start from this skeleton, not the installed domain.xml\n"
-	  "      --from FILE          edit an existing definition, keeping what it has\n"
-	  "      --exclude-cpus LIST  never pin to these host CPUs (their cores are skipped)\n"
-	  "      --emulator-cpus LIST pin QEMU's emulator threads here\n"
-	  "      --hugepages          back guest memory with 1 GiB pages\n"
-	  "      --virt-type kvm|qemu domain type (default kvm)\n"
-	  "  -c, --connect URI        avoid CPUs the connection's other domains pin\n" },
+	  "      --dry-run            print the domain, change nothing\n" XML_OPTIONS },
 	{ "release", NULL, "free a domain's vGPUs and take them out of its definition",
 	  "[-c URI] DOMAIN | --from FILE [-o OUT]  [--vf BDF] [--dry-run]",
 	  "  -c, --connect URI        the domain's libvirt connection\n"
