@@ -13,18 +13,51 @@
 #include <syslog.h>
 
 #include "apply.h"
+#include "cleanup.h"
 #include "cli.h"
 
-/* apply --dry-run: the plan ("would ...") on stdout, the rest as usual */
+/* apply --dry-run: the plan ("would ...") on stdout, or kept for --json; the rest as usual */
+struct dry_run {
+	struct cli *c;
+	struct vgpu_strv steps; /* --json: the plan's lines, printed at the end */
+};
+
 static void apply_log(void *data, int priority, const char *msg)
 {
-	struct cli *c = data;
+	struct dry_run *d = data;
 
 	if (priority == LOG_NOTICE && strncmp(msg, "would ", 6) == 0) {
-		fprintf(c->out, "%s\n", msg + 6);
+		if (d->c->json)
+			vgpu_strv_push(&d->steps, vgpu_xstrdup(msg + 6));
+		else
+			fprintf(d->c->out, "%s\n", msg + 6);
 		return;
 	}
-	cli_log_cb(data, priority, msg);
+	cli_log_cb(d->c, priority, msg);
+}
+
+/*
+ * --json: {"steps": [...]} (apply --dry-run: the plan, empty when the host
+ * matches) or {"differences": [...]} (assert: empty when it matches), one
+ * object a line; "kind" is the line's first word (run, write, create, start,
+ * ...), "text" the line as the text output prints it.
+ */
+static int print_json(struct cli *c, const char *name, const struct vgpu_strv *lines)
+{
+	static const struct col cols[] = {
+		{ "KIND", "kind", COL_STR, 0 },
+		{ "TEXT", "text", COL_STR, 0 },
+	};
+	struct cli_table *t = cli_table(c, name, cols, ARRAY_SIZE(cols));
+
+	for (size_t i = 0; i < lines->n; i++) {
+		const char *s = lines->items[i];
+		struct cli_line *ln = cli_line_new(t);
+
+		cli_cell(ln, 0, vgpu_asprintf("%.*s", (int)strcspn(s, ": "), s));
+		cli_cell_str(ln, 1, s);
+	}
+	return cli_table_print(c, t);
 }
 
 static int parse_args(struct cli *c, struct vgpu_apply_opts *o, int argc, char **argv)
@@ -89,19 +122,36 @@ static int apply_main(struct cli *c, int argc, char **argv, bool check)
 						.sriov_manage = VGPU_SRIOV_MANAGE_DEFAULT } };
 	const char *cmd = check ? "assert" : "apply";
 	VGPU_AUTOSTRV diffs = { 0 };
+	struct dry_run dry = { .c = c };
 	int r = parse_args(c, &o, argc, argv);
 
 	if (r)
 		return r;
-	if (o.dry_run)
+	if (c->json && !check && !o.dry_run)
+		return cli_usage_error(c, cmd,
+				       "--json: the plan of --dry-run, or assert's differences");
+	if (o.dry_run) {
 		c->ctx.log_fn = apply_log;
+		c->ctx.log_data = &dry;
+	}
 	o.nvml = cli_nvml(c);
 	if ((!c->fs && vgpu_sysfs_open(&c->ctx, c->sysroot, &c->fs) < 0) ||
 	    vgpu_apply_host(&c->ctx, c->fs, &o, &diffs) < 0) {
+		c->ctx.log_fn = cli_log_cb;
+		c->ctx.log_data = c;
+		vgpu_strv_clear(&dry.steps);
 		cli_error(c, "%s: %s", cmd, vgpu_ctx_error(&c->ctx));
 		return EXIT_FAILURE;
 	}
-	for (size_t i = 0; i < diffs.n; i++)
+	c->ctx.log_fn = cli_log_cb;
+	c->ctx.log_data = c;
+	if (c->json) {
+		r = print_json(c, check ? "differences" : "steps", check ? &diffs : &dry.steps);
+		vgpu_strv_clear(&dry.steps);
+		if (r)
+			return r;
+	}
+	for (size_t i = 0; !c->json && i < diffs.n; i++)
 		fprintf(c->out, "%s\n", diffs.items[i]);
 	if (check && diffs.n)
 		return EXIT_DIFFERS; /* drift, told apart from "could not check" (1) */
