@@ -7,6 +7,8 @@
 # (tests/libvirt/embed.sh), so libvirt-qemu needs no access to /dev/kvm.
 set -euo pipefail
 pkgs=(meson ninja-build gcc pkg-config libvirt-dev libxml2-dev libyaml-dev libcmocka-dev
+	# the fleet engines the tests drive: inventory schema, Ansible, Prometheus
+	python3-jsonschema ansible-core prometheus
 	libvirt-clients libxml2-utils libvirt-daemon-driver-qemu qemu-system-x86 python3
 	# libvirtd (not libvirt-daemon-system: no users, no services) for the hook test
 	libvirt-daemon

@@ -54,7 +54,7 @@ d=build-ci-gcc-debugoptimized
 meson install -C "$d" --destdir "$src/$d/destdir" >/dev/null
 for f in sbin/vgpuctl share/man/man8/vgpuctl.8 share/vgpuctl/domain.xml \
 	lib/x86_64-linux-gnu/vgpuctl/vgpuctl-xml.so share/bash-completion/completions/vgpuctl \
-	share/doc/vgpuctl/README.md share/doc/vgpuctl/examples/host.yaml; do
+	share/doc/vgpuctl/README.md share/doc/vgpuctl/examples/host.yaml share/vgpuctl/inventory.schema.json; do
 	[ -e "$d/destdir/usr/local/$f" ] || { echo "meson install: $f missing" >&2; exit 1; }
 done
 # the boot unit is installed where systemd looks under the prefix, and never

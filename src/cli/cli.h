@@ -30,6 +30,10 @@ struct cli {
 	bool raw; /* -r/--raw: one space between values, "-" for none */
 	struct vgpu_nvml *nvml; /* loaded by cli_nvml(); NULL when absent */
 	bool nvml_tried;
+	/* inventory: the host is read once, and each listing is one member of one
+	 * JSON document ("NAME": [...], after a comma, no braces) */
+	bool model_ready; /* cli_read_host() keeps c->model as it is */
+	bool json_member;
 	char *hook_xml; /* the hook: the domain XML read from stdin, NUL-terminated */
 	size_t hook_xml_len;
 };
@@ -100,6 +104,8 @@ void cli_cell(struct cli_line *ln, size_t col, char *data);
 void cli_cell_num(struct cli_line *ln, size_t col, long v, bool present);
 /* @prefix then @v in decimal ("nvidia-%ld"). */
 void cli_cell_num_after(struct cli_line *ln, size_t col, const char *prefix, long v);
+/* @s as a JSON string ("null" for NULL) on @f. */
+void cli_json_str(FILE *f, const char *s);
 /* Free the table unprinted (a command that fails half-way prints nothing of it). */
 void cli_table_discard(struct cli_table *t);
 /* Print as text or JSON, then free the table. */
@@ -133,6 +139,15 @@ int cmd_hook_live(struct cli *c, int argc, char **argv);
 /* Run cmd_@name from the XML module. */
 int cli_run_module(struct cli *c, const char *name, int argc, char **argv);
 int cmd_vgpus(struct cli *c, int argc, char **argv);
+/*
+ * The vgpus table named @name, rows whose state is in @states (a mask of
+ * 1 << VGPU_STATE_*; ~0u: all), from the host read and its records.
+ */
+int cli_list_vgpus(struct cli *c, const char *name, unsigned states);
+int cmd_inventory(struct cli *c, int argc, char **argv);
+int cmd_metrics(struct cli *c, int argc, char **argv);
+/* The host name of the host read: SYSROOT/proc/sys/kernel/hostname; NULL when unreadable. */
+char *cli_host_name(struct cli *c);
 /* mig SUB-COMMAND: dispatches on argv[1] ("plan"). */
 int cmd_mig(struct cli *c, int argc, char **argv);
 int cmd_mig_show(struct cli *c, int argc, char **argv);

@@ -11,10 +11,12 @@
 #include <stdlib.h>
 #include <string.h>
 #include <syslog.h>
+#include <time.h>
 
 #include "apply.h"
 #include "cleanup.h"
 #include "cli.h"
+#include "runs.h"
 
 /* apply --dry-run: the plan ("would ...") on stdout, or kept for --json; the rest as usual */
 struct dry_run {
@@ -115,6 +117,28 @@ static int parse_args(struct cli *c, struct vgpu_apply_opts *o, int argc, char *
 	return 0;
 }
 
+/*
+ * The result for `vgpuctl metrics` (runs.h): not for a dry run, which
+ * changes and checks nothing.  A run that cannot keep it (not root, a
+ * read-only /var) still did its work: said, and its exit status stands.
+ */
+static void keep_result(struct cli *c, const struct vgpu_apply_opts *o, int exit_code,
+			size_t differences)
+{
+	struct vgpu_run r = { .exit_code = exit_code,
+			      .time = (int64_t)time(NULL),
+			      .differences = (long)differences };
+
+	if (o->dry_run)
+		return;
+	snprintf(r.command, sizeof(r.command), "%s", o->check ? "assert" : "apply");
+	snprintf(r.label, sizeof(r.label), "%s", o->label);
+	if (vgpu_runs_save(&c->ctx, c->fs, &r, o->file) < 0)
+		vgpu_log(&c->ctx, LOG_NOTICE,
+			 "%s: the result is not kept for 'vgpuctl metrics': %s", r.command,
+			 vgpu_ctx_error(&c->ctx));
+}
+
 static int apply_main(struct cli *c, int argc, char **argv, bool check)
 {
 	struct vgpu_apply_opts o = { .check = check,
@@ -135,16 +159,21 @@ static int apply_main(struct cli *c, int argc, char **argv, bool check)
 		c->ctx.log_data = &dry;
 	}
 	o.nvml = cli_nvml(c);
-	if ((!c->fs && vgpu_sysfs_open(&c->ctx, c->sysroot, &c->fs) < 0) ||
-	    vgpu_apply_host(&c->ctx, c->fs, &o, &diffs) < 0) {
+	if (!c->fs && vgpu_sysfs_open(&c->ctx, c->sysroot, &c->fs) < 0) {
+		cli_error(c, "%s: %s", cmd, vgpu_ctx_error(&c->ctx));
+		return EXIT_FAILURE;
+	}
+	if (vgpu_apply_host(&c->ctx, c->fs, &o, &diffs) < 0) {
 		c->ctx.log_fn = cli_log_cb;
 		c->ctx.log_data = c;
 		vgpu_strv_clear(&dry.steps);
 		cli_error(c, "%s: %s", cmd, vgpu_ctx_error(&c->ctx));
+		keep_result(c, &o, EXIT_FAILURE, diffs.n);
 		return EXIT_FAILURE;
 	}
 	c->ctx.log_fn = cli_log_cb;
 	c->ctx.log_data = c;
+	keep_result(c, &o, diffs.n ? (check ? EXIT_DIFFERS : EXIT_FAILURE) : EXIT_SUCCESS, diffs.n);
 	if (c->json) {
 		r = print_json(c, check ? "differences" : "steps", check ? &diffs : &dry.steps);
 		vgpu_strv_clear(&dry.steps);

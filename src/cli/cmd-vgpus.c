@@ -35,7 +35,8 @@ static char *record_path(struct cli *c, const char *key)
 	return vgpu_xstrdup(vgpu_sysdir_show(&root, rel, show, sizeof(show)));
 }
 
-static void add_record(struct cli *c, struct cli_table *t, const struct vgpu_record *r)
+static void add_record(struct cli *c, struct cli_table *t, const struct vgpu_record *r,
+		       enum vgpu_state state)
 {
 	char key[VGPU_RECORD_KEY_LEN];
 
@@ -51,7 +52,7 @@ static void add_record(struct cli *c, struct cli_table *t, const struct vgpu_rec
 	cli_cell_str(ln, 6, r->domain);
 	cli_cell_str(ln, 7, r->domain_uuid);
 	cli_cell_str(ln, 8, vgpu_lifetime_str(r->lifetime));
-	cli_cell_str(ln, 9, vgpu_state_str(vgpu_host_record_state(&c->ctx, c->fs, r)));
+	cli_cell_str(ln, 9, vgpu_state_str(state));
 	cli_cell(ln, 10, record_path(c, key));
 }
 
@@ -89,12 +90,34 @@ static void add_orphan(struct cli *c, struct cli_table *t, const struct vgpu_orp
 	cli_cell_str(ln, 9, vgpu_state_str(VGPU_STATE_ORPHAN));
 }
 
-int cmd_vgpus(struct cli *c, int argc, char **argv)
+int cli_list_vgpus(struct cli *c, const char *name, unsigned states)
 {
 	VGPU_AUTORECORDS recs = { 0 };
 	VGPU_AUTOFREE struct vgpu_orphan *orphans = NULL;
 	size_t n_orphans;
 	struct cli_table *t;
+
+	if (vgpu_records_read(&c->ctx, c->fs, &recs) < 0) {
+		cli_error(c, "%s", vgpu_ctx_error(&c->ctx));
+		return EXIT_FAILURE;
+	}
+	t = cli_table(c, name, vgpu_cols, sizeof(vgpu_cols) / sizeof(vgpu_cols[0]));
+	for (size_t i = 0; i < recs.n; i++) {
+		enum vgpu_state st = vgpu_host_record_state(&c->ctx, c->fs, &recs.v[i]);
+
+		if (states & (1u << st))
+			add_record(c, t, &recs.v[i], st);
+	}
+	for (size_t i = 0; (states & (1u << VGPU_STATE_DAMAGED)) && i < recs.damaged_keys.n; i++)
+		add_damaged(c, t, recs.damaged_keys.items[i]);
+	n_orphans = vgpu_host_orphans(c->model, &recs, &orphans);
+	for (size_t i = 0; (states & (1u << VGPU_STATE_ORPHAN)) && i < n_orphans; i++)
+		add_orphan(c, t, &orphans[i]);
+	return cli_table_print(c, t);
+}
+
+int cmd_vgpus(struct cli *c, int argc, char **argv)
+{
 	int r;
 
 	if (argc > 1) {
@@ -105,19 +128,5 @@ int cmd_vgpus(struct cli *c, int argc, char **argv)
 	r = cli_read_host(c, VGPU_READ_TYPES | CLI_READ_GPUS);
 	if (r)
 		return r;
-	if (vgpu_records_read(&c->ctx, c->fs, &recs) < 0) {
-		cli_error(c, "%s", vgpu_ctx_error(&c->ctx));
-		return EXIT_FAILURE;
-	}
-	t = cli_table(c, "vgpus", vgpu_cols, sizeof(vgpu_cols) / sizeof(vgpu_cols[0]));
-	if (!t)
-		return EXIT_FAILURE;
-	for (size_t i = 0; i < recs.n; i++)
-		add_record(c, t, &recs.v[i]);
-	for (size_t i = 0; i < recs.damaged_keys.n; i++)
-		add_damaged(c, t, recs.damaged_keys.items[i]);
-	n_orphans = vgpu_host_orphans(c->model, &recs, &orphans);
-	for (size_t i = 0; i < n_orphans; i++)
-		add_orphan(c, t, &orphans[i]);
-	return cli_table_print(c, t);
+	return cli_list_vgpus(c, "vgpus", ~0u);
 }

@@ -94,6 +94,8 @@ const char *cli_default_uri(void)
 
 int cli_read_host(struct cli *c, unsigned what)
 {
+	if (c->model_ready)
+		return 0;
 	if (!c->fs && vgpu_sysfs_open(&c->ctx, c->sysroot, &c->fs) < 0) {
 		cli_error(c, "%s", vgpu_ctx_error(&c->ctx));
 		return EXIT_FAILURE;
@@ -112,6 +114,19 @@ int cli_read_host(struct cli *c, unsigned what)
 	if ((what & CLI_READ_GPUS) && !c->model->n_gpus)
 		fputs("vgpuctl: no NVIDIA GPU found\n", c->err);
 	return 0;
+}
+
+char *cli_host_name(struct cli *c)
+{
+	struct vgpu_sysdir root;
+	char buf[256];
+
+	if (!c->fs && vgpu_sysfs_open(&c->ctx, c->sysroot, &c->fs) < 0)
+		return NULL;
+	vgpu_sysdir_root(c->fs, &root);
+	if (vgpu_sysfs_read_str(&root, buf, sizeof(buf), "proc/sys/kernel/hostname") < 0 || !*buf)
+		return NULL;
+	return vgpu_xstrdup(buf);
 }
 
 struct vgpu_nvml *cli_nvml(struct cli *c)

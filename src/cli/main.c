@@ -93,6 +93,13 @@ static const struct cli_command commands[] = {
 	{ "why", cmd_why, "per GPU, how many more of a vGPU type fit now, or why none does",
 	  "PROFILE [--gpu BDF]", "      --gpu BDF            this GPU only\n" },
 	{ "vgpus", cmd_vgpus, "list vGPUs and reservations with their owners and state", "", NULL },
+	{ "inventory", cmd_inventory,
+	  "the whole host in one document: GPUs, VFs, types, GIs, vGPUs, topology", "[--json]",
+	  NULL },
+	{ "metrics", cmd_metrics, "vGPU state for Prometheus (text exposition format)",
+	  "[--textfile DIR]",
+	  "      --textfile DIR       write DIR/vgpuctl.prom atomically (node-exporter's\n"
+	  "                           textfile collector), not stdout\n" },
 	{ "hook", cmd_hook, "libvirt qemu hook: re-create vGPUs at prepare, free at release",
 	  "DOMAIN OPERATION SUB-OPERATION EXTRA  (domain XML on stdin)", NULL },
 };

@@ -271,6 +271,19 @@ static void json_string(struct obuf *o, const char *s, size_t len)
 }
 
 /* A value: a number as it is, a string, or newline-separated items as an array. */
+void cli_json_str(FILE *f, const char *s)
+{
+	struct obuf o;
+
+	ob_init(&o, f, 256);
+	if (s)
+		json_string(&o, s, strlen(s));
+	else
+		OB_LIT(&o, "null");
+	ob_write(&o);
+	free(o.b);
+}
+
 static void json_value(struct obuf *o, enum col_kind kind, const char *v, size_t len)
 {
 	const char *end = v + len;
@@ -320,6 +333,7 @@ struct cli_table {
 	uint32_t *lens; /* JSON: the cells' lengths */
 	char *keys; /* JSON: what goes before each value, see json_keys() */
 	size_t *koff;
+	bool member; /* JSON: one member of the caller's document (cli.json_member) */
 };
 
 /* The cells of the row being filled (the only one a JSON table keeps). */
@@ -363,7 +377,10 @@ static void json_start(struct cli_table *t, FILE *f)
 	ob_init(t->json, f, 16384);
 	t->lens = vgpu_xcalloc(t->ncols, sizeof(*t->lens));
 	json_keys(t);
-	OB_LIT(t->json, "{\n   \"");
+	if (t->member)
+		OB_LIT(t->json, ",\n   \"");
+	else
+		OB_LIT(t->json, "{\n   \"");
 	ob_put(t->json, t->name, strlen(t->name));
 	OB_LIT(t->json, "\": [");
 }
@@ -395,10 +412,12 @@ static void json_end(struct cli_table *t)
 
 	if (t->nrows) {
 		json_row(t);
-		OB_LIT(o, "\n   ]\n}\n");
+		OB_LIT(o, "\n   ]");
 	} else {
-		OB_LIT(o, "]\n}\n");
+		OB_LIT(o, "]");
 	}
+	if (!t->member)
+		OB_LIT(o, "\n}\n");
 	ob_write(o);
 }
 
@@ -412,6 +431,7 @@ struct cli_table *cli_table(struct cli *c, const char *name, const struct col *c
 	/* a JSON table holds one row */
 	ob_init(&t->arena, NULL, c->json ? 1 << 12 : 1 << 16);
 	t->arena.n = 1; /* offset 0 means "absent" */
+	t->member = c->json_member;
 	if (c->json)
 		json_start(t, c->out);
 	return t;

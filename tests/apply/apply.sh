@@ -95,6 +95,10 @@ run: $fakes/fake-sriov-manage -e $pf
 run: $smi mig -i $pf -cgi 9,14,19 -C
 create 1 vGPUs of H100-3-40C on GPU $pf's VFs once enabled (each: a write of its type id to current_vgpu_type or of a UUID to the type's mdev create, as the VFs offer)
 create 1 vGPUs of H100-2-20C on GPU $pf's VFs once enabled (each: a write of its type id to current_vgpu_type or of a UUID to the type's mdev create, as the VFs offer)"
+[[ -z $(changing) ]] || bad "--dry-run ran: $(changing)"
+diff -r --no-dereference -x calls -x lock -x run "$tmp/before" "$root" >/dev/null ||
+	bad "--dry-run changed the host: $(diff -r --no-dereference -x calls -x lock -x run "$tmp/before" "$root" | head -5)"
+
 # --json: the same plan, one {"kind", "text"} a line, for Ansible's check mode
 text_plan=$OUT
 run apply --dry-run --json "${cfg[@]}"
@@ -106,13 +110,16 @@ same "apply --dry-run --json: kinds" "$(printf '%s' "$OUT" |
 run assert --json "${cfg[@]}"
 same "assert --json: one difference a line (exit $RC)" "$RC:$(printf '%s' "$OUT" |
 	python3 -c 'import json,sys; print(len(json.load(sys.stdin)["differences"]))')" "3:5"
+# the result is kept for `vgpuctl metrics` (a dry run keeps none)
+same "assert's kept result" "$(grep -v '^time=' "$root/var/lib/vgpuctl/runs/assert@h100-mixed")" \
+	"exit=3
+differences=5
+file=$tmp/host.yaml"
+[[ ! -e $root/var/lib/vgpuctl/runs/apply@h100-mixed ]] || bad "a dry run kept a result"
 run apply --json "${cfg[@]}"
 same "apply --json without --dry-run is refused (exit $RC)" "$RC:$ERR" \
 	"2:vgpuctl: --json: the plan of --dry-run, or assert's differences
 Try 'vgpuctl apply --help' for more information."
-[[ -z $(changing) ]] || bad "--dry-run ran: $(changing)"
-diff -r --no-dereference -x calls -x lock -x run "$tmp/before" "$root" >/dev/null ||
-	bad "--dry-run changed the host: $(diff -r --no-dereference -x calls -x lock -x run "$tmp/before" "$root" | head -5)"
 
 # ---- apply: the order is MIG mode, VFs, GPU instances, vGPUs; each change read back
 boot
@@ -133,6 +140,7 @@ grep -q "VFs: GPU $pf: enabling 8 VFs" "$tmp/err" || bad "no progress on stderr:
 [[ -z $OUT ]] || bad "apply wrote to stdout: $OUT"
 run assert "${cfg[@]}"
 same "assert after apply (exit $RC)" "$RC:$OUT" "0:"
+grep -qx "exit=0" "$root/var/lib/vgpuctl/runs/apply@h100-mixed" || bad "apply's result: $(cat "$root/var/lib/vgpuctl/runs/apply@h100-mixed")"
 run apply --dry-run --json "${cfg[@]}"
 same "apply --dry-run --json on a matching host (exit $RC)" "$RC:$OUT" '0:{
    "steps": []

@@ -1,7 +1,9 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0-or-later
 # A dry run, and a config refused before anything runs, write nothing under
-# the root: no lock file, no records, no catalogue.
+# the root: no lock file, no records, no catalogue.  The refused apply keeps
+# only its result for `vgpuctl metrics` (var/lib/vgpuctl/runs/apply@LABEL,
+# exit=1): a boot with a broken config must show up in monitoring.
 #   writes-nothing.sh VGPUCTL SRCDIR
 set -u
 bin=$(realpath "$1") src=$2
@@ -41,6 +43,9 @@ if v apply -f "$tmp/cfg.yaml" --config bad --nvidia-smi /bin/false --sriov-manag
 	fail=1
 fi
 grep -q "cfg.yaml:4: no GPU with index 7" "$tmp/err" || { echo "FAIL: refusal:"; cat "$tmp/err"; fail=1; }
+grep -qx "exit=1" "$tmp/host/var/lib/vgpuctl/runs/apply@bad" 2>/dev/null ||
+	{ echo "FAIL: the refused apply's result was not kept (exit=1)"; fail=1; }
+rm -r "$tmp/host/var/lib/vgpuctl/runs" && rmdir "$tmp/host/var/lib/vgpuctl" "$tmp/host/var/lib" "$tmp/host/var" 2>/dev/null
 check "apply of a refused config"
 # started with stdin, stdout and stderr closed, a warning after the lock is
 # taken (metadata naming a vGPU no record holds) must not land in the lock file

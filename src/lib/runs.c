@@ -1,0 +1,160 @@
+// SPDX-License-Identifier: LGPL-2.1-or-later
+/* runs.c - the last apply/assert result per label (runs.h). */
+#include <errno.h>
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "cleanup.h"
+#include "runs.h"
+#include "sysfs.h"
+#include "util.h"
+
+/* a file name: COMMAND@LABEL with the label's other bytes as %XX */
+static int run_name(const struct vgpu_run *r, char *buf, size_t len)
+{
+	size_t n = (size_t)snprintf(buf, len, "%s@", r->command);
+
+	for (const unsigned char *p = (const unsigned char *)r->label; *p && n + 4 < len; p++) {
+		if ((*p >= 'a' && *p <= 'z') || (*p >= 'A' && *p <= 'Z') ||
+		    (*p >= '0' && *p <= '9') || *p == '.' || *p == '_' || *p == '-')
+			buf[n++] = (char)*p;
+		else
+			n += (size_t)snprintf(buf + n, len - n, "%%%02X", *p);
+	}
+	buf[n] = 0;
+	/* a label too long for a file name is not kept rather than kept as another's */
+	return n + 4 >= len || strlen(r->command) == 0 ? -ENAMETOOLONG : 0;
+}
+
+static int unhex(int ch)
+{
+	return ch >= '0' && ch <= '9' ? ch - '0' :
+	       ch >= 'A' && ch <= 'F' ? ch - 'A' + 10 :
+	       ch >= 'a' && ch <= 'f' ? ch - 'a' + 10 :
+					-1;
+}
+
+/* COMMAND@LABEL back into @r; -EINVAL for a name we did not write */
+static int parse_name(const char *name, struct vgpu_run *r)
+{
+	const char *at = strchr(name, '@');
+	size_t n = 0;
+
+	if (!at || at == name || (size_t)(at - name) >= sizeof(r->command) || name[0] == '.')
+		return -EINVAL;
+	memcpy(r->command, name, (size_t)(at - name));
+	r->command[at - name] = 0;
+	for (const char *p = at + 1; *p; p++) {
+		int ch = (unsigned char)*p;
+
+		if (ch == '%') {
+			int hi = unhex(p[1]), lo = hi < 0 ? -1 : unhex(p[2]);
+
+			if (lo < 0)
+				return -EINVAL;
+			ch = hi * 16 + lo;
+			p += 2;
+		}
+		if (n + 1 >= sizeof(r->label) || ch == 0)
+			return -EINVAL;
+		r->label[n++] = (char)ch;
+	}
+	r->label[n] = 0;
+	return n ? 0 : -EINVAL;
+}
+
+int vgpu_runs_save(struct vgpu_ctx *ctx, struct vgpu_sysfs *fs, const struct vgpu_run *r,
+		   const char *file)
+{
+	char name[VGPU_RUN_LABEL_MAX * 3 + 32];
+	struct vgpu_sysdir d;
+	VGPU_AUTOFREE char *data = NULL;
+	int rc = run_name(r, name, sizeof(name));
+
+	if (rc < 0)
+		return vgpu_error(ctx, rc, "label '%s' is too long to keep its result", r->label);
+	/* the file name goes on one line: a newline in it would start a key */
+	data = vgpu_asprintf("exit=%d\ntime=%" PRId64 "\ndifferences=%ld\nfile=%s\n", r->exit_code,
+			     r->time, r->differences, file && !strchr(file, '\n') ? file : "");
+	rc = vgpu_sysfs_mkdirs_ctx(ctx, fs, &d, VGPU_RUNS_DIR);
+	if (rc < 0)
+		return rc;
+	rc = vgpu_sysfs_replace(&d, name, data, strlen(data));
+	if (rc < 0)
+		vgpu_error(ctx, rc, "cannot write '%s/%s': %s", VGPU_RUNS_DIR, name, strerror(-rc));
+	vgpu_sysdir_close(&d);
+	return rc;
+}
+
+/* "key=value" lines: exit, time, differences (the others are for people) */
+static int parse_body(const char *s, struct vgpu_run *r)
+{
+	unsigned seen = 0;
+
+	while (*s) {
+		size_t l = strcspn(s, "\n");
+		char *end;
+
+		if (strncmp(s, "exit=", 5) == 0) {
+			long v = strtol(s + 5, &end, 10);
+
+			if (end != s + l || end == s + 5 || v < 0 || v > 255)
+				return -EINVAL;
+			r->exit_code = (int)v;
+			seen |= 1;
+		} else if (strncmp(s, "time=", 5) == 0) {
+			long long v = strtoll(s + 5, &end, 10);
+
+			if (end != s + l || end == s + 5 || v < 0)
+				return -EINVAL;
+			r->time = v;
+			seen |= 2;
+		} else if (strncmp(s, "differences=", 12) == 0) {
+			long v = strtol(s + 12, &end, 10);
+
+			if (end != s + l || end == s + 12 || v < 0)
+				return -EINVAL;
+			r->differences = v;
+			seen |= 4;
+		}
+		s += l + (s[l] == '\n');
+	}
+	return seen == 7 ? 0 : -EINVAL;
+}
+
+size_t vgpu_runs_read(struct vgpu_ctx *ctx, struct vgpu_sysfs *fs, struct vgpu_run **out)
+{
+	VGPU_AUTOSTRV names = { 0 };
+	struct vgpu_sysdir root;
+	size_t n = 0;
+
+	*out = NULL;
+	vgpu_sysdir_root(fs, &root);
+	if (vgpu_sysfs_list_dir(&root, &names, "%s", VGPU_RUNS_DIR) < 0)
+		return 0;
+	*out = vgpu_xcalloc(names.n + 1, sizeof(**out));
+	for (size_t i = 0; i < names.n; i++) {
+		struct vgpu_run *r = &(*out)[n];
+		char body[1024];
+		int rc;
+
+		if (names.items[i][0] == '.')
+			continue; /* a writer's temporary file */
+		rc = parse_name(names.items[i], r);
+		if (rc == 0)
+			rc = vgpu_sysfs_read_str(&root, body, sizeof(body), "%s/%s", VGPU_RUNS_DIR,
+						 names.items[i]);
+		if (rc == 0)
+			rc = parse_body(body, r);
+		if (rc < 0) {
+			vgpu_warn(ctx, "%s/%s: not a result vgpuctl kept (%s); skipped",
+				  VGPU_RUNS_DIR, names.items[i],
+				  rc == -EINVAL ? "unexpected content" : strerror(-rc));
+			continue;
+		}
+		n++;
+	}
+	return n;
+}
