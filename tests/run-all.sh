@@ -40,7 +40,7 @@ run() { # NAME MESON-ARGS...  (CC from the environment picks the compiler)
 	ninja -C "$dir"
 	meson test -C "$dir" --print-errorlogs --num-processes 2 "${test_args[@]}"
 	test_args=(--no-suite fixtures --no-suite damage --no-suite live --no-suite emu --no-suite oom
-		--no-suite fakes --no-suite apply)
+		--no-suite fakes --no-suite apply --no-suite pkg)
 }
 rm -rf build-ci-*
 for cc in gcc clang; do
@@ -71,7 +71,7 @@ export LSAN_OPTIONS=suppressions=$src/tests/lsan.supp:print_suppressions=0
 export UBSAN_OPTIONS=halt_on_error=1:print_stacktrace=1
 # a loaded machine makes the sanitized damaged-host suite (1,345 hosts x 6
 # commands, LeakSanitizer at every exit) slow: give it twice the time
-test_args=(--no-suite fixtures --no-suite live --no-suite emu --no-suite fakes --no-suite oom
+test_args=(--no-suite fixtures --no-suite live --no-suite emu --no-suite fakes --no-suite oom --no-suite pkg
 	--timeout-multiplier 2)
 CC=gcc run asan -Db_sanitize=address,undefined -Db_lundef=false
 unset ASAN_OPTIONS LSAN_OPTIONS UBSAN_OPTIONS
