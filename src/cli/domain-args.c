@@ -7,6 +7,8 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <getopt.h>
+#include <limits.h>
+#include <stdbool.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
@@ -18,6 +20,20 @@
 #define VGPUCTL_TEMPLATE_DIRS "/usr/share/vgpuctl"
 #endif
 
+/* Whether this binary is the one in its build tree's src/ (not an installed copy). */
+static bool from_build_tree(void)
+{
+	char exe[PATH_MAX];
+	ssize_t n = readlink("/proc/self/exe", exe, sizeof(exe) - 1);
+	size_t l = strlen(VGPUCTL_BUILD_BIN_DIR);
+
+	if (n <= 0)
+		return false;
+	exe[n] = '\0';
+	return (size_t)n > l && strncmp(exe, VGPUCTL_BUILD_BIN_DIR, l) == 0 && exe[l] == '/' &&
+	       !strchr(exe + l + 1, '/');
+}
+
 /* The template (--template, the installed default) or the domain given with --from. */
 int xml_load_template(struct cli *c, const struct xml_args *a, struct _xmlDoc **doc)
 {
@@ -27,10 +43,13 @@ int xml_load_template(struct cli *c, const struct xml_args *a, struct _xmlDoc **
 	size_t len = 0;
 
 	if (!path) {
-		/* the installed copy (tests and scripts pass --template) */
+		/* the installed copy; the build tree's for a binary run from there */
 		char dirs[] = VGPUCTL_TEMPLATE_DIRS;
 		char *save = NULL;
 
+		if (from_build_tree() &&
+		    access(VGPUCTL_BUILD_TEMPLATE_DIR "/domain.xml", R_OK) == 0)
+			found = vgpu_xstrdup(VGPUCTL_BUILD_TEMPLATE_DIR "/domain.xml");
 		for (char *d = strtok_r(dirs, ":", &save); d && !found;
 		     d = strtok_r(NULL, ":", &save)) {
 			char *p = vgpu_asprintf("%s/domain.xml", d);

@@ -11,7 +11,7 @@ cd "$src" || exit 1
 . tests/cli/lib.sh
 exp=tests/data/expected/xml
 hosts=tests/data/hosts
-tpl=templates/domain.xml # explicit: the binary has no source-tree fallback
+tpl=templates/domain.xml # explicit: the binary has no source-tree fallback (the build tree's copy: below)
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 fail=0
@@ -36,6 +36,14 @@ golden() { # CASE HOST ARGS...
 }
 
 golden a30-mdev a30-dual-mdev --template $tpl --name vm1 --vgpu A30-6C --vcpus 12 --memory 32G --uuid $U --mdev-uuid $M1
+# a binary run from its build tree finds the build tree's copy of the template
+# (meson.build): the README's examples work after ninja -C build
+"$bin" --sysroot "$hosts/a30-dual-mdev" xml --name vm1 --vgpu A30-6C --vcpus 12 --memory 32G --uuid $U \
+	--mdev-uuid $M1 >"$tmp/notpl.xml" 2>"$tmp/notpl.err"
+if ! cmp -s "$tmp/notpl.xml" "$exp/a30-mdev.xml"; then
+	echo "FAIL: xml without --template from the build tree: $(cat "$tmp/notpl.err")"
+	fail=1
+fi
 golden a30-mig-hugepages a30-dual-mdev --template $tpl --name mig1 --vgpu "NVIDIA A30-2-12C" --vcpus 8 --memory 16G \
 	--uuid $U --mdev-uuid $M1 --hugepages
 golden a30-exclusions a30-dual-mdev --template $tpl --name vm2 --vgpu nvidia-684 --vcpus 12 --memory 32G --uuid $U \
