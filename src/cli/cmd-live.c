@@ -70,11 +70,13 @@ static int start(struct live_run *run, int argc, char **argv)
 		r = check_args(c, run->cmd, &run->a);
 	if (r)
 		return r;
+	if (!c->fs && vgpu_sysfs_open(&c->ctx, c->sysroot, &c->fs) < 0)
+		return fail(run);
 	if (run->a.from) {
 		r = xml_load_template(c, &run->a, &run->doc);
 		if (r)
 			return r;
-	} else if (vgpu_virt_open(&c->ctx, run->a.uri, &run->virt) < 0 ||
+	} else if (vgpu_virt_open_host(&c->ctx, run->a.uri, c->fs, &run->virt) < 0 ||
 		   vgpu_virt_domain_xml(&c->ctx, run->virt, run->a.domain, &old_xml, &run->active) <
 			   0 ||
 		   vgpu_domain_parse(&c->ctx, old_xml, strlen(old_xml), run->a.domain, &run->doc) <
@@ -83,8 +85,6 @@ static int start(struct live_run *run, int argc, char **argv)
 	}
 	name = vgpu_domain_field(run->doc, "name");
 	snprintf(run->name, sizeof(run->name), "%s", name ? name : "");
-	if (!c->fs && vgpu_sysfs_open(&c->ctx, c->sysroot, &c->fs) < 0)
-		return fail(run);
 	return 0;
 }
 

@@ -37,7 +37,7 @@ static int make_plan(struct cli *c, struct xml_args *a, struct _xmlDoc *doc,
 	VGPU_AUTOPTR(virt) v = NULL;
 
 	if ((!c->fs && vgpu_sysfs_open(&c->ctx, c->sysroot, &c->fs) < 0) ||
-	    (a->uri && vgpu_virt_open(&c->ctx, a->uri, &v) < 0)) {
+	    (a->uri && vgpu_virt_open_host(&c->ctx, a->uri, c->fs, &v) < 0)) {
 		cli_error(c, "%s", vgpu_ctx_error(&c->ctx));
 		return EXIT_FAILURE;
 	}

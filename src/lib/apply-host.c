@@ -196,18 +196,14 @@ static const struct vgpu_apply_ops host_ops = {
 };
 
 /* Step 5: the configuration's domains, started last (assert: said when not running). */
-static int start_domains(struct vgpu_apply *a, const struct vgpu_hostcfg *cfg, const char *uri)
+static int start_domains(struct vgpu_apply *a, const struct vgpu_hostcfg *cfg, const char *uri,
+			 struct vgpu_virt *v)
 {
 	struct vgpu_ctx *ctx = a->ctx;
-	VGPU_AUTOPTR(virt) v = NULL;
 	int e = 0;
 
 	if (!cfg->n_domains)
 		return 0;
-	if (!uri)
-		return vgpu_error(ctx, -EINVAL, "%s: start-domains needs a libvirt URI", a->file);
-	if (vgpu_virt_open(ctx, uri, &v) < 0)
-		return -EIO;
 	for (size_t i = 0; e == 0 && i < cfg->n_domains; i++) {
 		const char *name = cfg->domains[i];
 		bool off;
@@ -455,11 +451,24 @@ int vgpu_apply_host(struct vgpu_ctx *ctx, struct vgpu_sysfs *fs, const struct vg
 				.ops = &host_ops,
 				.ops_data = &h };
 	struct vgpu_hostcfg cfg = { 0 };
+	VGPU_AUTOPTR(virt) v = NULL;
 	bool locked = !o->check && !o->dry_run;
 	int e = vgpu_hostcfg_load(ctx, o->file, o->label, &cfg);
 
 	if (e < 0)
 		return e;
+	/*
+	 * The domains' libvirt is connected to first: one on another host
+	 * (its sysfs is not the one read here) is refused before any change.
+	 */
+	if (cfg.n_domains && !o->uri)
+		e = vgpu_error(ctx, -EINVAL, "%s: start-domains needs a libvirt URI", o->file);
+	else if (cfg.n_domains && vgpu_virt_open_host(ctx, o->uri, fs, &v) < 0)
+		e = -EIO;
+	if (e < 0) {
+		vgpu_hostcfg_clear(&cfg);
+		return e;
+	}
 	/* the whole configuration is checked against the host before anything is locked */
 	e = read_host(&h, ctx, &a.model);
 	if (e == 0)
@@ -497,7 +506,7 @@ int vgpu_apply_host(struct vgpu_ctx *ctx, struct vgpu_sysfs *fs, const struct vg
 	if (locked)
 		vgpu_sysfs_unlock(fs);
 	if (e == 0)
-		e = start_domains(&a, &cfg, o->uri);
+		e = start_domains(&a, &cfg, o->uri, v);
 	for (size_t i = 0; e == 0 && i < a.diffs.n; i++)
 		vgpu_strv_push(diffs, vgpu_xstrdup(a.diffs.items[i]));
 	vgpu_apply_clear(&a);

@@ -9,11 +9,13 @@
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 
 #include <libvirt/libvirt.h>
 #include <libvirt/virterror.h>
 
 #include "domxml.h"
+#include "sysfs.h"
 #include "virt.h"
 
 struct virt_api {
@@ -30,6 +32,7 @@ struct virt_api {
 	int (*is_active)(virDomainPtr);
 	int (*lib_version)(virConnectPtr, unsigned long *);
 	int (*create)(virDomainPtr);
+	char *(*hostname)(virConnectPtr);
 };
 
 struct vgpu_virt {
@@ -64,6 +67,7 @@ static int load_api(struct vgpu_ctx *ctx, struct vgpu_virt *v)
 		{ "virDomainIsActive", offsetof(struct virt_api, is_active) },
 		{ "virConnectGetLibVersion", offsetof(struct virt_api, lib_version) },
 		{ "virDomainCreate", offsetof(struct virt_api, create) },
+		{ "virConnectGetHostname", offsetof(struct virt_api, hostname) },
 	};
 
 	v->dl = dlopen("libvirt.so.0", RTLD_NOW | RTLD_LOCAL);
@@ -96,6 +100,41 @@ int vgpu_virt_open(struct vgpu_ctx *ctx, const char *uri, struct vgpu_virt **out
 	if (!v->conn)
 		return vgpu_error(ctx, -EIO, "cannot connect to '%s': %s", uri,
 				  v->api.last_error());
+	*out = vgpu_steal_ptr(&v);
+	return 0;
+}
+
+/* Host names name one host when their first labels match, any case (one may be FQDN). */
+static bool same_host(const char *a, const char *b)
+{
+	size_t la = strcspn(a, "."), lb = strcspn(b, ".");
+
+	return la == lb && strncasecmp(a, b, la) == 0;
+}
+
+int vgpu_virt_open_host(struct vgpu_ctx *ctx, const char *uri, struct vgpu_sysfs *fs,
+			struct vgpu_virt **out)
+{
+	VGPU_AUTOPTR(virt) v = NULL;
+	VGPU_AUTOFREE char *there = NULL;
+	struct vgpu_sysdir root;
+	char here[256];
+	int r = vgpu_virt_open(ctx, uri, &v);
+
+	if (r < 0)
+		return r;
+	vgpu_sysdir_root(fs, &root);
+	there = v->api.hostname(v->conn);
+	/* a tree that does not say its name (a fixture) or a daemon that will not: no check */
+	if (there &&
+	    vgpu_sysfs_read_str(&root, here, sizeof(here), "proc/sys/kernel/hostname") == 0 &&
+	    *here && !same_host(here, there))
+		return vgpu_error(ctx, -EXDEV,
+				  "-c '%s' is libvirt on host '%s', but the VFs, vGPUs and CPUs "
+				  "vgpuctl plans with are read from this host's sysfs ('%s'): only "
+				  "the libvirt part can be remote; run vgpuctl on '%s' (ssh %s "
+				  "vgpuctl ...)",
+				  uri, there, here, there, there);
 	*out = vgpu_steal_ptr(&v);
 	return 0;
 }

@@ -26,6 +26,22 @@ struct vgpu_virt;
  * vgpu_virt_close().
  */
 int vgpu_virt_open(struct vgpu_ctx *ctx, const char *uri, struct vgpu_virt **out);
+struct vgpu_sysfs;
+/**
+ * vgpu_virt_open_host() - vgpu_virt_open() for a command that also works on
+ * the host @fs reads: sysfs work is local, so a connection to libvirt on
+ * another host (qemu+ssh://, qemu+tls://) is refused, naming both hosts.
+ * The host names compared are libvirt's (virConnectGetHostname()) and
+ * @fs's proc/sys/kernel/hostname; a tree without that file (a fixture) is
+ * not checked.
+ * @ctx: where errors go
+ * @uri: the connection URI
+ * @fs: the host root vgpuctl reads
+ * @out: the connection, on success
+ * Return: 0 or -errno with a message in @ctx (-EXDEV: another host).
+ */
+int vgpu_virt_open_host(struct vgpu_ctx *ctx, const char *uri, struct vgpu_sysfs *fs,
+			struct vgpu_virt **out);
 /**
  * vgpu_virt_close() - disconnect and unload libvirt (NULL is fine).
  * @v: from vgpu_virt_open(), or NULL
