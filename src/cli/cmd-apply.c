@@ -12,6 +12,7 @@
 #include <string.h>
 #include <syslog.h>
 #include <time.h>
+#include <unistd.h>
 
 #include "apply.h"
 #include "cleanup.h"
@@ -114,6 +115,8 @@ static int parse_args(struct cli *c, struct vgpu_apply_opts *o, int argc, char *
 	if (!o->uri)
 		o->uri = c->connect ? c->connect : cli_default_uri();
 	o->tools.dry_run = o->dry_run;
+	/* a terminal gets each step's number and time; the boot journal the plain lines */
+	o->progress = !o->dry_run && !o->check && isatty(fileno(c->err));
 	return 0;
 }
 

@@ -449,7 +449,8 @@ int vgpu_apply_host(struct vgpu_ctx *ctx, struct vgpu_sysfs *fs, const struct vg
 				.dry_run = o->dry_run,
 				.check = o->check,
 				.ops = &host_ops,
-				.ops_data = &h };
+				.ops_data = &h,
+				.progress = o->progress };
 	struct vgpu_hostcfg cfg = { 0 };
 	VGPU_AUTOPTR(virt) v = NULL;
 	bool locked = !o->check && !o->dry_run;

@@ -848,11 +848,18 @@ int vgpu_apply_gpu_steps(struct vgpu_apply *a, size_t i)
 	struct vgpu_ctx *ctx = a->ctx;
 
 	for (size_t s = 0; s < ARRAY_SIZE(steps); s++) {
+		unsigned long said = ctx->n_logged;
+		uint64_t t0 = vgpu_monotonic_ms(), ms;
 		int e = steps[s](a, w);
 
 		if (e < 0)
 			return vgpu_error(ctx, e, "step %zu (%s): %s", s + 1, step_names[s],
 					  vgpu_ctx_error(ctx));
+		/* a step that did (or said) nothing is no progress worth a line */
+		ms = vgpu_monotonic_ms() - t0;
+		if (a->progress && (ctx->n_logged != said || ms >= 1000))
+			vgpu_log(ctx, LOG_INFO, "GPU %s: step %zu/%zu (%s) done in %.1f s", w->addr,
+				 s + 1, ARRAY_SIZE(steps), step_names[s], (double)ms / 1000.0);
 		/* what the next step reads changed: VFs came, GIs make types creatable */
 		if ((s == 0 || s == 2 || s == 3) && reread(a) < 0)
 			return -EIO;

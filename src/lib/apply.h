@@ -101,6 +101,7 @@ struct vgpu_apply {
 	struct vgpu_apply_gpu *gpus; /* what the configuration asks, per GPU */
 	size_t n_gpus;
 	struct vgpu_strv diffs; /* assert: what differs; apply: what is left */
+	bool progress; /* after each step that did something: "step N/M (NAME) done in S s" */
 };
 
 /**
@@ -155,6 +156,7 @@ struct vgpu_apply_opts {
 	bool dry_run, check;
 	struct vgpu_nvtools tools; /* nvidia-smi and sriov-manage */
 	struct vgpu_nvml *nvml; /* NVML, borrowed; NULL: nvidia-smi does it all */
+	bool progress; /* a person watches (a terminal): each step's number and time */
 };
 
 /**

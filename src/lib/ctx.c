@@ -95,6 +95,7 @@ void vgpu_logv(struct vgpu_ctx *ctx, int priority, const char *fmt, va_list ap)
 	if (!ctx->log_fn || priority > ctx->log_priority)
 		return;
 	msg = vgpu_escape_controls(vgpu_vasprintf(fmt, ap));
+	ctx->n_logged++;
 	ctx->log_fn(ctx->log_data, priority, msg);
 	free(msg);
 }

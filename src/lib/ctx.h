@@ -27,6 +27,7 @@ struct vgpu_ctx {
 	vgpu_log_fn log_fn;
 	void *log_data;
 	int log_priority; /* messages above this (less urgent) are dropped */
+	unsigned long n_logged; /* messages passed to log_fn so far */
 	char *err; /* the last failure's message, heap; NULL when none */
 };
 

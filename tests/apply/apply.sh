@@ -137,6 +137,8 @@ if ! grep -q "^0000:ca:00.4 1059$" "$tmp/want-state" || ! grep -q "^0000:ca:00.5
 	bad "the vGPUs are not on the first free VFs: $(cat "$tmp/want-state")"
 fi
 grep -q "VFs: GPU $pf: enabling 8 VFs" "$tmp/err" || bad "no progress on stderr: $ERR"
+# not a terminal (the boot journal): the plain lines, no step counter
+grep -q "step [0-9]/" "$tmp/err" && bad "step counter without a terminal: $ERR"
 [[ -z $OUT ]] || bad "apply wrote to stdout: $OUT"
 run assert "${cfg[@]}"
 same "assert after apply (exit $RC)" "$RC:$OUT" "0:"
@@ -372,6 +374,18 @@ if emu_available; then
 	emu_stop || bad "the emulator failed"
 else
 	echo "SKIP: mdev apply (no usable FUSE emulator)"
+fi
+
+# ---- on a terminal: "step N/M (NAME) done in S s" after each step that did something
+if command -v script >/dev/null; then
+	boot
+	script -qec "$(printf '%q ' "$bin" --sysroot "$root" apply "${cfg[@]}" "${tools[@]}")" /dev/null |
+		tr -d '\r' >"$tmp/tty" 2>&1
+	same "steps on a terminal" "$(grep -o 'step [0-9]/5 ([A-Za-z -]*)' "$tmp/tty")" "step 1/5 (MIG mode)
+step 2/5 (VFs)
+step 3/5 (GPU instances)
+step 5/5 (vGPUs)"
+	grep -Eq "GPU $pf: step 2/5 \(VFs\) done in [0-9]+\.[0-9] s$" "$tmp/tty" || bad "no elapsed time: $(cat "$tmp/tty")"
 fi
 
 [[ $fail == 0 ]] && echo "ok: apply and assert"
