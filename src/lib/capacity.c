@@ -183,7 +183,8 @@ struct usage {
 	long mig_reserved_seats; /* the reserved ones' part of it */
 };
 
-static bool same_size(const struct vgpu_type *a, const struct vgpu_type *b, enum vgpu_iface iface)
+bool vgpu_type_same_size(const struct vgpu_type *a, const struct vgpu_type *b,
+			 enum vgpu_iface iface)
 {
 	if (iface == VGPU_IFACE_MDEV)
 		return a->id == b->id; /* mdev: one type per GPU */
@@ -206,7 +207,8 @@ static void count_one(struct usage *u, const struct vgpu_type *held, const struc
 		u->fb_used += fb;
 		if (reserved)
 			u->fb_reserved += fb;
-		if (t->info.backing == VGPU_BACKING_TIME_SLICED && !same_size(held, t, g->iface)) {
+		if (t->info.backing == VGPU_BACKING_TIME_SLICED &&
+		    !vgpu_type_same_size(held, t, g->iface)) {
 			if (!u->other_size)
 				u->other_size_reserved_only = reserved;
 			else if (!reserved)

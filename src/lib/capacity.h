@@ -96,6 +96,18 @@ const char *vgpu_cap_reason_code(enum vgpu_cap_reason r);
 const char *vgpu_cap_reason_text(enum vgpu_cap_reason r);
 
 /**
+ * vgpu_type_same_size() - whether time-sliced @a and @b may share a GPU
+ * outside mixed-size mode: the same type on mdev, the same framebuffer
+ * size on vendor-specific VFIO (L40S-4Q beside L40S-4C).
+ * @a: a type
+ * @b: another
+ * @iface: the GPU's interface
+ * Return: true when they may.
+ */
+bool vgpu_type_same_size(const struct vgpu_type *a, const struct vgpu_type *b,
+			 enum vgpu_iface iface);
+
+/**
  * vgpu_gpu_mig_mode() - the GPU's MIG mode: NVML's answer, else what its
  * vGPUs, GPU instances and type lists show.
  * @g: the GPU

@@ -149,7 +149,9 @@ int vgpu_plan_cpus(struct vgpu_ctx *ctx, const struct vgpu_topology *t, int node
 struct gpu_load {
 	unsigned fb_total; /* MiB; 0 unknown */
 	unsigned fb_used;
-	unsigned ts_type; /* the time-sliced type on it, 0 none */
+	const struct vgpu_type *ts; /* the time-sliced type on it, NULL none */
+	enum vgpu_iface iface; /* which sizes may share it (vgpu_type_same_size()) */
+	bool mixed; /* mixed-size mode is on: any sizes may */
 	bool mig; /* MIG-backed vGPUs on it */
 };
 
@@ -157,7 +159,7 @@ static void load_add(struct gpu_load *l, const struct vgpu_type *t, unsigned n)
 {
 	l->fb_used += t->info.fb_mib * n;
 	if (t->info.backing == VGPU_BACKING_TIME_SLICED)
-		l->ts_type = t->id;
+		l->ts = t;
 	else if (t->info.backing == VGPU_BACKING_MIG)
 		l->mig = true;
 }
@@ -169,6 +171,8 @@ static void load_add(struct gpu_load *l, const struct vgpu_type *t, unsigned n)
 static void load_init(const struct vgpu_model *m, const struct vgpu_gpu *g, struct gpu_load *l)
 {
 	memset(l, 0, sizeof(*l));
+	l->iface = g->iface;
+	l->mixed = g->hetero == VGPU_ON;
 	/*
 	 * From every GPU of the same model: on vendor VFIO a GPU in use drops
 	 * its larger types out of its creatable lists, but not its framebuffer.
@@ -201,9 +205,9 @@ static void load_init(const struct vgpu_model *m, const struct vgpu_gpu *g, stru
 static bool load_takes(const struct gpu_load *l, const struct vgpu_type *t)
 {
 	if (t->info.backing == VGPU_BACKING_TIME_SLICED &&
-	    (l->mig || (l->ts_type && l->ts_type != t->id)))
-		return false; /* no mixed sizes; no time-slicing beside MIG */
-	if (t->info.backing == VGPU_BACKING_MIG && l->ts_type)
+	    (l->mig || (l->ts && !l->mixed && !vgpu_type_same_size(l->ts, t, l->iface))))
+		return false; /* one size unless mixed-size mode; no time-slicing beside MIG */
+	if (t->info.backing == VGPU_BACKING_MIG && l->ts)
 		return false;
 	return !l->fb_total || !t->info.fb_mib || l->fb_used + t->info.fb_mib <= l->fb_total;
 }
@@ -291,47 +295,6 @@ static int cmp_pos(const void *a, const void *b)
 	return (x->pos > y->pos) - (x->pos < y->pos);
 }
 
-/*
- * "A30-4C, A30-6C, ...": profiles creatable now somewhere on the host, each
- * once, in host order.  Sorting makes the de-duplication n log n.
- */
-static char *list_available(const struct vgpu_model *m)
-{
-	struct seen_item *items = NULL;
-	size_t n = 0, cap = 0, k = 0;
-	char *out = NULL;
-
-	for (size_t i = 0; i < m->n_gpus; i++)
-		for (size_t j = 0; j < m->gpus[i].n_parents; j++) {
-			const struct vgpu_parent *p = &m->gpus[i].parents[j];
-
-			for (size_t t = 0; !parent_full(p) && t < p->n_types; t++) {
-				if (p->types[t].available <= 0)
-					continue;
-				if (n == cap) {
-					cap = cap ? cap * 2 : 64;
-					items = vgpu_xreallocarray(items, cap, sizeof(*items));
-				}
-				items[n].s = p->types[t].type->info.profile;
-				items[n].pos = n;
-				n++;
-			}
-		}
-	if (n)
-		qsort(items, n, sizeof(*items), cmp_seen);
-	for (size_t i = 0; i < n; i++)
-		if (!i || strcmp(items[i].s, items[i - 1].s) != 0)
-			items[k++] = items[i];
-	if (k)
-		qsort(items, k, sizeof(*items), cmp_pos);
-	for (size_t i = 0; i < k; i++)
-		vgpu_append(&out, "%s%s", i ? ", " : "", items[i].s);
-	if (!k)
-		out = vgpu_xstrdup("none");
-	free(items);
-	return out;
-}
-
 /* ---- the steps ---------------------------------------------------------- */
 
 struct planner {
@@ -355,6 +318,61 @@ static const char *gpu_arg(const struct vgpu_request *req)
 static const char *vf_arg(const struct vgpu_request *req)
 {
 	return req->vf_arg ? req->vf_arg : "VF";
+}
+
+/*
+ * "A30-4C, A30-6C, ...": profiles that could be planned now on @only (NULL:
+ * anywhere on the host), each once, in host order, @except (the one just
+ * refused) left out.  A profile counts where a free parent lists it and the
+ * GPU's load and the capacity model take it, as the planner decides.
+ * Sorting makes the de-duplication n log n.
+ */
+static char *list_available(const struct planner *pl, const struct vgpu_gpu *only,
+			    const char *except)
+{
+	const struct vgpu_model *m = pl->m;
+	struct seen_item *items = NULL;
+	size_t n = 0, cap = 0, k = 0;
+	char *out = NULL;
+
+	for (size_t i = 0; i < m->n_gpus; i++) {
+		const struct vgpu_gpu *g = &m->gpus[i];
+
+		if (only && g != only)
+			continue;
+		for (size_t j = 0; j < g->n_parents; j++) {
+			const struct vgpu_parent *p = &g->parents[j];
+
+			for (size_t t = 0; !parent_full(p) && t < p->n_types; t++) {
+				const struct vgpu_type *ty = p->types[t].type;
+
+				if (p->types[t].available <= 0 || !load_takes(&pl->loads[i], ty) ||
+				    (except && vgpu_type_matches(ty, except)) ||
+				    vgpu_gpu_room(m, g, ty) <= 0)
+					continue;
+				if (n == cap) {
+					cap = cap ? cap * 2 : 64;
+					items = vgpu_xreallocarray(items, cap, sizeof(*items));
+				}
+				items[n].s = ty->info.profile;
+				items[n].pos = n;
+				n++;
+			}
+		}
+	}
+	if (n)
+		qsort(items, n, sizeof(*items), cmp_seen);
+	for (size_t i = 0; i < n; i++)
+		if (!i || strcmp(items[i].s, items[i - 1].s) != 0)
+			items[k++] = items[i];
+	if (k)
+		qsort(items, k, sizeof(*items), cmp_pos);
+	for (size_t i = 0; i < k; i++)
+		vgpu_append(&out, "%s%s", i ? ", " : "", items[i].s);
+	if (!k)
+		out = vgpu_xstrdup("none");
+	free(items);
+	return out;
 }
 
 static int validate_request(struct planner *pl)
@@ -385,7 +403,7 @@ static int validate_request(struct planner *pl)
 				  m->n_gpus);
 	for (size_t p = 0; p < req->n_profiles; p++) {
 		if (!known_anywhere(m, req->profiles[p])) {
-			VGPU_AUTOFREE char *avail = list_available(m);
+			VGPU_AUTOFREE char *avail = list_available(pl, NULL, NULL);
 
 			return vgpu_error(pl->ctx, -ENOENT,
 					  "unknown vGPU profile '%s'; available now: %s",
@@ -461,11 +479,24 @@ static int choose_gpu(struct planner *pl)
 	if (!pl->best)
 		pl->best = nodeless; /* refused below, with the reason */
 	if (!pl->best) {
-		VGPU_AUTOFREE char *avail = list_available(m);
+		/* what else fits where the caller asked; and whether the refused one fits elsewhere
+		 */
+		VGPU_AUTOFREE char *avail = list_available(pl, pl->want_gpu, req->profiles[0]);
+		const struct vgpu_gpu *elsewhere = NULL;
 
+		for (size_t i = 0; pl->want_gpu && !elsewhere && i < m->n_gpus; i++)
+			if (&m->gpus[i] != pl->want_gpu &&
+			    gpu_offers(pl, &m->gpus[i], req->profiles[0]))
+				elsewhere = &m->gpus[i];
+		if (elsewhere)
+			return vgpu_error(pl->ctx, -EBUSY,
+					  "no free VF on that GPU can take '%s' now (GPU %s can); "
+					  "available there now: %s",
+					  req->profiles[0], elsewhere->addr, avail);
 		return vgpu_error(pl->ctx, -EBUSY,
-				  "no free VF %scan take '%s' now; available now: %s",
-				  pl->want_gpu ? "on that GPU " : "", req->profiles[0], avail);
+				  "no free VF %scan take '%s' now; available %snow: %s",
+				  pl->want_gpu ? "on that GPU " : "", req->profiles[0],
+				  pl->want_gpu ? "there " : "", avail);
 	}
 	if (pl->best->numa_node < 0)
 		return vgpu_error(

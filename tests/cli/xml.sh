@@ -107,10 +107,13 @@ expect_err vfio-mig-h100 "--vf '0000:ca:00.4' cannot take '1058' now \(it holds 
 	plan --name x --vgpu 1058 --vf 0000:ca:00.4 --vcpus 2 --memory 1G
 expect_err a30-dual-mdev "^vgpuctl: 1 GiB hugepages back the memory: 1572864 KiB is not a whole number of GiB$" \
 	xml --template $tpl --name x --vgpu A30-6C --vcpus 2 --memory 1536M --hugepages
-# time-sliced vGPUs of one GPU are all of one type (no mixed sizes): 41:00.0 holds
-# another type already, so a 4C beside the 4Q on c1:00.0 has nowhere to go
-expect_err vfio-ts-l40s "^vgpuctl: no free VF on NUMA node 0 can take 'L40S-4C' as vGPU 2 of this VM$" \
-	xml --template $tpl --name x --vgpu L40S-4Q,L40S-4C --vcpus 2 --memory 1G
+# time-sliced vGPUs of one vendor-VFIO GPU share one size (no mixed sizes): 41:00.0
+# holds a 4 GB type already, so an 8C beside the 4Q on c1:00.0 has nowhere to go
+expect_err vfio-ts-l40s "^vgpuctl: no free VF on NUMA node 0 can take 'L40S-8C' as vGPU 2 of this VM$" \
+	xml --template $tpl --name x --vgpu L40S-4Q,L40S-8C --vcpus 2 --memory 1G
+# with --gpu: what else fits there, and where the refused type would fit
+expect_err vfio-ts-l40s "^vgpuctl: no free VF on that GPU can take 'L40S-48Q' now \(GPU 0000:c1:00.0 can\); available there now: L40S-4Q, L40S-4C$" \
+	xml --template $tpl --name x --vgpu L40S-48Q --gpu 41:00.0 --vcpus 2 --memory 1G
 # the same when the size comes from the edited domain (existing.xml has 16 GiB; 1.5 GiB here)
 sed "s|<memory unit='GiB'>16</memory>|<memory unit='MiB'>1536</memory>|" tests/data/domains/existing.xml >"$tmp/odd.xml"
 expect_err a30-dual-mdev "1572864 KiB is not a whole number of GiB$" \

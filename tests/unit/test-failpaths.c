@@ -767,7 +767,8 @@ static int run_plan_vf_not_offered(struct env *e)
 /* 0000:41:00.5 holds an L40S-4Q: no other time-sliced size on that GPU. */
 static int run_plan_vf_gpu_full(struct env *e)
 {
-	struct vgpu_request req = REQ("L40S-4C");
+	/* its GPU holds a 4 GB vGPU: another size is not offered (equal-size mode) */
+	struct vgpu_request req = REQ("L40S-8C");
 
 	req.vf = "0000:41:00.4";
 	return plan_fails(e, host("vfio-ts-l40s", true), &req);
@@ -1872,8 +1873,8 @@ static const struct fail_case cases[] = {
 	    "VF '0000:41:00.5' cannot take 'L40S-4Q' now (it holds a vGPU)"),
 	ROW("vgpu_plan_make", "--vf does not offer it", run_plan_vf_not_offered, -EBUSY,
 	    "VF '0000:3b:00.4' cannot take 'A30-1-6C' now (not offered there)"),
-	ROW("vgpu_plan_make", "--vf's GPU is full", run_plan_vf_gpu_full, -EBUSY,
-	    "VF '0000:41:00.4' cannot take 'L40S-4C' now (its GPU holds"),
+	ROW("vgpu_plan_make", "--vf's GPU holds another size", run_plan_vf_gpu_full, -EBUSY,
+	    "VF '0000:41:00.4' cannot take 'L40S-8C' now (not offered there)"),
 	ROW("vgpu_plan_make", "no parent free", run_plan_none_free, -EBUSY,
 	    "no free VF can take 'A30-1-6C' now"),
 	ROW("vgpu_plan_make", "no parent free on --gpu", run_plan_none_free_on_gpu, -EBUSY,

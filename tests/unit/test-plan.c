@@ -720,8 +720,9 @@ static void test_make_pinned_vf(void **state)
 
 /*
  * Two vGPUs in one VM: two different VFs of the chosen GPU.  Time-sliced
- * vGPUs of one GPU are all of one type: 4Q beside 4C fits nowhere (GPU 41
- * holds another type already).
+ * vGPUs of one vendor-VFIO GPU share one framebuffer size (equal-size
+ * mode): 4Q beside 8C fits nowhere (GPU 41 holds a 4 GB type already), 4Q
+ * beside 4C does, as the driver's lists say.
  */
 static void test_make_two_profiles(void **state)
 {
@@ -729,10 +730,13 @@ static void test_make_two_profiles(void **state)
 	struct vgpu_request *req = new_request(4, "L40S-4Q");
 
 	open_host(f, "vfio-ts-l40s");
-	req->profiles[1] = "L40S-4C";
+	req->profiles[1] = "L40S-8C";
 	req->n_profiles = 2;
 	make_fails(f, req, -EBUSY,
-		   "no free VF on NUMA node 0 can take 'L40S-4C' as vGPU 2 of this VM");
+		   "no free VF on NUMA node 0 can take 'L40S-8C' as vGPU 2 of this VM");
+	req->profiles[1] = "L40S-4C";
+	make_ok(f, req);
+	assert_string_equal(f->plan->vgpus[0].gpu, f->plan->vgpus[1].gpu);
 
 	/* the same profile twice takes two VFs */
 	req->profiles[1] = "L40S-4Q";
@@ -849,7 +853,7 @@ static void test_make_t4_existing_type(void **state)
 	for (size_t k = 0; k < p->n_types; k++)
 		if (p->types[k].type->id == 233)
 			p->types[k].available = 1;
-	make_fails(f, req, -EBUSY, "no free VF can take 'T4-8Q' now; available now: T4-4Q, T4-8Q");
+	make_fails(f, req, -EBUSY, "no free VF can take 'T4-8Q' now; available now: T4-4Q");
 	req->profiles[0] = "T4-4Q";
 	make_ok(f, req);
 	assert_vgpu(f->plan, 0, "0000:5e:00.0", 232);

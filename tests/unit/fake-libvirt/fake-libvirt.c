@@ -158,3 +158,13 @@ int virConnectGetLibVersion(virConnectPtr conn, unsigned long *version)
 	*version = 9000000;
 	return 0;
 }
+
+char *virConnectGetHostname(virConnectPtr conn)
+{
+	(void)conn;
+	if (failing("hostname")) {
+		set_error("no hostname");
+		return NULL;
+	}
+	return strdup("fakehost");
+}
