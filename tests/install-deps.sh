@@ -9,6 +9,8 @@ set -euo pipefail
 pkgs=(meson ninja-build gcc pkg-config libvirt-dev libxml2-dev libyaml-dev libcmocka-dev
 	# the fleet engines the tests drive: inventory schema, Ansible, Prometheus
 	python3-jsonschema ansible-core prometheus
+	# ansible-test sanity's linters, offline (tests/ansible/sanity.sh)
+	python3-voluptuous pycodestyle pylint yamllint
 	# tests/pkg/deb.sh: dpkg-buildpackage -us -uc -b and lintian
 	dpkg-dev debhelper lintian
 	libvirt-clients libxml2-utils libvirt-daemon-driver-qemu qemu-system-x86 python3
