@@ -26,7 +26,7 @@ static const struct {
 				    "or sriov-manage -e)" },
 	[VGPU_CAP_MIG_MODE_OFF] = { "mig-mode-off",
 				    "MIG-backed types need MIG mode on; turn it on with "
-				    "'vgpuctl apply' (mig: in the host config)" },
+				    "'vgpuctl apply' (mig-enabled: true in a mig-configs entry)" },
 	[VGPU_CAP_MIG_MODE_ON] = { "mig-mode-on",
 				   "time-sliced types need MIG mode off; turn it off with "
 				   "'vgpuctl apply' once no GPU instance is in use" },
