@@ -67,6 +67,12 @@ static int gpu_gis(struct cli *c, const struct vgpu_nvtools *tools, const struct
 	*n = 0;
 	if (g->mig_source && strcmp(g->mig_source, "nvml") == 0 && g->gis_exact) {
 		*mode = mode_str(g->mig_current, g->mig_pending);
+	} else if (!tools->nvidia_smi) {
+		vgpu_warn(&c->ctx,
+			  "--sysroot: nvidia-smi is not asked about another host's tree "
+			  "(name one with --nvidia-smi); MIG mode and GPU instance profiles "
+			  "are what sysfs and the driver's lists tell");
+		*mode = g->n_gis ? "enabled" : "unknown";
 	} else if (vgpu_nv_mig_mode(&c->ctx, tools, g->addr, &cur, &pend) == 0) {
 		*mode = mode_str(cur, pend);
 		if (cur == 1 && vgpu_nv_gis(&c->ctx, tools, b, g->addr, &gis, &n_gis) < 0)
@@ -153,6 +159,7 @@ int cmd_mig_show(struct cli *c, int argc, char **argv)
 	struct vgpu_nvtools tools = { .nvidia_smi = VGPU_NVIDIA_SMI_DEFAULT };
 	const struct vgpu_gpu *only;
 	const char *gpu = NULL;
+	bool smi_named = false;
 	struct cli_table *t;
 	bool any = false;
 	int o;
@@ -165,6 +172,7 @@ int cmd_mig_show(struct cli *c, int argc, char **argv)
 			break;
 		case OPT_NVSMI:
 			tools.nvidia_smi = optarg;
+			smi_named = true;
 			break;
 		case 'h':
 			return -1;
@@ -178,6 +186,12 @@ int cmd_mig_show(struct cli *c, int argc, char **argv)
 		return EXIT_FAILURE;
 	if (cli_find_gpu(c, "mig show", gpu, &only))
 		return EXIT_FAILURE;
+	/*
+	 * Another host's tree (--sysroot): this host's nvidia-smi does not speak
+	 * for it, as NVML does not (cli_nvml()), unless --nvidia-smi names one.
+	 */
+	if (!smi_named && c->sysroot && strcmp(c->sysroot, "/") != 0)
+		tools.nvidia_smi = NULL;
 	t = cli_table(c, "gpu_instances", show_cols, ARRAY_SIZE(show_cols));
 	for (size_t i = 0; i < c->model->n_gpus; i++) {
 		const struct vgpu_gpu *g = &c->model->gpus[i];

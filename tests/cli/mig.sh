@@ -27,6 +27,9 @@ check() { # NAME ARGS...
 	golden_cmp "$tmp/err" "$exp/$name.err" "vgpuctl $* (stderr)"
 }
 
+# mig show on another host's tree: this host's nvidia-smi is not asked (as NVML is
+# not loaded), unless --nvidia-smi names one; the answer is what sysfs tells
+check show-sysroot --sysroot $hosts/vfio-mig-h100 mig show
 for json in "" --json; do
 	sfx=${json:+-json}
 	# A30 with MIG off (GPU 3b): 2g first, then the 1g pair beside it
