@@ -28,6 +28,7 @@ struct cli {
 	const char *columns; /* -o/--output: text columns by header, comma-separated */
 	bool no_headings; /* -n/--noheadings */
 	bool raw; /* -r/--raw: one space between values, "-" for none */
+	bool bytes; /* -b/--bytes: text sizes in bytes, not human-readable (lsblk -b) */
 	struct vgpu_nvml *nvml; /* loaded by cli_nvml(); NULL when absent */
 	bool nvml_tried;
 	/* inventory: the host is read once, and each listing is one member of one
@@ -46,8 +47,12 @@ struct cli_command {
 	const char *options; /* one line per option, for COMMAND --help; NULL none */
 };
 
-/* A column: text header, JSON key, how JSON renders it, text alignment. */
-enum col_kind { COL_STR, COL_NUM, COL_ARRAY /* newline-separated items */ };
+/*
+ * A column: text header, JSON key, how JSON renders it, text alignment.
+ * COL_SIZE_MIB: a size in MiB, set with cli_cell_num(): a number in JSON,
+ * human-readable in text ("251.6G", as lsblk), in bytes with -b/--bytes.
+ */
+enum col_kind { COL_STR, COL_NUM, COL_ARRAY /* newline-separated items */, COL_SIZE_MIB };
 struct col {
 	const char *header;
 	const char *key;

@@ -184,7 +184,7 @@ static const struct col topo_cols[] = {
 	{ "CPUS", "cpus", COL_STR, false },
 	{ "CORES", "cores", COL_NUM, true },
 	{ "THREADS", "threads_per_core", COL_NUM, true },
-	{ "MEMORY", "memory_mib", COL_NUM, true },
+	{ "MEMORY", "memory_mib", COL_SIZE_MIB, true },
 	{ "HP1G", "hugepages_1g_total", COL_NUM, true },
 	{ "HP1GFREE", "hugepages_1g_free", COL_NUM, true },
 	{ "GPUS", "gpus", COL_ARRAY, false },

@@ -249,11 +249,14 @@ static void gpu_series(struct cli *c, FILE *f)
 /* available and max_instances per GPU and type: one capacity pass per GPU */
 static void type_series(struct cli *c, FILE *f)
 {
-	static const char *const names[] = { "vgpuctl_available", "vgpuctl_max_instances" };
-	static const char *const helps[] = {
-		"vGPUs of the type that can be created now (the capacity model: VFs, reservations, "
-		"framebuffer, MIG)",
-		"vGPUs of the type the GPU takes at most (driver)"
+	static const struct {
+		const char *name, *help;
+	} fams[] = {
+		{ .name = "vgpuctl_available",
+		  .help = "vGPUs of the type that can be created now (the capacity model: VFs, "
+			  "reservations, framebuffer, MIG)" },
+		{ .name = "vgpuctl_max_instances",
+		  .help = "vGPUs of the type the GPU takes at most (driver)" },
 	};
 	const struct vgpu_model *m = c->model;
 	struct vgpu_capacity **caps = vgpu_xcalloc(m->n_gpus + 1, sizeof(*caps));
@@ -263,7 +266,7 @@ static void type_series(struct cli *c, FILE *f)
 		vgpu_gpu_capacities(m, &m->gpus[i], &c->recs, caps[i]);
 	}
 	for (size_t which = 0; which < 2; which++) {
-		family(f, names[which], helps[which]);
+		family(f, fams[which].name, fams[which].help);
 		for (size_t i = 0; i < m->n_gpus; i++)
 			for (size_t k = 0; k < m->gpus[i].n_types; k++) {
 				const struct vgpu_type *t = m->gpus[i].types[k];
@@ -273,7 +276,7 @@ static void type_series(struct cli *c, FILE *f)
 				if (v < 0)
 					continue;
 				snprintf(id, sizeof(id), "%u", t->id);
-				fprintf(f, "%s{", names[which]);
+				fprintf(f, "%s{", fams[which].name);
 				label(f, "gpu", m->gpus[i].addr, true);
 				label(f, "profile", t->info.profile, false);
 				label(f, "type_id", id, false);
@@ -292,20 +295,23 @@ static void run_series(struct cli *c, FILE *f)
 {
 	VGPU_AUTOFREE struct vgpu_run *runs = NULL;
 	size_t n = vgpu_runs_read(&c->ctx, c->fs, &runs);
-	static const char *const names[] = { "vgpuctl_last_run_timestamp_seconds",
-					     "vgpuctl_last_run_exit_code",
-					     "vgpuctl_last_run_differences" };
-	static const char *const helps[] = {
-		"When apply or assert last ran for the config label (Unix time)",
-		"Exit status of the last apply or assert: 0 matches or done, 1 failed or could "
-		"not check, 3 the host differs from the config (assert)",
-		"Differences the last apply or assert found between the host and the config"
+	static const struct {
+		const char *name, *help;
+	} fams[] = {
+		{ .name = "vgpuctl_last_run_timestamp_seconds",
+		  .help = "When apply or assert last ran for the config label (Unix time)" },
+		{ .name = "vgpuctl_last_run_exit_code",
+		  .help = "Exit status of the last apply or assert: 0 matches or done, 1 failed "
+			  "or could not check, 3 the host differs from the config (assert)" },
+		{ .name = "vgpuctl_last_run_differences",
+		  .help = "Differences the last apply or assert found between the host and the "
+			  "config" },
 	};
 
-	for (size_t which = 0; which < ARRAY_SIZE(names); which++) {
-		family(f, names[which], helps[which]);
+	for (size_t which = 0; which < ARRAY_SIZE(fams); which++) {
+		family(f, fams[which].name, fams[which].help);
 		for (size_t i = 0; i < n; i++) {
-			fprintf(f, "%s{", names[which]);
+			fprintf(f, "%s{", fams[which].name);
 			label(f, "command", runs[i].command, true);
 			label(f, "config", runs[i].label, false);
 			if (which == 0)

@@ -108,7 +108,7 @@ static const struct cli_command commands[] = {
 
 static void usage(FILE *f)
 {
-	fputs("Usage: vgpuctl [-c URI] [--sysroot DIR] [--nvml LIB] [-J|-o LIST|-n|-r] COMMAND [ARGS]\n\n"
+	fputs("Usage: vgpuctl [-c URI] [--sysroot DIR] [--nvml LIB] [-J|-o LIST|-n|-r|-b] COMMAND [ARGS]\n\n"
 	      "Inventory, plan and assign NVIDIA vGPUs on KVM/libvirt hosts.\n\n"
 	      "Global options:\n"
 	      "      --sysroot DIR  read sysfs/procfs below DIR instead of /\n"
@@ -121,6 +121,7 @@ static void usage(FILE *f)
 	      "  -o, --output LIST  text columns to print, by header (e.g. GPU,PROFILE,AVAILABLE)\n"
 	      "  -n, --noheadings   no header line\n"
 	      "  -r, --raw          one space between values, '-' for none (no alignment)\n"
+	      "  -b, --bytes        sizes in bytes, not human-readable (e.g. 251.6G)\n"
 	      "  -h, --help         show this help\n"
 	      "  -V, --version      show the version\n\n"
 	      "Commands:\n",
@@ -184,6 +185,7 @@ int main(int argc, char **argv)
 		{ "output", required_argument, NULL, 'o' },
 		{ "noheadings", no_argument, NULL, 'n' },
 		{ "raw", no_argument, NULL, 'r' },
+		{ "bytes", no_argument, NULL, 'b' },
 		{ "json", no_argument, NULL, 'J' },
 		{ "help", no_argument, NULL, 'h' },
 		{ "version", no_argument, NULL, 'V' },
@@ -217,7 +219,7 @@ int main(int argc, char **argv)
 		setvbuf(stdout, outbuf, _IOFBF, sizeof(outbuf));
 	opterr = 0; /* cli_bad_option() says what was wrong, with one "vgpuctl:" */
 	/* '+': stop at the command name; each command parses its own options */
-	while ((o = getopt_long(argc, argv, "+c:o:nrJhV", opts, NULL)) != -1) {
+	while ((o = getopt_long(argc, argv, "+c:o:nrbJhV", opts, NULL)) != -1) {
 		switch (o) {
 		case OPT_SYSROOT:
 			c.sysroot = optarg;
@@ -236,6 +238,9 @@ int main(int argc, char **argv)
 			break;
 		case 'r':
 			c.raw = true;
+			break;
+		case 'b':
+			c.bytes = true;
 			break;
 		case 'J':
 			c.json = true;
@@ -290,6 +295,8 @@ int main(int argc, char **argv)
 				c.no_headings = true;
 			else if (strcmp(sub[j], "--raw") == 0)
 				c.raw = true;
+			else if (strcmp(sub[j], "--bytes") == 0)
+				c.bytes = true; /* not -b: mig plan's --board */
 			else if (strcmp(sub[j], "--output") == 0 && j + 1 < subc)
 				c.columns = sub[++j];
 			else if (strncmp(sub[j], "--output=", 9) == 0)

@@ -9,6 +9,7 @@
 #include <sys/types.h>
 #include <unistd.h>
 
+#include <inttypes.h>
 #include <stdint.h>
 
 #include "cli.h"
@@ -288,7 +289,7 @@ static void json_value(struct obuf *o, enum col_kind kind, const char *v, size_t
 {
 	const char *end = v + len;
 
-	if (kind == COL_NUM) {
+	if (kind == COL_NUM || kind == COL_SIZE_MIB) {
 		ob_put(o, v, len);
 	} else if (kind == COL_ARRAY) {
 		OB_LIT(o, "[");
@@ -334,6 +335,7 @@ struct cli_table {
 	char *keys; /* JSON: what goes before each value, see json_keys() */
 	size_t *koff;
 	bool member; /* JSON: one member of the caller's document (cli.json_member) */
+	bool bytes; /* text: COL_SIZE_MIB in bytes (cli.bytes), else human-readable */
 };
 
 /* The cells of the row being filled (the only one a JSON table keeps). */
@@ -432,6 +434,7 @@ struct cli_table *cli_table(struct cli *c, const char *name, const struct col *c
 	ob_init(&t->arena, NULL, c->json ? 1 << 12 : 1 << 16);
 	t->arena.n = 1; /* offset 0 means "absent" */
 	t->member = c->json_member;
+	t->bytes = c->bytes;
 	if (c->json)
 		json_start(t, c->out);
 	return t;
@@ -518,15 +521,104 @@ void cli_cell_num_after(struct cli_line *ln, size_t col, const char *prefix, lon
 	}
 }
 
+/*
+ * @mib MiB in bytes, in decimal: digit by digit times 2^20, as it may not
+ * fit 64 bits.  Return: its length.
+ */
+static size_t mib_bytes(char *buf, uint64_t mib)
+{
+	unsigned char d[48]; /* little-endian decimal digits: 20 + 7 at most */
+	unsigned long long carry = 0;
+	size_t n = 0, l = 0;
+
+	do
+		d[n++] = (unsigned char)(mib % 10);
+	while (mib /= 10);
+	for (size_t i = 0; i < n; i++) {
+		carry += d[i] * 1048576ULL;
+		d[i] = (unsigned char)(carry % 10);
+		carry /= 10;
+	}
+	for (; carry; carry /= 10)
+		d[n++] = (unsigned char)(carry % 10);
+	while (n > 1 && !d[n - 1])
+		n--; /* 0 MiB is "0" */
+	while (n)
+		buf[l++] = (char)('0' + d[--n]);
+	buf[l] = '\0';
+	return l;
+}
+
+/*
+ * @mib MiB human-readable as util-linux's size_to_human_string() writes
+ * bytes for lsblk: powers of 1024, the largest unit the size reaches (M G
+ * T P E: whole MiB never need K), one decimal rounded half up and left out
+ * when it is 0 ("48G", "251.6G", "512M"), and "0B" for nothing.  Done in
+ * MiB, whose 2^20 bytes divide evenly: the digits are those of the bytes.
+ * Return: its length.
+ */
+static size_t mib_human(char *buf, size_t size, uint64_t mib)
+{
+	static const char units[] = "MGTPE";
+	unsigned shift = 0; /* of the unit, from MiB */
+	uint64_t dec, frac;
+
+	if (!mib)
+		return (size_t)snprintf(buf, size, "0B");
+	while (shift < 40 && mib >> (shift + 10))
+		shift += 10;
+	dec = mib >> shift;
+	frac = mib & ((UINT64_C(1) << shift) - 1);
+	/* three digits (truncated), rounded to one */
+	frac = ((frac * 1000 >> shift) + 50) / 100;
+	if (frac == 10) {
+		dec++;
+		frac = 0;
+	}
+	if (frac)
+		return (size_t)snprintf(buf, size, "%" PRIu64 ".%" PRIu64 "%c", dec, frac,
+					units[shift / 10]);
+	return (size_t)snprintf(buf, size, "%" PRIu64 "%c", dec, units[shift / 10]);
+}
+
 void cli_cell_num(struct cli_line *ln, size_t col, long v, bool present)
 {
-	if (present)
-		cli_cell_num_after(ln, col, "", v);
+	struct cli_table *t = (struct cli_table *)ln;
+	char buf[64];
+
+	if (!present)
+		return;
+	/* a size: the MiB as they are in JSON, human-readable or bytes in text */
+	if (!t->json && col < t->ncols && t->cols[col].kind == COL_SIZE_MIB && v >= 0) {
+		size_t l = t->bytes ? mib_bytes(buf, (uint64_t)v) :
+				      mib_human(buf, sizeof(buf), (uint64_t)v);
+
+		cell_put(t, col, buf, l);
+		return;
+	}
+	cli_cell_num_after(ln, col, "", v);
+}
+
+/*
+ * -o/--output names column @c with @l bytes at @p: its header (any case),
+ * or for a size its header with "-MIB" (FB-MIB, the header when sizes were
+ * printed in MiB).
+ */
+static bool names_column(const struct col *c, const char *p, size_t l)
+{
+	size_t hl = strlen(c->header);
+
+	if (c->flags & COL_JSON_ONLY)
+		return false;
+	if (hl == l && strncasecmp(c->header, p, l) == 0)
+		return true;
+	return c->kind == COL_SIZE_MIB && l == hl + 4 && strncasecmp(c->header, p, hl) == 0 &&
+	       strncasecmp(p + hl, "-MIB", 4) == 0;
 }
 
 /*
  * The text columns to print, in order: every column but JSON-only ones, or
- * those -o/--output names (headers, any case).  Return: how many, or -1 with
+ * those -o/--output names (names_column()).  Return: how many, or -1 with
  * *bad the unknown name.
  */
 static ssize_t text_columns(const struct cli_table *t, const char *list, size_t *out,
@@ -544,8 +636,7 @@ static ssize_t text_columns(const struct cli_table *t, const char *list, size_t 
 		size_t l = strcspn(p, ","), c;
 
 		for (c = 0; c < t->ncols; c++)
-			if (!(t->cols[c].flags & COL_JSON_ONLY) && strlen(t->cols[c].header) == l &&
-			    strncasecmp(t->cols[c].header, p, l) == 0)
+			if (names_column(&t->cols[c], p, l))
 				break;
 		if (c == t->ncols) {
 			*bad = p;

@@ -113,7 +113,7 @@ expect 0 "" --sysroot tests/data/hosts/a30-dual-mdev -o gpu,Profile,AVAILABLE ty
 [ "$(head -2 "$tmp/out")" = "GPU          PROFILE    AVAILABLE
 0000:3b:00.0 A30-4C             4" ] || { echo "FAIL: -o: $(head -2 "$tmp/out")"; fail=1; }
 expect 0 "" --sysroot tests/data/hosts/a30-dual-mdev -n -r types --gpu 0000:af:00.0
-[ "$(head -1 "$tmp/out")" = "0000:af:00.0 683 NVIDIA\x20A30-4C A30-4C time-sliced - - 4096 C - 6 0" ] ||
+[ "$(head -1 "$tmp/out")" = "0000:af:00.0 683 NVIDIA\x20A30-4C A30-4C time-sliced - - 4G C - 6 0" ] ||
 	{ echo "FAIL: -n -r: $(head -1 "$tmp/out")"; fail=1; }
 expect 0 "" --sysroot tests/data/hosts/a30-dual-mdev gpus --noheadings --output=ADDRESS
 [ "$(cat "$tmp/out")" = "0000:3b:00.0
