@@ -143,6 +143,20 @@ static void command_usage(FILE *f, const struct cli_command *cmd)
 	      f);
 }
 
+/* the commands that print tables, which -o/--output, -n and -r shape */
+#define LISTINGS "gpus, vfs, types, topology, why, vgpus, mig show and inventory"
+
+static bool is_listing(const char *name)
+{
+	static const char *const names[] = { "gpus", "vfs",   "types", "topology",
+					     "why",  "vgpus", "mig",   "inventory" };
+
+	for (size_t i = 0; i < sizeof(names) / sizeof(names[0]); i++)
+		if (strcmp(name, names[i]) == 0)
+			return true;
+	return false;
+}
+
 /* Exit quietly on a closed pipe (vgpuctl types | head -1), loudly on other write errors. */
 static int close_stdout(int rc)
 {
@@ -278,7 +292,19 @@ int main(int argc, char **argv)
 		/* command-level --json / --sysroot are accepted too: "vgpuctl gpus --json" */
 		char **sub = argv + optind;
 		int subc = argc - optind, k = 1;
+		/*
+		 * The table options belong to the listings; assign and release have
+		 * an --output FILE of their own, and the others print no table
+		 * (an option there that changes nothing is refused, not ignored).
+		 */
+		bool table = is_listing(commands[i].name);
 
+		if (!table && (c.columns || c.no_headings || c.raw))
+			return cli_usage_error(
+				&c, NULL,
+				"%s prints no table: -o/--output, -n/--noheadings and "
+				"-r/--raw are for %s",
+				commands[i].name, LISTINGS);
 		for (int j = 1; j < subc; j++) {
 			if (strcmp(sub[j], "--") == 0) {
 				for (; j < subc; j++)
@@ -291,15 +317,15 @@ int main(int argc, char **argv)
 				c.sysroot = sub[++j];
 			else if (strncmp(sub[j], "--sysroot=", 10) == 0)
 				c.sysroot = sub[j] + 10;
-			else if (strcmp(sub[j], "--noheadings") == 0)
+			else if (table && strcmp(sub[j], "--noheadings") == 0)
 				c.no_headings = true;
-			else if (strcmp(sub[j], "--raw") == 0)
+			else if (table && strcmp(sub[j], "--raw") == 0)
 				c.raw = true;
 			else if (strcmp(sub[j], "--bytes") == 0)
 				c.bytes = true; /* not -b: mig plan's --board */
-			else if (strcmp(sub[j], "--output") == 0 && j + 1 < subc)
+			else if (table && strcmp(sub[j], "--output") == 0 && j + 1 < subc)
 				c.columns = sub[++j];
-			else if (strncmp(sub[j], "--output=", 9) == 0)
+			else if (table && strncmp(sub[j], "--output=", 9) == 0)
 				c.columns = sub[j] + 9;
 			else if (strcmp(sub[j], "--nvml") == 0 && j + 1 < subc)
 				c.nvml_path = sub[++j];

@@ -64,6 +64,16 @@ fi
 mkdir "$tmp/dir"
 if release "$tmp/dir"; then bad "directory accepted"; fi
 grep -q "cannot write '$tmp/dir': Is a directory" "$tmp/err" || bad "directory: message"
+# the long form --output OUT is release's own (not the listings' -o/--output
+# COLUMNS), and those table options are refused before a command that prints no table
+timeout 20 "$bin" --sysroot "$tmp/host" release --from tests/data/domains/plain.xml \
+	--output "$tmp/long.xml" >"$tmp/out" 2>"$tmp/err" || bad "release --output"
+grep -q "<name>plain</name>" "$tmp/long.xml" || bad "release --output OUT did not write OUT"
+[ -s "$tmp/out" ] && bad "release --output OUT wrote to stdout too"
+RC=0
+"$bin" --sysroot "$tmp/host" -o VF plan --name a --vgpu A30-6C --vcpus 2 --memory 2G \
+	>"$tmp/out" 2>"$tmp/err" || RC=$?
+if [ $RC != 2 ] || ! grep -q "plan prints no table" "$tmp/err"; then bad "-o before plan: exit $RC"; fi
 # no temporary file left behind anywhere
 if find "$tmp" -maxdepth 1 -name '*.tmp' | grep -q .; then bad "a temporary file was left"; fi
 [ $fail = 0 ] && echo "ok: -o OUT on regular files, symlinks, FIFOs, devices, directories"
