@@ -134,12 +134,17 @@ static void keep_result(struct cli *c, const struct vgpu_apply_opts *o, int exit
 
 	if (o->dry_run)
 		return;
+	if (o->owned) {
+		r.vgpus = *o->owned; /* moved: the run frees it */
+		*o->owned = (struct vgpu_strv){ 0 };
+	}
 	snprintf(r.command, sizeof(r.command), "%s", o->check ? "assert" : "apply");
 	snprintf(r.label, sizeof(r.label), "%s", o->label);
 	if (vgpu_runs_save(&c->ctx, c->fs, &r, o->file) < 0)
 		vgpu_log(&c->ctx, LOG_NOTICE,
 			 "%s: the result is not kept for 'vgpuctl metrics': %s", r.command,
 			 vgpu_ctx_error(&c->ctx));
+	vgpu_strv_clear(&r.vgpus);
 }
 
 static int apply_main(struct cli *c, int argc, char **argv, bool check)
@@ -149,6 +154,7 @@ static int apply_main(struct cli *c, int argc, char **argv, bool check)
 						.sriov_manage = VGPU_SRIOV_MANAGE_DEFAULT } };
 	const char *cmd = check ? "assert" : "apply";
 	VGPU_AUTOSTRV diffs = { 0 };
+	VGPU_AUTOSTRV owned = { 0 }; /* apply: the config's vGPUs, kept with the result */
 	struct dry_run dry = { .c = c };
 	int r = parse_args(c, &o, argc, argv);
 
@@ -157,6 +163,8 @@ static int apply_main(struct cli *c, int argc, char **argv, bool check)
 	if (c->json && !check && !o.dry_run)
 		return cli_usage_error(c, cmd,
 				       "--json: the plan of --dry-run, or assert's differences");
+	if (!check && !o.dry_run)
+		o.owned = &owned;
 	if (o.dry_run) {
 		c->ctx.log_fn = apply_log;
 		c->ctx.log_data = &dry;

@@ -63,8 +63,12 @@ static int by_gpu_profile_state(const void *x, const void *y)
 	return r ? r : (int)a->state - (int)b->state;
 }
 
-/* The rows: every record (its state), every damaged record, every orphan. */
-static size_t vgpu_rows(struct cli *c, struct vrow **out, char ***keys)
+/*
+ * The rows: every record (its state), every damaged record, every vGPU no
+ * record claims (the host config's, when its last apply made it; else an orphan).
+ */
+static size_t vgpu_rows(struct cli *c, struct vrow **out, char ***keys, const struct vgpu_run *runs,
+			size_t n_runs)
 {
 	VGPU_AUTOFREE struct vgpu_orphan *orphans = NULL;
 	size_t n_orphans = vgpu_host_orphans(c->model, &c->recs, &orphans);
@@ -106,6 +110,8 @@ static size_t vgpu_rows(struct cli *c, struct vrow **out, char ***keys)
 	for (size_t i = 0; i < n_orphans; i++) {
 		const struct vgpu_parent *p = orphans[i].parent;
 		const struct vgpu_type *t = vgpu_model_find_type(c->model, p->gpu, p->current_type);
+		const char *label = vgpu_runs_config_of(runs, n_runs, p->addr, p->current_type,
+							orphans[i].mdev);
 
 		v[n++] = (struct vrow){ p->gpu->addr,
 					p->addr,
@@ -115,17 +121,17 @@ static size_t vgpu_rows(struct cli *c, struct vrow **out, char ***keys)
 					"",
 					"",
 					p->current_type,
-					VGPU_STATE_ORPHAN };
+					label ? VGPU_STATE_CONFIG : VGPU_STATE_ORPHAN };
 	}
 	*out = v;
 	return n;
 }
 
-static void vgpu_series(struct cli *c, FILE *f)
+static void vgpu_series(struct cli *c, FILE *f, const struct vgpu_run *runs, size_t n_runs)
 {
 	VGPU_AUTOFREE struct vrow *v = NULL;
 	char **keys = NULL;
-	size_t n = vgpu_rows(c, &v, &keys);
+	size_t n = vgpu_rows(c, &v, &keys, runs, n_runs);
 
 	family(f, "vgpuctl_vgpu",
 	       "A vGPU or owner record (1), with its owner domain and state (vgpuctl vgpus)");
@@ -291,10 +297,8 @@ static void type_series(struct cli *c, FILE *f)
 	free(caps);
 }
 
-static void run_series(struct cli *c, FILE *f)
+static void run_series(FILE *f, const struct vgpu_run *runs, size_t n)
 {
-	VGPU_AUTOFREE struct vgpu_run *runs = NULL;
-	size_t n = vgpu_runs_read(&c->ctx, c->fs, &runs);
 	static const struct {
 		const char *name, *help;
 	} fams[] = {
@@ -364,6 +368,8 @@ int cmd_metrics(struct cli *c, int argc, char **argv)
 	const char *dir = NULL;
 	char *buf = NULL;
 	size_t len = 0;
+	struct vgpu_run *runs = NULL;
+	size_t n_runs = 0;
 	FILE *f;
 	int o, up, rc;
 
@@ -394,13 +400,15 @@ int cmd_metrics(struct cli *c, int argc, char **argv)
 	family(f, "vgpuctl_metrics_timestamp_seconds",
 	       "When vgpuctl wrote these metrics (Unix time)");
 	fprintf(f, "vgpuctl_metrics_timestamp_seconds %lld\n", (long long)time(NULL));
+	if (c->fs)
+		n_runs = vgpu_runs_read(&c->ctx, c->fs, &runs);
 	if (up) {
 		gpu_series(c, f);
 		type_series(c, f);
-		vgpu_series(c, f);
+		vgpu_series(c, f, runs, n_runs);
 	}
-	if (c->fs)
-		run_series(c, f);
+	run_series(f, runs, n_runs);
+	vgpu_runs_free(runs, n_runs);
 	if (fclose(f) != 0)
 		abort();
 	if (dir)

@@ -9,6 +9,7 @@
 #include "cli.h"
 #include "cleanup.h"
 #include "records.h"
+#include "runs.h"
 
 static const struct col vgpu_cols[] = {
 	{ "GPU", "gpu", COL_STR, 0 },
@@ -22,6 +23,8 @@ static const struct col vgpu_cols[] = {
 	{ "LIFETIME", "lifetime", COL_STR, 0 },
 	{ "STATE", "state", COL_STR, 0 },
 	{ "RECORD", "record", COL_STR, COL_JSON_ONLY },
+	/* state config: the host config label whose apply made it (runs.h) */
+	{ "CONFIG", "config", COL_STR, COL_JSON_ONLY },
 };
 
 /* The record file, as messages name it ("ROOT/var/lib/vgpuctl/owners/KEY"). */
@@ -74,8 +77,12 @@ static void add_damaged(struct cli *c, struct cli_table *t, const char *key)
 	cli_cell(ln, 10, record_path(c, key));
 }
 
-/* A vGPU on the host that no record claims. */
-static void add_orphan(struct cli *c, struct cli_table *t, const struct vgpu_orphan *o)
+/*
+ * A vGPU on the host that no record claims: the host config's when its
+ * last apply made it (@label), else an orphan.
+ */
+static void add_orphan(struct cli *c, struct cli_table *t, const struct vgpu_orphan *o,
+		       const char *label)
 {
 	const struct vgpu_parent *p = o->parent;
 	const struct vgpu_type *ty = vgpu_model_find_type(c->model, p->gpu, p->current_type);
@@ -87,14 +94,22 @@ static void add_orphan(struct cli *c, struct cli_table *t, const struct vgpu_orp
 	cli_cell_num(ln, 3, p->current_type, p->current_type != 0);
 	cli_cell_str(ln, 4, ty ? ty->info.profile : NULL);
 	cli_cell_str(ln, 5, o->mdev);
-	cli_cell_str(ln, 9, vgpu_state_str(VGPU_STATE_ORPHAN));
+	cli_cell_str(ln, 9, vgpu_state_str(label ? VGPU_STATE_CONFIG : VGPU_STATE_ORPHAN));
+	if (label) {
+		char rel[VGPU_PATH_MAX];
+
+		snprintf(rel, sizeof(rel), "%s/apply@%s", VGPU_RUNS_DIR, label);
+		cli_cell_str(ln, 10, rel);
+		cli_cell_str(ln, 11, label);
+	}
 }
 
 int cli_list_vgpus(struct cli *c, const char *name, unsigned states)
 {
 	VGPU_AUTORECORDS recs = { 0 };
 	VGPU_AUTOFREE struct vgpu_orphan *orphans = NULL;
-	size_t n_orphans;
+	struct vgpu_run *runs = NULL;
+	size_t n_orphans, n_runs;
 	struct cli_table *t;
 
 	if (vgpu_records_read(&c->ctx, c->fs, &recs) < 0) {
@@ -111,8 +126,16 @@ int cli_list_vgpus(struct cli *c, const char *name, unsigned states)
 	for (size_t i = 0; (states & (1u << VGPU_STATE_DAMAGED)) && i < recs.damaged_keys.n; i++)
 		add_damaged(c, t, recs.damaged_keys.items[i]);
 	n_orphans = vgpu_host_orphans(c->model, &recs, &orphans);
-	for (size_t i = 0; (states & (1u << VGPU_STATE_ORPHAN)) && i < n_orphans; i++)
-		add_orphan(c, t, &orphans[i]);
+	n_runs = n_orphans ? vgpu_runs_read(&c->ctx, c->fs, &runs) : 0;
+	for (size_t i = 0; i < n_orphans; i++) {
+		const struct vgpu_parent *p = orphans[i].parent;
+		const char *label = vgpu_runs_config_of(runs, n_runs, p->addr, p->current_type,
+							orphans[i].mdev);
+
+		if (states & (1u << (label ? VGPU_STATE_CONFIG : VGPU_STATE_ORPHAN)))
+			add_orphan(c, t, &orphans[i], label);
+	}
+	vgpu_runs_free(runs, n_runs);
 	return cli_table_print(c, t);
 }
 

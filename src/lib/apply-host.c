@@ -220,6 +220,40 @@ static int start_domains(struct vgpu_apply *a, const struct vgpu_hostcfg *cfg, c
 	return e;
 }
 
+/* The config's vGPUs after a successful apply (vgpu_apply_opts.owned). */
+static void config_vgpus(struct vgpu_apply *a, struct host_ops *h, struct vgpu_strv *out)
+{
+	VGPU_AUTORECORDS recs = { 0 };
+	VGPU_AUTOFREE struct vgpu_orphan *orphans = NULL;
+	struct vgpu_model *m = NULL;
+	size_t n;
+
+	if (vgpu_host_read(a->ctx, h->fs, VGPU_READ_TYPES, &m, &recs) < 0) {
+		vgpu_warn(a->ctx, "%s", vgpu_ctx_error(a->ctx));
+		return;
+	}
+	n = vgpu_host_orphans(m, &recs, &orphans);
+	for (size_t i = 0; i < n; i++) {
+		const struct vgpu_parent *p = orphans[i].parent;
+		const struct vgpu_type *t = vgpu_model_find_type(m, p->gpu, p->current_type);
+
+		for (size_t g = 0; t && g < a->n_gpus; g++) {
+			bool wanted = false;
+
+			if (strcmp(a->gpus[g].addr, p->gpu->addr) != 0)
+				continue;
+			for (size_t k = 0; !wanted && k < a->gpus[g].n_vgpus; k++)
+				wanted = vgpu_type_matches(t, a->gpus[g].vgpus[k]->name);
+			if (wanted)
+				vgpu_strv_push(
+					out, vgpu_asprintf("%s %u%s%s", p->addr, t->id,
+							   orphans[i].mdev ? " " : "",
+							   orphans[i].mdev ? orphans[i].mdev : ""));
+		}
+	}
+	vgpu_model_free(m);
+}
+
 /* ---- one process per GPU ------------------------------------------------- */
 
 /*
@@ -504,6 +538,8 @@ int vgpu_apply_host(struct vgpu_ctx *ctx, struct vgpu_sysfs *fs, const struct vg
 	 * takes this lock (a deadlock until the hook's wait ran out).  The
 	 * vGPUs stay when a domain fails to start: the host is as configured.
 	 */
+	if (e == 0 && locked && o->owned)
+		config_vgpus(&a, &h, o->owned);
 	if (locked)
 		vgpu_sysfs_unlock(fs);
 	if (e == 0)

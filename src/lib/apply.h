@@ -157,6 +157,13 @@ struct vgpu_apply_opts {
 	struct vgpu_nvtools tools; /* nvidia-smi and sriov-manage */
 	struct vgpu_nvml *nvml; /* NVML, borrowed; NULL: nvidia-smi does it all */
 	bool progress; /* a person watches (a terminal): each step's number and time */
+	/*
+	 * NULL, or filled after a successful apply: the config's vGPUs, those of
+	 * its types on its GPUs that no owner record claims, "PARENT TYPE" or
+	 * "PARENT TYPE MDEV" (kept with the result, runs.h: vgpus lists them as
+	 * the config's, not as orphans)
+	 */
+	struct vgpu_strv *owned;
 };
 
 /**

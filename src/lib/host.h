@@ -52,6 +52,7 @@ enum vgpu_state {
 	VGPU_STATE_ORPHAN, /* a vGPU on the host that no record claims */
 	VGPU_STATE_UNKNOWN, /* its parent cannot be read */
 	VGPU_STATE_DAMAGED, /* its record cannot be read: the parent stays blocked */
+	VGPU_STATE_CONFIG, /* no record claims it, the host config's last apply made it */
 };
 
 /**

@@ -286,7 +286,7 @@ void vgpu_host_warn_unknown_types(struct vgpu_ctx *ctx, const struct vgpu_model 
 const char *vgpu_state_str(enum vgpu_state s)
 {
 	static const char *const names[] = { "active", "reserved", "missing", "conflict",
-					     "orphan", "unknown",  "damaged" };
+					     "orphan", "unknown",  "damaged", "config" };
 
 	return (unsigned)s < ARRAY_SIZE(names) ? names[s] : "unknown";
 }

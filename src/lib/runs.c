@@ -78,6 +78,8 @@ int vgpu_runs_save(struct vgpu_ctx *ctx, struct vgpu_sysfs *fs, const struct vgp
 	/* the file name goes on one line: a newline in it would start a key */
 	data = vgpu_asprintf("exit=%d\ntime=%" PRId64 "\ndifferences=%ld\nfile=%s\n", r->exit_code,
 			     r->time, r->differences, file && !strchr(file, '\n') ? file : "");
+	for (size_t i = 0; i < r->vgpus.n; i++)
+		vgpu_append(&data, "vgpu=%s\n", r->vgpus.items[i]);
 	rc = vgpu_sysfs_mkdirs_ctx(ctx, fs, &d, VGPU_RUNS_DIR);
 	if (rc < 0)
 		return rc;
@@ -111,6 +113,8 @@ static int parse_body(const char *s, struct vgpu_run *r)
 				return -EINVAL;
 			r->time = v;
 			seen |= 2;
+		} else if (strncmp(s, "vgpu=", 5) == 0 && l > 5) {
+			vgpu_strv_push(&r->vgpus, vgpu_asprintf("%.*s", (int)(l - 5), s + 5));
 		} else if (strncmp(s, "differences=", 12) == 0) {
 			long v = strtol(s + 12, &end, 10);
 
@@ -137,18 +141,21 @@ size_t vgpu_runs_read(struct vgpu_ctx *ctx, struct vgpu_sysfs *fs, struct vgpu_r
 	*out = vgpu_xcalloc(names.n + 1, sizeof(**out));
 	for (size_t i = 0; i < names.n; i++) {
 		struct vgpu_run *r = &(*out)[n];
-		char body[1024];
+		VGPU_AUTOFREE char *body = NULL;
+		size_t len = 0;
 		int rc;
 
 		if (names.items[i][0] == '.')
 			continue; /* a writer's temporary file */
 		rc = parse_name(names.items[i], r);
+		/* a vgpu= line per vGPU: 64 KiB is thousands */
 		if (rc == 0)
-			rc = vgpu_sysfs_read_str(&root, body, sizeof(body), "%s/%s", VGPU_RUNS_DIR,
-						 names.items[i]);
+			rc = vgpu_sysfs_read_file(&root, 64 * 1024, &body, &len, "%s/%s",
+						  VGPU_RUNS_DIR, names.items[i]);
 		if (rc == 0)
 			rc = parse_body(body, r);
 		if (rc < 0) {
+			vgpu_strv_clear(&r->vgpus);
 			vgpu_warn(ctx, "%s/%s: not a result vgpuctl kept (%s); skipped",
 				  VGPU_RUNS_DIR, names.items[i],
 				  rc == -EINVAL ? "unexpected content" : strerror(-rc));
@@ -157,4 +164,30 @@ size_t vgpu_runs_read(struct vgpu_ctx *ctx, struct vgpu_sysfs *fs, struct vgpu_r
 		n++;
 	}
 	return n;
+}
+
+void vgpu_runs_free(struct vgpu_run *runs, size_t n)
+{
+	for (size_t i = 0; runs && i < n; i++)
+		vgpu_strv_clear(&runs[i].vgpus);
+	free(runs);
+}
+
+const char *vgpu_runs_config_of(const struct vgpu_run *runs, size_t n, const char *parent,
+				unsigned type, const char *mdev)
+{
+	char want[128];
+	const struct vgpu_run *best = NULL;
+
+	snprintf(want, sizeof(want), "%s %u%s%s", parent, type, mdev ? " " : "", mdev ? mdev : "");
+	for (size_t i = 0; i < n; i++) {
+		if (strcmp(runs[i].command, "apply") != 0 || (best && runs[i].time <= best->time))
+			continue;
+		for (size_t k = 0; k < runs[i].vgpus.n; k++)
+			if (strcmp(runs[i].vgpus.items[k], want) == 0) {
+				best = &runs[i];
+				break;
+			}
+	}
+	return best ? best->label : NULL;
 }

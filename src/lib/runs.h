@@ -5,7 +5,9 @@
  * (an alert on drift needs to know when the host was last checked and how
  * that went).  One file per command and label, "COMMAND@LABEL" (bytes of
  * the label outside [A-Za-z0-9._-] as %XX), written atomically; content
- * "key=value" lines: exit, time (Unix seconds), differences, file.
+ * "key=value" lines: exit, time (Unix seconds), differences, file, and for
+ * apply one "vgpu=PARENT TYPE[ MDEV]" per vGPU of the config (what vgpus
+ * lists as the config's rather than as an orphan).
  */
 #ifndef VGPU_RUNS_H
 #define VGPU_RUNS_H
@@ -14,6 +16,7 @@
 #include <stdint.h>
 
 #include "ctx.h"
+#include "util.h"
 
 #define VGPU_RUNS_DIR "var/lib/vgpuctl/runs"
 #define VGPU_RUN_LABEL_MAX 256
@@ -26,6 +29,7 @@ struct vgpu_run {
 	int exit_code; /* 0 matched/done, 1 failed or could not check, 3 differs */
 	int64_t time; /* Unix seconds */
 	long differences;
+	struct vgpu_strv vgpus; /* apply: "PARENT TYPE[ MDEV]" of the config's vGPUs */
 };
 
 /**
@@ -47,5 +51,23 @@ int vgpu_runs_save(struct vgpu_ctx *ctx, struct vgpu_sysfs *fs, const struct vgp
  * Return: how many; none when the directory does not exist.
  */
 size_t vgpu_runs_read(struct vgpu_ctx *ctx, struct vgpu_sysfs *fs, struct vgpu_run **out);
+/**
+ * vgpu_runs_free() - free what vgpu_runs_read() returned.
+ * @runs: the results (NULL is fine)
+ * @n: how many
+ */
+void vgpu_runs_free(struct vgpu_run *runs, size_t n);
+/**
+ * vgpu_runs_config_of() - the config label whose last apply made the vGPU
+ * of type @type on @parent (mdev: with UUID @mdev), the newest if several.
+ * @runs: from vgpu_runs_read()
+ * @n: how many
+ * @parent: the vGPU's parent (VF) address
+ * @type: its type ID
+ * @mdev: its mdev UUID, NULL for vendor VFIO
+ * Return: the label (in @runs), or NULL when no apply made it.
+ */
+const char *vgpu_runs_config_of(const struct vgpu_run *runs, size_t n, const char *parent,
+				unsigned type, const char *mdev);
 
 #endif

@@ -143,6 +143,14 @@ grep -q "step [0-9]/" "$tmp/err" && bad "step counter without a terminal: $ERR"
 run assert "${cfg[@]}"
 same "assert after apply (exit $RC)" "$RC:$OUT" "0:"
 grep -qx "exit=0" "$root/var/lib/vgpuctl/runs/apply@h100-mixed" || bad "apply's result: $(cat "$root/var/lib/vgpuctl/runs/apply@h100-mixed")"
+# the vGPUs apply made are the config's, not orphans: kept with its result, listed as such
+same "apply's vGPUs in its result" "$(grep '^vgpu=' "$root/var/lib/vgpuctl/runs/apply@h100-mixed")" \
+	"vgpu=0000:ca:00.4 1059
+vgpu=0000:ca:00.5 1058"
+same "vgpus after apply" "$(v vgpus --json | python3 -c 'import json,sys
+for r in json.load(sys.stdin)["vgpus"]: print(r["vf"], r["state"], r["config"], r["record"])')" \
+	"0000:ca:00.4 config h100-mixed var/lib/vgpuctl/runs/apply@h100-mixed
+0000:ca:00.5 config h100-mixed var/lib/vgpuctl/runs/apply@h100-mixed"
 run apply --dry-run --json "${cfg[@]}"
 same "apply --dry-run --json on a matching host (exit $RC)" "$RC:$OUT" '0:{
    "steps": []
