@@ -6,7 +6,8 @@
 # kernel emulator.  A --per-start domain starts and stops (prepare creates,
 # release frees); a start that fails after prepare frees exactly what
 # prepare made; a prepare refused because the VF holds another vGPU fails
-# the start with our message; a daemon restart (reconnect) changes nothing.
+# the start with our message; a daemon restart (reconnect) changes nothing;
+# 16 domains started at once after a reboot all run, each with its vGPU.
 #   hook-daemon.sh VGPUCTL SRCDIR     (VGPU_EMU names the emulator; root)
 # shellcheck disable=SC2015,SC2119 # "A && B || fail"; emu_writes takes no arguments here
 set -uo pipefail
@@ -168,6 +169,57 @@ else
 	# QEMU cannot run in this sandbox: the hook's prepare still re-created the vGPU
 	echo "note: QEMU did not start p4 here ($(tail -1 "$W/apply.err"))"
 fi
+
+# ---- 16 domains started at once after a reboot, through the daemon: every
+# prepare re-creates its domain's vGPU (the driver takes 0.3 s per create; the
+# creates queue on per-GPU locks), all 16 run, each with exactly its own vGPU
+for d in p1 p2 p3 p4; do
+	V domstate "$d" 2>/dev/null | grep -q running && V destroy "$d" >/dev/null
+	v -c qemu:///system release "$d" >/dev/null 2>&1
+	V undefine "$d" >/dev/null 2>&1
+done
+echo 0 >"$EMU_ROOT/sys/bus/pci/devices/0000:41:00.5/nvidia/current_vgpu_type" # the foreign vGPU goes
+n=0
+for i in $(seq 10 25); do
+	domain "q$i" "$(printf '88888888-2222-4333-8444-5555555555%02d' "$i")" >"$W/q$i.xml"
+	v assign --from "$W/q$i.xml" -o "$W/q$i.out" --vgpu L40S-4Q --no-pin 2>"$W/err" ||
+		fail "assign q$i: $(cat "$W/err")"
+	nohostdev "$W/q$i.out" >"$W/q$i.def"
+	V define "$W/q$i.def" >/dev/null && n=$((n + 1))
+done
+[ $n = 16 ] || fail "only $n of 16 domains defined"
+for f in "$EMU_ROOT"/sys/bus/pci/devices/0000:*/nvidia/current_vgpu_type; do
+	[ "$(cat "$f")" = 0 ] || echo 0 >"$f" # the reboot: no vGPU left, the records stay
+done
+[ "$(v vgpus | grep -c ' missing$')" = 16 ] || fail "not 16 missing after the reboot: $(v vgpus)"
+emu_fault "delay sys/*/current_vgpu_type 300"
+starts=()
+for i in $(seq 10 25); do
+	(
+		s=$(date +%s%N)
+		timeout 60 virsh -q -c qemu:///system start "q$i" >"$W/start$i.log" 2>&1
+		echo "$? $((($(date +%s%N) - s) / 1000000))" >"$W/start$i.rc"
+	) &
+	starts+=($!)
+done
+for p in "${starts[@]}"; do wait "$p"; done # not the daemon, also our child
+emu_fault -r
+failed=0 slowest=0 running=0
+for i in $(seq 10 25); do
+	read -r rc ms <"$W/start$i.rc"
+	[ "$rc" = 0 ] || { failed=$((failed + 1)); echo "q$i: $(cat "$W/start$i.log")" >&2; }
+	[ "$ms" -gt "$slowest" ] && slowest=$ms
+	[ "$(V domstate "q$i")" = running ] && running=$((running + 1))
+	[ "$(state "q$i")" = active ] || fail "q$i's vGPU is $(state "q$i") after its start"
+done
+echo "16 domains started at once after a reboot: $failed failed, $running running, the slowest start took $slowest ms"
+[ $failed = 0 ] && [ $running = 16 ] || fail "$failed of 16 parallel starts failed, $running running"
+[ "$(v vgpus | grep -c ' active$')" = 16 ] || fail "not 16 active vGPUs: $(v vgpus)"
+# each VF holds exactly one vGPU of its domain's type, and no VF two domains'
+[ "$(v vgpus --json | python3 -c 'import json,sys
+r = json.load(sys.stdin)["vgpus"]
+print(len({x["vf"] for x in r if x["state"] == "active"}))')" = 16 ] || fail "two domains share a VF"
+for i in $(seq 10 25); do V destroy "q$i" >/dev/null 2>&1; done
 
 [ "$fails" = 0 ] || exit 1
 echo "hook-daemon: all passed"
