@@ -74,6 +74,10 @@ export UBSAN_OPTIONS=halt_on_error=1:print_stacktrace=1
 test_args=(--no-suite fixtures --no-suite live --no-suite emu --no-suite fakes --no-suite oom --no-suite pkg
 	--timeout-multiplier 2)
 CC=gcc run asan -Db_sanitize=address,undefined -Db_lundef=false
+# vgpuctl talking to real libvirt daemons (the remote driver's XDR, which ASan
+# intercepts: src/meson.build), the hook under a daemon, assign through one
+meson test -C build-ci-asan --print-errorlogs --timeout-multiplier 2 libvirt-remote \
+	libvirt-assign libvirt-hook-daemon
 unset ASAN_OPTIONS LSAN_OPTIONS UBSAN_OPTIONS
 # libFuzzer targets (clang, ASan/UBSan): seeds and kept crashers, then a fixed
 # short budget per target; tests/fuzz/run runs them long
