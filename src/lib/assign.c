@@ -7,6 +7,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 
 #include "assign.h"
 #include "catalog.h"
@@ -244,6 +245,50 @@ static int repair_unfinished(struct vgpu_txn *txn, const struct vgpu_records *re
 	return 0;
 }
 
+/* Does profile @spec (short, full name, nvidia-N or N) name the vGPU @v of our metadata? */
+static bool spec_names(const struct vgpu_meta_vgpu *v, const char *spec)
+{
+	char id[24];
+
+	if (strcasecmp(spec, v->profile) == 0 ||
+	    (strncasecmp(spec, "NVIDIA ", 7) == 0 && strcasecmp(spec + 7, v->profile) == 0))
+		return true;
+	snprintf(id, sizeof(id), "%u", v->type_id);
+	return strcmp(spec, id) == 0 ||
+	       (strncmp(spec, "nvidia-", 7) == 0 && strcmp(spec + 7, id) == 0);
+}
+
+/*
+ * Is the domain already what @req asks: our metadata names exactly these
+ * profiles, in order, with the same lifetime, on the --gpu/--vf asked for,
+ * and the owner records still give each vGPU to this domain?  Then assign
+ * is a no-op (a configuration manager runs it on every pass).
+ */
+static bool already_assigned(struct vgpu_ctx *ctx, struct vgpu_sysfs *fs, const struct vgpu_meta *m,
+			     const struct vgpu_request *req, const struct vgpu_domain_opts *o)
+{
+	VGPU_AUTORECORDS recs = { 0 };
+	char want[VGPU_BDF_LEN];
+
+	if (m->n_vgpus != req->n_profiles || m->per_start != o->per_start ||
+	    vgpu_records_read(ctx, fs, &recs) < 0)
+		return false;
+	for (size_t i = 0; i < m->n_vgpus; i++) {
+		const struct vgpu_meta_vgpu *v = &m->vgpus[i];
+		const struct vgpu_record *rec =
+			vgpu_records_find(&recs, v->vf, v->mdev_uuid[0] ? v->mdev_uuid : NULL);
+
+		if (!spec_names(v, req->profiles[i]) || !rec ||
+		    strcmp(rec->domain_uuid, m->owner) != 0)
+			return false;
+		if (req->vf && (vgpu_bdf_normalize(req->vf, want) < 0 || strcmp(want, v->vf)))
+			return false;
+		if (req->gpu && (vgpu_bdf_normalize(req->gpu, want) < 0 || strcmp(want, v->gpu)))
+			return false;
+	}
+	return true;
+}
+
 int vgpu_assign(struct vgpu_ctx *ctx, struct vgpu_sysfs *fs, struct _xmlDoc *doc,
 		struct vgpu_request *req, const struct vgpu_domain_opts *o,
 		const struct vgpu_domain_target *t, char **xml)
@@ -258,10 +303,25 @@ int vgpu_assign(struct vgpu_ctx *ctx, struct vgpu_sysfs *fs, struct _xmlDoc *doc
 	int r;
 
 	*xml = NULL;
-	if (vgpu_domain_read_meta(ctx, doc, &meta) != -ENOENT) {
+	r = vgpu_domain_read_meta(ctx, doc, &meta);
+	if (r == 0 && already_assigned(ctx, fs, &meta, req, o)) {
+		name = vgpu_domain_field(doc, "name");
+		vgpu_log(ctx, LOG_NOTICE, "'%s' already has %s%s: nothing to do", name ? name : "",
+			 meta.vgpus[0].profile, meta.n_vgpus > 1 ? " and more" : "");
+		vgpu_meta_clear(&meta);
+		/* a file (or stdout) still gets the definition; libvirt's is left as it is */
+		return t->virt && !t->dry_run ? 0 : put_domain(ctx, doc, t, xml);
+	}
+	if (r != -ENOENT) {
+		char have[VGPU_PROFILE_MAX] = "";
+
+		if (r == 0 && meta.n_vgpus)
+			snprintf(have, sizeof(have), " (%s)", meta.vgpus[0].profile);
 		vgpu_meta_clear(&meta);
 		return vgpu_error(ctx, -EEXIST,
-				  "the domain already has vGPUs from vgpuctl; release them first");
+				  "the domain already has other vGPUs from vgpuctl%s; release them "
+				  "first",
+				  have);
 	}
 	r = domain_vcpus(ctx, doc, req);
 	/* a dry run writes nothing anywhere, not even the lock file */

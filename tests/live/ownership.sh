@@ -9,7 +9,8 @@
 #     while its iommufd cdev is open;
 #   - a damaged record is listed, with its file;
 #   - temporary files of killed writers do not stay;
-#   - an assign killed after its claims is repaired by the next one.
+#   - an assign killed after its claims is repaired by the next one;
+#   - assign again with what the domain has is a no-op (exit 0), not an error.
 #   ownership.sh VGPUCTL SRCDIR     (VGPU_EMU names the emulator)
 # shellcheck disable=SC2015,SC2119 # "A && B || fail": fail when either check fails; emu_writes takes no arguments here
 set -uo pipefail
@@ -162,6 +163,27 @@ v assign --from "$W/vm2.xml" -o "$W/vm2a.xml" --vgpu L40S-8Q 2>"$W/err" || fail 
 grep -q "an earlier assign of 'vm2' did not finish: undoing its L40S-8Q" "$W/err" ||
 	fail "repair: $(cat "$W/err")"
 [ "$(v vgpus | grep -c " vm2 ")" = 1 ] || fail "vm2 holds more than one vGPU: $(v vgpus)"
+emu_stop
+
+# ---- assign is idempotent: the same profiles again change nothing and exit 0;
+# other profiles, or a claim the records no longer back, are refused
+emu_start "$A30"
+U3=33333333-2222-4333-8444-555555555555
+domain vm3 $U3 >"$EMU_DIR/vm3.xml"
+v assign --from "$EMU_DIR/vm3.xml" -o "$EMU_DIR/vm3.a" --vgpu A30-6C 2>/dev/null || fail "assign vm3"
+emu_clear_journal
+v assign --from "$EMU_DIR/vm3.a" -o "$EMU_DIR/vm3.b" --vgpu a30-6c 2>"$EMU_DIR/err" ||
+	fail "assign with the profile vm3 has: $(cat "$EMU_DIR/err")"
+cmp -s "$EMU_DIR/vm3.a" "$EMU_DIR/vm3.b" || fail "assign with what vm3 has changed its definition"
+grep -q "'vm3' already has A30-6C: nothing to do" "$EMU_DIR/err" || fail "no-op not said: $(cat "$EMU_DIR/err")"
+[ -z "$(emu_writes)" ] || fail "the no-op assign wrote: $(emu_writes)"
+v assign --from "$EMU_DIR/vm3.a" -o "$EMU_DIR/vm3.c" --vgpu A30-4C 2>"$EMU_DIR/err" &&
+	fail "assign of another profile over vm3's was accepted"
+grep -q "already has other vGPUs from vgpuctl (A30-6C); release them first" "$EMU_DIR/err" ||
+	fail "refusal: $(cat "$EMU_DIR/err")"
+rm -f "$EMU_ROOT/$OWN"/*
+v assign --from "$EMU_DIR/vm3.a" -o "$EMU_DIR/vm3.d" --vgpu A30-6C 2>/dev/null &&
+	fail "assign over metadata no record backs was taken for a no-op"
 emu_stop
 
 [ $EMU_FAILS = 0 ] && echo "ok: ownership (mdev UUIDs, stale claims, damaged records, temp files, repair)"
