@@ -36,6 +36,9 @@ static void apply_log(void *data, int priority, const char *msg)
 			fprintf(d->c->out, "%s\n", msg + 6);
 		return;
 	}
+	/* progress ("vGPUs: GPU X: creating 2 of ...") would read as done: the plan says it */
+	if (priority == LOG_INFO)
+		return;
 	cli_log_cb(d->c, priority, msg);
 }
 

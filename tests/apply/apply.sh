@@ -96,6 +96,8 @@ run: $smi mig -i $pf -cgi 9,14,19 -C
 create 1 vGPUs of H100-3-40C on GPU $pf's VFs once enabled (each: a write of its type id to current_vgpu_type or of a UUID to the type's mdev create, as the VFs offer)
 create 1 vGPUs of H100-2-20C on GPU $pf's VFs once enabled (each: a write of its type id to current_vgpu_type or of a UUID to the type's mdev create, as the VFs offer)"
 [[ -z $(changing) ]] || bad "--dry-run ran: $(changing)"
+# no progress lines that read as done ("enabling 8 VFs", "creating 1 of ..."): the plan says it
+grep -Eq "enabling|creating" <<<"$ERR" && bad "--dry-run printed progress as if done: $ERR"
 diff -r --no-dereference -x calls -x lock -x run "$tmp/before" "$root" >/dev/null ||
 	bad "--dry-run changed the host: $(diff -r --no-dereference -x calls -x lock -x run "$tmp/before" "$root" | head -5)"
 
