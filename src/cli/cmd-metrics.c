@@ -127,6 +127,59 @@ static size_t vgpu_rows(struct cli *c, struct vrow **out, char ***keys, const st
 	return n;
 }
 
+/*
+ * Could the hook create @r's vGPU now, at the domain's next start?  Its VF
+ * is there, holds no vGPU (vendor VFIO) and lists the type with room; an
+ * mdev may also move to another free VF of its GPU that does (hook.c).
+ */
+static bool startable(const struct vgpu_model *m, const struct vgpu_record *r)
+{
+	const struct vgpu_gpu *g = vgpu_model_find_gpu(m, r->gpu);
+
+	for (size_t i = 0; g && i < g->n_parents; i++) {
+		const struct vgpu_parent *p = &g->parents[i];
+		bool own = strcmp(p->addr, r->parent) == 0;
+
+		if (!own && r->iface != VGPU_IFACE_MDEV)
+			continue;
+		/* another parent must be free of claims too; the own one is claimed by @r */
+		if (p->state_unknown || (p->in_use && p->iface != VGPU_IFACE_MDEV) ||
+		    (!own && (p->in_use || p->n_reserved)))
+			continue;
+		for (size_t k = 0; k < p->n_types; k++)
+			if (p->types[k].type->id == r->type_id && p->types[k].available > 0)
+				return true;
+	}
+	return false;
+}
+
+/* vgpuctl_vgpu_startable: the records whose vGPU is not there (reserved, missing) */
+static void startable_series(struct cli *c, FILE *f)
+{
+	family(f, "vgpuctl_vgpu_startable",
+	       "For an owner record whose vGPU is not there (reserved, missing): 1 when the hook "
+	       "can create it at the domain's next start, 0 when that start would fail");
+	for (size_t i = 0; i < c->recs.n; i++) {
+		const struct vgpu_record *r = &c->recs.v[i];
+		enum vgpu_state st = vgpu_host_record_state(&c->ctx, c->fs, r);
+		char id[16];
+
+		if (st != VGPU_STATE_MISSING && st != VGPU_STATE_RESERVED)
+			continue;
+		snprintf(id, sizeof(id), "%u", r->type_id);
+		fputs("vgpuctl_vgpu_startable{", f);
+		label(f, "gpu", r->gpu, true);
+		label(f, "vf", r->parent, false);
+		label(f, "profile", r->profile, false);
+		label(f, "type_id", id, false);
+		label(f, "domain", r->domain, false);
+		label(f, "domain_uuid", r->domain_uuid, false);
+		label(f, "lifetime", vgpu_lifetime_str(r->lifetime), false);
+		label(f, "state", vgpu_state_str(st), false);
+		fprintf(f, "} %d\n", startable(c->model, r));
+	}
+}
+
 static void vgpu_series(struct cli *c, FILE *f, const struct vgpu_run *runs, size_t n_runs)
 {
 	VGPU_AUTOFREE struct vrow *v = NULL;
@@ -406,6 +459,7 @@ int cmd_metrics(struct cli *c, int argc, char **argv)
 		gpu_series(c, f);
 		type_series(c, f);
 		vgpu_series(c, f, runs, n_runs);
+		startable_series(c, f);
 	}
 	run_series(f, runs, n_runs);
 	vgpu_runs_free(runs, n_runs);

@@ -107,7 +107,7 @@ CONTRACT = {
     "vgpuctl_metrics_timestamp_seconds": [],
     "vgpuctl_up": [],
 }
-STATES = {"active", "reserved", "missing", "conflict", "orphan", "unknown", "damaged"}
+STATES = {"active", "reserved", "missing", "conflict", "orphan", "unknown", "damaged", "config"}
 LABEL = re.compile(r'\s*([a-zA-Z_][a-zA-Z0-9_]*)="((?:[^"\\]|\\.)*)"\s*,?')
 failed = False
 
@@ -287,7 +287,11 @@ def alerttest(path, rules, out):
     def fired(name, severity, pred):
         return [{"exp_labels": {**lab, **host, "severity": severity}}
                 for n, lab, val, _ in samples if n == name and pred(lab, val)]
-    missing = fired("vgpuctl_vgpu", "warning", lambda l, v: l.get("state") == "missing")
+    # missing and the hook could not re-create it (vgpuctl_vgpu_startable 0 or absent)
+    can_start = {(lab.get("vf"), lab.get("domain_uuid")) for n, lab, val, _ in samples
+                 if n == "vgpuctl_vgpu_startable" and val == 1}
+    missing = fired("vgpuctl_vgpu", "warning", lambda l, v: l.get("state") == "missing" and
+                    (l.get("vf"), l.get("domain_uuid")) not in can_start)
     conflict = fired("vgpuctl_vgpu", "critical", lambda l, v: l.get("state") == "conflict")
     blocked = fired("vgpuctl_blocked_vfs", "warning", lambda l, v: v > 0)
     drift = fired("vgpuctl_last_run_exit_code", "warning",
@@ -415,20 +419,27 @@ record() { # ROOT KEY DOMAIN UUID GPU VF TYPE PROFILE: a persistent vendor-VFIO 
 	printf 'domain=%s\ndomain_uuid=%s\ngpu=%s\nparent=%s\ninterface=vendor-vfio\ntype_id=%s\nprofile=%s\nmdev_uuid=\nlifetime=persistent\n' \
 		"$3" "$4" "$5" "$6" "$7" "$8" >"$1/$OWN/$2"
 }
-# vfio-ts-l40s: vm1's L40S-8Q on c1:00.4 is missing (after a reboot), the orphan on 41:00.5
-# is vm2's by its record, which says L40S-8Q (a conflict), c1:00.6's record is damaged
+# vfio-ts-l40s: vm1's L40S-8Q on c1:00.4 is missing (after a reboot) and can be created
+# again (no alert), vm3's L40S-8Q on 41:00.4 is missing and cannot (41 holds a 4 GB vGPU:
+# its VFs offer no 8 GB type), the orphan on 41:00.5 is vm2's by its record, which says
+# L40S-8Q (a conflict), c1:00.6's record is damaged
 r=$tmp/broken
 cp -a "$src/tests/data/hosts/vfio-ts-l40s" "$r"
 rm -rf "$r/var/lib/vgpuctl/runs" # what an earlier assert on the tree left there
 mkdir -p "$r/$OWN"
 record "$r" 0000:c1:00.4 vm1 11111111-2222-4333-8444-555555555555 0000:c1:00.0 0000:c1:00.4 1151 L40S-8Q
 record "$r" 0000:41:00.5 vm2 22222222-2222-4333-8444-555555555555 0000:41:00.0 0000:41:00.5 1151 L40S-8Q
+record "$r" 0000:41:00.4 vm3 33333333-2222-4333-8444-555555555555 0000:41:00.0 0000:41:00.4 1151 L40S-8Q
 echo garbage >"$r/$OWN/0000:c1:00.6"
 metrics "$r" "$tmp/broken.prom" --no-listings
 v() { chk get "$tmp/broken.prom" "$@" || true; }
 [ "$(v vgpuctl_vgpu vf=0000:c1:00.4 state=missing domain=vm1 profile=L40S-8Q type_id=1151 \
 	domain_uuid=11111111-2222-4333-8444-555555555555 lifetime=persistent gpu=0000:c1:00.0)" = 1 ] ||
 	bad "broken host: vm1's vGPU on c1:00.4 is not vgpuctl_vgpu{state=\"missing\"}"
+[ "$(v vgpuctl_vgpu_startable vf=0000:c1:00.4 domain=vm1)" = 1 ] ||
+	bad "broken host: vm1's missing vGPU on a free c1:00.4 is not startable"
+[ "$(v vgpuctl_vgpu_startable vf=0000:41:00.4 domain=vm3)" = 0 ] ||
+	bad "broken host: vm3's L40S-8Q on 41:00.4 (a GPU with a 4 GB vGPU) is startable"
 [ "$(v vgpuctl_vgpu vf=0000:41:00.5 state=conflict domain=vm2)" = 1 ] ||
 	bad "broken host: vm2's vGPU on 41:00.5 is not vgpuctl_vgpu{state=\"conflict\"}"
 [ "$(v vgpuctl_vgpu vf=0000:c1:00.6 state=damaged)" = 1 ] ||
