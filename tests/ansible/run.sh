@@ -17,15 +17,8 @@ command -v ansible-playbook >/dev/null || {
 }
 # shellcheck source=tests/emu/lib.sh
 . "$SRC/tests/emu/lib.sh"
-emu_available || {
-	echo "no usable /dev/fuse: skipped"
-	exit 77
-}
-fails=0
-fail() {
-	echo "FAIL: $*" >&2
-	fails=$((fails + 1))
-}
+emu_require
+fail() { emu_fail "$@"; }
 SITE=$SRC/contrib/ansible/examples/site.yml
 CONF=$SRC/contrib/ansible/examples/host.yaml
 TOOLS=(--nvidia-smi /bin/false --sriov-manage /bin/false)
@@ -219,7 +212,7 @@ for h in "${H[@]}"; do emu_stop "${LOG[$h]%/journal}" || fail "the emulator of $
 A30=$SRC/tests/data/hosts/a30-dual-mdev
 command -v virsh >/dev/null && command -v qemu-system-x86_64 >/dev/null || {
 	echo "no virsh or qemu-system-x86_64: placement not tested"
-	[ "$fails" = 0 ] || exit 1
+	[ "$EMU_FAILS" = 0 ] || exit 1
 	exit 0
 }
 domain() { # NAME UUID
@@ -301,4 +294,4 @@ play place-c -i a30.ini "$SITE" --tags place -e vm_name=vm-c -e vm_profile=A30-6
 [ "$(owner a3 vm-c)" = A30-6C/active ] || { fail "vm-c not on a3: $(v a3 vgpus)"; show place-c; }
 for h in "${A[@]}"; do emu_stop "${LOG[$h]%/journal}" || fail "the emulator of $h"; done
 
-[ "$fails" = 0 ] || exit 1
+[ "$EMU_FAILS" = 0 ] || exit 1

@@ -25,15 +25,8 @@ B=$(realpath "$1")
 SRC=$(realpath "$2")
 # shellcheck source=tests/emu/lib.sh
 . "$SRC/tests/emu/lib.sh"
-emu_available || {
-	echo "no usable /dev/fuse: skipped"
-	exit 77
-}
-fails=0
-fail() {
-	echo "FAIL: $*" >&2
-	fails=$((fails + 1))
-}
+emu_require
+fail() { emu_fail "$@"; }
 hostname hv-remote
 emu_start "$SRC/tests/data/hosts/a30-dual-mdev"
 THERE=$EMU_ROOT THERE_DIR=$EMU_DIR
@@ -124,5 +117,5 @@ if [ $RC != 1 ] || ! grep -qF "$want" "$W/out"; then
 fi
 [ -z "$(emu_writes)" ] || fail "refused commands wrote to the host: $(emu_writes)"
 V dumpxml vm1 | cmp -s - "$W/vm1.before" || fail "refused commands changed vm1 on the remote libvirtd"
-[ $fails = 0 ] && echo "ok: remote libvirt through qemu+unix; another host's URI refused before any change"
-[ $fails = 0 ]
+[ $EMU_FAILS = 0 ] && echo "ok: remote libvirt through qemu+unix; another host's URI refused before any change"
+[ $EMU_FAILS = 0 ]
