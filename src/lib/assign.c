@@ -47,6 +47,9 @@ int vgpu_domain_plan(struct vgpu_ctx *ctx, struct vgpu_sysfs *fs, struct vgpu_vi
 	}
 	if (!req->memory_kib && doc && vgpu_domain_memory_kib(ctx, doc, &req->memory_kib) < 0)
 		req->memory_kib = 0; /* unusable <memory>: the build says so */
+	/* a guest that cannot take a vGPU is said first, whatever else it lacks */
+	if (doc && vgpu_domain_check_guest(ctx, doc) < 0)
+		return -ENOTSUP;
 	if (doc && existing && domain_vcpus(ctx, doc, req) < 0)
 		return -EINVAL; /* --from: the file's <vcpu>, as assign takes it */
 	if (doc)
@@ -126,7 +129,11 @@ static int domain_vcpus(struct vgpu_ctx *ctx, struct _xmlDoc *doc, struct vgpu_r
 	if (req->vcpus)
 		return 0;
 	v = vgpu_domain_field(doc, "vcpu");
-	if (!v || vgpu_parse_long(v, &n) < 0 || n < 1 || n > 4096)
+	if (!v) {
+		req->vcpus = 1; /* libvirt's default for a domain without <vcpu> */
+		return 0;
+	}
+	if (vgpu_parse_long(v, &n) < 0 || n < 1 || n > 4096)
 		return vgpu_error(ctx, -EINVAL,
 				  "the domain has no usable <vcpu>; give a vCPU count");
 	req->vcpus = (unsigned)n;
@@ -323,7 +330,9 @@ int vgpu_assign(struct vgpu_ctx *ctx, struct vgpu_sysfs *fs, struct _xmlDoc *doc
 				  "first",
 				  have);
 	}
-	r = domain_vcpus(ctx, doc, req);
+	r = vgpu_domain_check_guest(ctx, doc);
+	if (r == 0)
+		r = domain_vcpus(ctx, doc, req);
 	/* a dry run writes nothing anywhere, not even the lock file */
 	if (r == 0 && !t->dry_run)
 		r = vgpu_sysfs_lock(ctx, fs, VGPU_ASSIGN_LOCK_WAIT_MS);

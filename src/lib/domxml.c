@@ -283,10 +283,9 @@ static xmlNodePtr our_metadata(xmlNodePtr dom)
  * <vgpuctl:absent name="..."/>), and release puts them back: assign then
  * release gives back the definition it started from, element for element.
  */
-static const char *const kept_elements[] = {
-	"vcpu",	  "cputune",	   "numatune",	"cpu",
-	"memory", "currentMemory", "maxMemory", "memoryBacking"
-};
+static const char *const kept_elements[] = { "vcpu",	      "vcpus",	   "cputune",
+					     "numatune",      "cpu",	   "memory",
+					     "currentMemory", "maxMemory", "memoryBacking" };
 
 static xmlNodePtr saved_of(xmlNodePtr md)
 {
@@ -719,13 +718,21 @@ static void build_vcpus(xmlNodePtr dom, const struct vgpu_plan *plan,
 {
 	VGPU_AUTOFREE char *list = vgpu_xmalloc(VGPU_CPULIST_LEN);
 	xmlNodePtr n = domain_child(dom, "vcpu"), cputune, first;
+	VGPU_AUTOPTR(xmlchar) old = xmlNodeGetContent(n);
+	long was = 0;
 
+	/*
+	 * The same count as before: vCPU hotplug (current, <vcpus>) stays as the
+	 * admin set it, every vCPU pinned; another count makes them meaningless.
+	 */
+	if (!old || vgpu_parse_long(vgpu_strip((char *)old), &was) < 0 || was != plan->vcpus) {
+		xmlUnsetProp(n, X("current"));
+		drop_node(child(dom, "vcpus"));
+	}
 	set_attr(n, "placement", "static");
 	xmlUnsetProp(n, X("cpuset"));
-	xmlUnsetProp(n, X("current"));
 	snprintf(list, VGPU_CPULIST_LEN, "%u", plan->vcpus);
 	set_text(n, list);
-	drop_node(child(dom, "vcpus"));
 
 	cputune = domain_child(dom, "cputune");
 	remove_children(cputune, "vcpupin");
@@ -759,6 +766,52 @@ static void build_vcpus(xmlNodePtr dom, const struct vgpu_plan *plan,
  * Hugepages meant for other cells now back cell 0 (memoryBacking is kept
  * and restored by release), and that is said too.
  */
+/*
+ * Hugepages per guest cell, when the pinning leaves one cell (0): the page
+ * size meant for cell 0 (or for every cell) stays; pages for the other cells
+ * go, since two sizes for one cell are refused by libvirt.  With none for
+ * cell 0, the first size backs it.  release restores memoryBacking whole.
+ */
+static void one_page_size(struct vgpu_ctx *ctx, xmlNodePtr hp)
+{
+	xmlNodePtr keep = NULL, next;
+
+	for (xmlNodePtr pg = hp ? hp->children : NULL; pg && !keep; pg = pg->next) {
+		VGPU_AUTOFREE char *set = NULL;
+		struct vgpu_cpuset cells;
+
+		if (pg->type != XML_ELEMENT_NODE || !xmlStrEqual(pg->name, X("page")))
+			continue;
+		set = get_attr(pg, "nodeset");
+		if (!set || (vgpu_cpulist_parse(set, &cells) == 0 && vgpu_cpuset_has(&cells, 0)))
+			keep = pg;
+	}
+	for (xmlNodePtr pg = hp ? hp->children : NULL; pg; pg = next) {
+		VGPU_AUTOFREE char *set = NULL;
+
+		next = pg->next;
+		if (pg->type != XML_ELEMENT_NODE || !xmlStrEqual(pg->name, X("page")))
+			continue;
+		set = get_attr(pg, "nodeset");
+		if (!keep)
+			keep = pg;
+		if (pg != keep) {
+			vgpu_log(
+				ctx, LOG_NOTICE,
+				"hugepages for guest NUMA cells %s are left out: the pinning leaves "
+				"the guest one cell (release restores them)",
+				set ? set : "");
+			drop_node(pg);
+		} else if (set && strcmp(set, "0") != 0) {
+			vgpu_log(ctx, LOG_NOTICE,
+				 "hugepages for guest NUMA cells %s now back cell 0: the pinning "
+				 "leaves the guest one cell (release restores them)",
+				 set);
+			set_attr(pg, "nodeset", "0");
+		}
+	}
+}
+
 static int check_cells(struct vgpu_ctx *ctx, xmlNodePtr dom)
 {
 	xmlNodePtr hp = child(child(dom, "memoryBacking"), "hugepages");
@@ -777,20 +830,7 @@ static int check_cells(struct vgpu_ctx *ctx, xmlNodePtr dom)
 				"or give --no-pin",
 				(const char *)d->name, cell);
 	}
-	for (xmlNodePtr pg = hp ? hp->children : NULL; pg; pg = pg->next) {
-		VGPU_AUTOFREE char *set = NULL;
-
-		if (pg->type != XML_ELEMENT_NODE || !xmlStrEqual(pg->name, X("page")))
-			continue;
-		set = get_attr(pg, "nodeset");
-		if (set && strcmp(set, "0") != 0) {
-			vgpu_log(ctx, LOG_NOTICE,
-				 "hugepages for guest NUMA cells %s now back cell 0: the pinning "
-				 "leaves the guest one cell (release restores them)",
-				 set);
-			set_attr(pg, "nodeset", "0");
-		}
-	}
+	one_page_size(ctx, hp);
 	return 0;
 }
 
@@ -840,6 +880,26 @@ static void build_cpu(xmlNodePtr dom, const struct vgpu_plan *plan, uint64_t mem
 		remove_children(cpu, "model");
 		remove_children(cpu, "vendor");
 	}
+	/*
+	 * The guest cells become one: what they said about their memory stays
+	 * (shared if any cell was, for vhost-user; discard if any cell had it).
+	 */
+	VGPU_AUTOFREE char *access = NULL;
+	bool discard = false;
+
+	for (xmlNodePtr c = child(child(cpu, "numa"), "cell"); c; c = c->next) {
+		VGPU_AUTOFREE char *a = NULL, *d = NULL;
+
+		if (c->type != XML_ELEMENT_NODE || !xmlStrEqual(c->name, X("cell")))
+			continue;
+		a = get_attr(c, "memAccess");
+		d = get_attr(c, "discard");
+		if (a && (!access || strcmp(a, "shared") == 0)) {
+			free(access);
+			access = vgpu_steal_ptr(&a);
+		}
+		discard |= d && strcmp(d, "yes") == 0;
+	}
 	remove_children(cpu, "topology");
 	remove_children(cpu, "numa");
 	n = add_first(cpu, xmlNewNode(NULL, X("topology")));
@@ -861,20 +921,40 @@ static void build_cpu(xmlNodePtr dom, const struct vgpu_plan *plan, uint64_t mem
 	set_attr(n, "cpus", plan->vcpus == 1 ? "0" : buf);
 	set_attr_u(n, "memory", mem_kib);
 	set_attr(n, "unit", "KiB");
+	if (access)
+		set_attr(n, "memAccess", access);
+	if (discard)
+		set_attr(n, "discard", "yes");
 }
 
-/* NVIDIA's vGPU guest drivers and our pinning are for x86_64 and aarch64 guests. */
+/*
+ * NVIDIA's vGPU guest drivers and our pinning are for x86_64 and aarch64
+ * guests, on a machine type with a PCI bus for the hostdev (not x86's isapc,
+ * not Arm's board models: aarch64 takes virt).
+ */
 static int check_arch(struct vgpu_ctx *ctx, xmlNodePtr dom)
 {
 	xmlNodePtr type = child(child(dom, "os"), "type");
 	VGPU_AUTOFREE char *arch = type ? get_attr(type, "arch") : NULL;
+	VGPU_AUTOFREE char *machine = type ? get_attr(type, "machine") : NULL;
 
 	if (arch && strcmp(arch, "x86_64") != 0 && strcmp(arch, "aarch64") != 0)
 		return vgpu_error(ctx, -ENOTSUP,
 				  "guest architecture '%s' is not supported: vGPUs go to x86_64 "
 				  "and aarch64 guests",
 				  arch);
+	if (machine && ((strcmp(machine, "isapc") == 0) ||
+			(arch && strcmp(arch, "aarch64") == 0 && strncmp(machine, "virt", 4) != 0)))
+		return vgpu_error(ctx, -ENOTSUP,
+				  "machine type '%s' has no PCI bus for a vGPU hostdev: use %s",
+				  machine,
+				  arch && strcmp(arch, "aarch64") == 0 ? "virt" : "q35 or pc");
 	return 0;
+}
+
+int vgpu_domain_check_guest(struct vgpu_ctx *ctx, xmlDocPtr doc)
+{
+	return check_arch(ctx, xmlDocGetRootElement(doc));
 }
 
 /*

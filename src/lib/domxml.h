@@ -117,6 +117,14 @@ struct vgpu_meta {
 	size_t n_vgpus;
 };
 /**
+ * vgpu_domain_check_guest() - refuse a guest vGPUs cannot go to: another
+ * architecture than x86_64 and aarch64, or a machine type without a PCI bus.
+ * @ctx: where errors go
+ * @doc: the domain
+ * Return: 0 or -ENOTSUP with a message in @ctx.
+ */
+int vgpu_domain_check_guest(struct vgpu_ctx *ctx, struct _xmlDoc *doc);
+/**
  * vgpu_domain_read_meta() - our metadata from a domain, every value checked.
  * @ctx: where errors go
  * @doc: the domain

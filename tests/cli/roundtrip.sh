@@ -77,11 +77,40 @@ grep -q "hugepages for guest NUMA cells 1 now back cell 0" "$tmp/err" || bad "hu
 grep -q 'nodeset="0"' "$tmp/hp1.vgpu.xml" || bad "hugepages still name cell 1"
 v release --from "$tmp/hp1.vgpu.xml" -o "$tmp/hp1.back.xml" 2>/dev/null
 cmp -s "$tmp/hp1.orig.xml" "$tmp/hp1.back.xml" || bad "release did not give the hugepages' cell back"
+# vCPU hotplug stays while the count does (every vCPU pinned), and comes back
+top() { python3 -c 'import sys, xml.etree.ElementTree as ET
+r = ET.parse(sys.argv[1]).getroot()
+for path in sys.argv[2:]:
+    for e in r.findall(path): print(path, sorted(e.attrib.items()), (e.text or "").strip())' "$@"; }
+if [ "$(top "$tmp/vcpu-hotplug.vgpu.xml" vcpu vcpus/vcpu | grep -c .)" != 5 ] ||
+	! top "$tmp/vcpu-hotplug.vgpu.xml" vcpu | grep -q "('current', '2')"; then
+	bad "vcpu-hotplug: current or <vcpus> lost while the vGPU is there"
+fi
+# two hugepage sizes for two cells: one cell now, so one size (libvirt refuses two for one cell)
+[ "$(top "$tmp/hugepages-two-sizes.vgpu.xml" memoryBacking/hugepages/page)" = \
+	"memoryBacking/hugepages/page [('nodeset', '0'), ('size', '1'), ('unit', 'GiB')] " ] ||
+	bad "hugepages-two-sizes: $(top "$tmp/hugepages-two-sizes.vgpu.xml" memoryBacking/hugepages/page)"
+# the one cell keeps its memory's access and discard (vhost-user needs shared memory)
+top "$tmp/vhostuser-shared.vgpu.xml" cpu/numa/cell | grep -q "('discard', 'yes'), ('id', '0'), ('memAccess', 'shared')" ||
+	bad "vhostuser-shared: $(top "$tmp/vhostuser-shared.vgpu.xml" cpu/numa/cell)"
+# a domain without <vcpu> has libvirt's one vCPU
+sed '/<vcpu>/d' tests/data/domains/corpus/minimal.xml >"$tmp/novcpu.xml"
+v xml --from "$tmp/novcpu.xml" --vgpu A30-6C >"$tmp/novcpu.vgpu.xml" 2>"$tmp/err" || bad "no <vcpu>: $(cat "$tmp/err")"
+[ "$(top "$tmp/novcpu.vgpu.xml" vcpu)" = "vcpu [('placement', 'static')] 1" ] || bad "no <vcpu>: $(top "$tmp/novcpu.vgpu.xml" vcpu)"
+# a machine without a PCI bus cannot take the hostdev
+sed 's|machine=.pc.|machine="isapc"|' tests/data/domains/corpus/tcg.xml >"$tmp/isapc.xml"
+v xml --from "$tmp/isapc.xml" --vgpu A30-6C --vcpus 2 >/dev/null 2>"$tmp/err" && bad "an isapc guest was accepted"
+grep -q "^vgpuctl: machine type 'isapc' has no PCI bus for a vGPU hostdev: use q35 or pc$" "$tmp/err" ||
+	bad "isapc: $(cat "$tmp/err")"
 # guest architectures
 sed 's|<type arch=.x86_64. machine=.pc.>hvm</type>|<type arch="ppc64" machine="pseries">hvm</type>|' \
 	tests/data/domains/corpus/tcg.xml >"$tmp/ppc.xml"
 v xml --from "$tmp/ppc.xml" --vgpu A30-6C --vcpus 2 >/dev/null 2>"$tmp/err" && bad "a ppc64 guest was accepted"
 grep -q "^vgpuctl: guest architecture 'ppc64' is not supported: vGPUs go to x86_64 and aarch64 guests$" \
 	"$tmp/err" || bad "ppc64: $(cat "$tmp/err")"
+# the architecture is said first, before what else such a guest lacks (here <vcpu>)
+sed '/<vcpu/d' "$tmp/ppc.xml" >"$tmp/ppc-novcpu.xml"
+v xml --from "$tmp/ppc-novcpu.xml" --vgpu A30-6C >/dev/null 2>"$tmp/err"
+grep -q "guest architecture 'ppc64' is not supported" "$tmp/err" || bad "ppc64 without <vcpu>: $(cat "$tmp/err")"
 [ $fail = 0 ] && echo "ok: $n definitions: assign then release gives each back; --no-pin touches no memory or CPU"
 exit $fail
