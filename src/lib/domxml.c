@@ -340,10 +340,17 @@ static void restore(xmlNodePtr dom, xmlNodePtr saved)
 				drop_node(child(dom, "devices"));
 			continue;
 		}
-		remove_children(dom, name);
-		if (s->ns)
-			continue; /* absent before assign */
-		place = domain_child(dom, name);
+		if (s->ns) {
+			remove_children(dom, name); /* absent before assign */
+			continue;
+		}
+		/*
+		 * Where assign edited it in place (the admin's own order, <cpu>
+		 * before <os> included); where assign made it, in libvirt's order.
+		 */
+		place = child(dom, name);
+		if (!place)
+			place = domain_child(dom, name);
 		xmlReplaceNode(place, xmlDocCopyNode(s, dom->doc, 1));
 		xmlFreeNode(place);
 	}
