@@ -151,6 +151,12 @@ int cmd_vgpus(struct cli *c, int argc, char **argv);
 int cli_list_vgpus(struct cli *c, const char *name, unsigned states);
 int cmd_inventory(struct cli *c, int argc, char **argv);
 int cmd_metrics(struct cli *c, int argc, char **argv);
+/*
+ * A vGPU type a VF holds that no list names (a full vendor-VFIO GPU lists
+ * nothing; H100 type 1059 beside free GIs of other profiles): ask NVML, the
+ * only one that names it, loaded for that alone (cli_nvml()'s rules).
+ */
+void cli_name_held_types(struct cli *c);
 /* The host name of the host read: SYSROOT/proc/sys/kernel/hostname; NULL when unreadable. */
 char *cli_host_name(struct cli *c);
 /* mig SUB-COMMAND: dispatches on argv[1] ("plan"). */

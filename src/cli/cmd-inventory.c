@@ -131,6 +131,7 @@ int cmd_vfs(struct cli *c, int argc, char **argv)
 	r = cli_read_host(c, VGPU_READ_TYPES | CLI_READ_GPUS);
 	if (r)
 		return r;
+	cli_name_held_types(c);
 	if (optind < argc) {
 		only = vgpu_model_find_gpu(c->model, argv[optind]);
 		if (!only) {

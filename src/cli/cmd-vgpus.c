@@ -151,5 +151,6 @@ int cmd_vgpus(struct cli *c, int argc, char **argv)
 	r = cli_read_host(c, VGPU_READ_TYPES | CLI_READ_GPUS);
 	if (r)
 		return r;
+	cli_name_held_types(c);
 	return cli_list_vgpus(c, "vgpus", ~0u);
 }

@@ -116,6 +116,26 @@ int cli_read_host(struct cli *c, unsigned what)
 	return 0;
 }
 
+void cli_name_held_types(struct cli *c)
+{
+	bool unnamed = false;
+
+	for (size_t i = 0; !unnamed && i < c->model->n_gpus; i++) {
+		const struct vgpu_gpu *g = &c->model->gpus[i];
+
+		for (size_t j = 0; !unnamed && j < g->n_parents; j++) {
+			const struct vgpu_type *t;
+
+			if (!g->parents[j].current_type)
+				continue;
+			t = vgpu_model_find_type(c->model, g, g->parents[j].current_type);
+			unnamed = !t || !t->name;
+		}
+	}
+	if (unnamed && !c->nvml_tried && cli_nvml(c))
+		vgpu_nvml_fill(&c->ctx, c->nvml, c->model);
+}
+
 char *cli_host_name(struct cli *c)
 {
 	struct vgpu_sysdir root;

@@ -104,6 +104,22 @@ run --nvml "$lib" apply "${cfg[@]}" "${tools[@]}"
 [[ $RC == 0 && -z $(changing) ]] || bad "second apply: exit $RC, changed: $(changing) $ERR"
 same "GIs after a second apply" "$(gis)" "$want_gis"
 
+# ---- a held type no list names (the driver lists a type only where it fits now; the
+# fake's lists do not shrink, so its lines go by hand), without the catalogue apply
+# keeps: vfs and vgpus ask NVML for its name, and only then
+rm -rf "$root/var/lib/vgpuctl/catalog"
+sed -i '/^1059 /d' "$root"/sys/bus/pci/devices/*/nvidia/creatable_vgpu_types
+: >"$calls"
+run --nvml "$lib" vfs
+held=$(awk '$7 == "in-use" && $8 == 1059 { print $9 }' <<<"$OUT")
+same "vfs names a held type through NVML" "$held" "H100-3-40C"
+grep -q '^nvml nvmlInit_v2' "$calls" || bad "vfs did not ask NVML for the unnamed type"
+run --nvml "$lib" --json vgpus
+[[ $OUT == *'"profile": "H100-3-40C"'* ]] || bad "vgpus did not name type 1059: $OUT"
+run vfs
+[[ -z $(awk '$7 == "in-use" && $8 == 1059 { print $9 }' <<<"$OUT") ]] ||
+	bad "vfs without --nvml under --sysroot named type 1059 (from where?)"
+
 # ---- gpus: MIG mode from NVML; unknown without it under --sysroot (and no NVML loaded)
 run --nvml "$lib" gpus
 [[ $RC == 0 && $(awk 'NR == 2 { print $NF }' <<<"$OUT") == enabled ]] ||
