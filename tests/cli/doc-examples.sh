@@ -31,9 +31,9 @@ mkdir "$tmp/bin" "$tmp/ex"
 ln -s "$bin" "$tmp/bin/vgpuctl"
 fail=0
 
-# Markdown: console blocks. Writes DIR/TAG-N.{where,cmd,want}; prints N.
-extract_md() { # FILE DIR TAG
-	awk -v dir="$2" -v tag="$3" '
+# What both extractors share: an error names the line; begin() starts example N.
+# shellcheck disable=SC2016 # awk code, not shell
+common='
 	function err(msg) { printf "FAIL: %s:%d: %s\n", FILENAME, FNR, msg > "/dev/stderr"; bad = 1 }
 	function begin(cmd) {
 		n++
@@ -42,7 +42,11 @@ extract_md() { # FILE DIR TAG
 		printf "" > (base ".want"); close(base ".want")
 		printf "%s\n", cmd > (base ".cmd")
 		cont = cmd ~ /\\$/
-	}
+	}'
+
+# Markdown: console blocks. Writes DIR/TAG-N.{where,cmd,want}; prints N.
+extract_md() { # FILE DIR TAG
+	awk -v dir="$2" -v tag="$3" "$common"'
 	function unindent(s) { return substr(s, 1, ind) ~ /^ *$/ ? substr(s, ind + 1) : s }
 	!fence && /^ *```/ {
 		fence = 1
@@ -89,8 +93,7 @@ extract_md() { # FILE DIR TAG
 
 # roff: .EX/.EE and .nf/.fi blocks. Writes DIR/TAG-N.{where,cmd,want}; prints N.
 extract_roff() { # FILE DIR TAG
-	awk -v dir="$2" -v tag="$3" '
-	function err(msg) { printf "FAIL: %s:%d: %s\n", FILENAME, FNR, msg > "/dev/stderr"; bad = 1 }
+	awk -v dir="$2" -v tag="$3" "$common"'
 	function glyph(name) {
 		if (name in glyphs)
 			return glyphs[name]
@@ -124,14 +127,6 @@ extract_roff() { # FILE DIR TAG
 				err("roff escape \\" e " in an example: not undone by this test")
 		}
 		return out
-	}
-	function begin(cmd) {
-		n++
-		base = sprintf("%s/%s-%03d", dir, tag, n)
-		printf "%s:%d\n", FILENAME, FNR > (base ".where"); close(base ".where")
-		printf "" > (base ".want"); close(base ".want")
-		printf "%s\n", cmd > (base ".cmd")
-		cont = cmd ~ /\\$/
 	}
 	BEGIN {
 		glyphs["aq"] = "\047"; glyphs["dq"] = "\""; glyphs["ga"] = "`"; glyphs["ti"] = "~"
