@@ -91,7 +91,7 @@ static void host_member(struct cli *c)
 
 enum section { S_GPUS, S_VFS, S_TYPES, S_GIS, S_VGPUS, S_RESERVATIONS, S_TOPOLOGY, S_N };
 
-static int section(struct cli *c, enum section s)
+static int section(struct cli *c, const struct cli_vgpus *vg, enum section s)
 {
 	static char gpus[] = "gpus", vfs[] = "vfs", types[] = "types", topology[] = "topology";
 	char *argv[2] = { NULL, NULL };
@@ -109,10 +109,10 @@ static int section(struct cli *c, enum section s)
 	case S_GIS:
 		return list_gis(c);
 	case S_VGPUS:
-		return cli_list_vgpus(c, "vgpus", ~0u);
+		return cli_list_vgpus(c, vg, "vgpus", ~0u);
 	case S_RESERVATIONS:
 		/* records whose vGPU is not there: capacity held for their owner */
-		return cli_list_vgpus(c, "reservations",
+		return cli_list_vgpus(c, vg, "reservations",
 				      1u << VGPU_STATE_RESERVED | 1u << VGPU_STATE_MISSING);
 	case S_TOPOLOGY:
 		argv[0] = topology;
@@ -128,6 +128,7 @@ int cmd_inventory(struct cli *c, int argc, char **argv)
 	static const char *const titles[S_N] = { "GPUs",	  "VFs",   "vGPU types",
 						 "GPU instances", "vGPUs", "Reservations",
 						 "NUMA topology" };
+	struct cli_vgpus vg;
 	int r;
 
 	if (argc > 1) {
@@ -147,13 +148,16 @@ int cmd_inventory(struct cli *c, int argc, char **argv)
 		host_member(c);
 		c->json_member = true;
 	}
-	for (int s = 0; s < S_N; s++) {
+	/* the vgpus and reservations sections are two views of one set of rows */
+	cli_vgpus_read(c, NULL, 0, &vg);
+	for (int s = 0; r == 0 && s < S_N; s++) {
 		if (!c->json)
 			fprintf(c->out, "%s%s:\n", s ? "\n" : "", titles[s]);
-		r = section(c, (enum section)s);
-		if (r)
-			return r;
+		r = section(c, &vg, (enum section)s);
 	}
+	cli_vgpus_clear(&vg);
+	if (r)
+		return r;
 	if (c->json)
 		fputs("\n}\n", c->out);
 	return EXIT_SUCCESS;

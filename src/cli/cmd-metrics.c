@@ -64,67 +64,56 @@ static int by_gpu_profile_state(const void *x, const void *y)
 }
 
 /*
- * The rows: every record (its state), every damaged record, every vGPU no
- * record claims (the host config's, when its last apply made it; else an orphan).
+ * The rows as the vgpus listing has them (cli_vgpus_read()), as label values;
+ * @keys holds the record paths they point to (free each, then the array).
  */
-static size_t vgpu_rows(struct cli *c, struct vrow **out, char ***keys, const struct vgpu_run *runs,
-			size_t n_runs)
+static size_t vgpu_rows(struct cli *c, const struct cli_vgpus *vg, struct vrow **out, char ***keys)
 {
-	VGPU_AUTOFREE struct vgpu_orphan *orphans = NULL;
-	size_t n_orphans = vgpu_host_orphans(c->model, &c->recs, &orphans);
-	size_t n = 0, cap = c->recs.n + c->recs.damaged_keys.n + n_orphans;
-	struct vrow *v = vgpu_xcalloc(cap + 1, sizeof(*v));
+	struct vrow *v = vgpu_xcalloc(vg->n + 1, sizeof(*v));
 
-	*keys = vgpu_xcalloc(c->recs.n + c->recs.damaged_keys.n + 1, sizeof(**keys));
-	for (size_t i = 0; i < c->recs.n; i++) {
-		const struct vgpu_record *r = &c->recs.v[i];
+	*keys = vgpu_xcalloc(vg->n + 1, sizeof(**keys));
+	for (size_t i = 0; i < vg->n; i++) {
+		const struct cli_vgpu *x = &vg->v[i];
+		const struct vgpu_record *r = x->rec;
+		const struct vgpu_parent *p = x->parent;
 		char key[VGPU_RECORD_KEY_LEN];
 
-		vgpu_record_key(r, key);
-		(*keys)[i] = vgpu_asprintf("%s/%s", VGPU_RECORDS_DIR, key);
-		v[n++] = (struct vrow){
-			r->gpu,	    r->parent,	    r->profile,
-			r->domain,  r->domain_uuid, vgpu_lifetime_str(r->lifetime),
-			(*keys)[i], r->type_id,	    vgpu_host_record_state(&c->ctx, c->fs, r)
-		};
-	}
-	for (size_t i = 0; i < c->recs.damaged_keys.n; i++) {
-		/* the file name starts with the parent it claims (records.h) */
-		const char *key = c->recs.damaged_keys.items[i];
-		char parent[VGPU_BDF_LEN];
-		const struct vgpu_parent *p;
+		if (r) {
+			vgpu_record_key(r, key);
+			(*keys)[i] = vgpu_asprintf("%s/%s", VGPU_RECORDS_DIR, key);
+			v[i] = (struct vrow){ r->gpu,	      r->parent,
+					      r->profile,     r->domain,
+					      r->domain_uuid, vgpu_lifetime_str(r->lifetime),
+					      (*keys)[i],     r->type_id,
+					      x->state };
+		} else if (x->damaged_key) {
+			(*keys)[i] = vgpu_asprintf("%s/%s", VGPU_RECORDS_DIR, x->damaged_key);
+			v[i] = (struct vrow){ p ? p->gpu->addr : "",
+					      p ? p->addr : "",
+					      "",
+					      "",
+					      "",
+					      "",
+					      (*keys)[i],
+					      0,
+					      x->state };
+		} else {
+			const struct vgpu_type *t =
+				vgpu_model_find_type(c->model, p->gpu, p->current_type);
 
-		snprintf(parent, sizeof(parent), "%.*s", (int)strcspn(key, "_"), key);
-		p = vgpu_model_find_parent(c->model, parent);
-		(*keys)[c->recs.n + i] = vgpu_asprintf("%s/%s", VGPU_RECORDS_DIR, key);
-		v[n++] = (struct vrow){ p ? p->gpu->addr : "",
-					p ? p->addr : "",
-					"",
-					"",
-					"",
-					"",
-					(*keys)[c->recs.n + i],
-					0,
-					VGPU_STATE_DAMAGED };
-	}
-	for (size_t i = 0; i < n_orphans; i++) {
-		const struct vgpu_parent *p = orphans[i].parent;
-		const struct vgpu_type *t = vgpu_model_find_type(c->model, p->gpu, p->current_type);
-		const char *label = vgpu_runs_config_of(runs, n_runs, p->addr, p->current_type,
-							orphans[i].mdev);
-
-		v[n++] = (struct vrow){ p->gpu->addr,
-					p->addr,
-					t && t->info.profile[0] ? t->info.profile : "",
-					"",
-					"",
-					"",
-					"",
-					p->current_type,
-					label ? VGPU_STATE_CONFIG : VGPU_STATE_ORPHAN };
+			v[i] = (struct vrow){ p->gpu->addr,
+					      p->addr,
+					      t && t->info.profile[0] ? t->info.profile : "",
+					      "",
+					      "",
+					      "",
+					      "",
+					      p->current_type,
+					      x->state };
+		}
 	}
 	*out = v;
-	return n;
+	return vg->n;
 }
 
 /*
@@ -154,15 +143,18 @@ static bool startable(const struct vgpu_model *m, const struct vgpu_record *r)
 }
 
 /* vgpuctl_vgpu_startable: the records whose vGPU is not there (reserved, missing) */
-static void startable_series(struct cli *c, FILE *f)
+static void startable_series(struct cli *c, FILE *f, const struct cli_vgpus *vg)
 {
 	family(f, "vgpuctl_vgpu_startable",
 	       "For an owner record whose vGPU is not there (reserved, missing): 1 when the hook "
 	       "can create it at the domain's next start, 0 when that start would fail");
-	for (size_t i = 0; i < c->recs.n; i++) {
-		const struct vgpu_record *r = &c->recs.v[i];
-		enum vgpu_state st = vgpu_host_record_state(&c->ctx, c->fs, r);
+	for (size_t i = 0; i < vg->n; i++) {
+		const struct vgpu_record *r = vg->v[i].rec;
+		enum vgpu_state st = vg->v[i].state;
 		char id[16];
+
+		if (!r)
+			continue;
 
 		if (st != VGPU_STATE_MISSING && st != VGPU_STATE_RESERVED)
 			continue;
@@ -180,11 +172,11 @@ static void startable_series(struct cli *c, FILE *f)
 	}
 }
 
-static void vgpu_series(struct cli *c, FILE *f, const struct vgpu_run *runs, size_t n_runs)
+static void vgpu_series(struct cli *c, FILE *f, const struct cli_vgpus *vg)
 {
 	VGPU_AUTOFREE struct vrow *v = NULL;
 	char **keys = NULL;
-	size_t n = vgpu_rows(c, &v, &keys, runs, n_runs);
+	size_t n = vgpu_rows(c, vg, &v, &keys);
 
 	family(f, "vgpuctl_vgpu",
 	       "A vGPU or owner record (1), with its owner domain and state (vgpuctl vgpus)");
@@ -244,7 +236,7 @@ static void vgpu_series(struct cli *c, FILE *f, const struct vgpu_run *runs, siz
 		label(f, "gpu", addr, true);
 		fprintf(f, "} %zu\n", blocked);
 	}
-	for (size_t i = 0; keys[i]; i++)
+	for (size_t i = 0; i < n; i++)
 		free(keys[i]);
 	free(keys);
 }
@@ -456,10 +448,14 @@ int cmd_metrics(struct cli *c, int argc, char **argv)
 	if (c->fs)
 		n_runs = vgpu_runs_read(&c->ctx, c->fs, &runs);
 	if (up) {
+		struct cli_vgpus vg;
+
 		gpu_series(c, f);
 		type_series(c, f);
-		vgpu_series(c, f, runs, n_runs);
-		startable_series(c, f);
+		cli_vgpus_read(c, runs, n_runs, &vg);
+		vgpu_series(c, f, &vg);
+		startable_series(c, f, &vg);
+		cli_vgpus_clear(&vg);
 	}
 	run_series(f, runs, n_runs);
 	vgpu_runs_free(runs, n_runs);

@@ -60,17 +60,14 @@ static void add_record(struct cli *c, struct cli_table *t, const struct vgpu_rec
 }
 
 /* A record that cannot be read: its parent stays blocked until someone looks at the file. */
-static void add_damaged(struct cli *c, struct cli_table *t, const char *key)
+static void add_damaged(struct cli *c, struct cli_table *t, const struct cli_vgpu *v)
 {
 	struct cli_line *ln = cli_line_new(t);
-	char parent[VGPU_BDF_LEN];
-	const char *mdev = strchr(key, '_');
-	const struct vgpu_parent *p;
+	const char *key = v->damaged_key, *mdev = strchr(key, '_');
+	const struct vgpu_parent *p = v->parent;
 
-	snprintf(parent, sizeof(parent), "%.*s", (int)strcspn(key, "_"), key);
-	p = vgpu_model_find_parent(c->model, parent);
 	cli_cell_str(ln, 0, p ? p->gpu->addr : NULL);
-	cli_cell_str(ln, 1, parent);
+	cli_cell_str(ln, 1, v->damaged_parent);
 	cli_cell_str(ln, 2, p ? vgpu_iface_str(p->iface) : NULL);
 	cli_cell_str(ln, 5, mdev && vgpu_uuid_valid(mdev + 1) ? mdev + 1 : NULL);
 	cli_cell_str(ln, 9, vgpu_state_str(VGPU_STATE_DAMAGED));
@@ -104,43 +101,79 @@ static void add_orphan(struct cli *c, struct cli_table *t, const struct vgpu_orp
 	}
 }
 
-int cli_list_vgpus(struct cli *c, const char *name, unsigned states)
+void cli_vgpus_read(struct cli *c, const struct vgpu_run *runs, size_t n_runs,
+		    struct cli_vgpus *out)
 {
-	VGPU_AUTORECORDS recs = { 0 };
-	VGPU_AUTOFREE struct vgpu_orphan *orphans = NULL;
-	struct vgpu_run *runs = NULL;
-	size_t n_orphans, n_runs;
-	struct cli_table *t;
+	const struct vgpu_records *recs = &c->recs;
+	size_t n_orphans = vgpu_host_orphans(c->model, recs, &out->orphans);
+	struct cli_vgpu *v =
+		vgpu_xcalloc(recs->n + recs->damaged_keys.n + n_orphans + 1, sizeof(*v));
+	size_t n = 0;
 
-	if (vgpu_records_read(&c->ctx, c->fs, &recs) < 0) {
-		cli_error(c, "%s", vgpu_ctx_error(&c->ctx));
-		return EXIT_FAILURE;
+	out->runs_read = NULL;
+	out->n_runs_read = 0;
+	if (!runs && n_orphans) {
+		out->n_runs_read = vgpu_runs_read(&c->ctx, c->fs, &out->runs_read);
+		runs = out->runs_read;
+		n_runs = out->n_runs_read;
 	}
-	t = cli_table(c, name, vgpu_cols, sizeof(vgpu_cols) / sizeof(vgpu_cols[0]));
-	for (size_t i = 0; i < recs.n; i++) {
-		enum vgpu_state st = vgpu_host_record_state(&c->ctx, c->fs, &recs.v[i]);
+	for (size_t i = 0; i < recs->n; i++, n++) {
+		v[n].rec = &recs->v[i];
+		v[n].state = vgpu_host_record_state(&c->ctx, c->fs, v[n].rec);
+	}
+	for (size_t i = 0; i < recs->damaged_keys.n; i++, n++) {
+		/* the file name starts with the parent it claims (records.h) */
+		const char *key = recs->damaged_keys.items[i];
 
-		if (states & (1u << st))
-			add_record(c, t, &recs.v[i], st);
+		v[n].damaged_key = key;
+		snprintf(v[n].damaged_parent, sizeof(v[n].damaged_parent), "%.*s",
+			 (int)strcspn(key, "_"), key);
+		v[n].parent = vgpu_model_find_parent(c->model, v[n].damaged_parent);
+		v[n].state = VGPU_STATE_DAMAGED;
 	}
-	for (size_t i = 0; (states & (1u << VGPU_STATE_DAMAGED)) && i < recs.damaged_keys.n; i++)
-		add_damaged(c, t, recs.damaged_keys.items[i]);
-	n_orphans = vgpu_host_orphans(c->model, &recs, &orphans);
-	n_runs = n_orphans ? vgpu_runs_read(&c->ctx, c->fs, &runs) : 0;
-	for (size_t i = 0; i < n_orphans; i++) {
-		const struct vgpu_parent *p = orphans[i].parent;
-		const char *label = vgpu_runs_config_of(runs, n_runs, p->addr, p->current_type,
-							orphans[i].mdev);
+	for (size_t i = 0; i < n_orphans; i++, n++) {
+		const struct vgpu_parent *p = out->orphans[i].parent;
 
-		if (states & (1u << (label ? VGPU_STATE_CONFIG : VGPU_STATE_ORPHAN)))
-			add_orphan(c, t, &orphans[i], label);
+		v[n].orphan = &out->orphans[i];
+		v[n].parent = p;
+		v[n].config = vgpu_runs_config_of(runs, n_runs, p->addr, p->current_type,
+						  out->orphans[i].mdev);
+		v[n].state = v[n].config ? VGPU_STATE_CONFIG : VGPU_STATE_ORPHAN;
 	}
-	vgpu_runs_free(runs, n_runs);
+	out->v = v;
+	out->n = n;
+}
+
+void cli_vgpus_clear(struct cli_vgpus *vg)
+{
+	free(vg->v);
+	free(vg->orphans);
+	vgpu_runs_free(vg->runs_read, vg->n_runs_read);
+	memset(vg, 0, sizeof(*vg));
+}
+
+int cli_list_vgpus(struct cli *c, const struct cli_vgpus *vg, const char *name, unsigned states)
+{
+	struct cli_table *t = cli_table(c, name, vgpu_cols, ARRAY_SIZE(vgpu_cols));
+
+	for (size_t i = 0; i < vg->n; i++) {
+		const struct cli_vgpu *v = &vg->v[i];
+
+		if (!(states & (1u << v->state)))
+			continue;
+		if (v->rec)
+			add_record(c, t, v->rec, v->state);
+		else if (v->damaged_key)
+			add_damaged(c, t, v);
+		else
+			add_orphan(c, t, v->orphan, v->config);
+	}
 	return cli_table_print(c, t);
 }
 
 int cmd_vgpus(struct cli *c, int argc, char **argv)
 {
+	struct cli_vgpus vg;
 	int r;
 
 	if (argc > 1) {
@@ -152,5 +185,8 @@ int cmd_vgpus(struct cli *c, int argc, char **argv)
 	if (r)
 		return r;
 	cli_name_held_types(c);
-	return cli_list_vgpus(c, "vgpus", ~0u);
+	cli_vgpus_read(c, NULL, 0, &vg);
+	r = cli_list_vgpus(c, &vg, "vgpus", ~0u);
+	cli_vgpus_clear(&vg);
+	return r;
 }

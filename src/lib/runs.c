@@ -134,10 +134,9 @@ size_t vgpu_runs_read(struct vgpu_ctx *ctx, struct vgpu_sysfs *fs, struct vgpu_r
 	struct vgpu_sysdir root;
 	size_t n = 0;
 
-	*out = NULL;
 	vgpu_sysdir_root(fs, &root);
 	if (vgpu_sysfs_list_dir(&root, &names, "%s", VGPU_RUNS_DIR) < 0)
-		return 0;
+		names.n = 0; /* none kept yet */
 	*out = vgpu_xcalloc(names.n + 1, sizeof(**out));
 	for (size_t i = 0; i < names.n; i++) {
 		struct vgpu_run *r = &(*out)[n];

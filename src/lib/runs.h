@@ -47,7 +47,7 @@ int vgpu_runs_save(struct vgpu_ctx *ctx, struct vgpu_sysfs *fs, const struct vgp
  * cannot be read or parsed is warned about and skipped.
  * @ctx: where warnings go
  * @fs: the host root
- * @out: the results (free()), NULL when none
+ * @out: the results, never NULL (free with vgpu_runs_free())
  * Return: how many; none when the directory does not exist.
  */
 size_t vgpu_runs_read(struct vgpu_ctx *ctx, struct vgpu_sysfs *fs, struct vgpu_run **out);
