@@ -296,6 +296,39 @@ static bool already_assigned(struct vgpu_ctx *ctx, struct vgpu_sysfs *fs, const 
 	return true;
 }
 
+/*
+ * The domain has vGPUs of ours already: exactly those asked for is a no-op
+ * (said; a file or stdout still gets the definition, libvirt's is left as it
+ * is), others are refused.  Return: 0 when it has none, 1 when assign has
+ * nothing to do, or -errno with a message in @ctx.
+ */
+static int existing_vgpus(struct vgpu_ctx *ctx, struct vgpu_sysfs *fs, struct _xmlDoc *doc,
+			  const struct vgpu_request *req, const struct vgpu_domain_opts *o,
+			  const struct vgpu_domain_target *t, char **xml)
+{
+	struct vgpu_meta meta = { 0 };
+	char have[VGPU_PROFILE_MAX] = "";
+	int r = vgpu_domain_read_meta(ctx, doc, &meta);
+
+	if (r == -ENOENT)
+		return 0;
+	if (r == 0 && already_assigned(ctx, fs, &meta, req, o)) {
+		VGPU_AUTOFREE char *name = vgpu_domain_field(doc, "name");
+
+		vgpu_log(ctx, LOG_NOTICE, "'%s' already has %s%s: nothing to do", name ? name : "",
+			 meta.vgpus[0].profile, meta.n_vgpus > 1 ? " and more" : "");
+		vgpu_meta_clear(&meta);
+		r = t->virt && !t->dry_run ? 0 : put_domain(ctx, doc, t, xml);
+		return r < 0 ? r : 1;
+	}
+	if (r == 0 && meta.n_vgpus)
+		snprintf(have, sizeof(have), " (%s)", meta.vgpus[0].profile);
+	vgpu_meta_clear(&meta);
+	return vgpu_error(ctx, -EEXIST,
+			  "the domain already has other vGPUs from vgpuctl%s; release them first",
+			  have);
+}
+
 int vgpu_assign(struct vgpu_ctx *ctx, struct vgpu_sysfs *fs, struct _xmlDoc *doc,
 		struct vgpu_request *req, const struct vgpu_domain_opts *o,
 		const struct vgpu_domain_target *t, char **xml)
@@ -304,32 +337,14 @@ int vgpu_assign(struct vgpu_ctx *ctx, struct vgpu_sysfs *fs, struct _xmlDoc *doc
 	VGPU_AUTOPTR(plan) plan = NULL;
 	VGPU_AUTOFREE char *name = NULL;
 	VGPU_AUTORECORDS recs = { 0 };
-	struct vgpu_meta meta = { 0 };
 	struct vgpu_gpu_locks gl = { .n = 0 };
 	struct vgpu_txn txn;
 	int r;
 
 	*xml = NULL;
-	r = vgpu_domain_read_meta(ctx, doc, &meta);
-	if (r == 0 && already_assigned(ctx, fs, &meta, req, o)) {
-		name = vgpu_domain_field(doc, "name");
-		vgpu_log(ctx, LOG_NOTICE, "'%s' already has %s%s: nothing to do", name ? name : "",
-			 meta.vgpus[0].profile, meta.n_vgpus > 1 ? " and more" : "");
-		vgpu_meta_clear(&meta);
-		/* a file (or stdout) still gets the definition; libvirt's is left as it is */
-		return t->virt && !t->dry_run ? 0 : put_domain(ctx, doc, t, xml);
-	}
-	if (r != -ENOENT) {
-		char have[VGPU_PROFILE_MAX] = "";
-
-		if (r == 0 && meta.n_vgpus)
-			snprintf(have, sizeof(have), " (%s)", meta.vgpus[0].profile);
-		vgpu_meta_clear(&meta);
-		return vgpu_error(ctx, -EEXIST,
-				  "the domain already has other vGPUs from vgpuctl%s; release them "
-				  "first",
-				  have);
-	}
+	r = existing_vgpus(ctx, fs, doc, req, o, t, xml);
+	if (r != 0)
+		return r < 0 ? r : 0;
 	r = vgpu_domain_check_guest(ctx, doc);
 	if (r == 0)
 		r = domain_vcpus(ctx, doc, req);
