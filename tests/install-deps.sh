@@ -19,6 +19,8 @@ pkgs=(meson ninja-build gcc pkg-config libvirt-dev libxml2-dev libyaml-dev libcm
 	clang clang-format shellcheck
 	# tests/cli/completion.sh loads bash-completion's _init_completion
 	bash-completion
+	# tests/cli/output-file.sh: -o keeps ACLs and extended attributes
+	acl attr
 	# the kernel/driver emulator of tests/emu (FUSE); no group or setuid change is needed
 	libfuse3-dev fuse3
 	# systemd-analyze verify for the boot unit

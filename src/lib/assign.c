@@ -14,6 +14,7 @@
 #include "cleanup.h"
 #include "host.h"
 #include "live.h"
+#include "outfile.h"
 #include "records.h"
 #include "txn.h"
 #include "virt.h"
@@ -89,9 +90,29 @@ int vgpu_domain_plan(struct vgpu_ctx *ctx, struct vgpu_sysfs *fs, struct vgpu_vi
 	return 0;
 }
 
-/* The last step: the new definition goes where @t says. */
+/*
+ * Where the new definition goes: -o OUT is opened and checked before
+ * anything changes (another user's link or file in /tmp, a FIFO nobody
+ * reads), so a refusal costs nothing to undo.
+ */
+static int open_output(struct vgpu_ctx *ctx, const struct vgpu_domain_target *t,
+		       struct vgpu_outfile *of)
+{
+	memset(of, 0, sizeof(*of));
+	of->dirfd = of->fd = -1;
+	if (t->dry_run || t->virt || !t->output)
+		return 0;
+	return vgpu_outfile_open(ctx, t->output, of);
+}
+
+/*
+ * The last step under the locks: the new definition goes where @t says.  A
+ * regular file is replaced now (a failure is still undone); a FIFO or a
+ * device waits on its reader, so its text is kept in *@later and written
+ * after every lock is released.
+ */
 static int put_domain(struct vgpu_ctx *ctx, struct _xmlDoc *doc, const struct vgpu_domain_target *t,
-		      char **xml)
+		      struct vgpu_outfile *of, char **xml, char **later)
 {
 	VGPU_AUTOFREE char *text = NULL;
 	int r = vgpu_domain_format(ctx, doc, &text);
@@ -102,8 +123,12 @@ static int put_domain(struct vgpu_ctx *ctx, struct _xmlDoc *doc, const struct vg
 		*xml = vgpu_steal_ptr(&text);
 		return 0;
 	}
+	if (t->output && vgpu_outfile_through(of)) {
+		*later = vgpu_steal_ptr(&text);
+		return 0;
+	}
 	if (t->output)
-		return vgpu_file_replace(ctx, t->output, text, strlen(text));
+		return vgpu_outfile_write(ctx, of, text, strlen(text));
 	return vgpu_virt_define(ctx, t->virt, text);
 }
 
@@ -304,7 +329,8 @@ static bool already_assigned(struct vgpu_ctx *ctx, struct vgpu_sysfs *fs, const 
  */
 static int existing_vgpus(struct vgpu_ctx *ctx, struct vgpu_sysfs *fs, struct _xmlDoc *doc,
 			  const struct vgpu_request *req, const struct vgpu_domain_opts *o,
-			  const struct vgpu_domain_target *t, char **xml)
+			  const struct vgpu_domain_target *t, struct vgpu_outfile *of, char **xml,
+			  char **later)
 {
 	struct vgpu_meta meta = { 0 };
 	char have[VGPU_PROFILE_MAX] = "";
@@ -318,7 +344,7 @@ static int existing_vgpus(struct vgpu_ctx *ctx, struct vgpu_sysfs *fs, struct _x
 		vgpu_log(ctx, LOG_NOTICE, "'%s' already has %s%s: nothing to do", name ? name : "",
 			 meta.vgpus[0].profile, meta.n_vgpus > 1 ? " and more" : "");
 		vgpu_meta_clear(&meta);
-		r = t->virt && !t->dry_run ? 0 : put_domain(ctx, doc, t, xml);
+		r = t->virt && !t->dry_run ? 0 : put_domain(ctx, doc, t, of, xml, later);
 		return r < 0 ? r : 1;
 	}
 	if (r == 0 && meta.n_vgpus)
@@ -329,9 +355,10 @@ static int existing_vgpus(struct vgpu_ctx *ctx, struct vgpu_sysfs *fs, struct _x
 			  have);
 }
 
-int vgpu_assign(struct vgpu_ctx *ctx, struct vgpu_sysfs *fs, struct _xmlDoc *doc,
-		struct vgpu_request *req, const struct vgpu_domain_opts *o,
-		const struct vgpu_domain_target *t, char **xml)
+static int assign_locked(struct vgpu_ctx *ctx, struct vgpu_sysfs *fs, struct _xmlDoc *doc,
+			 struct vgpu_request *req, const struct vgpu_domain_opts *o,
+			 const struct vgpu_domain_target *t, struct vgpu_outfile *of, char **xml,
+			 char **later)
 {
 	VGPU_AUTOPTR(model) m = NULL;
 	VGPU_AUTOPTR(plan) plan = NULL;
@@ -341,8 +368,7 @@ int vgpu_assign(struct vgpu_ctx *ctx, struct vgpu_sysfs *fs, struct _xmlDoc *doc
 	struct vgpu_txn txn;
 	int r;
 
-	*xml = NULL;
-	r = existing_vgpus(ctx, fs, doc, req, o, t, xml);
+	r = existing_vgpus(ctx, fs, doc, req, o, t, of, xml, later);
 	if (r != 0)
 		return r < 0 ? r : 0;
 	r = vgpu_domain_check_guest(ctx, doc);
@@ -388,9 +414,35 @@ int vgpu_assign(struct vgpu_ctx *ctx, struct vgpu_sysfs *fs, struct _xmlDoc *doc
 		r = claim_and_create(&txn, name ? name : "", plan, o->per_start, !o->no_pin);
 	}
 	if (r == 0)
-		r = put_domain(ctx, doc, t, xml);
+		r = put_domain(ctx, doc, t, of, xml, later);
 	r = finish(&txn, fs, r);
 	vgpu_gpu_locks_release(&gl);
+	return r;
+}
+
+int vgpu_assign(struct vgpu_ctx *ctx, struct vgpu_sysfs *fs, struct _xmlDoc *doc,
+		struct vgpu_request *req, const struct vgpu_domain_opts *o,
+		const struct vgpu_domain_target *t, char **xml)
+{
+	VGPU_AUTOFREE char *later = NULL;
+	struct vgpu_outfile of;
+	int r = open_output(ctx, t, &of);
+
+	*xml = NULL;
+	if (r == 0)
+		r = assign_locked(ctx, fs, doc, req, o, t, &of, xml, &later);
+	/* a FIFO's reader takes its time with no lock held; if it fails, undo the assign */
+	if (r == 0 && later && vgpu_outfile_write(ctx, &of, later, strlen(later)) < 0) {
+		VGPU_AUTOFREE char *why = vgpu_xstrdup(vgpu_ctx_error(ctx));
+		const struct vgpu_domain_target back = { .virt = NULL };
+		VGPU_AUTOFREE char *junk = NULL;
+
+		r = vgpu_release(ctx, fs, doc, NULL, &back, &junk) < 0 ? -EIO : -EPIPE;
+		vgpu_error(ctx, r, "%s; %s", why,
+			   r == -EPIPE ? "the assign is undone" :
+					 "the assign could not be undone: run release");
+	}
+	vgpu_outfile_close(&of);
 	return r;
 }
 
@@ -445,8 +497,9 @@ static void warn_foreign(struct vgpu_ctx *ctx, const struct vgpu_records *recs,
 	}
 }
 
-int vgpu_release(struct vgpu_ctx *ctx, struct vgpu_sysfs *fs, struct _xmlDoc *doc, const char *vf,
-		 const struct vgpu_domain_target *t, char **xml)
+static int release_locked(struct vgpu_ctx *ctx, struct vgpu_sysfs *fs, struct _xmlDoc *doc,
+			  const char *vf, const struct vgpu_domain_target *t,
+			  struct vgpu_outfile *of, char **xml, char **later)
 {
 	VGPU_AUTOFREE char *field = vgpu_domain_field(doc, "uuid");
 	VGPU_AUTORECORDS recs = { 0 };
@@ -456,7 +509,6 @@ int vgpu_release(struct vgpu_ctx *ctx, struct vgpu_sysfs *fs, struct _xmlDoc *do
 	struct vgpu_txn txn;
 	int r;
 
-	*xml = NULL;
 	if (!field || !vgpu_uuid_normalize(field, uuid))
 		return vgpu_error(ctx, -EINVAL, "the domain has no usable <uuid>");
 	if (vgpu_domain_read_meta(ctx, doc, &m) == -EINVAL)
@@ -480,10 +532,27 @@ int vgpu_release(struct vgpu_ctx *ctx, struct vgpu_sysfs *fs, struct _xmlDoc *do
 	}
 	if (r == 0) {
 		vgpu_domain_strip(doc, vf);
-		r = put_domain(ctx, doc, t, xml);
+		r = put_domain(ctx, doc, t, of, xml, later);
 	}
 	vgpu_meta_clear(&m);
 	r = finish(&txn, fs, r);
 	vgpu_gpu_locks_release(&gl);
+	return r;
+}
+
+int vgpu_release(struct vgpu_ctx *ctx, struct vgpu_sysfs *fs, struct _xmlDoc *doc, const char *vf,
+		 const struct vgpu_domain_target *t, char **xml)
+{
+	VGPU_AUTOFREE char *later = NULL;
+	struct vgpu_outfile of;
+	int r = open_output(ctx, t, &of);
+
+	*xml = NULL;
+	if (r == 0)
+		r = release_locked(ctx, fs, doc, vf, t, &of, xml, &later);
+	/* the vGPUs are free: a reader that fails now only misses the definition */
+	if (r == 0 && later && vgpu_outfile_write(ctx, &of, later, strlen(later)) < 0)
+		r = -EPIPE;
+	vgpu_outfile_close(&of);
 	return r;
 }

@@ -18,6 +18,7 @@
 #include <sys/statfs.h>
 #include <sys/statvfs.h>
 #include <sys/syscall.h>
+#include <sys/xattr.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -789,7 +790,7 @@ int vgpu_sysfs_mkdirs(struct vgpu_sysfs *fs, struct vgpu_sysdir *d, const char *
 	}
 }
 
-static int write_all(int fd, const char *data, size_t len)
+int vgpu_write_all(int fd, const char *data, size_t len)
 {
 	while (len) {
 		ssize_t n = write(fd, data, len);
@@ -804,12 +805,27 @@ static int write_all(int fd, const char *data, size_t len)
 	return 0;
 }
 
-/*
- * Write @data to a temporary file in @dirfd and rename it over @name; with
- * @keep, the new file gets @keep's mode and owner (the file it replaces).
- */
-static int replace_at(int dirfd, const char *name, const char *data, size_t len,
-		      const struct stat *keep)
+/* Give @to every extended attribute of @from (an ACL is one: system.posix_acl_*). */
+static int copy_xattrs(int from, int to)
+{
+	char names[8192], value[65536];
+	ssize_t n = flistxattr(from, names, sizeof(names));
+
+	if (n < 0)
+		return errno == ENOTSUP ? 0 : -errno;
+	for (const char *name = names; name < names + n; name += strlen(name) + 1) {
+		ssize_t v = fgetxattr(from, name, value, sizeof(value));
+
+		if (v < 0 && errno == ENODATA)
+			continue; /* removed meanwhile */
+		if (v < 0 || fsetxattr(to, name, value, (size_t)v, 0) < 0)
+			return -errno;
+	}
+	return 0;
+}
+
+int vgpu_replace_at(int dirfd, const char *name, const char *data, size_t len,
+		    const struct stat *keep, int attrs_from)
 {
 	char tmp[VGPU_PATH_MAX];
 	int fd, r;
@@ -823,12 +839,15 @@ static int replace_at(int dirfd, const char *name, const char *data, size_t len,
 		    keep ? 0600 : 0644);
 	if (fd < 0)
 		return -errno;
-	r = write_all(fd, data, len);
+	r = vgpu_write_all(fd, data, len);
 	/* the owner first: fchown() may clear set-id bits that fchmod() sets */
 	if (r == 0 && keep && fchown(fd, keep->st_uid, keep->st_gid) < 0 && errno != EPERM)
 		r = -errno;
 	if (r == 0 && keep && fchmod(fd, keep->st_mode & 07777) < 0)
 		r = -errno;
+	/* after the mode: an ACL's mask is the group bits, and the ACL is what was there */
+	if (r == 0 && attrs_from >= 0)
+		r = copy_xattrs(attrs_from, fd);
 	if (r == 0 && fsync(fd) < 0)
 		r = -errno;
 	if (close(fd) < 0 && r == 0)
@@ -891,7 +910,7 @@ static void sweep_temps(int dirfd)
 
 int vgpu_sysfs_replace(const struct vgpu_sysdir *d, const char *name, const char *data, size_t len)
 {
-	int r = replace_at(d->fd, name, data, len, NULL);
+	int r = vgpu_replace_at(d->fd, name, data, len, NULL, -1);
 
 	if (r == 0)
 		sweep_temps(d->fd);
@@ -1079,66 +1098,6 @@ void vgpu_gpu_locks_release(struct vgpu_gpu_locks *l)
 	free(l->fds);
 	l->fds = NULL;
 	vgpu_strv_clear(&l->gpus);
-}
-
-/* Write through to a FIFO, a device or a socket: open without blocking, never replace it. */
-static int write_through(const char *path, const char *data, size_t len)
-{
-	int fd = open(path, O_WRONLY | O_NONBLOCK | O_NOCTTY | O_CLOEXEC), r, flags;
-
-	if (fd < 0)
-		return errno == ENXIO ? -EPIPE : -errno; /* a FIFO nobody reads */
-	flags = fcntl(fd, F_GETFL);
-	if (flags >= 0)
-		(void)fcntl(fd, F_SETFL, flags & ~O_NONBLOCK);
-	r = write_all(fd, data, len);
-	if (close(fd) < 0 && r == 0 && errno != EINVAL)
-		r = -errno;
-	return r;
-}
-
-int vgpu_file_replace(struct vgpu_ctx *ctx, const char *path, const char *data, size_t len)
-{
-	VGPU_AUTOFREE char *real = NULL;
-	VGPU_AUTOFREE char *copy = NULL;
-	const char *target = path, *slash, *base;
-	struct stat st;
-	bool exists;
-	int dirfd, r;
-
-	/* a symlink is followed: the file it names is the one to replace */
-	if (lstat(path, &st) == 0 && S_ISLNK(st.st_mode)) {
-		real = realpath(path, NULL);
-		if (!real)
-			return vgpu_error(ctx, -errno, "cannot write '%s': %s", path,
-					  strerror(errno));
-		target = real;
-	}
-	exists = stat(target, &st) == 0;
-	if (!exists && errno != ENOENT)
-		return vgpu_error(ctx, -errno, "cannot write '%s': %s", path, strerror(errno));
-	if (exists && S_ISDIR(st.st_mode))
-		return vgpu_error(ctx, -EISDIR, "cannot write '%s': %s", path, strerror(EISDIR));
-	if (exists && !S_ISREG(st.st_mode)) {
-		r = write_through(target, data, len);
-		if (r < 0)
-			return vgpu_error(ctx, r, "cannot write '%s': %s", path,
-					  r == -EPIPE ? "nothing reads from it" : strerror(-r));
-		return 0;
-	}
-	copy = vgpu_xstrdup(target);
-	slash = strrchr(target, '/');
-	if (slash)
-		copy[slash - target + (slash == target)] = '\0'; /* "/x" -> "/", "a/b" -> "a" */
-	base = slash ? slash + 1 : target;
-	dirfd = open(slash ? copy : ".", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-	if (dirfd < 0)
-		return vgpu_error(ctx, -errno, "cannot write '%s': %s", path, strerror(errno));
-	r = replace_at(dirfd, base, data, len, exists ? &st : NULL);
-	close(dirfd);
-	if (r < 0)
-		return vgpu_error(ctx, r, "cannot write '%s': %s", path, vgpu_strerror(r));
-	return 0;
 }
 
 void vgpu_warn_file(struct vgpu_ctx *ctx, const struct vgpu_sysdir *d, const char *rel, int err,

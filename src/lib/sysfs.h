@@ -421,19 +421,27 @@ int vgpu_gpu_locks_take(struct vgpu_ctx *ctx, struct vgpu_sysfs *fs, struct vgpu
  */
 void vgpu_gpu_locks_release(struct vgpu_gpu_locks *l);
 /**
- * vgpu_file_replace() - write a user's file (-o OUT).  Only a regular file
- * (or none) is replaced, atomically like vgpu_sysfs_replace(), keeping the
- * mode and owner of the file it replaces; a symlink is followed to the file
- * it names; a FIFO, a device or a socket (-o /dev/stdout) is written
- * through, opened without blocking, never replaced.
- * @ctx: where errors go
- * @path: the file, as the user gave it (not below the root)
+ * vgpu_write_all() - write all of @data to @fd, through short writes and EINTR.
+ * @fd: an open file
+ * @data: the bytes
+ * @len: how many
+ * Return: 0 or -errno (-EIO: the file took nothing).
+ */
+int vgpu_write_all(int fd, const char *data, size_t len);
+/**
+ * vgpu_replace_at() - write @data to a new file in @dirfd and rename it over
+ * @name, fsynced: readers see the old file or the new one, never a part.
+ * @dirfd: the directory
+ * @name: one path component
  * @data: the new contents
  * @len: the length of @data
- * Return: 0 or -errno with "cannot write 'PATH': cause" in @ctx (-EISDIR
- * for a directory, -EPIPE for a FIFO nobody reads).
+ * @keep: the replaced file's stat: the new file gets its mode and owner; or NULL (0644)
+ * @attrs_from: an fd of the replaced file whose extended attributes (ACL,
+ * security label, user.*) the new file gets, or -1
+ * Return: 0 or -errno; on failure nothing is left behind and @name is untouched.
  */
-int vgpu_file_replace(struct vgpu_ctx *ctx, const char *path, const char *data, size_t len);
+int vgpu_replace_at(int dirfd, const char *name, const char *data, size_t len,
+		    const struct stat *keep, int attrs_from);
 #define VGPU_LOCK_PATH "run/vgpuctl/lock"
 
 #endif

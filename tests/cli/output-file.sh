@@ -1,9 +1,13 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0-or-later
-# -o OUT replaces only a regular file, keeping its mode and owner; a symlink
-# is followed; a FIFO or a device is written through and stays what it is; a
-# FIFO nobody reads fails at once; a directory is refused.  release --from
-# on a domain without vGPUs writes the domain and touches no vGPU.
+# -o OUT replaces only a regular file, keeping its mode, owner, ACL and
+# extended attributes; a symlink is followed; a FIFO or a device is written
+# through and stays what it is; a FIFO nobody reads fails at once; a directory
+# is refused.  In a sticky world-writable directory (/tmp), a link or a file
+# another user planted is neither followed nor written (as root: the planting
+# is done by an unprivileged user through setpriv).  A bind-mounted file is
+# written in place; a FIFO whose reader is slow holds no lock while it waits.
+# release --from on a domain without vGPUs writes the domain and touches no vGPU.
 #   output-file.sh VGPUCTL SRCDIR
 set -u
 bin=$(realpath "$1") src=$2
@@ -64,6 +68,96 @@ fi
 mkdir "$tmp/dir"
 if release "$tmp/dir"; then bad "directory accepted"; fi
 grep -q "cannot write '$tmp/dir': Is a directory" "$tmp/err" || bad "directory: message"
+# ---- files other users planted in a shared sticky directory (as root only)
+if [ "$(id -u)" = 0 ] && command -v setpriv >/dev/null; then
+	chmod 0755 "$tmp"
+	mkdir -m 1777 "$tmp/shared"
+	as_nobody() { setpriv --reuid=65534 --regid=65534 --clear-groups "$@"; }
+	echo precious >"$tmp/rootfile"
+	chmod 0600 "$tmp/rootfile"
+	# another user's symlink to root's file: not followed, nothing written
+	as_nobody ln -s "$tmp/rootfile" "$tmp/shared/vm.xml"
+	if release "$tmp/shared/vm.xml"; then bad "another user's symlink in /tmp was followed"; fi
+	grep -q "^vgpuctl: release plain: cannot write '$tmp/shared/vm.xml': '$tmp/shared/vm.xml' is a symbolic link that another user (uid 65534) owns in a shared sticky directory; it is not followed$" \
+		"$tmp/err" || bad "planted symlink: message"
+	[ "$(cat "$tmp/rootfile")" = precious ] || bad "the planted symlink's target was overwritten"
+	[ "$(stat -c %a "$tmp/rootfile")" = 600 ] || bad "the planted symlink's target changed mode"
+	[ -L "$tmp/shared/vm.xml" ] || bad "the planted symlink was replaced"
+	# another user's 0666 file: not written (he could rewrite it before it is defined)
+	as_nobody sh -c "umask 0; echo his >'$tmp/shared/his.xml'"
+	if release "$tmp/shared/his.xml"; then bad "another user's file in /tmp was written"; fi
+	grep -q "cannot write '$tmp/shared/his.xml': '$tmp/shared/his.xml' belongs to another user (uid 65534) in a shared sticky directory" \
+		"$tmp/err" || bad "planted file: message"
+	[ "$(cat "$tmp/shared/his.xml")" = his ] || bad "the planted file was overwritten"
+	[ "$(stat -c %u "$tmp/shared/his.xml")" = 65534 ] || bad "the planted file changed owner"
+	# a FIFO another user made there: refused too (fs.protected_fifos)
+	as_nobody mkfifo -m 0666 "$tmp/shared/his.fifo"
+	if release "$tmp/shared/his.fifo"; then bad "another user's FIFO in /tmp was written"; fi
+	# root's own symlink there is followed, as before
+	ln -s "$tmp/mine.xml" "$tmp/shared/mine.xml"
+	release "$tmp/shared/mine.xml" || bad "root's own symlink in /tmp"
+	grep -q "<name>plain</name>" "$tmp/mine.xml" || bad "root's own symlink was not followed"
+	# another user's symlink in his own (not sticky) directory is followed, like the kernel does
+	mkdir "$tmp/his" && chown 65534:65534 "$tmp/his"
+	as_nobody ln -s "$tmp/mine2.xml" "$tmp/his/link.xml"
+	release "$tmp/his/link.xml" || bad "a link in a private directory"
+	grep -q "<name>plain</name>" "$tmp/mine2.xml" || bad "a link in a private directory was not followed"
+fi
+
+# ---- ACL and extended attributes are kept (a SELinux label is one of them)
+if command -v setfacl >/dev/null && echo x >"$tmp/acl.xml" &&
+	setfattr -n user.vgpuctl -v kept "$tmp/acl.xml" 2>/dev/null &&
+	setfacl -m u:65534:rw "$tmp/acl.xml" 2>/dev/null; then
+	release "$tmp/acl.xml" || bad "a file with an ACL"
+	grep -q "<name>plain</name>" "$tmp/acl.xml" || bad "a file with an ACL was not written"
+	[ "$(getfattr --only-values -n user.vgpuctl "$tmp/acl.xml" 2>/dev/null)" = kept ] ||
+		bad "user.vgpuctl was dropped"
+	getfacl -cn "$tmp/acl.xml" 2>/dev/null | grep -q "^user:65534:rw-$" || bad "the ACL was dropped"
+else
+	echo "SKIP: no ACL/xattr support on $tmp (acl, attr packages)"
+fi
+
+# ---- a bind-mounted file (a container's output): written in place, still mounted
+if [ "$(id -u)" = 0 ] && unshare -m true 2>/dev/null; then
+	echo old >"$tmp/outside.xml"
+	: >"$tmp/bound.xml"
+	# shellcheck disable=SC2016 # expanded by the inner shell
+	unshare -m --propagation private sh -c '
+		mount --bind "$1/outside.xml" "$1/bound.xml" || exit 3
+		timeout 20 "$2" --sysroot "$1/host" release --from tests/data/domains/plain.xml \
+			-o "$1/bound.xml" 2>"$1/err" || exit 1
+		findmnt "$1/bound.xml" >/dev/null || exit 2' sh "$tmp" "$bin"
+	RC=$?
+	[ $RC = 0 ] || bad "bind-mounted file: exit $RC"
+	grep -q "<name>plain</name>" "$tmp/outside.xml" || bad "the bind-mounted file was not written"
+fi
+
+# ---- a FIFO whose reader is slow: the write waits with no lock held, so
+# another run that needs the host lock goes through meanwhile
+mkfifo "$tmp/slow"
+exec 7<>"$tmp/slow"
+head -c 65536 /dev/zero >&7 # the pipe is full: the next write waits for the reader
+timeout 60 "$bin" --sysroot "$tmp/host" release --from tests/data/domains/plain.xml \
+	-o "$tmp/slow" 2>"$tmp/slow.err" &
+writer=$!
+waiting() { # is vgpuctl (timeout's child) blocked writing to the pipe?
+	local child
+	child=$(pgrep -P $writer) && [[ "$(cat "/proc/$child/wchan" 2>/dev/null)" = *pipe_write ]]
+}
+for _ in $(seq 100); do
+	waiting && break
+	sleep 0.1
+done
+waiting || bad "the FIFO's writer never waited"
+timeout 20 "$bin" --sysroot "$tmp/host" release --from tests/data/domains/plain.xml \
+	-o "$tmp/meanwhile.xml" 2>"$tmp/err" || bad "a run waited for the slow FIFO's reader"
+kill -0 $writer 2>/dev/null || bad "the FIFO's writer did not wait for its reader"
+"$bin" --sysroot "$tmp/host" release --from tests/data/domains/plain.xml >"$tmp/expect" 2>/dev/null
+head -c $((65536 + $(wc -c <"$tmp/expect"))) <&7 | tail -c +65537 >"$tmp/got"
+wait $writer || bad "the slow FIFO's writer failed: $(cat "$tmp/slow.err")"
+cmp -s "$tmp/expect" "$tmp/got" || bad "the slow FIFO's reader got another text"
+exec 7<&-
+
 # the long form --output OUT is release's own (not the listings' -o/--output
 # COLUMNS), and those table options are refused before a command that prints no table
 timeout 20 "$bin" --sysroot "$tmp/host" release --from tests/data/domains/plain.xml \

@@ -51,6 +51,7 @@
 #include "plan.h"
 #include "catalog.h"
 #include "records.h"
+#include "outfile.h"
 #include "sysfs.h"
 #include "test-hosts.h"
 #include "test-util.h"
