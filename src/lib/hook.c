@@ -447,25 +447,31 @@ static void hook_clear(struct hook *h)
 	vgpu_strv_clear(&h->created);
 }
 
+/* Under the host lock: the records as they are now, and the GPUs of @h's domain. */
+static int hook_gpus(void *arg, struct vgpu_gpu_locks *want)
+{
+	struct hook *h = arg;
+	int e;
+
+	vgpu_records_clear(&h->recs);
+	e = vgpu_records_read(h->ctx, h->fs, &h->recs);
+	if (e == 0)
+		gpus_of(h, false, want);
+	return e;
+}
+
 /*
- * Lock the host and the GPUs of the domain's records, read the records again
- * (another run may have changed them), act, commit or undo.
+ * Lock the host and the GPUs of the domain's records (never waiting for a
+ * GPU with the host locked: vgpu_locks_take()), read the records again
+ * (another run may have changed them), act, commit or undo; by @until.
  */
 static int hook_run(struct vgpu_ctx *ctx, struct vgpu_sysfs *fs, const struct vgpu_hook_domain *d,
-		    int (*act)(struct hook *))
+		    uint64_t until, int (*act)(struct hook *))
 {
 	struct hook h = { .ctx = ctx, .fs = fs, .d = d };
-	uint64_t until = vgpu_monotonic_ms() + VGPU_HOOK_LOCK_WAIT_MS;
 	struct vgpu_gpu_locks l = { .n = 0 };
-	int e = vgpu_sysfs_lock(ctx, fs, VGPU_HOOK_LOCK_WAIT_MS);
+	int e = vgpu_locks_take(ctx, fs, until, hook_gpus, &h, &l);
 
-	if (e < 0)
-		return e;
-	e = vgpu_records_read(ctx, fs, &h.recs);
-	if (e == 0) {
-		gpus_of(&h, false, &l);
-		e = vgpu_gpu_locks_take(ctx, fs, &l, until);
-	}
 	if (e == 0) {
 		vgpu_txn_init(&h.txn, ctx, fs, false);
 		e = act(&h);
@@ -473,9 +479,9 @@ static int hook_run(struct vgpu_ctx *ctx, struct vgpu_sysfs *fs, const struct vg
 			vgpu_txn_rollback(&h.txn);
 		else
 			vgpu_txn_commit(&h.txn);
+		vgpu_gpu_locks_release(&l);
+		vgpu_sysfs_unlock(fs);
 	}
-	vgpu_gpu_locks_release(&l);
-	vgpu_sysfs_unlock(fs);
 	hook_clear(&h);
 	return e;
 }
@@ -486,16 +492,19 @@ static int hook_run(struct vgpu_ctx *ctx, struct vgpu_sysfs *fs, const struct vg
  * the host lock; the driver writes happen under the locks of their GPUs, so
  * the domains of different GPUs start side by side.  Anything else (a
  * foreign hostdev, a parent held by another vGPU, an mdev that must move)
- * is left to the path under the host lock: -EAGAIN.
+ * is left to the path under the host lock: -EAGAIN with *@slow set.  A lock
+ * not taken by @until is an error of its own (also -EAGAIN, EWOULDBLOCK):
+ * the start's budget is spent, and is not spent twice.
  */
 static int prepare_by_gpu(struct vgpu_ctx *ctx, struct vgpu_sysfs *fs,
-			  const struct vgpu_hook_domain *d)
+			  const struct vgpu_hook_domain *d, uint64_t until, bool *slow)
 {
 	struct hook h = { .ctx = ctx, .fs = fs, .d = d };
-	uint64_t until = vgpu_monotonic_ms() + VGPU_HOOK_LOCK_WAIT_MS;
 	struct vgpu_gpu_locks l = { .n = 0 };
-	int e = vgpu_sysfs_lock(ctx, fs, VGPU_HOOK_LOCK_WAIT_MS);
+	uint64_t now = vgpu_monotonic_ms();
+	int e = vgpu_sysfs_lock(ctx, fs, until > now ? (unsigned)(until - now) : 0);
 
+	*slow = false;
 	if (e < 0)
 		return e;
 	e = vgpu_records_read(ctx, fs, &h.recs);
@@ -504,6 +513,7 @@ static int prepare_by_gpu(struct vgpu_ctx *ctx, struct vgpu_sysfs *fs,
 	for (size_t i = 0; e == 0 && i < h.recs.n; i++)
 		if (vgpu_hook_owns(d, &h.recs.v[i]))
 			e = held_by_other(&h, &h.recs.v[i]) < 0 ? -EAGAIN : 0;
+	*slow = e == -EAGAIN;
 	if (e == 0)
 		gpus_of(&h, true, &l);
 	vgpu_sysfs_unlock(fs);
@@ -533,10 +543,12 @@ static int prepare_by_gpu(struct vgpu_ctx *ctx, struct vgpu_sysfs *fs,
 		if (e < 0 || ready)
 			continue;
 		e = vgpu_txn_create(&h.txn, r);
-		if (e == 0)
+		if (e == 0) {
 			note_created(&h, r);
-		else
+		} else {
 			e = -EAGAIN; /* the path under the host lock moves an mdev or says why */
+			*slow = true;
+		}
 	}
 	if (e == 0)
 		e = write_note(&h);
@@ -551,15 +563,18 @@ static int prepare_by_gpu(struct vgpu_ctx *ctx, struct vgpu_sysfs *fs,
 
 int vgpu_hook_prepare(struct vgpu_ctx *ctx, struct vgpu_sysfs *fs, const struct vgpu_hook_domain *d)
 {
-	int e = prepare_by_gpu(ctx, fs, d);
+	/* one budget for the whole start, whichever path it takes */
+	uint64_t until = vgpu_monotonic_ms() + VGPU_HOOK_LOCK_WAIT_MS;
+	bool slow;
+	int e = prepare_by_gpu(ctx, fs, d, until, &slow);
 
-	if (e != -EAGAIN)
+	if (!slow)
 		return e;
 	vgpu_ctx_clear(ctx);
-	return hook_run(ctx, fs, d, do_prepare);
+	return hook_run(ctx, fs, d, until, do_prepare);
 }
 
 int vgpu_hook_release(struct vgpu_ctx *ctx, struct vgpu_sysfs *fs, const struct vgpu_hook_domain *d)
 {
-	return hook_run(ctx, fs, d, do_release);
+	return hook_run(ctx, fs, d, vgpu_monotonic_ms() + VGPU_HOOK_LOCK_WAIT_MS, do_release);
 }

@@ -929,12 +929,51 @@ int vgpu_sysfs_unlink(const struct vgpu_sysdir *d, const char *name)
 }
 
 /*
- * The waiters' queue: each waiter for the host lock puts a ticket
- * "BOOTTIME-NS.PID" in run/vgpuctl/queue and only the oldest live ticket
- * may take the flock, so waiters are served in the order they came, not by
- * whoever polls first.  A ticket whose process is gone (killed while
- * waiting) is removed by the next waiter that sees it.  Return: how many
- * live tickets come before @mine, or -errno.
+ * The waiters' queue: each waiter for a lock puts a ticket
+ * "BOOTTIME-NS.PID" in DIR/queue and only the oldest ticket of a waiter
+ * that is alive and running may take the flock, so waiters are served in
+ * the order they came, not by whoever polls first.  The queue is fairness
+ * only: the flock alone keeps two runs out of the lock together.
+ *
+ * A ticket is alive while its waiter holds a flock on it: the waiter locks
+ * the file before its name appears and the kernel drops the lock when the
+ * waiter dies, whatever PID namespace it ran in and whoever has its PID now.
+ * A PID read from a name could be reused, or be another namespace's.
+ * A waiter proves it is running by touching its ticket (its mtime) every
+ * TICKET_BEAT_MS; a ticket untouched for TICKET_STALL_MS is a waiter
+ * stopped (Ctrl-Z, SIGSTOP) or starved, and the others pass it: it loses
+ * its turn, not everybody theirs, and takes its place again if it runs.
+ */
+#define TICKET_BEAT_MS 100
+#define TICKET_STALL_MS 1000
+
+enum ticket_state { TICKET_WAITING, TICKET_STALLED, TICKET_DEAD };
+
+static enum ticket_state ticket_state(int qfd, const char *name)
+{
+	int fd = openat(qfd, name, O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC);
+	struct timespec now;
+	struct stat st;
+	enum ticket_state state = TICKET_WAITING;
+
+	if (fd < 0)
+		return errno == ENOENT ? TICKET_DEAD : TICKET_WAITING; /* unreadable: wait for it */
+	if (flock(fd, LOCK_SH | LOCK_NB) == 0) {
+		state = TICKET_DEAD; /* nobody holds it: its waiter is gone */
+	} else if (fstat(fd, &st) == 0 && clock_gettime(CLOCK_REALTIME, &now) == 0) {
+		int64_t age = ((int64_t)now.tv_sec - st.st_mtim.tv_sec) * 1000 +
+			      (now.tv_nsec - st.st_mtim.tv_nsec) / 1000000;
+
+		if (age > TICKET_STALL_MS)
+			state = TICKET_STALLED;
+	}
+	close(fd);
+	return state;
+}
+
+/*
+ * How many waiters that are alive and running came before @mine; the
+ * tickets of dead waiters are removed on the way.  Return: the count, or -errno.
  */
 static int tickets_ahead(const struct vgpu_sysdir *q, const char *mine)
 {
@@ -944,18 +983,62 @@ static int tickets_ahead(const struct vgpu_sysdir *q, const char *mine)
 	if (r < 0)
 		return r;
 	for (size_t i = 0; i < names.n; i++) {
-		const char *n = names.items[i], *dot = strchr(n, '.');
-		long pid;
+		const char *n = names.items[i];
 
-		if (strcmp(n, mine) >= 0 || !dot)
+		/* ".NAME": a ticket being made, not yet locked and named */
+		if (n[0] == '.' || strcmp(n, mine) >= 0)
 			continue;
-		if (vgpu_parse_long(dot + 1, &pid) == 0 && pid_gone(pid)) {
+		switch (ticket_state(q->fd, n)) {
+		case TICKET_DEAD:
 			(void)unlinkat(q->fd, n, 0);
-			continue;
+			break;
+		case TICKET_STALLED:
+			break;
+		case TICKET_WAITING:
+			ahead++;
+			break;
 		}
-		ahead++;
 	}
 	return ahead;
+}
+
+/*
+ * Put this run's ticket in the queue: made under a dot name, locked, then
+ * renamed, so no other waiter ever sees it unlocked.  Return: the ticket's
+ * fd (holding the flock that says this waiter lives), or -errno.
+ */
+static int ticket_take(int qfd, char *ticket, size_t len)
+{
+	char tmp[96];
+	struct timespec arrival;
+	int fd;
+
+	clock_gettime(CLOCK_BOOTTIME, &arrival);
+	snprintf(ticket, len, "%020llu.%ld",
+		 (unsigned long long)arrival.tv_sec * 1000000000ULL +
+			 (unsigned long long)arrival.tv_nsec,
+		 (long)getpid());
+	snprintf(tmp, sizeof(tmp), ".%s", ticket);
+	fd = openat(qfd, tmp, O_RDWR | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0600);
+	if (fd < 0)
+		return -errno;
+	if (flock(fd, LOCK_EX | LOCK_NB) < 0 || renameat(qfd, tmp, qfd, ticket) < 0) {
+		int e = -errno;
+
+		(void)unlinkat(qfd, tmp, 0);
+		close(fd);
+		return e;
+	}
+	return fd;
+}
+
+/* Remove this run's ticket: the name first, so nobody sees it unlocked. */
+static int ticket_drop(int qfd, const char *ticket, int fd)
+{
+	int r = unlinkat(qfd, ticket, 0) < 0 ? -errno : 0;
+
+	close(fd);
+	return r;
 }
 
 /*
@@ -969,9 +1052,9 @@ static int fifo_lock(struct vgpu_ctx *ctx, struct vgpu_sysfs *fs, const char *di
 	VGPU_AUTOSYSDIR dir = { .fd = -1 };
 	VGPU_AUTOSYSDIR queue = { .fd = -1 };
 	char show[VGPU_SHOW_LEN], ticket[64], qrel[VGPU_PATH_MAX];
-	uint64_t start = vgpu_monotonic_ms(), waited = 0;
-	struct timespec nap = { 0, 2 * 1000 * 1000 }, arrival;
-	int r, fd, ahead = 0;
+	uint64_t start = vgpu_monotonic_ms(), waited = 0, beat = start;
+	struct timespec nap = { 0, 2 * 1000 * 1000 };
+	int r, fd, tfd, ahead = 0;
 
 	snprintf(qrel, sizeof(qrel), "%s/queue", dir_rel);
 	r = vgpu_sysfs_mkdirs(fs, &queue, qrel);
@@ -987,45 +1070,51 @@ static int fifo_lock(struct vgpu_ctx *ctx, struct vgpu_sysfs *fs, const char *di
 	fd = openat(dir.fd, "lock", O_RDWR | O_CREAT | O_NOFOLLOW | O_CLOEXEC | O_NONBLOCK, 0600);
 	if (fd < 0)
 		return vgpu_error(ctx, -errno, "cannot open lock '%s': %s", show, strerror(errno));
-	clock_gettime(CLOCK_BOOTTIME, &arrival);
-	snprintf(ticket, sizeof(ticket), "%020llu.%ld",
-		 (unsigned long long)arrival.tv_sec * 1000000000ULL +
-			 (unsigned long long)arrival.tv_nsec,
-		 (long)getpid());
-	r = openat(queue.fd, ticket, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0600);
-	if (r < 0) {
-		r = -errno;
-		close(fd);
-		return vgpu_error(ctx, r, "cannot queue for %s '%s': %s", what, show, strerror(-r));
+	/* the lock is free and nobody waits: no ticket to make (the common case) */
+	if (tickets_ahead(&queue, "~") == 0 && flock(fd, LOCK_EX | LOCK_NB) == 0) {
+		*out = fd;
+		return 0;
 	}
-	close(r);
+	tfd = ticket_take(queue.fd, ticket, sizeof(ticket));
+	if (tfd < 0) {
+		close(fd);
+		return vgpu_error(ctx, tfd, "cannot queue for %s '%s': %s", what, show,
+				  strerror(-tfd));
+	}
 	/* bounded, in wall-clock time: a hook waiting here blocks a VM start */
 	for (;;) {
+		uint64_t now;
+
 		ahead = tickets_ahead(&queue, ticket);
 		if (ahead == 0 && flock(fd, LOCK_EX | LOCK_NB) == 0)
 			break;
 		if (ahead < 0 || (ahead == 0 && errno != EWOULDBLOCK && errno != EINTR)) {
 			r = ahead < 0 ? ahead : -errno;
-			(void)unlinkat(queue.fd, ticket, 0);
+			(void)ticket_drop(queue.fd, ticket, tfd);
 			close(fd);
 			return vgpu_error(ctx, r, "cannot lock '%s': %s", show, strerror(-r));
 		}
-		waited = vgpu_monotonic_ms() - start;
+		now = vgpu_monotonic_ms();
+		waited = now - start;
 		if (waited >= timeout_ms) {
-			(void)unlinkat(queue.fd, ticket, 0);
+			(void)ticket_drop(queue.fd, ticket, tfd);
 			close(fd);
 			return vgpu_error(ctx, -EWOULDBLOCK,
 					  "another vgpuctl holds %s '%s' (waited %llu ms, %d more "
 					  "waiting before this run)",
 					  what, show, (unsigned long long)waited, ahead);
 		}
+		/* still here and running: the others keep this run's turn */
+		if (now - beat >= TICKET_BEAT_MS) {
+			(void)futimens(tfd, NULL);
+			beat = now;
+		}
 		nanosleep(&nap, NULL);
 	}
-	if (unlinkat(queue.fd, ticket, 0) < 0)
-		vgpu_warn(
-			ctx,
-			"cannot remove the lock ticket '%s/%s': %s; later runs wait for this one to end",
-			vgpu_sysdir_show(&queue, ".", show, sizeof(show)), ticket, strerror(errno));
+	r = ticket_drop(queue.fd, ticket, tfd);
+	if (r < 0)
+		vgpu_warn(ctx, "cannot remove the lock ticket '%s/%s': %s",
+			  vgpu_sysdir_show(&queue, ".", show, sizeof(show)), ticket, strerror(-r));
 	*out = fd;
 	return 0;
 }
@@ -1098,6 +1187,68 @@ void vgpu_gpu_locks_release(struct vgpu_gpu_locks *l)
 	free(l->fds);
 	l->fds = NULL;
 	vgpu_strv_clear(&l->gpus);
+}
+
+/* Is every GPU of @want in @have? */
+static bool gpus_within(const struct vgpu_strv *want, const struct vgpu_strv *have)
+{
+	for (size_t i = 0; i < want->n; i++) {
+		size_t k = 0;
+
+		while (k < have->n && strcmp(want->items[i], have->items[k]) != 0)
+			k++;
+		if (k == have->n)
+			return false;
+	}
+	return true;
+}
+
+static void gpus_copy(struct vgpu_gpu_locks *to, const struct vgpu_strv *from)
+{
+	for (size_t i = 0; i < from->n; i++)
+		vgpu_gpu_locks_add(to, from->items[i]);
+}
+
+int vgpu_locks_take(struct vgpu_ctx *ctx, struct vgpu_sysfs *fs, uint64_t deadline_ms,
+		    int (*gpus)(void *arg, struct vgpu_gpu_locks *want), void *arg,
+		    struct vgpu_gpu_locks *held)
+{
+	for (;;) {
+		struct vgpu_gpu_locks want = { .n = 0 };
+		uint64_t now = vgpu_monotonic_ms();
+		int e = vgpu_sysfs_lock(ctx, fs,
+					deadline_ms > now ? (unsigned)(deadline_ms - now) : 0);
+
+		if (e == 0)
+			e = gpus(arg, &want);
+		if (e == 0 && held->n && gpus_within(&want.gpus, &held->gpus)) {
+			vgpu_gpu_locks_release(&want);
+			return 0; /* waited for without the host lock: held already */
+		}
+		if (e == 0) {
+			/* under the host lock: try, never wait */
+			vgpu_gpu_locks_release(held);
+			gpus_copy(held, &want.gpus);
+			e = vgpu_gpu_locks_take(ctx, fs, held, vgpu_monotonic_ms());
+			if (e == 0) {
+				vgpu_gpu_locks_release(&want);
+				return 0;
+			}
+		}
+		vgpu_sysfs_unlock(fs);
+		if (e != -EWOULDBLOCK || !want.gpus.n) {
+			vgpu_gpu_locks_release(&want);
+			vgpu_gpu_locks_release(held);
+			return e;
+		}
+		/* a GPU is busy: wait for its lock alone, then decide again */
+		vgpu_ctx_clear(ctx);
+		gpus_copy(held, &want.gpus);
+		vgpu_gpu_locks_release(&want);
+		e = vgpu_gpu_locks_take(ctx, fs, held, deadline_ms);
+		if (e < 0)
+			return e;
+	}
 }
 
 void vgpu_warn_file(struct vgpu_ctx *ctx, const struct vgpu_sysdir *d, const char *rel, int err,

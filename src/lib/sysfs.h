@@ -405,8 +405,9 @@ struct vgpu_gpu_locks {
 void vgpu_gpu_locks_add(struct vgpu_gpu_locks *l, const char *gpu);
 /**
  * vgpu_gpu_locks_take() - take the lock of every GPU of @l in byte order of
- * their addresses (after the host lock, when that is held: host, then GPUs,
- * so no two runs wait on each other in a cycle), all by @deadline_ms.
+ * their addresses, all by @deadline_ms.  A run that holds the host lock
+ * never waits here (vgpu_locks_take() tries, then lets the host lock go):
+ * a start on an idle GPU must not queue behind a busy GPU's work.
  * @ctx: where errors go
  * @fs: the host root
  * @l: the set
@@ -420,6 +421,28 @@ int vgpu_gpu_locks_take(struct vgpu_ctx *ctx, struct vgpu_sysfs *fs, struct vgpu
  * @l: the set (one never taken is fine)
  */
 void vgpu_gpu_locks_release(struct vgpu_gpu_locks *l);
+/**
+ * vgpu_locks_take() - the host lock and the locks of the GPUs a decision
+ * names, without ever waiting for a GPU lock while the host lock is held.
+ * @ctx: where errors go
+ * @fs: the host root
+ * @deadline_ms: the whole wait ends then (vgpu_monotonic_ms()'s clock)
+ * @gpus: called under the host lock: reads what it decides on (again, each
+ * time) and adds the GPUs whose locks it needs to its set; 0 or -errno
+ * with a message in @ctx
+ * @arg: for @gpus
+ * @held: zeroed before the call; the GPU locks held on success
+ *
+ * Under the host lock the GPU locks are only tried.  When one is busy, the
+ * host lock is let go, the GPU locks are waited for alone, then the host
+ * lock is taken again and @gpus decides again (the host may have changed
+ * meanwhile); that ends when its GPUs are all held, or at @deadline_ms.
+ * Return: 0 with the host lock and @held's locks held, or -errno with a
+ * message in @ctx and no lock held.
+ */
+int vgpu_locks_take(struct vgpu_ctx *ctx, struct vgpu_sysfs *fs, uint64_t deadline_ms,
+		    int (*gpus)(void *arg, struct vgpu_gpu_locks *want), void *arg,
+		    struct vgpu_gpu_locks *held);
 /**
  * vgpu_write_all() - write all of @data to @fd, through short writes and EINTR.
  * @fd: an open file
