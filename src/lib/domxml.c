@@ -650,6 +650,42 @@ static void add_hostdev(xmlNodePtr devices, const struct vgpu_choice *c, const c
 
 /* ---- the sections we own -------------------------------------------------- */
 
+/*
+ * SMBIOS system entries naming a UUID other than @uuid get @uuid: libvirt
+ * refuses a definition whose <sysinfo type='smbios'><system><entry
+ * name='uuid'> differs from <uuid> ("UUID mismatch between <uuid> and
+ * <sysinfo>"), and a template copied from a VM carries that VM's.  An entry
+ * that already names @uuid, in any spelling, is left as it is.
+ */
+static void sync_sysinfo_uuid(xmlNodePtr dom, const char *uuid)
+{
+	for (xmlNodePtr si = dom->children; si; si = si->next) {
+		VGPU_AUTOFREE char *type = NULL;
+
+		if (si->type != XML_ELEMENT_NODE || !xmlStrEqual(si->name, X("sysinfo")))
+			continue;
+		type = get_attr(si, "type");
+		if (!type || strcmp(type, "smbios") != 0)
+			continue;
+		for (xmlNodePtr e = child(si, "system") ? child(si, "system")->children : NULL; e;
+		     e = e->next) {
+			VGPU_AUTOFREE char *name = NULL;
+			VGPU_AUTOPTR(xmlchar) text = NULL;
+			char norm[VGPU_UUID_LEN];
+
+			if (e->type != XML_ELEMENT_NODE || !xmlStrEqual(e->name, X("entry")))
+				continue;
+			name = get_attr(e, "name");
+			if (!name || strcmp(name, "uuid") != 0)
+				continue;
+			text = xmlNodeGetContent(e);
+			if (!text || !vgpu_uuid_normalize((const char *)text, norm) ||
+			    strcmp(norm, uuid) != 0)
+				set_text(e, uuid);
+		}
+	}
+}
+
 /* <name>, type, <uuid> (the plan's: the vGPU manager needs the VM UUID). */
 static int build_identity(struct vgpu_ctx *ctx, xmlNodePtr dom, const struct vgpu_plan *plan,
 			  const struct vgpu_domain_opts *o)
@@ -674,6 +710,7 @@ static int build_identity(struct vgpu_ctx *ctx, xmlNodePtr dom, const struct vgp
 	else if (!xmlHasProp(dom, X("type")))
 		set_attr(dom, "type", "kvm");
 	set_text(domain_child(dom, "uuid"), plan->uuid);
+	sync_sysinfo_uuid(dom, plan->uuid);
 	return 0;
 }
 

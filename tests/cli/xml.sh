@@ -51,6 +51,9 @@ golden a30-exclusions a30-dual-mdev --template $tpl --name vm2 --vgpu nvidia-684
 golden a30-odd-vcpus a30-dual-mdev --template $tpl --name odd --vgpu A30-4C --vcpus 3 --memory 4G --uuid $U --mdev-uuid $M1
 golden a30-template a30-dual-mdev --name tpl --vgpu A30-6C --vcpus 2 --memory 2G --uuid $U --mdev-uuid $M1 \
 	--template tests/data/templates/minimal.xml
+# a template's SMBIOS system UUID follows the new <uuid> (libvirt refuses a mismatch)
+golden a30-template-smbios a30-dual-mdev --name smbios --vgpu A30-6C --vcpus 2 --memory 2G --uuid $U \
+	--mdev-uuid $M1 --template tests/data/templates/smbios.xml
 golden a30-from a30-dual-mdev --from tests/data/domains/existing.xml --vgpu A30-2-12C --vcpus 8 \
 	--mdev-uuid $M2
 # without --mdev-uuid an edited domain keeps the mdev UUID it had
