@@ -714,12 +714,41 @@ static int build_identity(struct vgpu_ctx *ctx, xmlNodePtr dom, const struct vgp
 	return 0;
 }
 
+/*
+ * A template kept its <maxMemory> for its memory devices: the memory must
+ * fit under it, or libvirt refuses the definition ("maximum memory size
+ * must be equal or greater than the actual memory size").
+ */
+static int check_max_memory(struct vgpu_ctx *ctx, xmlNodePtr dom, uint64_t mem_kib)
+{
+	xmlNodePtr max = child(dom, "maxMemory");
+	VGPU_AUTOPTR(xmlchar) c = max ? xmlNodeGetContent(max) : NULL;
+	VGPU_AUTOPTR(xmlchar) u = max ? xmlGetProp(max, X("unit")) : NULL;
+	uint64_t max_kib = 0;
+
+	if (!c)
+		return vgpu_error(ctx, -EINVAL,
+				  "the template has memory devices but no <maxMemory>, which "
+				  "libvirt needs for them");
+	if (vgpu_parse_scaled_kib(vgpu_strip((char *)c), (const char *)u, 1024, false, &max_kib))
+		return vgpu_error(ctx, -EINVAL, "the template's <maxMemory> '%s' is not a size",
+				  vgpu_strip((char *)c));
+	if (max_kib < mem_kib)
+		return vgpu_error(ctx, -EINVAL,
+				  "the template's <maxMemory> (%" PRIu64 " KiB) is less than the "
+				  "memory (%" PRIu64 " KiB): raise it, or remove the template's "
+				  "memory devices",
+				  max_kib, mem_kib);
+	return 0;
+}
+
 /* <memory>, <currentMemory> and 1 GiB hugepage backing; *mem_kib gets the size. */
 static int build_memory(struct vgpu_ctx *ctx, xmlNodePtr dom, const struct vgpu_domain_opts *o,
 			uint64_t *mem_kib)
 {
 	char buf[32];
 	xmlNodePtr n, mb, hp;
+	int r;
 
 	*mem_kib = o->memory_kib;
 	if (!*mem_kib && vgpu_domain_memory_kib(ctx, dom->doc, mem_kib) < 0)
@@ -737,8 +766,16 @@ static int build_memory(struct vgpu_ctx *ctx, xmlNodePtr dom, const struct vgpu_
 		set_attr(n, "unit", "KiB");
 		set_text(n, buf);
 	}
-	if (!o->existing)
+	/*
+	 * A template's hotplug ceiling was sized for its own memory; it goes,
+	 * unless memory devices (dimm, nvdimm, virtio-mem...) stay, which
+	 * libvirt refuses without one ("cannot use/hotplug a memory device
+	 * when domain 'maxMemory' is not defined").
+	 */
+	if (!o->existing && !child(child(dom, "devices"), "memory"))
 		drop_node(child(dom, "maxMemory"));
+	else if (!o->existing && (r = check_max_memory(ctx, dom, *mem_kib)) < 0)
+		return r;
 	if (!o->hugepages)
 		return 0;
 	if (*mem_kib % (1024 * 1024))

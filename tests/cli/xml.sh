@@ -51,7 +51,16 @@ golden a30-exclusions a30-dual-mdev --template $tpl --name vm2 --vgpu nvidia-684
 golden a30-odd-vcpus a30-dual-mdev --template $tpl --name odd --vgpu A30-4C --vcpus 3 --memory 4G --uuid $U --mdev-uuid $M1
 golden a30-template a30-dual-mdev --name tpl --vgpu A30-6C --vcpus 2 --memory 2G --uuid $U --mdev-uuid $M1 \
 	--template tests/data/templates/minimal.xml
-# a template's SMBIOS system UUID follows the new <uuid> (libvirt refuses a mismatch)
+# a template's memory devices keep its <maxMemory> (libvirt refuses them without),
+# which must then hold the memory; its SMBIOS system UUID follows the new <uuid>
+golden a30-template-dimm a30-dual-mdev --name dimm --vgpu A30-6C --vcpus 2 --memory 2G --uuid $U \
+	--mdev-uuid $M1 --template tests/data/templates/memory-devices.xml
+"$bin" --sysroot $hosts/a30-dual-mdev xml --template tests/data/templates/memory-devices.xml --name dimm \
+	--vgpu A30-6C --vcpus 2 --memory 9G >/dev/null 2>"$tmp/err" && echo "exit 0" >>"$tmp/err"
+if ! grep -qx "vgpuctl: the template's <maxMemory> (8388608 KiB) is less than the memory (9437184 KiB): raise it, or remove the template's memory devices" "$tmp/err"; then
+	echo "FAIL: memory over the template's <maxMemory>: $(cat "$tmp/err")"
+	fail=1
+fi
 golden a30-template-smbios a30-dual-mdev --name smbios --vgpu A30-6C --vcpus 2 --memory 2G --uuid $U \
 	--mdev-uuid $M1 --template tests/data/templates/smbios.xml
 golden a30-from a30-dual-mdev --from tests/data/domains/existing.xml --vgpu A30-2-12C --vcpus 8 \
