@@ -1011,9 +1011,11 @@ static void build_cpu(xmlNodePtr dom, const struct vgpu_plan *plan, uint64_t mem
 /*
  * NVIDIA's vGPU guest drivers and our pinning are for x86_64 and aarch64
  * guests, on a machine type with a PCI bus for the hostdev (not x86's isapc,
- * not Arm's board models: aarch64 takes virt).
+ * not Arm's board models: aarch64 takes virt), of the host's architecture
+ * (@host_arch, NULL when unknown): KVM runs no other, and NVIDIA's vGPU
+ * manager serves guests of its own platform only.
  */
-static int check_arch(struct vgpu_ctx *ctx, xmlNodePtr dom)
+static int check_arch(struct vgpu_ctx *ctx, xmlNodePtr dom, const char *host_arch)
 {
 	xmlNodePtr type = child(child(dom, "os"), "type");
 	VGPU_AUTOFREE char *arch = type ? get_attr(type, "arch") : NULL;
@@ -1030,12 +1032,19 @@ static int check_arch(struct vgpu_ctx *ctx, xmlNodePtr dom)
 				  "machine type '%s' has no PCI bus for a vGPU hostdev: use %s",
 				  machine,
 				  arch && strcmp(arch, "aarch64") == 0 ? "virt" : "q35 or pc");
+	/* no arch: libvirt takes the host's */
+	if (arch && host_arch && strcmp(arch, host_arch) != 0)
+		return vgpu_error(ctx, -ENOTSUP,
+				  "'%s': guest architecture '%s' is not the host's (%s): a vGPU "
+				  "goes to a guest of the host's architecture",
+				  dom->doc->URL ? (const char *)dom->doc->URL : "the domain", arch,
+				  host_arch);
 	return 0;
 }
 
-int vgpu_domain_check_guest(struct vgpu_ctx *ctx, xmlDocPtr doc)
+int vgpu_domain_check_guest(struct vgpu_ctx *ctx, xmlDocPtr doc, const char *host_arch)
 {
-	return check_arch(ctx, xmlDocGetRootElement(doc));
+	return check_arch(ctx, xmlDocGetRootElement(doc), host_arch);
 }
 
 /*
@@ -1116,7 +1125,7 @@ int vgpu_domain_build(struct vgpu_ctx *ctx, xmlDocPtr doc, const struct vgpu_pla
 		    vgpu_uuid_valid(plan->vgpus[i].mdev_uuid))
 			return vgpu_error(ctx, -EINVAL, "the plan has no mdev UUID for vGPU %zu",
 					  i + 1);
-	r = check_arch(ctx, dom);
+	r = check_arch(ctx, dom, NULL); /* the host's: vgpu_domain_check_guest() */
 	if (r < 0)
 		return r;
 	/* the originals: kept from our earlier build, or taken now from an existing domain */
