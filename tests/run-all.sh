@@ -4,8 +4,11 @@
 # clang, each debug and debugoptimized, plus AddressSanitizer +
 # UndefinedBehaviorSanitizer. Every build starts in a fresh directory
 # (build-ci-*), so a stale configuration cannot hide a failure.
-# Exits non-zero on any failure; lint failures are reported at the end, after
-# the builds, so one run shows everything that is wrong.
+# Every build runs even when an earlier one fails, and the summary at the end
+# gives each build's result (and how long it took), so one run shows
+# everything that is wrong; the exit status is non-zero when anything failed.
+# An error outside a build's steps (installing the dependencies, the
+# directories) still stops the script at once (set -e).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 bash tests/install-deps.sh
@@ -14,6 +17,13 @@ shopt -s globstar nullglob
 
 # ---- lint
 lint_failed=()
+results=() # "PASS|FAIL NAME: detail", in order, for the summary
+failed=0
+# note PASS|FAIL NAME DETAIL: one line of the summary
+note() {
+	results+=("$1 $2: $3")
+	if [[ $1 == FAIL ]]; then failed=1; fi
+}
 # shell: every test script and the CI entry point; -x follows sourced files
 if ! shellcheck -x tests/**/*.sh .ci/run; then lint_failed+=(shellcheck); fi
 # house style: kernel-style C, 100 columns (.clang-format), library, CLI and tests
@@ -30,18 +40,27 @@ if ! clang-format --dry-run --Werror tests/**/*.[ch]; then lint_failed+=("clang-
 # first build, as does the selftest of the nvidia-smi/sriov-manage stand-ins
 # (suite 'fakes', shell only).  apply/assert end to end (suite 'apply') runs
 # in the first build and under ASan/UBSan.
+# A build's steps are checked one by one: the first that fails ends that
+# build (noted, with the step), and the next build runs.
 test_args=()
 run() { # NAME MESON-ARGS...  (CC from the environment picks the compiler)
-	local dir=build-ci-$1
+	local dir=build-ci-$1 start=$SECONDS
 	shift
 	echo "==== $dir: meson setup $* (CC=${CC:-cc})"
 	rm -rf "$dir"
-	meson setup "$dir" "$@"
-	ninja -C "$dir"
-	meson test -C "$dir" --print-errorlogs --num-processes 2 "${test_args[@]}"
+	if ! meson setup "$dir" "$@"; then
+		note FAIL "$dir" "meson setup"
+	elif ! ninja -C "$dir"; then
+		note FAIL "$dir" "ninja (compile)"
+	elif ! meson test -C "$dir" --print-errorlogs --num-processes 2 "${test_args[@]}"; then
+		note FAIL "$dir" "meson test ($((SECONDS - start)) s; the failures are above)"
+	else
+		note PASS "$dir" "$((SECONDS - start)) s"
+	fi
 	test_args=(--no-suite fixtures --no-suite damage --no-suite live --no-suite emu --no-suite oom
 		--no-suite fakes --no-suite apply --no-suite pkg)
 }
+built() { [[ -x build-ci-$1/src/vgpuctl ]]; } # NAME: its build compiled
 rm -rf build-ci-*
 for cc in gcc clang; do
 	for bt in debug debugoptimized; do
@@ -50,20 +69,27 @@ for cc in gcc clang; do
 done
 # meson install puts the binary, the man page, the default template, the
 # completion, the docs and the example config under the prefix (/usr/local)
-d=build-ci-gcc-debugoptimized
-meson install -C "$d" --destdir "$src/$d/destdir" >/dev/null
-for f in sbin/vgpuctl share/man/man8/vgpuctl.8 share/vgpuctl/domain.xml \
-	lib/x86_64-linux-gnu/vgpuctl/vgpuctl-xml.so share/bash-completion/completions/vgpuctl \
-	share/doc/vgpuctl/README.md share/doc/vgpuctl/examples/host.yaml share/vgpuctl/inventory.schema.json; do
-	[ -e "$d/destdir/usr/local/$f" ] || { echo "meson install: $f missing" >&2; exit 1; }
-done
-# the boot unit is installed where systemd looks under the prefix, and never
-# enabled (no .wants link)
-[ -e "$d/destdir/usr/local/lib/systemd/system/vgpuctl-apply@.service" ] ||
-	{ echo "meson install: vgpuctl-apply@.service missing" >&2; exit 1; }
-if find "$d/destdir" -path '*.wants*' | grep -q .; then
-	echo "meson install enabled a unit" >&2
-	exit 1
+check_install() { # DIR: what meson install put under the prefix; the first problem
+	local d=$1 f
+	if ! meson install -C "$d" --destdir "$src/$d/destdir" >/dev/null; then
+		echo "meson install failed"
+		return
+	fi
+	for f in sbin/vgpuctl share/man/man8/vgpuctl.8 share/vgpuctl/domain.xml \
+		lib/x86_64-linux-gnu/vgpuctl/vgpuctl-xml.so share/bash-completion/completions/vgpuctl \
+		share/doc/vgpuctl/README.md share/doc/vgpuctl/examples/host.yaml share/vgpuctl/inventory.schema.json \
+		lib/systemd/system/vgpuctl-apply@.service; do
+		[ -e "$d/destdir/usr/local/$f" ] || { echo "$f missing"; return; }
+	done
+	# the boot unit is installed where systemd looks under the prefix, and never
+	# enabled (no .wants link)
+	if find "$d/destdir" -path '*.wants*' | grep -q .; then echo "a unit was enabled"; fi
+}
+if built gcc-debugoptimized; then
+	why=$(check_install build-ci-gcc-debugoptimized)
+	if [[ -n $why ]]; then note FAIL "meson install" "$why"; else note PASS "meson install" "layout"; fi
+else
+	note FAIL "meson install" "not tried: build-ci-gcc-debugoptimized did not compile"
 fi
 # libvirt and glib keep process-lifetime allocations; ours must not leak
 export ASAN_OPTIONS=detect_leaks=1:abort_on_error=1
@@ -76,18 +102,37 @@ test_args=(--no-suite fixtures --no-suite live --no-suite emu --no-suite fakes -
 CC=gcc run asan -Db_sanitize=address,undefined -Db_lundef=false
 # vgpuctl talking to real libvirt daemons (the remote driver's XDR, which ASan
 # intercepts: src/meson.build), the hook under a daemon, assign through one
-meson test -C build-ci-asan --print-errorlogs --timeout-multiplier 2 libvirt-remote \
-	libvirt-assign libvirt-hook-daemon
+if ! built asan; then
+	note FAIL "build-ci-asan daemons" "not run: build-ci-asan did not compile"
+elif meson test -C build-ci-asan --print-errorlogs --timeout-multiplier 2 libvirt-remote \
+	libvirt-assign libvirt-hook-daemon; then
+	note PASS "build-ci-asan daemons" "libvirt-remote libvirt-assign libvirt-hook-daemon"
+else
+	note FAIL "build-ci-asan daemons" "meson test (the failures are above)"
+fi
 unset ASAN_OPTIONS LSAN_OPTIONS UBSAN_OPTIONS
 # libFuzzer targets (clang, ASan/UBSan): seeds and kept crashers, then a fixed
 # short budget per target; tests/fuzz/run runs them long
 echo "==== build-ci-fuzz"
 rm -rf build-ci-fuzz
-CC=clang meson setup build-ci-fuzz -Dfuzz=true -Dtests=false -Db_lundef=false
-FUZZ_SECONDS=${FUZZ_SECONDS:-10} sh tests/fuzz/ci.sh build-ci-fuzz
+start=$SECONDS
+if ! CC=clang meson setup build-ci-fuzz -Dfuzz=true -Dtests=false -Db_lundef=false; then
+	note FAIL build-ci-fuzz "meson setup"
+elif ! FUZZ_SECONDS=${FUZZ_SECONDS:-10} sh tests/fuzz/ci.sh build-ci-fuzz; then
+	note FAIL build-ci-fuzz "tests/fuzz/ci.sh ($((SECONDS - start)) s; its output is above)"
+else
+	note PASS build-ci-fuzz "$((SECONDS - start)) s"
+fi
 
 if [ ${#lint_failed[@]} -gt 0 ]; then
-	printf 'FAILED lint: %s (see its output above)\n' "${lint_failed[*]}" >&2
+	note FAIL lint "${lint_failed[*]} (see its output above)"
+else
+	note PASS lint "shellcheck, clang-format"
+fi
+echo "==== summary ($SECONDS s in all)"
+printf '%s\n' "${results[@]}"
+if ((failed)); then
+	echo "FAILED: see the FAIL lines above" >&2
 	exit 1
 fi
 echo "all tests passed (gcc and clang, debug and debugoptimized, ASan/UBSan; lint clean)"

@@ -125,7 +125,10 @@ static int parse_args(struct cli *c, struct vgpu_apply_opts *o, int argc, char *
 
 /*
  * The result for `vgpuctl metrics` (runs.h): not for a dry run, which
- * changes and checks nothing.  A run that cannot keep it (not root, a
+ * changes and checks nothing, and not for a label the config does not have
+ * (or a config that cannot be read): a mistyped --config would leave its
+ * record, and an alert on it, for good, since no later run has that label
+ * to replace it.  A run that cannot keep it (not root, a
  * read-only /var) still did its work: said, and its exit status stands.
  */
 static void keep_result(struct cli *c, const struct vgpu_apply_opts *o, int exit_code,
@@ -135,7 +138,7 @@ static void keep_result(struct cli *c, const struct vgpu_apply_opts *o, int exit
 			      .time = (int64_t)time(NULL),
 			      .differences = (long)differences };
 
-	if (o->dry_run)
+	if (o->dry_run || !*o->has_label)
 		return;
 	if (o->owned) {
 		r.vgpus = *o->owned; /* moved: the run frees it */
@@ -159,6 +162,7 @@ static int apply_main(struct cli *c, int argc, char **argv, bool check)
 	VGPU_AUTOSTRV diffs = { 0 };
 	VGPU_AUTOSTRV owned = { 0 }; /* apply: the config's vGPUs, kept with the result */
 	struct dry_run dry = { .c = c };
+	bool has_label = false;
 	int r = parse_args(c, &o, argc, argv);
 
 	if (r)
@@ -168,6 +172,7 @@ static int apply_main(struct cli *c, int argc, char **argv, bool check)
 				       "--json: the plan of --dry-run, or assert's differences");
 	if (!check && !o.dry_run)
 		o.owned = &owned;
+	o.has_label = &has_label;
 	if (o.dry_run) {
 		c->ctx.log_fn = apply_log;
 		c->ctx.log_data = &dry;

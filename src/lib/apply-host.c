@@ -492,6 +492,8 @@ int vgpu_apply_host(struct vgpu_ctx *ctx, struct vgpu_sysfs *fs, const struct vg
 
 	if (e < 0)
 		return e;
+	if (o->has_label)
+		*o->has_label = true;
 	/*
 	 * The domains' libvirt is connected to first: one on another host
 	 * (its sysfs is not the one read here) is refused before any change.

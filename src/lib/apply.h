@@ -164,6 +164,12 @@ struct vgpu_apply_opts {
 	 * the config's, not as orphans)
 	 */
 	struct vgpu_strv *owned;
+	/*
+	 * NULL, or set true once the configuration was read and has the label:
+	 * a result is kept only for a label the config has (a mistyped --config
+	 * would leave a record, and an alert on it, for ever)
+	 */
+	bool *has_label;
 };
 
 /**

@@ -21,6 +21,15 @@
 
 static int domain_vcpus(struct vgpu_ctx *ctx, struct _xmlDoc *doc, struct vgpu_request *req);
 
+/* vgpu_domain_check_guest() against the host below @fs (its architecture, when it says) */
+static int check_guest(struct vgpu_ctx *ctx, struct vgpu_sysfs *fs, struct _xmlDoc *doc)
+{
+	char arch[64];
+
+	return vgpu_domain_check_guest(ctx, doc,
+				       vgpu_host_arch(fs, arch, sizeof(arch)) == 0 ? arch : NULL);
+}
+
 int vgpu_domain_plan(struct vgpu_ctx *ctx, struct vgpu_sysfs *fs, struct vgpu_virt *virt,
 		     struct _xmlDoc *doc, bool existing, struct vgpu_request *req,
 		     const struct vgpu_domain_opts *o, struct vgpu_model **model,
@@ -49,7 +58,7 @@ int vgpu_domain_plan(struct vgpu_ctx *ctx, struct vgpu_sysfs *fs, struct vgpu_vi
 	if (!req->memory_kib && doc && vgpu_domain_memory_kib(ctx, doc, &req->memory_kib) < 0)
 		req->memory_kib = 0; /* unusable <memory>: the build says so */
 	/* a guest that cannot take a vGPU is said first, whatever else it lacks */
-	if (doc && vgpu_domain_check_guest(ctx, doc) < 0)
+	if (doc && check_guest(ctx, fs, doc) < 0)
 		return -ENOTSUP;
 	if (doc && existing && domain_vcpus(ctx, doc, req) < 0)
 		return -EINVAL; /* --from: the file's <vcpu>, as assign takes it */
@@ -371,7 +380,7 @@ static int assign_locked(struct vgpu_ctx *ctx, struct vgpu_sysfs *fs, struct _xm
 	r = existing_vgpus(ctx, fs, doc, req, o, t, of, xml, later);
 	if (r != 0)
 		return r < 0 ? r : 0;
-	r = vgpu_domain_check_guest(ctx, doc);
+	r = check_guest(ctx, fs, doc);
 	if (r == 0)
 		r = domain_vcpus(ctx, doc, req);
 	/* a dry run writes nothing anywhere, not even the lock file */

@@ -650,6 +650,42 @@ static void add_hostdev(xmlNodePtr devices, const struct vgpu_choice *c, const c
 
 /* ---- the sections we own -------------------------------------------------- */
 
+/*
+ * SMBIOS system entries naming a UUID other than @uuid get @uuid: libvirt
+ * refuses a definition whose <sysinfo type='smbios'><system><entry
+ * name='uuid'> differs from <uuid> ("UUID mismatch between <uuid> and
+ * <sysinfo>"), and a template copied from a VM carries that VM's.  An entry
+ * that already names @uuid, in any spelling, is left as it is.
+ */
+static void sync_sysinfo_uuid(xmlNodePtr dom, const char *uuid)
+{
+	for (xmlNodePtr si = dom->children; si; si = si->next) {
+		VGPU_AUTOFREE char *type = NULL;
+
+		if (si->type != XML_ELEMENT_NODE || !xmlStrEqual(si->name, X("sysinfo")))
+			continue;
+		type = get_attr(si, "type");
+		if (!type || strcmp(type, "smbios") != 0)
+			continue;
+		for (xmlNodePtr e = child(si, "system") ? child(si, "system")->children : NULL; e;
+		     e = e->next) {
+			VGPU_AUTOFREE char *name = NULL;
+			VGPU_AUTOPTR(xmlchar) text = NULL;
+			char norm[VGPU_UUID_LEN];
+
+			if (e->type != XML_ELEMENT_NODE || !xmlStrEqual(e->name, X("entry")))
+				continue;
+			name = get_attr(e, "name");
+			if (!name || strcmp(name, "uuid") != 0)
+				continue;
+			text = xmlNodeGetContent(e);
+			if (!text || !vgpu_uuid_normalize((const char *)text, norm) ||
+			    strcmp(norm, uuid) != 0)
+				set_text(e, uuid);
+		}
+	}
+}
+
 /* <name>, type, <uuid> (the plan's: the vGPU manager needs the VM UUID). */
 static int build_identity(struct vgpu_ctx *ctx, xmlNodePtr dom, const struct vgpu_plan *plan,
 			  const struct vgpu_domain_opts *o)
@@ -674,6 +710,35 @@ static int build_identity(struct vgpu_ctx *ctx, xmlNodePtr dom, const struct vgp
 	else if (!xmlHasProp(dom, X("type")))
 		set_attr(dom, "type", "kvm");
 	set_text(domain_child(dom, "uuid"), plan->uuid);
+	sync_sysinfo_uuid(dom, plan->uuid);
+	return 0;
+}
+
+/*
+ * A template kept its <maxMemory> for its memory devices: the memory must
+ * fit under it, or libvirt refuses the definition ("maximum memory size
+ * must be equal or greater than the actual memory size").
+ */
+static int check_max_memory(struct vgpu_ctx *ctx, xmlNodePtr dom, uint64_t mem_kib)
+{
+	xmlNodePtr max = child(dom, "maxMemory");
+	VGPU_AUTOPTR(xmlchar) c = max ? xmlNodeGetContent(max) : NULL;
+	VGPU_AUTOPTR(xmlchar) u = max ? xmlGetProp(max, X("unit")) : NULL;
+	uint64_t max_kib = 0;
+
+	if (!c)
+		return vgpu_error(ctx, -EINVAL,
+				  "the template has memory devices but no <maxMemory>, which "
+				  "libvirt needs for them");
+	if (vgpu_parse_scaled_kib(vgpu_strip((char *)c), (const char *)u, 1024, false, &max_kib))
+		return vgpu_error(ctx, -EINVAL, "the template's <maxMemory> '%s' is not a size",
+				  vgpu_strip((char *)c));
+	if (max_kib < mem_kib)
+		return vgpu_error(ctx, -EINVAL,
+				  "the template's <maxMemory> (%" PRIu64 " KiB) is less than the "
+				  "memory (%" PRIu64 " KiB): raise it, or remove the template's "
+				  "memory devices",
+				  max_kib, mem_kib);
 	return 0;
 }
 
@@ -683,6 +748,7 @@ static int build_memory(struct vgpu_ctx *ctx, xmlNodePtr dom, const struct vgpu_
 {
 	char buf[32];
 	xmlNodePtr n, mb, hp;
+	int r;
 
 	*mem_kib = o->memory_kib;
 	if (!*mem_kib && vgpu_domain_memory_kib(ctx, dom->doc, mem_kib) < 0)
@@ -700,8 +766,16 @@ static int build_memory(struct vgpu_ctx *ctx, xmlNodePtr dom, const struct vgpu_
 		set_attr(n, "unit", "KiB");
 		set_text(n, buf);
 	}
-	if (!o->existing)
+	/*
+	 * A template's hotplug ceiling was sized for its own memory; it goes,
+	 * unless memory devices (dimm, nvdimm, virtio-mem...) stay, which
+	 * libvirt refuses without one ("cannot use/hotplug a memory device
+	 * when domain 'maxMemory' is not defined").
+	 */
+	if (!o->existing && !child(child(dom, "devices"), "memory"))
 		drop_node(child(dom, "maxMemory"));
+	else if (!o->existing && (r = check_max_memory(ctx, dom, *mem_kib)) < 0)
+		return r;
 	if (!o->hugepages)
 		return 0;
 	if (*mem_kib % (1024 * 1024))
@@ -937,9 +1011,11 @@ static void build_cpu(xmlNodePtr dom, const struct vgpu_plan *plan, uint64_t mem
 /*
  * NVIDIA's vGPU guest drivers and our pinning are for x86_64 and aarch64
  * guests, on a machine type with a PCI bus for the hostdev (not x86's isapc,
- * not Arm's board models: aarch64 takes virt).
+ * not Arm's board models: aarch64 takes virt), of the host's architecture
+ * (@host_arch, NULL when unknown): KVM runs no other, and NVIDIA's vGPU
+ * manager serves guests of its own platform only.
  */
-static int check_arch(struct vgpu_ctx *ctx, xmlNodePtr dom)
+static int check_arch(struct vgpu_ctx *ctx, xmlNodePtr dom, const char *host_arch)
 {
 	xmlNodePtr type = child(child(dom, "os"), "type");
 	VGPU_AUTOFREE char *arch = type ? get_attr(type, "arch") : NULL;
@@ -956,12 +1032,19 @@ static int check_arch(struct vgpu_ctx *ctx, xmlNodePtr dom)
 				  "machine type '%s' has no PCI bus for a vGPU hostdev: use %s",
 				  machine,
 				  arch && strcmp(arch, "aarch64") == 0 ? "virt" : "q35 or pc");
+	/* no arch: libvirt takes the host's */
+	if (arch && host_arch && strcmp(arch, host_arch) != 0)
+		return vgpu_error(ctx, -ENOTSUP,
+				  "'%s': guest architecture '%s' is not the host's (%s): a vGPU "
+				  "goes to a guest of the host's architecture",
+				  dom->doc->URL ? (const char *)dom->doc->URL : "the domain", arch,
+				  host_arch);
 	return 0;
 }
 
-int vgpu_domain_check_guest(struct vgpu_ctx *ctx, xmlDocPtr doc)
+int vgpu_domain_check_guest(struct vgpu_ctx *ctx, xmlDocPtr doc, const char *host_arch)
 {
-	return check_arch(ctx, xmlDocGetRootElement(doc));
+	return check_arch(ctx, xmlDocGetRootElement(doc), host_arch);
 }
 
 /*
@@ -1042,7 +1125,7 @@ int vgpu_domain_build(struct vgpu_ctx *ctx, xmlDocPtr doc, const struct vgpu_pla
 		    vgpu_uuid_valid(plan->vgpus[i].mdev_uuid))
 			return vgpu_error(ctx, -EINVAL, "the plan has no mdev UUID for vGPU %zu",
 					  i + 1);
-	r = check_arch(ctx, dom);
+	r = check_arch(ctx, dom, NULL); /* the host's: vgpu_domain_check_guest() */
 	if (r < 0)
 		return r;
 	/* the originals: kept from our earlier build, or taken now from an existing domain */

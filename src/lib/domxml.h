@@ -118,12 +118,14 @@ struct vgpu_meta {
 };
 /**
  * vgpu_domain_check_guest() - refuse a guest vGPUs cannot go to: another
- * architecture than x86_64 and aarch64, or a machine type without a PCI bus.
+ * architecture than x86_64 and aarch64, a machine type without a PCI bus,
+ * or an architecture other than the host's.
  * @ctx: where errors go
  * @doc: the domain
+ * @host_arch: the host's architecture (vgpu_host_arch()), NULL when unknown
  * Return: 0 or -ENOTSUP with a message in @ctx.
  */
-int vgpu_domain_check_guest(struct vgpu_ctx *ctx, struct _xmlDoc *doc);
+int vgpu_domain_check_guest(struct vgpu_ctx *ctx, struct _xmlDoc *doc, const char *host_arch);
 /**
  * vgpu_domain_read_meta() - our metadata from a domain, every value checked.
  * @ctx: where errors go

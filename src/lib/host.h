@@ -28,6 +28,20 @@ int vgpu_host_read(struct vgpu_ctx *ctx, struct vgpu_sysfs *fs, unsigned what,
 		   struct vgpu_model **out, struct vgpu_records *recs);
 
 /**
+ * vgpu_host_arch() - the host's machine architecture, as uname -m says it
+ * ("x86_64", "aarch64").  Read from the tree: proc/sys/kernel/arch (recent
+ * kernels), so a --sysroot tree says its own; uname(2) only for the
+ * real host ("/") when that file is missing, since uname describes the
+ * machine vgpuctl runs on, not a tree taken from another one.
+ * @fs: the host root
+ * @buf: the architecture, NUL-terminated, on success
+ * @len: the size of @buf
+ * Return: 0, or -ENOENT when the tree does not say (callers then do not
+ * compare).
+ */
+int vgpu_host_arch(struct vgpu_sysfs *fs, char *buf, size_t len);
+
+/**
  * vgpu_host_warn_unknown_type() - warn about @t if its name is outside
  * NVIDIA's grammar, naming the file it came from.
  * @ctx: where the warning goes (each message is shown once by the CLI)

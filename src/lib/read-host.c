@@ -6,6 +6,7 @@
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/utsname.h>
 
 #include "capacity.h"
 #include "catalog.h"
@@ -237,6 +238,20 @@ static void read_gis(struct vgpu_sysfs *fs, const struct vgpu_model *m, struct v
 	}
 	if (b && !g->gis_exact)
 		infer_free_gis(b, g);
+}
+
+int vgpu_host_arch(struct vgpu_sysfs *fs, char *buf, size_t len)
+{
+	struct vgpu_sysdir root;
+	struct utsname u;
+
+	vgpu_sysdir_root(fs, &root);
+	if (vgpu_sysfs_read_str(&root, buf, len, "proc/sys/kernel/arch") == 0 && *buf)
+		return 0;
+	if (strcmp(vgpu_sysfs_root(fs), "/") != 0 || uname(&u) < 0 || strlen(u.machine) >= len)
+		return -ENOENT;
+	memcpy(buf, u.machine, strlen(u.machine) + 1);
+	return 0;
 }
 
 int vgpu_host_read(struct vgpu_ctx *ctx, struct vgpu_sysfs *fs, unsigned what,

@@ -309,6 +309,14 @@ same "mig-parted's all-balanced (A100 profiles) on A30s (exit $RC)" "$RC:$ERR" "
 boot
 run apply -f "$tmp/host.yaml" --config nope
 same "missing label (exit $RC)" "$RC:$ERR" "1:vgpuctl: apply: no config 'nope' in $tmp/host.yaml; labels: all-disabled, h100-mixed"
+run assert -f "$tmp/host.yaml" --config nope
+same "missing label, assert (exit $RC)" "$RC:$ERR" "1:vgpuctl: assert: no config 'nope' in $tmp/host.yaml; labels: all-disabled, h100-mixed"
+run assert -f "$tmp/nofile.yaml" --config h100-mixed
+[[ $RC == 1 ]] || bad "assert of a missing file: exit $RC"
+# a mistyped label or file keeps no result: nothing would ever replace it, and
+# `vgpuctl metrics` would show a failed run (and an alert fire) for good
+runs=$(ls -A "$root/var/lib/vgpuctl/runs" 2>/dev/null || true)
+same "results kept for labels the config does not have" "$runs" ""
 sed 's/0000:ca:00.0/0000:99:00.0/' "$tmp/host.yaml" >"$tmp/other.yaml"
 run apply -f "$tmp/other.yaml" --config h100-mixed
 same "a GPU that is not there (exit $RC)" "$RC:$ERR" "1:vgpuctl: apply: $tmp/other.yaml:4: no NVIDIA GPU at 0000:99:00.0"

@@ -51,6 +51,18 @@ golden a30-exclusions a30-dual-mdev --template $tpl --name vm2 --vgpu nvidia-684
 golden a30-odd-vcpus a30-dual-mdev --template $tpl --name odd --vgpu A30-4C --vcpus 3 --memory 4G --uuid $U --mdev-uuid $M1
 golden a30-template a30-dual-mdev --name tpl --vgpu A30-6C --vcpus 2 --memory 2G --uuid $U --mdev-uuid $M1 \
 	--template tests/data/templates/minimal.xml
+# a template's memory devices keep its <maxMemory> (libvirt refuses them without),
+# which must then hold the memory; its SMBIOS system UUID follows the new <uuid>
+golden a30-template-dimm a30-dual-mdev --name dimm --vgpu A30-6C --vcpus 2 --memory 2G --uuid $U \
+	--mdev-uuid $M1 --template tests/data/templates/memory-devices.xml
+"$bin" --sysroot $hosts/a30-dual-mdev xml --template tests/data/templates/memory-devices.xml --name dimm \
+	--vgpu A30-6C --vcpus 2 --memory 9G >/dev/null 2>"$tmp/err" && echo "exit 0" >>"$tmp/err"
+if ! grep -qx "vgpuctl: the template's <maxMemory> (8388608 KiB) is less than the memory (9437184 KiB): raise it, or remove the template's memory devices" "$tmp/err"; then
+	echo "FAIL: memory over the template's <maxMemory>: $(cat "$tmp/err")"
+	fail=1
+fi
+golden a30-template-smbios a30-dual-mdev --name smbios --vgpu A30-6C --vcpus 2 --memory 2G --uuid $U \
+	--mdev-uuid $M1 --template tests/data/templates/smbios.xml
 golden a30-from a30-dual-mdev --from tests/data/domains/existing.xml --vgpu A30-2-12C --vcpus 8 \
 	--mdev-uuid $M2
 # without --mdev-uuid an edited domain keeps the mdev UUID it had
@@ -196,6 +208,35 @@ if [ "$d" != "<uuid>3f2c1d4e-5b6a-4789-9abc-def012345678</uuid>" ]; then
 	echo "FAIL: xml --from did not keep the domain's UUID: '$d'"
 	fail=1
 fi
+# a guest of another architecture than the host's is refused, naming the file: the host's
+# is the tree's proc/sys/kernel/arch (a fixture without it does not say, and is not compared)
+A64=tests/data/templates/aarch64.xml
+for arch in x86_64 aarch64; do
+	cp -a $hosts/a30-dual-mdev "$tmp/$arch"
+	mkdir -p "$tmp/$arch/proc/sys/kernel"
+	echo $arch >"$tmp/$arch/proc/sys/kernel/arch"
+done
+arch_refused() { # HOST-ARCH GUEST-ARCH TEMPLATE COMMAND...
+	local host=$1 guest=$2 f=$3
+	shift 3
+	"$bin" --sysroot "$tmp/$host" "$@" >/dev/null 2>"$tmp/err" && echo "exit 0" >>"$tmp/err"
+	if ! grep -q "'$f': guest architecture '$guest' is not the host's ($host): a vGPU goes to a guest of the host's architecture$" "$tmp/err"; then
+		echo "FAIL: guest $guest on host $host, $1: $(cat "$tmp/err")"
+		fail=1
+	fi
+}
+arch_refused x86_64 aarch64 $A64 xml --template $A64 --name a --vgpu A30-6C --vcpus 2 --memory 1G
+arch_refused x86_64 aarch64 $A64 assign --from $A64 --vgpu A30-6C --vcpus 2 --dry-run
+arch_refused aarch64 x86_64 $tpl xml --template $tpl --name a --vgpu A30-6C --vcpus 2 --memory 1G
+for arch in x86_64 aarch64; do
+	t=$tpl
+	[ $arch = aarch64 ] && t=$A64
+	if ! "$bin" --sysroot "$tmp/$arch" xml --template $t --name a --vgpu A30-6C --vcpus 2 --memory 1G \
+		>"$tmp/out" 2>"$tmp/err"; then
+		echo "FAIL: guest $arch on host $arch: $(cat "$tmp/err")"
+		fail=1
+	fi
+done
 # a node whose meminfo is damaged (a negative MemTotal): said twice, never silent
 cp -a $hosts/a30-dual-mdev "$tmp/negmem"
 sed -i 's/MemTotal: *[0-9]*/MemTotal:       -257672/' "$tmp/negmem/sys/devices/system/node/node0/meminfo"

@@ -2,7 +2,8 @@
 # SPDX-License-Identifier: GPL-2.0-or-later
 """Random create/free sequences against the driver emulator (tests/emu/README.md).
 
-    sequences.py VGPUCTL SRCDIR        (VGPU_EMU names the emulator binary)
+    sequences.py VGPUCTL SRCDIR [--seed N|random] [--steps N] [--budget SECONDS]
+                                       (VGPU_EMU names the emulator binary)
 
 For each fixture host in HOSTS, on a fresh emulator mount: run N seeded random steps, each
 creating a vGPU of a random type on a random parent or freeing a random vGPU (and now and
@@ -24,9 +25,22 @@ there, grouped in classes, with a summary line per host. Exit 0 when there is no
 otherwise (or when the emulator or a probe misbehaved), 77 when the emulator is not built.
 The hosts run side by side, one thread and one emulator each.
 
+A sequence ends after N steps or when its host's share of the time budget is spent,
+whichever comes first: a step takes 0.3 s on an idle machine and several seconds on a
+loaded one, so a count alone made the run take 1 minute or 6. Each host gets
+BUDGET x JOBS / HOSTS seconds from its own start (a host queued behind others still gets
+its share), and its summary line says where it stopped. The seed is fixed (DEFAULT_SEED)
+unless one is given: the suite gives the same sequences every run, and a run that stops
+early has checked a prefix of them. Explore with --seed random --steps 1000 --budget 0.
+
+Options (each also from the environment):
+  --seed N|random     VGPU_SEQ_SEED: the seed (default DEFAULT_SEED; printed, so a failure
+                      can be rerun)
+  --steps N           VGPU_SEQ_STEPS: steps per host, at most (default 60)
+  --budget SECONDS    VGPU_SEQ_BUDGET: wall-clock time for the whole run (default 90; 0:
+                      no limit, only the steps)
+
 Environment:
-  VGPU_SEQ_SEED       the seed (default: random; printed, so a failure can be rerun)
-  VGPU_SEQ_STEPS      steps per host (default 60)
   VGPU_SEQ_HOSTS      the hosts, space-separated (default HOSTS; also FIXTURE+catalog)
   VGPU_SEQ_PER_VF     per-VF rows checked after each step (default 8; 0: none)
   VGPU_SEQ_JOBS       hosts run at once (default: the CPUs, at most the hosts)
@@ -34,6 +48,7 @@ Environment:
   VGPU_SEQ_KEEP=1     keep the temporary directories (backing, journal, emu.err)
 """
 
+import argparse
 import concurrent.futures
 import errno
 import json
@@ -115,6 +130,9 @@ HOST_SETUP = {
 }
 
 SAFETY_CAP = 256  # successive creates of one probe, at most
+DEFAULT_SEED = 1  # the suite's sequences (0 mismatches, every host, 60 steps)
+DEFAULT_STEPS = 60
+DEFAULT_BUDGET = 90.0  # seconds for the whole run; 0: the steps alone bound it
 
 
 def errname(e):
@@ -364,9 +382,11 @@ class Host:
 
 
 class Run:
-    def __init__(self, vgpuctl, emu_bin, src, seed, steps, per_vf, max_shown, keep):
+    def __init__(self, vgpuctl, emu_bin, src, seed, steps, host_budget, per_vf, max_shown,
+                 keep):
         self.vgpuctl, self.emu_bin, self.src = vgpuctl, emu_bin, src
         self.seed, self.steps, self.per_vf = seed, steps, per_vf
+        self.host_budget = host_budget  # seconds per host from its start; 0: no limit
         self.max_shown, self.keep = max_shown, keep
         self.mismatches = []
         self.problems = []  # the emulator or the probe misbehaving (not a capacity answer)
@@ -419,7 +439,8 @@ class Run:
         emu = Emu(self.emu_bin, fixture, opts, prepare, self.keep)
         rng = random.Random("%d/%s" % (self.seed, name))
         st = {"host": name, "steps": 0, "creates": 0, "frees": 0, "refused": 0,
-              "comparisons": 0, "inexact": 0, "per_vf": 0, "mismatches": 0, "max_vgpus": 0}
+              "comparisons": 0, "inexact": 0, "per_vf": 0, "mismatches": 0, "max_vgpus": 0,
+              "stopped": ""}
         trace = []  # the writes of the sequence, for a reproduction
         host = None
         try:
@@ -429,6 +450,10 @@ class Run:
             # type vgpuctl listed since
             known = host.sysfs_types()
             for step in range(self.steps + 1):
+                if step and self.host_budget and time.time() - t0 >= self.host_budget:
+                    st["stopped"] = " (the time budget stopped it after %d of %d steps)" % (
+                        step - 1, self.steps)
+                    break
                 if step:
                     self.random_step(host, rng, known, step, trace, st)
                     st["steps"] += 1
@@ -613,31 +638,53 @@ class Run:
             print("%(host)s: %(steps)d steps (%(creates)d creates, %(frees)d frees, "
                   "%(refused)d refused), %(comparisons)d comparisons (%(inexact)d lower "
                   "bounds), %(per_vf)d per-VF "
-                  "checks, at most %(max_vgpus)d vGPUs, %(mismatches)d mismatches" % s)
+                  "checks, at most %(max_vgpus)d vGPUs, %(mismatches)d mismatches%(stopped)s" % s)
         total = sum(s["mismatches"] for s in self.stats)
         print("seed %d: %d mismatches, %d problems" % (self.seed, total, len(self.problems)))
         return 1 if total or self.problems else 0
 
 
+def parse_args(argv):
+    ap = argparse.ArgumentParser(usage=__doc__.strip().splitlines()[2].strip())
+    ap.add_argument("vgpuctl")
+    ap.add_argument("src")
+    ap.add_argument("--seed", default=os.environ.get("VGPU_SEQ_SEED") or str(DEFAULT_SEED))
+    ap.add_argument("--steps", type=int,
+                    default=int(os.environ.get("VGPU_SEQ_STEPS") or DEFAULT_STEPS))
+    ap.add_argument("--budget", type=float,
+                    default=float(os.environ.get("VGPU_SEQ_BUDGET") or DEFAULT_BUDGET))
+    a = ap.parse_args(argv)
+    if a.seed == "random":
+        a.seed = random.SystemRandom().randrange(1 << 31)
+    else:
+        try:
+            a.seed = int(a.seed)
+        except ValueError:
+            ap.error("--seed: '%s' is not a number or 'random'" % a.seed)
+    if a.steps < 0 or a.budget < 0:
+        ap.error("--steps and --budget cannot be negative")
+    return a
+
+
 def main():
-    if len(sys.argv) != 3:
-        print(__doc__.strip().splitlines()[2], file=sys.stderr)
-        return 2
-    vgpuctl, src = os.path.abspath(sys.argv[1]), os.path.abspath(sys.argv[2])
+    args = parse_args(sys.argv[1:])
+    vgpuctl, src = os.path.abspath(args.vgpuctl), os.path.abspath(args.src)
     emu_bin = os.environ.get("VGPU_EMU", "")
     if not emu_bin or not os.access(emu_bin, os.X_OK):
         print("SKIP: vgpu-emu was not built (VGPU_EMU unset)")
         return 77
-    seed = int(os.environ.get("VGPU_SEQ_SEED") or random.SystemRandom().randrange(1 << 31))
-    steps = int(os.environ.get("VGPU_SEQ_STEPS") or 60)
+    seed, steps = args.seed, args.steps
     hosts = (os.environ.get("VGPU_SEQ_HOSTS") or " ".join(HOSTS)).split()
-    run = Run(vgpuctl, emu_bin, src, seed, steps,
+    jobs = int(os.environ.get("VGPU_SEQ_JOBS") or min(len(hosts), os.cpu_count() or 1))
+    # each host's share of the budget: the hosts run JOBS at a time
+    host_budget = args.budget * min(jobs, len(hosts)) / len(hosts) if hosts else 0
+    run = Run(vgpuctl, emu_bin, src, seed, steps, host_budget,
               int(os.environ.get("VGPU_SEQ_PER_VF") or 8),
               int(os.environ.get("VGPU_SEQ_MAX_SHOWN") or 40),
               bool(os.environ.get("VGPU_SEQ_KEEP")))
-    print("seed %d (VGPU_SEQ_SEED=%d reruns it), %d steps per host" % (seed, seed, steps))
+    print("seed %d (--seed %d reruns it), at most %d steps per host%s" %
+          (seed, seed, steps, ", %.0f s each" % host_budget if host_budget else ""))
     t0 = time.time()
-    jobs = int(os.environ.get("VGPU_SEQ_JOBS") or min(len(hosts), os.cpu_count() or 1))
     # one emulator per host, each with its own random stream: the hosts run side by side
     # and give the same sequences whatever the interleaving
     if jobs <= 1:

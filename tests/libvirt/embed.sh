@@ -75,6 +75,15 @@ need "$tmp/plan.json" '"cpus": "6-11,54-59"'
 "$bin" --sysroot $h/a30-dual-mdev --json plan -c "$uri" --name vm1 --vgpu A30-6C --vcpus 12 \
 	--memory 4G >"$tmp/plan.json" 2>&1
 need "$tmp/plan.json" '"cpus": "2-7,50-55"'
+# definitions libvirt's own tests hold, made from templates (defined, then undefined: they
+# pin nothing the checks above and below count): a DIMM needs the template's <maxMemory>
+# (the QEMU driver checks it, the test driver does not); SMBIOS names the new <uuid>
+for t in memory-devices smbios; do
+	"$bin" --sysroot $h/a30-dual-mdev xml --template "tests/data/templates/$t.xml" --name "$t" \
+		--vgpu A30-6C --vcpus 2 --memory 2G --virt-type $virt >"$tmp/$t.xml" || fail=1
+	define "$t" "$tmp/$t.xml"
+	virsh -q -c "$uri" undefine "$t" >/dev/null 2>&1
+done
 # -c URI: a VF another defined domain's hostdev names (h1's 0000:ca:00.5) is taken, even
 # though no vGPU is on it on this host
 "$bin" --sysroot $h/vfio-mig-h100 plan --name x --vgpu H100-2-20C --vcpus 2 --memory 1G \
