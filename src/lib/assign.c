@@ -277,19 +277,6 @@ static int repair_unfinished(struct vgpu_txn *txn, const struct vgpu_records *re
 	return 0;
 }
 
-/* Does profile @spec (short, full name, nvidia-N or N) name the vGPU @v of our metadata? */
-static bool spec_names(const struct vgpu_meta_vgpu *v, const char *spec)
-{
-	char id[24];
-
-	if (strcasecmp(spec, v->profile) == 0 ||
-	    (strncasecmp(spec, "NVIDIA ", 7) == 0 && strcasecmp(spec + 7, v->profile) == 0))
-		return true;
-	snprintf(id, sizeof(id), "%u", v->type_id);
-	return strcmp(spec, id) == 0 ||
-	       (strncmp(spec, "nvidia-", 7) == 0 && strcmp(spec + 7, id) == 0);
-}
-
 /*
  * Is the domain already what @req asks: our metadata names exactly these
  * profiles, in order, with the same lifetime, on the --gpu/--vf asked for,
@@ -310,8 +297,9 @@ static bool already_assigned(struct vgpu_ctx *ctx, struct vgpu_sysfs *fs, const 
 		const struct vgpu_record *rec =
 			vgpu_records_find(&recs, v->vf, v->mdev_uuid[0] ? v->mdev_uuid : NULL);
 
-		if (!spec_names(v, req->profiles[i]) || !rec ||
-		    strcmp(rec->domain_uuid, m->owner) != 0)
+		/* the one type-name rule; the record must hold that same type */
+		if (!vgpu_type_spec_names(req->profiles[i], v->type_id, v->profile, NULL) || !rec ||
+		    rec->type_id != v->type_id || strcmp(rec->domain_uuid, m->owner) != 0)
 			return false;
 		if (req->vf && (vgpu_bdf_normalize(req->vf, want) < 0 || strcmp(want, v->vf)))
 			return false;

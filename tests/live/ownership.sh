@@ -177,6 +177,12 @@ v assign --from "$EMU_DIR/vm3.a" -o "$EMU_DIR/vm3.b" --vgpu a30-6c 2>"$EMU_DIR/e
 cmp -s "$EMU_DIR/vm3.a" "$EMU_DIR/vm3.b" || fail "assign with what vm3 has changed its definition"
 grep -q "'vm3' already has A30-6C: nothing to do" "$EMU_DIR/err" || fail "no-op not said: $(cat "$EMU_DIR/err")"
 [ -z "$(emu_writes)" ] || fail "the no-op assign wrote: $(emu_writes)"
+# every spelling that names the type is the same request (one matcher, type IDs compared)
+for spec in "GRID A30-6C" "NVIDIA A30-6C" 684 nvidia-684; do
+	v assign --from "$EMU_DIR/vm3.a" -o "$EMU_DIR/vm3.b" --vgpu "$spec" 2>"$EMU_DIR/err" ||
+		fail "assign again as '$spec': $(cat "$EMU_DIR/err")"
+done
+[ -z "$(emu_writes)" ] || fail "a no-op assign wrote: $(emu_writes)"
 v assign --from "$EMU_DIR/vm3.a" -o "$EMU_DIR/vm3.c" --vgpu A30-4C 2>"$EMU_DIR/err" &&
 	fail "assign of another profile over vm3's was accepted"
 grep -q "already has other vGPUs from vgpuctl (A30-6C); release them first" "$EMU_DIR/err" ||
