@@ -156,10 +156,17 @@ kill $live
 rm -f "$EMU_ROOT/$OWN/.0000:c1:01.0.$live.tmp"
 
 # ---- an assign killed after its claim and create, before the definition was written:
-# the next assign of that domain undoes it first, so the domain never holds two
+# the next assign of that domain keeps what it asks for, undoes anything else, so the
+# domain never holds two
 v assign --from "$W/vm2.xml" -o "$W/lost.xml" --vgpu L40S-8Q || fail "assign vm2 (to be lost)"
 rm "$W/lost.xml" # the run "died" before -o: vm2.xml has no vGPU of ours
+emu_clear_journal
 v assign --from "$W/vm2.xml" -o "$W/vm2a.xml" --vgpu L40S-8Q 2>"$W/err" || fail "assign vm2 again"
+grep -q "'vm2' already holds L40S-8Q on .*: kept" "$W/err" || fail "keep: $(cat "$W/err")"
+[ -z "$(emu_writes)" ] || fail "the same request again wrote: $(emu_writes)"
+[ "$(v vgpus | grep -c " vm2 ")" = 1 ] || fail "vm2 holds more than one vGPU: $(v vgpus)"
+rm "$W/vm2a.xml"
+v assign --from "$W/vm2.xml" -o "$W/vm2a.xml" --vgpu L40S-4Q 2>"$W/err" || fail "assign vm2 4Q"
 grep -q "an earlier assign of 'vm2' did not finish: undoing its L40S-8Q" "$W/err" ||
 	fail "repair: $(cat "$W/err")"
 [ "$(v vgpus | grep -c " vm2 ")" = 1 ] || fail "vm2 holds more than one vGPU: $(v vgpus)"
@@ -192,5 +199,47 @@ v assign --from "$EMU_DIR/vm3.a" -o "$EMU_DIR/vm3.d" --vgpu A30-6C 2>/dev/null &
 	fail "assign over metadata no record backs was taken for a no-op"
 emu_stop
 
-[ $EMU_FAILS = 0 ] && echo "ok: ownership (mdev UUIDs, stale claims, damaged records, temp files, repair)"
+# ---- a definition used as a template is input, never an owner
+emu_start "$A30"
+W=$EMU_DIR
+U4=44444444-2222-4333-8444-555555555555
+domain vm1 $U1 >"$W/vm1.xml"
+v assign --from "$W/vm1.xml" -o "$W/vm1a.xml" --vgpu A30-6C 2>/dev/null || fail "assign vm1"
+M1=$(sed -n 's/.*mdev-uuid="\([^"]*\)".*/\1/p' "$W/vm1a.xml")
+held() { # DOMAIN UUID MDEV: its one record, and the mdev there
+	[ "$(grep -l "^domain_uuid=$2$" "$EMU_ROOT/$OWN"/* 2>/dev/null | wc -l)" = 1 ] &&
+		grep -q "^domain=$1$" "$(grep -l "^domain_uuid=$2$" "$EMU_ROOT/$OWN"/*)" &&
+		[ -d "$EMU_ROOT/sys/bus/mdev/devices/$3" ]
+}
+# cloned from the plain template vm1 was assigned from: vm1 keeps its vGPU
+v assign --from "$W/vm1.xml" --name vm2 --uuid $U2 -o "$W/vm2a.xml" --vgpu A30-6C 2>"$W/err" ||
+	fail "clone vm2 from vm1's template: $(cat "$W/err")"
+held vm1 $U1 "$M1" || fail "the clone took vm1's vGPU: $(cat "$W/err"; v vgpus)"
+M2=$(sed -n 's/.*mdev-uuid="\([^"]*\)".*/\1/p' "$W/vm2a.xml")
+[ -n "$M2" ] && [ "$M2" != "$M1" ] && held vm2 $U2 "$M2" || fail "vm2 has no vGPU of its own"
+# cloned from vm1's assigned definition: vm4 gets its own name, UUID and vGPU
+v assign --from "$W/vm1a.xml" --name vm4 --uuid $U4 -o "$W/vm4a.xml" --vgpu A30-6C 2>"$W/err" ||
+	fail "clone vm4 from vm1's definition: $(cat "$W/err")"
+grep -q "<name>vm4</name>" "$W/vm4a.xml" && grep -q "<uuid>$U4</uuid>" "$W/vm4a.xml" &&
+	grep -q "owner=\"$U4\"" "$W/vm4a.xml" || fail "vm4 was written as vm1: $(cat "$W/vm4a.xml")"
+grep -q "$M1" "$W/vm4a.xml" && fail "vm4's definition names vm1's mdev $M1"
+M4=$(sed -n 's/.*mdev-uuid="\([^"]*\)".*/\1/p' "$W/vm4a.xml")
+held vm4 $U4 "$M4" && held vm1 $U1 "$M1" || fail "clone of an assigned definition: $(v vgpus)"
+# a clone that keeps the template's UUID is another domain with vm1's UUID: refused
+v assign --from "$W/vm1.xml" --name vm5 -o "$W/vm5a.xml" --vgpu A30-6C 2>"$W/err" &&
+	fail "a clone with vm1's UUID was assigned"
+grep -q "UUID $U1 is domain 'vm1''s" "$W/err" || fail "same UUID: $(cat "$W/err")"
+held vm1 $U1 "$M1" || fail "a clone with vm1's UUID took its vGPU"
+# the same clone run again (Ansible, Terraform) while vm2 runs: nothing changes
+emu_fault "open $M2"
+emu_clear_journal
+v assign --from "$W/vm1.xml" --name vm2 --uuid $U2 -o "$W/vm2b.xml" --vgpu A30-6C 2>"$W/err" ||
+	fail "the clone again: $(cat "$W/err")"
+[ -z "$(emu_writes)" ] || fail "the clone again wrote: $(emu_writes)"
+cmp -s "$W/vm2a.xml" "$W/vm2b.xml" || fail "the clone again: $(diff "$W/vm2a.xml" "$W/vm2b.xml")"
+held vm2 $U2 "$M2" || fail "the clone again changed vm2's vGPU"
+emu_fault -r
+emu_stop
+
+[ $EMU_FAILS = 0 ] && echo "ok: ownership (mdev UUIDs, stale claims, damaged records, temp files, repair, templates)"
 exit $((EMU_FAILS > 0))
