@@ -621,18 +621,34 @@ int vgpu_assign(struct vgpu_ctx *ctx, struct vgpu_sysfs *fs, struct _xmlDoc *doc
 /* ---- release -------------------------------------------------------------- */
 
 /*
+ * Is @rec one of the vGPUs `--vf @vf` names: recorded on @vf, or an mdev our
+ * metadata @m puts on @vf (the hook may have moved it: the record follows
+ * the mdev, the definition keeps naming the VF it was assigned on)?
+ */
+static bool on_vf(const struct vgpu_record *rec, const struct vgpu_meta *m, const char *vf)
+{
+	if (!vf || strcmp(rec->parent, vf) == 0)
+		return true;
+	for (size_t i = 0; rec->mdev_uuid[0] && i < m->n_vgpus; i++)
+		if (strcmp(m->vgpus[i].vf, vf) == 0 &&
+		    strcmp(m->vgpus[i].mdev_uuid, rec->mdev_uuid) == 0)
+			return true;
+	return false;
+}
+
+/*
  * Destroy and forget what the records give domain @uuid (on @vf only, if
  * given).  A record the host no longer matches (VF gone, another vGPU
  * there) is dropped and the host left alone: release always drops its claim.
  */
-static int release_vgpus(struct vgpu_txn *txn, const struct vgpu_records *recs, const char *uuid,
-			 const char *vf)
+static int release_vgpus(struct vgpu_txn *txn, const struct vgpu_records *recs,
+			 const struct vgpu_meta *m, const char *uuid, const char *vf)
 {
 	for (size_t i = 0; i < recs->n; i++) {
 		const struct vgpu_record *rec = &recs->v[i];
 		int r;
 
-		if (strcmp(rec->domain_uuid, uuid) != 0 || (vf && strcmp(rec->parent, vf)))
+		if (strcmp(rec->domain_uuid, uuid) != 0 || !on_vf(rec, m, vf))
 			continue;
 		r = vgpu_txn_destroy(txn, rec);
 		/* the host no longer has what the record says: the claim goes all the same */
@@ -649,16 +665,36 @@ static int release_vgpus(struct vgpu_txn *txn, const struct vgpu_records *recs, 
 	return 0;
 }
 
+/*
+ * Take the released vGPUs out of the definition: with @vf, those our
+ * metadata puts there and those whose record (found by mdev UUID) is there.
+ */
+static void strip_released(struct _xmlDoc *doc, const struct vgpu_records *recs,
+			   const struct vgpu_meta *m, const char *uuid, const char *vf)
+{
+	if (!vf) {
+		vgpu_domain_strip(doc, NULL);
+		return;
+	}
+	vgpu_domain_strip(doc, vf);
+	for (size_t i = 0; i < m->n_vgpus; i++) {
+		const struct vgpu_meta_vgpu *v = &m->vgpus[i];
+		const struct vgpu_record *rec = vgpu_records_find_vgpu(recs, v->vf, v->mdev_uuid);
+
+		if (rec && strcmp(rec->domain_uuid, uuid) == 0 && strcmp(rec->parent, vf) == 0)
+			vgpu_domain_strip(doc, v->vf);
+	}
+}
+
 /* Our metadata names a vGPU whose record is gone or another domain's: say so, free nothing. */
 static void warn_foreign(struct vgpu_ctx *ctx, const struct vgpu_records *recs,
 			 const struct vgpu_meta *m, const char *uuid, const char *vf)
 {
 	for (size_t i = 0; i < m->n_vgpus; i++) {
 		const struct vgpu_meta_vgpu *v = &m->vgpus[i];
-		const struct vgpu_record *rec =
-			vgpu_records_find(recs, v->vf, v->mdev_uuid[0] ? v->mdev_uuid : NULL);
+		const struct vgpu_record *rec = vgpu_records_find_vgpu(recs, v->vf, v->mdev_uuid);
 
-		if (vf && strcmp(v->vf, vf) != 0)
+		if (vf && strcmp(v->vf, vf) != 0 && (!rec || strcmp(rec->parent, vf) != 0))
 			continue;
 		if (!rec)
 			vgpu_warn(ctx, "%s on %s has no owner record; not freed", v->profile,
@@ -700,10 +736,10 @@ static int release_locked(struct vgpu_ctx *ctx, struct vgpu_sysfs *fs, struct _x
 					vgpu_monotonic_ms() + VGPU_ASSIGN_LOCK_WAIT_MS);
 	if (r == 0) {
 		warn_foreign(ctx, &recs, &m, uuid, vf);
-		r = release_vgpus(&txn, &recs, uuid, vf);
+		r = release_vgpus(&txn, &recs, &m, uuid, vf);
 	}
 	if (r == 0) {
-		vgpu_domain_strip(doc, vf);
+		strip_released(doc, &recs, &m, uuid, vf);
 		r = put_domain(ctx, doc, t, of, xml, later);
 	}
 	vgpu_meta_clear(&m);

@@ -241,5 +241,46 @@ held vm2 $U2 "$M2" || fail "the clone again changed vm2's vGPU"
 emu_fault -r
 emu_stop
 
-[ $EMU_FAILS = 0 ] && echo "ok: ownership (mdev UUIDs, stale claims, damaged records, temp files, repair, templates)"
+# ---- the hook moves an mdev whose parent was taken after a reboot: the record follows it,
+# never lost on the way, and assign and release still know the vGPU by its mdev UUID
+emu_start "$A30"
+W=$EMU_DIR
+X=abababab-2222-4333-8444-555555555555
+hook() { "$B" --sysroot "$EMU_ROOT" hook vm1 prepare begin - <"$W/vm1a.xml"; }
+recs_of() { grep -l "^mdev_uuid=$1$" "$EMU_ROOT/$OWN"/* 2>/dev/null | wc -l; }
+domain vm1 $U1 >"$W/vm1.xml"
+v assign --from "$W/vm1.xml" -o "$W/vm1a.xml" --vgpu A30-6C --mdev-uuid $M 2>/dev/null ||
+	fail "assign vm1"
+P=$(sed -n 's/.*vf="\([^"]*\)".*/\1/p' "$W/vm1a.xml")
+echo 1 >"$EMU_ROOT/sys/bus/mdev/devices/$M/remove" # a reboot
+echo $X >"$EMU_ROOT/sys/bus/pci/devices/$P/mdev_supported_types/nvidia-684/create" ||
+	fail "could not take $P by hand"
+# the new record cannot be written (ENOSPC): the old one stays
+emu_fault "fail create var/lib/vgpuctl/owners/* ENOSPC"
+hook 2>"$W/err" && fail "prepare moved the mdev without writing its record"
+[ "$(recs_of $M)" = 1 ] || fail "a failed move left $(recs_of $M) records of $M: $(cat "$W/err")"
+emu_fault -r
+hook 2>"$W/err" || fail "prepare vm1 (move): $(cat "$W/err")"
+Q=$(sed -n 's/^parent=//p' "$(grep -l "^mdev_uuid=$M$" "$EMU_ROOT/$OWN"/*)")
+[ "$(recs_of $M)" = 1 ] && [ -n "$Q" ] && [ "$Q" != "$P" ] || fail "after the move: $(v vgpus)"
+# a move killed between its new record and dropping the old: the next prepare keeps one
+sed "s/^parent=.*/parent=$P/" "$EMU_ROOT/$OWN/${Q}_$M" >"$EMU_ROOT/$OWN/${P}_$M"
+hook 2>"$W/err" || fail "prepare with two records of $M: $(cat "$W/err")"
+[ "$(recs_of $M)" = 1 ] && [ -e "$EMU_ROOT/$OWN/${Q}_$M" ] ||
+	fail "two records of $M after prepare: $(ls "$EMU_ROOT/$OWN")"
+[ -d "$EMU_ROOT/sys/bus/mdev/devices/$M" ] || fail "the moved mdev is gone"
+# assign again is the no-op it was before the move
+emu_clear_journal
+v assign --from "$W/vm1a.xml" -o "$W/vm1b.xml" --vgpu A30-6C 2>"$W/err" ||
+	fail "assign after the move: $(cat "$W/err")"
+[ -z "$(emu_writes)" ] || fail "assign after the move wrote: $(emu_writes)"
+# release --vf with the VF the definition names frees the vGPU where it is now
+v release --from "$W/vm1a.xml" --vf "$P" -o "$W/vm1r.xml" 2>"$W/err" ||
+	fail "release --vf $P: $(cat "$W/err")"
+[ ! -d "$EMU_ROOT/sys/bus/mdev/devices/$M" ] || fail "release --vf $P left mdev $M on $Q"
+[ "$(recs_of $M)" = 0 ] || fail "release --vf $P left the claim on $Q"
+grep -q "$M" "$W/vm1r.xml" && fail "release --vf $P left the hostdev of $M"
+emu_stop
+
+[ $EMU_FAILS = 0 ] && echo "ok: ownership (mdev UUIDs, stale claims, damaged records, temp files, repair, templates, moved mdevs)"
 exit $((EMU_FAILS > 0))
