@@ -688,7 +688,8 @@ static void strip_released(struct _xmlDoc *doc, const struct vgpu_records *recs,
 
 /* Our metadata names a vGPU whose record is gone or another domain's: say so, free nothing. */
 static void warn_foreign(struct vgpu_ctx *ctx, const struct vgpu_records *recs,
-			 const struct vgpu_meta *m, const char *uuid, const char *vf)
+			 const struct vgpu_meta *m, const char *uuid, const char *former,
+			 const char *vf)
 {
 	for (size_t i = 0; i < m->n_vgpus; i++) {
 		const struct vgpu_meta_vgpu *v = &m->vgpus[i];
@@ -699,9 +700,43 @@ static void warn_foreign(struct vgpu_ctx *ctx, const struct vgpu_records *recs,
 		if (!rec)
 			vgpu_warn(ctx, "%s on %s has no owner record; not freed", v->profile,
 				  v->vf);
-		else if (strcmp(rec->domain_uuid, uuid) != 0)
+		else if (strcmp(rec->domain_uuid, uuid) != 0 &&
+			 strcmp(rec->domain_uuid, former) != 0)
 			vgpu_warn(ctx, "%s on %s belongs to domain '%s' (%s) now; not freed",
 				  v->profile, v->vf, rec->domain, rec->domain_uuid);
+	}
+}
+
+/*
+ * The UUID this domain had before it was redefined under the same name
+ * with a new one (into @former, "" when none): our metadata's owner, when
+ * records of that UUID name this domain.  Those vGPUs are this domain's to
+ * release; a namesake's records without that proof are said, not freed.
+ */
+static void former_uuid(struct vgpu_ctx *ctx, const struct vgpu_records *recs,
+			const struct vgpu_meta *m, const char *name, const char *uuid,
+			char former[VGPU_UUID_LEN])
+{
+	former[0] = '\0';
+	for (size_t i = 0; name && m->owner[0] && strcmp(m->owner, uuid) && i < recs->n; i++)
+		if (strcmp(recs->v[i].domain_uuid, m->owner) == 0 &&
+		    strcmp(recs->v[i].domain, name) == 0)
+			snprintf(former, VGPU_UUID_LEN, "%s", m->owner);
+	if (former[0])
+		vgpu_log(ctx, LOG_NOTICE,
+			 "'%s' was redefined with UUID %s; the vGPUs recorded for its former UUID "
+			 "%s are released too",
+			 name, uuid, former);
+	for (size_t i = 0; name && i < recs->n; i++) {
+		const struct vgpu_record *r = &recs->v[i];
+
+		if (strcmp(r->domain, name) == 0 && strcmp(r->domain_uuid, uuid) != 0 &&
+		    strcmp(r->domain_uuid, former) != 0)
+			vgpu_warn(ctx,
+				  "%s on %s is recorded for a domain '%s' with UUID %s, not this "
+				  "one's %s; not freed (if that domain is gone, release it with a "
+				  "definition of that UUID: release --from FILE)",
+				  r->profile, r->parent, r->domain, r->domain_uuid, uuid);
 	}
 }
 
@@ -710,8 +745,9 @@ static int release_locked(struct vgpu_ctx *ctx, struct vgpu_sysfs *fs, struct _x
 			  struct vgpu_outfile *of, char **xml, char **later)
 {
 	VGPU_AUTOFREE char *field = vgpu_domain_field(doc, "uuid");
+	VGPU_AUTOFREE char *name = vgpu_domain_field(doc, "name");
 	VGPU_AUTORECORDS recs = { 0 };
-	char uuid[VGPU_UUID_LEN];
+	char uuid[VGPU_UUID_LEN], former[VGPU_UUID_LEN] = "";
 	struct vgpu_meta m = { 0 };
 	struct vgpu_gpu_locks gl = { .n = 0 };
 	struct vgpu_txn txn;
@@ -728,17 +764,24 @@ static int release_locked(struct vgpu_ctx *ctx, struct vgpu_sysfs *fs, struct _x
 	}
 	vgpu_txn_init(&txn, ctx, fs, t->dry_run);
 	r = vgpu_records_read(ctx, fs, &recs);
+	if (r == 0)
+		former_uuid(ctx, &recs, &m, name, uuid, former);
 	for (size_t i = 0; r == 0 && i < recs.n; i++)
-		if (strcmp(recs.v[i].domain_uuid, uuid) == 0)
+		if (strcmp(recs.v[i].domain_uuid, uuid) == 0 ||
+		    strcmp(recs.v[i].domain_uuid, former) == 0)
 			vgpu_gpu_locks_add(&gl, recs.v[i].gpu);
 	if (r == 0 && !t->dry_run)
 		r = vgpu_gpu_locks_take(ctx, fs, &gl,
 					vgpu_monotonic_ms() + VGPU_ASSIGN_LOCK_WAIT_MS);
 	if (r == 0) {
-		warn_foreign(ctx, &recs, &m, uuid, vf);
+		warn_foreign(ctx, &recs, &m, uuid, former, vf);
 		r = release_vgpus(&txn, &recs, &m, uuid, vf);
 	}
+	if (r == 0 && former[0])
+		r = release_vgpus(&txn, &recs, &m, former, vf);
 	if (r == 0) {
+		if (former[0])
+			strip_released(doc, &recs, &m, former, vf);
 		strip_released(doc, &recs, &m, uuid, vf);
 		r = put_domain(ctx, doc, t, of, xml, later);
 	}

@@ -239,6 +239,20 @@ v assign --from "$W/vm1.xml" --name vm2 --uuid $U2 -o "$W/vm2b.xml" --vgpu A30-6
 cmp -s "$W/vm2a.xml" "$W/vm2b.xml" || fail "the clone again: $(diff "$W/vm2a.xml" "$W/vm2b.xml")"
 held vm2 $U2 "$M2" || fail "the clone again changed vm2's vGPU"
 emu_fault -r
+# vm1 redefined under its name with a new UUID (its definition copied): release frees
+# what its former UUID holds; from a fresh definition it says what it leaves
+U7=77777777-2222-4333-8444-555555555555
+sed "s|<uuid>$U1</uuid>|<uuid>$U7</uuid>|" "$W/vm1a.xml" >"$W/vm1-new.xml"
+v release --from "$W/vm1-new.xml" -o "$W/vm1r.xml" 2>"$W/err" || fail "release redefined vm1: $(cat "$W/err")"
+grep -q "'vm1' was redefined with UUID $U7" "$W/err" || fail "redefined: $(cat "$W/err")"
+grep -q "^domain_uuid=$U1$" "$EMU_ROOT/$OWN"/* && fail "vm1's former record stayed"
+[ ! -d "$EMU_ROOT/sys/bus/mdev/devices/$M1" ] || fail "vm1's former vGPU stayed"
+grep -q vgpuctl:vgpus "$W/vm1r.xml" && fail "release left our metadata in the redefined vm1"
+domain vm2 $U7 >"$W/vm2-new.xml"
+v release --from "$W/vm2-new.xml" -o "$W/vm2r.xml" 2>"$W/err" || fail "release fresh vm2: $(cat "$W/err")"
+grep -q "A30-6C on .* is recorded for a domain 'vm2' with UUID $U2, not this one's $U7; not freed" \
+	"$W/err" || fail "a namesake's records were passed over in silence: $(cat "$W/err")"
+held vm2 $U2 "$M2" || fail "release of a namesake without proof freed vm2's vGPU"
 emu_stop
 
 # ---- the hook moves an mdev whose parent was taken after a reboot: the record follows it,
@@ -282,5 +296,5 @@ v release --from "$W/vm1a.xml" --vf "$P" -o "$W/vm1r.xml" 2>"$W/err" ||
 grep -q "$M" "$W/vm1r.xml" && fail "release --vf $P left the hostdev of $M"
 emu_stop
 
-[ $EMU_FAILS = 0 ] && echo "ok: ownership (mdev UUIDs, stale claims, damaged records, temp files, repair, templates, moved mdevs)"
+[ $EMU_FAILS = 0 ] && echo "ok: ownership (mdev UUIDs, stale claims, damaged records, temp files, repair, templates, moved mdevs, redefined domains)"
 exit $((EMU_FAILS > 0))
