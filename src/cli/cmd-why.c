@@ -6,7 +6,6 @@
 #include <getopt.h>
 #include <stdlib.h>
 #include <string.h>
-#include <strings.h>
 
 #include "capacity.h"
 #include "cleanup.h"
@@ -21,18 +20,6 @@ static const struct col why_cols[] = {
 	/* false: GI profiles or the framebuffer were inferred; available is what is sure */
 	{ "EXACT", "exact", COL_NUM, COL_JSON_ONLY },
 };
-
-/* @spec as a type of @g: exact names first, then the short name in any case. */
-static const struct vgpu_type *find_spec(const struct vgpu_gpu *g, const char *spec)
-{
-	for (size_t k = 0; k < g->n_types; k++)
-		if (vgpu_type_matches(g->types[k], spec))
-			return g->types[k];
-	for (size_t k = 0; k < g->n_types; k++)
-		if (strcasecmp(g->types[k]->info.profile, spec) == 0)
-			return g->types[k];
-	return NULL;
-}
 
 /* The sentence for one GPU's answer; allocated. */
 static char *detail(const struct vgpu_capacity *cap)
@@ -88,7 +75,7 @@ int cmd_why(struct cli *c, int argc, char **argv)
 	if (cli_find_gpu(c, NULL, gpu_arg, &only))
 		return EXIT_FAILURE;
 	for (size_t i = 0; i < c->model->n_gpus && !known; i++)
-		known = find_spec(&c->model->gpus[i], spec);
+		known = vgpu_gpu_match_type(&c->model->gpus[i], spec);
 	if (!known) {
 		cli_error(c,
 			  "'%s': no GPU on this host offers such a vGPU type (see 'vgpuctl types')",
@@ -98,7 +85,7 @@ int cmd_why(struct cli *c, int argc, char **argv)
 	tb = cli_table(c, "why", why_cols, ARRAY_SIZE(why_cols));
 	for (size_t i = 0; i < c->model->n_gpus; i++) {
 		const struct vgpu_gpu *g = &c->model->gpus[i];
-		const struct vgpu_type *t = find_spec(g, spec);
+		const struct vgpu_type *t = vgpu_gpu_match_type(g, spec);
 		struct vgpu_capacity cap;
 		struct cli_line *ln;
 

@@ -119,8 +119,6 @@ static int merge_entry(struct vgpu_apply *a, const struct vgpu_cfg_entry *e,
 	return 0;
 }
 
-static const struct vgpu_type *find_type(const struct vgpu_gpu *g, const char *name);
-
 /*
  * GPU instances a number of MIG-backed vGPUs needs: one GI holds as many
  * vGPUs of one type as the driver says (Blackwell RTX PRO time-slices inside
@@ -128,7 +126,7 @@ static const struct vgpu_type *find_type(const struct vgpu_gpu *g, const char *n
  */
 static unsigned gis_for(const struct vgpu_gpu *g, const char *name, unsigned count)
 {
-	const struct vgpu_type *t = find_type(g, name);
+	const struct vgpu_type *t = vgpu_gpu_match_type(g, name);
 	struct vgpu_type parsed = { .per_gi = -1 };
 	long per;
 
@@ -146,11 +144,11 @@ static unsigned gis_for(const struct vgpu_gpu *g, const char *name, unsigned cou
 static const struct vgpu_type *board_type(const struct vgpu_model *m, const struct vgpu_gpu *g,
 					  const char *name)
 {
-	const struct vgpu_type *t = find_type(g, name);
+	const struct vgpu_type *t = vgpu_gpu_match_type(g, name);
 
 	for (size_t i = 0; !t && i < m->n_gpus; i++)
 		if (&m->gpus[i] != g && m->gpus[i].device_id == g->device_id)
-			t = find_type(&m->gpus[i], name);
+			t = vgpu_gpu_match_type(&m->gpus[i], name);
 	return t;
 }
 
@@ -639,14 +637,6 @@ static int step_gis(struct vgpu_apply *a, struct vgpu_apply_gpu *w)
 
 /* ---- vGPUs -------------------------------------------------------------------- */
 
-static const struct vgpu_type *find_type(const struct vgpu_gpu *g, const char *name)
-{
-	for (size_t i = 0; i < g->n_types; i++)
-		if (vgpu_type_matches(g->types[i], name))
-			return g->types[i];
-	return NULL;
-}
-
 /*
  * The vGPUs of type @id on @g: those there now, and those owner records
  * reserve that are not (after a reboot, or per-start): the hook makes them
@@ -766,7 +756,7 @@ static int step_vgpus(struct vgpu_apply *a, struct vgpu_apply_gpu *w)
 	made = vgpu_xcalloc(g->n_parents, sizeof(*made));
 	for (size_t i = 0; i < w->n_vgpus; i++) {
 		const struct vgpu_cfg_count *want = w->vgpus[i];
-		const struct vgpu_type *t = find_type(g, want->name);
+		const struct vgpu_type *t = vgpu_gpu_match_type(g, want->name);
 		unsigned have;
 		int e;
 

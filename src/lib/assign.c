@@ -237,7 +237,7 @@ static int claim_and_create(struct vgpu_txn *txn, const char *name, const struct
 
 /*
  * An mdev UUID is one vGPU: another domain's record holding it refuses the
- * plan (this domain's own were dropped by repair_unfinished()).
+ * plan (this domain's own were kept or dropped by own_claims()).
  */
 static int check_unique(struct vgpu_ctx *ctx, const struct vgpu_records *recs,
 			const struct vgpu_plan *plan)
@@ -258,19 +258,168 @@ static int check_unique(struct vgpu_ctx *ctx, const struct vgpu_records *recs,
 }
 
 /*
- * Records of this domain while its definition has no vGPUs of ours: an
- * assign killed between its claims and its definition.  The next assign
- * repairs it: those vGPUs are destroyed and their records dropped, inside
- * this run's transaction, before anything is planned.
+ * The domain the new definition will be: the UUID it gets (--uuid, else the
+ * input's) and its name (--name, else the input's).  No UUID: a new one is
+ * made, so no record can be its own.
  */
-static int repair_unfinished(struct vgpu_txn *txn, const struct vgpu_records *recs,
-			     const char *uuid)
+struct identity {
+	char uuid[VGPU_UUID_LEN]; /* "" when a new one is made */
+	char name[VGPU_DOMAIN_NAME_MAX + 1];
+};
+
+static void identity_of(struct _xmlDoc *doc, const struct vgpu_request *req,
+			const struct vgpu_domain_opts *o, struct identity *id)
 {
-	for (size_t i = 0; uuid && i < recs->n; i++) {
+	VGPU_AUTOFREE char *uuid = req->uuid ? NULL : vgpu_domain_field(doc, "uuid");
+	VGPU_AUTOFREE char *name = o->name ? NULL : vgpu_domain_field(doc, "name");
+
+	if (!vgpu_uuid_normalize(req->uuid ? req->uuid : uuid ? uuid : "", id->uuid))
+		id->uuid[0] = '\0';
+	snprintf(id->name, sizeof(id->name), "%s", o->name ? o->name : name ? name : "");
+}
+
+/*
+ * Do the records @own (this domain's, the profiles' order unknown) hold
+ * exactly what @req and @o ask?  Then @pick[i] is the record of profile i.
+ */
+static bool claims_match(const struct vgpu_record *const *own, size_t n,
+			 const struct vgpu_request *req, const struct vgpu_domain_opts *o,
+			 const struct vgpu_record **pick)
+{
+	bool used[VGPU_MAX_VGPUS] = { false };
+	char want[VGPU_BDF_LEN];
+
+	if (n != req->n_profiles)
+		return false;
+	if (req->gpu && vgpu_bdf_normalize(req->gpu, want) < 0)
+		return false;
+	for (size_t i = 0; i < n; i++) {
+		const struct vgpu_record *r = own[i];
+
+		if (r->lifetime !=
+			    (o->per_start ? VGPU_LIFETIME_PER_START : VGPU_LIFETIME_PERSISTENT) ||
+		    o->no_pin != vgpu_cpuset_empty(&r->cpus) || (req->gpu && strcmp(r->gpu, want)))
+			return false;
+	}
+	for (size_t i = 0; i < n; i++) {
+		char vf[VGPU_BDF_LEN], mdev[VGPU_UUID_LEN];
+
+		pick[i] = NULL;
+		if (i == 0 && req->vf && vgpu_bdf_normalize(req->vf, vf) < 0)
+			return false;
+		if (req->mdev_uuids[i] && !vgpu_uuid_normalize(req->mdev_uuids[i], mdev))
+			return false;
+		for (size_t k = 0; k < n && !pick[i]; k++) {
+			const struct vgpu_record *r = own[k];
+
+			if (used[k] ||
+			    !vgpu_type_spec_names(req->profiles[i], r->type_id, r->profile, NULL) ||
+			    (i == 0 && req->vf && strcmp(r->parent, vf)) ||
+			    (req->mdev_uuids[i] && strcmp(r->mdev_uuid, mdev)))
+				continue;
+			used[k] = true;
+			pick[i] = r;
+		}
+		if (!pick[i])
+			return false;
+	}
+	return true;
+}
+
+/*
+ * The plan an earlier run of this same request made, from its records
+ * @pick: the same parents, mdev UUIDs and (re-derived, lowest cores first)
+ * pins.  -errno when the host or the records no longer give it (the caller
+ * then starts again).
+ */
+static int plan_from_claims(struct vgpu_ctx *ctx, struct vgpu_sysfs *fs, const char *uuid,
+			    const struct vgpu_record *const *pick, const struct vgpu_request *req,
+			    const struct vgpu_domain_opts *o, struct vgpu_model **model,
+			    struct vgpu_plan **out)
+{
+	VGPU_AUTOPTR(model) m = NULL;
+	VGPU_AUTOPTR(plan) plan = vgpu_xcalloc(1, sizeof(*plan));
+	struct vgpu_cpuset busy;
+	const struct vgpu_gpu *g0 = NULL;
+	int r = vgpu_host_read(ctx, fs, VGPU_READ_TYPES | VGPU_READ_TOPOLOGY, &m, NULL);
+
+	if (r < 0)
+		return r;
+	for (size_t i = 0; i < req->n_profiles; i++) {
+		const struct vgpu_parent *p = vgpu_model_find_parent(m, pick[i]->parent);
+		const struct vgpu_type *t = p ? vgpu_model_find_type(m, p->gpu, pick[i]->type_id) :
+						NULL;
+
+		if (!t || strcmp(p->gpu->addr, pick[i]->gpu) != 0)
+			return -ENOENT;
+		vgpu_choice_set(&plan->vgpus[i], p, t);
+		snprintf(plan->vgpus[i].mdev_uuid, VGPU_UUID_LEN, "%s", pick[i]->mdev_uuid);
+		plan->n_vgpus = i + 1;
+		g0 = g0 ? g0 : p->gpu;
+	}
+	/* pinned: the recorded CPUs are the only free ones; else any (none are written) */
+	vgpu_cpuset_zero(&busy);
+	if (!o->no_pin) {
+		busy = m->topo.online;
+		vgpu_cpuset_andnot(&busy, &pick[0]->cpus);
+	}
+	if (!g0 || g0->numa_node < 0 ||
+	    vgpu_plan_cpus(ctx, &m->topo, g0->numa_node, &busy, req->vcpus, plan) < 0)
+		return -ENOENT;
+	if (!o->no_pin && (!vgpu_cpuset_subset(&plan->cpus, &pick[0]->cpus) ||
+			   !vgpu_cpuset_subset(&pick[0]->cpus, &plan->cpus)))
+		return -ENOENT; /* another vCPU count: not the same request */
+	snprintf(plan->uuid, sizeof(plan->uuid), "%s", uuid);
+	*model = vgpu_steal_ptr(&m);
+	*out = vgpu_steal_ptr(&plan);
+	return 0;
+}
+
+/*
+ * Records of the domain the new definition will be (@id) while the input
+ * has no vGPUs of ours for it: an earlier assign of the same domain, cut
+ * off before its definition was written, or finished and run again with
+ * the same input (a template, as Ansible and Terraform do).  Records of the
+ * UUID under another name are another domain's: refused, never touched.
+ * What the request asks is kept as it is (*@plan: the plan those records
+ * are); anything else is undone inside this run's transaction.
+ */
+static int own_claims(struct vgpu_txn *txn, struct vgpu_sysfs *fs, const struct vgpu_records *recs,
+		      const struct identity *id, const struct vgpu_request *req,
+		      const struct vgpu_domain_opts *o, struct vgpu_model **model,
+		      struct vgpu_plan **plan)
+{
+	const struct vgpu_record *own[VGPU_MAX_VGPUS + 1], *pick[VGPU_MAX_VGPUS];
+	size_t n = 0;
+
+	for (size_t i = 0; id->uuid[0] && i < recs->n; i++) {
+		const struct vgpu_record *r = &recs->v[i];
+
+		if (strcmp(r->domain_uuid, id->uuid) != 0)
+			continue;
+		if (strcmp(r->domain, id->name) != 0)
+			return vgpu_error(
+				txn->ctx, -EEXIST,
+				"UUID %s is domain '%s''s (it holds %s on %s), not '%s''s; "
+				"give this domain a UUID of its own",
+				id->uuid, r->domain, r->profile, r->parent, id->name);
+		if (n < VGPU_MAX_VGPUS + 1)
+			own[n++] = r;
+	}
+	if (!n)
+		return 0;
+	if (claims_match(own, n, req, o, pick) &&
+	    plan_from_claims(txn->ctx, fs, id->uuid, pick, req, o, model, plan) == 0) {
+		vgpu_log(txn->ctx, LOG_NOTICE, "'%s' already holds %s%s on %s: kept", id->name,
+			 pick[0]->profile, n > 1 ? " and more" : "", pick[0]->parent);
+		return 0;
+	}
+	vgpu_ctx_clear(txn->ctx);
+	for (size_t i = 0; i < recs->n; i++) {
 		const struct vgpu_record *r = &recs->v[i];
 		int e;
 
-		if (strcmp(r->domain_uuid, uuid) != 0)
+		if (strcmp(r->domain_uuid, id->uuid) != 0)
 			continue;
 		vgpu_log(txn->ctx, LOG_NOTICE,
 			 "an earlier assign of '%s' did not finish: undoing its %s on %s",
@@ -286,41 +435,27 @@ static int repair_unfinished(struct vgpu_txn *txn, const struct vgpu_records *re
 	return 0;
 }
 
-/* Does profile @spec (short, full name, nvidia-N or N) name the vGPU @v of our metadata? */
-static bool spec_names(const struct vgpu_meta_vgpu *v, const char *spec)
-{
-	char id[24];
-
-	if (strcasecmp(spec, v->profile) == 0 ||
-	    (strncasecmp(spec, "NVIDIA ", 7) == 0 && strcasecmp(spec + 7, v->profile) == 0))
-		return true;
-	snprintf(id, sizeof(id), "%u", v->type_id);
-	return strcmp(spec, id) == 0 ||
-	       (strncmp(spec, "nvidia-", 7) == 0 && strcmp(spec + 7, id) == 0);
-}
-
 /*
  * Is the domain already what @req asks: our metadata names exactly these
- * profiles, in order, with the same lifetime, on the --gpu/--vf asked for,
- * and the owner records still give each vGPU to this domain?  Then assign
- * is a no-op (a configuration manager runs it on every pass).
+ * types, in order, with the same lifetime, on the --gpu/--vf asked for,
+ * and the owner records @recs still give each vGPU to this domain?  Then
+ * assign is a no-op (a configuration manager runs it on every pass).  An
+ * mdev is found by its UUID: the hook may have moved it to another parent.
  */
-static bool already_assigned(struct vgpu_ctx *ctx, struct vgpu_sysfs *fs, const struct vgpu_meta *m,
+static bool already_assigned(const struct vgpu_records *recs, const struct vgpu_meta *m,
 			     const struct vgpu_request *req, const struct vgpu_domain_opts *o)
 {
-	VGPU_AUTORECORDS recs = { 0 };
 	char want[VGPU_BDF_LEN];
 
-	if (m->n_vgpus != req->n_profiles || m->per_start != o->per_start ||
-	    vgpu_records_read(ctx, fs, &recs) < 0)
+	if (m->n_vgpus != req->n_profiles || m->per_start != o->per_start)
 		return false;
 	for (size_t i = 0; i < m->n_vgpus; i++) {
 		const struct vgpu_meta_vgpu *v = &m->vgpus[i];
-		const struct vgpu_record *rec =
-			vgpu_records_find(&recs, v->vf, v->mdev_uuid[0] ? v->mdev_uuid : NULL);
+		const struct vgpu_record *rec = vgpu_records_find_vgpu(recs, v->vf, v->mdev_uuid);
 
-		if (!spec_names(v, req->profiles[i]) || !rec ||
-		    strcmp(rec->domain_uuid, m->owner) != 0)
+		/* the one type-name rule; the record must hold that same type */
+		if (!vgpu_type_spec_names(req->profiles[i], v->type_id, v->profile, NULL) || !rec ||
+		    rec->type_id != v->type_id || strcmp(rec->domain_uuid, m->owner) != 0)
 			return false;
 		if (req->vf && (vgpu_bdf_normalize(req->vf, want) < 0 || strcmp(want, v->vf)))
 			return false;
@@ -330,24 +465,59 @@ static bool already_assigned(struct vgpu_ctx *ctx, struct vgpu_sysfs *fs, const 
 	return true;
 }
 
+/* A record of @id's UUID under another domain's name: that UUID is not @id's to use. */
+static const struct vgpu_record *uuid_of_other(const struct vgpu_records *recs,
+					       const struct identity *id)
+{
+	for (size_t i = 0; id->uuid[0] && i < recs->n; i++)
+		if (strcmp(recs->v[i].domain_uuid, id->uuid) == 0 &&
+		    strcmp(recs->v[i].domain, id->name) != 0)
+			return &recs->v[i];
+	return NULL;
+}
+
 /*
  * The domain has vGPUs of ours already: exactly those asked for is a no-op
  * (said; a file or stdout still gets the definition, libvirt's is left as it
- * is), others are refused.  Return: 0 when it has none, 1 when assign has
- * nothing to do, or -errno with a message in @ctx.
+ * is), others are refused.  Metadata another domain owns (a definition
+ * copied as a template) is input, never an owner: it is dropped and the new
+ * domain @id gets vGPUs of its own.  Return: 0 when it has none (now), 1
+ * when assign has nothing to do, or -errno with a message in @ctx.
  */
 static int existing_vgpus(struct vgpu_ctx *ctx, struct vgpu_sysfs *fs, struct _xmlDoc *doc,
-			  const struct vgpu_request *req, const struct vgpu_domain_opts *o,
-			  const struct vgpu_domain_target *t, struct vgpu_outfile *of, char **xml,
-			  char **later)
+			  const struct identity *id, const struct vgpu_request *req,
+			  const struct vgpu_domain_opts *o, const struct vgpu_domain_target *t,
+			  struct vgpu_outfile *of, char **xml, char **later)
 {
+	VGPU_AUTORECORDS recs = { 0 };
+	const struct vgpu_record *other;
 	struct vgpu_meta meta = { 0 };
 	char have[VGPU_PROFILE_MAX] = "";
 	int r = vgpu_domain_read_meta(ctx, doc, &meta);
 
 	if (r == -ENOENT)
 		return 0;
-	if (r == 0 && already_assigned(ctx, fs, &meta, req, o)) {
+	if (r == 0 && strcmp(meta.owner, id->uuid) != 0) {
+		vgpu_log(ctx, LOG_NOTICE,
+			 "the definition's %s%s belong%s to domain %s: not taken over; '%s' gets "
+			 "vGPUs of its own",
+			 meta.n_vgpus ? meta.vgpus[0].profile : "vGPU metadata",
+			 meta.n_vgpus > 1 ? " and more" : "", meta.n_vgpus > 1 ? "" : "s",
+			 meta.owner, id->name);
+		vgpu_meta_clear(&meta);
+		vgpu_domain_strip(doc, NULL);
+		return 0;
+	}
+	if (r == 0 && vgpu_records_read(ctx, fs, &recs) < 0)
+		r = -EIO;
+	if (r == 0 && (other = uuid_of_other(&recs, id))) {
+		vgpu_meta_clear(&meta);
+		return vgpu_error(ctx, -EEXIST,
+				  "UUID %s is domain '%s''s (it holds %s on %s), not '%s''s; "
+				  "give this domain a UUID of its own",
+				  id->uuid, other->domain, other->profile, other->parent, id->name);
+	}
+	if (r == 0 && already_assigned(&recs, &meta, req, o)) {
 		VGPU_AUTOFREE char *name = vgpu_domain_field(doc, "name");
 
 		vgpu_log(ctx, LOG_NOTICE, "'%s' already has %s%s: nothing to do", name ? name : "",
@@ -374,10 +544,13 @@ static int assign_locked(struct vgpu_ctx *ctx, struct vgpu_sysfs *fs, struct _xm
 	VGPU_AUTOFREE char *name = NULL;
 	VGPU_AUTORECORDS recs = { 0 };
 	struct vgpu_gpu_locks gl = { .n = 0 };
+	struct identity id;
 	struct vgpu_txn txn;
+	bool kept;
 	int r;
 
-	r = existing_vgpus(ctx, fs, doc, req, o, t, of, xml, later);
+	identity_of(doc, req, o, &id);
+	r = existing_vgpus(ctx, fs, doc, &id, req, o, t, of, xml, later);
 	if (r != 0)
 		return r < 0 ? r : 0;
 	r = check_guest(ctx, fs, doc);
@@ -390,14 +563,10 @@ static int assign_locked(struct vgpu_ctx *ctx, struct vgpu_sysfs *fs, struct _xm
 		return r;
 	vgpu_txn_init(&txn, ctx, fs, t->dry_run);
 	r = vgpu_records_read(ctx, fs, &recs);
-	if (r == 0) {
-		VGPU_AUTOFREE char *field = vgpu_domain_field(doc, "uuid");
-		char uuid[VGPU_UUID_LEN];
-
-		if (field && vgpu_uuid_normalize(field, uuid))
-			r = repair_unfinished(&txn, &recs, uuid);
-	}
 	if (r == 0)
+		r = own_claims(&txn, fs, &recs, &id, req, o, &m, &plan);
+	kept = plan != NULL;
+	if (r == 0 && !kept)
 		r = vgpu_domain_plan(ctx, fs, t->virt, doc, true, req, o, &m, &plan);
 	if (r == 0)
 		r = check_unique(ctx, &recs, plan);
@@ -420,7 +589,10 @@ static int assign_locked(struct vgpu_ctx *ctx, struct vgpu_sysfs *fs, struct _xm
 					vgpu_monotonic_ms() + VGPU_ASSIGN_LOCK_WAIT_MS);
 	if (r == 0) {
 		name = vgpu_domain_field(doc, "name");
-		r = claim_and_create(&txn, name ? name : "", plan, o->per_start, !o->no_pin);
+		/* kept: the records and vGPUs are there already */
+		if (!kept)
+			r = claim_and_create(&txn, name ? name : "", plan, o->per_start,
+					     !o->no_pin);
 	}
 	if (r == 0)
 		r = put_domain(ctx, doc, t, of, xml, later);
@@ -458,18 +630,34 @@ int vgpu_assign(struct vgpu_ctx *ctx, struct vgpu_sysfs *fs, struct _xmlDoc *doc
 /* ---- release -------------------------------------------------------------- */
 
 /*
+ * Is @rec one of the vGPUs `--vf @vf` names: recorded on @vf, or an mdev our
+ * metadata @m puts on @vf (the hook may have moved it: the record follows
+ * the mdev, the definition keeps naming the VF it was assigned on)?
+ */
+static bool on_vf(const struct vgpu_record *rec, const struct vgpu_meta *m, const char *vf)
+{
+	if (!vf || strcmp(rec->parent, vf) == 0)
+		return true;
+	for (size_t i = 0; rec->mdev_uuid[0] && i < m->n_vgpus; i++)
+		if (strcmp(m->vgpus[i].vf, vf) == 0 &&
+		    strcmp(m->vgpus[i].mdev_uuid, rec->mdev_uuid) == 0)
+			return true;
+	return false;
+}
+
+/*
  * Destroy and forget what the records give domain @uuid (on @vf only, if
  * given).  A record the host no longer matches (VF gone, another vGPU
  * there) is dropped and the host left alone: release always drops its claim.
  */
-static int release_vgpus(struct vgpu_txn *txn, const struct vgpu_records *recs, const char *uuid,
-			 const char *vf)
+static int release_vgpus(struct vgpu_txn *txn, const struct vgpu_records *recs,
+			 const struct vgpu_meta *m, const char *uuid, const char *vf)
 {
 	for (size_t i = 0; i < recs->n; i++) {
 		const struct vgpu_record *rec = &recs->v[i];
 		int r;
 
-		if (strcmp(rec->domain_uuid, uuid) != 0 || (vf && strcmp(rec->parent, vf)))
+		if (strcmp(rec->domain_uuid, uuid) != 0 || !on_vf(rec, m, vf))
 			continue;
 		r = vgpu_txn_destroy(txn, rec);
 		/* the host no longer has what the record says: the claim goes all the same */
@@ -486,23 +674,78 @@ static int release_vgpus(struct vgpu_txn *txn, const struct vgpu_records *recs, 
 	return 0;
 }
 
+/*
+ * Take the released vGPUs out of the definition: with @vf, those our
+ * metadata puts there and those whose record (found by mdev UUID) is there.
+ */
+static void strip_released(struct _xmlDoc *doc, const struct vgpu_records *recs,
+			   const struct vgpu_meta *m, const char *uuid, const char *vf)
+{
+	if (!vf) {
+		vgpu_domain_strip(doc, NULL);
+		return;
+	}
+	vgpu_domain_strip(doc, vf);
+	for (size_t i = 0; i < m->n_vgpus; i++) {
+		const struct vgpu_meta_vgpu *v = &m->vgpus[i];
+		const struct vgpu_record *rec = vgpu_records_find_vgpu(recs, v->vf, v->mdev_uuid);
+
+		if (rec && strcmp(rec->domain_uuid, uuid) == 0 && strcmp(rec->parent, vf) == 0)
+			vgpu_domain_strip(doc, v->vf);
+	}
+}
+
 /* Our metadata names a vGPU whose record is gone or another domain's: say so, free nothing. */
 static void warn_foreign(struct vgpu_ctx *ctx, const struct vgpu_records *recs,
-			 const struct vgpu_meta *m, const char *uuid, const char *vf)
+			 const struct vgpu_meta *m, const char *uuid, const char *former,
+			 const char *vf)
 {
 	for (size_t i = 0; i < m->n_vgpus; i++) {
 		const struct vgpu_meta_vgpu *v = &m->vgpus[i];
-		const struct vgpu_record *rec =
-			vgpu_records_find(recs, v->vf, v->mdev_uuid[0] ? v->mdev_uuid : NULL);
+		const struct vgpu_record *rec = vgpu_records_find_vgpu(recs, v->vf, v->mdev_uuid);
 
-		if (vf && strcmp(v->vf, vf) != 0)
+		if (vf && strcmp(v->vf, vf) != 0 && (!rec || strcmp(rec->parent, vf) != 0))
 			continue;
 		if (!rec)
 			vgpu_warn(ctx, "%s on %s has no owner record; not freed", v->profile,
 				  v->vf);
-		else if (strcmp(rec->domain_uuid, uuid) != 0)
+		else if (strcmp(rec->domain_uuid, uuid) != 0 &&
+			 strcmp(rec->domain_uuid, former) != 0)
 			vgpu_warn(ctx, "%s on %s belongs to domain '%s' (%s) now; not freed",
 				  v->profile, v->vf, rec->domain, rec->domain_uuid);
+	}
+}
+
+/*
+ * The UUID this domain had before it was redefined under the same name
+ * with a new one (into @former, "" when none): our metadata's owner, when
+ * records of that UUID name this domain.  Those vGPUs are this domain's to
+ * release; a namesake's records without that proof are said, not freed.
+ */
+static void former_uuid(struct vgpu_ctx *ctx, const struct vgpu_records *recs,
+			const struct vgpu_meta *m, const char *name, const char *uuid,
+			char former[VGPU_UUID_LEN])
+{
+	former[0] = '\0';
+	for (size_t i = 0; name && m->owner[0] && strcmp(m->owner, uuid) && i < recs->n; i++)
+		if (strcmp(recs->v[i].domain_uuid, m->owner) == 0 &&
+		    strcmp(recs->v[i].domain, name) == 0)
+			snprintf(former, VGPU_UUID_LEN, "%s", m->owner);
+	if (former[0])
+		vgpu_log(ctx, LOG_NOTICE,
+			 "'%s' was redefined with UUID %s; the vGPUs recorded for its former UUID "
+			 "%s are released too",
+			 name, uuid, former);
+	for (size_t i = 0; name && i < recs->n; i++) {
+		const struct vgpu_record *r = &recs->v[i];
+
+		if (strcmp(r->domain, name) == 0 && strcmp(r->domain_uuid, uuid) != 0 &&
+		    strcmp(r->domain_uuid, former) != 0)
+			vgpu_warn(ctx,
+				  "%s on %s is recorded for a domain '%s' with UUID %s, not this "
+				  "one's %s; not freed (if that domain is gone, release it with a "
+				  "definition of that UUID: release --from FILE)",
+				  r->profile, r->parent, r->domain, r->domain_uuid, uuid);
 	}
 }
 
@@ -511,8 +754,9 @@ static int release_locked(struct vgpu_ctx *ctx, struct vgpu_sysfs *fs, struct _x
 			  struct vgpu_outfile *of, char **xml, char **later)
 {
 	VGPU_AUTOFREE char *field = vgpu_domain_field(doc, "uuid");
+	VGPU_AUTOFREE char *name = vgpu_domain_field(doc, "name");
 	VGPU_AUTORECORDS recs = { 0 };
-	char uuid[VGPU_UUID_LEN];
+	char uuid[VGPU_UUID_LEN], former[VGPU_UUID_LEN] = "";
 	struct vgpu_meta m = { 0 };
 	struct vgpu_gpu_locks gl = { .n = 0 };
 	struct vgpu_txn txn;
@@ -529,18 +773,25 @@ static int release_locked(struct vgpu_ctx *ctx, struct vgpu_sysfs *fs, struct _x
 	}
 	vgpu_txn_init(&txn, ctx, fs, t->dry_run);
 	r = vgpu_records_read(ctx, fs, &recs);
+	if (r == 0)
+		former_uuid(ctx, &recs, &m, name, uuid, former);
 	for (size_t i = 0; r == 0 && i < recs.n; i++)
-		if (strcmp(recs.v[i].domain_uuid, uuid) == 0)
+		if (strcmp(recs.v[i].domain_uuid, uuid) == 0 ||
+		    strcmp(recs.v[i].domain_uuid, former) == 0)
 			vgpu_gpu_locks_add(&gl, recs.v[i].gpu);
 	if (r == 0 && !t->dry_run)
 		r = vgpu_gpu_locks_take(ctx, fs, &gl,
 					vgpu_monotonic_ms() + VGPU_ASSIGN_LOCK_WAIT_MS);
 	if (r == 0) {
-		warn_foreign(ctx, &recs, &m, uuid, vf);
-		r = release_vgpus(&txn, &recs, uuid, vf);
+		warn_foreign(ctx, &recs, &m, uuid, former, vf);
+		r = release_vgpus(&txn, &recs, &m, uuid, vf);
 	}
+	if (r == 0 && former[0])
+		r = release_vgpus(&txn, &recs, &m, former, vf);
 	if (r == 0) {
-		vgpu_domain_strip(doc, vf);
+		if (former[0])
+			strip_released(doc, &recs, &m, former, vf);
+		strip_released(doc, &recs, &m, uuid, vf);
 		r = put_domain(ctx, doc, t, of, xml, later);
 	}
 	vgpu_meta_clear(&m);

@@ -275,11 +275,16 @@ static int relocate_mdev(struct hook *h, const struct vgpu_record *r)
 				  r->profile, r->mdev_uuid, r->parent, r->gpu, r->type_id);
 	moved = *r;
 	snprintf(moved.parent, sizeof(moved.parent), "%s", p->addr);
-	e = vgpu_txn_record_drop(&h->txn, r);
-	if (e == 0)
-		e = vgpu_txn_record_put(&h->txn, &moved, NULL);
+	/*
+	 * The new claim first, the old one dropped last: killed in between, the
+	 * domain has two records of one mdev (drop_interrupted_moves() keeps one),
+	 * never none.
+	 */
+	e = vgpu_txn_record_put(&h->txn, &moved, NULL);
 	if (e == 0)
 		e = vgpu_txn_create(&h->txn, &moved);
+	if (e == 0)
+		e = vgpu_txn_record_drop(&h->txn, r);
 	if (e == 0) {
 		note_created(h, &moved);
 		vgpu_log(h->ctx, LOG_NOTICE, "mdev %s of '%s' moved from %s to %s", r->mdev_uuid,
@@ -364,9 +369,73 @@ static int write_note(struct hook *h)
 	return 0;
 }
 
+/* Is @r's parent claimed by another domain's record? */
+static bool parent_of_other(const struct hook *h, const struct vgpu_record *r)
+{
+	for (size_t i = 0; i < h->recs.n; i++)
+		if (!vgpu_hook_owns(h->d, &h->recs.v[i]) &&
+		    strcmp(h->recs.v[i].parent, r->parent) == 0)
+			return true;
+	return false;
+}
+
+/*
+ * Two records of this domain for one mdev: a move killed between writing
+ * the new record and dropping the old.  The one the mdev is on stays; else
+ * the one whose parent nobody else holds (the move's target).  The other
+ * is dropped (in the transaction) and left out of @h's records.
+ */
+/* Two records of this domain for one mdev: their indexes in @h's records. */
+static bool twin_records(const struct hook *h, size_t *i, size_t *k)
+{
+	for (*i = 0; *i < h->recs.n; (*i)++)
+		for (*k = *i + 1; *k < h->recs.n; (*k)++) {
+			const struct vgpu_record *a = &h->recs.v[*i], *b = &h->recs.v[*k];
+
+			if (vgpu_hook_owns(h->d, a) && vgpu_hook_owns(h->d, b) && a->mdev_uuid[0] &&
+			    strcmp(a->mdev_uuid, b->mdev_uuid) == 0)
+				return true;
+		}
+	return false;
+}
+
+static int drop_interrupted_moves(struct hook *h)
+{
+	size_t i, k;
+
+	while (twin_records(h, &i, &k)) {
+		bool a_ready = false, b_ready = false;
+		struct vgpu_record gone;
+		size_t drop;
+		int e;
+
+		if (as_recorded(h->ctx, h->fs, &h->recs.v[i], &a_ready) < 0 ||
+		    as_recorded(h->ctx, h->fs, &h->recs.v[k], &b_ready) < 0)
+			return -EIO;
+		drop = a_ready ? k : b_ready ? i : parent_of_other(h, &h->recs.v[i]) ? i : k;
+		gone = h->recs.v[drop];
+		vgpu_log(h->ctx, LOG_NOTICE,
+			 "mdev %s of '%s' has two records (a move was interrupted): the one on "
+			 "%s is dropped",
+			 gone.mdev_uuid, h->d->name, gone.parent);
+		e = vgpu_txn_record_drop(&h->txn, &gone);
+		if (e < 0)
+			return e;
+		memmove(&h->recs.v[drop], &h->recs.v[drop + 1],
+			(h->recs.n - drop - 1) * sizeof(h->recs.v[0]));
+		h->recs.n--;
+	}
+	return 0;
+}
+
 static int do_prepare(struct hook *h)
 {
-	const struct vgpu_record *o = foreign_hostdev(h->d, &h->recs);
+	const struct vgpu_record *o;
+	int e = drop_interrupted_moves(h);
+
+	if (e < 0)
+		return e;
+	o = foreign_hostdev(h->d, &h->recs);
 
 	if (o)
 		return vgpu_error(h->ctx, -EBUSY,

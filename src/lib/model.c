@@ -275,23 +275,15 @@ const char *vgpu_parent_state_str(const struct vgpu_parent *p)
 
 bool vgpu_type_matches(const struct vgpu_type *t, const char *spec)
 {
-	struct vgpu_type_info want;
-	long id;
+	return vgpu_type_spec_names(spec, t->id, t->name ? t->info.profile : NULL, t->name);
+}
 
-	if (!*spec)
-		return false; /* an empty request names nothing */
-	if (strncmp(spec, "nvidia-", 7) == 0 && vgpu_parse_long(spec + 7, &id) == 0)
-		return id > 0 && (unsigned long)id == t->id;
-	if (vgpu_parse_long(spec, &id) == 0)
-		return id > 0 && (unsigned long)id == t->id;
-	if (!t->name)
-		return false;
-	/* NVIDIA spells them in upper case; a hand types "a30-6c" */
-	if (strcasecmp(spec, t->info.profile) == 0 || strcasecmp(spec, t->name) == 0)
-		return true;
-	/* a full name with another prefix ("NVIDIA A30-1-6C" for "GRID A30-1-6C") */
-	vgpu_type_parse(spec, &want);
-	return strchr(spec, ' ') && strcasecmp(want.profile, t->info.profile) == 0;
+const struct vgpu_type *vgpu_gpu_match_type(const struct vgpu_gpu *g, const char *spec)
+{
+	for (size_t k = 0; k < g->n_types; k++)
+		if (vgpu_type_matches(g->types[k], spec))
+			return g->types[k];
+	return NULL;
 }
 
 const struct vgpu_node *vgpu_topology_node(const struct vgpu_topology *t, int id)

@@ -357,6 +357,14 @@ const char *vgpu_parent_state_str(const struct vgpu_parent *p);
  * Return: true if it does; an empty @spec matches nothing.
  */
 bool vgpu_type_matches(const struct vgpu_type *t, const char *spec);
+/**
+ * vgpu_gpu_match_type() - the first type of @g that answers to @spec
+ * (vgpu_type_matches()), or NULL.
+ * @g: the GPU
+ * @spec: what the user asked for
+ * Return: the type, borrowed from @g, or NULL.
+ */
+const struct vgpu_type *vgpu_gpu_match_type(const struct vgpu_gpu *g, const char *spec);
 
 /**
  * vgpu_topology_node() - node @id of @t, or NULL.

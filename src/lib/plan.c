@@ -269,9 +269,8 @@ static unsigned gpu_used(const struct vgpu_gpu *g)
 static bool known_anywhere(const struct vgpu_model *m, const char *spec)
 {
 	for (size_t i = 0; i < m->n_gpus; i++)
-		for (size_t k = 0; k < m->gpus[i].n_types; k++)
-			if (vgpu_type_matches(m->gpus[i].types[k], spec))
-				return true;
+		if (vgpu_gpu_match_type(&m->gpus[i], spec))
+			return true;
 	return false;
 }
 

@@ -231,6 +231,17 @@ const struct vgpu_record *vgpu_records_find(const struct vgpu_records *rs, const
 	return NULL;
 }
 
+const struct vgpu_record *vgpu_records_find_vgpu(const struct vgpu_records *rs, const char *parent,
+						 const char *mdev_uuid)
+{
+	if (!mdev_uuid || !*mdev_uuid)
+		return vgpu_records_find(rs, parent, NULL);
+	for (size_t i = 0; i < rs->n; i++)
+		if (strcmp(rs->v[i].mdev_uuid, mdev_uuid) == 0)
+			return &rs->v[i];
+	return NULL;
+}
+
 bool vgpu_records_parent_taken(const struct vgpu_records *rs, const char *parent)
 {
 	if (vgpu_records_find(rs, parent, NULL))

@@ -115,6 +115,18 @@ void vgpu_records_clear(struct vgpu_records *rs);
 const struct vgpu_record *vgpu_records_find(const struct vgpu_records *rs, const char *parent,
 					    const char *mdev_uuid);
 /**
+ * vgpu_records_find_vgpu() - the record of one vGPU as a definition names
+ * it: an mdev by its UUID alone (the hook moves an mdev to another parent
+ * of its GPU when its own is taken; the record follows, the definition
+ * keeps naming the UUID), a vendor-VFIO vGPU by its VF.
+ * @rs: the records
+ * @parent: the parent the definition names (normalized)
+ * @mdev_uuid: the mdev's normalized UUID, or NULL or "" for vendor VFIO
+ * Return: the record, borrowed from @rs, or NULL when none matches.
+ */
+const struct vgpu_record *vgpu_records_find_vgpu(const struct vgpu_records *rs, const char *parent,
+						 const char *mdev_uuid);
+/**
  * vgpu_records_parent_taken() - is @parent claimed by a record (or a damaged one)?
  * @rs: the records
  * @parent: the parent's normalized PCI address (compared as text)

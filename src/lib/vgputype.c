@@ -16,8 +16,10 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 
 #include "mig-tables.h"
+#include "util.h"
 #include "vgputype.h"
 
 #define ARRAY_SIZE(a) (sizeof(a) / sizeof((a)[0]))
@@ -318,6 +320,27 @@ static int parse_mig(const struct tokens *tk, struct vgpu_type_info *t)
 	t->series = series;
 	fill_gi_profile(t, gb);
 	return 1;
+}
+
+bool vgpu_type_spec_names(const char *spec, unsigned id, const char *profile, const char *name)
+{
+	struct vgpu_type_info want;
+	long n;
+
+	if (!*spec)
+		return false; /* an empty request names nothing */
+	if (strncmp(spec, "nvidia-", 7) == 0 && vgpu_parse_long(spec + 7, &n) == 0)
+		return n > 0 && (unsigned long)n == id;
+	if (vgpu_parse_long(spec, &n) == 0)
+		return n > 0 && (unsigned long)n == id;
+	if (!profile)
+		return false;
+	/* NVIDIA spells them in upper case; a hand types "a30-6c" */
+	if (strcasecmp(spec, profile) == 0 || (name && strcasecmp(spec, name) == 0))
+		return true;
+	/* a full name with another prefix ("NVIDIA A30-1-6C" for "GRID A30-1-6C") */
+	vgpu_type_parse(spec, &want);
+	return strchr(spec, ' ') && strcasecmp(want.profile, profile) == 0;
 }
 
 int vgpu_type_parse(const char *name, struct vgpu_type_info *out)

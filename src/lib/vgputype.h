@@ -62,6 +62,19 @@ struct vgpu_type_info {
 int vgpu_type_parse(const char *name, struct vgpu_type_info *out);
 
 /**
+ * vgpu_type_spec_names() - does @spec name the type @id, short profile
+ * @profile and full name @name?  The one rule every command uses: the type
+ * ID as N or nvidia-N; the short or full name in any case ("a30-6c"); or a
+ * full name with another prefix ("GRID A30-6C" for "NVIDIA A30-6C").
+ * @spec: what the user asked for
+ * @id: the type ID
+ * @profile: its short name, or NULL when unknown (then only the ID answers)
+ * @name: its full name from the driver, or NULL
+ * Return: true if it does; an empty @spec names nothing.
+ */
+bool vgpu_type_spec_names(const char *spec, unsigned id, const char *profile, const char *name);
+
+/**
  * vgpu_description_framebuffer_mib() - framebuffer from an mdev description.
  * @desc: the type's description file, "num_heads=4, frl_config=45,
  *        framebuffer=1024M, max_resolution=4096x2160, max_instance=8".

@@ -156,10 +156,17 @@ kill $live
 rm -f "$EMU_ROOT/$OWN/.0000:c1:01.0.$live.tmp"
 
 # ---- an assign killed after its claim and create, before the definition was written:
-# the next assign of that domain undoes it first, so the domain never holds two
+# the next assign of that domain keeps what it asks for, undoes anything else, so the
+# domain never holds two
 v assign --from "$W/vm2.xml" -o "$W/lost.xml" --vgpu L40S-8Q || fail "assign vm2 (to be lost)"
 rm "$W/lost.xml" # the run "died" before -o: vm2.xml has no vGPU of ours
+emu_clear_journal
 v assign --from "$W/vm2.xml" -o "$W/vm2a.xml" --vgpu L40S-8Q 2>"$W/err" || fail "assign vm2 again"
+grep -q "'vm2' already holds L40S-8Q on .*: kept" "$W/err" || fail "keep: $(cat "$W/err")"
+[ -z "$(emu_writes)" ] || fail "the same request again wrote: $(emu_writes)"
+[ "$(v vgpus | grep -c " vm2 ")" = 1 ] || fail "vm2 holds more than one vGPU: $(v vgpus)"
+rm "$W/vm2a.xml"
+v assign --from "$W/vm2.xml" -o "$W/vm2a.xml" --vgpu L40S-4Q 2>"$W/err" || fail "assign vm2 4Q"
 grep -q "an earlier assign of 'vm2' did not finish: undoing its L40S-8Q" "$W/err" ||
 	fail "repair: $(cat "$W/err")"
 [ "$(v vgpus | grep -c " vm2 ")" = 1 ] || fail "vm2 holds more than one vGPU: $(v vgpus)"
@@ -177,6 +184,12 @@ v assign --from "$EMU_DIR/vm3.a" -o "$EMU_DIR/vm3.b" --vgpu a30-6c 2>"$EMU_DIR/e
 cmp -s "$EMU_DIR/vm3.a" "$EMU_DIR/vm3.b" || fail "assign with what vm3 has changed its definition"
 grep -q "'vm3' already has A30-6C: nothing to do" "$EMU_DIR/err" || fail "no-op not said: $(cat "$EMU_DIR/err")"
 [ -z "$(emu_writes)" ] || fail "the no-op assign wrote: $(emu_writes)"
+# every spelling that names the type is the same request (one matcher, type IDs compared)
+for spec in "GRID A30-6C" "NVIDIA A30-6C" 684 nvidia-684; do
+	v assign --from "$EMU_DIR/vm3.a" -o "$EMU_DIR/vm3.b" --vgpu "$spec" 2>"$EMU_DIR/err" ||
+		fail "assign again as '$spec': $(cat "$EMU_DIR/err")"
+done
+[ -z "$(emu_writes)" ] || fail "a no-op assign wrote: $(emu_writes)"
 v assign --from "$EMU_DIR/vm3.a" -o "$EMU_DIR/vm3.c" --vgpu A30-4C 2>"$EMU_DIR/err" &&
 	fail "assign of another profile over vm3's was accepted"
 grep -q "already has other vGPUs from vgpuctl (A30-6C); release them first" "$EMU_DIR/err" ||
@@ -186,5 +199,102 @@ v assign --from "$EMU_DIR/vm3.a" -o "$EMU_DIR/vm3.d" --vgpu A30-6C 2>/dev/null &
 	fail "assign over metadata no record backs was taken for a no-op"
 emu_stop
 
-[ $EMU_FAILS = 0 ] && echo "ok: ownership (mdev UUIDs, stale claims, damaged records, temp files, repair)"
+# ---- a definition used as a template is input, never an owner
+emu_start "$A30"
+W=$EMU_DIR
+U4=44444444-2222-4333-8444-555555555555
+domain vm1 $U1 >"$W/vm1.xml"
+v assign --from "$W/vm1.xml" -o "$W/vm1a.xml" --vgpu A30-6C 2>/dev/null || fail "assign vm1"
+M1=$(sed -n 's/.*mdev-uuid="\([^"]*\)".*/\1/p' "$W/vm1a.xml")
+held() { # DOMAIN UUID MDEV: its one record, and the mdev there
+	[ "$(grep -l "^domain_uuid=$2$" "$EMU_ROOT/$OWN"/* 2>/dev/null | wc -l)" = 1 ] &&
+		grep -q "^domain=$1$" "$(grep -l "^domain_uuid=$2$" "$EMU_ROOT/$OWN"/*)" &&
+		[ -d "$EMU_ROOT/sys/bus/mdev/devices/$3" ]
+}
+# cloned from the plain template vm1 was assigned from: vm1 keeps its vGPU
+v assign --from "$W/vm1.xml" --name vm2 --uuid $U2 -o "$W/vm2a.xml" --vgpu A30-6C 2>"$W/err" ||
+	fail "clone vm2 from vm1's template: $(cat "$W/err")"
+held vm1 $U1 "$M1" || fail "the clone took vm1's vGPU: $(cat "$W/err"; v vgpus)"
+M2=$(sed -n 's/.*mdev-uuid="\([^"]*\)".*/\1/p' "$W/vm2a.xml")
+[ -n "$M2" ] && [ "$M2" != "$M1" ] && held vm2 $U2 "$M2" || fail "vm2 has no vGPU of its own"
+# cloned from vm1's assigned definition: vm4 gets its own name, UUID and vGPU
+v assign --from "$W/vm1a.xml" --name vm4 --uuid $U4 -o "$W/vm4a.xml" --vgpu A30-6C 2>"$W/err" ||
+	fail "clone vm4 from vm1's definition: $(cat "$W/err")"
+grep -q "<name>vm4</name>" "$W/vm4a.xml" && grep -q "<uuid>$U4</uuid>" "$W/vm4a.xml" &&
+	grep -q "owner=\"$U4\"" "$W/vm4a.xml" || fail "vm4 was written as vm1: $(cat "$W/vm4a.xml")"
+grep -q "$M1" "$W/vm4a.xml" && fail "vm4's definition names vm1's mdev $M1"
+M4=$(sed -n 's/.*mdev-uuid="\([^"]*\)".*/\1/p' "$W/vm4a.xml")
+held vm4 $U4 "$M4" && held vm1 $U1 "$M1" || fail "clone of an assigned definition: $(v vgpus)"
+# a clone that keeps the template's UUID is another domain with vm1's UUID: refused
+v assign --from "$W/vm1.xml" --name vm5 -o "$W/vm5a.xml" --vgpu A30-6C 2>"$W/err" &&
+	fail "a clone with vm1's UUID was assigned"
+grep -q "UUID $U1 is domain 'vm1''s" "$W/err" || fail "same UUID: $(cat "$W/err")"
+held vm1 $U1 "$M1" || fail "a clone with vm1's UUID took its vGPU"
+# the same clone run again (Ansible, Terraform) while vm2 runs: nothing changes
+emu_fault "open $M2"
+emu_clear_journal
+v assign --from "$W/vm1.xml" --name vm2 --uuid $U2 -o "$W/vm2b.xml" --vgpu A30-6C 2>"$W/err" ||
+	fail "the clone again: $(cat "$W/err")"
+[ -z "$(emu_writes)" ] || fail "the clone again wrote: $(emu_writes)"
+cmp -s "$W/vm2a.xml" "$W/vm2b.xml" || fail "the clone again: $(diff "$W/vm2a.xml" "$W/vm2b.xml")"
+held vm2 $U2 "$M2" || fail "the clone again changed vm2's vGPU"
+emu_fault -r
+# vm1 redefined under its name with a new UUID (its definition copied): release frees
+# what its former UUID holds; from a fresh definition it says what it leaves
+U7=77777777-2222-4333-8444-555555555555
+sed "s|<uuid>$U1</uuid>|<uuid>$U7</uuid>|" "$W/vm1a.xml" >"$W/vm1-new.xml"
+v release --from "$W/vm1-new.xml" -o "$W/vm1r.xml" 2>"$W/err" || fail "release redefined vm1: $(cat "$W/err")"
+grep -q "'vm1' was redefined with UUID $U7" "$W/err" || fail "redefined: $(cat "$W/err")"
+grep -q "^domain_uuid=$U1$" "$EMU_ROOT/$OWN"/* && fail "vm1's former record stayed"
+[ ! -d "$EMU_ROOT/sys/bus/mdev/devices/$M1" ] || fail "vm1's former vGPU stayed"
+grep -q vgpuctl:vgpus "$W/vm1r.xml" && fail "release left our metadata in the redefined vm1"
+domain vm2 $U7 >"$W/vm2-new.xml"
+v release --from "$W/vm2-new.xml" -o "$W/vm2r.xml" 2>"$W/err" || fail "release fresh vm2: $(cat "$W/err")"
+grep -q "A30-6C on .* is recorded for a domain 'vm2' with UUID $U2, not this one's $U7; not freed" \
+	"$W/err" || fail "a namesake's records were passed over in silence: $(cat "$W/err")"
+held vm2 $U2 "$M2" || fail "release of a namesake without proof freed vm2's vGPU"
+emu_stop
+
+# ---- the hook moves an mdev whose parent was taken after a reboot: the record follows it,
+# never lost on the way, and assign and release still know the vGPU by its mdev UUID
+emu_start "$A30"
+W=$EMU_DIR
+X=abababab-2222-4333-8444-555555555555
+hook() { "$B" --sysroot "$EMU_ROOT" hook vm1 prepare begin - <"$W/vm1a.xml"; }
+recs_of() { grep -l "^mdev_uuid=$1$" "$EMU_ROOT/$OWN"/* 2>/dev/null | wc -l; }
+domain vm1 $U1 >"$W/vm1.xml"
+v assign --from "$W/vm1.xml" -o "$W/vm1a.xml" --vgpu A30-6C --mdev-uuid $M 2>/dev/null ||
+	fail "assign vm1"
+P=$(sed -n 's/.*vf="\([^"]*\)".*/\1/p' "$W/vm1a.xml")
+echo 1 >"$EMU_ROOT/sys/bus/mdev/devices/$M/remove" # a reboot
+echo $X >"$EMU_ROOT/sys/bus/pci/devices/$P/mdev_supported_types/nvidia-684/create" ||
+	fail "could not take $P by hand"
+# the new record cannot be written (ENOSPC): the old one stays
+emu_fault "fail create var/lib/vgpuctl/owners/* ENOSPC"
+hook 2>"$W/err" && fail "prepare moved the mdev without writing its record"
+[ "$(recs_of $M)" = 1 ] || fail "a failed move left $(recs_of $M) records of $M: $(cat "$W/err")"
+emu_fault -r
+hook 2>"$W/err" || fail "prepare vm1 (move): $(cat "$W/err")"
+Q=$(sed -n 's/^parent=//p' "$(grep -l "^mdev_uuid=$M$" "$EMU_ROOT/$OWN"/*)")
+[ "$(recs_of $M)" = 1 ] && [ -n "$Q" ] && [ "$Q" != "$P" ] || fail "after the move: $(v vgpus)"
+# a move killed between its new record and dropping the old: the next prepare keeps one
+sed "s/^parent=.*/parent=$P/" "$EMU_ROOT/$OWN/${Q}_$M" >"$EMU_ROOT/$OWN/${P}_$M"
+hook 2>"$W/err" || fail "prepare with two records of $M: $(cat "$W/err")"
+[ "$(recs_of $M)" = 1 ] && [ -e "$EMU_ROOT/$OWN/${Q}_$M" ] ||
+	fail "two records of $M after prepare: $(ls "$EMU_ROOT/$OWN")"
+[ -d "$EMU_ROOT/sys/bus/mdev/devices/$M" ] || fail "the moved mdev is gone"
+# assign again is the no-op it was before the move
+emu_clear_journal
+v assign --from "$W/vm1a.xml" -o "$W/vm1b.xml" --vgpu A30-6C 2>"$W/err" ||
+	fail "assign after the move: $(cat "$W/err")"
+[ -z "$(emu_writes)" ] || fail "assign after the move wrote: $(emu_writes)"
+# release --vf with the VF the definition names frees the vGPU where it is now
+v release --from "$W/vm1a.xml" --vf "$P" -o "$W/vm1r.xml" 2>"$W/err" ||
+	fail "release --vf $P: $(cat "$W/err")"
+[ ! -d "$EMU_ROOT/sys/bus/mdev/devices/$M" ] || fail "release --vf $P left mdev $M on $Q"
+[ "$(recs_of $M)" = 0 ] || fail "release --vf $P left the claim on $Q"
+grep -q "$M" "$W/vm1r.xml" && fail "release --vf $P left the hostdev of $M"
+emu_stop
+
+[ $EMU_FAILS = 0 ] && echo "ok: ownership (mdev UUIDs, stale claims, damaged records, temp files, repair, templates, moved mdevs, redefined domains)"
 exit $((EMU_FAILS > 0))

@@ -733,6 +733,29 @@ static void test_model_for_device(void **state)
 	assert_null(vgpu_model_for_device(0x10de));
 }
 
+/* The one rule for "does this spelling name that type": every prefix, any case, the ID. */
+static void test_type_spec_names(void **state)
+{
+	static const char *const yes[] = { "A30-6C",	  "a30-6c", "NVIDIA A30-6C", "GRID A30-6C",
+					   "grid a30-6c", "684",    "nvidia-684",    " 684 " };
+	static const char *const no[] = { "A30-4C", "GRID A30-4C", "685",  "nvidia-685", "nvidia-",
+					  "",	    "0",	   "GRID", "A30-6C 684", "NVIDIA" };
+
+	(void)state;
+	for (size_t i = 0; i < ARRAY_SIZE(yes); i++)
+		if (!vgpu_type_spec_names(yes[i], 684, "A30-6C", "NVIDIA A30-6C"))
+			fail_msg("'%s' does not name type 684 A30-6C", yes[i]);
+	for (size_t i = 0; i < ARRAY_SIZE(no); i++)
+		if (vgpu_type_spec_names(no[i], 684, "A30-6C", "NVIDIA A30-6C"))
+			fail_msg("'%s' names type 684 A30-6C", no[i]);
+	/* what our metadata and records hold: the ID and the short name, no full name */
+	assert_true(vgpu_type_spec_names("GRID A30-6C", 684, "A30-6C", NULL));
+	assert_true(vgpu_type_spec_names("NVIDIA A30-6C", 684, "A30-6C", NULL));
+	/* a name that could not be read: the ID only */
+	assert_true(vgpu_type_spec_names("nvidia-684", 684, NULL, NULL));
+	assert_false(vgpu_type_spec_names("A30-6C", 684, NULL, NULL));
+}
+
 static const struct CMUnitTest fixed_tests[] = {
 	cmocka_unit_test(test_short_name_too_long),
 	cmocka_unit_test(test_long_name_fits),
@@ -744,6 +767,7 @@ static const struct CMUnitTest fixed_tests[] = {
 	cmocka_unit_test(test_mig_table_dc),
 	cmocka_unit_test(test_mig_tables_8slice),
 	cmocka_unit_test(test_model_for_device),
+	cmocka_unit_test(test_type_spec_names),
 };
 
 static const struct {
