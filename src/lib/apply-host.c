@@ -243,7 +243,7 @@ static void config_vgpus(struct vgpu_apply *a, struct host_ops *h, struct vgpu_s
 			if (strcmp(a->gpus[g].addr, p->gpu->addr) != 0)
 				continue;
 			for (size_t k = 0; !wanted && k < a->gpus[g].n_vgpus; k++)
-				wanted = vgpu_type_matches(t, a->gpus[g].vgpus[k]->name);
+				wanted = vgpu_type_matches(t, a->gpus[g].vgpus[k].cfg->name);
 			if (wanted)
 				vgpu_strv_push(
 					out, vgpu_asprintf("%s %u%s%s", p->addr, t->id,

@@ -10,6 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
+#include <ctype.h>
 
 #include "apply.h"
 #include "capacity.h"
@@ -114,33 +115,12 @@ static int merge_entry(struct vgpu_apply *a, const struct vgpu_cfg_entry *e,
 			return -EINVAL;
 	for (size_t i = 0; i < e->n_vgpu; i++) {
 		w->vgpus = vgpu_xreallocarray(w->vgpus, w->n_vgpus + 1, sizeof(*w->vgpus));
-		w->vgpus[w->n_vgpus++] = &e->vgpu[i];
+		w->vgpus[w->n_vgpus++] = (struct vgpu_apply_vgpu){ .cfg = &e->vgpu[i] };
 	}
 	return 0;
 }
 
 static const struct vgpu_type *find_type(const struct vgpu_gpu *g, const char *name);
-
-/*
- * GPU instances a number of MIG-backed vGPUs needs: one GI holds as many
- * vGPUs of one type as the driver says (Blackwell RTX PRO time-slices inside
- * a GI), so ceil(count / per GI).
- */
-static unsigned gis_for(const struct vgpu_gpu *g, const char *name, unsigned count)
-{
-	const struct vgpu_type *t = find_type(g, name);
-	struct vgpu_type parsed = { .per_gi = -1 };
-	long per;
-
-	if (!t) {
-		vgpu_type_parse(name, &parsed.info);
-		t = &parsed;
-	}
-	per = vgpu_type_per_gi(t);
-	if (per < 1)
-		per = 1;
-	return (unsigned)((count + (unsigned long)per - 1) / (unsigned long)per);
-}
 
 /* A type of @g's board named @name: its catalogue, or a GPU's of the same model. */
 static const struct vgpu_type *board_type(const struct vgpu_model *m, const struct vgpu_gpu *g,
@@ -152,6 +132,56 @@ static const struct vgpu_type *board_type(const struct vgpu_model *m, const stru
 		if (&m->gpus[i] != g && m->gpus[i].device_id == g->device_id)
 			t = find_type(&m->gpus[i], name);
 	return t;
+}
+
+/*
+ * What @v's name means on @g, once: the type a catalogue names by it (a
+ * name in any case, an ID, "nvidia-ID"), else the name by NVIDIA's grammar,
+ * as written or in NVIDIA's upper case.  Every later decision reads this:
+ * a name whose spelling one check accepts and another reads as time-sliced
+ * turned MIG off under MIG-backed vGPUs.
+ */
+static void resolve_type(const struct vgpu_model *m, const struct vgpu_gpu *g,
+			 struct vgpu_apply_vgpu *v)
+{
+	const struct vgpu_type *t = board_type(m, g, v->cfg->name);
+	char up[VGPU_PROFILE_MAX * 2];
+	size_t k;
+
+	v->id = 0;
+	if (t) {
+		v->info = t->info;
+		v->id = t->id;
+		return;
+	}
+	if (vgpu_type_parse(v->cfg->name, &v->info) == 0)
+		return;
+	for (k = 0; v->cfg->name[k] && k + 1 < sizeof(up); k++)
+		up[k] = (char)toupper((unsigned char)v->cfg->name[k]);
+	up[k] = '\0';
+	if (!v->cfg->name[k] && vgpu_type_parse(up, &v->info) == 0)
+		return;
+	vgpu_type_parse(v->cfg->name, &v->info); /* unknown: the name as written */
+}
+
+/*
+ * GPU instances a number of MIG-backed vGPUs needs: one GI holds as many
+ * vGPUs of one type as the driver says (Blackwell RTX PRO time-slices inside
+ * a GI), so ceil(count / per GI).
+ */
+static unsigned gis_for(const struct vgpu_model *m, const struct vgpu_gpu *g,
+			const struct vgpu_apply_vgpu *v)
+{
+	const struct vgpu_type *t = board_type(m, g, v->cfg->name);
+	struct vgpu_type parsed = { .per_gi = -1, .max_instances = -1, .info = v->info };
+	long per;
+
+	if (!t)
+		t = &parsed;
+	per = vgpu_type_per_gi(t);
+	if (per < 1)
+		per = 1;
+	return (unsigned)((v->cfg->count + (unsigned long)per - 1) / (unsigned long)per);
 }
 
 /* The type-name board token ("A30", "L40S") of @g's types, or NULL. */
@@ -189,6 +219,16 @@ static int board_is(const struct vgpu_gpu *g, const char *board)
 	return 0;
 }
 
+/* "1056" or "nvidia-1056": a type named by its ID */
+static bool is_type_id(const char *name)
+{
+	long id;
+
+	if (strncmp(name, "nvidia-", 7) == 0)
+		name += 7;
+	return vgpu_parse_long(name, &id) == 0 && id > 0;
+}
+
 /*
  * The whole configuration against the host, before anything runs: every
  * vGPU type is one the GPU's board has, a type time-sliced vGPUs fit the
@@ -204,28 +244,33 @@ static int validate(struct vgpu_apply *a, struct vgpu_apply_gpu *w, const struct
 	unsigned line = w->vgpu_line ? w->vgpu_line : w->line;
 
 	for (size_t i = 0; i < w->n_vgpus; i++) {
-		const struct vgpu_cfg_count *v = w->vgpus[i];
+		const struct vgpu_cfg_count *v = w->vgpus[i].cfg;
 		const struct vgpu_type *t = board_type(a->model, g, v->name);
-		struct vgpu_type_info info;
+		const struct vgpu_type_info *info = &w->vgpus[i].info;
 		long max;
 
 		if (!v->count)
 			continue;
 		vgpus += v->count;
+		if (!t && info->backing == VGPU_BACKING_UNKNOWN && !vgpu_gpu_types_whole(g) &&
+		    is_type_id(v->name))
+			return vgpu_error(ctx, -EINVAL,
+					  "%s:%u: GPU %s: no list names vGPU type ID '%s' now (its "
+					  "VFs are off or in use, and no NVML or saved catalogue "
+					  "says); write the type's name, e.g. 'A30-1-6C'",
+					  a->file, v->line, w->addr, v->name);
 		if (!t) {
-			int same;
+			int same = info->board[0] ? board_is(g, info->board) : 0;
 
-			vgpu_type_parse(v->name, &info);
-			same = info.board[0] ? board_is(g, info.board) : 0;
 			if (same == 0 || (same == 1 && vgpu_gpu_types_whole(g)) ||
-			    info.backing == VGPU_BACKING_UNKNOWN)
+			    info->backing == VGPU_BACKING_UNKNOWN)
 				return vgpu_error(ctx, -EINVAL,
 						  "%s:%u: GPU %s (%s) has no vGPU type '%s'%s%s%s",
 						  a->file, v->line, w->addr,
 						  g->model ? g->model : "NVIDIA GPU", v->name,
-						  same == 0 && info.board[0] ? " (a type of " : "",
-						  same == 0 && info.board[0] ? info.board : "",
-						  same == 0 && info.board[0] ? " boards)" : "");
+						  same == 0 && info->board[0] ? " (a type of " : "",
+						  same == 0 && info->board[0] ? info->board : "",
+						  same == 0 && info->board[0] ? " boards)" : "");
 			continue; /* the board's, where the lists do not say all: the driver decides
 				   */
 		}
@@ -277,23 +322,40 @@ static int derive(struct vgpu_apply *a, struct vgpu_apply_gpu *w, const struct v
 	bool mig_types = false, ts_types = false, derive_gis = !w->gis_set;
 	unsigned ts_fb = 0;
 
+	for (size_t i = 0; i < w->n_vgpus; i++)
+		resolve_type(a->model, g, &w->vgpus[i]);
 	for (size_t i = 0; i < w->n_vgpus; i++) {
-		struct vgpu_type_info info;
+		const struct vgpu_apply_vgpu *v = &w->vgpus[i];
 
-		vgpu_type_parse(w->vgpus[i]->name, &info);
-		if (info.backing == VGPU_BACKING_MIG) {
+		if (!v->cfg->count)
+			continue;
+		/*
+		 * A type nothing classifies could be either: on a MIG board the
+		 * guess decides whether MIG, its instances and the VFs are torn
+		 * down, so nothing is guessed (validate() names it)
+		 */
+		if (v->info.backing == VGPU_BACKING_UNKNOWN && w->board) {
+			int e = validate(a, w, g);
+
+			return e < 0 ? e :
+				       vgpu_error(
+					       ctx, -EINVAL,
+					       "%s:%u: GPU %s: cannot tell whether vGPU type '%s' "
+					       "is MIG-backed or time-sliced; write its name as "
+					       "NVIDIA spells it",
+					       a->file, v->cfg->line, w->addr, v->cfg->name);
+		}
+		if (v->info.backing == VGPU_BACKING_MIG) {
 			mig_types = true;
-			if (derive_gis && w->vgpus[i]->count &&
-			    add_gi(a, w, w->vgpus[i]->name,
-				   gis_for(g, w->vgpus[i]->name, w->vgpus[i]->count),
-				   w->vgpus[i]->line) < 0)
+			if (derive_gis && add_gi(a, w, v->info.profile, gis_for(a->model, g, v),
+						 v->cfg->line) < 0)
 				return -EINVAL;
-		} else if (w->vgpus[i]->count) {
+		} else {
 			ts_types = true;
-			if (ts_fb && info.fb_mib && info.fb_mib != ts_fb)
+			if (ts_fb && v->info.fb_mib && v->info.fb_mib != ts_fb)
 				w->hetero = true;
-			if (info.fb_mib)
-				ts_fb = info.fb_mib;
+			if (v->info.fb_mib)
+				ts_fb = v->info.fb_mib;
 		}
 	}
 	if (derive_gis && mig_types)
@@ -760,12 +822,12 @@ static int step_vgpus(struct vgpu_apply *a, struct vgpu_apply_gpu *w)
 				"would create %u vGPUs of %s on GPU %s's VFs once enabled (each: a "
 				"write of its type id to current_vgpu_type or of a UUID to the "
 				"type's mdev create, as the VFs offer)",
-				w->vgpus[i]->count, w->vgpus[i]->name, w->addr);
+				w->vgpus[i].cfg->count, w->vgpus[i].info.profile, w->addr);
 		return 0;
 	}
 	made = vgpu_xcalloc(g->n_parents, sizeof(*made));
 	for (size_t i = 0; i < w->n_vgpus; i++) {
-		const struct vgpu_cfg_count *want = w->vgpus[i];
+		const struct vgpu_cfg_count *want = w->vgpus[i].cfg;
 		const struct vgpu_type *t = find_type(g, want->name);
 		unsigned have;
 		int e;

@@ -38,6 +38,18 @@
 /* How long apply waits for another run's host lock. */
 #define VGPU_APPLY_LOCK_WAIT_MS 30000
 
+/*
+ * One "TYPE: COUNT" of vgpu-devices, its type resolved once for every
+ * decision (MIG mode, GPU instances, counting): the GPU's type the name, ID
+ * or "nvidia-ID" names in its catalogue, else the name read by NVIDIA's
+ * grammar in NVIDIA's upper case ("h100-1-10c" is H100-1-10C).
+ */
+struct vgpu_apply_vgpu {
+	const struct vgpu_cfg_count *cfg; /* into the configuration */
+	struct vgpu_type_info info; /* backing VGPU_BACKING_UNKNOWN: nothing says */
+	unsigned id; /* the type's id, 0 where no catalogue names it */
+};
+
 /* What a configuration asks of one GPU. */
 struct vgpu_apply_gpu {
 	char addr[VGPU_BDF_LEN];
@@ -52,7 +64,7 @@ struct vgpu_apply_gpu {
 	bool hetero; /* time-sliced vGPUs of several sizes: mixed-size mode */
 	struct vgpu_mig_request gis[VGPU_APPLY_MAX_GIS];
 	size_t n_gis;
-	const struct vgpu_cfg_count **vgpus; /* into the configuration */
+	struct vgpu_apply_vgpu *vgpus;
 	size_t n_vgpus;
 };
 

@@ -355,7 +355,7 @@ static void test_resolve_mig_backed_derives(void **state)
 		assert_string_equal(w->gis[0].profile->name, "1g.6gb");
 		assert_int_equal(w->gis[0].count, 4);
 		assert_int_equal(w->n_vgpus, 1);
-		assert_int_equal(w->vgpus[0]->count, 4);
+		assert_int_equal(w->vgpus[0].cfg->count, 4);
 	}
 	vgpu_apply_clear(&a);
 	vgpu_hostcfg_clear(&cfg);

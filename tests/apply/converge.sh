@@ -1,0 +1,82 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0-or-later
+# apply where it could destroy or could not converge (issue 26), end to end on
+# booted copies of the fixture hosts with the stand-ins for nvidia-smi and
+# sriov-manage (tests/apply/README.md): a MIG-backed type spelt in lower case
+# or as a type ID, a dry run on a half-built host, Ctrl-C while sriov-manage
+# runs, and the counts that decide what fits.   converge.sh VGPUCTL SRCDIR
+# shellcheck disable=SC2119,SC2120 # boot's fixture is optional
+set -euo pipefail
+bin=$(realpath "$1") src=$(realpath "$2")
+fakes=$src/tests/apply
+smi=$fakes/fake-nvidia-smi
+tools=(--nvidia-smi "$smi" --sriov-manage "$fakes/fake-sriov-manage")
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+root=$tmp/host
+export FAKE_NV_ROOT=$root
+st=$root/var/lib/fake-nvidia
+pf=0000:ca:00.0
+fail=0
+bad() {
+	echo "FAIL: $*"
+	fail=1
+}
+boot() { # [FIXTURE]: a just-booted copy (default vfio-mig-h100)
+	rm -rf "$root"
+	cp -a "$src/tests/data/hosts/${1:-vfio-mig-h100}" "$root"
+	"$fakes/fake-nv-boot" "$root"
+}
+run() { # vgpuctl ARGS... with the stand-ins: OUT, ERR, RC
+	RC=0
+	"$bin" --sysroot "$root" "$@" "${tools[@]}" >"$tmp/out" 2>"$tmp/err" || RC=$?
+	OUT=$(<"$tmp/out") ERR=$(<"$tmp/err")
+}
+changing() { grep -E -- ' -mig | -cgi | -dci| -dgi|^sriov-manage -[ed] ' "$st/calls" || true; }
+gis() { "$smi" mig -i $pf -lgi | awk '/MIG/ { print $4 }' | sort | tr '\n' ' '; }
+# a config of one vgpu-configs label "x" for every GPU: TYPE COUNT [TYPE COUNT...]
+config() {
+	local kv=()
+	while (($# >= 2)); do
+		kv+=("\"$1\": $2")
+		shift 2
+	done
+	local IFS=,
+	printf 'version: v1\nvgpu-configs:\n  x:\n    - devices: all\n      vgpu-devices: {%s}\n' \
+		"${kv[*]}" >"$tmp/c.yaml"
+}
+cfg=(-f "$tmp/c.yaml" --config x)
+
+# ---- a MIG-backed type in lower case or as a type ID is the same type: on a
+# host with MIG on, VFs on and two 1g.10gb GPU instances nothing is torn down
+for name in h100-1-10c 1056 nvidia-1056; do
+	boot
+	"$smi" -i $pf -mig 1 >/dev/null
+	"$fakes/fake-sriov-manage" -e $pf >/dev/null
+	"$smi" mig -i $pf -cgi 19,19 -C >/dev/null
+	: >"$st/calls"
+	config "$name" 2
+	run apply "${cfg[@]}"
+	[[ $RC == 0 ]] || bad "'$name' x2 on a MIG host: exit $RC: $ERR"
+	[[ -z $(changing) ]] || bad "'$name' x2 on a MIG host changed MIG, GIs or VFs: $(changing)"
+	[[ $(gis) == "1g.10gb 1g.10gb " ]] || bad "'$name': GIs now $(gis)"
+	run assert "${cfg[@]}"
+	[[ $RC == 0 ]] || bad "assert '$name' after apply: exit $RC: $OUT"
+done
+# on a booted host the lower-case name builds the same host as NVIDIA's spelling
+boot
+config h100-1-10c 2
+run apply "${cfg[@]}"
+[[ $RC == 0 ]] || bad "'h100-1-10c' x2 on a booted host: exit $RC: $ERR"
+[[ $(gis) == "1g.10gb 1g.10gb " ]] || bad "'h100-1-10c' on a booted host: GIs $(gis)"
+# a type ID that no list names yet (VFs off, no NVML, no catalogue) is refused
+# before anything runs, and the message says why, not "no such type"
+boot
+config 1056 2
+run apply "${cfg[@]}"
+[[ $RC == 1 && $ERR == *"no list names vGPU type ID '1056' now"* ]] ||
+	bad "type ID on a booted host: exit $RC: $ERR"
+[[ -z $(changing) ]] || bad "type ID on a booted host changed: $(changing)"
+
+[[ $fail == 0 ]] && echo "ok: apply converges"
+exit $fail
