@@ -474,6 +474,18 @@ static int reread(struct vgpu_apply *a)
 	return 0;
 }
 
+/*
+ * The model's GPU, to change as a dry run's step would have changed the
+ * host: the later steps of a dry run plan on the host the earlier ones leave.
+ */
+static struct vgpu_gpu *sim_gpu(struct vgpu_apply *a, const struct vgpu_apply_gpu *w)
+{
+	for (size_t i = 0; i < a->model->n_gpus; i++)
+		if (strcmp(a->model->gpus[i].addr, w->addr) == 0)
+			return &a->model->gpus[i];
+	return NULL; /* gpu_of() found it: not reached */
+}
+
 /* Turning MIG off needs the VFs and GPU instances gone first (the driver refuses). */
 static int mig_off_prepare(struct vgpu_apply *a, struct vgpu_apply_gpu *w, const struct vgpu_gpu *g)
 {
@@ -494,6 +506,9 @@ static int mig_off_prepare(struct vgpu_apply *a, struct vgpu_apply_gpu *w, const
 	if (e == 0 && g->sriov_num_vfs > 0) {
 		e = a->ops->set_vfs(a->ops_data, ctx, w->addr, false);
 		w->vfs_changed = true;
+		/* a dry run reads on as the host would be: step 2 enables them again */
+		if (e == 0 && a->dry_run)
+			sim_gpu(a, w)->sriov_num_vfs = 0;
 	}
 	return e;
 }
@@ -614,6 +629,7 @@ static int make_gis(struct vgpu_apply *a, struct vgpu_apply_gpu *w, const struct
 
 	vgpu_log(ctx, LOG_INFO, "GPU instances: GPU %s: creating %zu", w->addr, n_plan);
 	e = a->ops->create_gis(a->ops_data, ctx, w->board, w->addr, there, n_there, plan, n_plan);
+	w->gis_changed = n_plan > 0;
 	if (e < 0 || a->dry_run || !n_plan)
 		return e;
 	if ((e = a->ops->list_gis(a->ops_data, ctx, w->board, w->addr, &gis, &n)) < 0)
@@ -815,14 +831,24 @@ static int step_vgpus(struct vgpu_apply *a, struct vgpu_apply_gpu *w)
 
 	if (!w->n_vgpus || !g)
 		return 0;
-	if (a->dry_run && w->vfs_changed) {
-		for (size_t i = 0; i < w->n_vgpus; i++)
-			vgpu_log(
-				ctx, LOG_NOTICE,
-				"would create %u vGPUs of %s on GPU %s's VFs once enabled (each: a "
-				"write of its type id to current_vgpu_type or of a UUID to the "
-				"type's mdev create, as the VFs offer)",
-				w->vgpus[i].cfg->count, w->vgpus[i].info.profile, w->addr);
+	/*
+	 * A dry run has not made the VFs or GPU instances that make the types
+	 * creatable: what the lists say now is not what step 5 will read
+	 */
+	if (a->dry_run && (w->vfs_changed || w->gis_changed)) {
+		for (size_t i = 0; i < w->n_vgpus; i++) {
+			const struct vgpu_apply_vgpu *v = &w->vgpus[i];
+			unsigned have = w->vfs_changed || !v->id ? 0 : count_type(g, v->id);
+
+			if (have >= v->cfg->count)
+				continue;
+			vgpu_log(ctx, LOG_NOTICE,
+				 "would create %u vGPUs of %s on GPU %s's VFs once %s (each: a "
+				 "write of its type id to current_vgpu_type or of a UUID to the "
+				 "type's mdev create, as the VFs offer)",
+				 v->cfg->count - have, v->info.profile, w->addr,
+				 w->vfs_changed ? "enabled" : "its GPU instances are made");
+		}
 		return 0;
 	}
 	made = vgpu_xcalloc(g->n_parents, sizeof(*made));

@@ -61,6 +61,7 @@ struct vgpu_apply_gpu {
 	bool vgpu_section; /* selected by a vgpu-configs entry */
 	bool gis_set; /* the GI layout is given (or derived from MIG-backed vGPUs) */
 	bool vfs_changed; /* this run enables or disables its VFs (a dry run predicts from it) */
+	bool gis_changed; /* this run creates GPU instances (a dry run predicts from it) */
 	bool hetero; /* time-sliced vGPUs of several sizes: mixed-size mode */
 	struct vgpu_mig_request gis[VGPU_APPLY_MAX_GIS];
 	size_t n_gis;

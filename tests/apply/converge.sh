@@ -78,5 +78,25 @@ run apply "${cfg[@]}"
 	bad "type ID on a booted host: exit $RC: $ERR"
 [[ -z $(changing) ]] || bad "type ID on a booted host changed: $(changing)"
 
+# ---- a dry run plans on the host as the earlier steps would leave it: after an
+# apply killed once the VFs were on (GPU instances still to make), the dry run
+# says what the real run then does, and exits 0 as it does
+boot
+config H100-3-40C 1 H100-2-20C 1
+echo 2 >"$st/kill-after" # after sriov-manage -e
+run apply "${cfg[@]}"
+[[ $RC == 137 ]] || bad "apply killed after sriov-manage: exit $RC"
+rm "$st/kill-after"
+: >"$st/calls"
+run apply --dry-run "${cfg[@]}"
+[[ $RC == 0 ]] || bad "dry run on a half-built host: exit $RC: $ERR"
+[[ $OUT == *"run: $smi mig -i $pf -cgi 9,14 -C"* && $OUT == *"create 1 vGPUs of H100-3-40C on GPU $pf's VFs once its GPU instances are made"* ]] ||
+	bad "dry run on a half-built host: plan $OUT"
+[[ -z $(changing) ]] || bad "the dry run changed: $(changing)"
+run apply "${cfg[@]}"
+[[ $RC == 0 ]] || bad "apply on a half-built host: exit $RC: $ERR"
+run apply --dry-run "${cfg[@]}"
+[[ $RC == 0 && -z $OUT ]] || bad "dry run on the built host: exit $RC: $OUT"
+
 [[ $fail == 0 ]] && echo "ok: apply converges"
 exit $fail
