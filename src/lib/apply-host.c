@@ -17,6 +17,7 @@
 #include "apply.h"
 #include "catalog.h"
 #include "cleanup.h"
+#include "exec.h"
 #include "host.h"
 #include "txn.h"
 #include "virt.h"
@@ -327,9 +328,22 @@ static void child_read(struct gpu_child *c)
 static void wait_status(struct gpu_child *kids, size_t n)
 {
 	struct pollfd *fds = vgpu_xcalloc(n, sizeof(*fds));
+	bool told = false;
 
 	for (;;) {
 		size_t open_n = 0;
+
+		/*
+		 * A signal for this process alone (a service manager's SIGTERM;
+		 * a terminal's Ctrl-C reaches the whole group): each GPU's
+		 * process stops its program and rolls back as it would itself
+		 */
+		if (vgpu_exec_interrupted() && !told) {
+			for (size_t i = 0; i < n; i++)
+				if (kids[i].pid > 0 && !kids[i].done)
+					kill(kids[i].pid, vgpu_exec_interrupted());
+			told = true;
+		}
 
 		for (size_t i = 0; i < n; i++) {
 			fds[i] = (struct pollfd){ .fd = kids[i].done ? -1 : kids[i].out,
@@ -338,7 +352,7 @@ static void wait_status(struct gpu_child *kids, size_t n)
 		}
 		if (!open_n)
 			break;
-		if (poll(fds, n, -1) < 0) {
+		if (poll(fds, n, told ? -1 : 250) < 0) {
 			if (errno == EINTR)
 				continue;
 			break;

@@ -15,6 +15,7 @@
 #include "apply.h"
 #include "capacity.h"
 #include "cleanup.h"
+#include "exec.h"
 #include "plan.h"
 #include "vgputype.h"
 
@@ -938,7 +939,14 @@ int vgpu_apply_gpu_steps(struct vgpu_apply *a, size_t i)
 	for (size_t s = 0; s < ARRAY_SIZE(steps); s++) {
 		unsigned long said = ctx->n_logged;
 		uint64_t t0 = vgpu_monotonic_ms(), ms;
-		int e = steps[s](a, w);
+		int e;
+
+		/* asked to stop (Ctrl-C): no next step; what is done the next run completes */
+		if (vgpu_exec_interrupted())
+			return vgpu_error(ctx, -EINTR,
+					  "interrupted (signal %d) before step %zu (%s)",
+					  vgpu_exec_interrupted(), s + 1, step_names[s]);
+		e = steps[s](a, w);
 
 		if (e < 0)
 			return vgpu_error(ctx, e, "step %zu (%s): %s", s + 1, step_names[s],

@@ -98,5 +98,42 @@ run apply "${cfg[@]}"
 run apply --dry-run "${cfg[@]}"
 [[ $RC == 0 && -z $OUT ]] || bad "dry run on the built host: exit $RC: $OUT"
 
+# ---- Ctrl-C while sriov-manage rebinds the GPU (6 s here): the terminal's
+# SIGINT reaches vgpuctl's process group, not sriov-manage's own; vgpuctl stops
+# it, waits for it, dies of SIGINT, and the next run completes the host
+boot
+config H100-3-40C 1
+echo "sriov-enable 6" >"$st/delays"
+python3 - "$bin" "$root" "$tmp" "${cfg[@]}" "${tools[@]}" >"$tmp/int" <<'P' || bad "Ctrl-C: $(cat "$tmp/int")"
+import os, signal, subprocess, sys, time
+bin, root, tmp, args = sys.argv[1], sys.argv[2], sys.argv[3], sys.argv[4:]
+calls = root + "/var/lib/fake-nvidia/calls"
+# a session of its own: its process group is the terminal's foreground group
+p = subprocess.Popen([bin, "--sysroot", root, "apply"] + args, start_new_session=True,
+                     stderr=open(tmp + "/err", "w"))
+for _ in range(600):
+    if "sriov-manage -e" in open(calls).read():
+        break
+    time.sleep(0.05)
+time.sleep(0.5)
+os.killpg(p.pid, signal.SIGINT)
+t = time.monotonic()
+rc = p.wait()
+print("rc=%d waited=%.1f" % (rc, time.monotonic() - t))
+sys.exit(0 if rc == -signal.SIGINT else 1)
+P
+# what is left running on this host tree: any process the stand-ins started
+left=
+for d in /proc/[0-9]*; do
+	[[ ${d#/proc/} != "$$" && ${d#/proc/} != "$BASHPID" ]] || continue
+	grep -qzx "FAKE_NV_ROOT=$root" "$d/environ" 2>/dev/null && left+=" $(tr '\0' ' ' <"$d/cmdline" 2>/dev/null)"
+done
+[[ -z $left ]] || bad "Ctrl-C left running:$left"
+grep -q "interrupted (signal 2): '$fakes/fake-sriov-manage -e $pf' was stopped" "$tmp/err" ||
+	bad "Ctrl-C: $(cat "$tmp/err")"
+rm "$st/delays"
+run apply "${cfg[@]}"
+[[ $RC == 0 ]] || bad "apply after Ctrl-C: exit $RC: $ERR"
+
 [[ $fail == 0 ]] && echo "ok: apply converges"
 exit $fail
