@@ -240,7 +240,6 @@ static bool is_type_id(const char *name)
 static int validate(struct vgpu_apply *a, struct vgpu_apply_gpu *w, const struct vgpu_gpu *g)
 {
 	struct vgpu_ctx *ctx = a->ctx;
-	uint64_t fb_need = 0, fb = vgpu_gpu_framebuffer_mib(a->model, g);
 	long vgpus = 0;
 	unsigned line = w->vgpu_line ? w->vgpu_line : w->line;
 
@@ -277,10 +276,13 @@ static int validate(struct vgpu_apply *a, struct vgpu_apply_gpu *w, const struct
 		}
 		if (t->info.backing != VGPU_BACKING_TIME_SLICED)
 			continue;
-		fb_need += (uint64_t)t->info.fb_mib * v->count;
+		/*
+		 * The driver's maximum, never the nominal size against the
+		 * framebuffer reading: NVIDIA's sizes do not add up to what NVML
+		 * reports (4 x DC-24C is 98304 MiB, an RTX PRO 6000 97887), and
+		 * step 5 asks the driver's lists for the rest
+		 */
 		max = t->max_instances;
-		if (max < 0 && fb && t->info.fb_mib)
-			max = (long)(fb / t->info.fb_mib);
 		if (max >= 0 && v->count > (unsigned long)max)
 			return vgpu_error(ctx, -EINVAL,
 					  "%s:%u: GPU %s: %u vGPUs of %s do not fit: the GPU takes "
@@ -292,12 +294,6 @@ static int validate(struct vgpu_apply *a, struct vgpu_apply_gpu *w, const struct
 		return vgpu_error(ctx, -EINVAL,
 				  "%s:%u: GPU %s: %ld vGPUs do not fit its %d VFs (one vGPU each)",
 				  a->file, line, w->addr, vgpus, g->sriov_total_vfs);
-	if (fb && fb_need > fb)
-		return vgpu_error(ctx, -EINVAL,
-				  "%s:%u: GPU %s: the time-sliced vGPUs need %llu MiB of "
-				  "framebuffer, the GPU has %llu",
-				  a->file, line, w->addr, (unsigned long long)fb_need,
-				  (unsigned long long)fb);
 	if (w->board && w->n_gis && w->mig == 1) {
 		struct vgpu_mig_gi *out = NULL;
 		size_t n_out = 0;
