@@ -29,6 +29,8 @@ struct host_ops {
 	struct vgpu_nvml *nvml; /* NULL: nvidia-smi alone */
 	bool said_fallback;
 	bool one_gpu; /* a GPU's own process: other GPUs may be half-made under it */
+	const char *gpu; /* the GPU of that process */
+	bool keep_catalog; /* under the lock: each reading adds to the stored catalogues */
 	struct vgpu_txn txn; /* the vGPUs created, destroyed again on failure */
 };
 
@@ -144,6 +146,23 @@ static int op_destroy_gis(void *data, struct vgpu_ctx *ctx, const char *gpu)
 	return vgpu_nv_destroy_gis(ctx, h->tools, gpu);
 }
 
+/*
+ * Keep each GPU's types while its lists show them: the lists shrink as the
+ * GPU fills (a vendor-VFIO GPU whose VFs all hold a vGPU lists nothing) and
+ * follow MIG mode and GPU instances, so each reading of a run adds what it
+ * sees (after step 3 the new GIs' types are listed, before step 5 uses them
+ * up); assert and the next apply still know the config's types.
+ */
+static void keep_catalog(struct host_ops *h, struct vgpu_ctx *ctx, const struct vgpu_model *m)
+{
+	for (size_t i = 0; h->keep_catalog && i < m->n_gpus; i++) {
+		if (h->gpu && strcmp(h->gpu, m->gpus[i].addr) != 0)
+			continue; /* another process's GPU, its lists in flux */
+		if (vgpu_catalog_save_gpu(ctx, h->fs, &m->gpus[i]) < 0)
+			vgpu_warn(ctx, "%s", vgpu_ctx_error(ctx));
+	}
+}
+
 /* The host as it is, with what NVML knows (GI placements, types per GI, MIG mode). */
 static int read_host(struct host_ops *h, struct vgpu_ctx *ctx, struct vgpu_model **out)
 {
@@ -154,6 +173,8 @@ static int read_host(struct host_ops *h, struct vgpu_ctx *ctx, struct vgpu_model
 		e = vgpu_host_read(ctx, h->fs, VGPU_READ_TYPES, out, NULL);
 		if (e == 0 && h->nvml)
 			vgpu_nvml_fill(ctx, h->nvml, *out);
+		if (e == 0)
+			keep_catalog(h, ctx, *out);
 		return e;
 	}
 	/*
@@ -168,6 +189,8 @@ static int read_host(struct host_ops *h, struct vgpu_ctx *ctx, struct vgpu_model
 	else if (h->nvml)
 		vgpu_nvml_fill(&quiet, h->nvml, *out);
 	vgpu_ctx_clear(&quiet);
+	if (e == 0)
+		keep_catalog(h, ctx, *out);
 	return e;
 }
 
@@ -286,6 +309,7 @@ static void child_main(struct vgpu_apply *a, struct host_ops *h, size_t i, int o
 		_exit(2);
 	close(out);
 	h->one_gpu = true;
+	h->gpu = a->gpus[i].addr;
 	vgpu_txn_init(&h->txn, a->ctx, h->fs, false);
 	e = vgpu_apply_gpu_steps(a, i);
 	if (e < 0)
@@ -526,17 +550,11 @@ int vgpu_apply_host(struct vgpu_ctx *ctx, struct vgpu_sysfs *fs, const struct vg
 		/* under the lock, from what the host is now */
 		vgpu_apply_clear(&a);
 		e = vgpu_sysfs_lock(ctx, fs, VGPU_APPLY_LOCK_WAIT_MS);
+		h.keep_catalog = e == 0;
 		if (e == 0)
 			e = read_host(&h, ctx, &a.model);
 		if (e == 0)
 			e = vgpu_apply_resolve(&a, &cfg);
-		/*
-		 * Keep each GPU's whole type table while its lists still show it:
-		 * once every VF holds a vGPU, a vendor-VFIO GPU lists nothing, and
-		 * assert or the next apply must still know the config's types.
-		 */
-		if (e == 0 && vgpu_catalog_save(ctx, fs, a.model) < 0)
-			vgpu_warn(ctx, "%s", vgpu_ctx_error(ctx));
 	}
 	vgpu_txn_init(&h.txn, ctx, fs, o->dry_run);
 	if (e == 0 && locked && a.n_gpus > 1)

@@ -220,6 +220,20 @@ static int board_is(const struct vgpu_gpu *g, const char *board)
 	return 0;
 }
 
+/*
+ * Do @g's types name every type of its board, so that a name they lack is
+ * not the board's?  On a MIG board only NVML says: the VFs list what fits
+ * the MIG mode and the GPU instances there (a host half built, one GI made
+ * by hand, lists only that GI's types), and a stored union of such lists
+ * is no whole table either.
+ */
+static bool lists_whole(const struct vgpu_apply_gpu *w, const struct vgpu_gpu *g)
+{
+	if (w->board)
+		return g->types_whole; /* NVML's: the catalogue does not say so here */
+	return vgpu_gpu_types_whole(g);
+}
+
 /* "1056" or "nvidia-1056": a type named by its ID */
 static bool is_type_id(const char *name)
 {
@@ -252,7 +266,7 @@ static int validate(struct vgpu_apply *a, struct vgpu_apply_gpu *w, const struct
 		if (!v->count)
 			continue;
 		vgpus += v->count;
-		if (!t && info->backing == VGPU_BACKING_UNKNOWN && !vgpu_gpu_types_whole(g) &&
+		if (!t && info->backing == VGPU_BACKING_UNKNOWN && !lists_whole(w, g) &&
 		    is_type_id(v->name))
 			return vgpu_error(ctx, -EINVAL,
 					  "%s:%u: GPU %s: no list names vGPU type ID '%s' now (its "
@@ -262,7 +276,7 @@ static int validate(struct vgpu_apply *a, struct vgpu_apply_gpu *w, const struct
 		if (!t) {
 			int same = info->board[0] ? board_is(g, info->board) : 0;
 
-			if (same == 0 || (same == 1 && vgpu_gpu_types_whole(g)) ||
+			if (same == 0 || (same == 1 && lists_whole(w, g)) ||
 			    info->backing == VGPU_BACKING_UNKNOWN)
 				return vgpu_error(ctx, -EINVAL,
 						  "%s:%u: GPU %s (%s) has no vGPU type '%s'%s%s%s",

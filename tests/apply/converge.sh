@@ -98,6 +98,33 @@ run apply "${cfg[@]}"
 run apply --dry-run "${cfg[@]}"
 [[ $RC == 0 && -z $OUT ]] || bad "dry run on the built host: exit $RC: $OUT"
 
+# ---- without NVML the lists of a MIG GPU name only what fits its GPU instances:
+# a host half built by hand (MIG on, VFs on, one 1g.10gb GI) lists only the 1g
+# types, which says nothing against H100-3-40C
+boot
+"$smi" -i $pf -mig 1 >/dev/null
+"$fakes/fake-sriov-manage" -e $pf >/dev/null
+"$smi" mig -i $pf -cgi 19 -C >/dev/null
+config H100-3-40C 1 H100-1-10C 1
+run apply "${cfg[@]}"
+[[ $RC == 0 ]] || bad "apply on a half-built MIG host without NVML: exit $RC: $ERR"
+[[ $(gis) == "1g.10gb 3g.40gb " ]] || bad "half-built MIG host: GIs $(gis)"
+# a GPU filled by apply lists nothing once its vGPU runs on the one GI (the plain
+# tree needs a hand: the driver empties the lists); the types the lists showed
+# between steps 3 and 5 were kept, so assert and a second apply still know them
+boot
+config H100-7-80C 1
+run apply "${cfg[@]}"
+[[ $RC == 0 ]] || bad "H100-7-80C: exit $RC: $ERR"
+for f in "$root/sys/bus/pci/devices/0000:ca:"*/nvidia/creatable_vgpu_types; do
+	head -1 "$f" >"$f.new" && mv "$f.new" "$f"
+done
+run assert "${cfg[@]}"
+[[ $RC == 0 ]] || bad "assert on a full MIG GPU without NVML: exit $RC: $OUT"
+: >"$st/calls"
+run apply "${cfg[@]}"
+[[ $RC == 0 && -z $(changing) ]] || bad "second apply on a full MIG GPU: exit $RC: $ERR $(changing)"
+
 # ---- Ctrl-C while sriov-manage rebinds the GPU (6 s here): the terminal's
 # SIGINT reaches vgpuctl's process group, not sriov-manage's own; vgpuctl stops
 # it, waits for it, dies of SIGINT, and the next run completes the host
