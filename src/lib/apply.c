@@ -460,11 +460,15 @@ static const struct vgpu_gpu *gpu_of(struct vgpu_apply *a, const struct vgpu_app
 	return vgpu_model_find_gpu(a->model, w->addr);
 }
 
-/* a parent in use holds a vGPU (a VF's current type, or an mdev) */
+/*
+ * a parent in use holds a vGPU (a VF's current type, or an mdev), or an
+ * owner record reserves one there: a stopped per-start domain's vGPU is made
+ * at its start, on the GPU instance it needs then
+ */
 static bool has_vgpus(const struct vgpu_gpu *g)
 {
 	for (size_t i = 0; i < g->n_parents; i++)
-		if (g->parents[i].in_use)
+		if (g->parents[i].in_use || g->parents[i].n_reserved)
 			return true;
 	return false;
 }
@@ -508,7 +512,7 @@ static int mig_off_prepare(struct vgpu_apply *a, struct vgpu_apply_gpu *w, const
 	if (has_vgpus(g))
 		return vgpu_error(ctx, -EBUSY,
 				  "GPU %s: cannot turn MIG mode off while it holds "
-				  "vGPUs; release them first",
+				  "vGPUs or owner records reserve some; release them first",
 				  w->addr);
 	e = a->ops->list_gis(a->ops_data, ctx, w->board, w->addr, &gis, &n);
 	free(gis);
@@ -713,7 +717,8 @@ static int step_gis(struct vgpu_apply *a, struct vgpu_apply_gpu *w)
 	if (has_vgpus(g))
 		return vgpu_error(ctx, -EBUSY,
 				  "GPU %s: its GPU instances differ from the config "
-				  "and vGPUs use the GPU; release them first",
+				  "and vGPUs use the GPU or owner records reserve some (per-start "
+				  "domains); release them first",
 				  w->addr);
 	memset(have, 0, w->board->n_profiles * sizeof(*have));
 	missing_gis(w->board, have, want, req, &n_req);
@@ -737,10 +742,11 @@ static const struct vgpu_type *find_type(const struct vgpu_gpu *g, const char *n
 }
 
 /*
- * The vGPUs of type @id on @g: those there now, and those owner records
- * reserve that are not (after a reboot, or per-start): the hook makes them
- * at their domain's start, so a boot-time apply counts them as a runtime one
- * would, and never fills the GPU with its own.
+ * The configuration's vGPUs of type @id on @g: those there now that no
+ * owner record claims.  A domain's vGPU, there or reserved (per-start, or
+ * after a reboot), is the domain's: counting it as the config's left the
+ * config one short, and short again once the domain released it.  The
+ * capacity check still counts it as taken.
  */
 static unsigned count_type(const struct vgpu_gpu *g, unsigned id)
 {
@@ -748,11 +754,10 @@ static unsigned count_type(const struct vgpu_gpu *g, unsigned id)
 
 	for (size_t i = 0; i < g->n_parents; i++) {
 		const struct vgpu_parent *p = &g->parents[i];
+		unsigned there = p->mdevs.n ? (unsigned)p->mdevs.n : 1;
 
-		if (p->current_type == id)
-			n += p->mdevs.n ? (unsigned)p->mdevs.n : 1;
-		if (p->reserved_type == id)
-			n += p->n_reserved;
+		if (p->current_type == id && there > p->n_claimed)
+			n += there - p->n_claimed;
 	}
 	return n;
 }
@@ -892,13 +897,11 @@ static int step_vgpus(struct vgpu_apply *a, struct vgpu_apply_gpu *w)
 			continue;
 		}
 		if (want->count - have > vgpu_gpu_room(a->model, g, t))
-			return vgpu_error(
-				ctx, -ENOSPC,
-				"%s:%u: GPU %s: %u more vGPUs of %s do not fit: next to "
-				"the %u there or reserved by owner records, it has room for "
-				"%u",
-				a->file, want->line, w->addr, want->count - have, t->info.profile,
-				have, vgpu_gpu_room(a->model, g, t));
+			return vgpu_error(ctx, -ENOSPC,
+					  "%s:%u: GPU %s: %u more vGPUs of %s do not fit: next to "
+					  "the config's %u there, it has room for %u",
+					  a->file, want->line, w->addr, want->count - have,
+					  t->info.profile, have, vgpu_gpu_room(a->model, g, t));
 		vgpu_log(ctx, LOG_INFO, "vGPUs: GPU %s: creating %u of %s", w->addr,
 			 want->count - have, t->info.profile);
 		if ((e = make_vgpus(a, g, t, want->count - have, made)) < 0)

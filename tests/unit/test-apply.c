@@ -614,9 +614,19 @@ static void test_steps_time_sliced_fills_free_vfs(void **state)
 				   "vgpu 0000:af:00.6 683\n");
 }
 
-/* After a reboot the records' vGPUs are not there: apply counts them as a runtime run would. */
+/*
+ * A domain's vGPU, there or reserved (after a reboot, per-start), is the
+ * domain's: the config's count is of its own vGPUs, and the domain's still
+ * take room.
+ */
 static void test_steps_reservations_count(void **state)
 {
+	static const char five[] = "version: v1\n"
+				   "vgpu-configs:\n"
+				   "  l:\n"
+				   "    - devices: [\"0000:c1:00.0\"]\n"
+				   "      vgpu-devices:\n"
+				   "        \"L40S-8Q\": 5\n";
 	static const char six[] = "version: v1\n"
 				  "vgpu-configs:\n"
 				  "  l:\n"
@@ -634,13 +644,21 @@ static void test_steps_reservations_count(void **state)
 	(void)state;
 	s.reserved[0].parent = "0000:c1:00.4";
 	s.reserved[0].type = 1151; /* L40S-8Q of a domain, gone with the reboot */
-	assert_int_equal(run(&s, six, "l", false, NULL), 0);
-	/* five of its own: the sixth is the domain's, which its hook re-creates on 00.4 */
+	assert_int_equal(run(&s, five, "l", false, NULL), 0);
+	/* five of its own; 00.4 stays the domain's, which its hook re-creates there */
 	assert_string_equal(s.log, "vgpu 0000:c1:00.5 1151\n"
 				   "vgpu 0000:c1:00.6 1151\n"
 				   "vgpu 0000:c1:00.7 1151\n"
 				   "vgpu 0000:c1:01.0 1151\n"
 				   "vgpu 0000:c1:01.1 1151\n");
+	/* six of its own do not fit beside the domain's */
+	s = (struct sim){ .host = "vfio-ts-l40s", .vfs = { true, true } };
+	s.reserved[0].parent = "0000:c1:00.4";
+	s.reserved[0].type = 1151;
+	expect_error(run(&s, six, "l", false, NULL),
+		     "host.yaml:6: GPU 0000:c1:00.0: 6 more vGPUs of L40S-8Q do not fit: next to "
+		     "the config's 0 there, it has room for 5");
+	assert_int_equal(s.n_made, 0);
 	/*
 	 * seven 8 GiB vGPUs are more than a 48 GiB L40S holds: with no maximum
 	 * from the driver, the capacity model refuses them before anything is made
@@ -648,7 +666,7 @@ static void test_steps_reservations_count(void **state)
 	s = (struct sim){ .host = "vfio-ts-l40s", .vfs = { true, true } };
 	expect_error(run(&s, seven, "l", false, NULL),
 		     "host.yaml:6: GPU 0000:c1:00.0: 7 more vGPUs of L40S-8Q do not fit: next to "
-		     "the 0 there or reserved by owner records, it has room for 6");
+		     "the config's 0 there, it has room for 6");
 	assert_string_equal(s.log, "");
 	/*
 	 * six fit an empty GPU, but not next to a domain's reserved L40S-8C (same
@@ -660,7 +678,7 @@ static void test_steps_reservations_count(void **state)
 	expect_error(
 		run(&s, six, "l", false, NULL),
 		"host.yaml:6: GPU 0000:c1:00.0: 6 more vGPUs of L40S-8Q do not fit: next to the "
-		"0 there or reserved by owner records, it has room for 5");
+		"config's 0 there, it has room for 5");
 	assert_int_equal(s.n_made, 0);
 }
 
