@@ -512,6 +512,14 @@ static int run_parallel(struct vgpu_apply *a, struct host_ops *h)
 	return e;
 }
 
+static bool gpu_locked(const struct vgpu_gpu_locks *l, const char *gpu)
+{
+	for (size_t i = 0; i < l->gpus.n && i < l->n; i++)
+		if (strcmp(l->gpus.items[i], gpu) == 0)
+			return true;
+	return false;
+}
+
 int vgpu_apply_host(struct vgpu_ctx *ctx, struct vgpu_sysfs *fs, const struct vgpu_apply_opts *o,
 		    struct vgpu_strv *diffs)
 {
@@ -524,6 +532,7 @@ int vgpu_apply_host(struct vgpu_ctx *ctx, struct vgpu_sysfs *fs, const struct vg
 				.ops_data = &h,
 				.progress = o->progress };
 	struct vgpu_hostcfg cfg = { 0 };
+	struct vgpu_gpu_locks gl = { .n = 0 };
 	VGPU_AUTOPTR(virt) v = NULL;
 	bool locked = !o->check && !o->dry_run;
 	int e = vgpu_hostcfg_load(ctx, o->file, o->label, &cfg);
@@ -548,13 +557,32 @@ int vgpu_apply_host(struct vgpu_ctx *ctx, struct vgpu_sysfs *fs, const struct vg
 		e = vgpu_apply_resolve(&a, &cfg);
 	if (e == 0 && locked) {
 		/* under the lock, from what the host is now */
+		/*
+		 * Decisions under the host lock, slow work (sriov-manage, MIG
+		 * mode, GIs: seconds each) under the locks of the GPUs it
+		 * changes only, so domains start on every other GPU meanwhile.
+		 * The GPUs' locks come first, then the host is read again: what
+		 * another run was doing on them is done.
+		 */
+		for (size_t i = 0; i < a.n_gpus; i++)
+			vgpu_gpu_locks_add(&gl, a.gpus[i].addr);
 		vgpu_apply_clear(&a);
 		e = vgpu_sysfs_lock(ctx, fs, VGPU_APPLY_LOCK_WAIT_MS);
+		if (e == 0)
+			e = vgpu_gpu_locks_take(ctx, fs, &gl,
+						vgpu_monotonic_ms() + VGPU_APPLY_LOCK_WAIT_MS);
 		h.keep_catalog = e == 0;
 		if (e == 0)
 			e = read_host(&h, ctx, &a.model);
 		if (e == 0)
 			e = vgpu_apply_resolve(&a, &cfg);
+		for (size_t i = 0; e == 0 && i < a.n_gpus; i++)
+			if (!gpu_locked(&gl, a.gpus[i].addr))
+				e = vgpu_error(
+					ctx, -EAGAIN,
+					"GPU %s came while apply waited for its lock; run again",
+					a.gpus[i].addr);
+		vgpu_sysfs_unlock(fs);
 	}
 	vgpu_txn_init(&h.txn, ctx, fs, o->dry_run);
 	if (e == 0 && locked && a.n_gpus > 1)
@@ -572,8 +600,7 @@ int vgpu_apply_host(struct vgpu_ctx *ctx, struct vgpu_sysfs *fs, const struct vg
 	 */
 	if (e == 0 && locked && o->owned)
 		config_vgpus(&a, &h, o->owned);
-	if (locked)
-		vgpu_sysfs_unlock(fs);
+	vgpu_gpu_locks_release(&gl);
 	if (e == 0)
 		e = start_domains(&a, &cfg, o->uri, v);
 	for (size_t i = 0; e == 0 && i < a.diffs.n; i++)

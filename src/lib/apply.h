@@ -181,8 +181,10 @@ struct vgpu_apply_opts {
 
 /**
  * vgpu_apply_host() - apply (or assert) @o->label of @o->file on the host
- * below @fs: the configuration is read and resolved, the host lock taken
- * (not for a dry run or assert), steps 1 to 4 run with NVIDIA's tools and
+ * below @fs: the configuration is read and resolved, then (not for a dry
+ * run or assert) decided again under the host lock with the configured
+ * GPUs' locks taken; the host lock goes before the slow work, which holds
+ * only those GPUs' locks; steps 1 to 4 run with NVIDIA's tools and
  * sysfs writes in one transaction (vGPUs made are destroyed again when a
  * later step fails), then the configuration's domains are started.
  * @ctx: errors; progress at LOG_INFO, a dry run's plan at LOG_NOTICE ("would ...")

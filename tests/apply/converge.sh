@@ -125,6 +125,23 @@ run assert "${cfg[@]}"
 run apply "${cfg[@]}"
 [[ $RC == 0 && -z $(changing) ]] || bad "second apply on a full MIG GPU: exit $RC: $ERR $(changing)"
 
+# ---- the host lock is for decisions: while sriov-manage rebinds one GPU (3 s
+# here) apply holds that GPU's lock only, so a domain starts on any other GPU
+boot
+config H100-3-40C 1
+echo "sriov-enable 3" >"$st/delays"
+"$bin" --sysroot "$root" apply "${cfg[@]}" "${tools[@]}" >/dev/null 2>"$tmp/err" &
+apid=$!
+for _ in $(seq 100); do
+	grep -q "^sriov-manage -e" "$st/calls" && break
+	sleep 0.1
+done
+sleep 0.5
+flock -n "$root/run/vgpuctl/lock" true || bad "apply holds the host lock while sriov-manage runs"
+flock -n "$root/run/vgpuctl/gpu/$pf/lock" true && bad "apply does not hold GPU $pf's lock while sriov-manage runs"
+wait $apid || bad "apply with a slow sriov-manage: $(cat "$tmp/err")"
+rm "$st/delays"
+
 # ---- Ctrl-C while sriov-manage rebinds the GPU (6 s here): the terminal's
 # SIGINT reaches vgpuctl's process group, not sriov-manage's own; vgpuctl stops
 # it, waits for it, dies of SIGINT, and the next run completes the host
