@@ -17,6 +17,7 @@
 #include "apply.h"
 #include "catalog.h"
 #include "cleanup.h"
+#include "exec.h"
 #include "host.h"
 #include "txn.h"
 #include "virt.h"
@@ -28,6 +29,8 @@ struct host_ops {
 	struct vgpu_nvml *nvml; /* NULL: nvidia-smi alone */
 	bool said_fallback;
 	bool one_gpu; /* a GPU's own process: other GPUs may be half-made under it */
+	const char *gpu; /* the GPU of that process */
+	bool keep_catalog; /* under the lock: each reading adds to the stored catalogues */
 	struct vgpu_txn txn; /* the vGPUs created, destroyed again on failure */
 };
 
@@ -143,6 +146,23 @@ static int op_destroy_gis(void *data, struct vgpu_ctx *ctx, const char *gpu)
 	return vgpu_nv_destroy_gis(ctx, h->tools, gpu);
 }
 
+/*
+ * Keep each GPU's types while its lists show them: the lists shrink as the
+ * GPU fills (a vendor-VFIO GPU whose VFs all hold a vGPU lists nothing) and
+ * follow MIG mode and GPU instances, so each reading of a run adds what it
+ * sees (after step 3 the new GIs' types are listed, before step 5 uses them
+ * up); assert and the next apply still know the config's types.
+ */
+static void keep_catalog(struct host_ops *h, struct vgpu_ctx *ctx, const struct vgpu_model *m)
+{
+	for (size_t i = 0; h->keep_catalog && i < m->n_gpus; i++) {
+		if (h->gpu && strcmp(h->gpu, m->gpus[i].addr) != 0)
+			continue; /* another process's GPU, its lists in flux */
+		if (vgpu_catalog_save_gpu(ctx, h->fs, &m->gpus[i]) < 0)
+			vgpu_warn(ctx, "%s", vgpu_ctx_error(ctx));
+	}
+}
+
 /* The host as it is, with what NVML knows (GI placements, types per GI, MIG mode). */
 static int read_host(struct host_ops *h, struct vgpu_ctx *ctx, struct vgpu_model **out)
 {
@@ -153,6 +173,8 @@ static int read_host(struct host_ops *h, struct vgpu_ctx *ctx, struct vgpu_model
 		e = vgpu_host_read(ctx, h->fs, VGPU_READ_TYPES, out, NULL);
 		if (e == 0 && h->nvml)
 			vgpu_nvml_fill(ctx, h->nvml, *out);
+		if (e == 0)
+			keep_catalog(h, ctx, *out);
 		return e;
 	}
 	/*
@@ -167,6 +189,8 @@ static int read_host(struct host_ops *h, struct vgpu_ctx *ctx, struct vgpu_model
 	else if (h->nvml)
 		vgpu_nvml_fill(&quiet, h->nvml, *out);
 	vgpu_ctx_clear(&quiet);
+	if (e == 0)
+		keep_catalog(h, ctx, *out);
 	return e;
 }
 
@@ -243,7 +267,7 @@ static void config_vgpus(struct vgpu_apply *a, struct host_ops *h, struct vgpu_s
 			if (strcmp(a->gpus[g].addr, p->gpu->addr) != 0)
 				continue;
 			for (size_t k = 0; !wanted && k < a->gpus[g].n_vgpus; k++)
-				wanted = vgpu_type_matches(t, a->gpus[g].vgpus[k]->name);
+				wanted = vgpu_type_matches(t, a->gpus[g].vgpus[k].cfg->name);
 			if (wanted)
 				vgpu_strv_push(
 					out, vgpu_asprintf("%s %u%s%s", p->addr, t->id,
@@ -285,6 +309,7 @@ static void child_main(struct vgpu_apply *a, struct host_ops *h, size_t i, int o
 		_exit(2);
 	close(out);
 	h->one_gpu = true;
+	h->gpu = a->gpus[i].addr;
 	vgpu_txn_init(&h->txn, a->ctx, h->fs, false);
 	e = vgpu_apply_gpu_steps(a, i);
 	if (e < 0)
@@ -327,9 +352,22 @@ static void child_read(struct gpu_child *c)
 static void wait_status(struct gpu_child *kids, size_t n)
 {
 	struct pollfd *fds = vgpu_xcalloc(n, sizeof(*fds));
+	bool told = false;
 
 	for (;;) {
 		size_t open_n = 0;
+
+		/*
+		 * A signal for this process alone (a service manager's SIGTERM;
+		 * a terminal's Ctrl-C reaches the whole group): each GPU's
+		 * process stops its program and rolls back as it would itself
+		 */
+		if (vgpu_exec_interrupted() && !told) {
+			for (size_t i = 0; i < n; i++)
+				if (kids[i].pid > 0 && !kids[i].done)
+					kill(kids[i].pid, vgpu_exec_interrupted());
+			told = true;
+		}
 
 		for (size_t i = 0; i < n; i++) {
 			fds[i] = (struct pollfd){ .fd = kids[i].done ? -1 : kids[i].out,
@@ -338,7 +376,7 @@ static void wait_status(struct gpu_child *kids, size_t n)
 		}
 		if (!open_n)
 			break;
-		if (poll(fds, n, -1) < 0) {
+		if (poll(fds, n, told ? -1 : 250) < 0) {
 			if (errno == EINTR)
 				continue;
 			break;
@@ -474,6 +512,14 @@ static int run_parallel(struct vgpu_apply *a, struct host_ops *h)
 	return e;
 }
 
+static bool gpu_locked(const struct vgpu_gpu_locks *l, const char *gpu)
+{
+	for (size_t i = 0; i < l->gpus.n && i < l->n; i++)
+		if (strcmp(l->gpus.items[i], gpu) == 0)
+			return true;
+	return false;
+}
+
 int vgpu_apply_host(struct vgpu_ctx *ctx, struct vgpu_sysfs *fs, const struct vgpu_apply_opts *o,
 		    struct vgpu_strv *diffs)
 {
@@ -486,6 +532,7 @@ int vgpu_apply_host(struct vgpu_ctx *ctx, struct vgpu_sysfs *fs, const struct vg
 				.ops_data = &h,
 				.progress = o->progress };
 	struct vgpu_hostcfg cfg = { 0 };
+	struct vgpu_gpu_locks gl = { .n = 0 };
 	VGPU_AUTOPTR(virt) v = NULL;
 	bool locked = !o->check && !o->dry_run;
 	int e = vgpu_hostcfg_load(ctx, o->file, o->label, &cfg);
@@ -512,19 +559,32 @@ int vgpu_apply_host(struct vgpu_ctx *ctx, struct vgpu_sysfs *fs, const struct vg
 		e = vgpu_apply_resolve(&a, &cfg);
 	if (e == 0 && locked) {
 		/* under the lock, from what the host is now */
+		/*
+		 * Decisions under the host lock, slow work (sriov-manage, MIG
+		 * mode, GIs: seconds each) under the locks of the GPUs it
+		 * changes only, so domains start on every other GPU meanwhile.
+		 * The GPUs' locks come first, then the host is read again: what
+		 * another run was doing on them is done.
+		 */
+		for (size_t i = 0; i < a.n_gpus; i++)
+			vgpu_gpu_locks_add(&gl, a.gpus[i].addr);
 		vgpu_apply_clear(&a);
 		e = vgpu_sysfs_lock(ctx, fs, VGPU_APPLY_LOCK_WAIT_MS);
+		if (e == 0)
+			e = vgpu_gpu_locks_take(ctx, fs, &gl,
+						vgpu_monotonic_ms() + VGPU_APPLY_LOCK_WAIT_MS);
+		h.keep_catalog = e == 0;
 		if (e == 0)
 			e = read_host(&h, ctx, &a.model);
 		if (e == 0)
 			e = vgpu_apply_resolve(&a, &cfg);
-		/*
-		 * Keep each GPU's whole type table while its lists still show it:
-		 * once every VF holds a vGPU, a vendor-VFIO GPU lists nothing, and
-		 * assert or the next apply must still know the config's types.
-		 */
-		if (e == 0 && vgpu_catalog_save(ctx, fs, a.model) < 0)
-			vgpu_warn(ctx, "%s", vgpu_ctx_error(ctx));
+		for (size_t i = 0; e == 0 && i < a.n_gpus; i++)
+			if (!gpu_locked(&gl, a.gpus[i].addr))
+				e = vgpu_error(
+					ctx, -EAGAIN,
+					"GPU %s came while apply waited for its lock; run again",
+					a.gpus[i].addr);
+		vgpu_sysfs_unlock(fs);
 	}
 	vgpu_txn_init(&h.txn, ctx, fs, o->dry_run);
 	if (e == 0 && locked && a.n_gpus > 1)
@@ -542,8 +602,7 @@ int vgpu_apply_host(struct vgpu_ctx *ctx, struct vgpu_sysfs *fs, const struct vg
 	 */
 	if (e == 0 && locked && o->owned)
 		config_vgpus(&a, &h, o->owned);
-	if (locked)
-		vgpu_sysfs_unlock(fs);
+	vgpu_gpu_locks_release(&gl);
 	if (e == 0)
 		e = start_domains(&a, &cfg, o->uri, v);
 	for (size_t i = 0; e == 0 && i < a.diffs.n; i++)

@@ -10,10 +10,12 @@
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
+#include <ctype.h>
 
 #include "apply.h"
 #include "capacity.h"
 #include "cleanup.h"
+#include "exec.h"
 #include "plan.h"
 #include "vgputype.h"
 
@@ -114,31 +116,11 @@ static int merge_entry(struct vgpu_apply *a, const struct vgpu_cfg_entry *e,
 			return -EINVAL;
 	for (size_t i = 0; i < e->n_vgpu; i++) {
 		w->vgpus = vgpu_xreallocarray(w->vgpus, w->n_vgpus + 1, sizeof(*w->vgpus));
-		w->vgpus[w->n_vgpus++] = &e->vgpu[i];
+		w->vgpus[w->n_vgpus++] = (struct vgpu_apply_vgpu){ .cfg = &e->vgpu[i] };
 	}
 	return 0;
 }
 
-/*
- * GPU instances a number of MIG-backed vGPUs needs: one GI holds as many
- * vGPUs of one type as the driver says (Blackwell RTX PRO time-slices inside
- * a GI), so ceil(count / per GI).
- */
-static unsigned gis_for(const struct vgpu_gpu *g, const char *name, unsigned count)
-{
-	const struct vgpu_type *t = vgpu_gpu_match_type(g, name);
-	struct vgpu_type parsed = { .per_gi = -1 };
-	long per;
-
-	if (!t) {
-		vgpu_type_parse(name, &parsed.info);
-		t = &parsed;
-	}
-	per = vgpu_type_per_gi(t);
-	if (per < 1)
-		per = 1;
-	return (unsigned)((count + (unsigned long)per - 1) / (unsigned long)per);
-}
 
 /* A type of @g's board named @name: its catalogue, or a GPU's of the same model. */
 static const struct vgpu_type *board_type(const struct vgpu_model *m, const struct vgpu_gpu *g,
@@ -150,6 +132,56 @@ static const struct vgpu_type *board_type(const struct vgpu_model *m, const stru
 		if (&m->gpus[i] != g && m->gpus[i].device_id == g->device_id)
 			t = vgpu_gpu_match_type(&m->gpus[i], name);
 	return t;
+}
+
+/*
+ * What @v's name means on @g, once: the type a catalogue names by it (a
+ * name in any case, an ID, "nvidia-ID"), else the name by NVIDIA's grammar,
+ * as written or in NVIDIA's upper case.  Every later decision reads this:
+ * a name whose spelling one check accepts and another reads as time-sliced
+ * turned MIG off under MIG-backed vGPUs.
+ */
+static void resolve_type(const struct vgpu_model *m, const struct vgpu_gpu *g,
+			 struct vgpu_apply_vgpu *v)
+{
+	const struct vgpu_type *t = board_type(m, g, v->cfg->name);
+	char up[VGPU_PROFILE_MAX * 2];
+	size_t k;
+
+	v->id = 0;
+	if (t) {
+		v->info = t->info;
+		v->id = t->id;
+		return;
+	}
+	if (vgpu_type_parse(v->cfg->name, &v->info) == 0)
+		return;
+	for (k = 0; v->cfg->name[k] && k + 1 < sizeof(up); k++)
+		up[k] = (char)toupper((unsigned char)v->cfg->name[k]);
+	up[k] = '\0';
+	if (!v->cfg->name[k] && vgpu_type_parse(up, &v->info) == 0)
+		return;
+	vgpu_type_parse(v->cfg->name, &v->info); /* unknown: the name as written */
+}
+
+/*
+ * GPU instances a number of MIG-backed vGPUs needs: one GI holds as many
+ * vGPUs of one type as the driver says (Blackwell RTX PRO time-slices inside
+ * a GI), so ceil(count / per GI).
+ */
+static unsigned gis_for(const struct vgpu_model *m, const struct vgpu_gpu *g,
+			const struct vgpu_apply_vgpu *v)
+{
+	const struct vgpu_type *t = board_type(m, g, v->cfg->name);
+	struct vgpu_type parsed = { .per_gi = -1, .max_instances = -1, .info = v->info };
+	long per;
+
+	if (!t)
+		t = &parsed;
+	per = vgpu_type_per_gi(t);
+	if (per < 1)
+		per = 1;
+	return (unsigned)((v->cfg->count + (unsigned long)per - 1) / (unsigned long)per);
 }
 
 /* The type-name board token ("A30", "L40S") of @g's types, or NULL. */
@@ -188,6 +220,30 @@ static int board_is(const struct vgpu_gpu *g, const char *board)
 }
 
 /*
+ * Do @g's types name every type of its board, so that a name they lack is
+ * not the board's?  On a MIG board only NVML says: the VFs list what fits
+ * the MIG mode and the GPU instances there (a host half built, one GI made
+ * by hand, lists only that GI's types), and a stored union of such lists
+ * is no whole table either.
+ */
+static bool lists_whole(const struct vgpu_apply_gpu *w, const struct vgpu_gpu *g)
+{
+	if (w->board)
+		return g->types_whole; /* NVML's: the catalogue does not say so here */
+	return vgpu_gpu_types_whole(g);
+}
+
+/* "1056" or "nvidia-1056": a type named by its ID */
+static bool is_type_id(const char *name)
+{
+	long id;
+
+	if (strncmp(name, "nvidia-", 7) == 0)
+		name += 7;
+	return vgpu_parse_long(name, &id) == 0 && id > 0;
+}
+
+/*
  * The whole configuration against the host, before anything runs: every
  * vGPU type is one the GPU's board has, a type time-sliced vGPUs fit the
  * GPU's VFs, maxima and framebuffer, and the GPU instances fit the board.
@@ -197,42 +253,49 @@ static int board_is(const struct vgpu_gpu *g, const char *board)
 static int validate(struct vgpu_apply *a, struct vgpu_apply_gpu *w, const struct vgpu_gpu *g)
 {
 	struct vgpu_ctx *ctx = a->ctx;
-	uint64_t fb_need = 0, fb = vgpu_gpu_framebuffer_mib(a->model, g);
 	long vgpus = 0;
 	unsigned line = w->vgpu_line ? w->vgpu_line : w->line;
 
 	for (size_t i = 0; i < w->n_vgpus; i++) {
-		const struct vgpu_cfg_count *v = w->vgpus[i];
+		const struct vgpu_cfg_count *v = w->vgpus[i].cfg;
 		const struct vgpu_type *t = board_type(a->model, g, v->name);
-		struct vgpu_type_info info;
+		const struct vgpu_type_info *info = &w->vgpus[i].info;
 		long max;
 
 		if (!v->count)
 			continue;
 		vgpus += v->count;
+		if (!t && info->backing == VGPU_BACKING_UNKNOWN && !lists_whole(w, g) &&
+		    is_type_id(v->name))
+			return vgpu_error(ctx, -EINVAL,
+					  "%s:%u: GPU %s: no list names vGPU type ID '%s' now (its "
+					  "VFs are off or in use, and no NVML or saved catalogue "
+					  "says); write the type's name, e.g. 'A30-1-6C'",
+					  a->file, v->line, w->addr, v->name);
 		if (!t) {
-			int same;
+			int same = info->board[0] ? board_is(g, info->board) : 0;
 
-			vgpu_type_parse(v->name, &info);
-			same = info.board[0] ? board_is(g, info.board) : 0;
-			if (same == 0 || (same == 1 && vgpu_gpu_types_whole(g)) ||
-			    info.backing == VGPU_BACKING_UNKNOWN)
+			if (same == 0 || (same == 1 && lists_whole(w, g)) ||
+			    info->backing == VGPU_BACKING_UNKNOWN)
 				return vgpu_error(ctx, -EINVAL,
 						  "%s:%u: GPU %s (%s) has no vGPU type '%s'%s%s%s",
 						  a->file, v->line, w->addr,
 						  g->model ? g->model : "NVIDIA GPU", v->name,
-						  same == 0 && info.board[0] ? " (a type of " : "",
-						  same == 0 && info.board[0] ? info.board : "",
-						  same == 0 && info.board[0] ? " boards)" : "");
+						  same == 0 && info->board[0] ? " (a type of " : "",
+						  same == 0 && info->board[0] ? info->board : "",
+						  same == 0 && info->board[0] ? " boards)" : "");
 			continue; /* the board's, where the lists do not say all: the driver decides
 				   */
 		}
 		if (t->info.backing != VGPU_BACKING_TIME_SLICED)
 			continue;
-		fb_need += (uint64_t)t->info.fb_mib * v->count;
+		/*
+		 * The driver's maximum, never the nominal size against the
+		 * framebuffer reading: NVIDIA's sizes do not add up to what NVML
+		 * reports (4 x DC-24C is 98304 MiB, an RTX PRO 6000 97887), and
+		 * step 5 asks the driver's lists for the rest
+		 */
 		max = t->max_instances;
-		if (max < 0 && fb && t->info.fb_mib)
-			max = (long)(fb / t->info.fb_mib);
 		if (max >= 0 && v->count > (unsigned long)max)
 			return vgpu_error(ctx, -EINVAL,
 					  "%s:%u: GPU %s: %u vGPUs of %s do not fit: the GPU takes "
@@ -244,12 +307,6 @@ static int validate(struct vgpu_apply *a, struct vgpu_apply_gpu *w, const struct
 		return vgpu_error(ctx, -EINVAL,
 				  "%s:%u: GPU %s: %ld vGPUs do not fit its %d VFs (one vGPU each)",
 				  a->file, line, w->addr, vgpus, g->sriov_total_vfs);
-	if (fb && fb_need > fb)
-		return vgpu_error(ctx, -EINVAL,
-				  "%s:%u: GPU %s: the time-sliced vGPUs need %llu MiB of "
-				  "framebuffer, the GPU has %llu",
-				  a->file, line, w->addr, (unsigned long long)fb_need,
-				  (unsigned long long)fb);
 	if (w->board && w->n_gis && w->mig == 1) {
 		struct vgpu_mig_gi *out = NULL;
 		size_t n_out = 0;
@@ -275,23 +332,40 @@ static int derive(struct vgpu_apply *a, struct vgpu_apply_gpu *w, const struct v
 	bool mig_types = false, ts_types = false, derive_gis = !w->gis_set;
 	unsigned ts_fb = 0;
 
+	for (size_t i = 0; i < w->n_vgpus; i++)
+		resolve_type(a->model, g, &w->vgpus[i]);
 	for (size_t i = 0; i < w->n_vgpus; i++) {
-		struct vgpu_type_info info;
+		const struct vgpu_apply_vgpu *v = &w->vgpus[i];
 
-		vgpu_type_parse(w->vgpus[i]->name, &info);
-		if (info.backing == VGPU_BACKING_MIG) {
+		if (!v->cfg->count)
+			continue;
+		/*
+		 * A type nothing classifies could be either: on a MIG board the
+		 * guess decides whether MIG, its instances and the VFs are torn
+		 * down, so nothing is guessed (validate() names it)
+		 */
+		if (v->info.backing == VGPU_BACKING_UNKNOWN && w->board) {
+			int e = validate(a, w, g);
+
+			return e < 0 ? e :
+				       vgpu_error(
+					       ctx, -EINVAL,
+					       "%s:%u: GPU %s: cannot tell whether vGPU type '%s' "
+					       "is MIG-backed or time-sliced; write its name as "
+					       "NVIDIA spells it",
+					       a->file, v->cfg->line, w->addr, v->cfg->name);
+		}
+		if (v->info.backing == VGPU_BACKING_MIG) {
 			mig_types = true;
-			if (derive_gis && w->vgpus[i]->count &&
-			    add_gi(a, w, w->vgpus[i]->name,
-				   gis_for(g, w->vgpus[i]->name, w->vgpus[i]->count),
-				   w->vgpus[i]->line) < 0)
+			if (derive_gis && add_gi(a, w, v->info.profile, gis_for(a->model, g, v),
+						 v->cfg->line) < 0)
 				return -EINVAL;
-		} else if (w->vgpus[i]->count) {
+		} else {
 			ts_types = true;
-			if (ts_fb && info.fb_mib && info.fb_mib != ts_fb)
+			if (ts_fb && v->info.fb_mib && v->info.fb_mib != ts_fb)
 				w->hetero = true;
-			if (info.fb_mib)
-				ts_fb = info.fb_mib;
+			if (v->info.fb_mib)
+				ts_fb = v->info.fb_mib;
 		}
 	}
 	if (derive_gis && mig_types)
@@ -385,11 +459,15 @@ static const struct vgpu_gpu *gpu_of(struct vgpu_apply *a, const struct vgpu_app
 	return vgpu_model_find_gpu(a->model, w->addr);
 }
 
-/* a parent in use holds a vGPU (a VF's current type, or an mdev) */
+/*
+ * a parent in use holds a vGPU (a VF's current type, or an mdev), or an
+ * owner record reserves one there: a stopped per-start domain's vGPU is made
+ * at its start, on the GPU instance it needs then
+ */
 static bool has_vgpus(const struct vgpu_gpu *g)
 {
 	for (size_t i = 0; i < g->n_parents; i++)
-		if (g->parents[i].in_use)
+		if (g->parents[i].in_use || g->parents[i].n_reserved)
 			return true;
 	return false;
 }
@@ -410,6 +488,18 @@ static int reread(struct vgpu_apply *a)
 	return 0;
 }
 
+/*
+ * The model's GPU, to change as a dry run's step would have changed the
+ * host: the later steps of a dry run plan on the host the earlier ones leave.
+ */
+static struct vgpu_gpu *sim_gpu(struct vgpu_apply *a, const struct vgpu_apply_gpu *w)
+{
+	for (size_t i = 0; i < a->model->n_gpus; i++)
+		if (strcmp(a->model->gpus[i].addr, w->addr) == 0)
+			return &a->model->gpus[i];
+	return NULL; /* gpu_of() found it: not reached */
+}
+
 /* Turning MIG off needs the VFs and GPU instances gone first (the driver refuses). */
 static int mig_off_prepare(struct vgpu_apply *a, struct vgpu_apply_gpu *w, const struct vgpu_gpu *g)
 {
@@ -421,7 +511,7 @@ static int mig_off_prepare(struct vgpu_apply *a, struct vgpu_apply_gpu *w, const
 	if (has_vgpus(g))
 		return vgpu_error(ctx, -EBUSY,
 				  "GPU %s: cannot turn MIG mode off while it holds "
-				  "vGPUs; release them first",
+				  "vGPUs or owner records reserve some; release them first",
 				  w->addr);
 	e = a->ops->list_gis(a->ops_data, ctx, w->board, w->addr, &gis, &n);
 	free(gis);
@@ -430,6 +520,9 @@ static int mig_off_prepare(struct vgpu_apply *a, struct vgpu_apply_gpu *w, const
 	if (e == 0 && g->sriov_num_vfs > 0) {
 		e = a->ops->set_vfs(a->ops_data, ctx, w->addr, false);
 		w->vfs_changed = true;
+		/* a dry run reads on as the host would be: step 2 enables them again */
+		if (e == 0 && a->dry_run)
+			sim_gpu(a, w)->sriov_num_vfs = 0;
 	}
 	return e;
 }
@@ -550,6 +643,7 @@ static int make_gis(struct vgpu_apply *a, struct vgpu_apply_gpu *w, const struct
 
 	vgpu_log(ctx, LOG_INFO, "GPU instances: GPU %s: creating %zu", w->addr, n_plan);
 	e = a->ops->create_gis(a->ops_data, ctx, w->board, w->addr, there, n_there, plan, n_plan);
+	w->gis_changed = n_plan > 0;
 	if (e < 0 || a->dry_run || !n_plan)
 		return e;
 	if ((e = a->ops->list_gis(a->ops_data, ctx, w->board, w->addr, &gis, &n)) < 0)
@@ -622,7 +716,8 @@ static int step_gis(struct vgpu_apply *a, struct vgpu_apply_gpu *w)
 	if (has_vgpus(g))
 		return vgpu_error(ctx, -EBUSY,
 				  "GPU %s: its GPU instances differ from the config "
-				  "and vGPUs use the GPU; release them first",
+				  "and vGPUs use the GPU or owner records reserve some (per-start "
+				  "domains); release them first",
 				  w->addr);
 	memset(have, 0, w->board->n_profiles * sizeof(*have));
 	missing_gis(w->board, have, want, req, &n_req);
@@ -638,10 +733,11 @@ static int step_gis(struct vgpu_apply *a, struct vgpu_apply_gpu *w)
 /* ---- vGPUs -------------------------------------------------------------------- */
 
 /*
- * The vGPUs of type @id on @g: those there now, and those owner records
- * reserve that are not (after a reboot, or per-start): the hook makes them
- * at their domain's start, so a boot-time apply counts them as a runtime one
- * would, and never fills the GPU with its own.
+ * The configuration's vGPUs of type @id on @g: those there now that no
+ * owner record claims.  A domain's vGPU, there or reserved (per-start, or
+ * after a reboot), is the domain's: counting it as the config's left the
+ * config one short, and short again once the domain released it.  The
+ * capacity check still counts it as taken.
  */
 static unsigned count_type(const struct vgpu_gpu *g, unsigned id)
 {
@@ -649,11 +745,10 @@ static unsigned count_type(const struct vgpu_gpu *g, unsigned id)
 
 	for (size_t i = 0; i < g->n_parents; i++) {
 		const struct vgpu_parent *p = &g->parents[i];
+		unsigned there = p->mdevs.n ? (unsigned)p->mdevs.n : 1;
 
-		if (p->current_type == id)
-			n += p->mdevs.n ? (unsigned)p->mdevs.n : 1;
-		if (p->reserved_type == id)
-			n += p->n_reserved;
+		if (p->current_type == id && there > p->n_claimed)
+			n += there - p->n_claimed;
 	}
 	return n;
 }
@@ -743,19 +838,29 @@ static int step_vgpus(struct vgpu_apply *a, struct vgpu_apply_gpu *w)
 
 	if (!w->n_vgpus || !g)
 		return 0;
-	if (a->dry_run && w->vfs_changed) {
-		for (size_t i = 0; i < w->n_vgpus; i++)
-			vgpu_log(
-				ctx, LOG_NOTICE,
-				"would create %u vGPUs of %s on GPU %s's VFs once enabled (each: a "
-				"write of its type id to current_vgpu_type or of a UUID to the "
-				"type's mdev create, as the VFs offer)",
-				w->vgpus[i]->count, w->vgpus[i]->name, w->addr);
+	/*
+	 * A dry run has not made the VFs or GPU instances that make the types
+	 * creatable: what the lists say now is not what step 5 will read
+	 */
+	if (a->dry_run && (w->vfs_changed || w->gis_changed)) {
+		for (size_t i = 0; i < w->n_vgpus; i++) {
+			const struct vgpu_apply_vgpu *v = &w->vgpus[i];
+			unsigned have = w->vfs_changed || !v->id ? 0 : count_type(g, v->id);
+
+			if (have >= v->cfg->count)
+				continue;
+			vgpu_log(ctx, LOG_NOTICE,
+				 "would create %u vGPUs of %s on GPU %s's VFs once %s (each: a "
+				 "write of its type id to current_vgpu_type or of a UUID to the "
+				 "type's mdev create, as the VFs offer)",
+				 v->cfg->count - have, v->info.profile, w->addr,
+				 w->vfs_changed ? "enabled" : "its GPU instances are made");
+		}
 		return 0;
 	}
 	made = vgpu_xcalloc(g->n_parents, sizeof(*made));
 	for (size_t i = 0; i < w->n_vgpus; i++) {
-		const struct vgpu_cfg_count *want = w->vgpus[i];
+		const struct vgpu_cfg_count *want = w->vgpus[i].cfg;
 		const struct vgpu_type *t = vgpu_gpu_match_type(g, want->name);
 		unsigned have;
 		int e;
@@ -783,13 +888,11 @@ static int step_vgpus(struct vgpu_apply *a, struct vgpu_apply_gpu *w)
 			continue;
 		}
 		if (want->count - have > vgpu_gpu_room(a->model, g, t))
-			return vgpu_error(
-				ctx, -ENOSPC,
-				"%s:%u: GPU %s: %u more vGPUs of %s do not fit: next to "
-				"the %u there or reserved by owner records, it has room for "
-				"%u",
-				a->file, want->line, w->addr, want->count - have, t->info.profile,
-				have, vgpu_gpu_room(a->model, g, t));
+			return vgpu_error(ctx, -ENOSPC,
+					  "%s:%u: GPU %s: %u more vGPUs of %s do not fit: next to "
+					  "the config's %u there, it has room for %u",
+					  a->file, want->line, w->addr, want->count - have,
+					  t->info.profile, have, vgpu_gpu_room(a->model, g, t));
 		vgpu_log(ctx, LOG_INFO, "vGPUs: GPU %s: creating %u of %s", w->addr,
 			 want->count - have, t->info.profile);
 		if ((e = make_vgpus(a, g, t, want->count - have, made)) < 0)
@@ -840,7 +943,14 @@ int vgpu_apply_gpu_steps(struct vgpu_apply *a, size_t i)
 	for (size_t s = 0; s < ARRAY_SIZE(steps); s++) {
 		unsigned long said = ctx->n_logged;
 		uint64_t t0 = vgpu_monotonic_ms(), ms;
-		int e = steps[s](a, w);
+		int e;
+
+		/* asked to stop (Ctrl-C): no next step; what is done the next run completes */
+		if (vgpu_exec_interrupted())
+			return vgpu_error(ctx, -EINTR,
+					  "interrupted (signal %d) before step %zu (%s)",
+					  vgpu_exec_interrupted(), s + 1, step_names[s]);
+		e = steps[s](a, w);
 
 		if (e < 0)
 			return vgpu_error(ctx, e, "step %zu (%s): %s", s + 1, step_names[s],

@@ -38,6 +38,18 @@
 /* How long apply waits for another run's host lock. */
 #define VGPU_APPLY_LOCK_WAIT_MS 30000
 
+/*
+ * One "TYPE: COUNT" of vgpu-devices, its type resolved once for every
+ * decision (MIG mode, GPU instances, counting): the GPU's type the name, ID
+ * or "nvidia-ID" names in its catalogue, else the name read by NVIDIA's
+ * grammar in NVIDIA's upper case ("h100-1-10c" is H100-1-10C).
+ */
+struct vgpu_apply_vgpu {
+	const struct vgpu_cfg_count *cfg; /* into the configuration */
+	struct vgpu_type_info info; /* backing VGPU_BACKING_UNKNOWN: nothing says */
+	unsigned id; /* the type's id, 0 where no catalogue names it */
+};
+
 /* What a configuration asks of one GPU. */
 struct vgpu_apply_gpu {
 	char addr[VGPU_BDF_LEN];
@@ -49,10 +61,11 @@ struct vgpu_apply_gpu {
 	bool vgpu_section; /* selected by a vgpu-configs entry */
 	bool gis_set; /* the GI layout is given (or derived from MIG-backed vGPUs) */
 	bool vfs_changed; /* this run enables or disables its VFs (a dry run predicts from it) */
+	bool gis_changed; /* this run creates GPU instances (a dry run predicts from it) */
 	bool hetero; /* time-sliced vGPUs of several sizes: mixed-size mode */
 	struct vgpu_mig_request gis[VGPU_APPLY_MAX_GIS];
 	size_t n_gis;
-	const struct vgpu_cfg_count **vgpus; /* into the configuration */
+	struct vgpu_apply_vgpu *vgpus;
 	size_t n_vgpus;
 };
 
@@ -174,8 +187,10 @@ struct vgpu_apply_opts {
 
 /**
  * vgpu_apply_host() - apply (or assert) @o->label of @o->file on the host
- * below @fs: the configuration is read and resolved, the host lock taken
- * (not for a dry run or assert), steps 1 to 4 run with NVIDIA's tools and
+ * below @fs: the configuration is read and resolved, then (not for a dry
+ * run or assert) decided again under the host lock with the configured
+ * GPUs' locks taken; the host lock goes before the slow work, which holds
+ * only those GPUs' locks; steps 1 to 4 run with NVIDIA's tools and
  * sysfs writes in one transaction (vGPUs made are destroyed again when a
  * later step fails), then the configuration's domains are started.
  * @ctx: errors; progress at LOG_INFO, a dry run's plan at LOG_NOTICE ("would ...")

@@ -16,8 +16,16 @@ struct vgpu_sysfs;
  */
 #define VGPU_CATALOG_DIR "var/lib/vgpuctl/catalog"
 /**
- * vgpu_catalog_save() - store each GPU's catalogue where it names more types
- * than the stored one.
+ * vgpu_catalog_save_gpu() - add the types @g lists now that its stored
+ * catalogue lacks (a union: nothing stored is dropped).
+ * @ctx: where errors go
+ * @fs: the host root; ROOT/var/lib/vgpuctl/catalog is created if missing
+ * @g: the GPU, read with VGPU_READ_TYPES; one without types is skipped
+ * Return: 0 or -errno with a message in @ctx.
+ */
+int vgpu_catalog_save_gpu(struct vgpu_ctx *ctx, struct vgpu_sysfs *fs, const struct vgpu_gpu *g);
+/**
+ * vgpu_catalog_save() - vgpu_catalog_save_gpu() for each GPU of @m.
  * @ctx: where errors go
  * @fs: the host root; ROOT/var/lib/vgpuctl/catalog is created if missing
  * @m: the model, read with VGPU_READ_TYPES; GPUs without types are skipped

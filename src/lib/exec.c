@@ -27,6 +27,22 @@
 
 extern char **environ;
 
+/*
+ * The one process-wide state here: a signal handler can only leave a
+ * flag, and every program this process runs must see it
+ */
+static volatile sig_atomic_t interrupted;
+
+void vgpu_exec_interrupt(int sig)
+{
+	interrupted = sig ? sig : SIGTERM;
+}
+
+int vgpu_exec_interrupted(void)
+{
+	return interrupted;
+}
+
 struct sink {
 	int fd;
 	char *buf;
@@ -153,9 +169,10 @@ static bool collect(struct sink *out, struct sink *err, long deadline)
 		long left = deadline - now_ms();
 		int r;
 
-		if (left <= 0)
+		if (left <= 0 || interrupted)
 			return false;
-		r = poll(p, 2, (int)(left > 60000 ? 60000 : left));
+		/* short waits: a signal between the check and poll() is seen soon */
+		r = poll(p, 2, (int)(left > 250 ? 250 : left));
 		if (r < 0 && errno != EINTR)
 			return false;
 		if (p[0].revents && !drain(out))
@@ -262,8 +279,27 @@ int vgpu_exec(struct vgpu_ctx *ctx, const char *const *argv, long timeout_ms,
 	err.fd = perr[0];
 	fcntl(out.fd, F_SETFL, O_NONBLOCK);
 	fcntl(err.fd, F_SETFL, O_NONBLOCK);
-	done = e == 0 && collect(&out, &err, deadline) && reap(pid, &status, deadline);
-	if (e == 0 && !done) {
+	if (e == 0 && interrupted) {
+		/* asked to stop before it ran: nothing new starts */
+		kill(-pid, SIGKILL);
+		waitpid(pid, &status, 0);
+		done = false;
+	} else {
+		done = e == 0 && collect(&out, &err, deadline) && reap(pid, &status, deadline);
+	}
+	if (e == 0 && !done && interrupted) {
+		/*
+		 * Its own process group hears no Ctrl-C: stop what it started
+		 * too, and wait, so no sriov-manage outlives us and races the
+		 * next run
+		 */
+		kill(-pid, SIGTERM);
+		if (!reap(pid, &status, now_ms() + VGPU_EXEC_STOP_MS)) {
+			kill(-pid, SIGKILL);
+			waitpid(pid, &status, 0);
+		}
+		kill(-pid, SIGKILL); /* what it left in its group */
+	} else if (e == 0 && !done) {
 		kill(-pid, SIGKILL);
 		waitpid(pid, &status, 0);
 	}
@@ -278,6 +314,12 @@ int vgpu_exec(struct vgpu_ctx *ctx, const char *const *argv, long timeout_ms,
 	res->elapsed_ms = now_ms() - start;
 	if (e < 0)
 		return e;
+	if (!done && interrupted) {
+		VGPU_AUTOFREE char *cmd = vgpu_argv_str(argv);
+
+		return vgpu_error(ctx, -EINTR, "interrupted (signal %d): '%s' was stopped",
+				  (int)interrupted, cmd);
+	}
 	if (!done) {
 		VGPU_AUTOFREE char *cmd = vgpu_argv_str(argv);
 

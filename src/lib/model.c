@@ -248,6 +248,16 @@ bool vgpu_model_reserve(struct vgpu_model *m, const char *bdf, unsigned type_id)
 	return true;
 }
 
+bool vgpu_model_claim(struct vgpu_model *m, const char *bdf)
+{
+	struct vgpu_parent *p = (struct vgpu_parent *)vgpu_model_find_parent(m, bdf);
+
+	if (!p)
+		return false;
+	p->n_claimed++;
+	return true;
+}
+
 const struct vgpu_type *vgpu_gpu_find_type(const struct vgpu_gpu *g, unsigned id)
 {
 	return catalog_find(g, id, NULL);

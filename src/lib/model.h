@@ -74,6 +74,7 @@ struct vgpu_parent {
 	 */
 	unsigned n_reserved;
 	unsigned reserved_type; /* type of the last one; 0 unknown (a damaged record) */
+	unsigned n_claimed; /* vGPUs on it now that owner records claim (a domain's) */
 	struct vgpu_parent_type *types;
 	size_t n_types;
 };
@@ -314,6 +315,14 @@ const struct vgpu_parent *vgpu_model_find_parent(const struct vgpu_model *m, con
  * Return: false when the model has no such parent.
  */
 bool vgpu_model_reserve(struct vgpu_model *m, const char *bdf, unsigned type_id);
+/**
+ * vgpu_model_claim() - count one vGPU on the parent at @bdf as an owner
+ * record's (a domain's, not a host configuration's).
+ * @m: the model
+ * @bdf: the parent's PCI address (any accepted spelling)
+ * Return: false when the model has no such parent.
+ */
+bool vgpu_model_claim(struct vgpu_model *m, const char *bdf);
 /**
  * vgpu_gpu_find_type() - the GPU's catalogue entry for a type id, or NULL.
  * @g: the GPU

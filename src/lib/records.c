@@ -269,6 +269,8 @@ void vgpu_records_apply(const struct vgpu_records *rs, struct vgpu_model *m)
 		}
 		if (!exists)
 			vgpu_model_reserve(m, r->parent, r->type_id);
+		else
+			vgpu_model_claim(m, r->parent);
 	}
 	for (size_t i = 0; i < rs->damaged_parents.n; i++)
 		vgpu_model_reserve(m, rs->damaged_parents.items[i], 0);

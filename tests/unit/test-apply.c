@@ -355,7 +355,7 @@ static void test_resolve_mig_backed_derives(void **state)
 		assert_string_equal(w->gis[0].profile->name, "1g.6gb");
 		assert_int_equal(w->gis[0].count, 4);
 		assert_int_equal(w->n_vgpus, 1);
-		assert_int_equal(w->vgpus[0]->count, 4);
+		assert_int_equal(w->vgpus[0].cfg->count, 4);
 	}
 	vgpu_apply_clear(&a);
 	vgpu_hostcfg_clear(&cfg);
@@ -411,6 +411,48 @@ static void test_resolve_mig_configs_layout_wins(void **state)
 	assert_int_equal(a.gpus[0].gis[0].count, 2);
 	vgpu_apply_clear(&a);
 	vgpu_hostcfg_clear(&cfg);
+}
+
+/*
+ * The driver's maximum decides, not nominal sizes against the framebuffer:
+ * an RTX PRO 6000 takes NVIDIA's 4 x DC-24C although 4 x 24576 MiB is more
+ * than the 97887 MiB NVML reports; a fifth is refused by the maximum.
+ */
+static void test_resolve_max_instances_not_arithmetic(void **state)
+{
+	static const char yaml[] = "version: v1\n"
+				   "vgpu-configs:\n"
+				   "  dc:\n"
+				   "    - devices: all\n"
+				   "      vgpu-devices:\n"
+				   "        \"DC-24C\": %u\n";
+	char text[sizeof(yaml) + 8];
+
+	(void)state;
+	for (unsigned n = 4; n <= 5; n++) {
+		struct vgpu_apply a = { .ctx = &ctx,
+					.file = "host.yaml",
+					.model = vgpu_model_new() };
+		struct vgpu_hostcfg cfg = { 0 };
+		struct vgpu_gpu *g = vgpu_model_add_gpu(a.model, "0000:3d:00.0", 0x2bb5);
+		struct vgpu_type *t;
+		int r;
+
+		g->vendor_id = VGPU_PCI_VENDOR_NVIDIA;
+		g->sriov_total_vfs = g->sriov_num_vfs = 16;
+		g->fb_mib = 97887;
+		t = vgpu_gpu_add_type(g, 1203, "NVIDIA RTX Pro 6000 Blackwell DC-24C");
+		t->max_instances = 4;
+		snprintf(text, sizeof(text), yaml, n);
+		config(text, "dc", &cfg);
+		r = vgpu_apply_resolve(&a, &cfg);
+		if (n == 4)
+			assert_int_equal(r, 0);
+		else
+			expect_error(r, "5 vGPUs of DC-24C do not fit: the GPU takes at most 4");
+		vgpu_apply_clear(&a);
+		vgpu_hostcfg_clear(&cfg);
+	}
 }
 
 static void test_resolve_refusals(void **state)
@@ -572,9 +614,19 @@ static void test_steps_time_sliced_fills_free_vfs(void **state)
 				   "vgpu 0000:af:00.6 683\n");
 }
 
-/* After a reboot the records' vGPUs are not there: apply counts them as a runtime run would. */
+/*
+ * A domain's vGPU, there or reserved (after a reboot, per-start), is the
+ * domain's: the config's count is of its own vGPUs, and the domain's still
+ * take room.
+ */
 static void test_steps_reservations_count(void **state)
 {
+	static const char five[] = "version: v1\n"
+				   "vgpu-configs:\n"
+				   "  l:\n"
+				   "    - devices: [\"0000:c1:00.0\"]\n"
+				   "      vgpu-devices:\n"
+				   "        \"L40S-8Q\": 5\n";
 	static const char six[] = "version: v1\n"
 				  "vgpu-configs:\n"
 				  "  l:\n"
@@ -592,18 +644,29 @@ static void test_steps_reservations_count(void **state)
 	(void)state;
 	s.reserved[0].parent = "0000:c1:00.4";
 	s.reserved[0].type = 1151; /* L40S-8Q of a domain, gone with the reboot */
-	assert_int_equal(run(&s, six, "l", false, NULL), 0);
-	/* five of its own: the sixth is the domain's, which its hook re-creates on 00.4 */
+	assert_int_equal(run(&s, five, "l", false, NULL), 0);
+	/* five of its own; 00.4 stays the domain's, which its hook re-creates there */
 	assert_string_equal(s.log, "vgpu 0000:c1:00.5 1151\n"
 				   "vgpu 0000:c1:00.6 1151\n"
 				   "vgpu 0000:c1:00.7 1151\n"
 				   "vgpu 0000:c1:01.0 1151\n"
 				   "vgpu 0000:c1:01.1 1151\n");
-	/* seven 8 GiB vGPUs are more than a 48 GiB L40S holds: refused before anything runs */
+	/* six of its own do not fit beside the domain's */
+	s = (struct sim){ .host = "vfio-ts-l40s", .vfs = { true, true } };
+	s.reserved[0].parent = "0000:c1:00.4";
+	s.reserved[0].type = 1151;
+	expect_error(run(&s, six, "l", false, NULL),
+		     "host.yaml:6: GPU 0000:c1:00.0: 6 more vGPUs of L40S-8Q do not fit: next to "
+		     "the config's 0 there, it has room for 5");
+	assert_int_equal(s.n_made, 0);
+	/*
+	 * seven 8 GiB vGPUs are more than a 48 GiB L40S holds: with no maximum
+	 * from the driver, the capacity model refuses them before anything is made
+	 */
 	s = (struct sim){ .host = "vfio-ts-l40s", .vfs = { true, true } };
 	expect_error(run(&s, seven, "l", false, NULL),
-		     "host.yaml:6: GPU 0000:c1:00.0: 7 vGPUs of L40S-8Q do not fit: the GPU takes "
-		     "at most 6");
+		     "host.yaml:6: GPU 0000:c1:00.0: 7 more vGPUs of L40S-8Q do not fit: next to "
+		     "the config's 0 there, it has room for 6");
 	assert_string_equal(s.log, "");
 	/*
 	 * six fit an empty GPU, but not next to a domain's reserved L40S-8C (same
@@ -615,7 +678,7 @@ static void test_steps_reservations_count(void **state)
 	expect_error(
 		run(&s, six, "l", false, NULL),
 		"host.yaml:6: GPU 0000:c1:00.0: 6 more vGPUs of L40S-8Q do not fit: next to the "
-		"0 there or reserved by owner records, it has room for 5");
+		"config's 0 there, it has room for 5");
 	assert_int_equal(s.n_made, 0);
 }
 
@@ -625,6 +688,7 @@ int main(void)
 		cmocka_unit_test(test_resolve_mig_backed_derives),
 		cmocka_unit_test(test_resolve_time_sliced_mig_off),
 		cmocka_unit_test(test_resolve_mig_configs_layout_wins),
+		cmocka_unit_test(test_resolve_max_instances_not_arithmetic),
 		cmocka_unit_test(test_resolve_refusals),
 		cmocka_unit_test(test_steps_cold_boot_order),
 		cmocka_unit_test(test_steps_wrong_order_repaired),

@@ -5,6 +5,7 @@
  */
 #include <errno.h>
 #include <setjmp.h>
+#include <stdbool.h>
 #include <stdarg.h>
 #include <stddef.h>
 #include <stdint.h>
@@ -13,7 +14,9 @@
 #include <string.h>
 #include <cmocka.h>
 
+#include <signal.h>
 #include <sys/stat.h>
+#include <sys/time.h>
 
 #include <unistd.h>
 
@@ -63,6 +66,67 @@ static void test_timeout_kills_group(void **state)
 	assert_int_equal(vgpu_exec(&ctx, argv, 300, &r), -ETIMEDOUT);
 	assert_true(r.elapsed_ms < 10000);
 	assert_non_null(strstr(vgpu_ctx_error(&ctx), "did not finish in 1 s; killed"));
+	vgpu_exec_clear(&r);
+}
+
+/* gone, or a zombie its new parent has not reaped yet */
+static bool dead(pid_t pid)
+{
+	char path[64], buf[256];
+	FILE *f;
+	char *p;
+	bool z = false;
+
+	if (kill(pid, 0) < 0 && errno == ESRCH)
+		return true;
+	snprintf(path, sizeof(path), "/proc/%d/stat", (int)pid);
+	f = fopen(path, "r");
+	if (!f)
+		return true;
+	if (fgets(buf, sizeof(buf), f) && (p = strrchr(buf, ')')))
+		z = p[1] == ' ' && p[2] == 'Z';
+	fclose(f);
+	return z;
+}
+
+static void interrupt_now(int sig)
+{
+	(void)sig;
+	vgpu_exec_interrupt(SIGINT);
+}
+
+/*
+ * Ctrl-C while a program runs in its own process group: it and what it
+ * started are stopped and waited for, and nothing starts after.  Last: the
+ * flag is the process's for good.
+ */
+static void test_interrupt_stops_group(void **state)
+{
+	const char *argv[] = { "sh", "-c", "sleep 30 & echo $!; wait", NULL };
+	char mark[] = "/tmp/vgpu-exec-XXXXXX";
+	const char *after[] = { "touch", mark, NULL };
+	struct itimerval t = { .it_value = { .tv_usec = 300000 } };
+	struct vgpu_exec_result r;
+	long grandchild;
+	int fd = mkstemp(mark), gone = 0;
+
+	(void)state;
+	assert_true(fd >= 0);
+	close(fd);
+	unlink(mark);
+	signal(SIGALRM, interrupt_now);
+	setitimer(ITIMER_REAL, &t, NULL);
+	assert_int_equal(vgpu_exec(&ctx, argv, 60000, &r), -EINTR);
+	assert_true(r.elapsed_ms < VGPU_EXEC_STOP_MS);
+	assert_non_null(strstr(vgpu_ctx_error(&ctx), "interrupted (signal 2)"));
+	grandchild = strtol(r.out, NULL, 10);
+	assert_true(grandchild > 1);
+	for (int i = 0; i < 100 && !gone; i++, usleep(20000))
+		gone = dead((pid_t)grandchild);
+	assert_true(gone);
+	vgpu_exec_clear(&r);
+	assert_int_equal(vgpu_exec(&ctx, after, 60000, &r), -EINTR);
+	assert_int_equal(access(mark, F_OK), -1);
 	vgpu_exec_clear(&r);
 }
 
@@ -197,6 +261,7 @@ int main(void)
 		cmocka_unit_test(test_signal_status),
 		cmocka_unit_test(test_argv_str),
 		cmocka_unit_test(test_last_line),
+		cmocka_unit_test(test_interrupt_stops_group), /* last: the flag stays */
 	};
 
 	vgpu_ctx_init(&ctx, NULL, NULL);
