@@ -120,7 +120,7 @@ int cmd_types(struct cli *c, int argc, char **argv)
 	}
 	if (optind < argc)
 		return cli_usage_error(c, "types", "unexpected argument '%s'", argv[optind]);
-	r = cli_read_host(c, VGPU_READ_TYPES | CLI_READ_GPUS);
+	r = cli_read_host(c, VGPU_READ_TYPES | CLI_READ_NVML | CLI_READ_GPUS);
 	if (r)
 		return r;
 	if (cli_find_gpu(c, NULL, gpu_arg, &only_gpu))

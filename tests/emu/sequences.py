@@ -46,6 +46,14 @@ Environment:
   VGPU_SEQ_JOBS       hosts run at once (default: the CPUs, at most the hosts)
   VGPU_SEQ_MAX_SHOWN  mismatches printed one by one (default 40)
   VGPU_SEQ_KEEP=1     keep the temporary directories (backing, journal, emu.err)
+  VGPU_NVML           the NVML stand-in (tests/nvml), for the "+nvml" hosts: vgpuctl runs
+                      with --nvml and FAKE_NV_ROOT at the mount; unset, they are skipped
+  VGPU_NVML_PROBE     tests/nvml's nvml-probe: mixed-size mode changes on the "+nvml" hosts
+
+Steps: a create (mostly of a type vgpuctl says fits), a free, a write the driver must refuse,
+a create the driver fails with EIO (an RM refusal, vgpu-host.md 1.3; the emulator's `fail`
+rule: nothing changes), and on "+nvml" hosts a mixed-size mode change through NVML (refused
+while the GPU holds a vGPU, or with MIG on, as the driver refuses it; vgpu-host.md 5.1).
 """
 
 import argparse
@@ -67,8 +75,16 @@ import uuid
 # any host it has worked on: answers must be exact and equal), and bare (both GPUs soon hold
 # vGPUs and nothing says the framebuffer: answers flagged "exact": false must be lower
 # bounds, never more than the driver takes)
+# Every bundled host but `malformed` (broken on purpose: the emulator's model of it differs
+# from its files, README.md --check). "FIXTURE+nvml": vgpuctl reads NVML (the stand-in, on the
+# same tree) as on a host with the driver's library; on the L40S the steps also switch
+# mixed-size mode. Two sets, so that each runs in about a minute on a loaded 2-core machine:
+# HOSTS (the default) and HOSTS_NVML (meson's emu-sequences-nvml passes it in
+# VGPU_SEQ_HOSTS). The MIG hosts with NVML ("vfio-mig-h100+nvml", "vfio-mig-rtxpro6000+nvml")
+# run by name only: each costs as much as a host of the default set.
 HOSTS = ["a30-dual-mdev", "vfio-mig-h100", "vfio-ts-l40s+catalog", "vfio-ts-l40s",
          "t4-legacy", "vfio-mig-rtxpro6000"]
+HOSTS_NVML = ["numa-unknown", "vfio-ts-l40s+nvml"]
 
 # vfio-mig-h100: every type of the board the emulator knows (the fixture's lists name 1056
 # and 1058; VF ca:00.4 holds 1059, which no list and no file of the fixture names).
@@ -127,6 +143,8 @@ HOST_SETUP = {
     # driver lists every type of the board again (vgpu-host.md 1.3), as GPU c1 does
     "vfio-ts-l40s": (["--board-types"], None),
     "vfio-ts-l40s+catalog": (["--board-types"], prepare_catalogs),
+    "vfio-ts-l40s+nvml": (["--board-types"], None),
+    "vfio-mig-h100+nvml": (["--type", "1059=NVIDIA H100-3-40C"], None),
 }
 
 SAFETY_CAP = 256  # successive creates of one probe, at most
@@ -211,6 +229,14 @@ def sysw(path, value, dir_fd=None):
         return errname(e.errno)
     finally:
         os.close(fd)
+
+
+def set_rules(ctl, rules):
+    """Replace the emulator's control file (renamed in place: never read half written)."""
+    tmp = ctl + ".new"
+    with open(tmp, "w") as f:
+        f.write("".join(r + "\n" for r in rules))
+    os.rename(tmp, ctl)
 
 
 def readf(path):
@@ -388,13 +414,19 @@ class Run:
         self.seed, self.steps, self.per_vf = seed, steps, per_vf
         self.host_budget = host_budget  # seconds per host from its start; 0: no limit
         self.max_shown, self.keep = max_shown, keep
+        self.nvml = os.environ.get("VGPU_NVML") or None
+        self.nvml_probe = os.environ.get("VGPU_NVML_PROBE") or None
+        self.nvml_roots = set()  # the mounts of the "+nvml" hosts
         self.mismatches = []
         self.problems = []  # the emulator or the probe misbehaving (not a capacity answer)
         self.stats = []
 
     def vg(self, root, *args):
-        r = subprocess.run([self.vgpuctl, "--sysroot", root, "--json"] + list(args),
-                           capture_output=True, text=True, env=dict(os.environ, LC_ALL="C"))
+        pre, env = [], dict(os.environ, LC_ALL="C")
+        if root in self.nvml_roots:
+            pre, env["FAKE_NV_ROOT"] = ["--nvml", self.nvml], root
+        r = subprocess.run([self.vgpuctl, "--sysroot", root] + pre + ["--json"] + list(args),
+                           capture_output=True, text=True, env=env)
         if r.returncode != 0:
             raise RuntimeError("vgpuctl %s: exit %d: %s" % (" ".join(args), r.returncode,
                                                             r.stderr.strip()))
@@ -434,18 +466,24 @@ class Run:
 
     def host_run(self, name):
         t0 = time.time()
+        if "+nvml" in name and not self.nvml:
+            print("%s: skipped (VGPU_NVML unset: the NVML stand-in was not built)" % name)
+            return 0.0
         opts, prepare = HOST_SETUP.get(name, ([], None))
         fixture = os.path.join(self.src, "tests/data/hosts", name.split("+")[0])
         emu = Emu(self.emu_bin, fixture, opts, prepare, self.keep)
         rng = random.Random("%d/%s" % (self.seed, name))
         st = {"host": name, "steps": 0, "creates": 0, "frees": 0, "refused": 0,
               "comparisons": 0, "inexact": 0, "per_vf": 0, "mismatches": 0, "max_vgpus": 0,
-              "stopped": ""}
+              "stopped": "", "over": 0, "under": 0, "eio": 0, "modes": 0}
         trace = []  # the writes of the sequence, for a reproduction
         host = None
         try:
             host = Host(emu.root, emu.backing)
             host.name = name
+            host.ctl = emu.ctl
+            if "+nvml" in name:
+                self.nvml_roots.add(emu.root)
             # gpu -> {type id: name}: the types the host's sysfs names at mount, and every
             # type vgpuctl listed since
             known = host.sysfs_types()
@@ -477,10 +515,49 @@ class Run:
         self.stats.append(st)
         return time.time() - t0
 
+    def fail_create(self, host, rng, known, st):
+        """A create the driver fails with EIO (RM refused it): one `fail` rule, gone after."""
+        gpu = rng.choice(host.gpus)
+        mine = known.get(gpu) or {t: p for g in known.values() for t, p in g.items()}
+        good = sorted(t for t in mine if (gpu, t) in host.avail)
+        tid = rng.choice(good or sorted(mine))
+        free = [b for b in host.of_gpu(gpu) if host.free(b)]
+        bdf = rng.choice(free or host.of_gpu(gpu))
+        f = ("nvidia/current_vgpu_type" if host.parents[bdf]["kind"] == "vfio" else
+             "mdev_supported_types/nvidia-%d/create" % tid)
+        rule = "fail write sys/bus/pci/devices/%s/%s EIO count=1" % (bdf, f)
+        set_rules(host.ctl, [rule])
+        try:
+            res, h = host.create(bdf, tid, rng)
+        finally:
+            set_rules(host.ctl, [])
+        st["eio"] += res == "EIO"
+        if res == "0":
+            st["creates"] += 1
+        return "create %d (%s) on %s with EIO injected" % (tid, mine[tid], short(bdf)), res
+
+    def mode_change(self, host, rng):
+        """Mixed-size mode on or off through NVML, mostly on a GPU without vGPUs."""
+        empty = [g for g in host.gpus
+                 if not any(host.held(b) for b in host.of_gpu(g))]
+        gpu = rng.choice(empty if empty and rng.random() < 0.8 else host.gpus)
+        mode = rng.choice((0, 1))
+        r = subprocess.run([self.nvml_probe, self.nvml, gpu, "hetero-set", str(mode)],
+                           capture_output=True, text=True,
+                           env=dict(os.environ, LC_ALL="C", FAKE_NV_ROOT=host.root))
+        out = r.stdout.strip().splitlines()
+        res = "0" if r.returncode == 0 else (out[-1] if out else "exit %d" % r.returncode)
+        return "mixed-size mode %d on %s" % (mode, short(gpu)), res
+
     def random_step(self, host, rng, known, step, trace, st):
         vgpus = host.all_vgpus()
         r = rng.random()
-        if vgpus and r < 0.45:
+        if 0.89 < r <= 0.95 and "+nvml" in host.name and self.nvml_probe:
+            what, res = self.mode_change(host, rng)
+            st["modes"] += res == "0"
+        elif 0.85 < r <= 0.95:
+            what, res = self.fail_create(host, rng, known, st)
+        elif vgpus and r < 0.45:
             bdf, h, t = rng.choice(vgpus)
             res = host.destroy(bdf, h)
             what = "free %d on %s%s" % (t, short(bdf), "" if h == bdf else " (" + h + ")")
@@ -540,6 +617,7 @@ class Run:
                 ok = n == row["available"]
             if not ok:
                 st["mismatches"] += 1
+                st["over" if row["available"] > n else "under"] += 1
                 self.mismatches.append({
                     "host": name, "step": step, "gpu": row["gpu"], "type": row["type_id"],
                     "profile": row["profile"], "available": row["available"],
@@ -559,6 +637,7 @@ class Run:
                 st["comparisons"] += 1
                 if n:
                     st["mismatches"] += 1
+                    st["under"] += 1
                     self.mismatches.append({
                         "host": name, "step": step, "gpu": gpu, "type": tid,
                         "profile": every[tid], "available": "(not listed)", "reason": None,
@@ -579,6 +658,7 @@ class Run:
                     self.problems.append("free of %s on %s: %s" % (h, bdf, back))
                 continue
             st["mismatches"] += 1
+            st["over"] += 1
             self.mismatches.append({
                 "host": name, "step": step, "gpu": row["gpu"], "vf": bdf,
                 "type": row["type_id"], "profile": row["profile"],
@@ -638,7 +718,9 @@ class Run:
             print("%(host)s: %(steps)d steps (%(creates)d creates, %(frees)d frees, "
                   "%(refused)d refused), %(comparisons)d comparisons (%(inexact)d lower "
                   "bounds), %(per_vf)d per-VF "
-                  "checks, at most %(max_vgpus)d vGPUs, %(mismatches)d mismatches%(stopped)s" % s)
+                  "checks, %(eio)d failed creates (EIO), %(modes)d mode changes, at most "
+                  "%(max_vgpus)d vGPUs, %(mismatches)d mismatches (%(over)d over-promises, "
+                  "%(under)d under-promises)%(stopped)s" % s)
         total = sum(s["mismatches"] for s in self.stats)
         print("seed %d: %d mismatches, %d problems" % (self.seed, total, len(self.problems)))
         return 1 if total or self.problems else 0

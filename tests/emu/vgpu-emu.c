@@ -495,6 +495,8 @@ struct gpu {
 	bool mig;
 	int total_slices;
 	long total_fb; /* MiB, 0 = no limit */
+	bool hetero; /* mixed-size mode: the NVML stand-in's hetero-<PF> says 1 */
+	struct stat hetero_st; /* that file when last read (st_ino 0: missing) */
 	bool gi_mode;
 	struct gi gi[MAX_GIS];
 	int ngi;
@@ -800,7 +802,7 @@ static int avail(int p, int id)
 	const struct gpu *g = &gpus[pa->gpu];
 	const struct vtype *t = type_get(id), *u;
 	long total, used = 0;
-	int i, n = 0;
+	int i, n = 0, same = 0;
 
 	if (!t || !t->named || !ids_has(g->cat, g->ncat, id))
 		return 0;
@@ -817,18 +819,27 @@ static int avail(int p, int id)
 			if (!insts[i].live || parents[insts[i].parent].gpu != pa->gpu)
 				continue;
 			u = type_get(insts[i].type);
-			/* mdev: one type per GPU; vendor VFIO: one framebuffer size */
-			if (pa->vfio ? !u || u->fb != t->fb : insts[i].type != id)
+			/*
+			 * mdev: one type per GPU; vendor VFIO: one framebuffer size;
+			 * mixed-size mode: any sizes side by side (vgpu-host.md 5.1)
+			 */
+			if (!g->hetero && (pa->vfio ? !u || u->fb != t->fb : insts[i].type != id))
 				return 0;
 			used += u ? u->fb : 0;
+			same += insts[i].type == id;
 		}
 		total = g->total_fb;
-		if (!pa->vfio && t->maxinst > 0 && t->fb > 0)
+		if (!pa->vfio && t->maxinst > 0 && t->fb > 0 && !g->hetero)
 			total = t->fb * t->maxinst;
+		/* the type's own maximum per GPU (mdev description) holds in both modes */
+		if (t->maxinst > 0 && same >= t->maxinst)
+			return 0;
 		if (!total || !t->fb)
 			n = INT_MAX;
 		else
 			n = (int)((total - used) / t->fb);
+		if (t->maxinst > 0 && n > t->maxinst - same)
+			n = t->maxinst - same;
 	}
 	if (n < 0)
 		n = 0;
@@ -1613,12 +1624,48 @@ static bool is_open(const char *id)
 }
 
 /* entry checks of every operation: vanish, then (OP != 0) the fail rules */
+/*
+ * Mixed-size mode, kept where the NVML stand-in keeps it (var/lib/fake-nvidia/hetero-<PF>,
+ * tests/nvml/README.md): "1" is on. Read again when the file changed; a GPU whose mode
+ * changed gets its lists rewritten. The stand-in refuses a change while a VF holds a vGPU
+ * (NVML_ERROR_IN_USE), as the driver does (vgpu-host.md 5.1).
+ */
+static void hetero_poll(void)
+{
+	char r[PATH_MAX], v[16];
+	struct stat st;
+	bool on;
+	int g;
+
+	for (g = 0; g < ngpus; g++) {
+		struct gpu *gp = &gpus[g];
+
+		if (pathf(r, sizeof(r), "var/lib/fake-nvidia/hetero-%s", base(gp->dir)))
+			continue;
+		if (fstatat(g_bfd, r, &st, 0) < 0)
+			memset(&st, 0, sizeof(st));
+		if (st.st_ino == gp->hetero_st.st_ino && st.st_size == gp->hetero_st.st_size &&
+		    st.st_mtim.tv_sec == gp->hetero_st.st_mtim.tv_sec &&
+		    st.st_mtim.tv_nsec == gp->hetero_st.st_mtim.tv_nsec &&
+		    st.st_ctim.tv_sec == gp->hetero_st.st_ctim.tv_sec &&
+		    st.st_ctim.tv_nsec == gp->hetero_st.st_ctim.tv_nsec)
+			continue;
+		gp->hetero_st = st;
+		on = st.st_ino && slurp(r, v, sizeof(v)) >= 0 && v[0] == '1';
+		if (on == gp->hetero)
+			continue;
+		gp->hetero = on;
+		gpu_apply(g);
+	}
+}
+
 static int gate(unsigned int op, const char *r, const char *r2)
 {
 	int e = 0;
 
 	lock();
 	rules_refresh();
+	hetero_poll();
 	if (vanished(r) || (r2 && vanished(r2)))
 		e = -ENOENT;
 	else if (op)

@@ -1744,7 +1744,17 @@ nvmlReturn_t nvmlVgpuTypeGetMaxInstancesPerGpuInstance(nvmlVgpuTypeMaxInstance_v
 	return NVML_SUCCESS;
 }
 
-/* hetero-<BDF>: "0" or "1", 0 when missing; GPUs without a type table: NOT_SUPPORTED */
+/*
+ * Mixed-size mode where the family has a type table, or is a time-sliced-only board with a
+ * known framebuffer (L40S: Ada, where vGPU 17.0 brought mixed-size time-sliced vGPUs;
+ * vgpu-host.md 5.1 leaves the board list to `Heterogeneous Time-Slice Sizes`)
+ */
+static bool hetero_supported(const struct family *f)
+{
+	return f && (f->ntypes || (f->mem_mib && !f->compute_slices));
+}
+
+/* hetero-<BDF>: "0" or "1", 0 when missing; GPUs without it: NOT_SUPPORTED */
 nvmlReturn_t nvmlDeviceGetVgpuHeterogeneousMode(nvmlDevice_t dev,
 						nvmlVgpuHeterogeneousMode_v1_t *mode)
 {
@@ -1756,7 +1766,7 @@ nvmlReturn_t nvmlDeviceGetVgpuHeterogeneousMode(nvmlDevice_t dev,
 		return NVML_ERROR_INVALID_ARGUMENT;
 	if (mode->version != nvmlVgpuHeterogeneousMode_v1)
 		return STANDIN_VERSION_MISMATCH;
-	if (!dev->fam || !dev->fam->ntypes)
+	if (!hetero_supported(dev->fam))
 		return NVML_ERROR_NOT_SUPPORTED;
 	fd = lock_take();
 	mode->mode = spath(p, sizeof(p), "hetero-%s", dev->bdf) == 0 &&
@@ -1788,7 +1798,7 @@ nvmlReturn_t nvmlDeviceSetVgpuHeterogeneousMode(nvmlDevice_t dev,
 		return finish(STANDIN_VERSION_MISMATCH);
 	if (mode->mode > 1)
 		return finish(NVML_ERROR_INVALID_ARGUMENT);
-	if (!dev->fam || !dev->fam->ntypes)
+	if (!hetero_supported(dev->fam))
 		return finish(NVML_ERROR_NOT_SUPPORTED);
 	fd = lock_take();
 	mig_get(dev, &cur, &pend);
