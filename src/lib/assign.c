@@ -217,9 +217,9 @@ static void record_from(struct vgpu_record *r, const char *name, const struct vg
 		r->cpus = plan->cpus;
 }
 
-/* Claim each vGPU with its record, then create it (unless per-start). */
-static int claim_and_create(struct vgpu_txn *txn, const char *name, const struct vgpu_plan *plan,
-			    bool per_start, bool pinned)
+/* Claim each vGPU with its record: the decision, made under the host lock. */
+static int claim_all(struct vgpu_txn *txn, const char *name, const struct vgpu_plan *plan,
+		     bool per_start, bool pinned)
 {
 	for (size_t i = 0; i < plan->n_vgpus; i++) {
 		struct vgpu_record rec;
@@ -227,8 +227,22 @@ static int claim_and_create(struct vgpu_txn *txn, const char *name, const struct
 
 		record_from(&rec, name, plan, i, per_start, pinned);
 		r = vgpu_txn_record_put(txn, &rec, NULL);
-		if (r == 0 && !per_start)
-			r = vgpu_txn_create(txn, &rec);
+		if (r < 0)
+			return r;
+	}
+	return 0;
+}
+
+/* Create each claimed vGPU: the driver's work, under the GPUs' locks only. */
+static int create_all(struct vgpu_txn *txn, const char *name, const struct vgpu_plan *plan,
+		      bool pinned)
+{
+	for (size_t i = 0; i < plan->n_vgpus; i++) {
+		struct vgpu_record rec;
+		int r;
+
+		record_from(&rec, name, plan, i, false, pinned);
+		r = vgpu_txn_create(txn, &rec);
 		if (r < 0)
 			return r;
 	}
@@ -581,19 +595,24 @@ static int assign_locked(struct vgpu_ctx *ctx, struct vgpu_sysfs *fs, struct _xm
 	/* while the GPUs' catalogues are whole (before this assign uses VFs) */
 	if (r == 0 && !t->dry_run && vgpu_catalog_save(ctx, fs, m) < 0)
 		vgpu_warn(ctx, "%s", vgpu_ctx_error(ctx));
+	name = vgpu_domain_field(doc, "name");
+	/* kept: the records and vGPUs are there already */
+	if (r == 0 && !kept)
+		r = claim_all(&txn, name ? name : "", plan, o->per_start, !o->no_pin);
+	/*
+	 * The claims hold the VFs: every other run plans around them.  The host
+	 * lock is for decisions, so it goes before waiting for a busy GPU, and
+	 * the driver writes happen under their GPUs' locks, as the hook's do.
+	 */
 	for (size_t i = 0; r == 0 && i < plan->n_vgpus; i++)
 		vgpu_gpu_locks_add(&gl, plan->vgpus[i].gpu);
-	/* the driver writes under their GPUs' locks, as the hook's are */
-	if (r == 0 && !t->dry_run)
+	if (r == 0 && !t->dry_run) {
+		vgpu_sysfs_unlock(fs);
 		r = vgpu_gpu_locks_take(ctx, fs, &gl,
 					vgpu_monotonic_ms() + VGPU_ASSIGN_LOCK_WAIT_MS);
-	if (r == 0) {
-		name = vgpu_domain_field(doc, "name");
-		/* kept: the records and vGPUs are there already */
-		if (!kept)
-			r = claim_and_create(&txn, name ? name : "", plan, o->per_start,
-					     !o->no_pin);
 	}
+	if (r == 0 && !kept && !o->per_start)
+		r = create_all(&txn, name ? name : "", plan, !o->no_pin);
 	if (r == 0)
 		r = put_domain(ctx, doc, t, of, xml, later);
 	r = finish(&txn, fs, r);
@@ -749,16 +768,47 @@ static void former_uuid(struct vgpu_ctx *ctx, const struct vgpu_records *recs,
 	}
 }
 
+/* What release decides on, read again each time the host lock is taken. */
+struct release_view {
+	struct vgpu_ctx *ctx;
+	struct vgpu_sysfs *fs;
+	const struct vgpu_meta *m;
+	const char *name;
+	const char *uuid;
+	char former[VGPU_UUID_LEN];
+	struct vgpu_records recs;
+};
+
+/* Under the host lock: the records now, and the GPUs of the domain's (and its former UUID's). */
+static int release_gpus(void *arg, struct vgpu_gpu_locks *want)
+{
+	struct release_view *v = arg;
+	int r;
+
+	vgpu_records_clear(&v->recs);
+	v->former[0] = '\0';
+	r = vgpu_records_read(v->ctx, v->fs, &v->recs);
+	if (r < 0)
+		return r;
+	former_uuid(v->ctx, &v->recs, v->m, v->name, v->uuid, v->former);
+	for (size_t i = 0; i < v->recs.n; i++)
+		if (strcmp(v->recs.v[i].domain_uuid, v->uuid) == 0 ||
+		    strcmp(v->recs.v[i].domain_uuid, v->former) == 0)
+			vgpu_gpu_locks_add(want, v->recs.v[i].gpu);
+	return 0;
+}
+
 static int release_locked(struct vgpu_ctx *ctx, struct vgpu_sysfs *fs, struct _xmlDoc *doc,
 			  const char *vf, const struct vgpu_domain_target *t,
 			  struct vgpu_outfile *of, char **xml, char **later)
 {
 	VGPU_AUTOFREE char *field = vgpu_domain_field(doc, "uuid");
 	VGPU_AUTOFREE char *name = vgpu_domain_field(doc, "name");
-	VGPU_AUTORECORDS recs = { 0 };
-	char uuid[VGPU_UUID_LEN], former[VGPU_UUID_LEN] = "";
+	char uuid[VGPU_UUID_LEN];
 	struct vgpu_meta m = { 0 };
 	struct vgpu_gpu_locks gl = { .n = 0 };
+	struct release_view v = { .ctx = ctx, .fs = fs, .m = &m, .name = name, .uuid = uuid };
+	const char *former = v.former;
 	struct vgpu_txn txn;
 	int r;
 
@@ -766,37 +816,33 @@ static int release_locked(struct vgpu_ctx *ctx, struct vgpu_sysfs *fs, struct _x
 		return vgpu_error(ctx, -EINVAL, "the domain has no usable <uuid>");
 	if (vgpu_domain_read_meta(ctx, doc, &m) == -EINVAL)
 		return -EINVAL;
-	r = t->dry_run ? 0 : vgpu_sysfs_lock(ctx, fs, VGPU_ASSIGN_LOCK_WAIT_MS);
+	/* a dry run reads and decides, locks nothing */
+	if (t->dry_run)
+		r = release_gpus(&v, &gl);
+	else
+		r = vgpu_locks_take(ctx, fs, vgpu_monotonic_ms() + VGPU_ASSIGN_LOCK_WAIT_MS,
+				    release_gpus, &v, &gl);
 	if (r < 0) {
 		vgpu_meta_clear(&m);
+		vgpu_records_clear(&v.recs);
+		vgpu_gpu_locks_release(&gl);
 		return r;
 	}
 	vgpu_txn_init(&txn, ctx, fs, t->dry_run);
-	r = vgpu_records_read(ctx, fs, &recs);
-	if (r == 0)
-		former_uuid(ctx, &recs, &m, name, uuid, former);
-	for (size_t i = 0; r == 0 && i < recs.n; i++)
-		if (strcmp(recs.v[i].domain_uuid, uuid) == 0 ||
-		    strcmp(recs.v[i].domain_uuid, former) == 0)
-			vgpu_gpu_locks_add(&gl, recs.v[i].gpu);
-	if (r == 0 && !t->dry_run)
-		r = vgpu_gpu_locks_take(ctx, fs, &gl,
-					vgpu_monotonic_ms() + VGPU_ASSIGN_LOCK_WAIT_MS);
-	if (r == 0) {
-		warn_foreign(ctx, &recs, &m, uuid, former, vf);
-		r = release_vgpus(&txn, &recs, &m, uuid, vf);
-	}
+	warn_foreign(ctx, &v.recs, &m, uuid, former, vf);
+	r = release_vgpus(&txn, &v.recs, &m, uuid, vf);
 	if (r == 0 && former[0])
-		r = release_vgpus(&txn, &recs, &m, former, vf);
+		r = release_vgpus(&txn, &v.recs, &m, former, vf);
 	if (r == 0) {
 		if (former[0])
-			strip_released(doc, &recs, &m, former, vf);
-		strip_released(doc, &recs, &m, uuid, vf);
+			strip_released(doc, &v.recs, &m, former, vf);
+		strip_released(doc, &v.recs, &m, uuid, vf);
 		r = put_domain(ctx, doc, t, of, xml, later);
 	}
 	vgpu_meta_clear(&m);
 	r = finish(&txn, fs, r);
 	vgpu_gpu_locks_release(&gl);
+	vgpu_records_clear(&v.recs);
 	return r;
 }
 

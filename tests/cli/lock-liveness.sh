@@ -10,7 +10,9 @@
 #  - a ticket that names a reused PID (no waiter behind it) blocks nobody;
 #  - a waiter stopped with SIGSTOP is passed by those behind it, and still
 #    finishes when it is continued;
-#  - the hook gives up after its 10 s budget, once (not a second 10 s).
+#  - the hook gives up after its 10 s budget, once (not a second 10 s);
+#  - assign, release and the hook's release queued for a busy GPU's lock do
+#    not hold the host lock meanwhile: an assign on the other GPU goes through.
 # A holder (flock(1) on run/vgpuctl/lock) keeps the lock while waiters queue.
 #   lock-liveness.sh VGPUCTL SRCDIR       (as root: unshare -p needs it)
 set -u
@@ -143,6 +145,48 @@ grep -q "another vgpuctl holds the host lock .* (waited 10[0-9][0-9][0-9] ms" "$
 	bad "the hook's lock message: $(cat "$tmp/err")"
 # 10 s plus the start of a process; the broken hook took 20 s
 [ "$ms" -lt 16000 ] || bad "the hook blocked the start $ms ms, past its 10 s budget"
+
+# ---- runs queued for a busy GPU hold no host lock: the other GPU's start goes on
+gpulock=$tmp/host/run/vgpuctl/gpu/0000:3b:00.0/lock
+dom() { # NAME UUID-DIGIT: a domain definition without vGPUs
+	sed -e "s|<name>plain</name>|<name>$1</name>|" \
+		-e "s|<uuid>[^<]*</uuid>|<uuid>$2$2$2$2$2$2$2$2-1111-4111-8111-111111111111</uuid>|" \
+		tests/data/domains/plain.xml >"$tmp/$1.xml"
+}
+dom held 1
+dom busy 2
+dom idle 3
+"$bin" --sysroot "$tmp/host" assign --from "$tmp/held.xml" -o "$tmp/held.a.xml" --vgpu A30-6C \
+	--gpu 0000:3b:00.0 --per-start 2>"$tmp/err" || bad "assign held: $(cat "$tmp/err")"
+mkdir -p "${gpulock%/lock}"
+: >"$gpulock"
+flock -o "$gpulock" sleep 60 & # a slow create or remove on 0000:3b:00.0
+gpuholder=$!
+sleep 0.2
+queued() { # WHAT CMD...: CMD waits for the busy GPU; an assign on the other GPU must not
+	local what=$1
+	shift
+	"$@" 2>"$tmp/queued.err" &
+	local q=$!
+	sleep 0.5
+	kill -0 $q 2>/dev/null || bad "$what did not wait for the busy GPU: $(cat "$tmp/queued.err")"
+	timeout 20 "$bin" --sysroot "$tmp/host" assign --from "$tmp/idle.xml" --vgpu A30-2-12C \
+		--gpu 0000:af:00.0 --per-start >/dev/null 2>"$tmp/err" ||
+		bad "an assign on an idle GPU waited for $what queued on a busy GPU: $(cat "$tmp/err")"
+	"$bin" --sysroot "$tmp/host" release --from "$tmp/idle.xml" >/dev/null 2>&1
+	kill $q 2>/dev/null
+	wait $q 2>/dev/null
+}
+queued assign "$bin" --sysroot "$tmp/host" assign --from "$tmp/busy.xml" --vgpu A30-6C \
+	--gpu 0000:3b:00.0 --per-start
+queued release "$bin" --sysroot "$tmp/host" release --from "$tmp/held.a.xml"
+# (a job in the background reads /dev/null unless told otherwise: sh -c gives it the definition)
+# shellcheck disable=SC2016 # expanded by the inner shell
+queued "the hook's release" sh -c 'exec "$0" --sysroot "$1" hook held release end - <"$2"' \
+	"$bin" "$tmp/host" "$tmp/held.a.xml"
+pkill -P $gpuholder sleep
+kill $gpuholder 2>/dev/null
+wait $gpuholder 2>/dev/null
 
 [ $fail = 0 ] && echo "ok: tickets live as long as their waiters; a stopped waiter loses its turn"
 exit $fail
