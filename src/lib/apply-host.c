@@ -512,12 +512,27 @@ static int run_parallel(struct vgpu_apply *a, struct host_ops *h)
 	return e;
 }
 
-static bool gpu_locked(const struct vgpu_gpu_locks *l, const char *gpu)
+/* What apply decides on under the host lock, read again each time it is taken. */
+struct apply_view {
+	struct vgpu_apply *a;
+	struct host_ops *h;
+	const struct vgpu_hostcfg *cfg;
+};
+
+/* Under the host lock: the host as it is now, the config resolved on it, its GPUs. */
+static int apply_gpus(void *arg, struct vgpu_gpu_locks *want)
 {
-	for (size_t i = 0; i < l->gpus.n && i < l->n; i++)
-		if (strcmp(l->gpus.items[i], gpu) == 0)
-			return true;
-	return false;
+	struct apply_view *v = arg;
+	int e;
+
+	vgpu_apply_clear(v->a);
+	v->h->keep_catalog = true;
+	e = read_host(v->h, v->a->ctx, &v->a->model);
+	if (e == 0)
+		e = vgpu_apply_resolve(v->a, v->cfg);
+	for (size_t i = 0; e == 0 && i < v->a->n_gpus; i++)
+		vgpu_gpu_locks_add(want, v->a->gpus[i].addr);
+	return e;
 }
 
 int vgpu_apply_host(struct vgpu_ctx *ctx, struct vgpu_sysfs *fs, const struct vgpu_apply_opts *o,
@@ -563,28 +578,16 @@ int vgpu_apply_host(struct vgpu_ctx *ctx, struct vgpu_sysfs *fs, const struct vg
 		 * Decisions under the host lock, slow work (sriov-manage, MIG
 		 * mode, GIs: seconds each) under the locks of the GPUs it
 		 * changes only, so domains start on every other GPU meanwhile.
-		 * The GPUs' locks come first, then the host is read again: what
-		 * another run was doing on them is done.
+		 * The host is read again under the host lock with the GPUs'
+		 * locks held (never waited for under the host lock:
+		 * vgpu_locks_take()): what another run was doing on them is done.
 		 */
-		for (size_t i = 0; i < a.n_gpus; i++)
-			vgpu_gpu_locks_add(&gl, a.gpus[i].addr);
-		vgpu_apply_clear(&a);
-		e = vgpu_sysfs_lock(ctx, fs, VGPU_APPLY_LOCK_WAIT_MS);
+		struct apply_view view = { .a = &a, .h = &h, .cfg = &cfg };
+
+		e = vgpu_locks_take(ctx, fs, vgpu_monotonic_ms() + VGPU_APPLY_LOCK_WAIT_MS,
+				    apply_gpus, &view, &gl);
 		if (e == 0)
-			e = vgpu_gpu_locks_take(ctx, fs, &gl,
-						vgpu_monotonic_ms() + VGPU_APPLY_LOCK_WAIT_MS);
-		h.keep_catalog = e == 0;
-		if (e == 0)
-			e = read_host(&h, ctx, &a.model);
-		if (e == 0)
-			e = vgpu_apply_resolve(&a, &cfg);
-		for (size_t i = 0; e == 0 && i < a.n_gpus; i++)
-			if (!gpu_locked(&gl, a.gpus[i].addr))
-				e = vgpu_error(
-					ctx, -EAGAIN,
-					"GPU %s came while apply waited for its lock; run again",
-					a.gpus[i].addr);
-		vgpu_sysfs_unlock(fs);
+			vgpu_sysfs_unlock(fs);
 	}
 	vgpu_txn_init(&h.txn, ctx, fs, o->dry_run);
 	if (e == 0 && locked && a.n_gpus > 1)
