@@ -548,10 +548,11 @@ static int existing_vgpus(struct vgpu_ctx *ctx, struct vgpu_sysfs *fs, struct _x
 			  have);
 }
 
+/* The assign itself; *@made says whether it claimed anything (not a no-op, nothing kept). */
 static int assign_locked(struct vgpu_ctx *ctx, struct vgpu_sysfs *fs, struct _xmlDoc *doc,
 			 struct vgpu_request *req, const struct vgpu_domain_opts *o,
 			 const struct vgpu_domain_target *t, struct vgpu_outfile *of, char **xml,
-			 char **later)
+			 char **later, bool *made)
 {
 	VGPU_AUTOPTR(model) m = NULL;
 	VGPU_AUTOPTR(plan) plan = NULL;
@@ -597,8 +598,10 @@ static int assign_locked(struct vgpu_ctx *ctx, struct vgpu_sysfs *fs, struct _xm
 		vgpu_warn(ctx, "%s", vgpu_ctx_error(ctx));
 	name = vgpu_domain_field(doc, "name");
 	/* kept: the records and vGPUs are there already */
-	if (r == 0 && !kept)
+	if (r == 0 && !kept) {
 		r = claim_all(&txn, name ? name : "", plan, o->per_start, !o->no_pin);
+		*made = true;
+	}
 	/*
 	 * The claims hold the VFs: every other run plans around them.  The host
 	 * lock is for decisions, so it goes before waiting for a busy GPU, and
@@ -626,21 +629,26 @@ int vgpu_assign(struct vgpu_ctx *ctx, struct vgpu_sysfs *fs, struct _xmlDoc *doc
 {
 	VGPU_AUTOFREE char *later = NULL;
 	struct vgpu_outfile of;
+	bool made = false;
 	int r = open_output(ctx, t, &of);
 
 	*xml = NULL;
 	if (r == 0)
-		r = assign_locked(ctx, fs, doc, req, o, t, &of, xml, &later);
-	/* a FIFO's reader takes its time with no lock held; if it fails, undo the assign */
+		r = assign_locked(ctx, fs, doc, req, o, t, &of, xml, &later, &made);
+	/* a FIFO's reader takes its time with no lock held */
 	if (r == 0 && later && vgpu_outfile_write(ctx, &of, later, strlen(later)) < 0) {
 		VGPU_AUTOFREE char *why = vgpu_xstrdup(vgpu_ctx_error(ctx));
 		const struct vgpu_domain_target back = { .virt = NULL };
 		VGPU_AUTOFREE char *junk = NULL;
 
-		r = vgpu_release(ctx, fs, doc, NULL, &back, &junk) < 0 ? -EIO : -EPIPE;
-		vgpu_error(ctx, r, "%s; %s", why,
-			   r == -EPIPE ? "the assign is undone" :
-					 "the assign could not be undone: run release");
+		/* undo what this run made (never vGPUs the domain had before it) */
+		if (!made)
+			r = vgpu_error(ctx, -EPIPE, "%s", why);
+		else if (vgpu_release(ctx, fs, doc, NULL, &back, &junk) < 0)
+			r = vgpu_error(ctx, -EIO, "%s; the assign could not be undone: run release",
+				       why);
+		else
+			r = vgpu_error(ctx, -EPIPE, "%s; the assign is undone", why);
 	}
 	vgpu_outfile_close(&of);
 	return r;

@@ -158,6 +158,37 @@ wait $writer || bad "the slow FIFO's writer failed: $(cat "$tmp/slow.err")"
 cmp -s "$tmp/expect" "$tmp/got" || bad "the slow FIFO's reader got another text"
 exec 7<&-
 
+# ---- a FIFO whose reader goes away while assign writes: what this assign
+# claimed is undone; a no-op assign (the domain has its vGPUs) keeps them
+assign_fifo() { # FROM: assign --per-start into the full FIFO $tmp/gone
+	timeout 60 "$bin" --sysroot "$tmp/host" assign --from "$1" -o "$tmp/gone" --vgpu A30-6C \
+		--per-start >/dev/null 2>"$tmp/err" 8<&- & # not a reader itself
+	writer=$!
+	for _ in $(seq 100); do
+		waiting && break
+		sleep 0.1
+	done
+	waiting || bad "the FIFO's writer never waited ($1)"
+	exec 8<&- # the reader goes away
+	wait $writer && bad "a write to a FIFO whose reader went away succeeded ($1)"
+}
+mkfifo "$tmp/gone"
+exec 8<>"$tmp/gone"
+head -c 65536 /dev/zero >&8
+assign_fifo tests/data/domains/plain.xml
+grep -q "cannot write '$tmp/gone': its reader went away; the assign is undone$" "$tmp/err" ||
+	bad "reader gone: message: $(cat "$tmp/err")"
+"$bin" --sysroot "$tmp/host" vgpus 2>/dev/null | grep -q plain && bad "the undone assign left a record"
+"$bin" --sysroot "$tmp/host" assign --from tests/data/domains/plain.xml -o "$tmp/plain.a.xml" \
+	--vgpu A30-6C --per-start 2>"$tmp/err" || bad "assign plain: $(cat "$tmp/err")"
+exec 8<>"$tmp/gone"
+head -c 65536 /dev/zero >&8
+assign_fifo "$tmp/plain.a.xml"
+grep -q "cannot write '$tmp/gone': its reader went away$" "$tmp/err" ||
+	bad "reader gone on a no-op: message: $(cat "$tmp/err")"
+"$bin" --sysroot "$tmp/host" vgpus 2>/dev/null | grep -q plain ||
+	bad "a no-op assign whose FIFO reader went away released the domain's vGPU"
+
 # the long form --output OUT is release's own (not the listings' -o/--output
 # COLUMNS), and those table options are refused before a command that prints no table
 timeout 20 "$bin" --sysroot "$tmp/host" release --from tests/data/domains/plain.xml \
