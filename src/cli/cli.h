@@ -98,6 +98,10 @@ int cli_find_gpu(struct cli *c, const char *cmd, const char *arg, const struct v
 /* The libvirt URI when no -c is given, as virsh picks it: LIBVIRT_DEFAULT_URI, else qemu:///system.
  */
 const char *cli_default_uri(void);
+/* SIGINT, SIGTERM, SIGHUP only leave vgpu_interrupt()'s flag: the change unwinds first. */
+void cli_catch_stops(void);
+/* Die of the signal that interrupted the command, if one did (after its output). */
+void cli_reraise_stop(void);
 /* A table named @name (the JSON array) with @n columns; rows are filled in order. */
 struct cli_table *cli_table(struct cli *c, const char *name, const struct col *cols, size_t n);
 /* Start the next row; the cell setters fill it. An unset cell is absent (null). */

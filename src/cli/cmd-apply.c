@@ -156,39 +156,6 @@ static void keep_result(struct cli *c, const struct vgpu_apply_opts *o, int exit
 	vgpu_strv_clear(&r.vgpus);
 }
 
-static void on_stop(int sig)
-{
-	vgpu_exec_interrupt(sig);
-}
-
-/*
- * Ctrl-C, a hang-up or a service stop: the library stops the program it
- * runs (its own process group hears nothing), rolls back and unlocks;
- * the signal is raised again once that is done.  One that was ignored
- * when we started (nohup, a background job) stays ignored.
- */
-static void catch_stops(void)
-{
-	static const int sigs[] = { SIGINT, SIGTERM, SIGHUP };
-	struct sigaction sa = { .sa_handler = on_stop }, old;
-
-	sigemptyset(&sa.sa_mask);
-	for (size_t i = 0; i < ARRAY_SIZE(sigs); i++)
-		if (sigaction(sigs[i], NULL, &old) == 0 && old.sa_handler != SIG_IGN)
-			sigaction(sigs[i], &sa, NULL);
-}
-
-static void reraise_stop(void)
-{
-	int sig = vgpu_exec_interrupted();
-
-	if (!sig)
-		return;
-	fflush(NULL);
-	signal(sig, SIG_DFL);
-	raise(sig);
-}
-
 static int apply_main(struct cli *c, int argc, char **argv, bool check)
 {
 	struct vgpu_apply_opts o = { .check = check,
@@ -218,14 +185,14 @@ static int apply_main(struct cli *c, int argc, char **argv, bool check)
 		cli_error(c, "%s: %s", cmd, vgpu_ctx_error(&c->ctx));
 		return EXIT_FAILURE;
 	}
-	catch_stops();
+	cli_catch_stops();
 	if (vgpu_apply_host(&c->ctx, c->fs, &o, &diffs) < 0) {
 		c->ctx.log_fn = cli_log_cb;
 		c->ctx.log_data = c;
 		vgpu_strv_clear(&dry.steps);
 		cli_error(c, "%s: %s", cmd, vgpu_ctx_error(&c->ctx));
 		keep_result(c, &o, EXIT_FAILURE, diffs.n);
-		reraise_stop();
+		cli_reraise_stop();
 		return EXIT_FAILURE;
 	}
 	c->ctx.log_fn = cli_log_cb;

@@ -125,10 +125,12 @@ int cmd_assign(struct cli *c, int argc, char **argv)
 		char *xml = NULL;
 
 		run.a.req.memory_kib = run.a.dom.memory_kib;
+		cli_catch_stops(); /* Ctrl-C undoes the claims and vGPUs made so far */
 		r = vgpu_assign(&c->ctx, c->fs, run.doc, &run.a.req, &run.a.dom, &t, &xml);
 		r = report(&run, r, xml);
 	}
 	run_clear(&run);
+	cli_reraise_stop();
 	return r;
 }
 
@@ -144,9 +146,11 @@ int cmd_release(struct cli *c, int argc, char **argv)
 		struct vgpu_domain_target t = { run.virt, run.a.output, run.a.dry_run };
 		char *xml = NULL;
 
+		cli_catch_stops();
 		r = vgpu_release(&c->ctx, c->fs, run.doc, run.a.req.vf ? vf : NULL, &t, &xml);
 		r = report(&run, r, xml);
 	}
 	run_clear(&run);
+	cli_reraise_stop();
 	return r;
 }

@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
 /* Opening and reading the host for a command; the library's log sink. */
 #include <errno.h>
+#include <signal.h>
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
@@ -177,4 +178,38 @@ int cli_find_gpu(struct cli *c, const char *cmd, const char *arg, const struct v
 	cli_error(c, "%s%s--gpu '%s': no such NVIDIA GPU (see 'vgpuctl gpus')", cmd ? cmd : "",
 		  cmd ? ": " : "", arg);
 	return EXIT_FAILURE;
+}
+
+static void on_stop(int sig)
+{
+	vgpu_interrupt(sig);
+}
+
+/*
+ * Ctrl-C, a hang-up or a service stop while a command changes the host:
+ * the library stops the program it runs (its own process group hears
+ * nothing), ends its lock waits, rolls back and unlocks;
+ * cli_reraise_stop() raises the signal again once that is done.  One that
+ * was ignored when we started (nohup, a background job) stays ignored.
+ */
+void cli_catch_stops(void)
+{
+	static const int sigs[] = { SIGINT, SIGTERM, SIGHUP };
+	struct sigaction sa = { .sa_handler = on_stop }, old;
+
+	sigemptyset(&sa.sa_mask);
+	for (size_t i = 0; i < ARRAY_SIZE(sigs); i++)
+		if (sigaction(sigs[i], NULL, &old) == 0 && old.sa_handler != SIG_IGN)
+			sigaction(sigs[i], &sa, NULL);
+}
+
+void cli_reraise_stop(void)
+{
+	int sig = vgpu_interrupted();
+
+	if (!sig)
+		return;
+	fflush(NULL);
+	signal(sig, SIG_DFL);
+	raise(sig);
 }

@@ -362,10 +362,10 @@ static void wait_status(struct gpu_child *kids, size_t n)
 		 * a terminal's Ctrl-C reaches the whole group): each GPU's
 		 * process stops its program and rolls back as it would itself
 		 */
-		if (vgpu_exec_interrupted() && !told) {
+		if (vgpu_interrupted() && !told) {
 			for (size_t i = 0; i < n; i++)
 				if (kids[i].pid > 0 && !kids[i].done)
-					kill(kids[i].pid, vgpu_exec_interrupted());
+					kill(kids[i].pid, vgpu_interrupted());
 			told = true;
 		}
 

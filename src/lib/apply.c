@@ -946,10 +946,10 @@ int vgpu_apply_gpu_steps(struct vgpu_apply *a, size_t i)
 		int e;
 
 		/* asked to stop (Ctrl-C): no next step; what is done the next run completes */
-		if (vgpu_exec_interrupted())
+		if (vgpu_interrupted())
 			return vgpu_error(ctx, -EINTR,
 					  "interrupted (signal %d) before step %zu (%s)",
-					  vgpu_exec_interrupted(), s + 1, step_names[s]);
+					  vgpu_interrupted(), s + 1, step_names[s]);
 		e = steps[s](a, w);
 
 		if (e < 0)

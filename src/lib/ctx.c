@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: LGPL-2.1-or-later
 /* The error and log channel, and the one out-of-memory policy. */
 #include <errno.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -224,4 +225,20 @@ void vgpu_append(char **s, const char *fmt, ...)
 	*s = vgpu_xrealloc(*s, had + (size_t)n + 1);
 	memcpy(*s + had, more, (size_t)n + 1);
 	free(more);
+}
+
+/*
+ * The one process-wide state of the library: a signal handler can only
+ * leave a flag, and every step of this process must see it.
+ */
+static volatile sig_atomic_t interrupted;
+
+void vgpu_interrupt(int sig)
+{
+	interrupted = sig ? sig : SIGTERM;
+}
+
+int vgpu_interrupted(void)
+{
+	return interrupted;
 }

@@ -197,4 +197,19 @@ void vgpu_append(char **s, const char *fmt, ...) __attribute__((format(printf, 2
  */
 char *vgpu_vasprintf(const char *fmt, va_list ap);
 
+/**
+ * vgpu_interrupt() - say that the process was asked to stop (SIGINT,
+ * SIGTERM, SIGHUP): async-signal-safe, for the caller's signal handler.
+ * Nothing new starts after it: programs being run are stopped
+ * (vgpu_exec()), lock waits end, a transaction's next step fails with
+ * -EINTR and the caller rolls back and unlocks.
+ * @sig: the signal number (0 counts as SIGTERM)
+ */
+void vgpu_interrupt(int sig);
+/**
+ * vgpu_interrupted() - the signal vgpu_interrupt() was given, 0 none.
+ * Return: the signal number, or 0.
+ */
+int vgpu_interrupted(void);
+
 #endif

@@ -27,22 +27,6 @@
 
 extern char **environ;
 
-/*
- * The one process-wide state here: a signal handler can only leave a
- * flag, and every program this process runs must see it
- */
-static volatile sig_atomic_t interrupted;
-
-void vgpu_exec_interrupt(int sig)
-{
-	interrupted = sig ? sig : SIGTERM;
-}
-
-int vgpu_exec_interrupted(void)
-{
-	return interrupted;
-}
-
 struct sink {
 	int fd;
 	char *buf;
@@ -169,7 +153,7 @@ static bool collect(struct sink *out, struct sink *err, long deadline)
 		long left = deadline - now_ms();
 		int r;
 
-		if (left <= 0 || interrupted)
+		if (left <= 0 || vgpu_interrupted())
 			return false;
 		/* short waits: a signal between the check and poll() is seen soon */
 		r = poll(p, 2, (int)(left > 250 ? 250 : left));
@@ -279,7 +263,7 @@ int vgpu_exec(struct vgpu_ctx *ctx, const char *const *argv, long timeout_ms,
 	err.fd = perr[0];
 	fcntl(out.fd, F_SETFL, O_NONBLOCK);
 	fcntl(err.fd, F_SETFL, O_NONBLOCK);
-	if (e == 0 && interrupted) {
+	if (e == 0 && vgpu_interrupted()) {
 		/* asked to stop before it ran: nothing new starts */
 		kill(-pid, SIGKILL);
 		waitpid(pid, &status, 0);
@@ -287,7 +271,7 @@ int vgpu_exec(struct vgpu_ctx *ctx, const char *const *argv, long timeout_ms,
 	} else {
 		done = e == 0 && collect(&out, &err, deadline) && reap(pid, &status, deadline);
 	}
-	if (e == 0 && !done && interrupted) {
+	if (e == 0 && !done && vgpu_interrupted()) {
 		/*
 		 * Its own process group hears no Ctrl-C: stop what it started
 		 * too, and wait, so no sriov-manage outlives us and races the
@@ -314,11 +298,11 @@ int vgpu_exec(struct vgpu_ctx *ctx, const char *const *argv, long timeout_ms,
 	res->elapsed_ms = now_ms() - start;
 	if (e < 0)
 		return e;
-	if (!done && interrupted) {
+	if (!done && vgpu_interrupted()) {
 		VGPU_AUTOFREE char *cmd = vgpu_argv_str(argv);
 
 		return vgpu_error(ctx, -EINTR, "interrupted (signal %d): '%s' was stopped",
-				  (int)interrupted, cmd);
+				  vgpu_interrupted(), cmd);
 	}
 	if (!done) {
 		VGPU_AUTOFREE char *cmd = vgpu_argv_str(argv);

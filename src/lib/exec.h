@@ -44,22 +44,14 @@ int vgpu_exec(struct vgpu_ctx *ctx, const char *const *argv, long timeout_ms,
 /* How long an interrupted program has to end after SIGTERM before SIGKILL. */
 #define VGPU_EXEC_STOP_MS 5000
 
-/**
- * vgpu_exec_interrupt() - say that the process was asked to stop (SIGINT,
- * SIGTERM, SIGHUP): async-signal-safe, for the caller's signal handler.  A
- * program vgpu_exec() is running then gets SIGTERM in its whole process
- * group (it runs in one of its own, so a terminal's Ctrl-C never reaches
- * it), has VGPU_EXEC_STOP_MS to end before SIGKILL, and is waited for;
- * vgpu_exec() then fails with -EINTR, and so does every later call, so the
- * caller unwinds (rolls back, unlocks) without starting anything new.
- * @sig: the signal number
+/*
+ * Interrupts (vgpu_interrupt() in ctx.h): a program vgpu_exec() is running
+ * then gets SIGTERM in its whole process group (it runs in one of its own,
+ * so a terminal's Ctrl-C never reaches it), has VGPU_EXEC_STOP_MS to end
+ * before SIGKILL, and is waited for; vgpu_exec() then fails with -EINTR,
+ * and so does every later call, so the caller unwinds (rolls back, unlocks)
+ * without starting anything new.
  */
-void vgpu_exec_interrupt(int sig);
-/**
- * vgpu_exec_interrupted() - the signal vgpu_exec_interrupt() was given, 0 none.
- * Return: the signal number, or 0.
- */
-int vgpu_exec_interrupted(void);
 
 /**
  * vgpu_exec_ok() - vgpu_exec() where a non-zero exit is an error too: the

@@ -1096,6 +1096,13 @@ static int fifo_lock(struct vgpu_ctx *ctx, struct vgpu_sysfs *fs, const char *di
 		}
 		now = vgpu_monotonic_ms();
 		waited = now - start;
+		if (vgpu_interrupted()) { /* Ctrl-C: stop waiting, nothing was changed */
+			(void)ticket_drop(queue.fd, ticket, tfd);
+			close(fd);
+			return vgpu_error(ctx, -EINTR,
+					  "interrupted (signal %d) while waiting for %s",
+					  vgpu_interrupted(), what);
+		}
 		if (waited >= timeout_ms) {
 			(void)ticket_drop(queue.fd, ticket, tfd);
 			close(fd);

@@ -35,6 +35,18 @@ void vgpu_txn_push(struct vgpu_txn *t, vgpu_undo_fn undo, void *data, const char
 	t->n++;
 }
 
+/*
+ * Asked to stop (vgpu_interrupt()): no step starts after it, so the
+ * caller's rollback leaves the host as it was (undo steps never ask).
+ */
+static int stopped(struct vgpu_txn *t)
+{
+	if (t->dry_run || !vgpu_interrupted())
+		return 0;
+	return vgpu_error(t->ctx, -EINTR, "interrupted (signal %d): nothing more is changed",
+			  vgpu_interrupted());
+}
+
 int vgpu_txn_rollback(struct vgpu_txn *t)
 {
 	char *done = NULL;
@@ -124,8 +136,10 @@ int vgpu_txn_create(struct vgpu_txn *t, const struct vgpu_record *r)
 {
 	char buf[VGPU_PROFILE_MAX + 128];
 	bool created = false;
-	int err;
+	int err = stopped(t);
 
+	if (err < 0)
+		return err;
 	err = t->dry_run ? 0 : vgpu_live_create(t->ctx, t->fs, r, &created);
 	/* created but not confirmed: the rollback must still free it */
 	if (created || (t->dry_run && err == 0))
@@ -138,8 +152,10 @@ int vgpu_txn_destroy(struct vgpu_txn *t, const struct vgpu_record *r)
 {
 	char buf[VGPU_PROFILE_MAX + 128];
 	bool freed = false;
-	int err;
+	int err = stopped(t);
 
+	if (err < 0)
+		return err;
 	err = t->dry_run ? 0 : vgpu_live_destroy(t->ctx, t->fs, r, &freed);
 	if (freed || (t->dry_run && err == 0))
 		vgpu_txn_push(t, undo_destroy, rec_step(t, r), "free %s",
@@ -170,8 +186,10 @@ int vgpu_txn_record_put(struct vgpu_txn *t, const struct vgpu_record *r,
 {
 	char key[VGPU_RECORD_KEY_LEN];
 	struct rec_step *s;
-	int err;
+	int err = stopped(t);
 
+	if (err < 0)
+		return err;
 	s = rec_step(t, r);
 	if (!t->dry_run && (err = vgpu_record_write(t->ctx, t->fs, r)) < 0) {
 		/* a failure after the rename still leaves the new record: put the old back */
@@ -198,8 +216,10 @@ int vgpu_txn_record_put(struct vgpu_txn *t, const struct vgpu_record *r,
 int vgpu_txn_record_drop(struct vgpu_txn *t, const struct vgpu_record *r)
 {
 	char key[VGPU_RECORD_KEY_LEN];
-	int err;
+	int err = stopped(t);
 
+	if (err < 0)
+		return err;
 	vgpu_record_key(r, key);
 	if (!t->dry_run && (err = vgpu_record_remove(t->ctx, t->fs, key)) < 0)
 		return err;

@@ -85,6 +85,43 @@ for ms in 20 100 200 300 400 500 600 700 900 1200 20 100 200 300 400 500 600 700
 	clean "prepare killed at $ms ms"
 	runs=$((runs + 3))
 done
+# Ctrl-C (SIGINT to the whole process group, as a terminal sends it) during an assign
+# or a release: the run undoes what it did and dies of SIGINT; the host is as before
+# it at once, with no repairing run (a killed run leaves a claim listed as active)
+interrupted() { # MS ARGS...: run vgpuctl ARGS with slow writes in a group of its own, Ctrl-C after MS ms
+	local ms=$1 pid rc
+	shift
+	emu_fault "${SLOW[@]}"
+	setsid "$B" --sysroot "$EMU_ROOT" "$@" >/dev/null 2>"$W/int.err" &
+	pid=$!
+	sleep "$(awk -v m="$ms" 'BEGIN { print m / 1000 }')"
+	kill -INT -- -$pid 2>/dev/null
+	wait $pid
+	rc=$?
+	emu_fault -r
+	[ $rc = 0 ] || [ $rc = 130 ] || fail "Ctrl-C at $ms ms: exit $rc, not by SIGINT: $(cat "$W/int.err")"
+}
+for ms in 50 200 400 700 1000; do
+	rm -f "$W/a.xml"
+	interrupted $ms assign --from "$W/d.xml" -o "$W/a.xml" --vgpu L40S-8Q --vf c1:00.4
+	if [ -s "$W/a.xml" ]; then # it finished before the signal
+		v release --from "$W/a.xml" -o "$W/r.xml" 2>"$W/err" || fail "release: $(cat "$W/err")"
+	fi
+	v vgpus | grep -q ' vm1 ' && fail "assign interrupted at $ms ms: vm1 still holds: $(v vgpus)"
+	clean "assign interrupted at $ms ms"
+	v assign --from "$W/d.xml" -o "$W/a.xml" --vgpu L40S-8Q --vf c1:00.4 2>"$W/err" || fail "assign: $(cat "$W/err")"
+	interrupted $ms release --from "$W/a.xml" -o "$W/r.xml"
+	if [ -s "$W/r.xml" ]; then
+		clean "release finished before Ctrl-C at $ms ms"
+	else # undone: vm1 keeps its vGPU, as before the release
+		[ "$(v vgpus | grep -c ' vm1 .* active$')" = 1 ] ||
+			fail "release interrupted at $ms ms: vm1 does not hold its vGPU: $(v vgpus)"
+		[ "$(cat "$EMU_ROOT/$ATTR")" = 1151 ] || fail "release interrupted at $ms ms: the vGPU is gone"
+		v release --from "$W/a.xml" -o "$W/r.xml" 2>"$W/err" || fail "release: $(cat "$W/err")"
+	fi
+	rm -f "$W/r.xml"
+	runs=$((runs + 2))
+done
 # a client that handles a signal while its write waits: the kernel sends FUSE_INTERRUPT
 # and libfuse signals the emulator's worker (SIGUSR1), which must not kill the emulator
 emu_fault "delay sys/* 500"

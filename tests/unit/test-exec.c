@@ -92,7 +92,7 @@ static bool dead(pid_t pid)
 static void interrupt_now(int sig)
 {
 	(void)sig;
-	vgpu_exec_interrupt(SIGINT);
+	vgpu_interrupt(SIGINT);
 }
 
 /*
