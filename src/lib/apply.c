@@ -121,7 +121,6 @@ static int merge_entry(struct vgpu_apply *a, const struct vgpu_cfg_entry *e,
 	return 0;
 }
 
-
 /* A type of @g's board named @name: its catalogue, or a GPU's of the same model. */
 static const struct vgpu_type *board_type(const struct vgpu_model *m, const struct vgpu_gpu *g,
 					  const char *name)

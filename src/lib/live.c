@@ -220,6 +220,21 @@ int vgpu_live_create(struct vgpu_ctx *ctx, struct vgpu_sysfs *fs, const struct v
  * has not let go (EBUSY).  About 5 s of waiting at most, plus the driver's
  * own wait inside a write.
  */
+/*
+ * The driver is still freeing a vGPU after VGPU_LIVE_FREE_WAIT_MS: the write
+ * goes on in a process of its own, holding no lock, so the next start on
+ * this GPU is not kept waiting; the record stays until a later run finds
+ * the vGPU gone.
+ */
+static int slow_free(struct vgpu_ctx *ctx, const char *what, const char *which)
+{
+	return vgpu_error(ctx, -EINPROGRESS,
+			  "the driver is still freeing %s %s after %d s; that goes on without "
+			  "vgpuctl's locks and its owner record stays: run release again once "
+			  "it is gone",
+			  what, which, VGPU_LIVE_FREE_WAIT_MS / 1000);
+}
+
 static int destroy_vfio(struct vgpu_ctx *ctx, struct vgpu_sysfs *fs, const struct vgpu_record *r,
 			bool *freed)
 {
@@ -243,9 +258,12 @@ static int destroy_vfio(struct vgpu_ctx *ctx, struct vgpu_sysfs *fs, const struc
 					  "VF %s holds vGPU type %ld, not %u as recorded; "
 					  "not freed",
 					  r->parent, cur, r->type_id);
-		err = vgpu_sysfs_write(&root, "0", VFIO_ATTR, r->parent);
+		err = vgpu_sysfs_write_bounded(&root, "0", VGPU_LIVE_FREE_WAIT_MS, VFIO_ATTR,
+					       r->parent);
 		if (err == 0)
 			break;
+		if (err == -EINPROGRESS)
+			return slow_free(ctx, "the vGPU on VF", r->parent);
 		if ((err != -EPERM && err != -EBUSY) ||
 		    attempt == sizeof(backoff_ms) / sizeof(backoff_ms[0]))
 			return vgpu_error(
@@ -355,9 +373,11 @@ static int destroy_mdev(struct vgpu_ctx *ctx, struct vgpu_sysfs *fs, const struc
 		return vgpu_error(ctx, -EBUSY, "mdev %s is still open (%s); not freed",
 				  r->mdev_uuid, group);
 	snprintf(rel, sizeof(rel), MDEV_DIR "/remove", r->mdev_uuid);
-	err = vgpu_sysfs_write(&root, "1", "%s", rel);
+	err = vgpu_sysfs_write_bounded(&root, "1", VGPU_LIVE_FREE_WAIT_MS, "%s", rel);
 	if (err == -ENOENT)
 		return 0; /* removed meanwhile */
+	if (err == -EINPROGRESS)
+		return slow_free(ctx, "mdev", r->mdev_uuid);
 	if (err < 0)
 		return vgpu_error(ctx, err, "cannot free mdev %s: writing '1' to '%s' failed: %s",
 				  r->mdev_uuid, vgpu_sysdir_show(&root, rel, show, sizeof(show)),

@@ -66,7 +66,9 @@ int vgpu_live_create(struct vgpu_ctx *ctx, struct vgpu_sysfs *fs, const struct v
  * nothing to do (*freed false).  Vendor VFIO: `0` is written only to a VF
  * that holds a vGPU, retried with bounded backoff on EPERM/EBUSY while QEMU
  * exits.  mdev: `remove` is never written while a process holds the mdev's
- * VFIO group or its iommufd cdev open (-EBUSY).
+ * VFIO group or its iommufd cdev open (-EBUSY).  The driver gets
+ * VGPU_LIVE_FREE_WAIT_MS for the write: a slower one goes on without the
+ * caller (vgpu_sysfs_write_bounded()), which can let its locks go.
  * @ctx: where errors go
  * @fs: the host root (its proc/ is searched for holders of the device files)
  * @r: the vGPU's record
@@ -76,8 +78,11 @@ int vgpu_live_create(struct vgpu_ctx *ctx, struct vgpu_sysfs *fs, const struct v
  * validate; -ESTALE: the host no longer has the vGPU the record describes,
  * as the VF is gone or holds another type or the mdev sits on another
  * parent, and nothing was written; -EBUSY: in use; -EIO: the read-back still
- * shows the vGPU).
+ * shows the vGPU; -EINPROGRESS: the driver is still freeing it, *freed false
+ * and the record must stay).
  */
+/* How long a free waits for the driver before it goes on without vgpuctl's locks. */
+#define VGPU_LIVE_FREE_WAIT_MS 3000
 int vgpu_live_destroy(struct vgpu_ctx *ctx, struct vgpu_sysfs *fs, const struct vgpu_record *r,
 		      bool *freed);
 

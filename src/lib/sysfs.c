@@ -9,6 +9,7 @@
 #include <fcntl.h>
 #include <linux/magic.h>
 #include <linux/openat2.h>
+#include <poll.h>
 #include <signal.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -18,6 +19,7 @@
 #include <sys/statfs.h>
 #include <sys/statvfs.h>
 #include <sys/syscall.h>
+#include <sys/wait.h>
 #include <sys/xattr.h>
 #include <time.h>
 #include <unistd.h>
@@ -699,27 +701,118 @@ int vgpu_sysfs_list_dir(const struct vgpu_sysdir *d, struct vgpu_strv *out, cons
 	return 0;
 }
 
-int vgpu_sysfs_write(const struct vgpu_sysdir *d, const char *value, const char *fmt, ...)
+/* Open @rel for the one write: an existing regular file, never blocking on a FIFO. */
+static int open_write(const struct vgpu_sysdir *d, const char *rel)
 {
-	VGPU_AUTOCLOSE int fd = -1;
+	int fd = open_in(d, rel, O_WRONLY | O_NONBLOCK | O_NOCTTY);
 	struct stat st;
+
+	if (fd < 0)
+		return fd;
+	if (fstat(fd, &st) < 0) {
+		int e = -errno;
+
+		close(fd);
+		return e;
+	}
+	if (!S_ISREG(st.st_mode)) {
+		close(fd);
+		return -VGPU_ENOTREG;
+	}
+	return fd;
+}
+
+static int write_once(int fd, const char *value)
+{
 	size_t len = strlen(value);
 	ssize_t n;
 
-	FORMAT_REL(rel, fmt);
-	fd = open_in(d, rel, O_WRONLY | O_NONBLOCK | O_NOCTTY);
-	if (fd < 0)
-		return fd;
-	if (fstat(fd, &st) < 0)
-		return -errno;
-	if (!S_ISREG(st.st_mode))
-		return -VGPU_ENOTREG;
 	do
 		n = write(fd, value, len);
 	while (n < 0 && errno == EINTR);
 	if (n < 0)
 		return -errno;
 	return (size_t)n == len ? 0 : -EIO;
+}
+
+int vgpu_sysfs_write(const struct vgpu_sysdir *d, const char *value, const char *fmt, ...)
+{
+	VGPU_AUTOCLOSE int fd = -1;
+
+	FORMAT_REL(rel, fmt);
+	fd = open_write(d, rel);
+	if (fd < 0)
+		return fd;
+	return write_once(fd, value);
+}
+
+/* Close every descriptor but @a and @b: a child must not keep its parent's flocks. */
+static void close_all_but(int a, int b)
+{
+	int lo = a < b ? a : b, hi = a < b ? b : a;
+
+	if (lo > 3)
+		(void)syscall(SYS_close_range, 3U, (unsigned)lo - 1, 0U);
+	if (hi > lo + 1)
+		(void)syscall(SYS_close_range, (unsigned)lo + 1, (unsigned)hi - 1, 0U);
+	(void)syscall(SYS_close_range, (unsigned)hi + 1, ~0U, 0U);
+}
+
+int vgpu_sysfs_write_bounded(const struct vgpu_sysdir *d, const char *value, unsigned wait_ms,
+			     const char *fmt, ...)
+{
+	VGPU_AUTOCLOSE int fd = -1;
+	int pipefd[2], err = -EIO;
+	struct pollfd pfd;
+	pid_t pid;
+
+	FORMAT_REL(rel, fmt);
+	fd = open_write(d, rel);
+	if (fd < 0)
+		return fd;
+	if (pipe2(pipefd, O_CLOEXEC) < 0)
+		return -errno;
+	pid = fork();
+	if (pid < 0) {
+		err = -errno;
+		close(pipefd[0]);
+		close(pipefd[1]);
+		return err;
+	}
+	if (pid == 0) {
+		/*
+		 * The write, alone: no lock, no ticket, no terminal signal (a
+		 * Ctrl-C must not cut a driver's remove short); the parent may
+		 * be gone by the time the driver returns.
+		 */
+		int null = open("/dev/null", O_RDWR | O_CLOEXEC);
+
+		/* nor the caller's stdout: a reader (libvirt, a pipe) waits for its end */
+		for (int i = 0; null >= 0 && i < 3; i++)
+			(void)dup2(null, i);
+		close_all_but(fd, pipefd[1]);
+		(void)setsid();
+		err = write_once(fd, value);
+		(void)!write(pipefd[1], &err, sizeof(err));
+		_exit(0);
+	}
+	close(pipefd[1]);
+	pfd = (struct pollfd){ .fd = pipefd[0], .events = POLLIN };
+	for (uint64_t end = vgpu_monotonic_ms() + wait_ms;;) {
+		uint64_t now = vgpu_monotonic_ms();
+		int n = poll(&pfd, 1, now < end ? (int)(end - now) : 0);
+
+		if (n > 0 && read(pipefd[0], &err, sizeof(err)) != (ssize_t)sizeof(err))
+			err = -EIO; /* the child died before it could say */
+		if (n > 0 || (n == 0 && now >= end) || (n < 0 && errno != EINTR))
+			break;
+	}
+	close(pipefd[0]);
+	if (pfd.revents) {
+		(void)waitpid(pid, NULL, 0);
+		return err;
+	}
+	return -EINPROGRESS; /* the child goes on; init reaps it if we end first */
 }
 
 int vgpu_file_read(struct vgpu_ctx *ctx, const char *path, size_t cap, char **out, size_t *len)

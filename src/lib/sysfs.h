@@ -300,6 +300,22 @@ int vgpu_sysfs_list_dir(const struct vgpu_sysdir *d, struct vgpu_strv *out, cons
  */
 int vgpu_sysfs_write(const struct vgpu_sysdir *d, const char *value, const char *fmt, ...)
 	__attribute__((format(printf, 3, 4)));
+/**
+ * vgpu_sysfs_write_bounded() - vgpu_sysfs_write() that waits at most @wait_ms
+ * for the driver: the write is made by a child process that holds none of
+ * the caller's files (no lock), and is left to finish on its own when the
+ * driver takes longer (a vGPU's remove after its VM stopped can take many
+ * seconds), so the caller can let its locks go.
+ * @d: the directory the path is relative to
+ * @value: the text written, without a terminator
+ * @wait_ms: how long the caller waits for the driver
+ * @fmt: printf format of the path, relative to @d
+ * @...: arguments for @fmt
+ * Return: as vgpu_sysfs_write(), or -EINPROGRESS when the write goes on
+ * without the caller.
+ */
+int vgpu_sysfs_write_bounded(const struct vgpu_sysdir *d, const char *value, unsigned wait_ms,
+			     const char *fmt, ...) __attribute__((format(printf, 4, 5)));
 
 /**
  * vgpu_file_read() - a user's own file (a template, a domain given with --from):
