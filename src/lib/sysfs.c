@@ -971,6 +971,23 @@ static bool pid_gone(long pid)
  * ".NAME.PID.tmp"; only its own PID would remove it.  Remove those whose
  * writer is gone (the PID names no process), so none stays forever.
  */
+/*
+ * Untouched for TEMP_STALE_S: no write in progress.  A PID alone does not
+ * tell: one in another PID namespace (a container sharing the directory)
+ * names nothing here, while its writer is alive.
+ */
+#define TEMP_STALE_S 60
+
+static bool temp_old(int dirfd, const char *name)
+{
+	struct stat st;
+	struct timespec now;
+
+	return fstatat(dirfd, name, &st, AT_SYMLINK_NOFOLLOW) == 0 &&
+	       clock_gettime(CLOCK_REALTIME, &now) == 0 &&
+	       now.tv_sec - st.st_mtim.tv_sec > TEMP_STALE_S;
+}
+
 static void sweep_temps(int dirfd)
 {
 	int fd = dup(dirfd);
@@ -995,7 +1012,7 @@ static void sweep_temps(int dirfd)
 			dot--;
 		pid = strtol(dot, &end, 10);
 		if (dot > e->d_name + 1 && end == e->d_name + strlen(e->d_name) - 4 &&
-		    pid_gone(pid))
+		    pid_gone(pid) && temp_old(dirfd, e->d_name))
 			(void)unlinkat(dirfd, e->d_name, 0);
 	}
 	closedir(dir);

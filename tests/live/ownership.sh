@@ -144,13 +144,19 @@ v plan --name p --vgpu L40S-8Q --vcpus 2 --memory 1G --vf c1:00.6 >/dev/null 2>&
 	fail "a VF whose record is damaged was planned"
 rm "$EMU_ROOT/$OWN/0000:c1:00.6"
 
-# ---- temporary files of killed writers go with the next write; a live writer's stay
-: >"$EMU_ROOT/$OWN/.0000:c1:00.7.2147483646.tmp"
+# ---- temporary files of killed writers go with the next write once a minute old; a
+# live writer's stay, and so does a fresh one whose PID names nothing here (a writer
+# in another PID namespace)
+touch -d '2 minutes ago' "$EMU_ROOT/$OWN/.0000:c1:00.7.2147483646.tmp"
+: >"$EMU_ROOT/$OWN/.0000:c1:00.5.2147483645.tmp"
 sleep 1000 &
 live=$!
 : >"$EMU_ROOT/$OWN/.0000:c1:01.0.$live.tmp"
 v assign --from "$W/vm1.xml" -o "$W/vm1a.xml" --vgpu L40S-8Q --vf c1:00.6 || fail "assign vm1 on c1:00.6"
 [ ! -e "$EMU_ROOT/$OWN/.0000:c1:00.7.2147483646.tmp" ] || fail "a dead writer's temporary file stayed"
+[ -e "$EMU_ROOT/$OWN/.0000:c1:00.5.2147483645.tmp" ] ||
+	fail "a fresh temporary file of a PID not seen here was removed"
+rm -f "$EMU_ROOT/$OWN/.0000:c1:00.5.2147483645.tmp"
 [ -e "$EMU_ROOT/$OWN/.0000:c1:01.0.$live.tmp" ] || fail "a live writer's temporary file was removed"
 kill $live
 rm -f "$EMU_ROOT/$OWN/.0000:c1:01.0.$live.tmp"
