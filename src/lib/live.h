@@ -60,6 +60,8 @@ bool vgpu_live_as_recorded(const struct vgpu_live_state *st, const struct vgpu_r
  */
 int vgpu_live_create(struct vgpu_ctx *ctx, struct vgpu_sysfs *fs, const struct vgpu_record *r,
 		     bool *created);
+/* How long a free waits for the driver before it goes on without vgpuctl's locks. */
+#define VGPU_LIVE_FREE_WAIT_MS 3000
 /**
  * vgpu_live_destroy() - free the vGPU @r describes, only if it is there as
  * recorded: of @r's type and, for an mdev, on @r's parent.  Gone already:
@@ -81,8 +83,6 @@ int vgpu_live_create(struct vgpu_ctx *ctx, struct vgpu_sysfs *fs, const struct v
  * shows the vGPU; -EINPROGRESS: the driver is still freeing it, *freed false
  * and the record must stay).
  */
-/* How long a free waits for the driver before it goes on without vgpuctl's locks. */
-#define VGPU_LIVE_FREE_WAIT_MS 3000
 int vgpu_live_destroy(struct vgpu_ctx *ctx, struct vgpu_sysfs *fs, const struct vgpu_record *r,
 		      bool *freed);
 
