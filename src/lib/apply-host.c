@@ -31,8 +31,43 @@ struct host_ops {
 	bool one_gpu; /* a GPU's own process: other GPUs may be half-made under it */
 	const char *gpu; /* the GPU of that process */
 	bool keep_catalog; /* under the lock: each reading adds to the stored catalogues */
+	/* nvidia-smi mig -lgi of lgi_gpu, read since our last change to its GIs */
+	char lgi_gpu[VGPU_BDF_LEN];
+	struct vgpu_mig_gi *lgi;
+	size_t n_lgi;
 	struct vgpu_txn txn; /* the vGPUs created, destroyed again on failure */
 };
+
+/*
+ * The last GI listing nvidia-smi gave is kept until one of our calls may
+ * change that GPU's GIs (MIG mode, VFs: their rebind destroys GIs, -cgi,
+ * -dgi) or the host lock is taken again: the reads of the model after
+ * steps 3 and 4 use the listing make_gis() checked, not two more runs of
+ * nvidia-smi (each starts NVML: a few hundred ms).
+ */
+static void lgi_forget(struct host_ops *h)
+{
+	free(h->lgi);
+	h->lgi = NULL;
+	h->n_lgi = 0;
+	h->lgi_gpu[0] = '\0';
+}
+
+static int lgi_read(struct host_ops *h, struct vgpu_ctx *ctx, const struct vgpu_mig_board *board,
+		    const char *gpu, struct vgpu_mig_gi **gis, size_t *n)
+{
+	int e = vgpu_nv_gis(ctx, h->tools, board, gpu, gis, n);
+
+	lgi_forget(h);
+	if (e == 0) {
+		h->lgi = vgpu_xcalloc(*n + 1, sizeof(*h->lgi));
+		if (*n)
+			memcpy(h->lgi, *gis, *n * sizeof(*h->lgi));
+		h->n_lgi = *n;
+		snprintf(h->lgi_gpu, sizeof(h->lgi_gpu), "%s", gpu);
+	}
+	return e;
+}
 
 static int op_mig_mode(void *data, struct vgpu_ctx *ctx, const char *gpu, int *current,
 		       int *pending)
@@ -46,6 +81,7 @@ static int op_set_mig(void *data, struct vgpu_ctx *ctx, const char *gpu, bool on
 {
 	struct host_ops *h = data;
 
+	lgi_forget(h);
 	return vgpu_nv_set_mig(ctx, h->tools, gpu, on);
 }
 
@@ -53,6 +89,7 @@ static int op_set_vfs(void *data, struct vgpu_ctx *ctx, const char *gpu, bool on
 {
 	struct host_ops *h = data;
 
+	lgi_forget(h);
 	return on ? vgpu_nv_enable_vfs(ctx, h->tools, gpu) :
 		    vgpu_nv_disable_vfs(ctx, h->tools, gpu);
 }
@@ -64,7 +101,7 @@ static int op_list_gis(void *data, struct vgpu_ctx *ctx, const struct vgpu_mig_b
 
 	if (h->nvml)
 		return vgpu_nvml_gis(ctx, h->nvml, board, gpu, gis, n);
-	return vgpu_nv_gis(ctx, h->tools, board, gpu, gis, n);
+	return lgi_read(h, ctx, board, gpu, gis, n);
 }
 
 static void say_fallback(struct host_ops *h, struct vgpu_ctx *ctx)
@@ -109,6 +146,7 @@ static int op_create_gis(void *data, struct vgpu_ctx *ctx, const struct vgpu_mig
 {
 	struct host_ops *h = data;
 
+	lgi_forget(h);
 	if (!vgpu_nvml_can_place(h->nvml))
 		return create_gis_smi(h, ctx, gpu, board, have, n_have, gis, n);
 	if (h->tools->dry_run) {
@@ -143,6 +181,7 @@ static int op_destroy_gis(void *data, struct vgpu_ctx *ctx, const char *gpu)
 {
 	struct host_ops *h = data;
 
+	lgi_forget(h);
 	return vgpu_nv_destroy_gis(ctx, h->tools, gpu);
 }
 
@@ -163,7 +202,43 @@ static void keep_catalog(struct host_ops *h, struct vgpu_ctx *ctx, const struct 
 	}
 }
 
-/* The host as it is, with what NVML knows (GI placements, types per GI, MIG mode). */
+/*
+ * Without NVML, the GIs' profiles and starts from nvidia-smi mig -lgi, the
+ * tool that makes them: procfs names GIs without either, and the driver's
+ * lists may leave several layouts (3 x 2g.20gb beside a 1g.10gb), where
+ * the free GIs of unknown profile counted as one.  GPUs whose GIs procfs
+ * does not name have nothing to ask about; a GPU's own process asks about
+ * its GPU only.  A listing that fails is said, and the GIs stay unknown.
+ */
+static void fill_gis_smi(struct host_ops *h, struct vgpu_ctx *ctx, struct vgpu_model *m)
+{
+	for (size_t i = 0; i < m->n_gpus; i++) {
+		struct vgpu_gpu *g = &m->gpus[i];
+		const struct vgpu_mig_board *b = vgpu_mig_board_for_gpu(g);
+		VGPU_AUTOFREE struct vgpu_mig_gi *gis = NULL;
+		size_t n = 0;
+
+		if (!b || !g->n_gis || (h->gpu && strcmp(h->gpu, g->addr) != 0))
+			continue;
+		if (strcmp(h->lgi_gpu, g->addr) == 0) {
+			vgpu_host_set_gis(h->fs, m, g, h->lgi, h->n_lgi);
+			continue;
+		}
+		if (lgi_read(h, ctx, b, g->addr, &gis, &n) < 0) {
+			vgpu_warn(ctx,
+				  "GPU %s: the profiles of its GPU instances are not known (%s); "
+				  "what fits on them is what the driver's lists tell",
+				  g->addr, vgpu_ctx_error(ctx));
+			continue;
+		}
+		vgpu_host_set_gis(h->fs, m, g, gis, n);
+	}
+}
+
+/*
+ * The host as it is, with what NVML knows (GI placements, types per GI, MIG
+ * mode), else with the GIs nvidia-smi lists.
+ */
 static int read_host(struct host_ops *h, struct vgpu_ctx *ctx, struct vgpu_model **out)
 {
 	struct vgpu_ctx quiet;
@@ -173,6 +248,8 @@ static int read_host(struct host_ops *h, struct vgpu_ctx *ctx, struct vgpu_model
 		e = vgpu_host_read(ctx, h->fs, VGPU_READ_TYPES, out, NULL);
 		if (e == 0 && h->nvml)
 			vgpu_nvml_fill(ctx, h->nvml, *out);
+		else if (e == 0)
+			fill_gis_smi(h, ctx, *out);
 		if (e == 0)
 			keep_catalog(h, ctx, *out);
 		return e;
@@ -189,6 +266,8 @@ static int read_host(struct host_ops *h, struct vgpu_ctx *ctx, struct vgpu_model
 	else if (h->nvml)
 		vgpu_nvml_fill(&quiet, h->nvml, *out);
 	vgpu_ctx_clear(&quiet);
+	if (e == 0 && !h->nvml)
+		fill_gis_smi(h, ctx, *out); /* its own GPU: what fails there counts */
 	if (e == 0)
 		keep_catalog(h, ctx, *out);
 	return e;
@@ -526,6 +605,7 @@ static int apply_gpus(void *arg, struct vgpu_gpu_locks *want)
 	int e;
 
 	vgpu_apply_clear(v->a);
+	lgi_forget(v->h); /* read before the lock: another run may have changed the GIs */
 	v->h->keep_catalog = true;
 	e = read_host(v->h, v->a->ctx, &v->a->model);
 	if (e == 0)
@@ -612,5 +692,6 @@ int vgpu_apply_host(struct vgpu_ctx *ctx, struct vgpu_sysfs *fs, const struct vg
 		vgpu_strv_push(diffs, vgpu_xstrdup(a.diffs.items[i]));
 	vgpu_apply_clear(&a);
 	vgpu_hostcfg_clear(&cfg);
+	lgi_forget(&h);
 	return e;
 }

@@ -8,6 +8,7 @@
 #define VGPU_HOST_H
 
 #include "ctx.h"
+#include "mig.h"
 #include "model.h"
 #include "records.h"
 #include "sysfs.h"
@@ -125,5 +126,21 @@ struct vgpu_gi_user {
  */
 size_t vgpu_host_gi_users(struct vgpu_sysfs *fs, const struct vgpu_model *m,
 			  const struct vgpu_gpu *g, struct vgpu_gi_user **out);
+
+/**
+ * vgpu_host_set_gis() - complete @g's GPU instances with a listing that
+ * knows their profiles and starts (nvidia-smi mig -lgi, NVML), and count
+ * their vGPUs again (a GI procfs did not name had none counted).
+ * @fs: the host root
+ * @m: the host, read with VGPU_READ_TYPES
+ * @g: a GPU of @m
+ * @gis: the GIs listed, profiles from @g's board table
+ * @n: how many
+ *
+ * gis_exact is set when every GI of @g, procfs's included, then has a
+ * profile and a start.
+ */
+void vgpu_host_set_gis(struct vgpu_sysfs *fs, const struct vgpu_model *m, struct vgpu_gpu *g,
+		       const struct vgpu_mig_gi *gis, size_t n);
 
 #endif

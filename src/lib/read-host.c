@@ -203,7 +203,8 @@ static void infer_free_gis(const struct vgpu_mig_board *b, struct vgpu_gpu *g)
 /*
  * The GIs' users (vGPUs naming their gpu_instance_id), the profiles they
  * tell, and the profiles of free GIs where the driver's lists leave one
- * answer.
+ * answer.  Counted afresh each time: vgpu_host_set_gis() runs it again once
+ * another source has added GIs.
  */
 static void read_gis(struct vgpu_sysfs *fs, const struct vgpu_model *m, struct vgpu_gpu *g)
 {
@@ -213,6 +214,10 @@ static void read_gis(struct vgpu_sysfs *fs, const struct vgpu_model *m, struct v
 
 	if (!g->n_gis)
 		return;
+	for (size_t i = 0; i < g->n_gis; i++) {
+		g->gis[i].used = 0;
+		g->gis[i].used_type = 0;
+	}
 	n = vgpu_host_gi_users(fs, m, g, &users);
 	for (size_t i = 0; i < n; i++) {
 		struct vgpu_gi *gi = vgpu_gpu_find_gi(g, (int)users[i].gi);
@@ -238,6 +243,20 @@ static void read_gis(struct vgpu_sysfs *fs, const struct vgpu_model *m, struct v
 	}
 	if (b && !g->gis_exact)
 		infer_free_gis(b, g);
+}
+
+void vgpu_host_set_gis(struct vgpu_sysfs *fs, const struct vgpu_model *m, struct vgpu_gpu *g,
+		       const struct vgpu_mig_gi *gis, size_t n)
+{
+	bool exact = true;
+
+	for (size_t i = 0; i < n; i++)
+		vgpu_gpu_add_gi(g, gis[i].id, gis[i].profile, (int)gis[i].start);
+	/* a GI procfs names that the listing does not: the picture is not whole */
+	for (size_t i = 0; i < g->n_gis; i++)
+		exact &= g->gis[i].profile && g->gis[i].start >= 0;
+	g->gis_exact = exact;
+	read_gis(fs, m, g);
 }
 
 int vgpu_host_arch(struct vgpu_sysfs *fs, char *buf, size_t len)

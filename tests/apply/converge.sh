@@ -125,6 +125,35 @@ run assert "${cfg[@]}"
 run apply "${cfg[@]}"
 [[ $RC == 0 && -z $(changing) ]] || bad "second apply on a full MIG GPU: exit $RC: $ERR $(changing)"
 
+# ---- without NVML, the GPU instances apply made with nvidia-smi are read back
+# with nvidia-smi (mig -lgi): procfs names them without a profile, and the
+# driver's lists (2g and 1g types) leave more than one layout, so 3 x H100-2-20C
+# beside 1 x H100-1-10C (as 3 x H100L-2-24C + 1 x H100L-1-12C on an H100 NVL)
+# counted the three free 2g GIs as one: "room for 1"
+vgpus_of() { grep -lx "$1" "$root/sys/bus/pci/devices/0000:ca:"*/nvidia/current_vgpu_type | wc -l; }
+boot
+config H100-2-20C 3 H100-1-10C 1
+run apply "${cfg[@]}"
+[[ $RC == 0 ]] || bad "3 x H100-2-20C + 1 x H100-1-10C without NVML: exit $RC: $ERR"
+[[ $(gis) == "1g.10gb 2g.20gb 2g.20gb 2g.20gb " ]] || bad "3 x 2g + 1 x 1g: GIs $(gis)"
+[[ $(vgpus_of 1058) == 3 && $(vgpus_of 1056) == 1 ]] ||
+	bad "3 x 2g + 1 x 1g: $(vgpus_of 1058) vGPUs of H100-2-20C, $(vgpus_of 1056) of H100-1-10C"
+run assert "${cfg[@]}"
+[[ $RC == 0 ]] || bad "assert after 3 x 2g + 1 x 1g: exit $RC: $OUT"
+: >"$st/calls"
+run apply "${cfg[@]}"
+[[ $RC == 0 && -z $(changing) ]] || bad "second apply of 3 x 2g + 1 x 1g: exit $RC: $ERR $(changing)"
+# the same GIs made by hand before apply (MIG on, VFs on): read, not made again
+boot
+"$smi" -i $pf -mig 1 >/dev/null
+"$fakes/fake-sriov-manage" -e $pf >/dev/null
+"$smi" mig -i $pf -cgi 14,14,14,19 -C >/dev/null
+: >"$st/calls"
+run apply "${cfg[@]}"
+[[ $RC == 0 && -z $(changing) ]] || bad "3 x 2g + 1 x 1g made by hand: exit $RC: $ERR $(changing)"
+[[ $(vgpus_of 1058) == 3 && $(vgpus_of 1056) == 1 ]] ||
+	bad "3 x 2g + 1 x 1g made by hand: $(vgpus_of 1058) + $(vgpus_of 1056) vGPUs"
+
 # ---- the host lock is for decisions: while sriov-manage rebinds one GPU (3 s
 # here) apply holds that GPU's lock only, so a domain starts on any other GPU
 boot

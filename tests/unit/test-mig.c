@@ -462,6 +462,24 @@ static const char lgi_h100[] = "+-----------------------------------------------
 			       "|   0  MIG 1g.10gb           19       10          3:1     |\n"
 			       "+---------------------------------------------------------+\n";
 
+/*
+ * An H100 NVL with the GIs of 3 x H100L-2-24C + 1 x H100L-1-12C (issue 26), rows as -lgi
+ * orders them (profile ID descending, then GI ID): apply counts what fits from these.
+ */
+static const char lgi_h100l[] = "+-------------------------------------------------------+\n"
+				"| GPU instances:                                        |\n"
+				"| GPU   Name             Profile  Instance   Placement  |\n"
+				"|                          ID       ID       Start:Size |\n"
+				"|=======================================================|\n"
+				"|   0  MIG 1g.12gb         19        4          6:1     |\n"
+				"+-------------------------------------------------------+\n"
+				"|   0  MIG 2g.24gb         14        1          0:2     |\n"
+				"+-------------------------------------------------------+\n"
+				"|   0  MIG 2g.24gb         14        2          2:2     |\n"
+				"+-------------------------------------------------------+\n"
+				"|   0  MIG 2g.24gb         14        3          4:2     |\n"
+				"+-------------------------------------------------------+\n";
+
 static void expect_lgi(const char *token, const char *text, const char *want)
 {
 	struct vgpu_mig_gi *gi = NULL;
@@ -501,6 +519,7 @@ static void test_parse_lgi(void **state)
 	expect_lgi("A30", lgi_a30, "2g.12gb#1@0 1g.6gb#5@2 1g.6gb#6@3");
 	expect_lgi("A30", lgi_a30_odd, "2g.12gb#1@0 1g.6gb#5@2 1g.6gb#6@3");
 	expect_lgi("H100", lgi_h100, "3g.40gb#2@4 2g.20gb#3@0 1g.10gb#9@2 1g.10gb#10@3");
+	expect_lgi("H100L", lgi_h100l, "1g.12gb#4@6 2g.24gb#1@0 2g.24gb#2@2 2g.24gb#3@4");
 	/* MIG mode off: the message and exit 0 (reference 4.4) */
 	expect_lgi("H100", "No MIG-enabled devices found.\n", "");
 	expect_lgi("A30", "No GPU instances found: Not Found\n", "");
