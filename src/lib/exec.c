@@ -248,6 +248,14 @@ int vgpu_exec(struct vgpu_ctx *ctx, const char *const *argv, long timeout_ms,
 	pid_t pid;
 
 	*res = (struct vgpu_exec_result){ 0 };
+	if (vgpu_interrupted()) { /* asked to stop: nothing new starts */
+		VGPU_AUTOFREE char *cmd = vgpu_argv_str(argv);
+
+		res->out = vgpu_xstrdup("");
+		res->err = vgpu_xstrdup("");
+		return vgpu_error(ctx, -EINTR, "interrupted (signal %d): '%s' was not run",
+				  vgpu_interrupted(), cmd);
+	}
 	if (pipe2(pout, O_CLOEXEC) < 0 || pipe2(perr, O_CLOEXEC) < 0) {
 		e = -errno;
 		if (pout[0] >= 0) {
@@ -264,7 +272,7 @@ int vgpu_exec(struct vgpu_ctx *ctx, const char *const *argv, long timeout_ms,
 	fcntl(out.fd, F_SETFL, O_NONBLOCK);
 	fcntl(err.fd, F_SETFL, O_NONBLOCK);
 	if (e == 0 && vgpu_interrupted()) {
-		/* asked to stop before it ran: nothing new starts */
+		/* asked to stop while it was being started: it goes at once */
 		kill(-pid, SIGKILL);
 		waitpid(pid, &status, 0);
 		done = false;
