@@ -172,7 +172,9 @@ static unsigned gis_for(const struct vgpu_model *m, const struct vgpu_gpu *g,
 			const struct vgpu_apply_vgpu *v)
 {
 	const struct vgpu_type *t = board_type(m, g, v->cfg->name);
-	struct vgpu_type parsed = { .per_gi = -1, .max_instances = -1, .info = v->info };
+	struct vgpu_type parsed = {
+		.per_gi = -1, .max_instances = -1, .max_mixed = -1, .info = v->info
+	};
 	long per;
 
 	if (!t)

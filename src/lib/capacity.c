@@ -156,6 +156,15 @@ uint64_t vgpu_gpu_framebuffer_mib(const struct vgpu_model *m, const struct vgpu_
 	return best;
 }
 
+long vgpu_type_max_instances(const struct vgpu_gpu *g, const struct vgpu_type *t)
+{
+	/* mixed-size mode lowers some maxima: NVML's count for that mode wins */
+	if (g->hetero == VGPU_ON && t->info.backing == VGPU_BACKING_TIME_SLICED &&
+	    t->max_mixed >= 0 && (t->max_instances < 0 || t->max_mixed < t->max_instances))
+		return t->max_mixed;
+	return t->max_instances;
+}
+
 long vgpu_type_per_gi(const struct vgpu_type *t)
 {
 	if (t->info.backing != VGPU_BACKING_MIG)
@@ -506,7 +515,7 @@ static long fit(const struct gpu_facts *f, const struct vgpu_type *t, const stru
 		bool with_res, struct vgpu_capacity *c)
 {
 	const struct vgpu_gpu *g = f->g;
-	long avail = LONG_MAX, max = t->max_instances;
+	long avail = LONG_MAX, max = vgpu_type_max_instances(g, t);
 	long same = u->same - (with_res ? 0 : u->same_reserved);
 
 	if (t->info.backing == VGPU_BACKING_MIG)
@@ -560,6 +569,7 @@ static void capacity_with(const struct vgpu_model *m, const struct gpu_facts *f,
 		return;
 	}
 	t = own;
+	out->max_instances = vgpu_type_max_instances(g, t);
 	if (t->info.backing == VGPU_BACKING_UNKNOWN) {
 		/* a name outside the grammar: nothing to model, the lists say it */
 		out->exact = false;

@@ -136,6 +136,13 @@ uint64_t vgpu_gpu_framebuffer_mib(const struct vgpu_model *m, const struct vgpu_
 bool vgpu_gpu_types_whole(const struct vgpu_gpu *g);
 
 /**
+ * vgpu_type_max_instances() - the most vGPUs of @t @g takes in its time-slice
+ * mode: in mixed-size mode NVML's count for that mode where it is lower,
+ * else the type's maximum; -1 unknown.
+ */
+long vgpu_type_max_instances(const struct vgpu_gpu *g, const struct vgpu_type *t);
+
+/**
  * vgpu_type_per_gi() - vGPUs of MIG-backed type @t one GI holds: the
  * driver's number, else the GI's memory over the type's framebuffer on boards
  * that time-slice inside GIs, else 1.

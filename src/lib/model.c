@@ -127,6 +127,7 @@ struct vgpu_type *vgpu_gpu_add_type(struct vgpu_gpu *g, unsigned id, const char 
 	t->id = id;
 	t->name = vgpu_xstrdup(name);
 	t->max_instances = -1;
+	t->max_mixed = -1;
 	t->per_gi = -1;
 	vgpu_type_parse(t->name, &t->info);
 	return t;
@@ -139,6 +140,7 @@ static struct vgpu_type *type_new(unsigned id, const char *name)
 	t->id = id;
 	t->name = vgpu_xstrdup(name);
 	t->max_instances = -1;
+	t->max_mixed = -1;
 	t->per_gi = -1;
 	vgpu_type_parse(t->name, &t->info);
 	return t;

@@ -37,6 +37,11 @@ struct vgpu_type {
 	char *device_api; /* mdev only, NULL otherwise */
 	long max_instances; /* per GPU: from the description or NVML, -1 unknown */
 	/*
+	 * Time-sliced, per GPU in mixed-size mode: NVML's placements of the type
+	 * for that mode (vgpu-host.md 5.2: often below max_instances), -1 unknown
+	 */
+	long max_mixed;
+	/*
 	 * MIG-backed: vGPUs of this type one GPU instance holds (NVML's
 	 * MaxInstancesPerGpuInstance), -1 unknown (then 1, or the GI's memory
 	 * over the type's framebuffer where the board time-slices inside GIs).

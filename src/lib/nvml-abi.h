@@ -109,6 +109,18 @@ typedef struct {
 } nvmlVgpuHeterogeneousMode_v1_t;
 #define nvmlVgpuHeterogeneousMode_v1 NVML_STRUCT_VERSION(nvmlVgpuHeterogeneousMode_v1_t, 1)
 
+/* the placements of a time-sliced type in one mode: their count is the mode's maximum */
+#define NVML_VGPU_PGPU_HETEROGENEOUS_MODE 0
+#define NVML_VGPU_PGPU_HOMOGENEOUS_MODE 1
+typedef struct {
+	unsigned int version;
+	unsigned int placementSize; /* OUT: slots one vGPU of the type takes */
+	unsigned int count; /* IN: room in placementIds; OUT: placements */
+	unsigned int *placementIds;
+	unsigned int mode; /* IN: NVML_VGPU_PGPU_*_MODE */
+} nvmlVgpuPlacementList_v2_t;
+#define nvmlVgpuPlacementList_v2 NVML_STRUCT_VERSION(nvmlVgpuPlacementList_v2_t, 2)
+
 typedef struct {
 	unsigned long long total, free, used; /* bytes */
 } nvmlMemory_t;
@@ -118,8 +130,9 @@ typedef struct {
  * expands the list into a table of pointers filled by dlsym(); the stand-in
  * into definitions.  Required ones first; the rest may be missing in an
  * older driver (CreateGpuInstanceWithPlacement: R470 and later,
- * MaxInstancesPerGpuInstance: 575 and later, heterogeneous mode: 550 and
- * later); vgpuctl then falls back to nvidia-smi or to the tables.
+ * MaxInstancesPerGpuInstance: 575 and later, heterogeneous mode and
+ * vGPU placements: 550 and later); vgpuctl then falls back to nvidia-smi or
+ * to the tables.
  */
 #define VGPU_NVML_REQUIRED(X)                                                                      \
 	X(nvmlReturn_t, nvmlInit_v2, (void))                                                       \
@@ -164,6 +177,8 @@ typedef struct {
 	X(nvmlReturn_t, nvmlDeviceGetVgpuHeterogeneousMode,                                        \
 	  (nvmlDevice_t dev, nvmlVgpuHeterogeneousMode_v1_t * mode))                               \
 	X(nvmlReturn_t, nvmlDeviceSetVgpuHeterogeneousMode,                                        \
-	  (nvmlDevice_t dev, const nvmlVgpuHeterogeneousMode_v1_t *mode))
+	  (nvmlDevice_t dev, const nvmlVgpuHeterogeneousMode_v1_t *mode))                          \
+	X(nvmlReturn_t, nvmlDeviceGetVgpuTypeSupportedPlacements,                                  \
+	  (nvmlDevice_t dev, nvmlVgpuTypeId_t id, nvmlVgpuPlacementList_v2_t * list))
 
 #endif

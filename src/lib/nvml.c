@@ -26,6 +26,7 @@ struct vgpu_nvml {
 
 /* Types NVML lists per GPU, at most (a board has a few dozen). */
 #define NVML_TYPES_MAX 512
+#define NVML_PLACEMENTS_MAX 256
 /* GIs of one profile, at most (a MIG GPU has 8 memory slices) */
 #define NVML_GIS_MAX 16
 
@@ -200,6 +201,25 @@ static void fill_gis(struct vgpu_nvml *n, nvmlDevice_t dev, const struct vgpu_mi
 	g->gis_exact = exact;
 }
 
+/*
+ * How many vGPUs of a time-sliced type the GPU takes in mixed-size mode: the
+ * count of the type's placements NVML gives for that mode; -1 unknown
+ */
+static long mixed_max(struct vgpu_nvml *n, nvmlDevice_t dev, nvmlVgpuTypeId_t id)
+{
+	unsigned ids[NVML_PLACEMENTS_MAX];
+	nvmlVgpuPlacementList_v2_t pl = { .version = nvmlVgpuPlacementList_v2,
+					  .count = NVML_PLACEMENTS_MAX,
+					  .placementIds = ids,
+					  .mode = NVML_VGPU_PGPU_HETEROGENEOUS_MODE };
+
+	if (!n->nvmlDeviceGetVgpuTypeSupportedPlacements ||
+	    n->nvmlDeviceGetVgpuTypeSupportedPlacements(dev, id, &pl) != NVML_SUCCESS ||
+	    !pl.count || pl.count > NVML_PLACEMENTS_MAX)
+		return -1;
+	return pl.count;
+}
+
 static void fill_types(struct vgpu_nvml *n, nvmlDevice_t dev, const struct vgpu_mig_board *b,
 		       struct vgpu_gpu *g)
 {
@@ -228,6 +248,8 @@ static void fill_types(struct vgpu_nvml *n, nvmlDevice_t dev, const struct vgpu_
 		t->from_driver = true;
 		if (n->nvmlVgpuTypeGetMaxInstances(dev, ids[i], &v) == NVML_SUCCESS)
 			t->max_instances = v;
+		if (t->info.backing == VGPU_BACKING_TIME_SLICED)
+			t->max_mixed = mixed_max(n, dev, ids[i]);
 		if (n->nvmlVgpuTypeGetGpuInstanceProfileId(ids[i], &v) == NVML_SUCCESS &&
 		    v != NVML_INVALID_GPU_INSTANCE_PROFILE_ID && (p = board_profile(b, v))) {
 			snprintf(t->info.gi_profile, sizeof(t->info.gi_profile), "%s", p->name);

@@ -165,28 +165,18 @@ static void load_add(struct gpu_load *l, const struct vgpu_type *t, unsigned n)
 }
 
 /*
- * The GPU's framebuffer is its largest time-sliced profile (A30-24C,
- * T4-16Q: one vGPU owning the whole GPU), and what its vGPUs hold now.
+ * The GPU's framebuffer as the capacity model knows it (NVML, or a whole type
+ * table: A30-24C, T4-16Q, one vGPU owning the whole GPU; 0 unknown), and what
+ * its vGPUs hold now.  Not the largest type its lists name: on vendor VFIO a
+ * GPU in use drops its larger types out of them (two H100L-23C leave only
+ * H100L-23C listed), and 23 GB would then refuse a third the driver takes.
  */
 static void load_init(const struct vgpu_model *m, const struct vgpu_gpu *g, struct gpu_load *l)
 {
 	memset(l, 0, sizeof(*l));
 	l->iface = g->iface;
 	l->mixed = g->hetero == VGPU_ON;
-	/*
-	 * From every GPU of the same model: on vendor VFIO a GPU in use drops
-	 * its larger types out of its creatable lists, but not its framebuffer.
-	 */
-	for (size_t i = 0; i < m->n_gpus; i++) {
-		const struct vgpu_gpu *o = &m->gpus[i];
-
-		if (o != g && o->device_id != g->device_id)
-			continue;
-		for (size_t k = 0; k < o->n_types; k++)
-			if (o->types[k]->info.backing == VGPU_BACKING_TIME_SLICED &&
-			    o->types[k]->info.fb_mib > l->fb_total)
-				l->fb_total = o->types[k]->info.fb_mib;
-	}
+	l->fb_total = (unsigned)vgpu_gpu_framebuffer_mib(m, g);
 	for (size_t i = 0; i < g->n_parents; i++) {
 		const struct vgpu_parent *p = &g->parents[i];
 		const struct vgpu_type *t = p->in_use && p->current_type ?

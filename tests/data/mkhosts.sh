@@ -379,7 +379,15 @@ DC_TYPES="1200:DC-96C 1201:DC-48C 1202:DC-32C 1203:DC-24C 1204:DC-16C
 	1205:DC-12C 1206:DC-8C 1207:DC-6C 1208:DC-4C
 	1220:DC-1-24C 1221:DC-1-12C 1222:DC-1-8C 1223:DC-1-6C 1224:DC-1-4C
 	1230:DC-2-48C 1231:DC-2-24C 1232:DC-2-16C 1240:DC-4-96C 1241:DC-4-48C"
+# H100 NVL (board token H100L, 94 GB), time-sliced C series.  The IDs are a
+# test range (1300-1306: the reference names no real ones); names, sizes and
+# maxima from vgpu-host.md section 5.2, the same table as tests/nvml's
+# types_h100l (equal-size max = 96256 MiB / size; mixed-size max lower).
+H100L_TYPES="1300:H100L-94C 1301:H100L-47C 1302:H100L-23C 1303:H100L-15C
+	1304:H100L-11C 1305:H100L-6C 1306:H100L-4C"
+H100L_IDS=$(seq 1300 1306)
 def_types "NVIDIA " "$H100_TYPES"
+def_types "NVIDIA " "$H100L_TYPES"
 def_types "NVIDIA " "$L40S_TYPES"
 def_types "NVIDIA RTX Pro 6000 Blackwell " "$DC_TYPES"
 
@@ -494,7 +502,22 @@ mk_nvidia_proc "NVRM version: NVIDIA UNIX Open Kernel Module for x86_64  580.65.
 mk_gpu_info 0000:3d:00.0 "NVIDIA RTX PRO 6000 Blackwell Server Edition" 198 GPU-d4c1e7a2-58b3-4f09-a6e2-3b7c9d0e1f24 98.02.52.00.02 0
 mk_mig 0 1 2 3 4
 
-# 7. Broken inputs a reader must survive (see README.md for the list).
+# 7. H100 NVL, vendor VFIO on all 32 VFs, MIG off, no vGPU: every VF lists
+#    the seven time-sliced H100L-*C types (mixed-size mode is NVML's state,
+#    var/lib/fake-nvidia/hetero-<PF>, not a file of this tree).
+new_host vfio-ts-h100l
+mk_cpus 32 1
+mk_node 0 527712596 4194304 64 64 0 0
+mk_hostbridge 0x8086 0x09a2 0-31
+mk_pf 0000:4b:00.0 0x2321 0x1839 0 0-31 80 32 32
+for ((n = 0; n < 32; n++)); do
+	# shellcheck disable=SC2086 # one argument per id
+	mk_vfio_vf "$(vf_bdf 0000:4b:00.0 $n)" "$n" 0 $H100L_IDS
+done
+mk_nvidia_proc "NVRM version: NVIDIA UNIX Open Kernel Module for x86_64  550.90.05  Release Build  (dvs-builder@U16-I3-B03-4-3)  Fri May 31 09:31:46 UTC 2024" "$GCC_U2404"
+mk_gpu_info 0000:4b:00.0 "NVIDIA H100 NVL" 202 GPU-6e1b9d4c-2a7f-4c35-b8d0-95e4f3a2c1b7 96.00.a5.00.01 0
+
+# 8. Broken inputs a reader must survive (see README.md for the list).
 new_host malformed
 mk_cpus 16 2
 mk_node 0 32768000 1048576 0 0 0 0

@@ -77,14 +77,18 @@ import uuid
 # bounds, never more than the driver takes)
 # Every bundled host but `malformed` (broken on purpose: the emulator's model of it differs
 # from its files, README.md --check). "FIXTURE+nvml": vgpuctl reads NVML (the stand-in, on the
-# same tree) as on a host with the driver's library; on the L40S the steps also switch
-# mixed-size mode. Two sets, so that each runs in about a minute on a loaded 2-core machine:
+# same tree) as on a host with the driver's library; on the L40S and the H100 NVL the steps
+# also switch mixed-size mode. Two sets, so that each runs in about a minute on a loaded 2-core machine:
 # HOSTS (the default) and HOSTS_NVML (meson's emu-sequences-nvml passes it in
 # VGPU_SEQ_HOSTS). The MIG hosts with NVML ("vfio-mig-h100+nvml", "vfio-mig-rtxpro6000+nvml")
 # run by name only: each costs as much as a host of the default set.
 HOSTS = ["a30-dual-mdev", "vfio-mig-h100", "vfio-ts-l40s+catalog", "vfio-ts-l40s",
          "t4-legacy", "vfio-mig-rtxpro6000"]
-HOSTS_NVML = ["numa-unknown", "vfio-ts-l40s+nvml"]
+HOSTS_NVML = ["numa-unknown", "vfio-ts-l40s+nvml", "vfio-ts-h100l+nvml"]
+
+# vfio-ts-h100l: what the H100 NVL's driver takes of each time-sliced type in mixed-size mode
+# (vgpu-host.md 5.2; the stand-in's types_h100l, whose placements NVML counts for that mode)
+H100L_MIXED_MAX = {1300: 1, 1301: 2, 1302: 4, 1303: 4, 1304: 8, 1305: 8, 1306: 16}
 
 # vfio-mig-h100: every type of the board the emulator knows (the fixture's lists name 1056
 # and 1058; VF ca:00.4 holds 1059, which no list and no file of the fixture names).
@@ -135,6 +139,16 @@ def prepare_catalogs(backing):
                 f.write("%d %s\n" % (tid, name))
 
 
+def prepare_mixed(backing):
+    # the "+nvml" H100 NVL starts in mixed-size mode (set through NVML before the first vGPU,
+    # as `apply` does; the stand-in's hetero-<PF>): with one GPU, a mode change succeeds only
+    # while it is empty, so a sequence starting in equal-size mode would seldom leave it
+    d = os.path.join(backing, "var/lib/fake-nvidia")
+    os.makedirs(d, exist_ok=True)
+    with open(os.path.join(d, "hetero-0000:4b:00.0"), "w") as f:
+        f.write("1\n")
+
+
 # the emulator's options and what the backing gets before the mount; a host name
 # "FIXTURE+catalog" (not run by default) is FIXTURE with stored catalogues
 HOST_SETUP = {
@@ -145,6 +159,8 @@ HOST_SETUP = {
     "vfio-ts-l40s+catalog": (["--board-types"], prepare_catalogs),
     "vfio-ts-l40s+nvml": (["--board-types"], None),
     "vfio-mig-h100+nvml": (["--type", "1059=NVIDIA H100-3-40C"], None),
+    "vfio-ts-h100l+nvml": ([a for t, n in sorted(H100L_MIXED_MAX.items())
+                            for a in ("--mixed-max", "%d=%d" % (t, n))], prepare_mixed),
 }
 
 SAFETY_CAP = 256  # successive creates of one probe, at most

@@ -475,6 +475,7 @@ struct vtype {
 	int maxinst; /* per GPU, from the mdev description; 0 unknown */
 	int per_gi; /* MIG-backed: vGPUs one GI takes (--per-gi, else derived); 0 unknown */
 	bool per_gi_opt; /* per_gi given with --per-gi */
+	int mixed_max; /* time-sliced, per GPU in mixed-size mode (--mixed-max); 0 none */
 	bool named; /* the name parsed */
 };
 
@@ -840,6 +841,9 @@ static int avail(int p, int id)
 			n = (int)((total - used) / t->fb);
 		if (t->maxinst > 0 && n > t->maxinst - same)
 			n = t->maxinst - same;
+		/* mixed-size mode: the lower maximum of that mode (--mixed-max) */
+		if (g->hetero && t->mixed_max > 0 && n > t->mixed_max - same)
+			n = t->mixed_max - same;
 	}
 	if (n < 0)
 		n = 0;
@@ -2554,9 +2558,10 @@ static const struct fuse_operations ops = {
 static void usage(FILE *f)
 {
 	fputs("Usage: vgpu-emu [--control FILE] [--log FILE] [--type ID=NAME]... [--per-gi ID=N]...\n"
-	      "                [--board-types] [--block-timeout SECONDS] BACKING MOUNTPOINT\n"
-	      "                [FUSE options]\n"
-	      "       vgpu-emu --check [--type ID=NAME]... [--per-gi ID=N]... [--board-types] BACKING\n"
+	      "                [--mixed-max ID=N]... [--board-types] [--block-timeout SECONDS]\n"
+	      "                BACKING MOUNTPOINT [FUSE options]\n"
+	      "       vgpu-emu --check [--type ID=NAME]... [--per-gi ID=N]... [--mixed-max ID=N]...\n"
+	      "                [--board-types] BACKING\n"
 	      "Mounts BACKING at MOUNTPOINT (in the foreground) with the kernel and NVIDIA vGPU\n"
 	      "driver behaviour of tests/emu/README.md. Unmount (fusermount3 -u) or send\n"
 	      "SIGTERM to stop. --check only builds the model and reports (exit 1) where it\n"
@@ -2683,6 +2688,21 @@ int main(int argc, char **argv)
 			}
 			t->per_gi = (int)k;
 			t->per_gi_opt = true;
+		} else if (!strcmp(o, "--mixed-max")) {
+			eq = strchr(argv[i + 1], '=');
+			id = eq ? strtol(argv[i + 1], &end, 10) : 0;
+			if (!eq || end != eq || id <= 0 || id > INT_MAX)
+				k = 0;
+			else
+				k = strtol(eq + 1, &end, 10);
+			if (k <= 0 || k > 1024 || *end || end == eq + 1 ||
+			    !(t = type_add((int)id, NULL))) {
+				note("--mixed-max %s: want ID=N, at most N vGPUs of type ID per GPU "
+				     "in mixed-size mode (1-1024)",
+				     argv[i + 1]);
+				return 2;
+			}
+			t->mixed_max = (int)k;
 		} else {
 			break;
 		}

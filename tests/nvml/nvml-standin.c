@@ -126,26 +126,41 @@ struct vtype {
 	const char *name;
 	int gi;
 	unsigned int per_gi, max, fb_mib;
+	/* time-sliced: the maximum in mixed-size mode; 0: the same as max */
+	unsigned int mixed_max;
 };
 
 static const struct vtype types_h100_80[] = {
-	{ 1056, "H100-1-10C", 19, 1, 7, 10240 },   { 1057, "H100-1-20C", 15, 1, 4, 20480 },
-	{ 1058, "H100-2-20C", 14, 1, 3, 20480 },   { 1059, "H100-3-40C", 9, 1, 2, 40960 },
-	{ 1060, "H100-4-40C", 5, 1, 1, 40960 },	   { 1061, "H100-7-80C", 0, 1, 1, 81920 },
-	{ 1062, "H100-1-10CME", 20, 1, 1, 10240 },
+	{ 1056, "H100-1-10C", 19, 1, 7, 10240, 0 },   { 1057, "H100-1-20C", 15, 1, 4, 20480, 0 },
+	{ 1058, "H100-2-20C", 14, 1, 3, 20480, 0 },   { 1059, "H100-3-40C", 9, 1, 2, 40960, 0 },
+	{ 1060, "H100-4-40C", 5, 1, 1, 40960, 0 },    { 1061, "H100-7-80C", 0, 1, 1, 81920, 0 },
+	{ 1062, "H100-1-10CME", 20, 1, 1, 10240, 0 },
 };
 
 static const struct vtype types_dc[] = {
-	{ 1200, "DC-96C", -1, 0, 1, 98304 },   { 1201, "DC-48C", -1, 0, 2, 49152 },
-	{ 1202, "DC-32C", -1, 0, 3, 32768 },   { 1203, "DC-24C", -1, 0, 4, 24576 },
-	{ 1204, "DC-16C", -1, 0, 6, 16384 },   { 1205, "DC-12C", -1, 0, 8, 12288 },
-	{ 1206, "DC-8C", -1, 0, 12, 8192 },    { 1207, "DC-6C", -1, 0, 16, 6144 },
-	{ 1208, "DC-4C", -1, 0, 24, 4096 },    { 1220, "DC-1-24C", 47, 1, 4, 24576 },
-	{ 1221, "DC-1-12C", 47, 2, 8, 12288 }, { 1222, "DC-1-8C", 47, 3, 12, 8192 },
-	{ 1223, "DC-1-6C", 47, 4, 16, 6144 },  { 1224, "DC-1-4C", 47, 6, 24, 4096 },
-	{ 1230, "DC-2-48C", 35, 1, 2, 49152 }, { 1231, "DC-2-24C", 35, 2, 4, 24576 },
-	{ 1232, "DC-2-16C", 35, 3, 6, 16384 }, { 1240, "DC-4-96C", 32, 1, 1, 98304 },
-	{ 1241, "DC-4-48C", 32, 2, 2, 49152 },
+	{ 1200, "DC-96C", -1, 0, 1, 98304, 0 },	  { 1201, "DC-48C", -1, 0, 2, 49152, 0 },
+	{ 1202, "DC-32C", -1, 0, 3, 32768, 0 },	  { 1203, "DC-24C", -1, 0, 4, 24576, 0 },
+	{ 1204, "DC-16C", -1, 0, 6, 16384, 0 },	  { 1205, "DC-12C", -1, 0, 8, 12288, 0 },
+	{ 1206, "DC-8C", -1, 0, 12, 8192, 0 },	  { 1207, "DC-6C", -1, 0, 16, 6144, 0 },
+	{ 1208, "DC-4C", -1, 0, 24, 4096, 0 },	  { 1220, "DC-1-24C", 47, 1, 4, 24576, 0 },
+	{ 1221, "DC-1-12C", 47, 2, 8, 12288, 0 }, { 1222, "DC-1-8C", 47, 3, 12, 8192, 0 },
+	{ 1223, "DC-1-6C", 47, 4, 16, 6144, 0 },  { 1224, "DC-1-4C", 47, 6, 24, 4096, 0 },
+	{ 1230, "DC-2-48C", 35, 1, 2, 49152, 0 }, { 1231, "DC-2-24C", 35, 2, 4, 24576, 0 },
+	{ 1232, "DC-2-16C", 35, 3, 6, 16384, 0 }, { 1240, "DC-4-96C", 32, 1, 1, 98304, 0 },
+	{ 1241, "DC-4-48C", 32, 2, 2, 49152, 0 },
+};
+
+/*
+ * H100 NVL (94 GB), time-sliced only here: the test IDs of
+ * tests/data/mkhosts.sh's H100L_TYPES (the reference names no real ones);
+ * sizes and the maxima of both modes from vgpu-host.md 5.2 ("4C 23/16": 23
+ * in equal-size mode, 16 in mixed-size mode, what NVML then reports).
+ */
+static const struct vtype types_h100l[] = {
+	{ 1300, "H100L-94C", -1, 0, 1, 96256, 1 }, { 1301, "H100L-47C", -1, 0, 2, 48128, 2 },
+	{ 1302, "H100L-23C", -1, 0, 4, 23552, 4 }, { 1303, "H100L-15C", -1, 0, 6, 15360, 4 },
+	{ 1304, "H100L-11C", -1, 0, 8, 11264, 8 }, { 1305, "H100L-6C", -1, 0, 15, 6144, 8 },
+	{ 1306, "H100L-4C", -1, 0, 23, 4096, 16 },
 };
 
 /*
@@ -169,8 +184,12 @@ struct family {
 static const struct family families[] = {
 	{ "dc", "*RTX PRO 6000*", "0x2bb5", 98304, 4, 4, prof_dc, ARRAY_SIZE(prof_dc), types_dc,
 	  ARRAY_SIZE(types_dc), "RTX Pro 6000 Blackwell " },
-	/* H100 NVL / 94GB: no MIG here (as fnv_family), no memory either */
-	{ "", "*H100*NVL*|*H100*94GB*|*H100L*", "", 0, 0, 0, NULL, 0, NULL, 0, "" },
+	/*
+	 * H100 NVL / 94GB: no MIG here (as fnv_family), no memory either;
+	 * its time-sliced types
+	 */
+	{ "", "*H100*NVL*|*H100*94GB*|*H100L*", "0x2321", 0, 0, 0, NULL, 0, types_h100l,
+	  ARRAY_SIZE(types_h100l), "" },
 	{ "h100-80", "*H100*", "0x2330 0x2331", 81559, 7, 8, prof_h100_80, ARRAY_SIZE(prof_h100_80),
 	  types_h100_80, ARRAY_SIZE(types_h100_80), "" },
 	{ "a100-80", "*A100*80GB*", "0x20b5 0x20b2", 81920, 7, 8, prof_a100_80,
@@ -1699,6 +1718,7 @@ nvmlReturn_t nvmlVgpuTypeGetFramebufferSize(nvmlVgpuTypeId_t id, unsigned long l
 	return NVML_SUCCESS;
 }
 
+/* the equal-size maximum, in either mode (mixed-size: the placements below) */
 nvmlReturn_t nvmlVgpuTypeGetMaxInstances(nvmlDevice_t dev, nvmlVgpuTypeId_t id, unsigned int *count)
 {
 	const struct family *f;
@@ -1744,6 +1764,19 @@ nvmlReturn_t nvmlVgpuTypeGetMaxInstancesPerGpuInstance(nvmlVgpuTypeMaxInstance_v
 	return NVML_SUCCESS;
 }
 
+/* hetero-<BDF> reads 1: mixed-size mode (the lock is taken here) */
+static bool hetero_on(const struct nvmlDevice_st *dev)
+{
+	char p[PATH_MAX], v[16];
+	bool on;
+	int fd = lock_take();
+
+	on = spath(p, sizeof(p), "hetero-%s", dev->bdf) == 0 && read_line(p, v, sizeof(v)) == 0 &&
+	     strcmp(v, "1") == 0;
+	lock_drop(fd);
+	return on;
+}
+
 /*
  * Mixed-size mode where the family has a type table, or is a time-sliced-only board with a
  * known framebuffer (L40S: Ada, where vGPU 17.0 brought mixed-size time-sliced vGPUs;
@@ -1758,9 +1791,6 @@ static bool hetero_supported(const struct family *f)
 nvmlReturn_t nvmlDeviceGetVgpuHeterogeneousMode(nvmlDevice_t dev,
 						nvmlVgpuHeterogeneousMode_v1_t *mode)
 {
-	char p[PATH_MAX], v[16];
-	int fd;
-
 	DEV_ENTER("nvmlDeviceGetVgpuHeterogeneousMode", dev);
 	if (!mode)
 		return NVML_ERROR_INVALID_ARGUMENT;
@@ -1768,10 +1798,51 @@ nvmlReturn_t nvmlDeviceGetVgpuHeterogeneousMode(nvmlDevice_t dev,
 		return STANDIN_VERSION_MISMATCH;
 	if (!hetero_supported(dev->fam))
 		return NVML_ERROR_NOT_SUPPORTED;
-	fd = lock_take();
-	mode->mode = spath(p, sizeof(p), "hetero-%s", dev->bdf) == 0 &&
-		     read_line(p, v, sizeof(v)) == 0 && strcmp(v, "1") == 0;
-	lock_drop(fd);
+	mode->mode = hetero_on(dev);
+	return NVML_SUCCESS;
+}
+
+/*
+ * A time-sliced type's placements in the mode asked for (version 2): as many
+ * as the mode's maximum (mixed_max in mixed-size mode), each placementSize
+ * slots wide on a GPU of as many slots as the smallest type's mixed-size
+ * maximum (shaped on `nvidia-smi vgpu -s -v`'s Placement Size and IDs, not
+ * copied from a driver).  *count in is the room; too small: INSUFFICIENT_SIZE
+ * with *count set.  MIG-backed: NOT_SUPPORTED.
+ */
+nvmlReturn_t nvmlDeviceGetVgpuTypeSupportedPlacements(nvmlDevice_t dev, nvmlVgpuTypeId_t id,
+						      nvmlVgpuPlacementList_v2_t *list)
+{
+	const struct family *f;
+	const struct vtype *t;
+	unsigned int n, slots = 0, size;
+
+	DEV_ENTER("nvmlDeviceGetVgpuTypeSupportedPlacements", dev);
+	t = vtype_find(id, &f);
+	if (!t || !list || f != dev->fam)
+		return NVML_ERROR_INVALID_ARGUMENT;
+	if (list->version != nvmlVgpuPlacementList_v2)
+		return STANDIN_VERSION_MISMATCH;
+	if (t->gi >= 0)
+		return NVML_ERROR_NOT_SUPPORTED;
+	if (list->mode > NVML_VGPU_PGPU_HOMOGENEOUS_MODE)
+		return NVML_ERROR_INVALID_ARGUMENT;
+	n = list->mode == NVML_VGPU_PGPU_HETEROGENEOUS_MODE && t->mixed_max ? t->mixed_max : t->max;
+	for (size_t i = 0; i < f->ntypes; i++) {
+		unsigned int m = f->types[i].mixed_max ? f->types[i].mixed_max : f->types[i].max;
+
+		if (f->types[i].gi < 0 && m > slots)
+			slots = m;
+	}
+	size = list->mode == NVML_VGPU_PGPU_HOMOGENEOUS_MODE || n >= slots ? 1 : slots / n;
+	if (!list->placementIds || list->count < n) {
+		list->count = n;
+		return NVML_ERROR_INSUFFICIENT_SIZE;
+	}
+	for (unsigned int i = 0; i < n; i++)
+		list->placementIds[i] = i * size;
+	list->count = n;
+	list->placementSize = size;
 	return NVML_SUCCESS;
 }
 
