@@ -473,6 +473,22 @@ static bool has_vgpus(const struct vgpu_gpu *g)
 	return false;
 }
 
+/* Where has_vgpus() found one, for a message: "VF 0000:ca:00.4 (a vGPU)". */
+static const char *held_where(const struct vgpu_gpu *g, char *buf, size_t len)
+{
+	for (size_t i = 0; i < g->n_parents; i++) {
+		const struct vgpu_parent *p = &g->parents[i];
+
+		if (p->in_use || p->n_reserved) {
+			snprintf(buf, len, "VF %s (%s)", p->addr,
+				 p->in_use ? "a vGPU" :
+					     "an owner record: a stopped per-start domain");
+			return buf;
+		}
+	}
+	return "";
+}
+
 /* The host again, after a step that changed what the next one reads. */
 static int reread(struct vgpu_apply *a)
 {
@@ -504,16 +520,18 @@ static struct vgpu_gpu *sim_gpu(struct vgpu_apply *a, const struct vgpu_apply_gp
 /* Turning MIG off needs the VFs and GPU instances gone first (the driver refuses). */
 static int mig_off_prepare(struct vgpu_apply *a, struct vgpu_apply_gpu *w, const struct vgpu_gpu *g)
 {
+	char where[VGPU_BDF_LEN + 64];
 	struct vgpu_ctx *ctx = a->ctx;
 	struct vgpu_mig_gi *gis = NULL;
 	size_t n = 0;
 	int e;
 
 	if (has_vgpus(g))
-		return vgpu_error(ctx, -EBUSY,
-				  "GPU %s: cannot turn MIG mode off while it holds "
-				  "vGPUs or owner records reserve some; release them first",
-				  w->addr);
+		return vgpu_error(
+			ctx, -EBUSY,
+			"GPU %s: cannot turn MIG mode off while it holds vGPUs or owner "
+			"records reserve some (%s; see 'vgpuctl vgpus'); release them first",
+			w->addr, held_where(g, where, sizeof(where)));
 	e = a->ops->list_gis(a->ops_data, ctx, w->board, w->addr, &gis, &n);
 	free(gis);
 	if (e == 0 && n)
@@ -685,6 +703,7 @@ static int current_gis(struct vgpu_apply *a, struct vgpu_apply_gpu *w, struct vg
 
 static int step_gis(struct vgpu_apply *a, struct vgpu_apply_gpu *w)
 {
+	char where[VGPU_BDF_LEN + 64];
 	struct vgpu_ctx *ctx = a->ctx;
 	const struct vgpu_gpu *g = gpu_of(a, w);
 	VGPU_AUTOFREE struct vgpu_mig_gi *gis = NULL, *plan = NULL;
@@ -715,11 +734,12 @@ static int step_gis(struct vgpu_apply *a, struct vgpu_apply_gpu *w)
 	}
 	/* the layout must change: only while no vGPU can be on an instance */
 	if (has_vgpus(g))
-		return vgpu_error(ctx, -EBUSY,
-				  "GPU %s: its GPU instances differ from the config "
-				  "and vGPUs use the GPU or owner records reserve some (per-start "
-				  "domains); release them first",
-				  w->addr);
+		return vgpu_error(
+			ctx, -EBUSY,
+			"GPU %s: its GPU instances differ from the config and vGPUs use "
+			"the GPU or owner records reserve some (%s; see 'vgpuctl vgpus'); "
+			"release them first",
+			w->addr, held_where(g, where, sizeof(where)));
 	memset(have, 0, w->board->n_profiles * sizeof(*have));
 	missing_gis(w->board, have, want, req, &n_req);
 	/* a layout that cannot be made fails before anything is destroyed */

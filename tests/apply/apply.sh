@@ -238,7 +238,7 @@ same "assert all-disabled (exit $RC)" "$RC:$OUT" "0:"
 boot
 run apply "${cfg[@]}"
 run apply -f "$tmp/host.yaml" --config all-disabled
-same "MIG off with vGPUs (exit $RC)" "$RC:$(tail -1 <<<"$ERR")" "1:vgpuctl: apply: step 1 (MIG mode): GPU $pf: cannot turn MIG mode off while it holds vGPUs or owner records reserve some; release them first"
+same "MIG off with vGPUs (exit $RC)" "$RC:$(tail -1 <<<"$ERR")" "1:vgpuctl: apply: step 1 (MIG mode): GPU $pf: cannot turn MIG mode off while it holds vGPUs or owner records reserve some (VF 0000:ca:00.4 (a vGPU); see 'vgpuctl vgpus'); release them first"
 
 # ---- the config's domains start last, through -c URI (libvirt's test driver:
 # vm-off is defined shut off, vm-on runs; every connection starts afresh)

@@ -93,7 +93,7 @@ state >"$tmp/before"
 : >"$st/calls"
 run -f "$tmp/c.yaml" --config whole
 [[ $RC == 1 ]] || bad "apply 'whole' beside a per-start domain's record: exit $RC, not 1"
-[[ $(tail -1 <<<"$ERR") == "vgpuctl: apply: step 3 (GPU instances): GPU $pf: its GPU instances differ from the config and vGPUs use the GPU or owner records reserve some (per-start domains); release them first" ]] ||
+[[ $(tail -1 <<<"$ERR") == "vgpuctl: apply: step 3 (GPU instances): GPU $pf: its GPU instances differ from the config and vGPUs use the GPU or owner records reserve some (VF 0000:ca:00."[0-9]" (an owner record: a stopped per-start domain); see 'vgpuctl vgpus'); release them first" ]] ||
 	bad "apply 'whole' beside a record: message: $ERR"
 [[ -z $(changing) ]] || bad "apply 'whole' beside a record changed: $(changing)"
 state >"$tmp/after"
@@ -103,7 +103,7 @@ diff -u "$tmp/before" "$tmp/after" >"$tmp/diff" || bad "apply 'whole' beside a r
 : >"$st/calls"
 run -f "$tmp/c.yaml" --config off
 [[ $RC == 1 ]] || bad "apply 'off' beside a per-start domain's record: exit $RC, not 1"
-[[ $(tail -1 <<<"$ERR") == "vgpuctl: apply: step 1 (MIG mode): GPU $pf: cannot turn MIG mode off while it holds vGPUs or owner records reserve some; release them first" ]] ||
+[[ $(tail -1 <<<"$ERR") == "vgpuctl: apply: step 1 (MIG mode): GPU $pf: cannot turn MIG mode off while it holds vGPUs or owner records reserve some (VF 0000:ca:00."[0-9]" (an owner record: a stopped per-start domain); see 'vgpuctl vgpus'); release them first" ]] ||
 	bad "apply 'off' beside a record: message: $ERR"
 [[ -z $(changing) ]] || bad "apply 'off' beside a record changed: $(changing)"
 state >"$tmp/after"
