@@ -138,7 +138,10 @@ bool vgpu_gpu_types_whole(const struct vgpu_gpu *g);
 /**
  * vgpu_type_max_instances() - the most vGPUs of @t @g takes in its time-slice
  * mode: in mixed-size mode NVML's count for that mode where it is lower,
- * else the type's maximum; -1 unknown.
+ * else the type's maximum.
+ * @g: the GPU
+ * @t: one of its types
+ * Return: the count, or -1 unknown.
  */
 long vgpu_type_max_instances(const struct vgpu_gpu *g, const struct vgpu_type *t);
 
