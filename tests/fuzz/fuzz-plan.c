@@ -9,6 +9,7 @@
 #include <errno.h>
 
 #include "fuzz-common.h"
+#include "capacity.h"
 #include "plan.h"
 
 #define MAX_INPUT 1024
@@ -216,14 +217,12 @@ static bool load_ok(const struct load *l)
 static void existing_load(const struct vgpu_model *m, const struct vgpu_gpu *g, struct load *l)
 {
 	memset(l, 0, sizeof(*l));
-	/* the GPU's framebuffer: the largest time-sliced profile of its model */
-	for (size_t j = 0; j < m->n_gpus; j++)
-		for (size_t k = 0; (m->gpus[j].device_id == g->device_id || &m->gpus[j] == g) &&
-				   k < m->gpus[j].n_types;
-		     k++)
-			if (m->gpus[j].types[k]->info.backing == VGPU_BACKING_TIME_SLICED &&
-			    m->gpus[j].types[k]->info.fb_mib > l->fb_total)
-				l->fb_total = m->gpus[j].types[k]->info.fb_mib;
+	/*
+	 * The GPU's framebuffer as the capacity model knows it (NVML, or a
+	 * whole type table; 0 unknown): a plan never goes past what is known.
+	 * Not the largest type listed: a GPU in use lists only what still fits.
+	 */
+	l->fb_total = (unsigned)vgpu_gpu_framebuffer_mib(m, g);
 	for (size_t i = 0; i < g->n_parents; i++) {
 		const struct vgpu_parent *p = &g->parents[i];
 		const struct vgpu_type *t;
