@@ -542,6 +542,14 @@ static int hook_run(struct vgpu_ctx *ctx, struct vgpu_sysfs *fs, const struct vg
 	int e = vgpu_locks_take(ctx, fs, until, hook_gpus, &h, &l);
 
 	if (e == 0) {
+		/*
+		 * A release only frees what its records say (no record is
+		 * written): the decision is made, the host lock goes, and the
+		 * driver's free (up to VGPU_LIVE_FREE_WAIT_MS) keeps only the
+		 * GPUs' locks.  A prepare may move an mdev: it keeps both.
+		 */
+		if (act == do_release)
+			vgpu_sysfs_unlock(fs);
 		vgpu_txn_init(&h.txn, ctx, fs, false);
 		e = act(&h);
 		if (e < 0)
