@@ -839,9 +839,11 @@ static int release_locked(struct vgpu_ctx *ctx, struct vgpu_sysfs *fs, struct _x
 	/*
 	 * Decided: the records hold the VFs until each is dropped, so the host
 	 * lock goes before the driver's frees (up to VGPU_LIVE_FREE_WAIT_MS
-	 * each), which keep only the GPUs' locks.
+	 * each), which keep only the GPUs' locks.  With nothing to free there
+	 * is no slow work: the run ends under the host lock, in its turn.
 	 */
-	vgpu_sysfs_unlock(fs);
+	if (gl.n)
+		vgpu_sysfs_unlock(fs);
 	vgpu_txn_init(&txn, ctx, fs, t->dry_run);
 	warn_foreign(ctx, &v.recs, &m, uuid, former, vf);
 	r = release_vgpus(&txn, &v.recs, &m, uuid, vf);

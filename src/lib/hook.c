@@ -548,7 +548,7 @@ static int hook_run(struct vgpu_ctx *ctx, struct vgpu_sysfs *fs, const struct vg
 		 * driver's free (up to VGPU_LIVE_FREE_WAIT_MS) keeps only the
 		 * GPUs' locks.  A prepare may move an mdev: it keeps both.
 		 */
-		if (act == do_release)
+		if (act == do_release && l.n)
 			vgpu_sysfs_unlock(fs);
 		vgpu_txn_init(&h.txn, ctx, fs, false);
 		e = act(&h);
