@@ -535,7 +535,7 @@ static int hook_gpus(void *arg, struct vgpu_gpu_locks *want)
  * (another run may have changed them), act, commit or undo; by @until.
  */
 static int hook_run(struct vgpu_ctx *ctx, struct vgpu_sysfs *fs, const struct vgpu_hook_domain *d,
-		    uint64_t until, int (*act)(struct hook *))
+		    uint64_t until, int (*act)(struct hook *), bool writes_records)
 {
 	struct hook h = { .ctx = ctx, .fs = fs, .d = d };
 	struct vgpu_gpu_locks l = { .n = 0 };
@@ -543,12 +543,12 @@ static int hook_run(struct vgpu_ctx *ctx, struct vgpu_sysfs *fs, const struct vg
 
 	if (e == 0) {
 		/*
-		 * A release only frees what its records say (no record is
-		 * written): the decision is made, the host lock goes, and the
-		 * driver's free (up to VGPU_LIVE_FREE_WAIT_MS) keeps only the
-		 * GPUs' locks.  A prepare may move an mdev: it keeps both.
+		 * An act that writes no record (a release only frees what its
+		 * records say): the decision is made, the host lock goes, and
+		 * the driver's free (up to VGPU_LIVE_FREE_WAIT_MS) keeps only
+		 * the GPUs' locks.  A prepare may move an mdev: it keeps both.
 		 */
-		if (act == do_release && l.n)
+		if (!writes_records && l.n)
 			vgpu_sysfs_unlock(fs);
 		vgpu_txn_init(&h.txn, ctx, fs, false);
 		e = act(&h);
@@ -648,10 +648,11 @@ int vgpu_hook_prepare(struct vgpu_ctx *ctx, struct vgpu_sysfs *fs, const struct 
 	if (!slow)
 		return e;
 	vgpu_ctx_clear(ctx);
-	return hook_run(ctx, fs, d, until, do_prepare);
+	return hook_run(ctx, fs, d, until, do_prepare, true);
 }
 
 int vgpu_hook_release(struct vgpu_ctx *ctx, struct vgpu_sysfs *fs, const struct vgpu_hook_domain *d)
 {
-	return hook_run(ctx, fs, d, vgpu_monotonic_ms() + VGPU_HOOK_LOCK_WAIT_MS, do_release);
+	return hook_run(ctx, fs, d, vgpu_monotonic_ms() + VGPU_HOOK_LOCK_WAIT_MS, do_release,
+			false);
 }

@@ -978,14 +978,22 @@ static bool pid_gone(long pid)
  */
 #define TEMP_STALE_S 60
 
+/* How long ago @st was last modified, in ms (its mtime against the wall clock). */
+static int64_t mtime_age_ms(const struct stat *st)
+{
+	struct timespec now;
+
+	clock_gettime(CLOCK_REALTIME, &now);
+	return ((int64_t)now.tv_sec - st->st_mtim.tv_sec) * 1000 +
+	       (now.tv_nsec - st->st_mtim.tv_nsec) / 1000000;
+}
+
 static bool temp_old(int dirfd, const char *name)
 {
 	struct stat st;
-	struct timespec now;
 
 	return fstatat(dirfd, name, &st, AT_SYMLINK_NOFOLLOW) == 0 &&
-	       clock_gettime(CLOCK_REALTIME, &now) == 0 &&
-	       now.tv_sec - st.st_mtim.tv_sec > TEMP_STALE_S;
+	       mtime_age_ms(&st) > TEMP_STALE_S * 1000;
 }
 
 static void sweep_temps(int dirfd)
@@ -1062,7 +1070,6 @@ enum ticket_state { TICKET_WAITING, TICKET_STALLED, TICKET_DEAD };
 static enum ticket_state ticket_state(int qfd, const char *name)
 {
 	int fd = openat(qfd, name, O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC);
-	struct timespec now;
 	struct stat st;
 	enum ticket_state state = TICKET_WAITING;
 
@@ -1070,12 +1077,8 @@ static enum ticket_state ticket_state(int qfd, const char *name)
 		return errno == ENOENT ? TICKET_DEAD : TICKET_WAITING; /* unreadable: wait for it */
 	if (flock(fd, LOCK_SH | LOCK_NB) == 0) {
 		state = TICKET_DEAD; /* nobody holds it: its waiter is gone */
-	} else if (fstat(fd, &st) == 0 && clock_gettime(CLOCK_REALTIME, &now) == 0) {
-		int64_t age = ((int64_t)now.tv_sec - st.st_mtim.tv_sec) * 1000 +
-			      (now.tv_nsec - st.st_mtim.tv_nsec) / 1000000;
-
-		if (age > TICKET_STALL_MS)
-			state = TICKET_STALLED;
+	} else if (fstat(fd, &st) == 0 && mtime_age_ms(&st) > TICKET_STALL_MS) {
+		state = TICKET_STALLED;
 	}
 	close(fd);
 	return state;
