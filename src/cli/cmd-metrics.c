@@ -23,6 +23,7 @@
 #include "cli.h"
 #include "records.h"
 #include "runs.h"
+#include "sysfs-state.h"
 
 #define PROM_FILE "vgpuctl.prom"
 

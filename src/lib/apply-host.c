@@ -19,6 +19,7 @@
 #include "cleanup.h"
 #include "exec.h"
 #include "host.h"
+#include "sysfs-lock.h"
 #include "txn.h"
 #include "virt.h"
 

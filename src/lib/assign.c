@@ -16,6 +16,7 @@
 #include "live.h"
 #include "outfile.h"
 #include "records.h"
+#include "sysfs-lock.h"
 #include "txn.h"
 #include "virt.h"
 

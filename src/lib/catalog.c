@@ -12,7 +12,7 @@
 #include "catalog.h"
 #include "cleanup.h"
 #include "mig-tables.h"
-#include "sysfs.h"
+#include "sysfs-state.h"
 
 #define CATALOG_MAX (256 * 1024)
 

@@ -12,6 +12,8 @@
 #include "hook.h"
 #include "host.h"
 #include "live.h"
+#include "sysfs-lock.h"
+#include "sysfs-state.h"
 #include "txn.h"
 
 #define NOTE_MAX (64 * 1024)

@@ -13,7 +13,7 @@
 
 #include "cleanup.h"
 #include "outfile.h"
-#include "sysfs.h"
+#include "sysfs-state.h"
 #include "util.h"
 
 #define MAX_LINKS 40 /* the kernel's own limit on links in one path */

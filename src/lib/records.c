@@ -9,7 +9,7 @@
 
 #include "model.h"
 #include "records.h"
-#include "sysfs.h"
+#include "sysfs-state.h"
 
 #define RECORD_MAX 4096
 

@@ -8,7 +8,7 @@
 
 #include "cleanup.h"
 #include "runs.h"
-#include "sysfs.h"
+#include "sysfs-state.h"
 #include "util.h"
 
 /* a file name: COMMAND@LABEL with the label's other bytes as %XX */

@@ -1,8 +1,8 @@
 // SPDX-License-Identifier: LGPL-2.1-or-later
 /*
- * Root-aware file access: the only code that opens, reads or writes the
- * host.  See sysfs.h for the rules (root as a jail, regular files only,
- * bounded reads).
+ * Root-aware file access: the root as a jail, the readers (regular files
+ * only, bounded reads) and the one write to the host.  See sysfs.h for the
+ * rules; state files are sysfs-state.c, locks sysfs-lock.c.
  */
 #include <dirent.h>
 #include <errno.h>
@@ -10,30 +10,18 @@
 #include <linux/magic.h>
 #include <linux/openat2.h>
 #include <poll.h>
-#include <signal.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/file.h>
 #include <sys/statfs.h>
 #include <sys/statvfs.h>
 #include <sys/syscall.h>
 #include <sys/wait.h>
-#include <sys/xattr.h>
-#include <time.h>
 #include <unistd.h>
 
 #include "cleanup.h"
-#include "sysfs.h"
-
-struct vgpu_sysfs {
-	int rootfd;
-	char *root; /* as given, for messages; "/" for the real host */
-	bool no_openat2; /* old kernel on the real host: plain openat() */
-	bool nodev; /* the root's mount holds no device (see mount_nodev()) */
-	int lockfd; /* ROOT/run/vgpuctl/lock while held, else -1 */
-};
+#include "sysfs-priv.h"
 
 static int sys_openat2(int dirfd, const char *path, int flags, unsigned long long resolve)
 {
@@ -113,7 +101,8 @@ void vgpu_sysfs_free(struct vgpu_sysfs *fs)
 		return;
 	if (fs->rootfd >= 0)
 		close(fs->rootfd);
-	vgpu_sysfs_unlock(fs);
+	if (fs->lockfd >= 0)
+		close(fs->lockfd); /* the host lock (sysfs-lock.c): drops the flock */
 	free(fs->root);
 	free(fs);
 }
@@ -535,22 +524,12 @@ static int open_entry(const struct vgpu_sysdir *d, const char *rel, bool follow)
 	return open_in(d, rel, O_PATH | (follow ? 0 : O_NOFOLLOW));
 }
 
-/*
- * One plain name ("driver", not "a/b", "." or ".."): looked up in the
- * directory itself, it cannot lead out of it, and an lstat() or a
- * readlink() needs no openat2() to stay inside.
- */
-static bool one_component(const char *name)
-{
-	return *name && !strchr(name, '/') && strcmp(name, ".") != 0 && strcmp(name, "..") != 0;
-}
-
 static int readlink_rel(const struct vgpu_sysdir *d, const char *rel, char *buf, size_t len)
 {
 	VGPU_AUTOCLOSE int fd = -1;
 	ssize_t n;
 
-	if (one_component(rel)) {
+	if (sysfs_one_component(rel)) {
 		n = readlinkat(d->fd, rel, buf, len - 1);
 		if (n < 0)
 			return -errno; /* EINVAL: not a link */
@@ -598,7 +577,7 @@ static int stat_rel(const struct vgpu_sysdir *d, const char *rel, struct stat *s
 	VGPU_AUTOCLOSE int fd = -1;
 	struct stat s;
 
-	if (one_component(rel)) {
+	if (sysfs_one_component(rel)) {
 		if (fstatat(d->fd, rel, &s, AT_SYMLINK_NOFOLLOW) < 0)
 			return -errno;
 		/* a link to follow is followed inside the jail, below */
@@ -839,538 +818,6 @@ int vgpu_file_read(struct vgpu_ctx *ctx, const char *path, size_t cap, char **ou
 	return 0;
 }
 
-/* ---- state files ---------------------------------------------------------- */
-
-int vgpu_sysfs_mkdirs(struct vgpu_sysfs *fs, struct vgpu_sysdir *d, const char *rel)
-{
-	struct vgpu_sysdir root;
-	char path[VGPU_PATH_MAX];
-
-	if (snprintf(path, sizeof(path), "%s", rel) >= (int)sizeof(path))
-		return -ENAMETOOLONG;
-	if (path[0] == '/')
-		return -VGPU_EESCAPE;
-	vgpu_sysdir_root(fs, &root);
-	/* each prefix in turn: "var", "var/lib", "var/lib/vgpuctl" */
-	for (char *slash = path;; slash++) {
-		bool last;
-
-		slash = strchrnul(slash, '/');
-		last = *slash == '\0';
-		*slash = '\0';
-		if (vgpu_sysdir_open(fs, d, "%s", path) == 0) {
-			if (last)
-				return 0;
-			vgpu_sysdir_close(d);
-		} else {
-			char *base = strrchr(path, '/');
-			VGPU_AUTOCLOSE int pfd = -1;
-
-			if (base) {
-				*base = '\0';
-				pfd = open_in(&root, path, O_RDONLY | O_DIRECTORY);
-				*base = '/';
-				if (pfd < 0)
-					return pfd;
-			}
-			if (mkdirat(base ? pfd : fs->rootfd, base ? base + 1 : path, 0755) < 0 &&
-			    errno != EEXIST)
-				return -errno;
-			if (last)
-				return vgpu_sysdir_open(fs, d, "%s", path);
-		}
-		*slash = '/';
-	}
-}
-
-int vgpu_write_all(int fd, const char *data, size_t len)
-{
-	while (len) {
-		ssize_t n = write(fd, data, len);
-
-		if (n < 0 && errno == EINTR)
-			continue;
-		if (n <= 0)
-			return n < 0 ? -errno : -EIO;
-		data += n;
-		len -= (size_t)n;
-	}
-	return 0;
-}
-
-/* Give @to every extended attribute of @from (an ACL is one: system.posix_acl_*). */
-static int copy_xattrs(int from, int to)
-{
-	char names[8192], value[65536];
-	ssize_t n = flistxattr(from, names, sizeof(names));
-
-	if (n < 0)
-		return errno == ENOTSUP ? 0 : -errno;
-	for (const char *name = names; name < names + n; name += strlen(name) + 1) {
-		ssize_t v = fgetxattr(from, name, value, sizeof(value));
-
-		if (v < 0 && errno == ENODATA)
-			continue; /* removed meanwhile */
-		if (v < 0 || fsetxattr(to, name, value, (size_t)v, 0) < 0)
-			return -errno;
-	}
-	return 0;
-}
-
-int vgpu_replace_at(int dirfd, const char *name, const char *data, size_t len,
-		    const struct stat *keep, int attrs_from)
-{
-	char tmp[VGPU_PATH_MAX];
-	int fd, r;
-
-	if (!one_component(name))
-		return -EINVAL;
-	if (snprintf(tmp, sizeof(tmp), ".%s.%ld.tmp", name, (long)getpid()) >= (int)sizeof(tmp))
-		return -ENAMETOOLONG;
-	(void)unlinkat(dirfd, tmp, 0); /* a leftover of a crashed run of this pid */
-	fd = openat(dirfd, tmp, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC,
-		    keep ? 0600 : 0644);
-	if (fd < 0)
-		return -errno;
-	r = vgpu_write_all(fd, data, len);
-	/* the owner first: fchown() may clear set-id bits that fchmod() sets */
-	if (r == 0 && keep && fchown(fd, keep->st_uid, keep->st_gid) < 0 && errno != EPERM)
-		r = -errno;
-	if (r == 0 && keep && fchmod(fd, keep->st_mode & 07777) < 0)
-		r = -errno;
-	/* after the mode: an ACL's mask is the group bits, and the ACL is what was there */
-	if (r == 0 && attrs_from >= 0)
-		r = copy_xattrs(attrs_from, fd);
-	if (r == 0 && fsync(fd) < 0)
-		r = -errno;
-	if (close(fd) < 0 && r == 0)
-		r = -errno;
-	if (r == 0 && renameat(dirfd, tmp, dirfd, name) < 0)
-		r = -errno;
-	if (r < 0) {
-		(void)unlinkat(dirfd, tmp, 0);
-		return r;
-	}
-	/*
-	 * The rename has taken effect and the data is on disk; a directory
-	 * fsync() that fails only leaves the rename's durability to the next
-	 * sync.  Failing here would report as not done a change that is done.
-	 */
-	(void)fsync(dirfd);
-	return 0;
-}
-
-/* Is @pid a process that no longer exists (its files and tickets are litter)? */
-static bool pid_gone(long pid)
-{
-	return pid > 0 && kill((pid_t)pid, 0) < 0 && errno == ESRCH;
-}
-
-/*
- * A writer killed between its temporary file and the rename leaves
- * ".NAME.PID.tmp"; only its own PID would remove it.  Remove those whose
- * writer is gone (the PID names no process), so none stays forever.
- */
-/*
- * Untouched for TEMP_STALE_S: no write in progress.  A PID alone does not
- * tell: one in another PID namespace (a container sharing the directory)
- * names nothing here, while its writer is alive.
- */
-#define TEMP_STALE_S 60
-
-/* How long ago @st was last modified, in ms (its mtime against the wall clock). */
-static int64_t mtime_age_ms(const struct stat *st)
-{
-	struct timespec now;
-
-	clock_gettime(CLOCK_REALTIME, &now);
-	return ((int64_t)now.tv_sec - st->st_mtim.tv_sec) * 1000 +
-	       (now.tv_nsec - st->st_mtim.tv_nsec) / 1000000;
-}
-
-static bool temp_old(int dirfd, const char *name)
-{
-	struct stat st;
-
-	return fstatat(dirfd, name, &st, AT_SYMLINK_NOFOLLOW) == 0 &&
-	       mtime_age_ms(&st) > TEMP_STALE_S * 1000;
-}
-
-static void sweep_temps(int dirfd)
-{
-	int fd = dup(dirfd);
-	DIR *dir = fd >= 0 ? fdopendir(fd) : NULL;
-	struct dirent *e;
-
-	if (!dir) {
-		if (fd >= 0)
-			close(fd);
-		return;
-	}
-	while ((e = readdir(dir))) {
-		const char *dot;
-		char *end;
-		long pid;
-
-		if (e->d_name[0] != '.' || strlen(e->d_name) < 6 ||
-		    strcmp(e->d_name + strlen(e->d_name) - 4, ".tmp") != 0)
-			continue;
-		dot = e->d_name + strlen(e->d_name) - 4; /* ".tmp" */
-		while (dot > e->d_name + 1 && dot[-1] != '.')
-			dot--;
-		pid = strtol(dot, &end, 10);
-		if (dot > e->d_name + 1 && end == e->d_name + strlen(e->d_name) - 4 &&
-		    pid_gone(pid) && temp_old(dirfd, e->d_name))
-			(void)unlinkat(dirfd, e->d_name, 0);
-	}
-	closedir(dir);
-}
-
-int vgpu_sysfs_replace(const struct vgpu_sysdir *d, const char *name, const char *data, size_t len)
-{
-	int r = vgpu_replace_at(d->fd, name, data, len, NULL, -1);
-
-	if (r == 0)
-		sweep_temps(d->fd);
-	return r;
-}
-
-int vgpu_sysfs_unlink(const struct vgpu_sysdir *d, const char *name)
-{
-	if (!one_component(name))
-		return -EINVAL;
-	if (unlinkat(d->fd, name, 0) < 0)
-		return -errno;
-	(void)fsync(d->fd); /* done either way: see vgpu_sysfs_replace() */
-	sweep_temps(d->fd);
-	return 0;
-}
-
-/*
- * The waiters' queue: each waiter for a lock puts a ticket
- * "BOOTTIME-NS.PID" in DIR/queue and only the oldest ticket of a waiter
- * that is alive and running may take the flock, so waiters are served in
- * the order they came, not by whoever polls first.  The queue is fairness
- * only: the flock alone keeps two runs out of the lock together.
- *
- * A ticket is alive while its waiter holds a flock on it: the waiter locks
- * the file before its name appears and the kernel drops the lock when the
- * waiter dies, whatever PID namespace it ran in and whoever has its PID now.
- * A PID read from a name could be reused, or be another namespace's.
- * A waiter proves it is running by touching its ticket (its mtime) every
- * TICKET_BEAT_MS; a ticket untouched for TICKET_STALL_MS is a waiter
- * stopped (Ctrl-Z, SIGSTOP) or starved, and the others pass it: it loses
- * its turn, not everybody theirs, and takes its place again if it runs.
- */
-#define TICKET_BEAT_MS 100
-#define TICKET_STALL_MS 1000
-
-enum ticket_state { TICKET_WAITING, TICKET_STALLED, TICKET_DEAD };
-
-static enum ticket_state ticket_state(int qfd, const char *name)
-{
-	int fd = openat(qfd, name, O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC);
-	struct stat st;
-	enum ticket_state state = TICKET_WAITING;
-
-	if (fd < 0)
-		return errno == ENOENT ? TICKET_DEAD : TICKET_WAITING; /* unreadable: wait for it */
-	if (flock(fd, LOCK_SH | LOCK_NB) == 0) {
-		state = TICKET_DEAD; /* nobody holds it: its waiter is gone */
-	} else if (fstat(fd, &st) == 0 && mtime_age_ms(&st) > TICKET_STALL_MS) {
-		state = TICKET_STALLED;
-	}
-	close(fd);
-	return state;
-}
-
-/*
- * How many waiters that are alive and running came before @mine; the
- * tickets of dead waiters are removed on the way.  Return: the count, or -errno.
- */
-static int tickets_ahead(const struct vgpu_sysdir *q, const char *mine)
-{
-	VGPU_AUTOSTRV names = { 0 };
-	int ahead = 0, r = vgpu_sysfs_list_dir(q, &names, ".");
-
-	if (r < 0)
-		return r;
-	for (size_t i = 0; i < names.n; i++) {
-		const char *n = names.items[i];
-
-		/* ".NAME": a ticket being made, not yet locked and named */
-		if (n[0] == '.' || strcmp(n, mine) >= 0)
-			continue;
-		switch (ticket_state(q->fd, n)) {
-		case TICKET_DEAD:
-			(void)unlinkat(q->fd, n, 0);
-			break;
-		case TICKET_STALLED:
-			break;
-		case TICKET_WAITING:
-			ahead++;
-			break;
-		}
-	}
-	return ahead;
-}
-
-/*
- * Put this run's ticket in the queue: made under a dot name, locked, then
- * renamed, so no other waiter ever sees it unlocked.  Return: the ticket's
- * fd (holding the flock that says this waiter lives), or -errno.
- */
-static int ticket_take(int qfd, char *ticket, size_t len)
-{
-	char tmp[96];
-	struct timespec arrival;
-	int fd;
-
-	clock_gettime(CLOCK_BOOTTIME, &arrival);
-	snprintf(ticket, len, "%020llu.%ld",
-		 (unsigned long long)arrival.tv_sec * 1000000000ULL +
-			 (unsigned long long)arrival.tv_nsec,
-		 (long)getpid());
-	snprintf(tmp, sizeof(tmp), ".%s", ticket);
-	fd = openat(qfd, tmp, O_RDWR | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0600);
-	if (fd < 0)
-		return -errno;
-	if (flock(fd, LOCK_EX | LOCK_NB) < 0 || renameat(qfd, tmp, qfd, ticket) < 0) {
-		int e = -errno;
-
-		(void)unlinkat(qfd, tmp, 0);
-		close(fd);
-		return e;
-	}
-	return fd;
-}
-
-/* Remove this run's ticket: the name first, so nobody sees it unlocked. */
-static int ticket_drop(int qfd, const char *ticket, int fd)
-{
-	int r = unlinkat(qfd, ticket, 0) < 0 ? -errno : 0;
-
-	close(fd);
-	return r;
-}
-
-/*
- * The lock file @dir/lock (flock, exclusive), waiters served in the order
- * they came through the tickets of @dir/queue, the wait bounded in
- * wall-clock time.  @what names it in messages ("the host lock").
- */
-static int fifo_lock(struct vgpu_ctx *ctx, struct vgpu_sysfs *fs, const char *dir_rel,
-		     const char *what, unsigned timeout_ms, int *out)
-{
-	VGPU_AUTOSYSDIR dir = { .fd = -1 };
-	VGPU_AUTOSYSDIR queue = { .fd = -1 };
-	char show[VGPU_SHOW_LEN], ticket[64], qrel[VGPU_PATH_MAX];
-	uint64_t start = vgpu_monotonic_ms(), waited = 0, beat = start;
-	struct timespec nap = { 0, 2 * 1000 * 1000 };
-	int r, fd, tfd, ahead = 0;
-
-	snprintf(qrel, sizeof(qrel), "%s/queue", dir_rel);
-	r = vgpu_sysfs_mkdirs(fs, &queue, qrel);
-	if (r == 0)
-		r = vgpu_sysdir_open(fs, &dir, "%s", dir_rel);
-	if (r < 0) {
-		vgpu_sysdir_root(fs, &dir);
-		return vgpu_error(ctx, r, "cannot create '%s': %s",
-				  vgpu_sysdir_show(&dir, qrel, show, sizeof(show)),
-				  vgpu_strerror(r));
-	}
-	vgpu_sysdir_show(&dir, "lock", show, sizeof(show));
-	fd = openat(dir.fd, "lock", O_RDWR | O_CREAT | O_NOFOLLOW | O_CLOEXEC | O_NONBLOCK, 0600);
-	if (fd < 0)
-		return vgpu_error(ctx, -errno, "cannot open lock '%s': %s", show, strerror(errno));
-	/* the lock is free and nobody waits: no ticket to make (the common case) */
-	if (tickets_ahead(&queue, "~") == 0 && flock(fd, LOCK_EX | LOCK_NB) == 0) {
-		*out = fd;
-		return 0;
-	}
-	tfd = ticket_take(queue.fd, ticket, sizeof(ticket));
-	if (tfd < 0) {
-		close(fd);
-		return vgpu_error(ctx, tfd, "cannot queue for %s '%s': %s", what, show,
-				  strerror(-tfd));
-	}
-	/* bounded, in wall-clock time: a hook waiting here blocks a VM start */
-	for (;;) {
-		uint64_t now;
-
-		ahead = tickets_ahead(&queue, ticket);
-		if (ahead == 0 && flock(fd, LOCK_EX | LOCK_NB) == 0)
-			break;
-		if (ahead < 0 || (ahead == 0 && errno != EWOULDBLOCK && errno != EINTR)) {
-			r = ahead < 0 ? ahead : -errno;
-			(void)ticket_drop(queue.fd, ticket, tfd);
-			close(fd);
-			return vgpu_error(ctx, r, "cannot lock '%s': %s", show, strerror(-r));
-		}
-		now = vgpu_monotonic_ms();
-		waited = now - start;
-		if (vgpu_interrupted()) { /* Ctrl-C: stop waiting, nothing was changed */
-			(void)ticket_drop(queue.fd, ticket, tfd);
-			close(fd);
-			return vgpu_error(ctx, -EINTR,
-					  "interrupted (signal %d) while waiting for %s",
-					  vgpu_interrupted(), what);
-		}
-		if (waited >= timeout_ms) {
-			(void)ticket_drop(queue.fd, ticket, tfd);
-			close(fd);
-			return vgpu_error(ctx, -EWOULDBLOCK,
-					  "another vgpuctl holds %s '%s' (waited %llu ms, %d more "
-					  "waiting before this run)",
-					  what, show, (unsigned long long)waited, ahead);
-		}
-		/* still here and running: the others keep this run's turn */
-		if (now - beat >= TICKET_BEAT_MS) {
-			(void)futimens(tfd, NULL);
-			beat = now;
-		}
-		nanosleep(&nap, NULL);
-	}
-	r = ticket_drop(queue.fd, ticket, tfd);
-	if (r < 0)
-		vgpu_warn(ctx, "cannot remove the lock ticket '%s/%s': %s",
-			  vgpu_sysdir_show(&queue, ".", show, sizeof(show)), ticket, strerror(-r));
-	*out = fd;
-	return 0;
-}
-
-int vgpu_sysfs_lock(struct vgpu_ctx *ctx, struct vgpu_sysfs *fs, unsigned timeout_ms)
-{
-	if (fs->lockfd >= 0)
-		return 0;
-	return fifo_lock(ctx, fs, "run/vgpuctl", "the host lock", timeout_ms, &fs->lockfd);
-}
-
-void vgpu_sysfs_unlock(struct vgpu_sysfs *fs)
-{
-	if (fs->lockfd >= 0)
-		close(fs->lockfd); /* drops the flock */
-	fs->lockfd = -1;
-}
-
-int vgpu_sysfs_lock_gpu(struct vgpu_ctx *ctx, struct vgpu_sysfs *fs, const char *gpu,
-			unsigned timeout_ms, int *fd)
-{
-	char bdf[VGPU_BDF_LEN], rel[VGPU_PATH_MAX], what[64];
-
-	if (vgpu_bdf_normalize(gpu, bdf) < 0)
-		return vgpu_error(ctx, -EINVAL, "'%s' is not a PCI address", gpu);
-	snprintf(rel, sizeof(rel), "run/vgpuctl/gpu/%s", bdf);
-	snprintf(what, sizeof(what), "the lock of GPU %s", bdf);
-	return fifo_lock(ctx, fs, rel, what, timeout_ms, fd);
-}
-
-void vgpu_gpu_locks_add(struct vgpu_gpu_locks *l, const char *gpu)
-{
-	for (size_t i = 0; i < l->gpus.n; i++)
-		if (strcmp(l->gpus.items[i], gpu) == 0)
-			return;
-	vgpu_strv_push(&l->gpus, vgpu_xstrdup(gpu));
-}
-
-static int cmp_str(const void *a, const void *b)
-{
-	return strcmp(*(char *const *)a, *(char *const *)b);
-}
-
-int vgpu_gpu_locks_take(struct vgpu_ctx *ctx, struct vgpu_sysfs *fs, struct vgpu_gpu_locks *l,
-			uint64_t deadline_ms)
-{
-	/* byte order: every run takes them in this one order (no cycle) */
-	if (l->gpus.n)
-		qsort(l->gpus.items, l->gpus.n, sizeof(*l->gpus.items), cmp_str);
-	free(l->fds);
-	l->fds = vgpu_xcalloc(l->gpus.n ? l->gpus.n : 1, sizeof(*l->fds));
-	for (l->n = 0; l->n < l->gpus.n; l->n++) {
-		uint64_t now = vgpu_monotonic_ms();
-		int e = vgpu_sysfs_lock_gpu(ctx, fs, l->gpus.items[l->n],
-					    deadline_ms > now ? (unsigned)(deadline_ms - now) : 0,
-					    &l->fds[l->n]);
-
-		if (e < 0) {
-			vgpu_gpu_locks_release(l);
-			return e;
-		}
-	}
-	return 0;
-}
-
-void vgpu_gpu_locks_release(struct vgpu_gpu_locks *l)
-{
-	while (l->n)
-		close(l->fds[--l->n]); /* drops the flock */
-	free(l->fds);
-	l->fds = NULL;
-	vgpu_strv_clear(&l->gpus);
-}
-
-/* Is every GPU of @want in @have? */
-static bool gpus_within(const struct vgpu_strv *want, const struct vgpu_strv *have)
-{
-	for (size_t i = 0; i < want->n; i++) {
-		size_t k = 0;
-
-		while (k < have->n && strcmp(want->items[i], have->items[k]) != 0)
-			k++;
-		if (k == have->n)
-			return false;
-	}
-	return true;
-}
-
-static void gpus_copy(struct vgpu_gpu_locks *to, const struct vgpu_strv *from)
-{
-	for (size_t i = 0; i < from->n; i++)
-		vgpu_gpu_locks_add(to, from->items[i]);
-}
-
-int vgpu_locks_take(struct vgpu_ctx *ctx, struct vgpu_sysfs *fs, uint64_t deadline_ms,
-		    int (*gpus)(void *arg, struct vgpu_gpu_locks *want), void *arg,
-		    struct vgpu_gpu_locks *held)
-{
-	for (;;) {
-		struct vgpu_gpu_locks want = { .n = 0 };
-		uint64_t now = vgpu_monotonic_ms();
-		int e = vgpu_sysfs_lock(ctx, fs,
-					deadline_ms > now ? (unsigned)(deadline_ms - now) : 0);
-
-		if (e == 0)
-			e = gpus(arg, &want);
-		if (e == 0 && held->n && gpus_within(&want.gpus, &held->gpus)) {
-			vgpu_gpu_locks_release(&want);
-			return 0; /* waited for without the host lock: held already */
-		}
-		if (e == 0) {
-			/* under the host lock: try, never wait */
-			vgpu_gpu_locks_release(held);
-			gpus_copy(held, &want.gpus);
-			e = vgpu_gpu_locks_take(ctx, fs, held, vgpu_monotonic_ms());
-			if (e == 0) {
-				vgpu_gpu_locks_release(&want);
-				return 0;
-			}
-		}
-		vgpu_sysfs_unlock(fs);
-		if (e != -EWOULDBLOCK || !want.gpus.n) {
-			vgpu_gpu_locks_release(&want);
-			vgpu_gpu_locks_release(held);
-			return e;
-		}
-		/* a GPU is busy: wait for its lock alone, then decide again */
-		vgpu_ctx_clear(ctx);
-		gpus_copy(held, &want.gpus);
-		vgpu_gpu_locks_release(&want);
-		e = vgpu_gpu_locks_take(ctx, fs, held, deadline_ms);
-		if (e < 0)
-			return e;
-	}
-}
-
 void vgpu_warn_file(struct vgpu_ctx *ctx, const struct vgpu_sysdir *d, const char *rel, int err,
 		    const char *tail)
 {
@@ -1383,21 +830,4 @@ void vgpu_warn_file_why(struct vgpu_ctx *ctx, const struct vgpu_sysdir *d, const
 	char show[VGPU_SHOW_LEN];
 
 	vgpu_warn(ctx, "cannot read '%s': %s%s", VGPU_SHOW(d, rel, show), cause, tail ? tail : "");
-}
-
-int vgpu_sysfs_mkdirs_ctx(struct vgpu_ctx *ctx, struct vgpu_sysfs *fs, struct vgpu_sysdir *d,
-			  const char *rel)
-{
-	int r = vgpu_sysfs_mkdirs(fs, d, rel);
-
-	if (r < 0) {
-		char show[VGPU_SHOW_LEN];
-		struct vgpu_sysdir root;
-
-		vgpu_sysdir_root(fs, &root);
-		return vgpu_error(ctx, r, "cannot create '%s': %s",
-				  vgpu_sysdir_show(&root, rel, show, sizeof(show)),
-				  vgpu_strerror(r));
-	}
-	return 0;
 }

@@ -52,6 +52,8 @@
 #include "catalog.h"
 #include "records.h"
 #include "outfile.h"
+#include "sysfs-lock.h"
+#include "sysfs-state.h"
 #include "sysfs.h"
 #include "test-hosts.h"
 #include "test-util.h"

@@ -29,6 +29,8 @@
 #include <sys/sysmacros.h>
 #include <unistd.h>
 
+#include "sysfs-lock.h"
+#include "sysfs-state.h"
 #include "sysfs.h"
 #include "test-util.h"
 
