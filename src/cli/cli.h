@@ -6,7 +6,7 @@
 #include <stdio.h>
 
 #include "ctx.h"
-#include "host.h"
+#include "read-host.h"
 #include "model.h"
 #include "sysfs.h"
 

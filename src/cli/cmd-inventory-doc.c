@@ -14,7 +14,7 @@
 
 #include "cleanup.h"
 #include "cli.h"
-#include "host.h"
+#include "read-host.h"
 #include "mig.h"
 
 #ifndef VGPUCTL_VERSION

@@ -7,7 +7,7 @@
 #include <string.h>
 
 #include "cli.h"
-#include "host.h"
+#include "read-host.h"
 #include "nvml.h"
 
 /*

@@ -18,7 +18,7 @@
 #include "catalog.h"
 #include "cleanup.h"
 #include "exec.h"
-#include "host.h"
+#include "read-host.h"
 #include "sysfs-lock.h"
 #include "txn.h"
 #include "virt.h"

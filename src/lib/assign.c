@@ -12,7 +12,7 @@
 #include "assign.h"
 #include "catalog.h"
 #include "cleanup.h"
-#include "host.h"
+#include "read-host.h"
 #include "live.h"
 #include "outfile.h"
 #include "records.h"

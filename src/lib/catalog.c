@@ -11,7 +11,7 @@
 
 #include "catalog.h"
 #include "cleanup.h"
-#include "mig-tables.h"
+#include "mig.h"
 #include "sysfs-state.h"
 
 #define CATALOG_MAX (256 * 1024)

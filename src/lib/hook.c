@@ -10,8 +10,9 @@
 
 #include "cleanup.h"
 #include "hook.h"
-#include "host.h"
+#include "read-host.h"
 #include "live.h"
+#include "read-live.h"
 #include "sysfs-lock.h"
 #include "sysfs-state.h"
 #include "txn.h"

@@ -14,26 +14,10 @@
 #include <time.h>
 
 #include "live.h"
-#include "read-priv.h"
+#include "read-live.h"
 
-#define VFIO_ATTR "sys/bus/pci/devices/%s/nvidia/current_vgpu_type"
-#define MDEV_DIR "sys/bus/mdev/devices/%s"
-
-/* The record's addresses, id and UUID are validated before they become paths. */
-static int check_record(struct vgpu_ctx *ctx, const struct vgpu_record *r)
-{
-	char bdf[VGPU_BDF_LEN];
-
-	if (vgpu_bdf_normalize(r->parent, bdf) < 0 || strcmp(bdf, r->parent) != 0)
-		return vgpu_error(ctx, -EINVAL, "'%s' is not a PCI address", r->parent);
-	if (r->type_id == 0 || r->type_id > 0xffffff)
-		return vgpu_error(ctx, -EINVAL, "%u is not a vGPU type id", r->type_id);
-	if (r->iface == VGPU_IFACE_MDEV && !vgpu_uuid_valid(r->mdev_uuid))
-		return vgpu_error(ctx, -EINVAL, "'%s' is not an mdev UUID", r->mdev_uuid);
-	if (r->iface != VGPU_IFACE_MDEV && r->iface != VGPU_IFACE_VENDOR_VFIO)
-		return vgpu_error(ctx, -EINVAL, "vGPU on %s has no interface", r->parent);
-	return 0;
-}
+#define VFIO_ATTR VGPU_LIVE_VFIO_ATTR
+#define MDEV_DIR VGPU_LIVE_MDEV_DIR
 
 static void msleep(unsigned ms)
 {
@@ -53,63 +37,20 @@ static const char *show_root(struct vgpu_sysfs *fs, char *buf, const char *fmt, 
 	return vgpu_sysdir_show(&root, rel, buf, VGPU_SHOW_LEN);
 }
 
-static int vfio_current(struct vgpu_ctx *ctx, struct vgpu_sysfs *fs, const char *vf, long *cur)
+/*
+ * The vGPU type the VF of @r holds now (0: none).  Every write starts with
+ * vgpu_live_query(), which validates @r before any of its values becomes a
+ * path.
+ */
+static int vfio_current(struct vgpu_ctx *ctx, struct vgpu_sysfs *fs, const struct vgpu_record *r,
+			long *cur)
 {
-	struct vgpu_sysdir root;
-	char show[VGPU_SHOW_LEN];
-	int r;
+	struct vgpu_live_state st;
+	int err = vgpu_live_query(ctx, fs, r, &st);
 
-	vgpu_sysdir_root(fs, &root);
-	r = vgpu_sysfs_read_long(&root, cur, 0, 0xffffff, VFIO_ATTR, vf);
-	if (r < 0)
-		return vgpu_error(ctx, r, "cannot read '%s': %s",
-				  show_root(fs, show, VFIO_ATTR, vf), vgpu_strerror(r));
-	return 0;
-}
-
-/* mdev @uuid: does it exist, on which parent, of which type. */
-static int mdev_query(struct vgpu_ctx *ctx, struct vgpu_sysfs *fs, const char *uuid,
-		      struct vgpu_live_state *out)
-{
-	char show[VGPU_SHOW_LEN];
-	struct vgpu_sysdir root;
-	int r;
-
-	memset(out, 0, sizeof(*out));
-	vgpu_sysdir_root(fs, &root);
-	r = vgpu_mdev_locate(&root, uuid, out->parent, &out->type_id);
-	if (r == -ENOENT || r == -VGPU_EDANGLING)
-		return 0;
-	if (r < 0)
-		return vgpu_error(ctx, r, "cannot read '%s': %s",
-				  show_root(fs, show, MDEV_DIR, uuid), vgpu_strerror(r));
-	out->exists = true;
-	return 0;
-}
-
-bool vgpu_live_as_recorded(const struct vgpu_live_state *st, const struct vgpu_record *r)
-{
-	return st->exists && st->type_id == r->type_id && strcmp(st->parent, r->parent) == 0;
-}
-
-int vgpu_live_query(struct vgpu_ctx *ctx, struct vgpu_sysfs *fs, const struct vgpu_record *r,
-		    struct vgpu_live_state *out)
-{
-	long cur;
-	int err = check_record(ctx, r);
-
-	if (err < 0)
-		return err;
-	if (r->iface == VGPU_IFACE_MDEV)
-		return mdev_query(ctx, fs, r->mdev_uuid, out);
-	memset(out, 0, sizeof(*out));
-	err = vfio_current(ctx, fs, r->parent, &cur);
-	if (err < 0)
-		return err;
-	out->exists = cur != 0;
-	out->type_id = (unsigned)cur;
-	snprintf(out->parent, sizeof(out->parent), "%s", r->parent);
-	return 0;
+	if (err == 0)
+		*cur = st.type_id;
+	return err;
 }
 
 /* What the driver means by an errno on create. */
@@ -137,8 +78,8 @@ static int create_vfio(struct vgpu_ctx *ctx, struct vgpu_sysfs *fs, const struct
 {
 	struct vgpu_sysdir root;
 	char show[VGPU_SHOW_LEN], val[16];
-	long cur;
-	int err = vfio_current(ctx, fs, r->parent, &cur);
+	long cur = 0;
+	int err = vfio_current(ctx, fs, r, &cur);
 
 	if (err < 0)
 		return err;
@@ -157,7 +98,7 @@ static int create_vfio(struct vgpu_ctx *ctx, struct vgpu_sysfs *fs, const struct
 				  show_root(fs, show, VFIO_ATTR, r->parent), vgpu_strerror(err),
 				  create_hint(err, r->iface));
 	*created = true;
-	err = vfio_current(ctx, fs, r->parent, &cur);
+	err = vfio_current(ctx, fs, r, &cur);
 	if (err == 0 && cur != r->type_id)
 		err = vgpu_error(ctx, -EIO, "VF %s: wrote type %u to current_vgpu_type, reads %ld",
 				 r->parent, r->type_id, cur);
@@ -170,7 +111,7 @@ static int create_mdev(struct vgpu_ctx *ctx, struct vgpu_sysfs *fs, const struct
 	char rel[VGPU_PATH_MAX], show[VGPU_SHOW_LEN];
 	struct vgpu_live_state st;
 	struct vgpu_sysdir root;
-	int err = mdev_query(ctx, fs, r->mdev_uuid, &st);
+	int err = vgpu_live_query(ctx, fs, r, &st);
 
 	if (err < 0)
 		return err;
@@ -192,7 +133,7 @@ static int create_mdev(struct vgpu_ctx *ctx, struct vgpu_sysfs *fs, const struct
 				  vgpu_sysdir_show(&root, rel, show, sizeof(show)),
 				  vgpu_strerror(err), create_hint(err, r->iface));
 	*created = true;
-	err = mdev_query(ctx, fs, r->mdev_uuid, &st);
+	err = vgpu_live_query(ctx, fs, r, &st);
 	if (err == 0 && !vgpu_live_as_recorded(&st, r))
 		err = vgpu_error(ctx, -EIO,
 				 "mdev %s: created on %s as nvidia-%u, but the host "
@@ -205,11 +146,7 @@ static int create_mdev(struct vgpu_ctx *ctx, struct vgpu_sysfs *fs, const struct
 int vgpu_live_create(struct vgpu_ctx *ctx, struct vgpu_sysfs *fs, const struct vgpu_record *r,
 		     bool *created)
 {
-	int err = check_record(ctx, r);
-
 	*created = false;
-	if (err < 0)
-		return err;
 	return r->iface == VGPU_IFACE_MDEV ? create_mdev(ctx, fs, r, created) :
 					     create_vfio(ctx, fs, r, created);
 }
@@ -241,12 +178,12 @@ static int destroy_vfio(struct vgpu_ctx *ctx, struct vgpu_sysfs *fs, const struc
 	static const unsigned backoff_ms[] = { 50, 100, 200, 400, 800, 1600, 1850 };
 	struct vgpu_sysdir root;
 	char show[VGPU_SHOW_LEN];
-	long cur;
+	long cur = 0;
 	int err;
 
 	vgpu_sysdir_root(fs, &root);
 	for (size_t attempt = 0;; attempt++) {
-		err = vfio_current(ctx, fs, r->parent, &cur);
+		err = vfio_current(ctx, fs, r, &cur);
 		if (err == -ENOENT) /* VFs disabled, the GPU swapped: nothing of ours is there */
 			return vgpu_error(ctx, -ESTALE, "VF %s is gone; nothing freed", r->parent);
 		if (err < 0)
@@ -278,7 +215,7 @@ static int destroy_vfio(struct vgpu_ctx *ctx, struct vgpu_sysfs *fs, const struc
 		msleep(backoff_ms[attempt]);
 	}
 	*freed = true;
-	err = vfio_current(ctx, fs, r->parent, &cur);
+	err = vfio_current(ctx, fs, r, &cur);
 	if (err == 0 && cur != 0)
 		err = vgpu_error(ctx, -EIO, "VF %s: wrote 0 to current_vgpu_type, reads %ld",
 				 r->parent, cur);
@@ -354,7 +291,7 @@ static int destroy_mdev(struct vgpu_ctx *ctx, struct vgpu_sysfs *fs, const struc
 	char group[192], rel[VGPU_PATH_MAX], show[VGPU_SHOW_LEN];
 	struct vgpu_live_state st;
 	struct vgpu_sysdir root;
-	int err = mdev_query(ctx, fs, r->mdev_uuid, &st);
+	int err = vgpu_live_query(ctx, fs, r, &st);
 
 	if (err < 0 || !st.exists)
 		return err;
@@ -383,7 +320,7 @@ static int destroy_mdev(struct vgpu_ctx *ctx, struct vgpu_sysfs *fs, const struc
 				  r->mdev_uuid, vgpu_sysdir_show(&root, rel, show, sizeof(show)),
 				  vgpu_strerror(err));
 	*freed = true;
-	err = mdev_query(ctx, fs, r->mdev_uuid, &st);
+	err = vgpu_live_query(ctx, fs, r, &st);
 	if (err == 0 && st.exists)
 		err = vgpu_error(ctx, -EIO, "mdev %s: wrote remove, but it is still there",
 				 r->mdev_uuid);
@@ -393,11 +330,7 @@ static int destroy_mdev(struct vgpu_ctx *ctx, struct vgpu_sysfs *fs, const struc
 int vgpu_live_destroy(struct vgpu_ctx *ctx, struct vgpu_sysfs *fs, const struct vgpu_record *r,
 		      bool *freed)
 {
-	int err = check_record(ctx, r);
-
 	*freed = false;
-	if (err < 0)
-		return err;
 	return r->iface == VGPU_IFACE_MDEV ? destroy_mdev(ctx, fs, r, freed) :
 					     destroy_vfio(ctx, fs, r, freed);
 }

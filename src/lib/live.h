@@ -17,33 +17,6 @@
 #include "records.h"
 #include "sysfs.h"
 
-/* What is on a parent now, read fresh. */
-struct vgpu_live_state {
-	bool exists; /* the vGPU (VF type set / mdev UUID present) */
-	unsigned type_id; /* its type; 0 unknown */
-	char parent[VGPU_BDF_LEN]; /* mdev: the parent it is on now */
-};
-
-/**
- * vgpu_live_query() - the vGPU @r describes, as the host has it now: for
- * vendor VFIO what @r->parent holds, for mdev where @r->mdev_uuid is.
- * @ctx: where errors go
- * @fs: the host root
- * @r: the vGPU's record; its parent, type id and mdev UUID are validated first
- * @out: overwritten with the state; an mdev UUID that is not there is
- *       exists == false, not an error
- * Return: 0 or -errno with a message in @ctx (an unreadable attribute;
- * -EINVAL for a record that does not validate).
- */
-int vgpu_live_query(struct vgpu_ctx *ctx, struct vgpu_sysfs *fs, const struct vgpu_record *r,
-		    struct vgpu_live_state *out);
-/**
- * vgpu_live_as_recorded() - @st is the vGPU @r describes: there, of its type, on its parent.
- * @st: the state from vgpu_live_query()
- * @r: the record
- * Return: true if @st exists with @r's type id on @r's parent.
- */
-bool vgpu_live_as_recorded(const struct vgpu_live_state *st, const struct vgpu_record *r);
 /**
  * vgpu_live_create() - create the vGPU @r describes.  Already there with
  * the same type and parent: nothing to do (*created false).  Another vGPU in

@@ -8,6 +8,7 @@
 #include <string.h>
 #include <strings.h>
 
+#include "cleanup.h"
 #include "mig-tables.h"
 #include "util.h"
 
@@ -116,8 +117,7 @@ static const struct vgpu_mig_board mig_boards[] = {
 	{ "DC", "RTX PRO 6000 Blackwell 96GB", 4, 4, "+gfx", mig_dc, ARRAY_SIZE(mig_dc) },
 };
 
-/* The board whose token list has @token. */
-static const struct vgpu_mig_board *board_by_token(const char *token)
+const struct vgpu_mig_board *vgpu_mig_board_by_token(const char *token)
 {
 	size_t tl = strlen(token);
 
@@ -238,45 +238,23 @@ static bool sizes_agree(const char *model, const struct vgpu_mig_board *b)
 
 const struct vgpu_mig_board *vgpu_mig_board_lookup(const char *name)
 {
-	const struct vgpu_mig_board *b = board_by_token(name);
+	const struct vgpu_mig_board *b = vgpu_mig_board_by_token(name);
 
 	if (b)
 		return b;
 	for (size_t i = 0; i < ARRAY_SIZE(model_rules); i++) {
 		if (!has_all_words(name, model_rules[i].words))
 			continue;
-		b = board_by_token(model_rules[i].token);
+		b = vgpu_mig_board_by_token(model_rules[i].token);
 		return b && sizes_agree(name, b) ? b : NULL;
 	}
 	return NULL;
 }
 
-const struct vgpu_mig_board *vgpu_mig_board_for_gpu(const struct vgpu_gpu *g)
+const struct vgpu_mig_board *vgpu_mig_board_by_device(uint16_t device_id)
 {
-	const struct vgpu_mig_board *b;
-
-	/* the driver's type names say which board it is, MIG-backed ones best */
-	for (size_t i = 0; i < g->n_types; i++)
-		if (g->types[i]->info.backing == VGPU_BACKING_MIG &&
-		    (b = board_by_token(g->types[i]->info.board)))
-			return b;
-	for (size_t i = 0; i < g->n_types; i++)
-		if ((b = board_by_token(g->types[i]->info.board)))
-			return b;
 	for (size_t i = 0; i < ARRAY_SIZE(mig_devices); i++)
-		if (mig_devices[i].id == g->device_id)
-			return board_by_token(mig_devices[i].token);
-	return g->model ? vgpu_mig_board_lookup(g->model) : NULL;
-}
-
-unsigned vgpu_mig_type_per_gi(const struct vgpu_type_info *t)
-{
-	const struct vgpu_mig_board *b = vgpu_mig_board_lookup(t->board);
-	unsigned g, gb;
-
-	if (t->backing != VGPU_BACKING_MIG || !b || !b->vgpu_gi_variant || !t->fb_mib ||
-	    sscanf(t->gi_profile, "%ug.%ugb", &g, &gb) != 2 || gb * 1024 < t->fb_mib)
-		return 1;
-	/* time-sliced inside the GI: the name's GB is the vGPU's share */
-	return gb * 1024 / t->fb_mib;
+		if (mig_devices[i].id == device_id)
+			return vgpu_mig_board_by_token(mig_devices[i].token);
+	return NULL;
 }

@@ -9,8 +9,6 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "model.h"
-
 /*
  * One GPU-instance profile.  Two kinds of slice: compute (SM) slices, the <g>
  * of the profile name and the <G> of a MIG-backed type name; memory slices,
@@ -51,22 +49,18 @@ struct vgpu_mig_board {
 const struct vgpu_mig_board *vgpu_mig_board_lookup(const char *name);
 
 /**
- * vgpu_mig_board_for_gpu() - the MIG table of @g: from the board token of a
- * MIG-backed type in its catalogue, else of any type, else from its PCI
- * device ID, else from its model string.
- * @g: a GPU of a model (its catalogue read, or empty)
- * Return: the table (static), or NULL when @g is not a MIG GPU we know.
+ * vgpu_mig_board_by_token() - the board table whose type-name tokens hold
+ * @token exactly ("A30", "H100L"; case-sensitive, no model strings).
+ * @token: a board token, as the type-name grammar reads it
+ * Return: the table (static), or NULL.
  */
-const struct vgpu_mig_board *vgpu_mig_board_for_gpu(const struct vgpu_gpu *g);
+const struct vgpu_mig_board *vgpu_mig_board_by_token(const char *token);
 
 /**
- * vgpu_mig_type_per_gi() - vGPUs of a MIG-backed type one GI holds, by the
- * tables: the GI's memory over the type's framebuffer on boards that
- * time-slice inside GIs (RTX PRO DC: "DC-1-8C" on 1g.24gb+gfx: 3), else 1.
- * The driver's own number (NVML) wins where there is one: vgpu_type_per_gi().
- * @t: the type's parsed name
- * Return: >= 1.
+ * vgpu_mig_board_by_device() - the board table of a MIG board's PF device ID.
+ * @device_id: the PCI device ID of the GPU (the PF)
+ * Return: the table (static), or NULL when the ID is no MIG board we know.
  */
-unsigned vgpu_mig_type_per_gi(const struct vgpu_type_info *t);
+const struct vgpu_mig_board *vgpu_mig_board_by_device(uint16_t device_id);
 
 #endif

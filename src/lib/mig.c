@@ -622,3 +622,32 @@ int vgpu_mig_parse_mode(struct vgpu_ctx *ctx, const char *text, int *current, in
 	*pending = pend;
 	return 0;
 }
+
+const struct vgpu_mig_board *vgpu_mig_board_for_gpu(const struct vgpu_gpu *g)
+{
+	const struct vgpu_mig_board *b;
+
+	/* the driver's type names say which board it is, MIG-backed ones best */
+	for (size_t i = 0; i < g->n_types; i++)
+		if (g->types[i]->info.backing == VGPU_BACKING_MIG &&
+		    (b = vgpu_mig_board_by_token(g->types[i]->info.board)))
+			return b;
+	for (size_t i = 0; i < g->n_types; i++)
+		if ((b = vgpu_mig_board_by_token(g->types[i]->info.board)))
+			return b;
+	if ((b = vgpu_mig_board_by_device(g->device_id)))
+		return b;
+	return g->model ? vgpu_mig_board_lookup(g->model) : NULL;
+}
+
+unsigned vgpu_mig_type_per_gi(const struct vgpu_type_info *t)
+{
+	const struct vgpu_mig_board *b = vgpu_mig_board_lookup(t->board);
+	unsigned g, gb;
+
+	if (t->backing != VGPU_BACKING_MIG || !b || !b->vgpu_gi_variant || !t->fb_mib ||
+	    sscanf(t->gi_profile, "%ug.%ugb", &g, &gb) != 2 || gb * 1024 < t->fb_mib)
+		return 1;
+	/* time-sliced inside the GI: the name's GB is the vGPU's share */
+	return gb * 1024 / t->fb_mib;
+}

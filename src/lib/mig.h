@@ -139,4 +139,25 @@ int vgpu_mig_parse_lgi(struct vgpu_ctx *ctx, const struct vgpu_mig_board *b, con
  */
 int vgpu_mig_parse_mode(struct vgpu_ctx *ctx, const char *text, int *current, int *pending);
 
+/* ---- the MIG table of a GPU of a model ------------------------------------ */
+
+/**
+ * vgpu_mig_board_for_gpu() - the MIG table of @g: from the board token of a
+ * MIG-backed type in its catalogue, else of any type, else from its PCI
+ * device ID, else from its model string.
+ * @g: a GPU of a model (its catalogue read, or empty)
+ * Return: the table (static), or NULL when @g is not a MIG GPU we know.
+ */
+const struct vgpu_mig_board *vgpu_mig_board_for_gpu(const struct vgpu_gpu *g);
+
+/**
+ * vgpu_mig_type_per_gi() - vGPUs of a MIG-backed type one GI holds, by the
+ * tables: the GI's memory over the type's framebuffer on boards that
+ * time-slice inside GIs (RTX PRO DC: "DC-1-8C" on 1g.24gb+gfx: 3), else 1.
+ * The driver's own number (NVML) wins where there is one: vgpu_type_per_gi().
+ * @t: the type's parsed name
+ * Return: >= 1.
+ */
+unsigned vgpu_mig_type_per_gi(const struct vgpu_type_info *t);
+
 #endif

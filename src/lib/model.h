@@ -3,7 +3,7 @@
  * model.h - a vGPU host as plain data: GPUs, their vGPU parents (SR-IOV
  * VFs, or the PF itself on non-SR-IOV cards), type catalogues and the
  * NUMA/CPU topology.  No file descriptors: the model is filled by
- * vgpu_model_read() from a struct vgpu_sysfs (and can be read again after
+ * vgpu_model_read() (read-host.h) from a struct vgpu_sysfs (and can be read again after
  * a write), or built in memory with the vgpu_model_add_*() builders.
  *
  * Ownership: the model owns everything reachable from it.  Inside one
@@ -153,46 +153,6 @@ struct vgpu_model {
 	struct vgpu_topology topo;
 	bool has_topology;
 };
-
-/* ---- reading a host ------------------------------------------------------ */
-
-struct vgpu_sysfs;
-
-enum {
-	VGPU_READ_TYPES = 1, /* type catalogues and what each parent offers */
-	VGPU_READ_TOPOLOGY = 2, /* NUMA nodes, CPUs, siblings (always read when a GPU needs it) */
-};
-
-/**
- * vgpu_model_read() - read the host below @fs into a new model.
- * @ctx: errors, and warnings about damaged files
- * @fs: the host root
- * @what: VGPU_READ_* flags.
- * @out: the model, on success
- *
- * Damaged entries are reported at LOG_WARNING through @ctx and skipped;
- * only a host that cannot be read at all fails.  Call again after a
- * write to see the new state.  The topology is read with
- * VGPU_READ_TOPOLOGY or whenever a GPU's NUMA node must be derived from it.
- * Owner records and stored catalogues are not read: vgpu_host_read() does that.
- * Return: 0 or -errno with a message in @ctx; caller frees *out.
- */
-int vgpu_model_read(struct vgpu_ctx *ctx, struct vgpu_sysfs *fs, unsigned what,
-		    struct vgpu_model **out);
-/**
- * vgpu_model_read_topology() - read only the NUMA/CPU topology into @t.
- * @ctx: errors, and warnings about damaged files
- * @fs: the host root
- * @t: an initialised (zeroed or earlier read) topology; replaced on success,
- *     its old arrays freed
- *
- * Online CPUs come from cpu/online, else cpu/present, else the cpu<N>
- * directories; nodes from node/online, else the node<N> directories, else
- * one node 0 holding every CPU.  Damaged files are warned about and skipped.
- * Return: 0 or -errno with a message in @ctx (-ENOENT: no CPUs found);
- * free @t with vgpu_topology_clear().
- */
-int vgpu_model_read_topology(struct vgpu_ctx *ctx, struct vgpu_sysfs *fs, struct vgpu_topology *t);
 
 /* ---- building in memory (tests, planners working on a copy) --------------- */
 

@@ -11,11 +11,12 @@
 #include "capacity.h"
 #include "catalog.h"
 #include "cleanup.h"
-#include "host.h"
-#include "live.h"
+#include "read-host.h"
+#include "read-live.h"
 #include "mig-tables.h"
 #include "mig.h"
 #include "read-priv.h"
+#include "read-topo.h"
 
 /*
  * numa_node -1 is normal on single-node hosts.  On a multi-node host derive

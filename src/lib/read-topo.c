@@ -17,6 +17,7 @@
 
 #include "cleanup.h"
 #include "read-priv.h"
+#include "read-topo.h"
 
 #define NODE_DIR "sys/devices/system/node"
 #define CPU_DIR "sys/devices/system/cpu"

@@ -51,6 +51,8 @@
 #include "plan.h"
 #include "catalog.h"
 #include "records.h"
+#include "read-host.h"
+#include "read-topo.h"
 #include "outfile.h"
 #include "sysfs-lock.h"
 #include "sysfs-state.h"

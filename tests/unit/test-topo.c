@@ -25,6 +25,7 @@
 #include <unistd.h>
 
 #include "model.h"
+#include "read-topo.h"
 #include "test-util.h"
 
 static const char *srcdir;

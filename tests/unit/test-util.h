@@ -27,6 +27,7 @@
 #include "cpuset.h"
 #include "ctx.h"
 #include "model.h"
+#include "read-host.h"
 #include "sysfs.h"
 
 /* ---- paths ------------------------------------------------------------------------ */

@@ -1,11 +1,12 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
 /*
- * host.h - the host as every command, apply and the hook see it: the
+ * read-host.h - the host as every command, apply and the hook see it: the
  * readers' model (read-pci.c, read-types.c, read-topo.c), with the owner
- * records counted in and the stored type catalogues merged back.
+ * records counted in and the stored type catalogues merged back
+ * (read-host.c).
  */
-#ifndef VGPU_HOST_H
-#define VGPU_HOST_H
+#ifndef VGPU_READ_HOST_H
+#define VGPU_READ_HOST_H
 
 #include "ctx.h"
 #include "mig.h"
@@ -13,6 +14,27 @@
 #include "records.h"
 #include "sysfs.h"
 
+enum {
+	VGPU_READ_TYPES = 1, /* type catalogues and what each parent offers */
+	VGPU_READ_TOPOLOGY = 2, /* NUMA nodes, CPUs, siblings (always read when a GPU needs it) */
+};
+
+/**
+ * vgpu_model_read() - read the host below @fs into a new model.
+ * @ctx: errors, and warnings about damaged files
+ * @fs: the host root
+ * @what: VGPU_READ_* flags.
+ * @out: the model, on success
+ *
+ * Damaged entries are reported at LOG_WARNING through @ctx and skipped;
+ * only a host that cannot be read at all fails.  Call again after a
+ * write to see the new state.  The topology is read with
+ * VGPU_READ_TOPOLOGY or whenever a GPU's NUMA node must be derived from it.
+ * Owner records and stored catalogues are not read: vgpu_host_read() does that.
+ * Return: 0 or -errno with a message in @ctx; caller frees *out.
+ */
+int vgpu_model_read(struct vgpu_ctx *ctx, struct vgpu_sysfs *fs, unsigned what,
+		    struct vgpu_model **out);
 /**
  * vgpu_host_read() - read the host below @fs: its GPUs, parents and (with
  * VGPU_READ_TYPES) type catalogues, plus every owner record, so that a VF
