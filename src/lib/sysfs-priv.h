@@ -13,8 +13,6 @@
 #include <sys/stat.h>
 #include <time.h>
 
-#include "sysfs.h"
-
 struct vgpu_sysfs {
 	int rootfd;
 	char *root; /* as given, for messages; "/" for the real host */

@@ -18,6 +18,7 @@
 #include "cleanup.h"
 #include "sysfs-priv.h"
 #include "sysfs-state.h"
+#include "sysfs.h"
 
 int vgpu_sysfs_mkdirs(struct vgpu_sysfs *fs, struct vgpu_sysdir *d, const char *rel)
 {

@@ -22,6 +22,7 @@
 
 #include "cleanup.h"
 #include "sysfs-priv.h"
+#include "sysfs.h"
 
 static int sys_openat2(int dirfd, const char *path, int flags, unsigned long long resolve)
 {
