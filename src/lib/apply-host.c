@@ -150,10 +150,16 @@ static int op_create_gis(void *data, struct vgpu_ctx *ctx, const struct vgpu_mig
 	if (!vgpu_nvml_can_place(h->nvml))
 		return create_gis_smi(h, ctx, gpu, board, have, n_have, gis, n);
 	if (h->tools->dry_run) {
-		for (size_t i = 0; i < n; i++)
-			vgpu_log(ctx, LOG_NOTICE,
-				 "would create a %s GPU instance at slice %u on GPU %s",
-				 gis[i].profile->name, gis[i].start, gpu);
+		for (size_t i = 0; i < n; i++) {
+			const struct vgpu_step s = { .kind = VGPU_STEP_GI_CREATE,
+						     .object = VGPU_OBJECT_GPU_INSTANCE,
+						     .gpu = gpu,
+						     .profile = gis[i].profile->name,
+						     .count = 1 };
+
+			vgpu_step_reportf(ctx, &s, "create a %s GPU instance at slice %u on GPU %s",
+					  gis[i].profile->name, gis[i].start, gpu);
+		}
 		return 0;
 	}
 	for (size_t i = 0; i < n; i++) {
@@ -316,7 +322,12 @@ static int start_domains(struct vgpu_apply *a, const struct vgpu_hostcfg *cfg, c
 			vgpu_strv_push(&a->diffs,
 				       vgpu_asprintf("domain '%s' is not running", name));
 		else if (e == 0 && off && a->dry_run)
-			vgpu_log(ctx, LOG_NOTICE, "would start domain '%s' (%s)", name, uri);
+			vgpu_step_reportf(ctx,
+					  &(const struct vgpu_step){ .kind = VGPU_STEP_DOMAIN_START,
+								     .object = VGPU_OBJECT_DOMAIN,
+								     .domain = name,
+								     .count = 1 },
+					  "start domain '%s' (%s)", name, uri);
 		else if (e == 0 && off)
 			vgpu_log(ctx, LOG_INFO, "domains: started '%s'", name);
 	}
@@ -615,8 +626,8 @@ static int apply_gpus(void *arg, struct vgpu_gpu_locks *want)
 	return e;
 }
 
-int vgpu_apply_host(struct vgpu_ctx *ctx, struct vgpu_sysfs *fs, const struct vgpu_apply_opts *o,
-		    struct vgpu_strv *diffs)
+static int apply_host(struct vgpu_ctx *ctx, struct vgpu_sysfs *fs, const struct vgpu_apply_opts *o,
+		      struct vgpu_strv *diffs)
 {
 	struct host_ops h = { .fs = fs, .tools = &o->tools, .nvml = o->nvml };
 	struct vgpu_apply a = { .ctx = ctx,
@@ -693,5 +704,22 @@ int vgpu_apply_host(struct vgpu_ctx *ctx, struct vgpu_sysfs *fs, const struct vg
 	vgpu_apply_clear(&a);
 	vgpu_hostcfg_clear(&cfg);
 	lgi_forget(&h);
+	return e;
+}
+
+int vgpu_apply_host(struct vgpu_ctx *ctx, struct vgpu_sysfs *fs, const struct vgpu_apply_opts *o,
+		    struct vgpu_strv *diffs)
+{
+	vgpu_step_fn fn = ctx->step_fn;
+	void *data = ctx->step_data;
+	int e;
+
+	if (o->dry_run && o->steps) {
+		ctx->step_fn = vgpu_steps_collect;
+		ctx->step_data = o->steps;
+	}
+	e = apply_host(ctx, fs, o, diffs);
+	ctx->step_fn = fn;
+	ctx->step_data = data;
 	return e;
 }
