@@ -15,6 +15,7 @@
 #include <signal.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/socket.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -25,7 +26,11 @@
 struct gpu_child {
 	pid_t pid;
 	int out; /* its log lines, then its status line */
-	int verdict; /* we write 'c' (commit) or 'r' (roll back) */
+	/*
+	 * we send 'c' (commit) or 'r' (roll back); a socket, so that a child
+	 * that is gone (a failed one does not wait) is no SIGPIPE here
+	 */
+	int verdict;
 	char *log;
 	size_t len;
 	bool done, ok;
@@ -230,7 +235,7 @@ int vgpu_runner_apply(struct vgpu_apply *a, const struct vgpu_runner_ops *ops, v
 				       a->gpus[i].addr, vgpu_strerror(errno));
 			break;
 		}
-		if (pipe2(verdict, O_CLOEXEC) < 0) {
+		if (socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, verdict) < 0) {
 			e = vgpu_error(a->ctx, -errno, "apply: no pipe for GPU %s: %s",
 				       a->gpus[i].addr, vgpu_strerror(errno));
 			close(out[0]);
@@ -267,7 +272,8 @@ int vgpu_runner_apply(struct vgpu_apply *a, const struct vgpu_runner_ops *ops, v
 		char v = all_ok ? 'c' : 'r';
 
 		if (kids[i].verdict >= 0) {
-			if (kids[i].pid > 0 && write(kids[i].verdict, &v, 1) < 0)
+			if (kids[i].pid > 0 && kids[i].ok &&
+			    send(kids[i].verdict, &v, 1, MSG_NOSIGNAL) < 0)
 				kill(kids[i].pid, SIGKILL);
 			close(kids[i].verdict);
 		}
