@@ -80,9 +80,13 @@ static void child_main(struct vgpu_apply *a, const struct vgpu_runner_ops *ops, 
 	char v = 'r';
 	int e;
 
-	/* the context is this process's copy: its messages go to the parent */
+	/*
+	 * the context is this process's copy: its messages go to the parent,
+	 * and so would a step (a dry run runs in one process: none is expected)
+	 */
 	a->ctx->log_fn = child_log;
 	a->ctx->log_data = &out;
+	a->ctx->step_fn = NULL;
 	if (ops->start)
 		ops->start(data, a, i);
 	e = vgpu_apply_gpu_steps(a, i);
@@ -95,7 +99,8 @@ static void child_main(struct vgpu_apply *a, const struct vgpu_runner_ops *ops, 
 		send_line(out, STATUS_MARK, "ok");
 	}
 	commit = e == 0 && read(verdict, &v, 1) == 1 && v == 'c';
-	ops->finish(data, a, i, commit);
+	if (ops->finish)
+		ops->finish(data, a, i, commit);
 	_exit(commit ? 0 : 1);
 }
 

@@ -23,7 +23,10 @@
 struct vgpu_runner_ops {
 	/* in GPU @i's process, before its steps (NULL: nothing) */
 	void (*start)(void *data, struct vgpu_apply *a, size_t i);
-	/* in GPU @i's process, once every GPU has said how it went: keep (@commit) or undo */
+	/*
+	 * in GPU @i's process, once every GPU has said how it went: keep
+	 * (@commit) or undo (NULL: nothing)
+	 */
 	void (*finish)(void *data, struct vgpu_apply *a, size_t i, bool commit);
 };
 
@@ -39,7 +42,8 @@ struct vgpu_runner_ops {
  * Every child is told to commit when all succeeded, else to undo.  A
  * signal for this process (vgpu_interrupt()) is passed on to the children,
  * which stop as they would themselves.  Differences the children find
- * (@a->diffs) stay in their processes.
+ * (@a->diffs) stay in their processes; a step a child reports (a dry run
+ * belongs in one process) reaches the log as "would TEXT".
  * Return: 0, or -errno with the first failing GPU's message in @a->ctx
  * (" (and other GPUs failed: above)" when more did), or the reason a
  * child could not be started.
