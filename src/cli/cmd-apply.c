@@ -22,42 +22,69 @@
 #include "exec.h"
 #include "runs.h"
 
-/* apply --dry-run: the plan ("would ...") on stdout, or kept for --json; the rest as usual */
-struct dry_run {
-	struct cli *c;
-	struct vgpu_strv steps; /* --json: the plan's lines, printed at the end */
-};
-
-static void apply_log(void *data, int priority, const char *msg)
+/* apply --dry-run: progress ("vGPUs: GPU X: creating 2 of ...") would read as done */
+static void dry_run_log(void *data, int priority, const char *msg)
 {
-	struct dry_run *d = data;
-
-	if (priority == LOG_NOTICE && strncmp(msg, "would ", 6) == 0) {
-		if (d->c->json)
-			vgpu_strv_push(&d->steps, vgpu_xstrdup(msg + 6));
-		else
-			fprintf(d->c->out, "%s\n", msg + 6);
-		return;
-	}
-	/* progress ("vGPUs: GPU X: creating 2 of ...") would read as done: the plan says it */
 	if (priority == LOG_INFO)
 		return;
-	cli_log_cb(d->c, priority, msg);
+	cli_log_cb(data, priority, msg);
+}
+
+/* apply --dry-run: the plan, one step a line, as a person reads it */
+static void print_steps(struct cli *c, const struct vgpu_steps *steps)
+{
+	for (size_t i = 0; i < steps->n; i++)
+		fprintf(c->out, "%s\n", steps->items[i].text);
 }
 
 /*
- * --json: {"steps": [...]} (apply --dry-run: the plan, empty when the host
- * matches) or {"differences": [...]} (assert: empty when it matches), one
- * object a line; "kind" is the line's first word (run, write, create, start,
- * ...), "text" the line as the text output prints it.
+ * apply --dry-run --json: {"steps": [...]}, empty when the host matches;
+ * each step's fields: "kind" is the text's first word (run, write, create,
+ * start, turn, ...), "text" the line the text output prints; "step" what it
+ * does (mig-on, vfs-on, gi-create, vgpu-create, domain-start, ...), "gpu",
+ * "object" (gpu, gpu-instance, vgpu, record, domain), "profile", "parent",
+ * "domain", "path" (the program run or the file written), "value" (what is
+ * written) and "count" (0: all there are), null where a step has none.
  */
-static int print_json(struct cli *c, const char *name, const struct vgpu_strv *lines)
+static int print_steps_json(struct cli *c, const struct vgpu_steps *steps)
+{
+	static const struct col cols[] = {
+		{ "KIND", "kind", COL_STR, 0 },		  { "TEXT", "text", COL_STR, 0 },
+		{ "STEP", "step", COL_STR, 0 },		  { "GPU", "gpu", COL_STR, 0 },
+		{ "OBJECT", "object", COL_STR, 0 },	  { "PROFILE", "profile", COL_STR, 0 },
+		{ "PARENT", "parent", COL_STR, 0 },	  { "DOMAIN", "domain", COL_STR, 0 },
+		{ "PATH", "path", COL_STR, 0 },		  { "VALUE", "value", COL_STR, 0 },
+		{ "COUNT", "count", COL_NUM, COL_RIGHT },
+	};
+	struct cli_table *t = cli_table(c, "steps", cols, ARRAY_SIZE(cols));
+
+	for (size_t i = 0; i < steps->n; i++) {
+		const struct vgpu_step *s = &steps->items[i];
+		struct cli_line *ln = cli_line_new(t);
+
+		cli_cell_str(ln, 0, vgpu_step_verb(s));
+		cli_cell_str(ln, 1, s->text);
+		cli_cell_str(ln, 2, vgpu_step_kind_name(s->kind));
+		cli_cell_str(ln, 3, s->gpu);
+		cli_cell_str(ln, 4, vgpu_step_object_name(s->object));
+		cli_cell_str(ln, 5, s->profile);
+		cli_cell_str(ln, 6, s->parent);
+		cli_cell_str(ln, 7, s->domain);
+		cli_cell_str(ln, 8, s->path);
+		cli_cell_str(ln, 9, s->value);
+		cli_cell_num(ln, 10, (long)s->count, true);
+	}
+	return cli_table_print(c, t);
+}
+
+/* assert --json: {"differences": [...]}, empty when the host matches */
+static int print_diffs_json(struct cli *c, const struct vgpu_strv *lines)
 {
 	static const struct col cols[] = {
 		{ "KIND", "kind", COL_STR, 0 },
 		{ "TEXT", "text", COL_STR, 0 },
 	};
-	struct cli_table *t = cli_table(c, name, cols, ARRAY_SIZE(cols));
+	struct cli_table *t = cli_table(c, "differences", cols, ARRAY_SIZE(cols));
 
 	for (size_t i = 0; i < lines->n; i++) {
 		const char *s = lines->items[i];
@@ -164,7 +191,7 @@ static int apply_main(struct cli *c, int argc, char **argv, bool check)
 	const char *cmd = check ? "assert" : "apply";
 	VGPU_AUTOSTRV diffs = { 0 };
 	VGPU_AUTOSTRV owned = { 0 }; /* apply: the config's vGPUs, kept with the result */
-	struct dry_run dry = { .c = c };
+	struct vgpu_steps steps = { 0 }; /* --dry-run: the plan, printed at the end */
 	bool has_label = false;
 	int r = parse_args(c, &o, argc, argv);
 
@@ -177,8 +204,8 @@ static int apply_main(struct cli *c, int argc, char **argv, bool check)
 		o.owned = &owned;
 	o.has_label = &has_label;
 	if (o.dry_run) {
-		c->ctx.log_fn = apply_log;
-		c->ctx.log_data = &dry;
+		o.steps = &steps;
+		c->ctx.log_fn = dry_run_log;
 	}
 	o.nvml = cli_nvml(c);
 	if (!c->fs && vgpu_sysfs_open(&c->ctx, c->sysroot, &c->fs) < 0) {
@@ -188,22 +215,24 @@ static int apply_main(struct cli *c, int argc, char **argv, bool check)
 	cli_catch_stops();
 	if (vgpu_apply_host(&c->ctx, c->fs, &o, &diffs) < 0) {
 		c->ctx.log_fn = cli_log_cb;
-		c->ctx.log_data = c;
-		vgpu_strv_clear(&dry.steps);
+		/* the steps up to the failure, then why it stops (JSON: nothing) */
+		if (!c->json)
+			print_steps(c, &steps);
+		vgpu_steps_clear(&steps);
 		cli_error(c, "%s: %s", cmd, vgpu_ctx_error(&c->ctx));
 		keep_result(c, &o, EXIT_FAILURE, diffs.n);
 		cli_reraise_stop();
 		return EXIT_FAILURE;
 	}
 	c->ctx.log_fn = cli_log_cb;
-	c->ctx.log_data = c;
 	keep_result(c, &o, diffs.n ? (check ? EXIT_DIFFERS : EXIT_FAILURE) : EXIT_SUCCESS, diffs.n);
-	if (c->json) {
-		r = print_json(c, check ? "differences" : "steps", check ? &diffs : &dry.steps);
-		vgpu_strv_clear(&dry.steps);
-		if (r)
-			return r;
-	}
+	if (c->json)
+		r = check ? print_diffs_json(c, &diffs) : print_steps_json(c, &steps);
+	else
+		print_steps(c, &steps);
+	vgpu_steps_clear(&steps);
+	if (r)
+		return r;
 	for (size_t i = 0; !c->json && i < diffs.n; i++)
 		fprintf(c->out, "%s\n", diffs.items[i]);
 	if (check && diffs.n)

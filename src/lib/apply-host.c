@@ -5,19 +5,15 @@
  * started last through libvirt, and the whole command (see apply.h).
  */
 #include <errno.h>
-#include <fcntl.h>
-#include <poll.h>
-#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/wait.h>
-#include <unistd.h>
 
 #include "apply.h"
 #include "catalog.h"
 #include "cleanup.h"
 #include "exec.h"
+#include "gpu-runner.h"
 #include "read-host.h"
 #include "sysfs-lock.h"
 #include "txn.h"
@@ -151,10 +147,16 @@ static int op_create_gis(void *data, struct vgpu_ctx *ctx, const struct vgpu_mig
 	if (!vgpu_nvml_can_place(h->nvml))
 		return create_gis_smi(h, ctx, gpu, board, have, n_have, gis, n);
 	if (h->tools->dry_run) {
-		for (size_t i = 0; i < n; i++)
-			vgpu_log(ctx, LOG_NOTICE,
-				 "would create a %s GPU instance at slice %u on GPU %s",
-				 gis[i].profile->name, gis[i].start, gpu);
+		for (size_t i = 0; i < n; i++) {
+			const struct vgpu_step s = { .kind = VGPU_STEP_GI_CREATE,
+						     .object = VGPU_OBJECT_GPU_INSTANCE,
+						     .gpu = gpu,
+						     .profile = gis[i].profile->name,
+						     .count = 1 };
+
+			vgpu_step_reportf(ctx, &s, "create a %s GPU instance at slice %u on GPU %s",
+					  gis[i].profile->name, gis[i].start, gpu);
+		}
 		return 0;
 	}
 	for (size_t i = 0; i < n; i++) {
@@ -317,7 +319,12 @@ static int start_domains(struct vgpu_apply *a, const struct vgpu_hostcfg *cfg, c
 			vgpu_strv_push(&a->diffs,
 				       vgpu_asprintf("domain '%s' is not running", name));
 		else if (e == 0 && off && a->dry_run)
-			vgpu_log(ctx, LOG_NOTICE, "would start domain '%s' (%s)", name, uri);
+			vgpu_step_reportf(ctx,
+					  &(const struct vgpu_step){ .kind = VGPU_STEP_DOMAIN_START,
+								     .object = VGPU_OBJECT_DOMAIN,
+								     .domain = name,
+								     .count = 1 },
+					  "start domain '%s' (%s)", name, uri);
 		else if (e == 0 && off)
 			vgpu_log(ctx, LOG_INFO, "domains: started '%s'", name);
 	}
@@ -358,238 +365,41 @@ static void config_vgpus(struct vgpu_apply *a, struct host_ops *h, struct vgpu_s
 	vgpu_model_free(m);
 }
 
-/* ---- one process per GPU ------------------------------------------------- */
+/* ---- one process per GPU (gpu-runner.c) ---------------------------------- */
 
-/*
- * The slow work of a boot (sriov-manage rebinds, MIG changes, GI creation:
- * seconds each) is per GPU, and GPUs do not depend on each other: each runs
- * in a child of its own, and the host takes as long as its slowest GPU.
- * A child logs into a pipe (its stderr); the parent prints each GPU's lines
- * as one block, in GPU order, once all are done.  The vGPUs stay all or
- * none: a child that succeeded waits for the verdict, and every child rolls
- * its vGPUs back when one GPU failed.  The host lock is the parent's.
- */
-struct gpu_child {
-	pid_t pid;
-	int out; /* its log, then one status line: "\001ok" or "\001fail MESSAGE" */
-	int verdict; /* we write 'c' (commit) or 'r' (roll back) */
-	char *log;
-	size_t len;
-	bool done, ok;
-};
-
-#define STATUS_MARK '\001'
-
-static void child_main(struct vgpu_apply *a, struct host_ops *h, size_t i, int out, int verdict)
+/* In a GPU's own process: its vGPUs in a transaction of its own. */
+static void gpu_start(void *data, struct vgpu_apply *a, size_t i)
 {
-	char v = 'r';
-	int e;
+	struct host_ops *h = data;
 
-	if (dup2(out, STDERR_FILENO) < 0)
-		_exit(2);
-	close(out);
 	h->one_gpu = true;
 	h->gpu = a->gpus[i].addr;
 	vgpu_txn_init(&h->txn, a->ctx, h->fs, false);
-	e = vgpu_apply_gpu_steps(a, i);
-	if (e < 0)
-		dprintf(STDERR_FILENO, "%cfail %s\n", STATUS_MARK, vgpu_ctx_error(a->ctx));
-	else
-		dprintf(STDERR_FILENO, "%cok\n", STATUS_MARK);
-	if (e == 0 && read(verdict, &v, 1) == 1 && v == 'c') {
+}
+
+static void gpu_finish(void *data, struct vgpu_apply *a, size_t i, bool commit)
+{
+	struct host_ops *h = data;
+
+	(void)a;
+	(void)i;
+	if (commit)
 		vgpu_txn_commit(&h->txn);
-		_exit(0);
-	}
-	vgpu_txn_rollback(&h->txn);
-	_exit(1);
+	else
+		vgpu_txn_rollback(&h->txn);
 }
 
-/* Read what is there from @c; true when its status line came. */
-static void child_read(struct gpu_child *c)
-{
-	char buf[4096];
-	ssize_t n = read(c->out, buf, sizeof(buf));
-
-	if (n <= 0) {
-		c->done = true; /* EOF or error: it is gone */
-		return;
-	}
-	c->log = vgpu_xrealloc(c->log, c->len + (size_t)n + 1);
-	memcpy(c->log + c->len, buf, (size_t)n);
-	c->len += (size_t)n;
-	c->log[c->len] = '\0';
-	if (!c->done) {
-		const char *st = strchr(c->log, STATUS_MARK);
-
-		if (st && strchr(st, '\n')) {
-			c->done = true;
-			c->ok = strncmp(st + 1, "ok", 2) == 0;
-		}
-	}
-}
-
-/* Read every child's pipe until each has said how it went. */
-static void wait_status(struct gpu_child *kids, size_t n)
-{
-	struct pollfd *fds = vgpu_xcalloc(n, sizeof(*fds));
-	bool told = false;
-
-	for (;;) {
-		size_t open_n = 0;
-
-		/*
-		 * A signal for this process alone (a service manager's SIGTERM;
-		 * a terminal's Ctrl-C reaches the whole group): each GPU's
-		 * process stops its program and rolls back as it would itself
-		 */
-		if (vgpu_interrupted() && !told) {
-			for (size_t i = 0; i < n; i++)
-				if (kids[i].pid > 0 && !kids[i].done)
-					kill(kids[i].pid, vgpu_interrupted());
-			told = true;
-		}
-
-		for (size_t i = 0; i < n; i++) {
-			fds[i] = (struct pollfd){ .fd = kids[i].done ? -1 : kids[i].out,
-						  .events = POLLIN };
-			open_n += !kids[i].done;
-		}
-		if (!open_n)
-			break;
-		if (poll(fds, n, told ? -1 : 250) < 0) {
-			if (errno == EINTR)
-				continue;
-			break;
-		}
-		for (size_t i = 0; i < n; i++)
-			if (fds[i].revents)
-				child_read(&kids[i]);
-	}
-	free(fds);
-}
-
-/* The rest of a child's log (its rollback), until EOF. */
-static void drain(struct gpu_child *c)
-{
-	for (;;) {
-		char buf[4096];
-		ssize_t n = read(c->out, buf, sizeof(buf));
-
-		if (n < 0 && errno == EINTR)
-			continue;
-		if (n <= 0)
-			return;
-		c->log = vgpu_xrealloc(c->log, c->len + (size_t)n + 1);
-		memcpy(c->log + c->len, buf, (size_t)n);
-		c->len += (size_t)n;
-		c->log[c->len] = '\0';
-	}
-}
-
-/* Each GPU's lines as one block on stderr; the first failure's message into @ctx. */
-static int report(struct vgpu_ctx *ctx, struct gpu_child *kids, size_t n)
-{
-	const char *first = NULL;
-	size_t failed = 0;
-
-	for (size_t i = 0; i < n; i++) {
-		char *line = kids[i].log, *nl;
-
-		failed += !kids[i].ok;
-		for (; line && *line; line = nl + 1) {
-			nl = strchr(line, '\n');
-			if (!nl)
-				nl = line + strlen(line) - 1;
-			if (*line != STATUS_MARK) {
-				fwrite(line, 1, (size_t)(nl - line) + 1, stderr);
-			} else if (strncmp(line + 1, "fail ", 5) == 0 && !first) {
-				*nl = '\0';
-				first = line + 6;
-			}
-		}
-	}
-	fflush(stderr);
-	if (!failed)
-		return 0;
-	return vgpu_error(ctx, -EIO, "%s%s", first ? first : "a GPU's process died",
-			  failed > 1 ? " (and other GPUs failed: above)" : "");
-}
+static const struct vgpu_runner_ops gpu_ops = { .start = gpu_start, .finish = gpu_finish };
 
 static int run_parallel(struct vgpu_apply *a, struct host_ops *h)
 {
-	struct gpu_child *kids = vgpu_xcalloc(a->n_gpus, sizeof(*kids));
-	bool all_ok = true;
-	int e = 0;
-
-	fflush(stdout);
-	fflush(stderr);
 	if (!vgpu_nvml_can_place(h->nvml)) {
 		/* said here once, not once per GPU's process */
 		for (size_t i = 0; i < a->n_gpus && !h->said_fallback; i++)
 			if (a->gpus[i].gis_set && a->gpus[i].n_gis)
 				say_fallback(h, a->ctx);
 	}
-	for (size_t i = 0; i < a->n_gpus; i++) {
-		int out[2], verdict[2];
-
-		kids[i].pid = -1;
-		kids[i].out = kids[i].verdict = -1;
-		if (pipe2(out, O_CLOEXEC) < 0 || pipe2(verdict, O_CLOEXEC) < 0) {
-			e = vgpu_error(a->ctx, -errno, "apply: no pipe for GPU %s: %s",
-				       a->gpus[i].addr, vgpu_strerror(errno));
-			break;
-		}
-		kids[i].pid = fork();
-		if (kids[i].pid == 0) {
-			close(out[0]);
-			close(verdict[1]);
-			for (size_t k = 0; k < i; k++) {
-				close(kids[k].out);
-				close(kids[k].verdict);
-			}
-			child_main(a, h, i, out[1], verdict[0]);
-		}
-		close(out[1]);
-		close(verdict[0]);
-		kids[i].out = out[0];
-		kids[i].verdict = verdict[1];
-		if (kids[i].pid < 0) {
-			e = vgpu_error(a->ctx, -errno,
-				       "apply: cannot start a process for GPU %s: %s",
-				       a->gpus[i].addr, vgpu_strerror(errno));
-			break;
-		}
-	}
-	wait_status(kids, a->n_gpus);
-	for (size_t i = 0; i < a->n_gpus; i++)
-		all_ok &= kids[i].pid > 0 && kids[i].ok;
-	all_ok &= e == 0;
-	for (size_t i = 0; i < a->n_gpus; i++) {
-		char v = all_ok ? 'c' : 'r';
-
-		if (kids[i].verdict >= 0) {
-			if (kids[i].pid > 0 && write(kids[i].verdict, &v, 1) < 0)
-				kill(kids[i].pid, SIGKILL);
-			close(kids[i].verdict);
-		}
-	}
-	for (size_t i = 0; i < a->n_gpus; i++) {
-		int st;
-
-		if (kids[i].out >= 0) {
-			drain(&kids[i]);
-			close(kids[i].out);
-		}
-		if (kids[i].pid > 0)
-			while (waitpid(kids[i].pid, &st, 0) < 0 && errno == EINTR)
-				;
-	}
-	if (e == 0)
-		e = report(a->ctx, kids, a->n_gpus);
-	for (size_t i = 0; i < a->n_gpus; i++)
-		free(kids[i].log);
-	free(kids);
-	return e;
+	return vgpu_runner_apply(a, &gpu_ops, h);
 }
 
 /* What apply decides on under the host lock, read again each time it is taken. */
@@ -616,8 +426,8 @@ static int apply_gpus(void *arg, struct vgpu_gpu_locks *want)
 	return e;
 }
 
-int vgpu_apply_host(struct vgpu_ctx *ctx, struct vgpu_sysfs *fs, const struct vgpu_apply_opts *o,
-		    struct vgpu_strv *diffs)
+static int apply_host(struct vgpu_ctx *ctx, struct vgpu_sysfs *fs, const struct vgpu_apply_opts *o,
+		      struct vgpu_strv *diffs)
 {
 	struct host_ops h = { .fs = fs, .tools = &o->tools, .nvml = o->nvml };
 	struct vgpu_apply a = { .ctx = ctx,
@@ -694,5 +504,22 @@ int vgpu_apply_host(struct vgpu_ctx *ctx, struct vgpu_sysfs *fs, const struct vg
 	vgpu_apply_clear(&a);
 	vgpu_hostcfg_clear(&cfg);
 	lgi_forget(&h);
+	return e;
+}
+
+int vgpu_apply_host(struct vgpu_ctx *ctx, struct vgpu_sysfs *fs, const struct vgpu_apply_opts *o,
+		    struct vgpu_strv *diffs)
+{
+	vgpu_step_fn fn = ctx->step_fn;
+	void *data = ctx->step_data;
+	int e;
+
+	if (o->dry_run && o->steps) {
+		ctx->step_fn = vgpu_steps_collect;
+		ctx->step_data = o->steps;
+	}
+	e = apply_host(ctx, fs, o, diffs);
+	ctx->step_fn = fn;
+	ctx->step_data = data;
 	return e;
 }

@@ -787,15 +787,34 @@ static int create_on(struct vgpu_apply *a, const struct vgpu_gpu *g, const struc
 	snprintf(r.profile, sizeof(r.profile), "%s", t->info.profile);
 	if (p->iface == VGPU_IFACE_MDEV && vgpu_uuid_generate(a->ctx, r.mdev_uuid) < 0)
 		return -EIO;
-	if (a->dry_run && p->iface == VGPU_IFACE_MDEV)
-		vgpu_log(
-			a->ctx, LOG_NOTICE,
-			"would write: %s > sys/bus/pci/devices/%s/mdev_supported_types/nvidia-%u/create",
-			r.mdev_uuid, p->addr, t->id);
-	else if (a->dry_run)
-		vgpu_log(a->ctx, LOG_NOTICE,
-			 "would write: %u > sys/bus/pci/devices/%s/nvidia/current_vgpu_type", t->id,
-			 p->addr);
+	if (a->dry_run) {
+		/*
+		 * the one write that makes it (a UUID to the type's create, or the
+		 * type id); the transaction's step after it is the vGPU's
+		 */
+		VGPU_AUTOFREE char *path = NULL, *value = NULL;
+		struct vgpu_step s = { .kind = VGPU_STEP_WRITE,
+				       .means = VGPU_STEP_BY_WRITE,
+				       .object = VGPU_OBJECT_VGPU,
+				       .gpu = g->addr,
+				       .profile = t->info.profile,
+				       .parent = p->addr,
+				       .count = 1 };
+
+		if (p->iface == VGPU_IFACE_MDEV) {
+			path = vgpu_asprintf(
+				"sys/bus/pci/devices/%s/mdev_supported_types/nvidia-%u/create",
+				p->addr, t->id);
+			value = vgpu_xstrdup(r.mdev_uuid);
+		} else {
+			path = vgpu_asprintf("sys/bus/pci/devices/%s/nvidia/current_vgpu_type",
+					     p->addr);
+			value = vgpu_asprintf("%u", t->id);
+		}
+		s.path = path;
+		s.value = value;
+		vgpu_step_reportf(a->ctx, &s, "write: %s > %s", value, path);
+	}
 	return a->ops->create_vgpu(a->ops_data, a->ctx, &r);
 }
 
@@ -867,15 +886,19 @@ static int step_vgpus(struct vgpu_apply *a, struct vgpu_apply_gpu *w)
 		for (size_t i = 0; i < w->n_vgpus; i++) {
 			const struct vgpu_apply_vgpu *v = &w->vgpus[i];
 			unsigned have = w->vfs_changed || !v->id ? 0 : count_type(g, v->id);
+			const struct vgpu_step s = { .kind = VGPU_STEP_VGPU_CREATE,
+						     .object = VGPU_OBJECT_VGPU,
+						     .gpu = w->addr,
+						     .profile = v->info.profile,
+						     .count = v->cfg->count - have };
 
 			if (have >= v->cfg->count)
 				continue;
-			vgpu_log(ctx, LOG_NOTICE,
-				 "would create %u vGPUs of %s on GPU %s's VFs once %s (each: a "
-				 "write of its type id to current_vgpu_type or of a UUID to the "
-				 "type's mdev create, as the VFs offer)",
-				 v->cfg->count - have, v->info.profile, w->addr,
-				 w->vfs_changed ? "enabled" : "its GPU instances are made");
+			vgpu_step_reportf(
+				ctx, &s,
+				"create %u vGPUs of %s on GPU %s's VFs once %s (each: a write of its type id to current_vgpu_type or of a UUID to the type's mdev create, as the VFs offer)",
+				v->cfg->count - have, v->info.profile, w->addr,
+				w->vfs_changed ? "enabled" : "its GPU instances are made");
 		}
 		return 0;
 	}
@@ -935,10 +958,15 @@ static int step_hetero(struct vgpu_apply *a, struct vgpu_apply_gpu *w)
 	if (g->hetero == VGPU_ON)
 		return 0;
 	if (a->dry_run) {
-		vgpu_log(a->ctx, LOG_NOTICE,
-			 "would turn mixed-size mode on for GPU %s (time-sliced vGPUs of several "
-			 "sizes)",
-			 w->addr);
+		const struct vgpu_step s = { .kind = VGPU_STEP_MIXED_ON,
+					     .object = VGPU_OBJECT_GPU,
+					     .gpu = w->addr,
+					     .count = 1 };
+
+		vgpu_step_reportf(
+			a->ctx, &s,
+			"turn mixed-size mode on for GPU %s (time-sliced vGPUs of several sizes)",
+			w->addr);
 		return 0;
 	}
 	if (!a->ops->set_hetero)

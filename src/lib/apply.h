@@ -183,6 +183,13 @@ struct vgpu_apply_opts {
 	 * would leave a record, and an alert on it, for ever)
 	 */
 	bool *has_label;
+	/*
+	 * NULL, or the plan of a dry run: each step it would take appended in
+	 * order (those before a failure too); the caller clears it
+	 * (vgpu_steps_clear()).  NULL: the steps go to the context's step
+	 * callback (vgpu_step_report())
+	 */
+	struct vgpu_steps *steps;
 };
 
 /**
@@ -193,7 +200,8 @@ struct vgpu_apply_opts {
  * only those GPUs' locks; steps 1 to 4 run with NVIDIA's tools and
  * sysfs writes in one transaction (vGPUs made are destroyed again when a
  * later step fails), then the configuration's domains are started.
- * @ctx: errors; progress at LOG_INFO, a dry run's plan at LOG_NOTICE ("would ...")
+ * @ctx: errors; progress at LOG_INFO; a dry run's steps (vgpu_step_report())
+ *       unless @o->steps takes them
  * @fs: the host root
  * @o: what to apply and how
  * @diffs: what differs (assert) or is left over (apply), appended

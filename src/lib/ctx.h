@@ -23,9 +23,76 @@
 /* Log callback: @priority is LOG_ERR, LOG_WARNING, LOG_NOTICE, LOG_INFO or LOG_DEBUG. */
 typedef void (*vgpu_log_fn)(void *data, int priority, const char *msg);
 
+/*
+ * The plan as data.  A dry run reports each change it would make as a
+ * struct vgpu_step (kmod's action callback, not a log line to parse): what
+ * it does, to which GPU and object, how many, and the line a person reads.
+ */
+enum vgpu_step_kind {
+	VGPU_STEP_MIG_ON, /* MIG mode switched on */
+	VGPU_STEP_MIG_OFF,
+	VGPU_STEP_VFS_ON, /* every SR-IOV VF of a GPU enabled */
+	VGPU_STEP_VFS_OFF,
+	VGPU_STEP_GI_CREATE, /* GPU instances (with their compute instances) created */
+	VGPU_STEP_CI_DESTROY, /* every compute instance of a GPU destroyed */
+	VGPU_STEP_GI_DESTROY, /* every GPU instance of a GPU destroyed */
+	VGPU_STEP_MIXED_ON, /* mixed-size time-sliced mode switched on */
+	VGPU_STEP_MIXED_OFF,
+	VGPU_STEP_VGPU_CREATE, /* vGPUs created */
+	VGPU_STEP_WRITE, /* a sysfs file written: how the vGPU step after it is made */
+	VGPU_STEP_VGPU_DESTROY, /* a vGPU freed */
+	VGPU_STEP_RECORD_WRITE, /* an owner record written */
+	VGPU_STEP_RECORD_DROP, /* an owner record removed */
+	VGPU_STEP_DOMAIN_START, /* a domain started */
+	VGPU_STEP_OTHER, /* a transaction's step of none of these kinds */
+};
+
+/* How a step is carried out; it decides the first word of the text (vgpu_step_verb()). */
+enum vgpu_step_means {
+	VGPU_STEP_BY_CALL, /* a library call (NVML, libvirt) or a transaction's step */
+	VGPU_STEP_BY_PROGRAM, /* a program is run: "run: ARGV" */
+	VGPU_STEP_BY_WRITE, /* a file is written: "write: VALUE > PATH" */
+};
+
+/* What a step changes. */
+enum vgpu_step_object {
+	VGPU_OBJECT_NONE,
+	VGPU_OBJECT_GPU, /* a GPU: its MIG mode, VFs or mixed-size mode */
+	VGPU_OBJECT_GPU_INSTANCE, /* GPU or compute instances of a GPU */
+	VGPU_OBJECT_VGPU,
+	VGPU_OBJECT_RECORD, /* an owner record */
+	VGPU_OBJECT_DOMAIN,
+};
+
+/* One step; strings borrowed (a callback copies what it keeps), NULL where none. */
+struct vgpu_step {
+	enum vgpu_step_kind kind;
+	enum vgpu_step_means means;
+	enum vgpu_step_object object;
+	const char *gpu; /* the GPU's PCI address; NULL for a domain */
+	const char *profile; /* the vGPU or GPU-instance profile(s), comma-separated */
+	const char *parent; /* a vGPU's VF (or PF) */
+	const char *domain; /* the domain started, or the one a vGPU or record is for */
+	const char *path; /* the program run, the file written (relative to the root) */
+	const char *value; /* what is written to @path */
+	unsigned count; /* GIs or vGPUs made or removed, 1 for one object; 0: all there are */
+	const char *text; /* for people: "run: nvidia-smi -i 0000:ca:00.0 -mig 1" */
+};
+
+/* Step callback: each step in the order it would be done. */
+typedef void (*vgpu_step_fn)(void *data, const struct vgpu_step *step);
+
+/* A list of steps that owns its strings (vgpu_steps_push()). */
+struct vgpu_steps {
+	struct vgpu_step *items;
+	size_t n;
+};
+
 struct vgpu_ctx {
 	vgpu_log_fn log_fn;
 	void *log_data;
+	vgpu_step_fn step_fn; /* NULL: each step is logged as "would TEXT" at LOG_NOTICE */
+	void *step_data;
 	int log_priority; /* messages above this (less urgent) are dropped */
 	unsigned long n_logged; /* messages passed to log_fn so far */
 	char *err; /* the last failure's message, heap; NULL when none */
@@ -100,6 +167,62 @@ void vgpu_log(struct vgpu_ctx *ctx, int priority, const char *fmt, ...)
 void vgpu_logv(struct vgpu_ctx *ctx, int priority, const char *fmt, va_list ap);
 #define vgpu_warn(ctx, ...) vgpu_log(ctx, LOG_WARNING, __VA_ARGS__)
 #define vgpu_info(ctx, ...) vgpu_log(ctx, LOG_INFO, __VA_ARGS__)
+
+/**
+ * vgpu_step_report() - a dry run's step: to the step callback, else logged
+ * as "would TEXT" at LOG_NOTICE.
+ * @ctx: the context
+ * @step: the step; @step->text is what a person reads (control characters
+ *        reach the callback escaped, as in a log message)
+ */
+void vgpu_step_report(struct vgpu_ctx *ctx, const struct vgpu_step *step);
+/**
+ * vgpu_step_reportf() - vgpu_step_report() with the text formatted here.
+ * @ctx: the context
+ * @step: the step; its text is replaced by the formatted one
+ * @fmt: printf format of the text; control characters are escaped
+ * @...: arguments for @fmt
+ */
+void vgpu_step_reportf(struct vgpu_ctx *ctx, const struct vgpu_step *step, const char *fmt, ...)
+	__attribute__((format(printf, 3, 4)));
+/**
+ * vgpu_step_verb() - the first word of a step's text: "run" or "write" for
+ * a program or a file, else what the kind does ("create", "free", "start",
+ * "turn", ...).
+ * @step: the step
+ * Return: a static string; NULL for VGPU_STEP_OTHER done by a call.
+ */
+const char *vgpu_step_verb(const struct vgpu_step *step);
+/**
+ * vgpu_step_kind_name() - a kind's stable name for machines ("mig-on", "vgpu-create").
+ * @kind: the kind
+ * Return: a static string.
+ */
+const char *vgpu_step_kind_name(enum vgpu_step_kind kind);
+/**
+ * vgpu_step_object_name() - an object type's stable name ("gpu", "gpu-instance", "vgpu").
+ * @object: the object type
+ * Return: a static string; NULL for VGPU_OBJECT_NONE.
+ */
+const char *vgpu_step_object_name(enum vgpu_step_object object);
+/**
+ * vgpu_steps_push() - append a copy of @step (its strings too) to @list.
+ * @list: the list; caller frees with vgpu_steps_clear()
+ * @step: the step, borrowed
+ */
+void vgpu_steps_push(struct vgpu_steps *list, const struct vgpu_step *step);
+/**
+ * vgpu_steps_collect() - a step callback that appends to the struct
+ * vgpu_steps given as its data: ctx->step_fn = vgpu_steps_collect.
+ * @data: a struct vgpu_steps
+ * @step: the step, copied
+ */
+void vgpu_steps_collect(void *data, const struct vgpu_step *step);
+/**
+ * vgpu_steps_clear() - free every step of @list; the list is empty after.
+ * @list: the list (empty is fine)
+ */
+void vgpu_steps_clear(struct vgpu_steps *list);
 
 /*
  * Error codes of our own, beside errno values, for conditions errno cannot

@@ -25,9 +25,12 @@ static long timeout(const struct vgpu_nvtools *t)
 	return t->timeout_ms > 0 ? t->timeout_ms : DEFAULT_TIMEOUT_MS;
 }
 
-/* Run a changing command, or say what would run; @res (NULL: not wanted) holds its output. */
+/*
+ * Run a changing command, or report it as a dry run's step (@what: its
+ * kind, GPU, object and count); @res (NULL: not wanted) holds its output.
+ */
 static int change(struct vgpu_ctx *ctx, const struct vgpu_nvtools *t, const char *const *argv,
-		  struct vgpu_exec_result *res)
+		  const struct vgpu_step *what, struct vgpu_exec_result *res)
 {
 	VGPU_AUTOFREE char *cmd = vgpu_argv_str(argv);
 	struct vgpu_exec_result mine;
@@ -37,7 +40,11 @@ static int change(struct vgpu_ctx *ctx, const struct vgpu_nvtools *t, const char
 		res = &mine;
 	*res = (struct vgpu_exec_result){ 0 };
 	if (t->dry_run) {
-		vgpu_log(ctx, LOG_NOTICE, "would run: %s", cmd);
+		struct vgpu_step s = *what;
+
+		s.means = VGPU_STEP_BY_PROGRAM;
+		s.path = argv[0];
+		vgpu_step_reportf(ctx, &s, "run: %s", cmd);
 		return 0;
 	}
 	vgpu_log(ctx, LOG_INFO, "running: %s", cmd);
@@ -68,11 +75,15 @@ int vgpu_nv_mig_mode(struct vgpu_ctx *ctx, const struct vgpu_nvtools *t, const c
 int vgpu_nv_set_mig(struct vgpu_ctx *ctx, const struct vgpu_nvtools *t, const char *bus, bool on)
 {
 	const char *argv[] = { t->nvidia_smi, "-i", bus, "-mig", on ? "1" : "0", NULL };
+	const struct vgpu_step what = { .kind = on ? VGPU_STEP_MIG_ON : VGPU_STEP_MIG_OFF,
+					.object = VGPU_OBJECT_GPU,
+					.gpu = bus,
+					.count = 1 };
 	struct vgpu_exec_result res;
 	char why[512] = "";
 	int cur, pend, e;
 
-	e = change(ctx, t, argv, &res);
+	e = change(ctx, t, argv, &what, &res);
 	if (e == 0 && !t->dry_run) {
 		/* "Warning: MIG mode is in pending enable state ...: In use by another client" */
 		vgpu_last_line(res.out, why, sizeof(why));
@@ -114,33 +125,51 @@ int vgpu_nv_gis(struct vgpu_ctx *ctx, const struct vgpu_nvtools *t, const struct
 int vgpu_nv_create_gis(struct vgpu_ctx *ctx, const struct vgpu_nvtools *t, const char *bus,
 		       const struct vgpu_mig_gi *gis, size_t n)
 {
-	VGPU_AUTOFREE char *ids = NULL;
+	VGPU_AUTOFREE char *ids = NULL, *names = NULL;
 
 	if (!n)
 		return 0;
-	for (size_t i = 0; i < n; i++)
+	for (size_t i = 0; i < n; i++) {
 		vgpu_append(&ids, "%s%d", i ? "," : "", gis[i].profile->id);
+		vgpu_append(&names, "%s%s", i ? "," : "", gis[i].profile->name);
+	}
 	{
 		const char *argv[] = { t->nvidia_smi, "mig", "-i", bus, "-cgi", ids, "-C", NULL };
+		const struct vgpu_step what = { .kind = VGPU_STEP_GI_CREATE,
+						.object = VGPU_OBJECT_GPU_INSTANCE,
+						.gpu = bus,
+						.profile = names,
+						.count = (unsigned)n };
 
-		return change(ctx, t, argv, NULL);
+		return change(ctx, t, argv, &what, NULL);
 	}
 }
 
 int vgpu_nv_set_hetero(struct vgpu_ctx *ctx, const struct vgpu_nvtools *t, const char *bus, bool on)
 {
 	const char *argv[] = { t->nvidia_smi, "vgpu", "-i", bus, "-shm", on ? "1" : "0", NULL };
+	const struct vgpu_step what = { .kind = on ? VGPU_STEP_MIXED_ON : VGPU_STEP_MIXED_OFF,
+					.object = VGPU_OBJECT_GPU,
+					.gpu = bus,
+					.count = 1 };
 
-	return change(ctx, t, argv, NULL);
+	return change(ctx, t, argv, &what, NULL);
 }
 
 int vgpu_nv_destroy_gis(struct vgpu_ctx *ctx, const struct vgpu_nvtools *t, const char *bus)
 {
 	const char *dci[] = { t->nvidia_smi, "mig", "-i", bus, "-dci", NULL };
 	const char *dgi[] = { t->nvidia_smi, "mig", "-i", bus, "-dgi", NULL };
+	const struct vgpu_step ci = { .kind = VGPU_STEP_CI_DESTROY,
+				      .object = VGPU_OBJECT_GPU_INSTANCE,
+				      .gpu = bus };
+	const struct vgpu_step gi = { .kind = VGPU_STEP_GI_DESTROY,
+				      .object = VGPU_OBJECT_GPU_INSTANCE,
+				      .gpu = bus };
+
 	/* a GI without CIs makes -dci fail with nothing to destroy: -dgi decides */
-	change(ctx, t, dci, NULL);
-	return change(ctx, t, dgi, NULL);
+	change(ctx, t, dci, &ci, NULL);
+	return change(ctx, t, dgi, &gi, NULL);
 }
 
 static bool unbind_lock(const struct vgpu_exec_result *res)
@@ -152,13 +181,16 @@ static bool unbind_lock(const struct vgpu_exec_result *res)
 int vgpu_nv_enable_vfs(struct vgpu_ctx *ctx, const struct vgpu_nvtools *t, const char *bus)
 {
 	const char *argv[] = { t->sriov_manage, "-e", bus, NULL };
+	const struct vgpu_step what = { .kind = VGPU_STEP_VFS_ON,
+					.object = VGPU_OBJECT_GPU,
+					.gpu = bus };
 	int tries = t->unbind_tries > 0 ? t->unbind_tries : 5;
 	long wait_ms = t->unbind_wait_ms > 0 ? t->unbind_wait_ms : 2000;
 	struct vgpu_exec_result res;
 	int e = 0;
 
 	for (int i = 1; i <= tries; i++) {
-		e = change(ctx, t, argv, &res);
+		e = change(ctx, t, argv, &what, &res);
 		if (e == 0 || !unbind_lock(&res)) {
 			vgpu_exec_clear(&res);
 			return e;
@@ -181,6 +213,9 @@ int vgpu_nv_enable_vfs(struct vgpu_ctx *ctx, const struct vgpu_nvtools *t, const
 int vgpu_nv_disable_vfs(struct vgpu_ctx *ctx, const struct vgpu_nvtools *t, const char *bus)
 {
 	const char *argv[] = { t->sriov_manage, "-d", bus, NULL };
+	const struct vgpu_step what = { .kind = VGPU_STEP_VFS_OFF,
+					.object = VGPU_OBJECT_GPU,
+					.gpu = bus };
 
-	return change(ctx, t, argv, NULL);
+	return change(ctx, t, argv, &what, NULL);
 }

@@ -5,8 +5,9 @@
  * (indexes move), an argv and a deadline (exec.h), and every change read
  * back; the driver's own words are quoted when a step fails.
  *
- * With @dry_run, the changing calls log "would run: ARGV" at LOG_NOTICE and
- * change nothing; the reading calls still run.
+ * With @dry_run, the changing calls report a step ("run: ARGV", with its
+ * kind, GPU and count: vgpu_step_report()) and change nothing; the reading
+ * calls still run.
  */
 #ifndef VGPU_NVTOOLS_H
 #define VGPU_NVTOOLS_H
@@ -45,7 +46,7 @@ int vgpu_nv_mig_mode(struct vgpu_ctx *ctx, const struct vgpu_nvtools *t, const c
 /**
  * vgpu_nv_set_mig() - switch MIG mode and read it back; pending-only is an error naming why.
  * @ctx: where errors go
- * @t: the programs and their deadline; in a dry run only "would run: ..." is logged
+ * @t: the programs and their deadline; in a dry run only its step is reported
  * @bus: the GPU's PCI address
  * @on: enable (nvidia-smi -mig 1) or disable (-mig 0)
  * Return: 0 or -errno with a message in @ctx: -EBUSY when the mode read back
@@ -71,7 +72,7 @@ int vgpu_nv_gis(struct vgpu_ctx *ctx, const struct vgpu_nvtools *t, const struct
 /**
  * vgpu_nv_create_gis() - create GIs of these profiles in this order, each with its full CI.
  * @ctx: where errors go
- * @t: the programs and their deadline; in a dry run only "would run: ..." is logged
+ * @t: the programs and their deadline; in a dry run only its step is reported
  * @bus: the GPU's PCI address
  * @gis: the GIs to create, as vgpu_mig_solve() orders them; only their profile
  *       IDs are passed (nvidia-smi mig -cgi ID,... -C)
@@ -93,7 +94,7 @@ int vgpu_nv_set_hetero(struct vgpu_ctx *ctx, const struct vgpu_nvtools *t, const
 /**
  * vgpu_nv_destroy_gis() - destroy every CI, then every GI of @bus.
  * @ctx: where errors go
- * @t: the programs and their deadline; in a dry run only "would run: ..." is logged
+ * @t: the programs and their deadline; in a dry run only its step is reported
  * @bus: the GPU's PCI address
  *
  * A failing -dci (a GI without CIs has nothing to destroy) is not an error:
@@ -106,7 +107,7 @@ int vgpu_nv_destroy_gis(struct vgpu_ctx *ctx, const struct vgpu_nvtools *t, cons
  * as DCGM holds the GPU) is retried a bounded number of times, then named.
  * @ctx: where errors go, and a LOG_INFO line before each retry
  * @t: the programs, the deadline, and unbind_tries / unbind_wait_ms for the
- *     retries; in a dry run only "would run: ..." is logged
+ *     retries; in a dry run only its step is reported
  * @bus: the GPU's PCI address
  * Return: 0 or -errno with a message in @ctx (vgpu_exec_ok()'s; after the last
  * unbindLock try, a message that names the client as the cause).
@@ -115,7 +116,7 @@ int vgpu_nv_enable_vfs(struct vgpu_ctx *ctx, const struct vgpu_nvtools *t, const
 /**
  * vgpu_nv_disable_vfs() - sriov-manage -d @bus.
  * @ctx: where errors go
- * @t: the programs and their deadline; in a dry run only "would run: ..." is logged
+ * @t: the programs and their deadline; in a dry run only its step is reported
  * @bus: the GPU's PCI address
  * Return: 0 or -errno with a message in @ctx (vgpu_exec_ok()'s).
  */

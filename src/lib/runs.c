@@ -2,6 +2,8 @@
 /* runs.c - the last apply/assert result per label (runs.h). */
 #include <errno.h>
 #include <inttypes.h>
+#include <limits.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -11,21 +13,36 @@
 #include "sysfs-state.h"
 #include "util.h"
 
-/* a file name: COMMAND@LABEL with the label's other bytes as %XX */
+/*
+ * The longest name kept: the writer's temporary file is ".NAME.PID.tmp"
+ * (vgpu_sysfs_replace(); a PID has at most 7 digits), and a name longer
+ * than NAME_MAX cannot be created.
+ */
+#define RUN_NAME_MAX (NAME_MAX - 13)
+
+/* A file name: COMMAND@LABEL with the label's other bytes as %XX; @len: RUN_NAME_MAX + 1. */
 static int run_name(const struct vgpu_run *r, char *buf, size_t len)
 {
-	size_t n = (size_t)snprintf(buf, len, "%s@", r->command);
+	int n = snprintf(buf, len, "%s@", r->command);
+	size_t used;
 
-	for (const unsigned char *p = (const unsigned char *)r->label; *p && n + 4 < len; p++) {
-		if ((*p >= 'a' && *p <= 'z') || (*p >= 'A' && *p <= 'Z') ||
-		    (*p >= '0' && *p <= '9') || *p == '.' || *p == '_' || *p == '-')
-			buf[n++] = (char)*p;
+	if (n < 0 || (size_t)n >= len || !r->command[0])
+		return -ENAMETOOLONG;
+	used = (size_t)n;
+	for (const unsigned char *p = (const unsigned char *)r->label; *p; p++) {
+		bool plain = (*p >= 'a' && *p <= 'z') || (*p >= 'A' && *p <= 'Z') ||
+			     (*p >= '0' && *p <= '9') || *p == '.' || *p == '_' || *p == '-';
+
+		/* a label too long for a file name is not kept rather than kept as another's */
+		if (used + (plain ? 1 : 3) >= len)
+			return -ENAMETOOLONG;
+		if (plain)
+			buf[used++] = (char)*p;
 		else
-			n += (size_t)snprintf(buf + n, len - n, "%%%02X", *p);
+			used += (size_t)snprintf(buf + used, len - used, "%%%02X", *p);
 	}
-	buf[n] = 0;
-	/* a label too long for a file name is not kept rather than kept as another's */
-	return n + 4 >= len || strlen(r->command) == 0 ? -ENAMETOOLONG : 0;
+	buf[used] = 0;
+	return 0;
 }
 
 static int unhex(int ch)
@@ -68,7 +85,7 @@ static int parse_name(const char *name, struct vgpu_run *r)
 int vgpu_runs_save(struct vgpu_ctx *ctx, struct vgpu_sysfs *fs, const struct vgpu_run *r,
 		   const char *file)
 {
-	char name[VGPU_RUN_LABEL_MAX * 3 + 32];
+	char name[RUN_NAME_MAX + 1];
 	struct vgpu_sysdir d;
 	VGPU_AUTOFREE char *data = NULL;
 	int rc = run_name(r, name, sizeof(name));

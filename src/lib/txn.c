@@ -20,19 +20,63 @@ void vgpu_txn_init(struct vgpu_txn *t, struct vgpu_ctx *ctx, struct vgpu_sysfs *
 	t->dry_run = dry_run;
 }
 
-void vgpu_txn_push(struct vgpu_txn *t, vgpu_undo_fn undo, void *data, const char *fmt, ...)
+/* Push a step; a dry run reports it as @how says (kind, object, record). */
+static void push(struct vgpu_txn *t, vgpu_undo_fn undo, void *data, const struct vgpu_step *how,
+		 const struct vgpu_record *r, const char *fmt, va_list ap)
 {
-	va_list ap;
+	struct vgpu_step s = *how;
+	char path[sizeof(VGPU_RECORDS_DIR) + VGPU_RECORD_KEY_LEN + 1];
 
 	t->steps = vgpu_xreallocarray(t->steps, t->n + 1, sizeof(*t->steps));
-	va_start(ap, fmt);
 	t->steps[t->n].what = vgpu_vasprintf(fmt, ap);
-	va_end(ap);
 	t->steps[t->n].undo = undo;
 	t->steps[t->n].data = data;
-	vgpu_log(t->ctx, t->dry_run ? LOG_NOTICE : LOG_DEBUG, "%s%s", t->dry_run ? "would " : "",
-		 t->steps[t->n].what);
-	t->n++;
+	if (!t->dry_run) {
+		vgpu_log(t->ctx, LOG_DEBUG, "%s", t->steps[t->n++].what);
+		return;
+	}
+	if (r) {
+		char key[VGPU_RECORD_KEY_LEN];
+
+		s.gpu = r->gpu[0] ? r->gpu : NULL;
+		s.profile = r->profile[0] ? r->profile : NULL;
+		s.parent = r->parent[0] ? r->parent : NULL;
+		s.domain = r->domain[0] ? r->domain : NULL;
+		s.count = 1;
+		if (s.object == VGPU_OBJECT_RECORD) {
+			vgpu_record_key(r, key);
+			snprintf(path, sizeof(path), "%s/%s", VGPU_RECORDS_DIR, key);
+			s.path = path;
+		}
+	}
+	s.text = t->steps[t->n++].what;
+	vgpu_step_report(t->ctx, &s);
+}
+
+void vgpu_txn_push(struct vgpu_txn *t, vgpu_undo_fn undo, void *data, const char *fmt, ...)
+{
+	const struct vgpu_step other = { .kind = VGPU_STEP_OTHER };
+	va_list ap;
+
+	va_start(ap, fmt);
+	push(t, undo, data, &other, NULL, fmt, ap);
+	va_end(ap);
+}
+
+/* vgpu_txn_push() of a step on record @r, of @kind and @object. */
+static void push_rec(struct vgpu_txn *t, vgpu_undo_fn undo, void *data, enum vgpu_step_kind kind,
+		     enum vgpu_step_object object, const struct vgpu_record *r, const char *fmt,
+		     ...) __attribute__((format(printf, 7, 8)));
+static void push_rec(struct vgpu_txn *t, vgpu_undo_fn undo, void *data, enum vgpu_step_kind kind,
+		     enum vgpu_step_object object, const struct vgpu_record *r, const char *fmt,
+		     ...)
+{
+	const struct vgpu_step how = { .kind = kind, .object = object };
+	va_list ap;
+
+	va_start(ap, fmt);
+	push(t, undo, data, &how, r, fmt, ap);
+	va_end(ap);
 }
 
 /*
@@ -143,8 +187,8 @@ int vgpu_txn_create(struct vgpu_txn *t, const struct vgpu_record *r)
 	err = t->dry_run ? 0 : vgpu_live_create(t->ctx, t->fs, r, &created);
 	/* created but not confirmed: the rollback must still free it */
 	if (created || (t->dry_run && err == 0))
-		vgpu_txn_push(t, undo_create, rec_step(t, r), "create %s",
-			      where(r, buf, sizeof(buf)));
+		push_rec(t, undo_create, rec_step(t, r), VGPU_STEP_VGPU_CREATE, VGPU_OBJECT_VGPU, r,
+			 "create %s", where(r, buf, sizeof(buf)));
 	return err;
 }
 
@@ -158,8 +202,8 @@ int vgpu_txn_destroy(struct vgpu_txn *t, const struct vgpu_record *r)
 		return err;
 	err = t->dry_run ? 0 : vgpu_live_destroy(t->ctx, t->fs, r, &freed);
 	if (freed || (t->dry_run && err == 0))
-		vgpu_txn_push(t, undo_destroy, rec_step(t, r), "free %s",
-			      where(r, buf, sizeof(buf)));
+		push_rec(t, undo_destroy, rec_step(t, r), VGPU_STEP_VGPU_DESTROY, VGPU_OBJECT_VGPU,
+			 r, "free %s", where(r, buf, sizeof(buf)));
 	return err;
 }
 
@@ -209,7 +253,8 @@ int vgpu_txn_record_put(struct vgpu_txn *t, const struct vgpu_record *r,
 		s->has_old = true;
 	}
 	vgpu_record_key(r, key);
-	vgpu_txn_push(t, undo_put, s, "write owner record %s (domain %s)", key, r->domain);
+	push_rec(t, undo_put, s, VGPU_STEP_RECORD_WRITE, VGPU_OBJECT_RECORD, r,
+		 "write owner record %s (domain %s)", key, r->domain);
 	return 0;
 }
 
@@ -223,7 +268,7 @@ int vgpu_txn_record_drop(struct vgpu_txn *t, const struct vgpu_record *r)
 	vgpu_record_key(r, key);
 	if (!t->dry_run && (err = vgpu_record_remove(t->ctx, t->fs, key)) < 0)
 		return err;
-	vgpu_txn_push(t, undo_drop, rec_step(t, r), "drop owner record %s (domain %s)", key,
-		      r->domain);
+	push_rec(t, undo_drop, rec_step(t, r), VGPU_STEP_RECORD_DROP, VGPU_OBJECT_RECORD, r,
+		 "drop owner record %s (domain %s)", key, r->domain);
 	return 0;
 }

@@ -6,7 +6,8 @@
  * the steps done in reverse (as libvirt's virMediatedDeviceListMarkDevices
  * does).  The context's message then reads "first error; rolled back: ..."
  * or "...; rollback incomplete: ...".  In a dry run the steps are only
- * logged (LOG_NOTICE, "would ...") and nothing changes.
+ * reported (vgpu_step_report(): kind, vGPU or record, text) and nothing
+ * changes.
  */
 #ifndef VGPU_TXN_H
 #define VGPU_TXN_H
@@ -39,7 +40,7 @@ struct vgpu_txn {
  * @t: the transaction, overwritten
  * @ctx: where the steps' errors, the rollback's account and the step log go
  * @fs: the host the steps change
- * @dry_run: only log each step as "would ..." at LOG_NOTICE; change nothing
+ * @dry_run: only report each step (vgpu_step_report()); change nothing
  */
 void vgpu_txn_init(struct vgpu_txn *t, struct vgpu_ctx *ctx, struct vgpu_sysfs *fs, bool dry_run);
 /**
@@ -51,7 +52,8 @@ void vgpu_txn_init(struct vgpu_txn *t, struct vgpu_ctx *ctx, struct vgpu_sysfs *
  * @fmt: printf format of what the step did, for the log and the rollback message
  * @...: arguments for @fmt
  *
- * The step is logged at LOG_DEBUG ("would ..." at LOG_NOTICE in a dry run).
+ * The step is logged at LOG_DEBUG; a dry run reports it (vgpu_step_report(),
+ * kind VGPU_STEP_OTHER).
  */
 void vgpu_txn_push(struct vgpu_txn *t, vgpu_undo_fn undo, void *data, const char *fmt, ...)
 	__attribute__((format(printf, 4, 5)));
@@ -72,7 +74,7 @@ int vgpu_txn_rollback(struct vgpu_txn *t);
  */
 void vgpu_txn_commit(struct vgpu_txn *t);
 
-/* Steps: each does its change (or logs it in a dry run) and pushes its inverse. */
+/* Steps: each does its change (or reports it in a dry run) and pushes its inverse. */
 /**
  * vgpu_txn_create() - create the vGPU @r describes (vgpu_live_create()) and
  * push its freeing as the inverse.

@@ -135,6 +135,10 @@ play apply -i l40s.ini "$SITE" --tags apply -v
 [ "$RC" = 0 ] || { fail "apply run: exit $RC"; show apply; }
 expect apply changed=1 "${H[@]}"
 grep -q '"steps": \[' "$T/apply.out" || { fail "apply run: no steps in the module's result"; show apply; }
+# the plan as data: each step's kind, GPU and object, not only its text
+grep -q '"step": "vgpu-create"' "$T/apply.out" && grep -q '"gpu": "0000:c1:00.0"' "$T/apply.out" &&
+	grep -q '"object": "vgpu"' "$T/apply.out" ||
+	{ fail "apply run: the plan's steps have no kind, GPU or object"; show apply; }
 for h in "${H[@]}"; do
 	[ "$(v "$h" vgpus | grep -c '^0000:c1:00.0 .* L40S-8Q ')" = 2 ] ||
 		fail "$h after apply: $(v "$h" vgpus)"

@@ -109,6 +109,14 @@ same "apply --dry-run --json: the text plan's lines (exit $RC)" "$RC:$(printf '%
 same "apply --dry-run --json: kinds" "$(printf '%s' "$OUT" |
 	python3 -c 'import json,sys; print(" ".join(s["kind"] for s in json.load(sys.stdin)["steps"]))')" \
 	"run run run create create"
+# and what each step does, to which GPU and object, how many: the plan as data
+same "apply --dry-run --json: steps" "$(printf '%s' "$OUT" | python3 -c 'import json,sys
+for s in json.load(sys.stdin)["steps"]: print(s["step"], s["gpu"], s["object"], s["profile"], s["count"])')" \
+	"mig-on $pf gpu None 1
+vfs-on $pf gpu None 0
+gi-create $pf gpu-instance 3g.40gb,2g.20gb,1g.10gb 3
+vgpu-create $pf vgpu H100-3-40C 1
+vgpu-create $pf vgpu H100-2-20C 1"
 run assert --json "${cfg[@]}"
 same "assert --json: one difference a line (exit $RC)" "$RC:$(printf '%s' "$OUT" |
 	python3 -c 'import json,sys; print(len(json.load(sys.stdin)["differences"]))')" "3:5"

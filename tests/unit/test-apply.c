@@ -8,16 +8,24 @@
  * profile, time-sliced ones only with MIG off.  Every action is logged, so
  * the tests assert the order MIG mode -> VFs -> GIs -> vGPUs across GPUs,
  * that a second run changes nothing, and that assert changes nothing.
+ *
+ * The plan as data: a dry run of the whole command (vgpu_apply_host()) on
+ * the committed fixture hosts returns its steps (kind, GPU, object, count)
+ * as a list, and the per-GPU runner (gpu-runner.c) hands each GPU's log
+ * messages on as one block per GPU in GPU order, with the first failure.
+ *   test-apply SRCDIR
  */
 #include <stdarg.h>
 #include <stddef.h>
 #include <setjmp.h>
+#include <poll.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <cmocka.h>
 
 #include "apply.h"
+#include "gpu-runner.h"
 #include "hostcfg.h"
 #include "test-hosts.h"
 #include "test-util.h"
@@ -36,6 +44,7 @@ struct sim {
 	size_t n_made;
 	char log[8192]; /* one action a line */
 	int fail_create_gis; /* -errno for create_gis, 0: works */
+	const char *fail_gpu; /* with fail_create_gis: only this GPU's fails (NULL: every GPU's) */
 	struct {
 		const char *parent;
 		unsigned type;
@@ -159,6 +168,31 @@ static int op_mig_mode(void *data, struct vgpu_ctx *ctx, const char *gpu, int *c
 	return 0;
 }
 
+/*
+ * The runner's tests make the second GPU's process run ahead of the first:
+ * GPU 0000:3b:00.0 creates its GPU instances only after 0000:af:00.0 tried
+ * (and a little later), so its last messages, and its failure, arrive after
+ * the other's (-1: no waiting).
+ */
+static int ahead[2] = { -1, -1 };
+
+static void ahead_wait(const char *gpu)
+{
+	struct pollfd p = { .fd = ahead[0], .events = POLLIN };
+	char c;
+
+	if (ahead[0] >= 0 && strcmp(gpu, "0000:3b:00.0") == 0 && poll(&p, 1, 10000) == 1) {
+		(void)!read(ahead[0], &c, 1);
+		usleep(100 * 1000);
+	}
+}
+
+static void ahead_go(const char *gpu)
+{
+	if (ahead[1] >= 0 && strcmp(gpu, "0000:af:00.0") == 0)
+		(void)!write(ahead[1], "g", 1);
+}
+
 static int op_set_mig(void *data, struct vgpu_ctx *ctx, const char *gpu, bool on)
 {
 	struct sim *s = data;
@@ -206,8 +240,10 @@ static int op_create_gis(void *data, struct vgpu_ctx *ctx, const struct vgpu_mig
 	(void)have;
 	int gi = gpu_index(s, gpu);
 
-	if (s->fail_create_gis)
-		return vgpu_error(ctx, s->fail_create_gis, "Insufficient Resources");
+	ahead_go(gpu);
+	ahead_wait(gpu);
+	if (s->fail_create_gis && (!s->fail_gpu || strcmp(s->fail_gpu, gpu) == 0))
+		return vgpu_error(ctx, s->fail_create_gis, "Insufficient Resources on %s", gpu);
 	for (size_t i = 0; i < n; i++) {
 		s->gis[gi][s->n_gis[gi]] = gis[i];
 		s->gis[gi][s->n_gis[gi]].id = (int)s->n_gis[gi] + 1;
@@ -682,7 +718,342 @@ static void test_steps_reservations_count(void **state)
 	assert_int_equal(s.n_made, 0);
 }
 
-int main(void)
+/* ---- the plan as data: a dry run's steps ------------------------------------------------- */
+
+static const char *srcdir;
+
+/* One line per step: "STEP GPU OBJECT PROFILE PARENT COUNT", "-" for none. */
+static char *steps_str(const struct vgpu_steps *steps)
+{
+	char *out = vgpu_xstrdup("");
+
+	for (size_t i = 0; i < steps->n; i++) {
+		const struct vgpu_step *st = &steps->items[i];
+		const char *obj = vgpu_step_object_name(st->object);
+		const char *verb = vgpu_step_verb(st);
+
+		vgpu_append(&out, "%s %s %s %s %s %u\n", vgpu_step_kind_name(st->kind),
+			    st->gpu ? st->gpu : "-", obj ? obj : "-",
+			    st->profile ? st->profile : "-", st->parent ? st->parent : "-",
+			    st->count);
+		/* the text's first word is the step's verb, which --json's "kind" keeps */
+		if (!verb || strncmp(st->text, verb, strlen(verb)) != 0 ||
+		    !strchr(": ", st->text[strlen(verb)]))
+			fail_msg("step %zu: verb '%s' is not the first word of '%s'", i,
+				 verb ? verb : "(none)", st->text);
+	}
+	return out;
+}
+
+/*
+ * A dry run of the whole command (vgpu_apply_host()) of @label of @yaml on
+ * the committed fixture host @host, nothing written; @smi (NULL: none) is
+ * the text of a stand-in nvidia-smi.  Its steps into @steps.
+ */
+static int dry_run(const char *host, const char *yaml, const char *label, const char *smi,
+		   struct vgpu_steps *steps)
+{
+	char dir[PATH_MAX], root[PATH_MAX], file[PATH_MAX + 16], prog[PATH_MAX + 16];
+	struct vgpu_sysfs *fs = NULL;
+	VGPU_AUTOSTRV diffs = { 0 };
+	struct vgpu_apply_opts o = { .file = file,
+				     .label = label,
+				     .dry_run = true,
+				     .tools = { .nvidia_smi = "/bin/false",
+						.sriov_manage = "/bin/false",
+						.dry_run = true },
+				     .steps = steps };
+	int r;
+
+	tree_make(dir, sizeof(dir), "apply");
+	tree_put(dir, "host.yaml", yaml);
+	snprintf(file, sizeof(file), "%s/host.yaml", dir);
+	if (smi) {
+		tree_put(dir, "nvidia-smi", smi);
+		snprintf(prog, sizeof(prog), "%s/nvidia-smi", dir);
+		assert_int_equal(chmod(prog, 0755), 0);
+		o.tools.nvidia_smi = prog;
+	}
+	fixture_host_path(root, sizeof(root), srcdir, host);
+	if (vgpu_sysfs_open(&ctx, root, &fs) < 0)
+		fail_msg("%s: %s", root, vgpu_ctx_error(&ctx));
+	r = vgpu_apply_host(&ctx, fs, &o, &diffs);
+	vgpu_sysfs_free(fs);
+	tree_remove(dir);
+	return r;
+}
+
+#define L40S_C1(devices)                                                                           \
+	"version: v1\n"                                                                            \
+	"vgpu-configs:\n"                                                                          \
+	"  l:\n"                                                                                   \
+	"    - devices: [\"0000:c1:00.0\"]\n"                                                      \
+	"      vgpu-devices: " devices "\n"
+
+/* Time-sliced vGPUs on free VFs: per vGPU the sysfs write, then the vGPU it makes. */
+static void test_dry_run_steps_vgpus(void **state)
+{
+	struct vgpu_steps steps = { 0 }, seen = { 0 };
+	VGPU_AUTOFREE char *got = NULL, *again = NULL;
+
+	(void)state;
+	assert_int_equal(dry_run("vfio-ts-l40s", L40S_C1("{\"L40S-8Q\": 2}"), "l", NULL, &steps),
+			 0);
+	got = steps_str(&steps);
+	assert_string_equal(got, "write 0000:c1:00.0 vgpu L40S-8Q 0000:c1:00.4 1\n"
+				 "vgpu-create 0000:c1:00.0 vgpu L40S-8Q 0000:c1:00.4 1\n"
+				 "write 0000:c1:00.0 vgpu L40S-8Q 0000:c1:00.5 1\n"
+				 "vgpu-create 0000:c1:00.0 vgpu L40S-8Q 0000:c1:00.5 1\n");
+	assert_int_equal(steps.items[0].means, VGPU_STEP_BY_WRITE);
+	assert_string_equal(steps.items[0].path,
+			    "sys/bus/pci/devices/0000:c1:00.4/nvidia/current_vgpu_type");
+	assert_string_equal(steps.items[0].value, "1151");
+	assert_string_equal(
+		steps.items[0].text,
+		"write: 1151 > sys/bus/pci/devices/0000:c1:00.4/nvidia/current_vgpu_type");
+	assert_string_equal(steps.items[1].text,
+			    "create vGPU L40S-8Q (type 1151) on VF 0000:c1:00.4");
+	/* the run's own collector is gone afterwards: the caller's callback is back */
+	assert_null(ctx.step_fn);
+	/* without a list, the same steps reach the context's step callback */
+	ctx.step_fn = vgpu_steps_collect;
+	ctx.step_data = &seen;
+	assert_int_equal(dry_run("vfio-ts-l40s", L40S_C1("{\"L40S-8Q\": 2}"), "l", NULL, NULL), 0);
+	ctx.step_fn = NULL;
+	ctx.step_data = NULL;
+	again = steps_str(&seen);
+	assert_string_equal(again, got);
+	vgpu_steps_clear(&steps);
+	vgpu_steps_clear(&seen);
+}
+
+/* Two sizes on one GPU: mixed-size mode first, then each vGPU. */
+static void test_dry_run_steps_mixed_size(void **state)
+{
+	struct vgpu_steps steps = { 0 };
+	VGPU_AUTOFREE char *got = NULL;
+
+	(void)state;
+	assert_int_equal(dry_run("vfio-ts-l40s", L40S_C1("{\"L40S-8Q\": 1, \"L40S-4Q\": 1}"), "l",
+				 NULL, &steps),
+			 0);
+	got = steps_str(&steps);
+	assert_string_equal(got, "mixed-size-on 0000:c1:00.0 gpu - - 1\n"
+				 "write 0000:c1:00.0 vgpu L40S-8Q 0000:c1:00.4 1\n"
+				 "vgpu-create 0000:c1:00.0 vgpu L40S-8Q 0000:c1:00.4 1\n"
+				 "write 0000:c1:00.0 vgpu L40S-4Q 0000:c1:00.5 1\n"
+				 "vgpu-create 0000:c1:00.0 vgpu L40S-4Q 0000:c1:00.5 1\n");
+	vgpu_steps_clear(&steps);
+}
+
+/* nvidia-smi for the dual A30: GPU 3b MIG off, af on, no GPU instance on either */
+static const char smi_a30[] = "#!/bin/sh\n"
+			      "case \"$*\" in\n"
+			      "*--query-gpu*)\n"
+			      "  case \"$2\" in\n"
+			      "  0000:3b:00.0) echo '00000000:3B:00.0, Disabled, Disabled' ;;\n"
+			      "  0000:af:00.0) echo '00000000:AF:00.0, Enabled, Enabled' ;;\n"
+			      "  *) exit 2 ;;\n"
+			      "  esac ;;\n"
+			      "*-lgi*) echo 'No GPU instances found: Not Found'; exit 6 ;;\n"
+			      "*) exit 2 ;;\n"
+			      "esac\n";
+
+/*
+ * MIG-backed vGPUs: MIG mode where it is off, four GIs each (one program
+ * run, count 4), then the vGPUs as one step of four, since their VFs' lists
+ * only offer the type once the GIs are there.
+ */
+static void test_dry_run_steps_mig(void **state)
+{
+	struct vgpu_steps steps = { 0 };
+	VGPU_AUTOFREE char *got = NULL;
+
+	(void)state;
+	assert_int_equal(dry_run("a30-dual-mdev", A30_MIG, "a30-1-6c", smi_a30, &steps), 0);
+	got = steps_str(&steps);
+	assert_string_equal(got,
+			    "mig-on 0000:3b:00.0 gpu - - 1\n"
+			    "gi-create 0000:3b:00.0 gpu-instance 1g.6gb,1g.6gb,1g.6gb,1g.6gb - 4\n"
+			    "vgpu-create 0000:3b:00.0 vgpu A30-1-6C - 4\n"
+			    "gi-create 0000:af:00.0 gpu-instance 1g.6gb,1g.6gb,1g.6gb,1g.6gb - 4\n"
+			    "vgpu-create 0000:af:00.0 vgpu A30-1-6C - 4\n");
+	assert_int_equal(steps.items[0].means, VGPU_STEP_BY_PROGRAM);
+	assert_non_null(strstr(steps.items[0].path, "/nvidia-smi"));
+	assert_non_null(strstr(steps.items[0].text, "/nvidia-smi -i 0000:3b:00.0 -mig 1"));
+	assert_int_equal(steps.items[2].means, VGPU_STEP_BY_CALL);
+	vgpu_steps_clear(&steps);
+}
+
+/* A step that fails: the steps before it are in the list, the error says which. */
+static void test_dry_run_steps_before_failure(void **state)
+{
+	static const char smi[] =
+		"#!/bin/sh\n"
+		"case \"$*\" in\n"
+		"*0000:3b:00.0*--query-gpu*) echo '00000000:3B:00.0, Disabled, Disabled' ;;\n"
+		"*-lgi*) echo 'No GPU instances found: Not Found'; exit 6 ;;\n"
+		"*) echo 'GPU is lost' >&2; exit 15 ;;\n"
+		"esac\n";
+	struct vgpu_steps steps = { 0 };
+	VGPU_AUTOFREE char *got = NULL;
+
+	(void)state;
+	expect_error(dry_run("a30-dual-mdev", A30_MIG, "a30-1-6c", smi, &steps),
+		     "step 1 (MIG mode): ");
+	got = steps_str(&steps);
+	assert_string_equal(got,
+			    "mig-on 0000:3b:00.0 gpu - - 1\n"
+			    "gi-create 0000:3b:00.0 gpu-instance 1g.6gb,1g.6gb,1g.6gb,1g.6gb - 4\n"
+			    "vgpu-create 0000:3b:00.0 vgpu A30-1-6C - 4\n");
+	vgpu_steps_clear(&steps);
+}
+
+/* Without a step callback a step is the log line it always was: "would TEXT", LOG_NOTICE. */
+static void test_step_without_callback_is_logged(void **state)
+{
+	const struct vgpu_step st = { .kind = VGPU_STEP_VFS_ON,
+				      .means = VGPU_STEP_BY_PROGRAM,
+				      .object = VGPU_OBJECT_GPU,
+				      .gpu = "0000:c1:00.0" };
+	struct warnings w = { .n = 0 };
+	struct vgpu_steps steps = { 0 };
+	struct vgpu_ctx c;
+
+	(void)state;
+	vgpu_ctx_init(&c, warnings_collect, &w);
+	vgpu_ctx_set_priority(&c, LOG_NOTICE);
+	vgpu_step_reportf(&c, &st, "run: sriov-manage -e %s\t", "0000:c1:00.0");
+	assert_int_equal(w.n, 1);
+	assert_string_equal(w.msgs[0], "would run: sriov-manage -e 0000:c1:00.0\\x09");
+	/* with one, the step goes there (one line, as the log has it), and nothing is logged */
+	c.step_fn = vgpu_steps_collect;
+	c.step_data = &steps;
+	vgpu_step_reportf(&c, &st, "run: sriov-manage -e %s\t", "0000:c1:00.0");
+	assert_int_equal(w.n, 1);
+	assert_int_equal(steps.n, 1);
+	assert_string_equal(steps.items[0].text, "run: sriov-manage -e 0000:c1:00.0\\x09");
+	assert_string_equal(steps.items[0].gpu, "0000:c1:00.0");
+	assert_string_equal(vgpu_step_verb(&steps.items[0]), "run");
+	vgpu_steps_clear(&steps);
+	warnings_free(&w);
+	vgpu_ctx_clear(&c);
+}
+
+/* ---- the per-GPU runner -------------------------------------------------------------------- */
+
+/* What the runner passed on: "PRIORITY MESSAGE" a line. */
+static void said_collect(void *data, int priority, const char *msg)
+{
+	char *said = data;
+	size_t l = strlen(said);
+
+	snprintf(said + l, 8192 - l, "%d %s\n", priority, msg);
+}
+
+/* In each GPU's process, after the verdict: say which it got. */
+static void runner_finish(void *data, struct vgpu_apply *a, size_t i, bool commit)
+{
+	(void)data;
+	vgpu_log(a->ctx, LOG_NOTICE, "GPU %s: %s", a->gpus[i].addr, commit ? "kept" : "undone");
+}
+
+static const struct vgpu_runner_ops runner_ops = { .finish = runner_finish };
+
+/*
+ * @label of @yaml on @s, each GPU in a process of its own, the second GPU's
+ * ahead of the first; what they log goes to @said through @c.
+ */
+static int run_parallel(struct sim *s, const char *yaml, const char *label, struct vgpu_ctx *c,
+			char *said)
+{
+	struct vgpu_hostcfg cfg = { 0 };
+	struct vgpu_apply a = {
+		.ctx = c, .file = "host.yaml", .ops = &sim_ops, .ops_data = s, .model = build(s)
+	};
+	int r;
+
+	vgpu_ctx_init(c, said_collect, said);
+	config(yaml, label, &cfg);
+	assert_int_equal(vgpu_apply_resolve(&a, &cfg), 0);
+	assert_int_equal(pipe(ahead), 0);
+	r = vgpu_runner_apply(&a, &runner_ops, NULL);
+	close(ahead[0]);
+	close(ahead[1]);
+	ahead[0] = ahead[1] = -1;
+	vgpu_apply_clear(&a);
+	vgpu_hostcfg_clear(&cfg);
+	return r;
+}
+
+#define GPU_BLOCK(gpu, verdict)                                                                    \
+	"6 MIG mode: GPU " gpu ": enabling\n"                                                      \
+	"6 VFs: GPU " gpu ": enabling 4 VFs\n"                                                     \
+	"6 GPU instances: GPU " gpu ": creating 4\n"                                               \
+	"6 vGPUs: GPU " gpu ": creating 4 of A30-1-6C\n"                                           \
+	"5 GPU " gpu ": " verdict "\n"
+
+/* Each GPU's messages one block, in GPU order, though the second GPU ran ahead. */
+static void test_runner_blocks_in_gpu_order(void **state)
+{
+	struct sim s = { .host = "a30-dual-mdev" };
+	char said[8192] = "";
+	struct vgpu_ctx c;
+
+	(void)state;
+	assert_int_equal(run_parallel(&s, A30_MIG, "a30-1-6c", &c, said), 0);
+	assert_string_equal(said,
+			    GPU_BLOCK("0000:3b:00.0", "kept") GPU_BLOCK("0000:af:00.0", "kept"));
+	assert_int_equal(s.n_made, 0); /* the processes' hosts, not ours */
+	vgpu_ctx_clear(&c);
+}
+
+/* Both GPUs fail, the second first: the message is the first GPU's, and both undo. */
+static void test_runner_first_failure(void **state)
+{
+	struct sim s = { .host = "a30-dual-mdev", .fail_create_gis = -ENOSPC };
+	char said[8192] = "";
+	struct vgpu_ctx c;
+
+	(void)state;
+	assert_int_equal(run_parallel(&s, A30_MIG, "a30-1-6c", &c, said), -EIO);
+	assert_string_equal(vgpu_ctx_error(&c),
+			    "step 3 (GPU instances): Insufficient Resources on 0000:3b:00.0 (and "
+			    "other GPUs failed: above)");
+	assert_string_equal(said, "6 MIG mode: GPU 0000:3b:00.0: enabling\n"
+				  "6 VFs: GPU 0000:3b:00.0: enabling 4 VFs\n"
+				  "6 GPU instances: GPU 0000:3b:00.0: creating 4\n"
+				  "5 GPU 0000:3b:00.0: undone\n"
+				  "6 MIG mode: GPU 0000:af:00.0: enabling\n"
+				  "6 VFs: GPU 0000:af:00.0: enabling 4 VFs\n"
+				  "6 GPU instances: GPU 0000:af:00.0: creating 4\n"
+				  "5 GPU 0000:af:00.0: undone\n");
+	vgpu_ctx_clear(&c);
+}
+
+/* One GPU fails: the other, which succeeded, undoes its work too (all or none). */
+static void test_runner_one_failure_undoes_all(void **state)
+{
+	struct sim s = { .host = "a30-dual-mdev",
+			 .fail_create_gis = -ENOSPC,
+			 .fail_gpu = "0000:af:00.0" };
+	char said[8192] = "";
+	struct vgpu_ctx c;
+
+	(void)state;
+	assert_int_equal(run_parallel(&s, A30_MIG, "a30-1-6c", &c, said), -EIO);
+	assert_string_equal(vgpu_ctx_error(&c),
+			    "step 3 (GPU instances): Insufficient Resources on 0000:af:00.0");
+	assert_string_equal(said,
+			    GPU_BLOCK("0000:3b:00.0",
+				      "undone") "6 MIG mode: GPU 0000:af:00.0: enabling\n"
+						"6 VFs: GPU 0000:af:00.0: enabling 4 VFs\n"
+						"6 GPU instances: GPU 0000:af:00.0: creating 4\n"
+						"5 GPU 0000:af:00.0: undone\n");
+	vgpu_ctx_clear(&c);
+}
+
+int main(int argc, char **argv)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_resolve_mig_backed_derives),
@@ -696,9 +1067,20 @@ int main(void)
 		cmocka_unit_test(test_steps_failure_names_step),
 		cmocka_unit_test(test_steps_time_sliced_fills_free_vfs),
 		cmocka_unit_test(test_steps_reservations_count),
+		cmocka_unit_test(test_dry_run_steps_vgpus),
+		cmocka_unit_test(test_dry_run_steps_mixed_size),
+		cmocka_unit_test(test_dry_run_steps_mig),
+		cmocka_unit_test(test_dry_run_steps_before_failure),
+		cmocka_unit_test(test_step_without_callback_is_logged),
+		cmocka_unit_test(test_runner_blocks_in_gpu_order),
+		cmocka_unit_test(test_runner_first_failure),
+		cmocka_unit_test(test_runner_one_failure_undoes_all),
 	};
 	int r;
 
+	srcdir = test_srcdir(argc, argv);
+	if (!srcdir)
+		return 2;
 	vgpu_ctx_init(&ctx, NULL, NULL);
 	r = cmocka_run_group_tests(tests, NULL, NULL);
 	vgpu_ctx_clear(&ctx);

@@ -122,14 +122,37 @@ steps:
     - "create vGPU L40S-8Q (type 1151) on VF 0000:c1:00.5"
 plan:
   description:
-    - The plan as vgpuctl printed it, each step with its kind (the text's first word,
-      C(run), C(write), C(create), C(start), C(turn)) and its text.
+    - The plan as vgpuctl returned it, one dict per step, in order.
+    - C(kind) is the text's first word (C(run), C(write), C(create), C(start), C(turn)) and
+      C(text) the line a person reads.
+    - C(step) says what the step does (C(mig-on), C(mig-off), C(vfs-on), C(vfs-off),
+      C(gi-create), C(ci-destroy), C(gi-destroy), C(mixed-size-on), C(vgpu-create), C(write),
+      C(vgpu-destroy), C(record-write), C(record-drop), C(domain-start)); C(gpu) the GPU's PCI
+      address; C(object) what it changes (C(gpu), C(gpu-instance), C(vgpu), C(record),
+      C(domain)); C(profile), C(parent), C(domain), C(path) (the program run or the file
+      written), C(value) (what is written) and C(count) (GPU instances or vGPUs; 0 for all
+      there are), null where a step has none.
   returned: success
   type: list
   elements: dict
   sample:
     - kind: write
       text: "write: 1151 > sys/bus/pci/devices/0000:c1:00.4/nvidia/current_vgpu_type"
+      step: write
+      gpu: "0000:c1:00.0"
+      object: vgpu
+      profile: L40S-8Q
+      parent: "0000:c1:00.4"
+      domain: null
+      path: sys/bus/pci/devices/0000:c1:00.4/nvidia/current_vgpu_type
+      value: "1151"
+      count: 1
+gpus:
+  description: The GPUs the plan changes, by PCI address, in the order of the plan.
+  returned: success
+  type: list
+  elements: str
+  sample: ["0000:c1:00.0"]
 cmd:
   description: The last vgpuctl command that ran, as its argv.
   returned: always
@@ -182,6 +205,9 @@ def vgpuctl_warnings(stderr):
             if ln.startswith('vgpuctl: warning:')]
 
 
+STEP_FIELDS = ('step', 'gpu', 'object', 'count')
+
+
 def parse_plan(module, stdout, result):
     try:
         doc = json.loads(stdout)
@@ -191,10 +217,27 @@ def parse_plan(module, stdout, result):
                          stdout=stdout, **result)
     steps = doc.get('steps') if isinstance(doc, dict) else None
     if not isinstance(steps, list) or not all(isinstance(s, dict) and 'text' in s
+                                              and all(k in s for k in STEP_FIELDS)
                                               for s in steps):
         module.fail_json(msg='vgpuctl apply --dry-run --json: the plan has no list of '
-                             'steps with texts', stdout=stdout, **result)
+                             'steps with their kind, GPU, object and count; this module '
+                             'needs a vgpuctl whose plan is data', stdout=stdout, **result)
     return steps
+
+
+def what_changes(plan):
+    """The plan by what it changes, not by its text: a vGPU's mdev UUID is new in each
+    dry run, so two plans of the same changes differ in their texts and values."""
+    return [(s['step'], s['gpu'], s['object'], s.get('profile'), s.get('parent'),
+             s.get('domain'), s['count']) for s in plan]
+
+
+def plan_gpus(plan):
+    gpus = []
+    for s in plan:
+        if s['gpu'] and s['gpu'] not in gpus:
+            gpus.append(s['gpu'])
+    return gpus
 
 
 def main():
@@ -248,7 +291,7 @@ def main():
                          or 'vgpuctl apply --dry-run exited %d' % rc, stdout=out, **result)
     plan = parse_plan(module, out, result)
     texts = [s['text'] for s in plan]
-    result.update(steps=texts, plan=plan, changed=bool(plan))
+    result.update(steps=texts, plan=plan, gpus=plan_gpus(plan), changed=bool(plan))
     if module._diff:
         result['diff'] = dict(before='', after=''.join(t + '\n' for t in texts),
                               before_header='%s (now)' % p['label'],
@@ -263,9 +306,10 @@ def main():
             rc2, out2, dummy = module.run_command(dry_argv)
             try:
                 after = json.loads(out2).get('steps') if rc2 == 0 else None
-            except (ValueError, AttributeError):
+                after = what_changes(after)
+            except (ValueError, AttributeError, KeyError, TypeError):
                 after = None
-            result['changed'] = after != plan
+            result['changed'] = after != what_changes(plan)
             module.fail_json(msg='\n'.join(vgpuctl_errors(err))
                              or 'vgpuctl apply exited %d' % rc, stdout=out, **result)
 
