@@ -289,7 +289,8 @@ for i in 5 6 7; do
 	v a2 assign --from "$T/fill$i.xml" -o "$T/fill$i.out.xml" --vgpu A30-6C 2>"$T/err" ||
 		fail "filling a2: $(cat "$T/err")"
 done
-play place-c -i a30.ini "$SITE" --tags place -e vm_name=vm-c -e vm_profile=A30-6C
+# the profile in lower case: vgpuctl takes any case, and so does the playbook
+play place-c -i a30.ini "$SITE" --tags place -e vm_name=vm-c -e vm_profile=a30-6c
 [ "$RC" = 0 ] || { fail "placement of vm-c: exit $RC"; show place-c; }
 [ "$(owner a3 vm-c)" = A30-6C/active ] || { fail "vm-c not on a3: $(v a3 vgpus)"; show place-c; }
 for h in "${A[@]}"; do emu_stop "${LOG[$h]%/journal}" || fail "the emulator of $h"; done
