@@ -30,6 +30,8 @@ static const struct {
 	[VGPU_CAP_MIG_MODE_ON] = { "mig-mode-on",
 				   "time-sliced types need MIG mode off; turn it off with "
 				   "'vgpuctl apply' once no GPU instance is in use" },
+	[VGPU_CAP_MIG_MODE_UNKNOWN] = { "mig-mode-unknown",
+					"MIG mode is not known without NVML, and the driver's lists show the other kind of type (MIG-backed types need MIG mode on, time-sliced ones off); read it with nvidia-smi -q, set it with 'vgpuctl apply' (mig-enabled in a mig-configs entry)" },
 	[VGPU_CAP_NO_ROOM_FOR_GI] = { "no-room-for-gpu-instance",
 				      "no free GPU instance of the type's profile and no room to "
 				      "create one; free a GPU instance ('vgpuctl mig show')" },
@@ -443,7 +445,9 @@ static long fit_mig(const struct gpu_facts *f, const struct vgpu_type *t, const 
 	long seats;
 
 	if (f->mode == VGPU_OFF) {
-		c->reason = VGPU_CAP_MIG_MODE_OFF;
+		/* off as the lists show it is not off as NVML says it: one answer everywhere */
+		c->reason = g->mig_current == VGPU_OFF ? VGPU_CAP_MIG_MODE_OFF :
+							 VGPU_CAP_MIG_MODE_UNKNOWN;
 		return 0;
 	}
 	seats = mig_seats(f, t, p, per_gi, &c->exact);
@@ -473,7 +477,8 @@ static long fit_ts(const struct gpu_facts *f, const struct vgpu_type *t, const s
 	uint64_t used = u->fb_used - (with_res ? 0 : u->fb_reserved);
 
 	if (f->mode == VGPU_ON) {
-		c->reason = VGPU_CAP_MIG_MODE_ON;
+		c->reason = f->g->mig_current == VGPU_ON ? VGPU_CAP_MIG_MODE_ON :
+							   VGPU_CAP_MIG_MODE_UNKNOWN;
 		return 0;
 	}
 	if (u->other_size && f->g->hetero != VGPU_ON &&

@@ -22,6 +22,12 @@ enum vgpu_cap_reason {
 	VGPU_CAP_VFS_DISABLED, /* SR-IOV GPU with its VFs off */
 	VGPU_CAP_MIG_MODE_OFF, /* MIG-backed type, MIG mode off */
 	VGPU_CAP_MIG_MODE_ON, /* time-sliced type, MIG mode on */
+	/*
+	 * MIG mode is not known (no NVML) and the driver's lists show the other
+	 * kind: a MIG-backed type where only time-sliced ones are offered or held,
+	 * or the reverse (GPU instances there)
+	 */
+	VGPU_CAP_MIG_MODE_UNKNOWN,
 	VGPU_CAP_NO_ROOM_FOR_GI, /* no free GI of the profile and no room to create one */
 	VGPU_CAP_NO_GI, /* no free GI of the profile, but room to create one */
 	VGPU_CAP_OTHER_SIZE, /* time-sliced: another size is there, mixed-size mode off */

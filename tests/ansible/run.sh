@@ -280,7 +280,7 @@ grep -q "vm-a already has a vGPU on a2" "$T/place-again2.out" || { fail "placeme
 play place-none -i a30.ini "$SITE" --tags place -e vm_name=vm-b -e vm_profile=A30-1-6C
 [ "$RC" != 0 ] || fail "placement without room: exit 0"
 expect place-none failed=1 localhost
-grep -qF "No host of group 'hypervisors' has room for one more A30-1-6C vGPU, for vm-b (a1: 0000:3b:00.0 mig-mode-off, 0000:af:00.0 no-room-for-gpu-instance; a2:" \
+grep -qF "No host of group 'hypervisors' has room for one more A30-1-6C vGPU, for vm-b (a1: 0000:3b:00.0 mig-mode-unknown, 0000:af:00.0 no-room-for-gpu-instance; a2:" \
 	"$T/place-none.out" || { fail "placement without room: the message"; show place-none; }
 [ -z "$(owner a1 vm-b)$(owner a2 vm-b)$(owner a3 vm-b)" ] || fail "vm-b placed somewhere"
 # a2 full too: vm-c goes to a3
