@@ -5,10 +5,12 @@
  * best first: NVML (filled into the model by the commands that load it), the
  * driver's files in sysfs, then the MIG and type tables.
  */
+#include <ctype.h>
 #include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 
 #include "capacity.h"
 #include "mig.h"
@@ -630,4 +632,42 @@ void vgpu_gpu_capacities(const struct vgpu_model *m, const struct vgpu_gpu *g,
 	for (size_t k = 0; k < g->n_types; k++)
 		capacity_with(m, &f, g->types[k], recs, &out[k]);
 	facts_clear(&f);
+}
+
+/* Is @g of @board: a type of its catalogue names that board token? */
+static bool gpu_of_board(const struct vgpu_gpu *g, const char *board)
+{
+	for (size_t k = 0; k < g->n_types; k++)
+		if (strcasecmp(g->types[k]->info.board, board) == 0)
+			return true;
+	return false;
+}
+
+const struct vgpu_parent *vgpu_model_unnamed_holder(const struct vgpu_model *m, const char *profile)
+{
+	char upper[VGPU_PROFILE_MAX];
+	struct vgpu_type_info info;
+
+	/* the grammar's letters are upper case; profiles match in any case */
+	snprintf(upper, sizeof(upper), "%s", profile);
+	for (char *s = upper; *s; s++)
+		*s = (char)toupper((unsigned char)*s);
+	vgpu_type_parse(upper, &info);
+	if (!info.board[0])
+		return NULL;
+	for (size_t i = 0; i < m->n_gpus; i++) {
+		const struct vgpu_gpu *g = &m->gpus[i];
+
+		if (vgpu_gpu_types_whole(g) || !gpu_of_board(g, info.board))
+			continue;
+		for (size_t j = 0; j < g->n_parents; j++) {
+			const struct vgpu_parent *p = &g->parents[j];
+
+			if ((p->in_use && p->current_type && !held_type(m, g, p->current_type)) ||
+			    (p->n_reserved && p->reserved_type &&
+			     !held_type(m, g, p->reserved_type)))
+				return p;
+		}
+	}
+	return NULL;
 }

@@ -160,4 +160,17 @@ long vgpu_type_max_instances(const struct vgpu_gpu *g, const struct vgpu_type *t
  */
 long vgpu_type_per_gi(const struct vgpu_type *t);
 
+/**
+ * vgpu_model_unnamed_holder() - a vGPU parent that holds (or a record
+ * reserves) a type no list or stored catalogue names, on a GPU of @profile's
+ * board: it may hold @profile.  A vendor-VFIO GPU lists only what still fits,
+ * so without NVML a held type can be nameless, and "no GPU offers it" would
+ * be wrong.
+ * @m: the model
+ * @profile: a type's short name ("H100-3-40C"), any case
+ * Return: the first such parent (borrowed from @m), or NULL.
+ */
+const struct vgpu_parent *vgpu_model_unnamed_holder(const struct vgpu_model *m,
+						    const char *profile);
+
 #endif

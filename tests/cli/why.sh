@@ -85,6 +85,10 @@ domain() {
 check available "$hosts/vfio-ts-l40s" 0000:c1:00.0 ok L40S-4Q
 # the count is a lower bound where the GIs' profiles come from the driver's lists
 check available-inexact "$hosts/vfio-mig-h100" 0000:ca:00.0 ok H100-1-10C
+# a type a VF holds is never "not offered": no list names 1059 there (no NVML, no catalogue)
+out=$("$bin" --sysroot "$hosts/vfio-mig-h100" why H100-3-40C 2>&1)
+[[ $out == *"VF 0000:ca:00.4 of GPU 0000:ca:00.0 holds type 1059, which no list names: it may be this one"* ]] ||
+	bad "why H100-3-40C on vfio-mig-h100 does not name the VF that may hold it: $out"
 
 # ---- not-supported: the damaged host's L40S has no A30 type
 check not-supported "$hosts/malformed" 0000:41:00.0 not-supported A30-6C
