@@ -6,6 +6,7 @@
  * driver's files in sysfs, then the MIG and type tables.
  */
 #include <ctype.h>
+#include <errno.h>
 #include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -670,4 +671,26 @@ const struct vgpu_parent *vgpu_model_unnamed_holder(const struct vgpu_model *m, 
 		}
 	}
 	return NULL;
+}
+
+int vgpu_gpu_known_gis(const struct vgpu_gpu *g, struct vgpu_mig_gi **out, size_t *n)
+{
+	struct vgpu_mig_gi *gis;
+
+	if (g->n_gis && !g->gis_exact)
+		return -ENOENT;
+	if (!g->n_gis && g->mig_instances > 0)
+		return -ENOENT; /* procfs counts GIs the model does not hold */
+	gis = g->n_gis ? vgpu_xcalloc(g->n_gis, sizeof(*gis)) : NULL;
+	for (size_t i = 0; i < g->n_gis; i++) {
+		if (!g->gis[i].profile || g->gis[i].start < 0) {
+			free(gis);
+			return -ENOENT;
+		}
+		gis[i] = (struct vgpu_mig_gi){ g->gis[i].profile, (unsigned)g->gis[i].start,
+					       g->gis[i].id };
+	}
+	*out = gis;
+	*n = g->n_gis;
+	return 0;
 }

@@ -173,4 +173,17 @@ long vgpu_type_per_gi(const struct vgpu_type *t);
 const struct vgpu_parent *vgpu_model_unnamed_holder(const struct vgpu_model *m,
 						    const char *profile);
 
+struct vgpu_mig_gi;
+
+/**
+ * vgpu_gpu_known_gis() - @g's GPU instances with their profiles and starts,
+ * as a planner takes them (vgpu_mig_solve()'s existing GIs), where they are
+ * all known: NVML (or its cache) listed them, or there are none.
+ * @g: the GPU
+ * @out: a heap array of them (NULL when none), on success
+ * @n: how many, on success
+ * Return: 0, or -ENOENT when some GI's profile or start is not known (no NVML).
+ */
+int vgpu_gpu_known_gis(const struct vgpu_gpu *g, struct vgpu_mig_gi **out, size_t *n);
+
 #endif

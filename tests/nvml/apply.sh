@@ -151,6 +151,13 @@ run --nvml "$lib" metrics
 run mig show
 [[ $(awk 'NR == 2 { print $2 }' <<<"$OUT") == unknown ]] ||
 	bad "mig show without --nvml under --sysroot, where gpus says unknown (exit $RC): $OUT"
+# mig plan --gpu plans on top of the GIs NVML reports: a 3g.40gb at slice 0 leaves 4
+"$smi" -i $pf -mig 1 >/dev/null
+"$smi" mig -i $pf -cgi 9 -C >/dev/null
+run --nvml "$lib" --json mig plan --gpu $pf 3g.40gb
+[[ $RC == 0 && $OUT == *'{"profile": "3g.40gb", "profile_id": 9, "start": 4, "size": 4}'* &&
+	$OUT == *'"largest_free_block": 0'* && -z $ERR ]] ||
+	bad "mig plan --gpu with the stand-in did not plan beside NVML's 3g.40gb at 0 (exit $RC): $OUT $ERR"
 
 # ---- vfs never loads NVML: not with --nvml, not on the real host (read only) with the
 # stand-in first on the library path, where gpus does load it.  types does: what fits
