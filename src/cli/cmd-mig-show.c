@@ -53,7 +53,9 @@ static const char *mode_str(int cur, int pend)
 /*
  * The GIs of @g: NVML's (the model has them when it answered), else
  * nvidia-smi's, else what sysfs and procfs tell (ids; profiles where the
- * driver's lists leave one answer), said once.
+ * driver's lists leave one answer), said once.  MIG mode is what NVML said
+ * (as gpus and metrics have it), else nvidia-smi's answer, else unknown:
+ * GPU instances in procfs or the driver's lists are not asked to stand in.
  */
 static int gpu_gis(struct cli *c, const struct vgpu_nvtools *tools, const struct vgpu_gpu *g,
 		   const struct vgpu_mig_board *b, const char **mode, struct gi_row **rows,
@@ -65,16 +67,16 @@ static int gpu_gis(struct cli *c, const struct vgpu_nvtools *tools, const struct
 
 	*rows = NULL;
 	*n = 0;
-	if (g->mig_source && strcmp(g->mig_source, "nvml") == 0 && g->gis_exact) {
-		*mode = mode_str(g->mig_current, g->mig_pending);
+	*mode = mode_str(g->mig_current, g->mig_pending);
+	if (g->mig_current != VGPU_UNKNOWN && g->gis_exact) {
+		/* NVML answered: its mode and its GIs */
 	} else if (!tools->nvidia_smi) {
-		vgpu_warn(&c->ctx,
-			  "--sysroot: nvidia-smi is not asked about another host's tree "
-			  "(name one with --nvidia-smi); MIG mode and GPU instance profiles "
-			  "are what sysfs and the driver's lists tell");
-		*mode = g->n_gis ? "enabled" : "unknown";
+		vgpu_warn(
+			&c->ctx,
+			"--sysroot: nvidia-smi is not asked about another host's tree (name one with --nvidia-smi); MIG mode and GPU instance profiles are what sysfs and the driver's lists tell");
 	} else if (vgpu_nv_mig_mode(&c->ctx, tools, g->addr, &cur, &pend) == 0) {
-		*mode = mode_str(cur, pend);
+		if (g->mig_current == VGPU_UNKNOWN)
+			*mode = mode_str(cur, pend);
 		if (cur == 1 && vgpu_nv_gis(&c->ctx, tools, b, g->addr, &gis, &n_gis) < 0)
 			return -1;
 		*rows = vgpu_xcalloc(n_gis + 1, sizeof(**rows));
@@ -84,11 +86,10 @@ static int gpu_gis(struct cli *c, const struct vgpu_nvtools *tools, const struct
 		*n = n_gis;
 		return 0;
 	} else {
-		vgpu_warn(&c->ctx,
-			  "neither NVML nor nvidia-smi answered (%s): MIG mode and GPU instance "
-			  "profiles are what sysfs and the driver's lists tell",
-			  vgpu_ctx_error(&c->ctx));
-		*mode = g->n_gis ? "enabled" : "unknown";
+		vgpu_warn(
+			&c->ctx,
+			"neither NVML nor nvidia-smi answered (%s): MIG mode and GPU instance profiles are what sysfs and the driver's lists tell",
+			vgpu_ctx_error(&c->ctx));
 	}
 	*rows = vgpu_xcalloc(g->n_gis + 1, sizeof(**rows));
 	for (size_t i = 0; i < g->n_gis; i++)

@@ -9,6 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "capacity.h"
 #include "cleanup.h"
 #include "cli.h"
 #include "mig.h"
@@ -102,7 +103,8 @@ static int plan_board(struct cli *c, const struct mig_plan_args *a, const struct
 		}
 		return 0;
 	}
-	r = cli_read_host(c, VGPU_READ_TYPES);
+	/* NVML, where it speaks for the host, lists the GIs there with their placements */
+	r = cli_read_host(c, VGPU_READ_TYPES | CLI_READ_NVML);
 	if (r)
 		return r;
 	if (cli_find_gpu(c, "mig plan", a->gpu, gpu))
@@ -198,7 +200,9 @@ static int mig_plan(struct cli *c, int argc, char **argv)
 		return r;
 	if (a.lgi && (r = read_lgi(c, b, a.lgi, &existing, &n_existing)))
 		return r;
-	if (!a.lgi && gpu && gpu->mig_instances > 0)
+	if (!a.lgi && gpu && gpu->n_gis && vgpu_gpu_known_gis(gpu, &existing, &n_existing) == 0) {
+		/* planned on top of the GIs NVML reports */
+	} else if (!a.lgi && gpu && gpu->mig_instances > 0)
 		vgpu_warn(&c->ctx,
 			  "GPU %s has %d GPU instances; planned as if none existed (pass --lgi "
 			  "with the output of 'nvidia-smi mig -i %s -lgi')",

@@ -77,9 +77,19 @@ int cmd_why(struct cli *c, int argc, char **argv)
 	for (size_t i = 0; i < c->model->n_gpus && !known; i++)
 		known = vgpu_gpu_match_type(&c->model->gpus[i], spec);
 	if (!known) {
-		cli_error(c,
-			  "'%s': no GPU on this host offers such a vGPU type (see 'vgpuctl types')",
-			  spec);
+		const struct vgpu_parent *p = vgpu_model_unnamed_holder(c->model, spec);
+
+		if (p)
+			cli_error(
+				c,
+				"'%s': no list on this host names such a vGPU type now, but VF %s of GPU %s holds type %u, which no list names: it may be this one (NVML names it: --nvml LIB, or the catalogue 'vgpuctl apply' keeps)",
+				spec, p->addr, p->gpu->addr,
+				p->in_use ? p->current_type : p->reserved_type);
+		else
+			cli_error(
+				c,
+				"'%s': no GPU on this host offers such a vGPU type (see 'vgpuctl types')",
+				spec);
 		return EXIT_FAILURE;
 	}
 	tb = cli_table(c, "why", why_cols, ARRAY_SIZE(why_cols));

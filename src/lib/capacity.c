@@ -5,10 +5,13 @@
  * best first: NVML (filled into the model by the commands that load it), the
  * driver's files in sysfs, then the MIG and type tables.
  */
+#include <ctype.h>
+#include <errno.h>
 #include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 
 #include "capacity.h"
 #include "mig.h"
@@ -30,6 +33,8 @@ static const struct {
 	[VGPU_CAP_MIG_MODE_ON] = { "mig-mode-on",
 				   "time-sliced types need MIG mode off; turn it off with "
 				   "'vgpuctl apply' once no GPU instance is in use" },
+	[VGPU_CAP_MIG_MODE_UNKNOWN] = { "mig-mode-unknown",
+					"MIG mode is not known without NVML, and the driver's lists show the other kind of type (MIG-backed types need MIG mode on, time-sliced ones off); read it with nvidia-smi -q, set it with 'vgpuctl apply' (mig-enabled in a mig-configs entry)" },
 	[VGPU_CAP_NO_ROOM_FOR_GI] = { "no-room-for-gpu-instance",
 				      "no free GPU instance of the type's profile and no room to "
 				      "create one; free a GPU instance ('vgpuctl mig show')" },
@@ -443,7 +448,9 @@ static long fit_mig(const struct gpu_facts *f, const struct vgpu_type *t, const 
 	long seats;
 
 	if (f->mode == VGPU_OFF) {
-		c->reason = VGPU_CAP_MIG_MODE_OFF;
+		/* off as the lists show it is not off as NVML says it: one answer everywhere */
+		c->reason = g->mig_current == VGPU_OFF ? VGPU_CAP_MIG_MODE_OFF :
+							 VGPU_CAP_MIG_MODE_UNKNOWN;
 		return 0;
 	}
 	seats = mig_seats(f, t, p, per_gi, &c->exact);
@@ -473,7 +480,8 @@ static long fit_ts(const struct gpu_facts *f, const struct vgpu_type *t, const s
 	uint64_t used = u->fb_used - (with_res ? 0 : u->fb_reserved);
 
 	if (f->mode == VGPU_ON) {
-		c->reason = VGPU_CAP_MIG_MODE_ON;
+		c->reason = f->g->mig_current == VGPU_ON ? VGPU_CAP_MIG_MODE_ON :
+							   VGPU_CAP_MIG_MODE_UNKNOWN;
 		return 0;
 	}
 	if (u->other_size && f->g->hetero != VGPU_ON &&
@@ -625,4 +633,64 @@ void vgpu_gpu_capacities(const struct vgpu_model *m, const struct vgpu_gpu *g,
 	for (size_t k = 0; k < g->n_types; k++)
 		capacity_with(m, &f, g->types[k], recs, &out[k]);
 	facts_clear(&f);
+}
+
+/* Is @g of @board: a type of its catalogue names that board token? */
+static bool gpu_of_board(const struct vgpu_gpu *g, const char *board)
+{
+	for (size_t k = 0; k < g->n_types; k++)
+		if (strcasecmp(g->types[k]->info.board, board) == 0)
+			return true;
+	return false;
+}
+
+const struct vgpu_parent *vgpu_model_unnamed_holder(const struct vgpu_model *m, const char *profile)
+{
+	char upper[VGPU_PROFILE_MAX];
+	struct vgpu_type_info info;
+
+	/* the grammar's letters are upper case; profiles match in any case */
+	snprintf(upper, sizeof(upper), "%s", profile);
+	for (char *s = upper; *s; s++)
+		*s = (char)toupper((unsigned char)*s);
+	vgpu_type_parse(upper, &info);
+	if (!info.board[0])
+		return NULL;
+	for (size_t i = 0; i < m->n_gpus; i++) {
+		const struct vgpu_gpu *g = &m->gpus[i];
+
+		if (vgpu_gpu_types_whole(g) || !gpu_of_board(g, info.board))
+			continue;
+		for (size_t j = 0; j < g->n_parents; j++) {
+			const struct vgpu_parent *p = &g->parents[j];
+
+			if ((p->in_use && p->current_type && !held_type(m, g, p->current_type)) ||
+			    (p->n_reserved && p->reserved_type &&
+			     !held_type(m, g, p->reserved_type)))
+				return p;
+		}
+	}
+	return NULL;
+}
+
+int vgpu_gpu_known_gis(const struct vgpu_gpu *g, struct vgpu_mig_gi **out, size_t *n)
+{
+	struct vgpu_mig_gi *gis;
+
+	if (g->n_gis && !g->gis_exact)
+		return -ENOENT;
+	if (!g->n_gis && g->mig_instances > 0)
+		return -ENOENT; /* procfs counts GIs the model does not hold */
+	gis = g->n_gis ? vgpu_xcalloc(g->n_gis, sizeof(*gis)) : NULL;
+	for (size_t i = 0; i < g->n_gis; i++) {
+		if (!g->gis[i].profile || g->gis[i].start < 0) {
+			free(gis);
+			return -ENOENT;
+		}
+		gis[i] = (struct vgpu_mig_gi){ g->gis[i].profile, (unsigned)g->gis[i].start,
+					       g->gis[i].id };
+	}
+	*out = gis;
+	*n = g->n_gis;
+	return 0;
 }

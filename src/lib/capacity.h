@@ -22,6 +22,12 @@ enum vgpu_cap_reason {
 	VGPU_CAP_VFS_DISABLED, /* SR-IOV GPU with its VFs off */
 	VGPU_CAP_MIG_MODE_OFF, /* MIG-backed type, MIG mode off */
 	VGPU_CAP_MIG_MODE_ON, /* time-sliced type, MIG mode on */
+	/*
+	 * MIG mode is not known (no NVML) and the driver's lists show the other
+	 * kind: a MIG-backed type where only time-sliced ones are offered or held,
+	 * or the reverse (GPU instances there)
+	 */
+	VGPU_CAP_MIG_MODE_UNKNOWN,
 	VGPU_CAP_NO_ROOM_FOR_GI, /* no free GI of the profile and no room to create one */
 	VGPU_CAP_NO_GI, /* no free GI of the profile, but room to create one */
 	VGPU_CAP_OTHER_SIZE, /* time-sliced: another size is there, mixed-size mode off */
@@ -153,5 +159,31 @@ long vgpu_type_max_instances(const struct vgpu_gpu *g, const struct vgpu_type *t
  * Return: >= 1 for a MIG-backed type, -1 for any other.
  */
 long vgpu_type_per_gi(const struct vgpu_type *t);
+
+/**
+ * vgpu_model_unnamed_holder() - a vGPU parent that holds (or a record
+ * reserves) a type no list or stored catalogue names, on a GPU of @profile's
+ * board: it may hold @profile.  A vendor-VFIO GPU lists only what still fits,
+ * so without NVML a held type can be nameless, and "no GPU offers it" would
+ * be wrong.
+ * @m: the model
+ * @profile: a type's short name ("H100-3-40C"), any case
+ * Return: the first such parent (borrowed from @m), or NULL.
+ */
+const struct vgpu_parent *vgpu_model_unnamed_holder(const struct vgpu_model *m,
+						    const char *profile);
+
+struct vgpu_mig_gi;
+
+/**
+ * vgpu_gpu_known_gis() - @g's GPU instances with their profiles and starts,
+ * as a planner takes them (vgpu_mig_solve()'s existing GIs), where they are
+ * all known: NVML (or its cache) listed them, or there are none.
+ * @g: the GPU
+ * @out: a heap array of them (NULL when none), on success
+ * @n: how many, on success
+ * Return: 0, or -ENOENT when some GI's profile or start is not known (no NVML).
+ */
+int vgpu_gpu_known_gis(const struct vgpu_gpu *g, struct vgpu_mig_gi **out, size_t *n);
 
 #endif

@@ -421,17 +421,28 @@ static int get_count(struct cfgp *p, const struct node *v, const char *key, cons
 	return 0;
 }
 
-/* Plain true/false in any case; YAML 1.1's yes/no/on/off are refused as ambiguous. */
+/*
+ * A YAML 1.1 boolean, plain (not quoted), in any case: true/false, yes/no,
+ * on/off, y/n.  NVIDIA's mig-parted and vgpu-device-manager read their files
+ * with a YAML 1.1 parser (go-yaml v2), so "mig-enabled: yes" works there.
+ */
 static int get_bool(struct cfgp *p, const struct node *v, const char *key, const char *where,
 		    int *out)
 {
-	if (v->kind == NODE_SCALAR && v->is_plain && strcasecmp(S(p, v), "true") == 0)
-		*out = 1;
-	else if (v->kind == NODE_SCALAR && v->is_plain && strcasecmp(S(p, v), "false") == 0)
-		*out = 0;
-	else
-		return type_error(p, v, key, where, "true or false");
-	return 0;
+	static const char *const yes[] = { "true", "yes", "on", "y" };
+	static const char *const no[] = { "false", "no", "off", "n" };
+
+	for (size_t i = 0; v->kind == NODE_SCALAR && v->is_plain && i < ARRAY_SIZE(yes); i++) {
+		if (strcasecmp(S(p, v), yes[i]) == 0) {
+			*out = 1;
+			return 0;
+		}
+		if (strcasecmp(S(p, v), no[i]) == 0) {
+			*out = 0;
+			return 0;
+		}
+	}
+	return type_error(p, v, key, where, "true or false");
 }
 
 /* "0x20B710DE": 0x and 1 to 8 hex digits, as the example files write PCI ids. */

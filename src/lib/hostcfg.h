@@ -16,9 +16,10 @@
  * The whole file is validated, not only the selected label: a typo in any
  * label is found the first time the file is used, not on the day that label
  * is picked.  Types are strict: integers are plain decimal scalars, booleans
- * are plain `true` or `false` in any case (not YAML 1.1's yes/no/on/off, not
- * quoted), unknown and duplicate keys are errors, and YAML anchors and
- * aliases are refused (no YAML bomb can expand).  Every error is one line:
+ * are YAML 1.1's plain true/false, yes/no, on/off or y/n in any case (as
+ * NVIDIA's tools read them; never quoted), unknown and duplicate keys
+ * are errors, and YAML anchors and aliases are refused (no YAML bomb can
+ * expand).  Every error is one line:
  * "FILE:LINE: what, where", LINE 1-based.
  *
  * Pure except vgpu_hostcfg_load(), which reads the file with

@@ -85,6 +85,10 @@ domain() {
 check available "$hosts/vfio-ts-l40s" 0000:c1:00.0 ok L40S-4Q
 # the count is a lower bound where the GIs' profiles come from the driver's lists
 check available-inexact "$hosts/vfio-mig-h100" 0000:ca:00.0 ok H100-1-10C
+# a type a VF holds is never "not offered": no list names 1059 there (no NVML, no catalogue)
+out=$("$bin" --sysroot "$hosts/vfio-mig-h100" why H100-3-40C 2>&1)
+[[ $out == *"VF 0000:ca:00.4 of GPU 0000:ca:00.0 holds type 1059, which no list names: it may be this one"* ]] ||
+	bad "why H100-3-40C on vfio-mig-h100 does not name the VF that may hold it: $out"
 
 # ---- not-supported: the damaged host's L40S has no A30 type
 check not-supported "$hosts/malformed" 0000:41:00.0 not-supported A30-6C
@@ -95,12 +99,25 @@ glob=(--nvml "$nvml")
 FAKE_NV_ROOT=$tmp/vfs-off check vfs-disabled "$tmp/vfs-off" 0000:ca:00.0 vfs-disabled H100-1-10C
 glob=()
 
-# ---- mig-mode-off (3b), no-room-for-gpu-instance (af: two 2g.12gb GIs fill the A30)
-check mig-mode-off "$hosts/a30-dual-mdev" 0000:3b:00.0 mig-mode-off A30-1-6C
+# ---- mig-mode-unknown: without NVML the A30 host's MIG mode is not known (gpus says
+# unknown), whatever its lists show: a MIG-backed type on 3b, a time-sliced one on af
+check mig-mode-unknown "$hosts/a30-dual-mdev" 0000:3b:00.0 mig-mode-unknown A30-1-6C
+check mig-mode-unknown-ts "$hosts/a30-dual-mdev" 0000:af:00.0 mig-mode-unknown A30-6C
+# no-room-for-gpu-instance (af: two 2g.12gb GIs fill the A30)
 check no-room-for-gpu-instance "$hosts/a30-dual-mdev" 0000:af:00.0 no-room-for-gpu-instance \
 	--gpu 0000:af:00.0 A30-1-6C
-# ---- mig-mode-on: a time-sliced type on af
-check mig-mode-on "$hosts/a30-dual-mdev" 0000:af:00.0 mig-mode-on A30-6C
+# ---- mig-mode-off (3b) and mig-mode-on (af), as NVML says them: a booted A30 host
+# with its VFs on and MIG turned on on af
+r=$tmp/a30-nvml
+boot a30-dual-mdev "$r"
+for g in 0000:3b:00.0 0000:af:00.0; do
+	FAKE_NV_ROOT=$r "$fakes/fake-sriov-manage" -e $g >/dev/null
+done
+FAKE_NV_ROOT=$r "$fakes/fake-nvidia-smi" -i 0000:af:00.0 -mig 1 >/dev/null
+glob=(--nvml "$nvml")
+FAKE_NV_ROOT=$r check mig-mode-off "$r" 0000:3b:00.0 mig-mode-off --gpu 0000:3b:00.0 A30-1-6C
+FAKE_NV_ROOT=$r check mig-mode-on "$r" 0000:af:00.0 mig-mode-on --gpu 0000:af:00.0 A30-6C
+glob=()
 
 # ---- no-gpu-instance: a booted H100 with MIG on and VFs enabled, no GI yet
 r=$tmp/no-gi
@@ -190,8 +207,8 @@ FAKE_NV_ROOT=$r check all-vfs-held "$r" 0000:3d:00.0 all-vfs-held DC-1-4C
 glob=()
 
 # every code of the closed list has a case here
-for code in not-supported vfs-disabled mig-mode-off mig-mode-on no-room-for-gpu-instance \
-	no-gpu-instance other-size-present framebuffer-full max-instances reserved all-vfs-held; do
+for code in not-supported vfs-disabled mig-mode-off mig-mode-on mig-mode-unknown \
+	no-room-for-gpu-instance no-gpu-instance other-size-present framebuffer-full max-instances reserved all-vfs-held; do
 	[[ -f $exp/$code.json ]] || bad "no golden for $code"
 done
 if [[ $fail == 0 && $skipped == 1 ]]; then

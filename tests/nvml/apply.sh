@@ -141,6 +141,23 @@ run --nvml "$lib" gpus
 run --nvml "$lib" --json gpus
 [[ $OUT == *'"mig_mode": {"current": "disabled", "pending": "disabled"}'* ]] ||
 	bad "gpus --json with the stand-in on a booted host: $OUT"
+# one answer per question: mig show and metrics say what gpus says, from the same NVML
+run --nvml "$lib" mig show
+[[ $RC == 0 && $(awk 'NR == 2 { print $2 }' <<<"$OUT") == disabled ]] ||
+	bad "mig show with the stand-in on a booted host, where gpus says disabled (exit $RC): $OUT"
+run --nvml "$lib" metrics
+[[ $OUT == *$'\nvgpuctl_mig_enabled{gpu="0000:ca:00.0"} 0\n'* ]] ||
+	bad "metrics with the stand-in on a booted host: no vgpuctl_mig_enabled 0: $OUT"
+run mig show
+[[ $(awk 'NR == 2 { print $2 }' <<<"$OUT") == unknown ]] ||
+	bad "mig show without --nvml under --sysroot, where gpus says unknown (exit $RC): $OUT"
+# mig plan --gpu plans on top of the GIs NVML reports: a 3g.40gb at slice 0 leaves 4
+"$smi" -i $pf -mig 1 >/dev/null
+"$smi" mig -i $pf -cgi 9 -C >/dev/null
+run --nvml "$lib" --json mig plan --gpu $pf 3g.40gb
+[[ $RC == 0 && $OUT == *'{"profile": "3g.40gb", "profile_id": 9, "start": 4, "size": 4}'* &&
+	$OUT == *'"largest_free_block": 0'* && -z $ERR ]] ||
+	bad "mig plan --gpu with the stand-in did not plan beside NVML's 3g.40gb at 0 (exit $RC): $OUT $ERR"
 
 # ---- vfs never loads NVML: not with --nvml, not on the real host (read only) with the
 # stand-in first on the library path, where gpus does load it.  types does: what fits

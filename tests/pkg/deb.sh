@@ -3,7 +3,9 @@
 # The Debian package (debian/): dpkg-buildpackage -us -uc -b builds it from a
 # clean copy of the tree, lintian finds no error, the .deb carries the binary,
 # the XML module, the man page, the completion, the hook link, the boot unit
-# (not enabled), the domain template and the example, and the packaged
+# (not enabled), the metrics timer and its service (not enabled), the domain
+# template and the example, the contrib files uncompressed (the fact script
+# executable), and the packaged
 # binary runs with its packaged module and template (dpkg -x, not installed).
 #   deb.sh SRCDIR
 # The copy is what git would commit now: tracked files as they are in the
@@ -59,9 +61,24 @@ for want in /usr/sbin/vgpuctl "/usr/lib/$multiarch/vgpuctl/vgpuctl-xml.so" \
 	/usr/share/man/man8/vgpuctl.8.gz /usr/share/bash-completion/completions/vgpuctl \
 	"/etc/libvirt/hooks/qemu.d/50-vgpuctl -> /usr/sbin/vgpuctl" \
 	"/usr/lib/systemd/system/vgpuctl-apply@.service" /usr/share/vgpuctl/domain.xml \
-	/usr/share/doc/vgpuctl/examples/host.yaml /usr/share/doc/vgpuctl/copyright; do
+	/usr/share/doc/vgpuctl/examples/host.yaml /usr/share/doc/vgpuctl/copyright \
+	/usr/lib/systemd/system/vgpuctl-metrics.service /usr/lib/systemd/system/vgpuctl-metrics.timer \
+	/usr/share/doc/vgpuctl/contrib/ansible/library/vgpuctl_apply.py \
+	/usr/share/doc/vgpuctl/contrib/ansible/library/vgpuctl_facts.py \
+	/usr/share/doc/vgpuctl/contrib/ansible/examples/site.yml \
+	/usr/share/doc/vgpuctl/contrib/ansible/facts.d/vgpuctl.fact \
+	/usr/share/doc/vgpuctl/contrib/prometheus/vgpuctl.rules.yml; do
 	grep -qxF -- "$want" "$tmp/list" || { echo "FAIL: the package lacks $want"; fail=1; }
 done
+# the contrib files are used by path (Ansible's library, the rules file): none gzipped
+if grep -E '^/usr/share/doc/vgpuctl/contrib/.*\.gz$' "$tmp/list"; then
+	echo "FAIL: the package compresses contrib files (above)"
+	fail=1
+fi
+# Ansible runs facts.d/*.fact: the packaged fact script keeps its exec bit
+fact_mode=$(dpkg-deb -c "$deb" | awk '$6 ~ /contrib\/ansible\/facts\.d\/vgpuctl\.fact$/ { print $1 }')
+[[ $fact_mode == -rwxr-xr-x ]] ||
+	{ echo "FAIL: the packaged vgpuctl.fact is '$fact_mode', not executable (-rwxr-xr-x)"; fail=1; }
 # the unit is installed, never enabled: no .wants link, no enable in the maintainer scripts
 if grep -E '^/(etc|lib|usr/lib)/systemd/(system|user)/[^/]*\.(wants|requires)/' "$tmp/list"; then
 	echo "FAIL: the package enables a unit (above)"
@@ -79,6 +96,10 @@ done
 # the packaged files at work, unpacked, not installed: the binary looks for its
 # module next to itself first, and takes the template by --template
 dpkg-deb -x "$deb" "$tmp/root"
+# the metrics service runs the packaged binary (README: systemctl enable --now vgpuctl-metrics.timer)
+grep -qx 'ExecStart=/usr/sbin/vgpuctl metrics --textfile /var/lib/prometheus/node-exporter' \
+	"$tmp/root/usr/lib/systemd/system/vgpuctl-metrics.service" ||
+	{ echo "FAIL: the packaged vgpuctl-metrics.service does not run /usr/sbin/vgpuctl metrics"; fail=1; }
 for f in usr/sbin/vgpuctl "usr/lib/$multiarch/vgpuctl/vgpuctl-xml.so" usr/share/vgpuctl/domain.xml; do
 	[[ -f $tmp/root/$f ]] || { echo "FAIL: cannot run the packaged vgpuctl without /$f"; exit 1; }
 done

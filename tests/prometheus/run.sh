@@ -239,6 +239,10 @@ def contract(path, listings):
                      % (name, mig if not isinstance(mig, dict) else mig.get(key)))
         mine = [v for v in vfs["vfs"] if v["gpu"] == a and v["address"] != a]
         got = select(samples, "vgpuctl_vfs", gpu=a)
+        # a GPU without SR-IOV (a T4: its PF is the vGPU parent) has no VFs, free or used
+        if not mine and sum(s[2] for s in got):
+            bad("vgpuctl_vfs of GPU %s: %s, but it has no VFs (`vgpuctl vfs` lists only the PF)"
+                % (a, [(s[1]["state"], s[2]) for s in got]))
         free = [s[2] for s in got if s[1]["state"] == "free"]
         if mine and (sum(s[2] for s in got) != len(mine) or
                      free != [len([v for v in mine if v["state"] == "free"])]):
@@ -261,6 +265,8 @@ def contract(path, listings):
                     domain=v["domain"] or "", profile=v["profile"] or "")
         if len(select(samples, "vgpuctl_vgpu", **want)) != 1:
             bad("no vgpuctl_vgpu%s (a row of `vgpuctl vgpus`)" % want)
+        if v["state"] == "damaged":
+            continue  # its profile is not known: vgpuctl_blocked_vfs counts it
         k = (want["gpu"], want["profile"], want["state"])
         counts[k] = counts.get(k, 0) + 1
     if len(select(samples, "vgpuctl_vgpu")) != len(vgpus["vgpus"]):
@@ -444,6 +450,8 @@ v() { chk get "$tmp/broken.prom" "$@" || true; }
 	bad "broken host: vm2's vGPU on 41:00.5 is not vgpuctl_vgpu{state=\"conflict\"}"
 [ "$(v vgpuctl_vgpu vf=0000:c1:00.6 state=damaged)" = 1 ] ||
 	bad "broken host: the damaged record of c1:00.6 is not vgpuctl_vgpu{state=\"damaged\"}"
+[ -z "$(v vgpuctl_vgpus gpu=0000:c1:00.0 state=damaged)" ] ||
+	bad "broken host: the damaged record of c1:00.6 is counted in vgpuctl_vgpus (its profile is not known)"
 [ "$(v vgpuctl_vgpus gpu=0000:c1:00.0 profile=L40S-8Q state=missing)" = 1 ] ||
 	bad "broken host: vgpuctl_vgpus{gpu=\"0000:c1:00.0\",profile=\"L40S-8Q\",state=\"missing\"} is not 1"
 for g in 0000:c1:00.0 0000:41:00.0; do

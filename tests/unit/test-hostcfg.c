@@ -202,6 +202,40 @@ static void test_addresses_and_domains(void **state)
 #define HEAD "version: v1\nmig-configs:\n  a:\n    - devices: all\n"
 #define VHEAD "version: v1\nvgpu-configs:\n  v:\n    - devices: all\n"
 
+/*
+ * YAML 1.1 booleans, as NVIDIA's tools (go-yaml v2) read mig-enabled: a file
+ * that mig-parted accepts is accepted here, with the same meaning.
+ */
+static void test_yaml11_booleans(void **state)
+{
+	static const struct {
+		const char *word;
+		int value;
+	} cases[] = {
+		{ "yes", 1 }, { "Yes", 1 }, { "YES", 1 }, { "on", 1 },	  { "On", 1 },
+		{ "ON", 1 },  { "y", 1 },   { "Y", 1 },	  { "true", 1 },  { "TRUE", 1 },
+		{ "no", 0 },  { "No", 0 },  { "NO", 0 },  { "off", 0 },	  { "Off", 0 },
+		{ "OFF", 0 }, { "n", 0 },   { "N", 0 },	  { "false", 0 }, { "False", 0 },
+	};
+
+	(void)state;
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		struct vgpu_hostcfg c = { 0 };
+		char text[256];
+
+		snprintf(text, sizeof(text), HEAD "      mig-enabled: %s\n%s", cases[i].word,
+			 cases[i].value ? "      mig-devices: {1g.6gb: 4}\n" : "");
+		if (parse(text, "a", &c) != 0)
+			fail_msg("mig-enabled: %s refused: %s", cases[i].word,
+				 vgpu_ctx_error(&ctx));
+		assert_int_equal(c.n_entries, 1);
+		if (c.entries[0].mig_enabled != cases[i].value)
+			fail_msg("mig-enabled: %s read as %d", cases[i].word,
+				 c.entries[0].mig_enabled);
+		vgpu_hostcfg_clear(&c);
+	}
+}
+
 static void test_unknown_keys(void **state)
 {
 	(void)state;
@@ -227,8 +261,11 @@ static void test_wrong_types(void **state)
 		{ HEAD "      mig-enabled: \"yes\"\n",
 		  "t.yaml:5: 'mig-enabled' in mig-configs.a[0] must be true or false, not the "
 		  "quoted string \"yes\"" },
-		{ HEAD "      mig-enabled: yes\n",
-		  "t.yaml:5: 'mig-enabled' in mig-configs.a[0] must be true or false, not 'yes'" },
+		{ HEAD "      mig-enabled: enabled\n",
+		  "t.yaml:5: 'mig-enabled' in mig-configs.a[0] must be true or false, not "
+		  "'enabled'" },
+		{ HEAD "      mig-enabled: 1\n",
+		  "t.yaml:5: 'mig-enabled' in mig-configs.a[0] must be true or false, not '1'" },
 		{ "version: v1\nmig-configs:\n  a:\n    - devices: 3\n      mig-enabled: false\n",
 		  "t.yaml:4: 'devices' in mig-configs.a[0] must be all or a list of GPU indexes and "
 		  "PCI addresses, not '3'" },
@@ -519,6 +556,7 @@ int main(int argc, char **argv)
 		cmocka_unit_test(test_addresses_and_domains),
 		cmocka_unit_test(test_unknown_keys),
 		cmocka_unit_test(test_wrong_types),
+		cmocka_unit_test(test_yaml11_booleans),
 		cmocka_unit_test(test_missing_keys),
 		cmocka_unit_test(test_missing_label),
 		cmocka_unit_test(test_duplicate_keys),
