@@ -121,7 +121,9 @@ int cmd_assign(struct cli *c, int argc, char **argv)
 	int r = start(&run, argc, argv);
 
 	if (!r) {
-		struct vgpu_domain_target t = { run.virt, run.a.output, run.a.dry_run };
+		struct vgpu_domain_target t = { .virt = run.virt,
+						.output = run.a.output,
+						.dry_run = run.a.dry_run };
 		char *xml = NULL;
 
 		run.a.req.memory_kib = run.a.dom.memory_kib;
@@ -143,7 +145,9 @@ int cmd_release(struct cli *c, int argc, char **argv)
 	if (!r && run.a.req.vf && vgpu_bdf_normalize(run.a.req.vf, vf) < 0)
 		r = cli_usage_error(c, "release", "--vf '%s': not a PCI address", run.a.req.vf);
 	if (!r) {
-		struct vgpu_domain_target t = { run.virt, run.a.output, run.a.dry_run };
+		struct vgpu_domain_target t = { .virt = run.virt,
+						.output = run.a.output,
+						.dry_run = run.a.dry_run };
 		char *xml = NULL;
 
 		cli_catch_stops();

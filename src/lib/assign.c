@@ -577,6 +577,8 @@ static int assign_locked(struct vgpu_ctx *ctx, struct vgpu_sysfs *fs, struct _xm
 	if (r < 0)
 		return r;
 	vgpu_txn_init(&txn, ctx, fs, t->dry_run);
+	if (t->ops)
+		txn.ops = t->ops;
 	r = vgpu_records_read(ctx, fs, &recs);
 	if (r == 0)
 		r = own_claims(&txn, fs, &recs, &id, req, o, &m, &plan);
@@ -638,7 +640,7 @@ int vgpu_assign(struct vgpu_ctx *ctx, struct vgpu_sysfs *fs, struct _xmlDoc *doc
 	/* a FIFO's reader takes its time with no lock held */
 	if (r == 0 && later && vgpu_outfile_write(ctx, &of, later, strlen(later)) < 0) {
 		VGPU_AUTOFREE char *why = vgpu_xstrdup(vgpu_ctx_error(ctx));
-		const struct vgpu_domain_target back = { .virt = NULL };
+		const struct vgpu_domain_target back = { .ops = t->ops };
 		VGPU_AUTOFREE char *junk = NULL;
 
 		/* undo what this run made (never vGPUs the domain had before it) */
@@ -845,6 +847,8 @@ static int release_locked(struct vgpu_ctx *ctx, struct vgpu_sysfs *fs, struct _x
 	if (gl.n)
 		vgpu_sysfs_unlock(fs);
 	vgpu_txn_init(&txn, ctx, fs, t->dry_run);
+	if (t->ops)
+		txn.ops = t->ops;
 	warn_foreign(ctx, &v.recs, &m, uuid, former, vf);
 	r = release_vgpus(&txn, &v.recs, &m, uuid, vf);
 	if (r == 0 && former[0])

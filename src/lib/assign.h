@@ -26,12 +26,14 @@
 #define VGPU_LIBVIRT_VENDOR_VFIO 10000000UL
 
 struct vgpu_virt;
+struct vgpu_txn_ops;
 
 /* Where a changed definition goes. */
 struct vgpu_domain_target {
 	struct vgpu_virt *virt; /* the domain is this connection's: redefined there */
 	const char *output; /* no @virt: this file is replaced; NULL: handed back */
 	bool dry_run; /* change nothing anywhere; the definition is handed back */
+	const struct vgpu_txn_ops *ops; /* how vGPUs and records change; NULL: vgpu_txn_live_ops */
 };
 
 /**
