@@ -258,7 +258,6 @@ int xml_parse_args(struct cli *c, const char *cmd, int argc, char **argv, struct
 	}
 	if (a->vgpu_list && !a->req.n_profiles)
 		return cli_usage_error(c, cmd, "--vgpu '': no profile given");
-	a->req.hugepages = a->dom.hugepages;
 	if (a->n_mdev > a->req.n_profiles)
 		return cli_usage_error(c, cmd, "more --mdev-uuid than vGPUs");
 	return 0;

@@ -565,6 +565,44 @@ size_t vgpu_domain_prev_mdevs(xmlDocPtr doc, char (*out)[VGPU_UUID_LEN])
 	return n;
 }
 
+void vgpu_domain_info_read(xmlDocPtr doc, const char *host_arch, struct vgpu_domain_info *out)
+{
+	VGPU_AUTOFREE char *vcpu = vgpu_domain_field(doc, "vcpu");
+	struct vgpu_ctx sub = { 0 };
+	long n;
+
+	memset(out, 0, sizeof(*out));
+	out->name = vgpu_domain_field(doc, "name");
+	out->uuid_text = vgpu_domain_field(doc, "uuid");
+	if (!out->uuid_text || !vgpu_uuid_normalize(out->uuid_text, out->uuid))
+		out->uuid[0] = '\0';
+	if (vcpu && vgpu_parse_long(vcpu, &n) == 0 && n >= 1 && n <= 4096)
+		out->vcpus = (unsigned)n;
+	else
+		out->vcpus_bad = vcpu != NULL;
+	if (vgpu_domain_memory_kib(&sub, doc, &out->memory_kib) < 0)
+		out->memory_kib = 0; /* unusable <memory>: the build says so */
+	out->guest = vgpu_domain_check_guest(&sub, doc, host_arch);
+	if (out->guest < 0)
+		out->guest_error = vgpu_xstrdup(vgpu_ctx_error(&sub));
+	vgpu_ctx_clear(&sub);
+	out->meta_r = vgpu_domain_read_meta(&sub, doc, &out->meta);
+	if (out->meta_r == -EINVAL)
+		out->meta_error = vgpu_xstrdup(vgpu_ctx_error(&sub));
+	vgpu_ctx_clear(&sub);
+	out->n_prev_mdevs = vgpu_domain_prev_mdevs(doc, out->prev_mdevs);
+}
+
+void vgpu_domain_info_clear(struct vgpu_domain_info *info)
+{
+	free(info->name);
+	free(info->uuid_text);
+	free(info->guest_error);
+	free(info->meta_error);
+	vgpu_meta_clear(&info->meta);
+	memset(info, 0, sizeof(*info));
+}
+
 size_t vgpu_domain_strip(xmlDocPtr doc, const char *vf)
 {
 	xmlNodePtr dom = xmlDocGetRootElement(doc), md = our_metadata(dom), saved;
@@ -690,15 +728,19 @@ static void sync_sysinfo_uuid(xmlNodePtr dom, const char *uuid)
 static int build_identity(struct vgpu_ctx *ctx, xmlNodePtr dom, const struct vgpu_plan *plan,
 			  const struct vgpu_domain_opts *o)
 {
-	VGPU_AUTOFREE char *name = NULL;
-	const char *why;
+	VGPU_AUTOFREE char *own = NULL;
+	const char *name, *why;
 
 	if (o->name) {
 		if ((why = vgpu_domain_name_check(o->name)))
 			return vgpu_error(ctx, -EINVAL, "domain name '%s': %s", o->name, why);
 		set_text(domain_child(dom, "name"), o->name);
 	}
-	name = vgpu_domain_field(dom->doc, "name");
+	/* the name the domain has now: the one just set, else the one read */
+	if (o->name || !o->read)
+		name = own = vgpu_domain_field(dom->doc, "name");
+	else
+		name = o->read->name;
 	if (!name)
 		return vgpu_error(ctx, -EINVAL, "the domain has no <name>");
 	if ((why = vgpu_domain_name_check(name)))
@@ -751,7 +793,11 @@ static int build_memory(struct vgpu_ctx *ctx, xmlNodePtr dom, const struct vgpu_
 	int r;
 
 	*mem_kib = o->memory_kib;
-	if (!*mem_kib && vgpu_domain_memory_kib(ctx, dom->doc, mem_kib) < 0)
+	if (!*mem_kib && o->read)
+		*mem_kib = o->read->memory_kib; /* 0: none, or unusable */
+	else if (!*mem_kib && vgpu_domain_memory_kib(ctx, dom->doc, mem_kib) < 0)
+		*mem_kib = 0;
+	if (!*mem_kib)
 		return vgpu_error(ctx, -EINVAL, "the domain has no usable <memory>");
 	/*
 	 * A template's memory is written in KiB; an existing domain's <memory>,
