@@ -296,10 +296,29 @@ static void identity_of(const struct vgpu_domain_info *dom, const struct vgpu_re
 }
 
 /*
- * Do the records @own (this domain's, the profiles' order unknown) hold
- * exactly what @req and @o ask?  Then @pick[i] is the record of profile i.
+ * Is a vGPU of type @type_id on GPU @gpu what @spec asks?  The one matcher
+ * (vgpu_gpu_match_type()) resolves @spec to a type of that GPU in @m, and
+ * the type IDs are compared.  A GPU @m does not list (or lists no types
+ * of) is asked by the vGPU's own @profile, through the same rule.
  */
-static bool claims_match(const struct vgpu_record *const *own, size_t n,
+static bool spec_is_type(const struct vgpu_model *m, const char *gpu, const char *spec,
+			 unsigned type_id, const char *profile)
+{
+	const struct vgpu_gpu *g = m ? vgpu_model_find_gpu(m, gpu) : NULL;
+	const struct vgpu_type *t;
+
+	if (!g || !g->n_types)
+		return vgpu_type_spec_names(spec, type_id, profile, NULL);
+	t = vgpu_gpu_match_type(g, spec);
+	return t && t->id == type_id;
+}
+
+/*
+ * Do the records @own (this domain's, the profiles' order unknown) hold
+ * exactly what @req and @o ask, the types compared by ID on the host @m?
+ * Then @pick[i] is the record of profile i.
+ */
+static bool claims_match(const struct vgpu_model *m, const struct vgpu_record *const *own, size_t n,
 			 const struct vgpu_request *req, const struct vgpu_domain_opts *o,
 			 const struct vgpu_record **pick)
 {
@@ -330,7 +349,7 @@ static bool claims_match(const struct vgpu_record *const *own, size_t n,
 			const struct vgpu_record *r = own[k];
 
 			if (used[k] ||
-			    !vgpu_type_spec_names(req->profiles[i], r->type_id, r->profile, NULL) ||
+			    !spec_is_type(m, r->gpu, req->profiles[i], r->type_id, r->profile) ||
 			    (i == 0 && req->vf && strcmp(r->parent, vf)) ||
 			    (req->mdev_uuids[i] && strcmp(r->mdev_uuid, mdev)))
 				continue;
@@ -345,23 +364,20 @@ static bool claims_match(const struct vgpu_record *const *own, size_t n,
 
 /*
  * The plan an earlier run of this same request made, from its records
- * @pick: the same parents, mdev UUIDs and (re-derived, lowest cores first)
- * pins.  -errno when the host or the records no longer give it (the caller
- * then starts again).
+ * @pick on the host *@mp: the same parents, mdev UUIDs and (re-derived,
+ * lowest cores first) pins.  -errno when the host or the records no longer
+ * give it (the caller then starts again).  On success *@model takes *@mp.
  */
-static int plan_from_claims(struct vgpu_ctx *ctx, struct vgpu_sysfs *fs, const char *uuid,
+static int plan_from_claims(struct vgpu_ctx *ctx, struct vgpu_model **mp, const char *uuid,
 			    const struct vgpu_record *const *pick, const struct vgpu_request *req,
 			    const struct vgpu_domain_opts *o, struct vgpu_model **model,
 			    struct vgpu_plan **out)
 {
-	VGPU_AUTOPTR(model) m = NULL;
+	const struct vgpu_model *m = *mp;
 	VGPU_AUTOPTR(plan) plan = vgpu_xcalloc(1, sizeof(*plan));
 	struct vgpu_cpuset busy;
 	const struct vgpu_gpu *g0 = NULL;
-	int r = vgpu_host_read(ctx, fs, VGPU_READ_TYPES | VGPU_READ_TOPOLOGY, &m, NULL);
 
-	if (r < 0)
-		return r;
 	for (size_t i = 0; i < req->n_profiles; i++) {
 		const struct vgpu_parent *p = vgpu_model_find_parent(m, pick[i]->parent);
 		const struct vgpu_type *t = p ? vgpu_model_find_type(m, p->gpu, pick[i]->type_id) :
@@ -387,7 +403,7 @@ static int plan_from_claims(struct vgpu_ctx *ctx, struct vgpu_sysfs *fs, const c
 			   !vgpu_cpuset_subset(&pick[0]->cpus, &plan->cpus)))
 		return -ENOENT; /* another vCPU count: not the same request */
 	snprintf(plan->uuid, sizeof(plan->uuid), "%s", uuid);
-	*model = vgpu_steal_ptr(&m);
+	*model = vgpu_steal_ptr(mp);
 	*out = vgpu_steal_ptr(&plan);
 	return 0;
 }
@@ -407,6 +423,7 @@ static int own_claims(struct vgpu_txn *txn, struct vgpu_sysfs *fs, const struct 
 		      struct vgpu_plan **plan)
 {
 	const struct vgpu_record *own[VGPU_MAX_VGPUS + 1], *pick[VGPU_MAX_VGPUS];
+	VGPU_AUTOPTR(model) m = NULL;
 	size_t n = 0;
 
 	for (size_t i = 0; id->uuid[0] && i < recs->n; i++) {
@@ -425,8 +442,9 @@ static int own_claims(struct vgpu_txn *txn, struct vgpu_sysfs *fs, const struct 
 	}
 	if (!n)
 		return 0;
-	if (claims_match(own, n, req, o, pick) &&
-	    plan_from_claims(txn->ctx, fs, id->uuid, pick, req, o, model, plan) == 0) {
+	if (vgpu_host_read(txn->ctx, fs, VGPU_READ_TYPES | VGPU_READ_TOPOLOGY, &m, NULL) == 0 &&
+	    claims_match(m, own, n, req, o, pick) &&
+	    plan_from_claims(txn->ctx, &m, id->uuid, pick, req, o, model, plan) == 0) {
 		vgpu_log(txn->ctx, LOG_NOTICE, "'%s' already holds %s%s on %s: kept", id->name,
 			 pick[0]->profile, n > 1 ? " and more" : "", pick[0]->parent);
 		return 0;
@@ -454,13 +472,15 @@ static int own_claims(struct vgpu_txn *txn, struct vgpu_sysfs *fs, const struct 
 
 /*
  * Is the domain already what @req asks: our metadata names exactly these
- * types, in order, with the same lifetime, on the --gpu/--vf asked for,
- * and the owner records @recs still give each vGPU to this domain?  Then
+ * types (compared by type ID on the host @host), in order, with the same
+ * lifetime, on the --gpu/--vf asked for, and the owner records @recs still
+ * give each vGPU to this domain?  Then
  * assign is a no-op (a configuration manager runs it on every pass).  An
  * mdev is found by its UUID: the hook may have moved it to another parent.
  */
-static bool already_assigned(const struct vgpu_records *recs, const struct vgpu_meta *m,
-			     const struct vgpu_request *req, const struct vgpu_domain_opts *o)
+static bool already_assigned(const struct vgpu_model *host, const struct vgpu_records *recs,
+			     const struct vgpu_meta *m, const struct vgpu_request *req,
+			     const struct vgpu_domain_opts *o)
 {
 	char want[VGPU_BDF_LEN];
 
@@ -470,9 +490,10 @@ static bool already_assigned(const struct vgpu_records *recs, const struct vgpu_
 		const struct vgpu_meta_vgpu *v = &m->vgpus[i];
 		const struct vgpu_record *rec = vgpu_records_find_vgpu(recs, v->vf, v->mdev_uuid);
 
-		/* the one type-name rule; the record must hold that same type */
-		if (!vgpu_type_spec_names(req->profiles[i], v->type_id, v->profile, NULL) || !rec ||
-		    rec->type_id != v->type_id || strcmp(rec->domain_uuid, m->owner) != 0)
+		/* the type asked is the one the record holds, by type ID */
+		if (!rec || rec->type_id != v->type_id ||
+		    !spec_is_type(host, v->gpu, req->profiles[i], rec->type_id, v->profile) ||
+		    strcmp(rec->domain_uuid, m->owner) != 0)
 			return false;
 		if (req->vf && (vgpu_bdf_normalize(req->vf, want) < 0 || strcmp(want, v->vf)))
 			return false;
@@ -509,6 +530,7 @@ static int existing_vgpus(struct vgpu_ctx *ctx, struct vgpu_sysfs *fs, struct _x
 			  struct vgpu_outfile *of, char **xml, char **later)
 {
 	VGPU_AUTORECORDS recs = { 0 };
+	VGPU_AUTOPTR(model) host = NULL;
 	const struct vgpu_record *other;
 	const struct vgpu_meta *meta = &(*dom)->meta;
 	char have[VGPU_PROFILE_MAX] = "";
@@ -529,14 +551,16 @@ static int existing_vgpus(struct vgpu_ctx *ctx, struct vgpu_sysfs *fs, struct _x
 		*dom = fresh;
 		return 0;
 	}
-	if (r == 0 && vgpu_records_read(ctx, fs, &recs) < 0)
+	/* the host's types, to compare by ID; without them, the records alone */
+	if (r == 0 && vgpu_host_read(ctx, fs, VGPU_READ_TYPES, &host, &recs) < 0 &&
+	    vgpu_records_read(ctx, fs, &recs) < 0)
 		r = -EIO;
 	if (r == 0 && (other = uuid_of_other(&recs, id)))
 		return vgpu_error(ctx, -EEXIST,
 				  "UUID %s is domain '%s''s (it holds %s on %s), not '%s''s; "
 				  "give this domain a UUID of its own",
 				  id->uuid, other->domain, other->profile, other->parent, id->name);
-	if (r == 0 && already_assigned(&recs, meta, req, o)) {
+	if (r == 0 && already_assigned(host, &recs, meta, req, o)) {
 		const char *name = (*dom)->name;
 
 		vgpu_log(ctx, LOG_NOTICE, "'%s' already has %s%s: nothing to do", name ? name : "",

@@ -407,23 +407,79 @@ static void test_assign_again_is_noop(void **state)
 	assert_string_equal(f->xml, out);
 }
 
-/* The no-op compares types, not spellings: the type ID or the full name is the same request. */
-static void test_assign_again_other_spelling(void **state)
+/*
+ * One matcher for the planner and the no-op: every spelling the planner
+ * takes for type 684 is the same request to a domain that holds 684 (a
+ * no-op), and every spelling it does not take for 684 is another request.
+ * A second rule that drifts from the planner's fails here.
+ */
+static void test_assign_one_matcher(void **state)
 {
-	static const char *const same[] = { "684", "nvidia-684", "NVIDIA A30-6C", "a30-6c",
-					    "GRID A30-6C" };
+	static const char *const same[] = { "A30-6C",	  "a30-6c",	   "684",
+					    "nvidia-684", "NVIDIA A30-6C", "GRID A30-6C" };
+	static const char *const other[] = { "A30-12C", "685", "nvidia-683", "NVIDIA A30-12C" };
 	struct fx *f = *state;
-	VGPU_AUTOFREE char *out = NULL;
+	VGPU_AUTOFREE char *out = NULL, *vm2 = domain("vm2", UUID2);
 
 	assign_vm1(f, "A30-6C");
 	out = vgpu_steal_ptr(&f->xml);
+	for (size_t i = 0; i < ARRAY_SIZE(same) + ARRAY_SIZE(other); i++) {
+		bool is_same = i < ARRAY_SIZE(same);
+		const char *spec = is_same ? same[i] : other[i - ARRAY_SIZE(same)];
+		const struct ask a = { .profile = spec },
+				 dry = { .profile = spec, .dry_run = true };
+		int r;
+
+		/* the planner: a fresh domain gets type 684 for it, or another type or none */
+		r = assign(f, vm2, &dry);
+		if (is_same && r != 0)
+			fail_msg("plan '%s': %s", spec, vgpu_ctx_error(&f->ctx));
+		if (is_same != (r == 0 && strstr(f->xml, "type-id=\"684\"") != NULL))
+			fail_msg("the planner takes '%s' %s type 684", spec,
+				 is_same ? "not for" : "for");
+		/* the no-op: the same request, or refused as another */
+		r = assign(f, out, &a);
+		if (r != (is_same ? 0 : -EEXIST))
+			fail_msg("assign '%s' again: %d (%s)", spec, r, vgpu_ctx_error(&f->ctx));
+		assert_int_equal(sim.creates, 1);
+	}
+}
+
+/* A cut-off assign run again in another spelling of its type: kept, not made again. */
+static void test_assign_cut_off_kept_other_spelling(void **state)
+{
+	static const char *const same[] = { "684", "nvidia-684", "NVIDIA A30-6C", "a30-6c" };
+	struct fx *f = *state;
+	VGPU_AUTOFREE char *xml = domain("vm1", UUID1);
+
+	assign_vm1(f, "A30-6C");
 	for (size_t i = 0; i < ARRAY_SIZE(same); i++) {
 		const struct ask a = { .profile = same[i] };
 
-		if (assign(f, out, &a) != 0)
+		if (assign(f, xml, &a) != 0)
 			fail_msg("'%s': %s", same[i], vgpu_ctx_error(&f->ctx));
 		assert_int_equal(sim.creates, 1);
+		assert_int_equal(sim.destroys, 0);
 	}
+}
+
+/*
+ * "Already has it" compares type IDs: metadata whose profile text is not
+ * the driver's name for its type (hand-edited, or a renamed type) still
+ * holds type 684, and the request for A30-6C is a no-op.
+ */
+static void test_assign_noop_by_type_id(void **state)
+{
+	struct fx *f = *state;
+	VGPU_AUTOFREE char *out = NULL, *renamed = NULL;
+	const struct ask a = { .profile = "A30-6C" };
+
+	assign_vm1(f, "A30-6C");
+	out = vgpu_steal_ptr(&f->xml);
+	renamed = replace(out, "profile=\"A30-6C\"", "profile=\"grid_a30-6c\"");
+	assert_int_equal(assign(f, renamed, &a), 0);
+	assert_logged(f, "'vm1' already has grid_a30-6c: nothing to do");
+	assert_int_equal(sim.creates, 1);
 }
 
 /* Another type on a domain that has one of ours: refused, nothing changed. */
@@ -1046,7 +1102,9 @@ int main(int argc, char **argv)
 		assign_test(test_assign_per_start),
 		assign_test(test_assign_dry_run),
 		assign_test(test_assign_again_is_noop),
-		assign_test(test_assign_again_other_spelling),
+		assign_test(test_assign_one_matcher),
+		assign_test(test_assign_cut_off_kept_other_spelling),
+		assign_test(test_assign_noop_by_type_id),
 		assign_test(test_assign_other_type_refused),
 		assign_test(test_assign_damaged_metadata),
 		assign_test(test_assign_template_copy_gets_own),
