@@ -102,10 +102,10 @@ static int report(struct live_run *run, int r, char *xml)
 		fputs(xml, c->out);
 	free(xml);
 	if (run->active && !run->a.dry_run)
-		vgpu_log(&c->ctx, LOG_NOTICE,
-			 "domain '%s' is running: the change is in its persistent definition "
-			 "and applies at its next start",
-			 run->name);
+		vgpu_log(
+			&c->ctx, LOG_NOTICE,
+			"domain '%s' is running: the change is in its persistent definition and applies at its next start",
+			run->name);
 	return 0;
 }
 

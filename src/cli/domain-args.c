@@ -242,11 +242,11 @@ int xml_parse_args(struct cli *c, const char *cmd, int argc, char **argv, struct
 			a->memory_arg);
 	/* a bare number is MiB, as virt-install's --memory: "8" is a typo for 8G */
 	if (a->memory_arg && a->dom.memory_kib < 256 * 1024)
-		vgpu_warn(&c->ctx,
-			  "--memory '%s' is %llu MiB (a bare number is MiB); a VM with a vGPU "
-			  "needs far more: did you mean %sG?",
-			  a->memory_arg, (unsigned long long)(a->dom.memory_kib / 1024),
-			  a->memory_arg);
+		vgpu_warn(
+			&c->ctx,
+			"--memory '%s' is %llu MiB (a bare number is MiB); a VM with a vGPU needs far more: did you mean %sG?",
+			a->memory_arg, (unsigned long long)(a->dom.memory_kib / 1024),
+			a->memory_arg);
 	/* the global -c URI (before the command, as virsh's) when the command has none */
 	if (!a->uri && c->connect)
 		a->uri = c->connect;

@@ -193,9 +193,7 @@ static int check_libvirt(struct vgpu_ctx *ctx, const struct vgpu_domain_target *
 	if (ver < VGPU_LIBVIRT_VENDOR_VFIO)
 		return vgpu_error(
 			ctx, -ENOTSUP,
-			"libvirt %lu.%lu.%lu refuses a vendor-specific VFIO vGPU "
-			"(an unmanaged VF bound to nvidia) at start; it needs libvirt 10.0 "
-			"or later, so the domain was not changed",
+			"libvirt %lu.%lu.%lu refuses a vendor-specific VFIO vGPU (an unmanaged VF bound to nvidia) at start; it needs libvirt 10.0 or later, so the domain was not changed",
 			ver / 1000000, ver / 1000 % 1000, ver % 1000);
 	return 0;
 }
@@ -265,11 +263,11 @@ static int check_unique(struct vgpu_ctx *ctx, const struct vgpu_records *recs,
 		for (size_t k = 0; *u && k < recs->n; k++)
 			if (strcmp(recs->v[k].mdev_uuid, u) == 0 &&
 			    strcmp(recs->v[k].domain_uuid, plan->uuid) != 0)
-				return vgpu_error(ctx, -EEXIST,
-						  "mdev UUID %s is already domain '%s''s (%s), on "
-						  "%s; give another with --mdev-uuid or none",
-						  u, recs->v[k].domain, recs->v[k].domain_uuid,
-						  recs->v[k].parent);
+				return vgpu_error(
+					ctx, -EEXIST,
+					"mdev UUID %s is already domain '%s''s (%s), on %s; give another with --mdev-uuid or none",
+					u, recs->v[k].domain, recs->v[k].domain_uuid,
+					recs->v[k].parent);
 	}
 	return 0;
 }
@@ -434,8 +432,7 @@ static int own_claims(struct vgpu_txn *txn, struct vgpu_sysfs *fs, const struct 
 		if (strcmp(r->domain, id->name) != 0)
 			return vgpu_error(
 				txn->ctx, -EEXIST,
-				"UUID %s is domain '%s''s (it holds %s on %s), not '%s''s; "
-				"give this domain a UUID of its own",
+				"UUID %s is domain '%s''s (it holds %s on %s), not '%s''s; give this domain a UUID of its own",
 				id->uuid, r->domain, r->profile, r->parent, id->name);
 		if (n < VGPU_MAX_VGPUS + 1)
 			own[n++] = r;
@@ -539,12 +536,12 @@ static int existing_vgpus(struct vgpu_ctx *ctx, struct vgpu_sysfs *fs, struct _x
 	if (r == -ENOENT)
 		return 0;
 	if (r == 0 && strcmp(meta->owner, id->uuid) != 0) {
-		vgpu_log(ctx, LOG_NOTICE,
-			 "the definition's %s%s belong%s to domain %s: not taken over; '%s' gets "
-			 "vGPUs of its own",
-			 meta->n_vgpus ? meta->vgpus[0].profile : "vGPU metadata",
-			 meta->n_vgpus > 1 ? " and more" : "", meta->n_vgpus > 1 ? "" : "s",
-			 meta->owner, id->name);
+		vgpu_log(
+			ctx, LOG_NOTICE,
+			"the definition's %s%s belong%s to domain %s: not taken over; '%s' gets vGPUs of its own",
+			meta->n_vgpus ? meta->vgpus[0].profile : "vGPU metadata",
+			meta->n_vgpus > 1 ? " and more" : "", meta->n_vgpus > 1 ? "" : "s",
+			meta->owner, id->name);
 		/* the strip puts back what the other domain's assign replaced: read it anew */
 		vgpu_domain_strip(doc, NULL);
 		vgpu_domain_read(fs, doc, fresh);
@@ -556,10 +553,10 @@ static int existing_vgpus(struct vgpu_ctx *ctx, struct vgpu_sysfs *fs, struct _x
 	    vgpu_records_read(ctx, fs, &recs) < 0)
 		r = -EIO;
 	if (r == 0 && (other = uuid_of_other(&recs, id)))
-		return vgpu_error(ctx, -EEXIST,
-				  "UUID %s is domain '%s''s (it holds %s on %s), not '%s''s; "
-				  "give this domain a UUID of its own",
-				  id->uuid, other->domain, other->profile, other->parent, id->name);
+		return vgpu_error(
+			ctx, -EEXIST,
+			"UUID %s is domain '%s''s (it holds %s on %s), not '%s''s; give this domain a UUID of its own",
+			id->uuid, other->domain, other->profile, other->parent, id->name);
 	if (r == 0 && already_assigned(host, &recs, meta, req, o)) {
 		const char *name = (*dom)->name;
 
@@ -799,20 +796,19 @@ static void former_uuid(struct vgpu_ctx *ctx, const struct vgpu_records *recs,
 		    strcmp(recs->v[i].domain, name) == 0)
 			snprintf(former, VGPU_UUID_LEN, "%s", m->owner);
 	if (former[0])
-		vgpu_log(ctx, LOG_NOTICE,
-			 "'%s' was redefined with UUID %s; the vGPUs recorded for its former UUID "
-			 "%s are released too",
-			 name, uuid, former);
+		vgpu_log(
+			ctx, LOG_NOTICE,
+			"'%s' was redefined with UUID %s; the vGPUs recorded for its former UUID %s are released too",
+			name, uuid, former);
 	for (size_t i = 0; name && i < recs->n; i++) {
 		const struct vgpu_record *r = &recs->v[i];
 
 		if (strcmp(r->domain, name) == 0 && strcmp(r->domain_uuid, uuid) != 0 &&
 		    strcmp(r->domain_uuid, former) != 0)
-			vgpu_warn(ctx,
-				  "%s on %s is recorded for a domain '%s' with UUID %s, not this "
-				  "one's %s; not freed (if that domain is gone, release it with a "
-				  "definition of that UUID: release --from FILE)",
-				  r->profile, r->parent, r->domain, r->domain_uuid, uuid);
+			vgpu_warn(
+				ctx,
+				"%s on %s is recorded for a domain '%s' with UUID %s, not this one's %s; not freed (if that domain is gone, release it with a definition of that UUID: release --from FILE)",
+				r->profile, r->parent, r->domain, r->domain_uuid, uuid);
 	}
 }
 

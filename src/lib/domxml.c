@@ -769,17 +769,17 @@ static int check_max_memory(struct vgpu_ctx *ctx, xmlNodePtr dom, uint64_t mem_k
 	uint64_t max_kib = 0;
 
 	if (!c)
-		return vgpu_error(ctx, -EINVAL,
-				  "the template has memory devices but no <maxMemory>, which "
-				  "libvirt needs for them");
+		return vgpu_error(
+			ctx, -EINVAL,
+			"the template has memory devices but no <maxMemory>, which libvirt needs for them");
 	if (vgpu_parse_scaled_kib(vgpu_strip((char *)c), (const char *)u, 1024, false, &max_kib))
 		return vgpu_error(ctx, -EINVAL, "the template's <maxMemory> '%s' is not a size",
 				  vgpu_strip((char *)c));
 	if (max_kib < mem_kib)
 		return vgpu_error(ctx, -EINVAL,
-				  "the template's <maxMemory> (%" PRIu64 " KiB) is less than the "
-				  "memory (%" PRIu64 " KiB): raise it, or remove the template's "
-				  "memory devices",
+				  "the template's <maxMemory> (%" PRIu64
+				  " KiB) is less than the memory (%" PRIu64
+				  " KiB): raise it, or remove the template's memory devices",
 				  max_kib, mem_kib);
 	return 0;
 }
@@ -925,15 +925,14 @@ static void one_page_size(struct vgpu_ctx *ctx, xmlNodePtr hp)
 		if (pg != keep) {
 			vgpu_log(
 				ctx, LOG_NOTICE,
-				"hugepages for guest NUMA cells %s are left out: the pinning leaves "
-				"the guest one cell (release restores them)",
+				"hugepages for guest NUMA cells %s are left out: the pinning leaves the guest one cell (release restores them)",
 				set ? set : "");
 			drop_node(pg);
 		} else if (set && strcmp(set, "0") != 0) {
-			vgpu_log(ctx, LOG_NOTICE,
-				 "hugepages for guest NUMA cells %s now back cell 0: the pinning "
-				 "leaves the guest one cell (release restores them)",
-				 set);
+			vgpu_log(
+				ctx, LOG_NOTICE,
+				"hugepages for guest NUMA cells %s now back cell 0: the pinning leaves the guest one cell (release restores them)",
+				set);
 			set_attr(pg, "nodeset", "0");
 		}
 	}
@@ -952,9 +951,7 @@ static int check_cells(struct vgpu_ctx *ctx, xmlNodePtr dom)
 		if (text && vgpu_parse_long(vgpu_strip((char *)text), &cell) == 0 && cell > 0)
 			return vgpu_error(
 				ctx, -EINVAL,
-				"the domain's <%s> is on guest NUMA cell %ld, and the "
-				"pinning leaves the guest one cell (0): move it to cell 0, "
-				"or give --no-pin",
+				"the domain's <%s> is on guest NUMA cell %ld, and the pinning leaves the guest one cell (0): move it to cell 0, or give --no-pin",
 				(const char *)d->name, cell);
 	}
 	one_page_size(ctx, hp);
@@ -1068,10 +1065,10 @@ static int check_arch(struct vgpu_ctx *ctx, xmlNodePtr dom, const char *host_arc
 	VGPU_AUTOFREE char *machine = type ? get_attr(type, "machine") : NULL;
 
 	if (arch && strcmp(arch, "x86_64") != 0 && strcmp(arch, "aarch64") != 0)
-		return vgpu_error(ctx, -ENOTSUP,
-				  "guest architecture '%s' is not supported: vGPUs go to x86_64 "
-				  "and aarch64 guests",
-				  arch);
+		return vgpu_error(
+			ctx, -ENOTSUP,
+			"guest architecture '%s' is not supported: vGPUs go to x86_64 and aarch64 guests",
+			arch);
 	if (machine && ((strcmp(machine, "isapc") == 0) ||
 			(arch && strcmp(arch, "aarch64") == 0 && strncmp(machine, "virt", 4) != 0)))
 		return vgpu_error(ctx, -ENOTSUP,
@@ -1080,11 +1077,11 @@ static int check_arch(struct vgpu_ctx *ctx, xmlNodePtr dom, const char *host_arc
 				  arch && strcmp(arch, "aarch64") == 0 ? "virt" : "q35 or pc");
 	/* no arch: libvirt takes the host's */
 	if (arch && host_arch && strcmp(arch, host_arch) != 0)
-		return vgpu_error(ctx, -ENOTSUP,
-				  "'%s': guest architecture '%s' is not the host's (%s): a vGPU "
-				  "goes to a guest of the host's architecture",
-				  dom->doc->URL ? (const char *)dom->doc->URL : "the domain", arch,
-				  host_arch);
+		return vgpu_error(
+			ctx, -ENOTSUP,
+			"'%s': guest architecture '%s' is not the host's (%s): a vGPU goes to a guest of the host's architecture",
+			dom->doc->URL ? (const char *)dom->doc->URL : "the domain", arch,
+			host_arch);
 	return 0;
 }
 
@@ -1108,11 +1105,11 @@ static int check_no_foreign_hostdev(struct vgpu_ctx *ctx, xmlNodePtr devices,
 
 			if (hostdev_matches(hd, c->mdev_uuid,
 					    c->iface == VGPU_IFACE_VENDOR_VFIO ? c->parent : NULL))
-				return vgpu_error(ctx, -EEXIST,
-						  "the domain already has a hostdev for %s %s that "
-						  "vgpuctl did not add; remove it first",
-						  c->mdev_uuid[0] ? "mdev" : "VF",
-						  c->mdev_uuid[0] ? c->mdev_uuid : c->parent);
+				return vgpu_error(
+					ctx, -EEXIST,
+					"the domain already has a hostdev for %s %s that vgpuctl did not add; remove it first",
+					c->mdev_uuid[0] ? "mdev" : "VF",
+					c->mdev_uuid[0] ? c->mdev_uuid : c->parent);
 		}
 	}
 	return 0;
