@@ -48,6 +48,7 @@ struct live_run {
 	struct vgpu_virt *virt; /* -c */
 	bool active;
 	struct _xmlDoc *doc;
+	struct vgpu_domain_info dom; /* the domain as read, once */
 	char name[VGPU_DOMAIN_NAME_MAX + 1];
 };
 
@@ -63,7 +64,7 @@ static int fail(struct live_run *run)
 static int start(struct live_run *run, int argc, char **argv)
 {
 	struct cli *c = run->c;
-	VGPU_AUTOFREE char *old_xml = NULL, *name = NULL;
+	VGPU_AUTOFREE char *old_xml = NULL;
 	int r = xml_parse_args(c, run->cmd, argc, argv, &run->a);
 
 	if (r == 0)
@@ -83,8 +84,8 @@ static int start(struct live_run *run, int argc, char **argv)
 			   0) {
 		return fail(run);
 	}
-	name = vgpu_domain_field(run->doc, "name");
-	snprintf(run->name, sizeof(run->name), "%s", name ? name : "");
+	vgpu_domain_read(c->fs, run->doc, &run->dom);
+	snprintf(run->name, sizeof(run->name), "%s", run->dom.name ? run->dom.name : "");
 	return 0;
 }
 
@@ -101,15 +102,16 @@ static int report(struct live_run *run, int r, char *xml)
 		fputs(xml, c->out);
 	free(xml);
 	if (run->active && !run->a.dry_run)
-		vgpu_log(&c->ctx, LOG_NOTICE,
-			 "domain '%s' is running: the change is in its persistent definition "
-			 "and applies at its next start",
-			 run->name);
+		vgpu_log(
+			&c->ctx, LOG_NOTICE,
+			"domain '%s' is running: the change is in its persistent definition and applies at its next start",
+			run->name);
 	return 0;
 }
 
 static void run_clear(struct live_run *run)
 {
+	vgpu_domain_info_clear(&run->dom);
 	vgpu_xml_doc_free(run->doc);
 	vgpu_virt_close(run->virt);
 	free(run->a.vgpu_list);
@@ -121,12 +123,14 @@ int cmd_assign(struct cli *c, int argc, char **argv)
 	int r = start(&run, argc, argv);
 
 	if (!r) {
-		struct vgpu_domain_target t = { run.virt, run.a.output, run.a.dry_run };
+		struct vgpu_domain_target t = { .virt = run.virt,
+						.output = run.a.output,
+						.dry_run = run.a.dry_run };
 		char *xml = NULL;
 
-		run.a.req.memory_kib = run.a.dom.memory_kib;
 		cli_catch_stops(); /* Ctrl-C undoes the claims and vGPUs made so far */
-		r = vgpu_assign(&c->ctx, c->fs, run.doc, &run.a.req, &run.a.dom, &t, &xml);
+		r = vgpu_assign(&c->ctx, c->fs, run.doc, &run.dom, &run.a.req, &run.a.dom, &t,
+				&xml);
 		r = report(&run, r, xml);
 	}
 	run_clear(&run);
@@ -143,11 +147,14 @@ int cmd_release(struct cli *c, int argc, char **argv)
 	if (!r && run.a.req.vf && vgpu_bdf_normalize(run.a.req.vf, vf) < 0)
 		r = cli_usage_error(c, "release", "--vf '%s': not a PCI address", run.a.req.vf);
 	if (!r) {
-		struct vgpu_domain_target t = { run.virt, run.a.output, run.a.dry_run };
+		struct vgpu_domain_target t = { .virt = run.virt,
+						.output = run.a.output,
+						.dry_run = run.a.dry_run };
 		char *xml = NULL;
 
 		cli_catch_stops();
-		r = vgpu_release(&c->ctx, c->fs, run.doc, run.a.req.vf ? vf : NULL, &t, &xml);
+		r = vgpu_release(&c->ctx, c->fs, run.doc, &run.dom, run.a.req.vf ? vf : NULL, &t,
+				 &xml);
 		r = report(&run, r, xml);
 	}
 	run_clear(&run);

@@ -29,10 +29,11 @@ static int xml_required(struct cli *c, const char *cmd, const struct xml_args *a
 
 /*
  * Plan with everything the host and the libvirt connection say is taken.
- * @doc (may be NULL) is the domain being edited (--from: an existing one).
+ * @doc (may be NULL) is the domain being edited (--from: an existing one),
+ * read into *@dom once for the plan and the edit.
  */
 static int make_plan(struct cli *c, struct xml_args *a, struct _xmlDoc *doc,
-		     struct vgpu_plan **plan)
+		     struct vgpu_domain_info *dom, struct vgpu_plan **plan)
 {
 	VGPU_AUTOPTR(virt) v = NULL;
 
@@ -41,9 +42,10 @@ static int make_plan(struct cli *c, struct xml_args *a, struct _xmlDoc *doc,
 		cli_error(c, "%s", vgpu_ctx_error(&c->ctx));
 		return EXIT_FAILURE;
 	}
-	a->req.memory_kib = a->dom.memory_kib;
-	if (vgpu_domain_plan(&c->ctx, c->fs, v, doc, a->from != NULL, &a->req, &a->dom, NULL,
-			     plan) < 0) {
+	if (doc)
+		vgpu_domain_read(c->fs, doc, dom);
+	if (vgpu_domain_plan(&c->ctx, c->fs, v, doc ? dom : NULL, a->from != NULL, &a->req, &a->dom,
+			     NULL, plan) < 0) {
 		cli_error(c, "%s", vgpu_ctx_error(&c->ctx));
 		return EXIT_FAILURE;
 	}
@@ -64,14 +66,16 @@ int cmd_xml(struct cli *c, int argc, char **argv)
 	VGPU_AUTOPTR(plan) plan = NULL;
 	VGPU_AUTOPTR(xmldoc) doc = NULL;
 	VGPU_AUTOFREE char *out = NULL;
+	struct vgpu_domain_info dom = { 0 };
 	int r;
 
 	r = parse_args(c, "xml", argc, argv, &a);
 	if (!r)
 		r = xml_load_template(c, &a, &doc);
 	if (!r)
-		r = make_plan(c, &a, doc, &plan);
+		r = make_plan(c, &a, doc, &dom, &plan);
 	a.dom.existing = a.from != NULL; /* --from edits a domain: keep what it replaces */
+	a.dom.read = &dom;
 	if (!r && (vgpu_domain_build(&c->ctx, doc, plan, &a.dom) < 0 ||
 		   vgpu_domain_format(&c->ctx, doc, &out) < 0)) {
 		cli_error(c, "%s", vgpu_ctx_error(&c->ctx));
@@ -79,6 +83,7 @@ int cmd_xml(struct cli *c, int argc, char **argv)
 	}
 	if (!r)
 		fputs(out, c->out);
+	vgpu_domain_info_clear(&dom);
 	free(a.vgpu_list);
 	return r;
 }
@@ -103,6 +108,7 @@ int cmd_plan(struct cli *c, int argc, char **argv)
 	VGPU_AUTOPTR(plan) plan = NULL;
 	VGPU_AUTOPTR(xmldoc) doc = NULL;
 	VGPU_AUTOFREE char *cpus = vgpu_xmalloc(VGPU_CPULIST_LEN);
+	struct vgpu_domain_info dom = { 0 };
 	char topo[64];
 	int r;
 
@@ -110,7 +116,8 @@ int cmd_plan(struct cli *c, int argc, char **argv)
 	if (!r && a.from)
 		r = xml_load_template(c, &a, &doc);
 	if (!r)
-		r = make_plan(c, &a, doc, &plan);
+		r = make_plan(c, &a, doc, &dom, &plan);
+	vgpu_domain_info_clear(&dom);
 	free(a.vgpu_list);
 	if (r)
 		return r;

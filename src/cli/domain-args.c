@@ -242,11 +242,11 @@ int xml_parse_args(struct cli *c, const char *cmd, int argc, char **argv, struct
 			a->memory_arg);
 	/* a bare number is MiB, as virt-install's --memory: "8" is a typo for 8G */
 	if (a->memory_arg && a->dom.memory_kib < 256 * 1024)
-		vgpu_warn(&c->ctx,
-			  "--memory '%s' is %llu MiB (a bare number is MiB); a VM with a vGPU "
-			  "needs far more: did you mean %sG?",
-			  a->memory_arg, (unsigned long long)(a->dom.memory_kib / 1024),
-			  a->memory_arg);
+		vgpu_warn(
+			&c->ctx,
+			"--memory '%s' is %llu MiB (a bare number is MiB); a VM with a vGPU needs far more: did you mean %sG?",
+			a->memory_arg, (unsigned long long)(a->dom.memory_kib / 1024),
+			a->memory_arg);
 	/* the global -c URI (before the command, as virsh's) when the command has none */
 	if (!a->uri && c->connect)
 		a->uri = c->connect;
@@ -258,7 +258,6 @@ int xml_parse_args(struct cli *c, const char *cmd, int argc, char **argv, struct
 	}
 	if (a->vgpu_list && !a->req.n_profiles)
 		return cli_usage_error(c, cmd, "--vgpu '': no profile given");
-	a->req.hugepages = a->dom.hugepages;
 	if (a->n_mdev > a->req.n_profiles)
 		return cli_usage_error(c, cmd, "more --mdev-uuid than vGPUs");
 	return 0;

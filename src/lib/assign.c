@@ -20,29 +20,44 @@
 #include "txn.h"
 #include "virt.h"
 
-static int domain_vcpus(struct vgpu_ctx *ctx, struct _xmlDoc *doc, struct vgpu_request *req);
-
-/* vgpu_domain_check_guest() against the host below @fs (its architecture, when it says) */
-static int check_guest(struct vgpu_ctx *ctx, struct vgpu_sysfs *fs, struct _xmlDoc *doc)
+void vgpu_domain_read(struct vgpu_sysfs *fs, struct _xmlDoc *doc, struct vgpu_domain_info *out)
 {
 	char arch[64];
 
-	return vgpu_domain_check_guest(ctx, doc,
-				       vgpu_host_arch(fs, arch, sizeof(arch)) == 0 ? arch : NULL);
+	vgpu_domain_info_read(doc, vgpu_host_arch(fs, arch, sizeof(arch)) == 0 ? arch : NULL, out);
 }
 
-int vgpu_domain_plan(struct vgpu_ctx *ctx, struct vgpu_sysfs *fs, struct vgpu_virt *virt,
-		     struct _xmlDoc *doc, bool existing, struct vgpu_request *req,
-		     const struct vgpu_domain_opts *o, struct vgpu_model **model,
-		     struct vgpu_plan **out)
+/* The guest check vgpu_domain_info_read() made: a guest no vGPU can go to is refused. */
+static int check_guest(struct vgpu_ctx *ctx, const struct vgpu_domain_info *dom)
+{
+	return dom->guest < 0 ? vgpu_error(ctx, dom->guest, "%s", dom->guest_error) : 0;
+}
+
+/* The domain's own <vcpu>, when the request gives no count. */
+static int domain_vcpus(struct vgpu_ctx *ctx, const struct vgpu_domain_info *dom,
+			struct vgpu_request *req)
+{
+	if (req->vcpus)
+		return 0;
+	if (dom->vcpus_bad)
+		return vgpu_error(ctx, -EINVAL,
+				  "the domain has no usable <vcpu>; give a vCPU count");
+	req->vcpus = dom->vcpus ? dom->vcpus : 1; /* libvirt's default without <vcpu> */
+	return 0;
+}
+
+/* vgpu_domain_plan(); @checked: the caller has made the domain's checks already. */
+static int plan_domain(struct vgpu_ctx *ctx, struct vgpu_sysfs *fs, struct vgpu_virt *virt,
+		       const struct vgpu_domain_info *dom, bool existing, bool checked,
+		       struct vgpu_request *req, const struct vgpu_domain_opts *o,
+		       struct vgpu_model **model, struct vgpu_plan **out)
 {
 	VGPU_AUTOPTR(model) m = NULL;
 	VGPU_AUTOPTR(plan) plan = NULL;
-	VGPU_AUTOFREE char *uuid = NULL;
+	const char *uuid = dom ? dom->uuid_text : NULL;
 	VGPU_AUTORECORDS recs = { 0 };
 	VGPU_AUTOSTRV vfs = { 0 };
 	char prev[VGPU_MAX_VGPUS][VGPU_UUID_LEN], self[VGPU_UUID_LEN] = "";
-	size_t n_prev = 0;
 	int r = vgpu_host_read(ctx, fs, VGPU_READ_TYPES | VGPU_READ_TOPOLOGY, &m, &recs);
 
 	if (r < 0)
@@ -56,15 +71,14 @@ int vgpu_domain_plan(struct vgpu_ctx *ctx, struct vgpu_sysfs *fs, struct vgpu_vi
 		return vgpu_error(ctx, -EINVAL, "emulator CPUs %s are not online on this host",
 				  vgpu_cpulist_format(&off, list, sizeof(list)));
 	}
-	if (!req->memory_kib && doc && vgpu_domain_memory_kib(ctx, doc, &req->memory_kib) < 0)
-		req->memory_kib = 0; /* unusable <memory>: the build says so */
+	/* the one place the memory is decided: --memory, else the domain's */
+	req->memory_kib = o->memory_kib ? o->memory_kib : dom ? dom->memory_kib : 0;
+	req->hugepages = o->hugepages;
 	/* a guest that cannot take a vGPU is said first, whatever else it lacks */
-	if (doc && check_guest(ctx, fs, doc) < 0)
+	if (dom && !checked && check_guest(ctx, dom) < 0)
 		return -ENOTSUP;
-	if (doc && existing && domain_vcpus(ctx, doc, req) < 0)
+	if (dom && existing && !checked && domain_vcpus(ctx, dom, req) < 0)
 		return -EINVAL; /* --from: the file's <vcpu>, as assign takes it */
-	if (doc)
-		uuid = vgpu_domain_field(doc, "uuid");
 	if (!vgpu_uuid_normalize(req->uuid ? req->uuid : uuid ? uuid : "", self))
 		self[0] = '\0';
 	/* the CPUs other domains' records say they were pinned to are taken */
@@ -72,7 +86,7 @@ int vgpu_domain_plan(struct vgpu_ctx *ctx, struct vgpu_sysfs *fs, struct vgpu_vi
 		if (strcmp(recs.v[i].domain_uuid, self) != 0)
 			vgpu_cpuset_or(&req->exclude, &recs.v[i].cpus);
 	if (virt) {
-		VGPU_AUTOFREE char *name = o->name || !doc ? NULL : vgpu_domain_field(doc, "name");
+		const char *name = o->name || !dom ? NULL : dom->name;
 
 		r = vgpu_virt_pinned_cpus(ctx, virt, o->name ? o->name : name,
 					  req->uuid ? req->uuid : uuid, &req->exclude, &vfs);
@@ -89,15 +103,24 @@ int vgpu_domain_plan(struct vgpu_ctx *ctx, struct vgpu_sysfs *fs, struct vgpu_vi
 	r = vgpu_plan_make(ctx, m, req, &plan);
 	if (r < 0)
 		return r;
-	if (doc && existing)
-		n_prev = vgpu_domain_prev_mdevs(doc, prev);
-	r = vgpu_plan_set_ids(ctx, plan, req, existing ? uuid : NULL, prev, n_prev);
+	if (dom && existing)
+		memcpy(prev, dom->prev_mdevs, sizeof(prev));
+	r = vgpu_plan_set_ids(ctx, plan, req, existing ? uuid : NULL, prev,
+			      dom && existing ? dom->n_prev_mdevs : 0);
 	if (r < 0)
 		return r;
 	if (model)
 		*model = vgpu_steal_ptr(&m);
 	*out = vgpu_steal_ptr(&plan);
 	return 0;
+}
+
+int vgpu_domain_plan(struct vgpu_ctx *ctx, struct vgpu_sysfs *fs, struct vgpu_virt *virt,
+		     const struct vgpu_domain_info *dom, bool existing, struct vgpu_request *req,
+		     const struct vgpu_domain_opts *o, struct vgpu_model **model,
+		     struct vgpu_plan **out)
+{
+	return plan_domain(ctx, fs, virt, dom, existing, false, req, o, model, out);
 }
 
 /*
@@ -155,26 +178,6 @@ static int finish(struct vgpu_txn *txn, struct vgpu_sysfs *fs, int r)
 
 /* ---- assign --------------------------------------------------------------- */
 
-/* The domain's own <vcpu>, when the request gives no count. */
-static int domain_vcpus(struct vgpu_ctx *ctx, struct _xmlDoc *doc, struct vgpu_request *req)
-{
-	VGPU_AUTOFREE char *v = NULL;
-	long n;
-
-	if (req->vcpus)
-		return 0;
-	v = vgpu_domain_field(doc, "vcpu");
-	if (!v) {
-		req->vcpus = 1; /* libvirt's default for a domain without <vcpu> */
-		return 0;
-	}
-	if (vgpu_parse_long(v, &n) < 0 || n < 1 || n > 4096)
-		return vgpu_error(ctx, -EINVAL,
-				  "the domain has no usable <vcpu>; give a vCPU count");
-	req->vcpus = (unsigned)n;
-	return 0;
-}
-
 /* A vendor-VFIO vGPU needs libvirt 10.0 to start: refuse before changing anything. */
 static int check_libvirt(struct vgpu_ctx *ctx, const struct vgpu_domain_target *t,
 			 const struct vgpu_plan *plan)
@@ -191,9 +194,7 @@ static int check_libvirt(struct vgpu_ctx *ctx, const struct vgpu_domain_target *
 	if (ver < VGPU_LIBVIRT_VENDOR_VFIO)
 		return vgpu_error(
 			ctx, -ENOTSUP,
-			"libvirt %lu.%lu.%lu refuses a vendor-specific VFIO vGPU "
-			"(an unmanaged VF bound to nvidia) at start; it needs libvirt 10.0 "
-			"or later, so the domain was not changed",
+			"libvirt %lu.%lu.%lu refuses a vendor-specific VFIO vGPU (an unmanaged VF bound to nvidia) at start; it needs libvirt 10.0 or later, so the domain was not changed",
 			ver / 1000000, ver / 1000 % 1000, ver % 1000);
 	return 0;
 }
@@ -263,11 +264,11 @@ static int check_unique(struct vgpu_ctx *ctx, const struct vgpu_records *recs,
 		for (size_t k = 0; *u && k < recs->n; k++)
 			if (strcmp(recs->v[k].mdev_uuid, u) == 0 &&
 			    strcmp(recs->v[k].domain_uuid, plan->uuid) != 0)
-				return vgpu_error(ctx, -EEXIST,
-						  "mdev UUID %s is already domain '%s''s (%s), on "
-						  "%s; give another with --mdev-uuid or none",
-						  u, recs->v[k].domain, recs->v[k].domain_uuid,
-						  recs->v[k].parent);
+				return vgpu_error(
+					ctx, -EEXIST,
+					"mdev UUID %s is already domain '%s''s (%s), on %s; give another with --mdev-uuid or none",
+					u, recs->v[k].domain, recs->v[k].domain_uuid,
+					recs->v[k].parent);
 	}
 	return 0;
 }
@@ -282,11 +283,11 @@ struct identity {
 	char name[VGPU_DOMAIN_NAME_MAX + 1];
 };
 
-static void identity_of(struct _xmlDoc *doc, const struct vgpu_request *req,
+static void identity_of(const struct vgpu_domain_info *dom, const struct vgpu_request *req,
 			const struct vgpu_domain_opts *o, struct identity *id)
 {
-	VGPU_AUTOFREE char *uuid = req->uuid ? NULL : vgpu_domain_field(doc, "uuid");
-	VGPU_AUTOFREE char *name = o->name ? NULL : vgpu_domain_field(doc, "name");
+	const char *uuid = req->uuid ? NULL : dom->uuid_text;
+	const char *name = o->name ? NULL : dom->name;
 
 	if (!vgpu_uuid_normalize(req->uuid ? req->uuid : uuid ? uuid : "", id->uuid))
 		id->uuid[0] = '\0';
@@ -294,10 +295,29 @@ static void identity_of(struct _xmlDoc *doc, const struct vgpu_request *req,
 }
 
 /*
- * Do the records @own (this domain's, the profiles' order unknown) hold
- * exactly what @req and @o ask?  Then @pick[i] is the record of profile i.
+ * Is a vGPU of type @type_id on GPU @gpu what @spec asks?  The one matcher
+ * (vgpu_gpu_match_type()) resolves @spec to a type of that GPU in @m, and
+ * the type IDs are compared.  A GPU @m does not list (or lists no types
+ * of) is asked by the vGPU's own @profile, through the same rule.
  */
-static bool claims_match(const struct vgpu_record *const *own, size_t n,
+static bool spec_is_type(const struct vgpu_model *m, const char *gpu, const char *spec,
+			 unsigned type_id, const char *profile)
+{
+	const struct vgpu_gpu *g = m ? vgpu_model_find_gpu(m, gpu) : NULL;
+	const struct vgpu_type *t;
+
+	if (!g || !g->n_types)
+		return vgpu_type_spec_names(spec, type_id, profile, NULL);
+	t = vgpu_gpu_match_type(g, spec);
+	return t && t->id == type_id;
+}
+
+/*
+ * Do the records @own (this domain's, the profiles' order unknown) hold
+ * exactly what @req and @o ask, the types compared by ID on the host @m?
+ * Then @pick[i] is the record of profile i.
+ */
+static bool claims_match(const struct vgpu_model *m, const struct vgpu_record *const *own, size_t n,
 			 const struct vgpu_request *req, const struct vgpu_domain_opts *o,
 			 const struct vgpu_record **pick)
 {
@@ -328,7 +348,7 @@ static bool claims_match(const struct vgpu_record *const *own, size_t n,
 			const struct vgpu_record *r = own[k];
 
 			if (used[k] ||
-			    !vgpu_type_spec_names(req->profiles[i], r->type_id, r->profile, NULL) ||
+			    !spec_is_type(m, r->gpu, req->profiles[i], r->type_id, r->profile) ||
 			    (i == 0 && req->vf && strcmp(r->parent, vf)) ||
 			    (req->mdev_uuids[i] && strcmp(r->mdev_uuid, mdev)))
 				continue;
@@ -343,23 +363,20 @@ static bool claims_match(const struct vgpu_record *const *own, size_t n,
 
 /*
  * The plan an earlier run of this same request made, from its records
- * @pick: the same parents, mdev UUIDs and (re-derived, lowest cores first)
- * pins.  -errno when the host or the records no longer give it (the caller
- * then starts again).
+ * @pick on the host *@mp: the same parents, mdev UUIDs and (re-derived,
+ * lowest cores first) pins.  -errno when the host or the records no longer
+ * give it (the caller then starts again).  On success *@model takes *@mp.
  */
-static int plan_from_claims(struct vgpu_ctx *ctx, struct vgpu_sysfs *fs, const char *uuid,
+static int plan_from_claims(struct vgpu_ctx *ctx, struct vgpu_model **mp, const char *uuid,
 			    const struct vgpu_record *const *pick, const struct vgpu_request *req,
 			    const struct vgpu_domain_opts *o, struct vgpu_model **model,
 			    struct vgpu_plan **out)
 {
-	VGPU_AUTOPTR(model) m = NULL;
+	const struct vgpu_model *m = *mp;
 	VGPU_AUTOPTR(plan) plan = vgpu_xcalloc(1, sizeof(*plan));
 	struct vgpu_cpuset busy;
 	const struct vgpu_gpu *g0 = NULL;
-	int r = vgpu_host_read(ctx, fs, VGPU_READ_TYPES | VGPU_READ_TOPOLOGY, &m, NULL);
 
-	if (r < 0)
-		return r;
 	for (size_t i = 0; i < req->n_profiles; i++) {
 		const struct vgpu_parent *p = vgpu_model_find_parent(m, pick[i]->parent);
 		const struct vgpu_type *t = p ? vgpu_model_find_type(m, p->gpu, pick[i]->type_id) :
@@ -385,7 +402,7 @@ static int plan_from_claims(struct vgpu_ctx *ctx, struct vgpu_sysfs *fs, const c
 			   !vgpu_cpuset_subset(&pick[0]->cpus, &plan->cpus)))
 		return -ENOENT; /* another vCPU count: not the same request */
 	snprintf(plan->uuid, sizeof(plan->uuid), "%s", uuid);
-	*model = vgpu_steal_ptr(&m);
+	*model = vgpu_steal_ptr(mp);
 	*out = vgpu_steal_ptr(&plan);
 	return 0;
 }
@@ -405,6 +422,7 @@ static int own_claims(struct vgpu_txn *txn, struct vgpu_sysfs *fs, const struct 
 		      struct vgpu_plan **plan)
 {
 	const struct vgpu_record *own[VGPU_MAX_VGPUS + 1], *pick[VGPU_MAX_VGPUS];
+	VGPU_AUTOPTR(model) m = NULL;
 	size_t n = 0;
 
 	for (size_t i = 0; id->uuid[0] && i < recs->n; i++) {
@@ -415,16 +433,16 @@ static int own_claims(struct vgpu_txn *txn, struct vgpu_sysfs *fs, const struct 
 		if (strcmp(r->domain, id->name) != 0)
 			return vgpu_error(
 				txn->ctx, -EEXIST,
-				"UUID %s is domain '%s''s (it holds %s on %s), not '%s''s; "
-				"give this domain a UUID of its own",
+				"UUID %s is domain '%s''s (it holds %s on %s), not '%s''s; give this domain a UUID of its own",
 				id->uuid, r->domain, r->profile, r->parent, id->name);
 		if (n < VGPU_MAX_VGPUS + 1)
 			own[n++] = r;
 	}
 	if (!n)
 		return 0;
-	if (claims_match(own, n, req, o, pick) &&
-	    plan_from_claims(txn->ctx, fs, id->uuid, pick, req, o, model, plan) == 0) {
+	if (vgpu_host_read(txn->ctx, fs, VGPU_READ_TYPES | VGPU_READ_TOPOLOGY, &m, NULL) == 0 &&
+	    claims_match(m, own, n, req, o, pick) &&
+	    plan_from_claims(txn->ctx, &m, id->uuid, pick, req, o, model, plan) == 0) {
 		vgpu_log(txn->ctx, LOG_NOTICE, "'%s' already holds %s%s on %s: kept", id->name,
 			 pick[0]->profile, n > 1 ? " and more" : "", pick[0]->parent);
 		return 0;
@@ -452,13 +470,15 @@ static int own_claims(struct vgpu_txn *txn, struct vgpu_sysfs *fs, const struct 
 
 /*
  * Is the domain already what @req asks: our metadata names exactly these
- * types, in order, with the same lifetime, on the --gpu/--vf asked for,
- * and the owner records @recs still give each vGPU to this domain?  Then
+ * types (compared by type ID on the host @host), in order, with the same
+ * lifetime, on the --gpu/--vf asked for, and the owner records @recs still
+ * give each vGPU to this domain?  Then
  * assign is a no-op (a configuration manager runs it on every pass).  An
  * mdev is found by its UUID: the hook may have moved it to another parent.
  */
-static bool already_assigned(const struct vgpu_records *recs, const struct vgpu_meta *m,
-			     const struct vgpu_request *req, const struct vgpu_domain_opts *o)
+static bool already_assigned(const struct vgpu_model *host, const struct vgpu_records *recs,
+			     const struct vgpu_meta *m, const struct vgpu_request *req,
+			     const struct vgpu_domain_opts *o)
 {
 	char want[VGPU_BDF_LEN];
 
@@ -468,9 +488,10 @@ static bool already_assigned(const struct vgpu_records *recs, const struct vgpu_
 		const struct vgpu_meta_vgpu *v = &m->vgpus[i];
 		const struct vgpu_record *rec = vgpu_records_find_vgpu(recs, v->vf, v->mdev_uuid);
 
-		/* the one type-name rule; the record must hold that same type */
-		if (!vgpu_type_spec_names(req->profiles[i], v->type_id, v->profile, NULL) || !rec ||
-		    rec->type_id != v->type_id || strcmp(rec->domain_uuid, m->owner) != 0)
+		/* the type asked is the one the record holds, by type ID */
+		if (!rec || rec->type_id != v->type_id ||
+		    !spec_is_type(host, v->gpu, req->profiles[i], rec->type_id, v->profile) ||
+		    strcmp(rec->domain_uuid, m->owner) != 0)
 			return false;
 		if (req->vf && (vgpu_bdf_normalize(req->vf, want) < 0 || strcmp(want, v->vf)))
 			return false;
@@ -496,54 +517,57 @@ static const struct vgpu_record *uuid_of_other(const struct vgpu_records *recs,
  * (said; a file or stdout still gets the definition, libvirt's is left as it
  * is), others are refused.  Metadata another domain owns (a definition
  * copied as a template) is input, never an owner: it is dropped and the new
- * domain @id gets vGPUs of its own.  Return: 0 when it has none (now), 1
- * when assign has nothing to do, or -errno with a message in @ctx.
+ * domain @id gets vGPUs of its own (*@dom is then @doc read again into
+ * @fresh).  Return: 0 when it has none (now), 1 when assign has nothing to
+ * do, or -errno with a message in @ctx.
  */
 static int existing_vgpus(struct vgpu_ctx *ctx, struct vgpu_sysfs *fs, struct _xmlDoc *doc,
+			  const struct vgpu_domain_info **dom, struct vgpu_domain_info *fresh,
 			  const struct identity *id, const struct vgpu_request *req,
 			  const struct vgpu_domain_opts *o, const struct vgpu_domain_target *t,
 			  struct vgpu_outfile *of, char **xml, char **later)
 {
 	VGPU_AUTORECORDS recs = { 0 };
+	VGPU_AUTOPTR(model) host = NULL;
 	const struct vgpu_record *other;
-	struct vgpu_meta meta = { 0 };
+	const struct vgpu_meta *meta = &(*dom)->meta;
 	char have[VGPU_PROFILE_MAX] = "";
-	int r = vgpu_domain_read_meta(ctx, doc, &meta);
+	int r = (*dom)->meta_r;
 
 	if (r == -ENOENT)
 		return 0;
-	if (r == 0 && strcmp(meta.owner, id->uuid) != 0) {
-		vgpu_log(ctx, LOG_NOTICE,
-			 "the definition's %s%s belong%s to domain %s: not taken over; '%s' gets "
-			 "vGPUs of its own",
-			 meta.n_vgpus ? meta.vgpus[0].profile : "vGPU metadata",
-			 meta.n_vgpus > 1 ? " and more" : "", meta.n_vgpus > 1 ? "" : "s",
-			 meta.owner, id->name);
-		vgpu_meta_clear(&meta);
+	if (r == 0 && strcmp(meta->owner, id->uuid) != 0) {
+		vgpu_log(
+			ctx, LOG_NOTICE,
+			"the definition's %s%s belong%s to domain %s: not taken over; '%s' gets vGPUs of its own",
+			meta->n_vgpus ? meta->vgpus[0].profile : "vGPU metadata",
+			meta->n_vgpus > 1 ? " and more" : "", meta->n_vgpus > 1 ? "" : "s",
+			meta->owner, id->name);
+		/* the strip puts back what the other domain's assign replaced: read it anew */
 		vgpu_domain_strip(doc, NULL);
+		vgpu_domain_read(fs, doc, fresh);
+		*dom = fresh;
 		return 0;
 	}
-	if (r == 0 && vgpu_records_read(ctx, fs, &recs) < 0)
+	/* the host's types, to compare by ID; without them, the records alone */
+	if (r == 0 && vgpu_host_read(ctx, fs, VGPU_READ_TYPES, &host, &recs) < 0 &&
+	    vgpu_records_read(ctx, fs, &recs) < 0)
 		r = -EIO;
-	if (r == 0 && (other = uuid_of_other(&recs, id))) {
-		vgpu_meta_clear(&meta);
-		return vgpu_error(ctx, -EEXIST,
-				  "UUID %s is domain '%s''s (it holds %s on %s), not '%s''s; "
-				  "give this domain a UUID of its own",
-				  id->uuid, other->domain, other->profile, other->parent, id->name);
-	}
-	if (r == 0 && already_assigned(&recs, &meta, req, o)) {
-		VGPU_AUTOFREE char *name = vgpu_domain_field(doc, "name");
+	if (r == 0 && (other = uuid_of_other(&recs, id)))
+		return vgpu_error(
+			ctx, -EEXIST,
+			"UUID %s is domain '%s''s (it holds %s on %s), not '%s''s; give this domain a UUID of its own",
+			id->uuid, other->domain, other->profile, other->parent, id->name);
+	if (r == 0 && already_assigned(host, &recs, meta, req, o)) {
+		const char *name = (*dom)->name;
 
 		vgpu_log(ctx, LOG_NOTICE, "'%s' already has %s%s: nothing to do", name ? name : "",
-			 meta.vgpus[0].profile, meta.n_vgpus > 1 ? " and more" : "");
-		vgpu_meta_clear(&meta);
+			 meta->vgpus[0].profile, meta->n_vgpus > 1 ? " and more" : "");
 		r = t->virt && !t->dry_run ? 0 : put_domain(ctx, doc, t, of, xml, later);
 		return r < 0 ? r : 1;
 	}
-	if (r == 0 && meta.n_vgpus)
-		snprintf(have, sizeof(have), " (%s)", meta.vgpus[0].profile);
-	vgpu_meta_clear(&meta);
+	if (r == 0 && meta->n_vgpus)
+		snprintf(have, sizeof(have), " (%s)", meta->vgpus[0].profile);
 	return vgpu_error(ctx, -EEXIST,
 			  "the domain already has other vGPUs from vgpuctl%s; release them first",
 			  have);
@@ -551,45 +575,54 @@ static int existing_vgpus(struct vgpu_ctx *ctx, struct vgpu_sysfs *fs, struct _x
 
 /* The assign itself; *@made says whether it claimed anything (not a no-op, nothing kept). */
 static int assign_locked(struct vgpu_ctx *ctx, struct vgpu_sysfs *fs, struct _xmlDoc *doc,
-			 struct vgpu_request *req, const struct vgpu_domain_opts *o,
-			 const struct vgpu_domain_target *t, struct vgpu_outfile *of, char **xml,
-			 char **later, bool *made)
+			 const struct vgpu_domain_info *dom, struct vgpu_request *req,
+			 const struct vgpu_domain_opts *o, const struct vgpu_domain_target *t,
+			 struct vgpu_outfile *of, char **xml, char **later, bool *made)
 {
 	VGPU_AUTOPTR(model) m = NULL;
 	VGPU_AUTOPTR(plan) plan = NULL;
-	VGPU_AUTOFREE char *name = NULL;
 	VGPU_AUTORECORDS recs = { 0 };
 	struct vgpu_gpu_locks gl = { .n = 0 };
+	struct vgpu_domain_info fresh = { 0 };
 	struct identity id;
+	char own_name[sizeof(id.name)];
+	const char *name;
 	struct vgpu_txn txn;
 	bool kept;
 	int r;
 
-	identity_of(doc, req, o, &id);
-	r = existing_vgpus(ctx, fs, doc, &id, req, o, t, of, xml, later);
-	if (r != 0)
-		return r < 0 ? r : 0;
-	r = check_guest(ctx, fs, doc);
+	identity_of(dom, req, o, &id);
+	/* the records get the name the definition has: --name, else its own, blanks stripped */
+	snprintf(own_name, sizeof(own_name), "%s", id.name);
+	name = vgpu_strip(own_name);
+	r = existing_vgpus(ctx, fs, doc, &dom, &fresh, &id, req, o, t, of, xml, later);
 	if (r == 0)
-		r = domain_vcpus(ctx, doc, req);
+		r = check_guest(ctx, dom);
+	if (r == 0)
+		r = domain_vcpus(ctx, dom, req);
 	/* a dry run writes nothing anywhere, not even the lock file */
 	if (r == 0 && !t->dry_run)
 		r = vgpu_sysfs_lock(ctx, fs, VGPU_ASSIGN_LOCK_WAIT_MS);
-	if (r < 0)
-		return r;
+	if (r != 0) {
+		vgpu_domain_info_clear(&fresh);
+		return r < 0 ? r : 0;
+	}
 	vgpu_txn_init(&txn, ctx, fs, t->dry_run);
+	if (t->ops)
+		txn.ops = t->ops;
 	r = vgpu_records_read(ctx, fs, &recs);
 	if (r == 0)
 		r = own_claims(&txn, fs, &recs, &id, req, o, &m, &plan);
 	kept = plan != NULL;
 	if (r == 0 && !kept)
-		r = vgpu_domain_plan(ctx, fs, t->virt, doc, true, req, o, &m, &plan);
+		r = plan_domain(ctx, fs, t->virt, dom, true, true, req, o, &m, &plan);
 	if (r == 0)
 		r = check_unique(ctx, &recs, plan);
 	if (r == 0) {
 		struct vgpu_domain_opts keep = *o;
 
 		keep.existing = true; /* release gives the definition back as it was */
+		keep.read = dom;
 		r = vgpu_domain_build(ctx, doc, plan, &keep);
 	}
 	if (r == 0)
@@ -597,10 +630,9 @@ static int assign_locked(struct vgpu_ctx *ctx, struct vgpu_sysfs *fs, struct _xm
 	/* while the GPUs' catalogues are whole (before this assign uses VFs) */
 	if (r == 0 && !t->dry_run && vgpu_catalog_save(ctx, fs, m) < 0)
 		vgpu_warn(ctx, "%s", vgpu_ctx_error(ctx));
-	name = vgpu_domain_field(doc, "name");
 	/* kept: the records and vGPUs are there already */
 	if (r == 0 && !kept) {
-		r = claim_all(&txn, name ? name : "", plan, o->per_start, !o->no_pin);
+		r = claim_all(&txn, name, plan, o->per_start, !o->no_pin);
 		*made = true;
 	}
 	/*
@@ -616,17 +648,18 @@ static int assign_locked(struct vgpu_ctx *ctx, struct vgpu_sysfs *fs, struct _xm
 					vgpu_monotonic_ms() + VGPU_ASSIGN_LOCK_WAIT_MS);
 	}
 	if (r == 0 && !kept && !o->per_start)
-		r = create_all(&txn, name ? name : "", plan, !o->no_pin);
+		r = create_all(&txn, name, plan, !o->no_pin);
 	if (r == 0)
 		r = put_domain(ctx, doc, t, of, xml, later);
 	r = finish(&txn, fs, r);
 	vgpu_gpu_locks_release(&gl);
+	vgpu_domain_info_clear(&fresh);
 	return r;
 }
 
 int vgpu_assign(struct vgpu_ctx *ctx, struct vgpu_sysfs *fs, struct _xmlDoc *doc,
-		struct vgpu_request *req, const struct vgpu_domain_opts *o,
-		const struct vgpu_domain_target *t, char **xml)
+		const struct vgpu_domain_info *dom, struct vgpu_request *req,
+		const struct vgpu_domain_opts *o, const struct vgpu_domain_target *t, char **xml)
 {
 	VGPU_AUTOFREE char *later = NULL;
 	struct vgpu_outfile of;
@@ -635,21 +668,25 @@ int vgpu_assign(struct vgpu_ctx *ctx, struct vgpu_sysfs *fs, struct _xmlDoc *doc
 
 	*xml = NULL;
 	if (r == 0)
-		r = assign_locked(ctx, fs, doc, req, o, t, &of, xml, &later, &made);
+		r = assign_locked(ctx, fs, doc, dom, req, o, t, &of, xml, &later, &made);
 	/* a FIFO's reader takes its time with no lock held */
 	if (r == 0 && later && vgpu_outfile_write(ctx, &of, later, strlen(later)) < 0) {
 		VGPU_AUTOFREE char *why = vgpu_xstrdup(vgpu_ctx_error(ctx));
-		const struct vgpu_domain_target back = { .virt = NULL };
+		const struct vgpu_domain_target back = { .ops = t->ops };
 		VGPU_AUTOFREE char *junk = NULL;
+		struct vgpu_domain_info now = { 0 };
 
 		/* undo what this run made (never vGPUs the domain had before it) */
+		if (made)
+			vgpu_domain_read(fs, doc, &now); /* the definition as assign left it */
 		if (!made)
 			r = vgpu_error(ctx, -EPIPE, "%s", why);
-		else if (vgpu_release(ctx, fs, doc, NULL, &back, &junk) < 0)
+		else if (vgpu_release(ctx, fs, doc, &now, NULL, &back, &junk) < 0)
 			r = vgpu_error(ctx, -EIO, "%s; the assign could not be undone: run release",
 				       why);
 		else
 			r = vgpu_error(ctx, -EPIPE, "%s; the assign is undone", why);
+		vgpu_domain_info_clear(&now);
 	}
 	vgpu_outfile_close(&of);
 	return r;
@@ -760,20 +797,19 @@ static void former_uuid(struct vgpu_ctx *ctx, const struct vgpu_records *recs,
 		    strcmp(recs->v[i].domain, name) == 0)
 			snprintf(former, VGPU_UUID_LEN, "%s", m->owner);
 	if (former[0])
-		vgpu_log(ctx, LOG_NOTICE,
-			 "'%s' was redefined with UUID %s; the vGPUs recorded for its former UUID "
-			 "%s are released too",
-			 name, uuid, former);
+		vgpu_log(
+			ctx, LOG_NOTICE,
+			"'%s' was redefined with UUID %s; the vGPUs recorded for its former UUID %s are released too",
+			name, uuid, former);
 	for (size_t i = 0; name && i < recs->n; i++) {
 		const struct vgpu_record *r = &recs->v[i];
 
 		if (strcmp(r->domain, name) == 0 && strcmp(r->domain_uuid, uuid) != 0 &&
 		    strcmp(r->domain_uuid, former) != 0)
-			vgpu_warn(ctx,
-				  "%s on %s is recorded for a domain '%s' with UUID %s, not this "
-				  "one's %s; not freed (if that domain is gone, release it with a "
-				  "definition of that UUID: release --from FILE)",
-				  r->profile, r->parent, r->domain, r->domain_uuid, uuid);
+			vgpu_warn(
+				ctx,
+				"%s on %s is recorded for a domain '%s' with UUID %s, not this one's %s; not freed (if that domain is gone, release it with a definition of that UUID: release --from FILE)",
+				r->profile, r->parent, r->domain, r->domain_uuid, uuid);
 	}
 }
 
@@ -808,23 +844,22 @@ static int release_gpus(void *arg, struct vgpu_gpu_locks *want)
 }
 
 static int release_locked(struct vgpu_ctx *ctx, struct vgpu_sysfs *fs, struct _xmlDoc *doc,
-			  const char *vf, const struct vgpu_domain_target *t,
-			  struct vgpu_outfile *of, char **xml, char **later)
+			  const struct vgpu_domain_info *dom, const char *vf,
+			  const struct vgpu_domain_target *t, struct vgpu_outfile *of, char **xml,
+			  char **later)
 {
-	VGPU_AUTOFREE char *field = vgpu_domain_field(doc, "uuid");
-	VGPU_AUTOFREE char *name = vgpu_domain_field(doc, "name");
-	char uuid[VGPU_UUID_LEN];
-	struct vgpu_meta m = { 0 };
+	const char *uuid = dom->uuid;
+	const struct vgpu_meta *m = &dom->meta;
 	struct vgpu_gpu_locks gl = { .n = 0 };
-	struct release_view v = { .ctx = ctx, .fs = fs, .m = &m, .name = name, .uuid = uuid };
+	struct release_view v = { .ctx = ctx, .fs = fs, .m = m, .name = dom->name, .uuid = uuid };
 	const char *former = v.former;
 	struct vgpu_txn txn;
 	int r;
 
-	if (!field || !vgpu_uuid_normalize(field, uuid))
+	if (!uuid[0])
 		return vgpu_error(ctx, -EINVAL, "the domain has no usable <uuid>");
-	if (vgpu_domain_read_meta(ctx, doc, &m) == -EINVAL)
-		return -EINVAL;
+	if (dom->meta_r == -EINVAL)
+		return vgpu_error(ctx, -EINVAL, "%s", dom->meta_error);
 	/* a dry run reads and decides, locks nothing */
 	if (t->dry_run)
 		r = release_gpus(&v, &gl);
@@ -832,7 +867,6 @@ static int release_locked(struct vgpu_ctx *ctx, struct vgpu_sysfs *fs, struct _x
 		r = vgpu_locks_take(ctx, fs, vgpu_monotonic_ms() + VGPU_ASSIGN_LOCK_WAIT_MS,
 				    release_gpus, &v, &gl);
 	if (r < 0) {
-		vgpu_meta_clear(&m);
 		vgpu_records_clear(&v.recs);
 		vgpu_gpu_locks_release(&gl);
 		return r;
@@ -846,24 +880,26 @@ static int release_locked(struct vgpu_ctx *ctx, struct vgpu_sysfs *fs, struct _x
 	if (gl.n)
 		vgpu_sysfs_unlock(fs);
 	vgpu_txn_init(&txn, ctx, fs, t->dry_run);
-	warn_foreign(ctx, &v.recs, &m, uuid, former, vf);
-	r = release_vgpus(&txn, &v.recs, &m, uuid, vf);
+	if (t->ops)
+		txn.ops = t->ops;
+	warn_foreign(ctx, &v.recs, m, uuid, former, vf);
+	r = release_vgpus(&txn, &v.recs, m, uuid, vf);
 	if (r == 0 && former[0])
-		r = release_vgpus(&txn, &v.recs, &m, former, vf);
+		r = release_vgpus(&txn, &v.recs, m, former, vf);
 	if (r == 0) {
 		if (former[0])
-			strip_released(doc, &v.recs, &m, former, vf);
-		strip_released(doc, &v.recs, &m, uuid, vf);
+			strip_released(doc, &v.recs, m, former, vf);
+		strip_released(doc, &v.recs, m, uuid, vf);
 		r = put_domain(ctx, doc, t, of, xml, later);
 	}
-	vgpu_meta_clear(&m);
 	r = finish(&txn, fs, r);
 	vgpu_gpu_locks_release(&gl);
 	vgpu_records_clear(&v.recs);
 	return r;
 }
 
-int vgpu_release(struct vgpu_ctx *ctx, struct vgpu_sysfs *fs, struct _xmlDoc *doc, const char *vf,
+int vgpu_release(struct vgpu_ctx *ctx, struct vgpu_sysfs *fs, struct _xmlDoc *doc,
+		 const struct vgpu_domain_info *dom, const char *vf,
 		 const struct vgpu_domain_target *t, char **xml)
 {
 	VGPU_AUTOFREE char *later = NULL;
@@ -872,7 +908,7 @@ int vgpu_release(struct vgpu_ctx *ctx, struct vgpu_sysfs *fs, struct _xmlDoc *do
 
 	*xml = NULL;
 	if (r == 0)
-		r = release_locked(ctx, fs, doc, vf, t, &of, xml, &later);
+		r = release_locked(ctx, fs, doc, dom, vf, t, &of, xml, &later);
 	/* the vGPUs are free: a reader that fails now only misses the definition */
 	if (r == 0 && later && vgpu_outfile_write(ctx, &of, later, strlen(later)) < 0)
 		r = -EPIPE;

@@ -26,13 +26,25 @@
 #define VGPU_LIBVIRT_VENDOR_VFIO 10000000UL
 
 struct vgpu_virt;
+struct vgpu_txn_ops;
 
 /* Where a changed definition goes. */
 struct vgpu_domain_target {
 	struct vgpu_virt *virt; /* the domain is this connection's: redefined there */
 	const char *output; /* no @virt: this file is replaced; NULL: handed back */
 	bool dry_run; /* change nothing anywhere; the definition is handed back */
+	const struct vgpu_txn_ops *ops; /* how vGPUs and records change; NULL: vgpu_txn_live_ops */
 };
+
+/**
+ * vgpu_domain_read() - vgpu_domain_info_read() for the host below @fs: the
+ * guest is checked against its architecture, when it says.  The one reading
+ * of a domain that planning, assign and release decide on.
+ * @fs: the host root
+ * @doc: the domain
+ * @out: overwritten; clear it with vgpu_domain_info_clear()
+ */
+void vgpu_domain_read(struct vgpu_sysfs *fs, struct _xmlDoc *doc, struct vgpu_domain_info *out);
 
 /**
  * vgpu_domain_plan() - plan @req for a domain against everything taken: the
@@ -42,20 +54,21 @@ struct vgpu_domain_target {
  * @ctx: errors and warnings (types outside NVIDIA's grammar are warned about)
  * @fs: the host root
  * @virt: a libvirt connection whose domains' pins are taken, or NULL
- * @doc: the domain being planned, or NULL (a plan without a definition);
- *       with @virt, the domain of its name or UUID is the one re-planned and
- *       its own pins do not count
- * @existing: @doc is an existing domain: keep its UUID and its vGPUs' mdev
+ * @dom: the domain being planned (vgpu_domain_read()), or NULL (a plan
+ *       without a definition); with @virt, the domain of its name or UUID
+ *       is the one re-planned and its own pins do not count
+ * @existing: @dom is an existing domain: keep its UUID and its vGPUs' mdev
  *            UUIDs where @req gives none (a template's are not kept)
- * @req: the request; memory_kib is taken from @doc's <memory> when 0, and
- *       vcpus from an @existing @doc's <vcpu> when 0
- * @o: the definition's options (name, emulator CPUs)
+ * @req: the request; its memory_kib and hugepages are set here from @o (the
+ *       memory: @o's, else @dom's <memory>), and vcpus from an @existing
+ *       @dom's <vcpu> when 0
+ * @o: the definition's options (name, memory, hugepages, emulator CPUs)
  * @model: the host as read, on success (NULL: not wanted)
  * @out: the plan, on success
  * Return: 0 or -errno with a message in @ctx; caller frees *@model and *@out.
  */
 int vgpu_domain_plan(struct vgpu_ctx *ctx, struct vgpu_sysfs *fs, struct vgpu_virt *virt,
-		     struct _xmlDoc *doc, bool existing, struct vgpu_request *req,
+		     const struct vgpu_domain_info *dom, bool existing, struct vgpu_request *req,
 		     const struct vgpu_domain_opts *o, struct vgpu_model **model,
 		     struct vgpu_plan **out);
 
@@ -67,6 +80,7 @@ int vgpu_domain_plan(struct vgpu_ctx *ctx, struct vgpu_sysfs *fs, struct vgpu_vi
  * @ctx: errors and warnings
  * @fs: the host root; its lock is taken for the change and released after
  * @doc: the domain, edited in place
+ * @dom: @doc as vgpu_domain_read() read it before this call
  * @req: what to plan; vcpus 0 takes the domain's <vcpu>
  * @o: the definition's options
  * @t: where the new definition goes
@@ -75,8 +89,8 @@ int vgpu_domain_plan(struct vgpu_ctx *ctx, struct vgpu_sysfs *fs, struct vgpu_vi
  * vGPUs from vgpuctl already; -ENOTSUP: libvirt too old for vendor VFIO).
  */
 int vgpu_assign(struct vgpu_ctx *ctx, struct vgpu_sysfs *fs, struct _xmlDoc *doc,
-		struct vgpu_request *req, const struct vgpu_domain_opts *o,
-		const struct vgpu_domain_target *t, char **xml);
+		const struct vgpu_domain_info *dom, struct vgpu_request *req,
+		const struct vgpu_domain_opts *o, const struct vgpu_domain_target *t, char **xml);
 
 /**
  * vgpu_release() - destroy and forget the vGPUs the owner records give the
@@ -86,12 +100,14 @@ int vgpu_assign(struct vgpu_ctx *ctx, struct vgpu_sysfs *fs, struct _xmlDoc *doc
  * @ctx: errors and warnings
  * @fs: the host root; its lock is taken for the change and released after
  * @doc: the domain, edited in place
+ * @dom: @doc as vgpu_domain_read() read it before this call
  * @vf: release only the vGPU on this parent (a normalized PCI address), or NULL
  * @t: where the new definition goes
  * @xml: the new definition when @t hands it back, else NULL
  * Return: 0 or -errno with a message in @ctx.
  */
-int vgpu_release(struct vgpu_ctx *ctx, struct vgpu_sysfs *fs, struct _xmlDoc *doc, const char *vf,
+int vgpu_release(struct vgpu_ctx *ctx, struct vgpu_sysfs *fs, struct _xmlDoc *doc,
+		 const struct vgpu_domain_info *dom, const char *vf,
 		 const struct vgpu_domain_target *t, char **xml);
 
 #endif

@@ -565,6 +565,44 @@ size_t vgpu_domain_prev_mdevs(xmlDocPtr doc, char (*out)[VGPU_UUID_LEN])
 	return n;
 }
 
+void vgpu_domain_info_read(xmlDocPtr doc, const char *host_arch, struct vgpu_domain_info *out)
+{
+	VGPU_AUTOFREE char *vcpu = vgpu_domain_field(doc, "vcpu");
+	struct vgpu_ctx sub = { 0 };
+	long n;
+
+	memset(out, 0, sizeof(*out));
+	out->name = vgpu_domain_field(doc, "name");
+	out->uuid_text = vgpu_domain_field(doc, "uuid");
+	if (!out->uuid_text || !vgpu_uuid_normalize(out->uuid_text, out->uuid))
+		out->uuid[0] = '\0';
+	if (vcpu && vgpu_parse_long(vcpu, &n) == 0 && n >= 1 && n <= 4096)
+		out->vcpus = (unsigned)n;
+	else
+		out->vcpus_bad = vcpu != NULL;
+	if (vgpu_domain_memory_kib(&sub, doc, &out->memory_kib) < 0)
+		out->memory_kib = 0; /* unusable <memory>: the build says so */
+	out->guest = vgpu_domain_check_guest(&sub, doc, host_arch);
+	if (out->guest < 0)
+		out->guest_error = vgpu_xstrdup(vgpu_ctx_error(&sub));
+	vgpu_ctx_clear(&sub);
+	out->meta_r = vgpu_domain_read_meta(&sub, doc, &out->meta);
+	if (out->meta_r == -EINVAL)
+		out->meta_error = vgpu_xstrdup(vgpu_ctx_error(&sub));
+	vgpu_ctx_clear(&sub);
+	out->n_prev_mdevs = vgpu_domain_prev_mdevs(doc, out->prev_mdevs);
+}
+
+void vgpu_domain_info_clear(struct vgpu_domain_info *info)
+{
+	free(info->name);
+	free(info->uuid_text);
+	free(info->guest_error);
+	free(info->meta_error);
+	vgpu_meta_clear(&info->meta);
+	memset(info, 0, sizeof(*info));
+}
+
 size_t vgpu_domain_strip(xmlDocPtr doc, const char *vf)
 {
 	xmlNodePtr dom = xmlDocGetRootElement(doc), md = our_metadata(dom), saved;
@@ -690,15 +728,19 @@ static void sync_sysinfo_uuid(xmlNodePtr dom, const char *uuid)
 static int build_identity(struct vgpu_ctx *ctx, xmlNodePtr dom, const struct vgpu_plan *plan,
 			  const struct vgpu_domain_opts *o)
 {
-	VGPU_AUTOFREE char *name = NULL;
-	const char *why;
+	VGPU_AUTOFREE char *own = NULL;
+	const char *name, *why;
 
 	if (o->name) {
 		if ((why = vgpu_domain_name_check(o->name)))
 			return vgpu_error(ctx, -EINVAL, "domain name '%s': %s", o->name, why);
 		set_text(domain_child(dom, "name"), o->name);
 	}
-	name = vgpu_domain_field(dom->doc, "name");
+	/* the name the domain has now: the one just set, else the one read */
+	if (o->name || !o->read)
+		name = own = vgpu_domain_field(dom->doc, "name");
+	else
+		name = o->read->name;
 	if (!name)
 		return vgpu_error(ctx, -EINVAL, "the domain has no <name>");
 	if ((why = vgpu_domain_name_check(name)))
@@ -727,17 +769,17 @@ static int check_max_memory(struct vgpu_ctx *ctx, xmlNodePtr dom, uint64_t mem_k
 	uint64_t max_kib = 0;
 
 	if (!c)
-		return vgpu_error(ctx, -EINVAL,
-				  "the template has memory devices but no <maxMemory>, which "
-				  "libvirt needs for them");
+		return vgpu_error(
+			ctx, -EINVAL,
+			"the template has memory devices but no <maxMemory>, which libvirt needs for them");
 	if (vgpu_parse_scaled_kib(vgpu_strip((char *)c), (const char *)u, 1024, false, &max_kib))
 		return vgpu_error(ctx, -EINVAL, "the template's <maxMemory> '%s' is not a size",
 				  vgpu_strip((char *)c));
 	if (max_kib < mem_kib)
 		return vgpu_error(ctx, -EINVAL,
-				  "the template's <maxMemory> (%" PRIu64 " KiB) is less than the "
-				  "memory (%" PRIu64 " KiB): raise it, or remove the template's "
-				  "memory devices",
+				  "the template's <maxMemory> (%" PRIu64
+				  " KiB) is less than the memory (%" PRIu64
+				  " KiB): raise it, or remove the template's memory devices",
 				  max_kib, mem_kib);
 	return 0;
 }
@@ -751,7 +793,11 @@ static int build_memory(struct vgpu_ctx *ctx, xmlNodePtr dom, const struct vgpu_
 	int r;
 
 	*mem_kib = o->memory_kib;
-	if (!*mem_kib && vgpu_domain_memory_kib(ctx, dom->doc, mem_kib) < 0)
+	if (!*mem_kib && o->read)
+		*mem_kib = o->read->memory_kib; /* 0: none, or unusable */
+	else if (!*mem_kib && vgpu_domain_memory_kib(ctx, dom->doc, mem_kib) < 0)
+		*mem_kib = 0;
+	if (!*mem_kib)
 		return vgpu_error(ctx, -EINVAL, "the domain has no usable <memory>");
 	/*
 	 * A template's memory is written in KiB; an existing domain's <memory>,
@@ -879,15 +925,14 @@ static void one_page_size(struct vgpu_ctx *ctx, xmlNodePtr hp)
 		if (pg != keep) {
 			vgpu_log(
 				ctx, LOG_NOTICE,
-				"hugepages for guest NUMA cells %s are left out: the pinning leaves "
-				"the guest one cell (release restores them)",
+				"hugepages for guest NUMA cells %s are left out: the pinning leaves the guest one cell (release restores them)",
 				set ? set : "");
 			drop_node(pg);
 		} else if (set && strcmp(set, "0") != 0) {
-			vgpu_log(ctx, LOG_NOTICE,
-				 "hugepages for guest NUMA cells %s now back cell 0: the pinning "
-				 "leaves the guest one cell (release restores them)",
-				 set);
+			vgpu_log(
+				ctx, LOG_NOTICE,
+				"hugepages for guest NUMA cells %s now back cell 0: the pinning leaves the guest one cell (release restores them)",
+				set);
 			set_attr(pg, "nodeset", "0");
 		}
 	}
@@ -906,9 +951,7 @@ static int check_cells(struct vgpu_ctx *ctx, xmlNodePtr dom)
 		if (text && vgpu_parse_long(vgpu_strip((char *)text), &cell) == 0 && cell > 0)
 			return vgpu_error(
 				ctx, -EINVAL,
-				"the domain's <%s> is on guest NUMA cell %ld, and the "
-				"pinning leaves the guest one cell (0): move it to cell 0, "
-				"or give --no-pin",
+				"the domain's <%s> is on guest NUMA cell %ld, and the pinning leaves the guest one cell (0): move it to cell 0, or give --no-pin",
 				(const char *)d->name, cell);
 	}
 	one_page_size(ctx, hp);
@@ -1022,10 +1065,10 @@ static int check_arch(struct vgpu_ctx *ctx, xmlNodePtr dom, const char *host_arc
 	VGPU_AUTOFREE char *machine = type ? get_attr(type, "machine") : NULL;
 
 	if (arch && strcmp(arch, "x86_64") != 0 && strcmp(arch, "aarch64") != 0)
-		return vgpu_error(ctx, -ENOTSUP,
-				  "guest architecture '%s' is not supported: vGPUs go to x86_64 "
-				  "and aarch64 guests",
-				  arch);
+		return vgpu_error(
+			ctx, -ENOTSUP,
+			"guest architecture '%s' is not supported: vGPUs go to x86_64 and aarch64 guests",
+			arch);
 	if (machine && ((strcmp(machine, "isapc") == 0) ||
 			(arch && strcmp(arch, "aarch64") == 0 && strncmp(machine, "virt", 4) != 0)))
 		return vgpu_error(ctx, -ENOTSUP,
@@ -1034,11 +1077,11 @@ static int check_arch(struct vgpu_ctx *ctx, xmlNodePtr dom, const char *host_arc
 				  arch && strcmp(arch, "aarch64") == 0 ? "virt" : "q35 or pc");
 	/* no arch: libvirt takes the host's */
 	if (arch && host_arch && strcmp(arch, host_arch) != 0)
-		return vgpu_error(ctx, -ENOTSUP,
-				  "'%s': guest architecture '%s' is not the host's (%s): a vGPU "
-				  "goes to a guest of the host's architecture",
-				  dom->doc->URL ? (const char *)dom->doc->URL : "the domain", arch,
-				  host_arch);
+		return vgpu_error(
+			ctx, -ENOTSUP,
+			"'%s': guest architecture '%s' is not the host's (%s): a vGPU goes to a guest of the host's architecture",
+			dom->doc->URL ? (const char *)dom->doc->URL : "the domain", arch,
+			host_arch);
 	return 0;
 }
 
@@ -1062,11 +1105,11 @@ static int check_no_foreign_hostdev(struct vgpu_ctx *ctx, xmlNodePtr devices,
 
 			if (hostdev_matches(hd, c->mdev_uuid,
 					    c->iface == VGPU_IFACE_VENDOR_VFIO ? c->parent : NULL))
-				return vgpu_error(ctx, -EEXIST,
-						  "the domain already has a hostdev for %s %s that "
-						  "vgpuctl did not add; remove it first",
-						  c->mdev_uuid[0] ? "mdev" : "VF",
-						  c->mdev_uuid[0] ? c->mdev_uuid : c->parent);
+				return vgpu_error(
+					ctx, -EEXIST,
+					"the domain already has a hostdev for %s %s that vgpuctl did not add; remove it first",
+					c->mdev_uuid[0] ? "mdev" : "VF",
+					c->mdev_uuid[0] ? c->mdev_uuid : c->parent);
 		}
 	}
 	return 0;

@@ -22,6 +22,7 @@
 #define VGPU_XML_MAX_SIZE (4u << 20)
 
 struct _xmlDoc;
+struct vgpu_domain_info;
 /**
  * vgpu_xml_doc_free() - free a parsed domain.
  * @doc: from vgpu_domain_parse(), or NULL
@@ -38,6 +39,8 @@ struct vgpu_domain_opts {
 	bool no_pin; /* leave <vcpu>, <cputune>, <numatune> and <cpu> alone */
 	bool per_start; /* metadata: the hook creates at each start, frees at each stop */
 	bool existing; /* an existing domain: keep what is replaced, release restores it */
+	/* the domain as vgpu_domain_info_read() read it; NULL: the builder reads what it needs */
+	const struct vgpu_domain_info *read;
 };
 
 /**
@@ -140,6 +143,45 @@ int vgpu_domain_read_meta(struct vgpu_ctx *ctx, struct _xmlDoc *doc, struct vgpu
  * @m: the metadata (zeroed: fine)
  */
 void vgpu_meta_clear(struct vgpu_meta *m);
+
+/*
+ * One domain as the use cases need it, read once (vgpu_domain_info_read()):
+ * who it is, what it asks of the host, whether a vGPU can go to it, and the
+ * vGPUs our metadata gives it.  The definition itself stays in the document,
+ * which the builder edits.
+ */
+struct vgpu_domain_info {
+	char *name; /* <name>, blanks stripped; NULL when none */
+	char *uuid_text; /* <uuid> as written, blanks stripped; NULL when none */
+	char uuid[VGPU_UUID_LEN]; /* uuid_text normalized; "" when none or not a UUID */
+	unsigned vcpus; /* <vcpu>; 0 when none (libvirt's default is 1) or unusable */
+	bool vcpus_bad; /* there is a <vcpu>, but not a count of 1 to 4096 */
+	uint64_t memory_kib; /* <memory> (vgpu_domain_memory_kib()); 0 when none or unusable */
+	int guest; /* vgpu_domain_check_guest(): 0 or -ENOTSUP */
+	char *guest_error; /* its message when it refuses; NULL otherwise */
+	int meta_r; /* vgpu_domain_read_meta(): 0, -ENOENT or -EINVAL */
+	char *meta_error; /* its message when meta_r is -EINVAL; NULL otherwise */
+	struct vgpu_meta meta; /* our metadata when meta_r is 0, else zeroed */
+	char prev_mdevs[VGPU_MAX_VGPUS][VGPU_UUID_LEN]; /* vgpu_domain_prev_mdevs() */
+	size_t n_prev_mdevs;
+};
+
+/**
+ * vgpu_domain_info_read() - read everything the use cases need of @doc at
+ * once: name, UUID, vCPUs, memory, the guest check and our metadata.
+ * Nothing is refused here: each check's result is kept for the caller to
+ * act on in its own order.
+ * @doc: the domain
+ * @host_arch: the host's architecture for the guest check, NULL when unknown
+ * @out: overwritten; clear it with vgpu_domain_info_clear()
+ */
+void vgpu_domain_info_read(struct _xmlDoc *doc, const char *host_arch,
+			   struct vgpu_domain_info *out);
+/**
+ * vgpu_domain_info_clear() - free what vgpu_domain_info_read() filled in.
+ * @info: the domain's information (zeroed: fine)
+ */
+void vgpu_domain_info_clear(struct vgpu_domain_info *info);
 
 /**
  * vgpu_domain_prev_mdevs() - the mdev UUIDs our metadata in @doc gives its

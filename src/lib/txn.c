@@ -12,11 +12,19 @@
 #include "live.h"
 #include "txn.h"
 
+const struct vgpu_txn_ops vgpu_txn_live_ops = {
+	.create = vgpu_live_create,
+	.destroy = vgpu_live_destroy,
+	.record_write = vgpu_record_write,
+	.record_remove = vgpu_record_remove,
+};
+
 void vgpu_txn_init(struct vgpu_txn *t, struct vgpu_ctx *ctx, struct vgpu_sysfs *fs, bool dry_run)
 {
 	memset(t, 0, sizeof(*t));
 	t->ctx = ctx;
 	t->fs = fs;
+	t->ops = &vgpu_txn_live_ops;
 	t->dry_run = dry_run;
 }
 
@@ -137,6 +145,7 @@ void vgpu_txn_commit(struct vgpu_txn *t)
 /* The data of every step below: the host and one record (two for a put). */
 struct rec_step {
 	struct vgpu_sysfs *fs;
+	const struct vgpu_txn_ops *ops;
 	struct vgpu_record rec;
 	struct vgpu_record old;
 	bool has_old;
@@ -147,6 +156,7 @@ static struct rec_step *rec_step(struct vgpu_txn *t, const struct vgpu_record *r
 	struct rec_step *s = vgpu_xcalloc(1, sizeof(*s));
 
 	s->fs = t->fs;
+	s->ops = t->ops;
 	s->rec = *r;
 	return s;
 }
@@ -156,7 +166,7 @@ static int undo_create(struct vgpu_ctx *ctx, void *data)
 	struct rec_step *s = data;
 	bool freed;
 
-	return vgpu_live_destroy(ctx, s->fs, &s->rec, &freed);
+	return s->ops->destroy(ctx, s->fs, &s->rec, &freed);
 }
 
 static int undo_destroy(struct vgpu_ctx *ctx, void *data)
@@ -164,7 +174,7 @@ static int undo_destroy(struct vgpu_ctx *ctx, void *data)
 	struct rec_step *s = data;
 	bool created;
 
-	return vgpu_live_create(ctx, s->fs, &s->rec, &created);
+	return s->ops->create(ctx, s->fs, &s->rec, &created);
 }
 
 static const char *where(const struct vgpu_record *r, char *buf, size_t len)
@@ -184,7 +194,7 @@ int vgpu_txn_create(struct vgpu_txn *t, const struct vgpu_record *r)
 
 	if (err < 0)
 		return err;
-	err = t->dry_run ? 0 : vgpu_live_create(t->ctx, t->fs, r, &created);
+	err = t->dry_run ? 0 : t->ops->create(t->ctx, t->fs, r, &created);
 	/* created but not confirmed: the rollback must still free it */
 	if (created || (t->dry_run && err == 0))
 		push_rec(t, undo_create, rec_step(t, r), VGPU_STEP_VGPU_CREATE, VGPU_OBJECT_VGPU, r,
@@ -200,7 +210,7 @@ int vgpu_txn_destroy(struct vgpu_txn *t, const struct vgpu_record *r)
 
 	if (err < 0)
 		return err;
-	err = t->dry_run ? 0 : vgpu_live_destroy(t->ctx, t->fs, r, &freed);
+	err = t->dry_run ? 0 : t->ops->destroy(t->ctx, t->fs, r, &freed);
 	if (freed || (t->dry_run && err == 0))
 		push_rec(t, undo_destroy, rec_step(t, r), VGPU_STEP_VGPU_DESTROY, VGPU_OBJECT_VGPU,
 			 r, "free %s", where(r, buf, sizeof(buf)));
@@ -213,16 +223,16 @@ static int undo_put(struct vgpu_ctx *ctx, void *data)
 	char key[VGPU_RECORD_KEY_LEN];
 
 	if (s->has_old)
-		return vgpu_record_write(ctx, s->fs, &s->old);
+		return s->ops->record_write(ctx, s->fs, &s->old);
 	vgpu_record_key(&s->rec, key);
-	return vgpu_record_remove(ctx, s->fs, key);
+	return s->ops->record_remove(ctx, s->fs, key);
 }
 
 static int undo_drop(struct vgpu_ctx *ctx, void *data)
 {
 	struct rec_step *s = data;
 
-	return vgpu_record_write(ctx, s->fs, &s->rec);
+	return s->ops->record_write(ctx, s->fs, &s->rec);
 }
 
 int vgpu_txn_record_put(struct vgpu_txn *t, const struct vgpu_record *r,
@@ -235,7 +245,7 @@ int vgpu_txn_record_put(struct vgpu_txn *t, const struct vgpu_record *r,
 	if (err < 0)
 		return err;
 	s = rec_step(t, r);
-	if (!t->dry_run && (err = vgpu_record_write(t->ctx, t->fs, r)) < 0) {
+	if (!t->dry_run && (err = t->ops->record_write(t->ctx, t->fs, r)) < 0) {
 		/* a failure after the rename still leaves the new record: put the old back */
 		struct vgpu_ctx sub = { 0 };
 
@@ -266,7 +276,7 @@ int vgpu_txn_record_drop(struct vgpu_txn *t, const struct vgpu_record *r)
 	if (err < 0)
 		return err;
 	vgpu_record_key(r, key);
-	if (!t->dry_run && (err = vgpu_record_remove(t->ctx, t->fs, key)) < 0)
+	if (!t->dry_run && (err = t->ops->record_remove(t->ctx, t->fs, key)) < 0)
 		return err;
 	push_rec(t, undo_drop, rec_step(t, r), VGPU_STEP_RECORD_DROP, VGPU_OBJECT_RECORD, r,
 		 "drop owner record %s (domain %s)", key, r->domain);

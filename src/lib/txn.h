@@ -27,9 +27,33 @@ struct vgpu_txn_step {
 	void *data; /* freed with free() */
 };
 
+/*
+ * What a transaction's steps do to the host, swappable as struct
+ * vgpu_apply_ops is for apply: the driver's and the records' own functions
+ * (vgpu_txn_live_ops) by default, a test's stand-ins to fail a step on purpose.
+ * Each has the contract of the function it stands for.
+ */
+struct vgpu_txn_ops {
+	/* vgpu_live_create() */
+	int (*create)(struct vgpu_ctx *ctx, struct vgpu_sysfs *fs, const struct vgpu_record *r,
+		      bool *created);
+	/* vgpu_live_destroy() */
+	int (*destroy)(struct vgpu_ctx *ctx, struct vgpu_sysfs *fs, const struct vgpu_record *r,
+		       bool *freed);
+	/* vgpu_record_write() */
+	int (*record_write)(struct vgpu_ctx *ctx, struct vgpu_sysfs *fs,
+			    const struct vgpu_record *r);
+	/* vgpu_record_remove() */
+	int (*record_remove)(struct vgpu_ctx *ctx, struct vgpu_sysfs *fs, const char *key);
+};
+
+/* vgpu_live_create(), vgpu_live_destroy(), vgpu_record_write(), vgpu_record_remove() */
+extern const struct vgpu_txn_ops vgpu_txn_live_ops;
+
 struct vgpu_txn {
 	struct vgpu_ctx *ctx;
 	struct vgpu_sysfs *fs;
+	const struct vgpu_txn_ops *ops; /* vgpu_txn_live_ops unless the caller sets another */
 	bool dry_run;
 	struct vgpu_txn_step *steps;
 	size_t n;
@@ -41,6 +65,8 @@ struct vgpu_txn {
  * @ctx: where the steps' errors, the rollback's account and the step log go
  * @fs: the host the steps change
  * @dry_run: only report each step (vgpu_step_report()); change nothing
+ *
+ * The steps use vgpu_txn_live_ops; set @t->ops after this for others.
  */
 void vgpu_txn_init(struct vgpu_txn *t, struct vgpu_ctx *ctx, struct vgpu_sysfs *fs, bool dry_run);
 /**

@@ -1417,6 +1417,64 @@ static void test_read_meta(void **state)
 	xmlFreeDoc(doc);
 }
 
+/* One reading of a domain: every field, and each check's result kept, not acted on. */
+static void test_domain_info_read(void **state)
+{
+	struct fixture *f = *state;
+	struct vgpu_domain_info info;
+	VGPU_AUTOFREE char *vcpu = NULL;
+	xmlDocPtr doc;
+
+	run(f, "<domain><name> vm1 </name><uuid>" VM_UUID "</uuid><memory unit='GiB'>2</memory>"
+	       "<vcpu>4</vcpu></domain>");
+	vgpu_domain_info_read(f->doc, "x86_64", &info);
+	vcpu = vgpu_domain_field(f->doc, "vcpu"); /* the plan's, as built */
+	assert_string_equal(info.name, "vm1");
+	assert_string_equal(info.uuid, VM_UUID);
+	assert_int_equal(info.vcpus, atoi(vcpu));
+	assert_false(info.vcpus_bad);
+	assert_int_equal(info.memory_kib, 2 * 1024 * 1024);
+	assert_int_equal(info.guest, 0);
+	assert_null(info.guest_error);
+	assert_int_equal(info.meta_r, 0);
+	assert_int_equal(info.meta.n_vgpus, 1);
+	assert_int_equal(info.meta.vgpus[0].type_id, 684);
+	assert_int_equal(info.n_prev_mdevs, 1);
+	assert_string_equal(info.prev_mdevs[0], MDEV_UUID);
+	vgpu_domain_info_clear(&info);
+	assert_null(info.name);
+
+	doc = parse_ok(
+		f, "<domain><uuid>not-a-uuid</uuid><memory>lots</memory><vcpu>0</vcpu>"
+		   "<os><type arch='ppc64'>hvm</type></os><metadata><v:vgpus xmlns:v='" VGPU_XML_NS
+		   "' owner='" VM_UUID "'><v:vgpu profile='A30-6C' type-id='x'/></v:vgpus>"
+		   "</metadata></domain>");
+	vgpu_domain_info_read(doc, "x86_64", &info);
+	assert_null(info.name);
+	assert_string_equal(info.uuid_text, "not-a-uuid");
+	assert_string_equal(info.uuid, "");
+	assert_int_equal(info.vcpus, 0);
+	assert_true(info.vcpus_bad);
+	assert_int_equal(info.memory_kib, 0);
+	assert_int_equal(info.guest, -ENOTSUP);
+	assert_non_null(strstr(info.guest_error, "ppc64"));
+	assert_int_equal(info.meta_r, -EINVAL);
+	assert_string_equal(info.meta_error,
+			    "vgpuctl metadata: 'type-id' of 'A30-6C' is not a type id");
+	vgpu_domain_info_clear(&info);
+	xmlFreeDoc(doc);
+
+	doc = parse_ok(f, "<domain><name>x</name></domain>");
+	vgpu_domain_info_read(doc, NULL, &info);
+	assert_int_equal(info.vcpus, 0);
+	assert_false(info.vcpus_bad);
+	assert_int_equal(info.meta_r, -ENOENT);
+	assert_null(info.meta_error);
+	assert_null(info.uuid_text);
+	vgpu_domain_info_clear(&info);
+	xmlFreeDoc(doc);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -1425,6 +1483,7 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_duplicate_mdev_uuid, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_libvirt_spellings, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_read_meta, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_domain_info_read, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_full_output, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_deterministic, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_mdev_hostdev, setup, teardown),
