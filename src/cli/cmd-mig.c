@@ -28,10 +28,10 @@ static int plan_options(struct cli *c, int argc, char **argv, struct mig_plan_ar
 		{ "help", no_argument, NULL, 'h' },
 		{ 0 },
 	};
+	struct cli_opts go = { .cmd = "mig", .own = opts, .own_short = "h" };
 	int o;
 
-	optind = 1;
-	while ((o = getopt_long(argc, argv, "h", opts, NULL)) != -1) {
+	while ((o = cli_getopt(c, &go, argc, argv)) != -1) {
 		switch (o) {
 		case 'g':
 			a->gpu = optarg;
@@ -45,7 +45,7 @@ static int plan_options(struct cli *c, int argc, char **argv, struct mig_plan_ar
 		case 'h':
 			return -1;
 		default:
-			return cli_bad_option(c, "mig", opts, argv);
+			return EXIT_USAGE; /* cli_getopt() said why */
 		}
 	}
 	if (!a->gpu == !a->board)

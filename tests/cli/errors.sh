@@ -31,10 +31,13 @@ expect 2 "unexpected argument 'extra'" gpus extra
 expect 2 "Usage: vgpuctl" --sysroot tests/data/hosts/t4-legacy
 expect 1 "^vgpuctl: --gpu '0000:99:00.0': no such NVIDIA GPU" --sysroot tests/data/hosts/a30-dual-mdev types --gpu 0000:99:00.0
 expect 1 "^vgpuctl: GPU 'zz' not found" --sysroot tests/data/hosts/a30-dual-mdev vfs zz
-# an empty root is a host without GPUs, not an error, but the missing bus is named
+# an empty root (a mistyped path) is an error naming it, not a host without GPUs
 mkdir "$tmp/empty"
-expect 0 "^vgpuctl: warning: '$tmp/empty/sys/bus/pci/devices' does not exist; no GPUs listed$" \
-	--sysroot "$tmp/empty" gpus
+for c in gpus vfs types vgpus "mig show" inventory; do
+	# shellcheck disable=SC2086 # "mig show" is two words
+	expect 1 "^vgpuctl: --sysroot '$tmp/empty': no sys/bus/pci below it: not a host's root$" \
+		--sysroot "$tmp/empty" $c
+done
 # an empty --sysroot is a mistake, not the real host
 expect 1 "^vgpuctl: --sysroot '': an empty root is not a directory$" --sysroot '' gpus
 # a host without GPUs: an empty GPU list per node, and xml says why it cannot plan
@@ -118,7 +121,7 @@ expect 0 "" --sysroot tests/data/hosts/a30-dual-mdev -n -r types --gpu 0000:af:0
 expect 0 "" --sysroot tests/data/hosts/a30-dual-mdev gpus --noheadings --output=ADDRESS
 [ "$(cat "$tmp/out")" = "0000:3b:00.0
 0000:af:00.0" ] || { echo "FAIL: --noheadings --output=: $(cat "$tmp/out")"; fail=1; }
-expect 2 "^vgpuctl: --output: no column 'NOPE' here \(columns: ADDRESS,MODEL," \
+expect 2 "^vgpuctl: --output: no column 'NOPE' here \(columns: ADDRESS,INDEX,MODEL," \
 	--sysroot tests/data/hosts/a30-dual-mdev -o ADDRESS,NOPE gpus
 
 # typos get the nearest command or option, with one "vgpuctl:" prefix (opterr off)

@@ -1,314 +1,15 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
-/* Messages, tables and JSON: the CLI's one writer. */
-#include <errno.h>
-#include <getopt.h>
-#include <stdarg.h>
+/* Tables: cells filled row by row, printed as aligned text, raw text or JSON. */
+#include <inttypes.h>
+#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
 #include <sys/types.h>
-#include <unistd.h>
-
-#include <inttypes.h>
-#include <stdint.h>
 
 #include "cli.h"
+#include "json.h"
 #include "util.h"
-
-/* "vgpuctl: MESSAGE\n", control characters (a name given with a newline) escaped. */
-static void print_message(struct cli *c, const char *fmt, va_list ap)
-{
-	char *msg = vgpu_escape_controls(vgpu_vasprintf(fmt, ap));
-
-	fprintf(c->err, "vgpuctl: %s\n", msg);
-	free(msg);
-}
-
-void cli_error(struct cli *c, const char *fmt, ...)
-{
-	va_list ap;
-
-	va_start(ap, fmt);
-	print_message(c, fmt, ap);
-	va_end(ap);
-}
-
-int cli_usage_error(struct cli *c, const char *cmd, const char *fmt, ...)
-{
-	va_list ap;
-
-	va_start(ap, fmt);
-	print_message(c, fmt, ap);
-	va_end(ap);
-	fprintf(c->err, "Try 'vgpuctl %s%s--help' for more information.\n", cmd ? cmd : "",
-		cmd ? " " : "");
-	return EXIT_USAGE;
-}
-
-/*
- * Optimal string alignment distance (Damerau-Levenshtein with adjacent
- * transpositions), as git's "did you mean": "tpyes" is 1 from "types".
- * Both strings are short (command and option names): cut at 32 bytes.
- */
-static unsigned edit_distance(const char *a, const char *b)
-{
-	unsigned d[33][33];
-	size_t la = strnlen(a, 32), lb = strnlen(b, 32);
-
-	for (size_t i = 0; i <= la; i++)
-		d[i][0] = (unsigned)i;
-	for (size_t j = 0; j <= lb; j++)
-		d[0][j] = (unsigned)j;
-	for (size_t i = 1; i <= la; i++) {
-		for (size_t j = 1; j <= lb; j++) {
-			unsigned cost = a[i - 1] != b[j - 1];
-			unsigned best = d[i - 1][j] + 1;
-
-			if (d[i][j - 1] + 1 < best)
-				best = d[i][j - 1] + 1;
-			if (d[i - 1][j - 1] + cost < best)
-				best = d[i - 1][j - 1] + cost;
-			if (i > 1 && j > 1 && a[i - 1] == b[j - 2] && a[i - 2] == b[j - 1] &&
-			    d[i - 2][j - 2] + 1 < best)
-				best = d[i - 2][j - 2] + 1;
-			d[i][j] = best;
-		}
-	}
-	return d[la][lb];
-}
-
-const char *cli_nearest(const char *word, const char *const *names, size_t n)
-{
-	const char *best = NULL;
-	unsigned best_d = ~0u, limit = strlen(word) > 4 ? 2 : 1;
-
-	for (size_t i = 0; i < n; i++) {
-		unsigned d = edit_distance(word, names[i]);
-
-		if (d < best_d) {
-			best_d = d;
-			best = names[i];
-		}
-	}
-	return best_d <= limit ? best : NULL;
-}
-
-int cli_bad_option(struct cli *c, const char *cmd, const struct option *opts, char **argv)
-{
-	const char *bad = optind > 0 ? argv[optind - 1] : "";
-	const char *names[64];
-	size_t n = 0;
-
-	if (strncmp(bad, "--", 2) == 0) {
-		char name[64];
-		const char *near;
-
-		snprintf(name, sizeof(name), "%.*s", (int)strcspn(bad + 2, "="), bad + 2);
-		for (const struct option *o = opts; o && o->name && n < ARRAY_SIZE(names); o++) {
-			if (strcmp(o->name, name) == 0)
-				return cli_usage_error(c, cmd, "option '--%s' needs an argument",
-						       name);
-			names[n++] = o->name;
-		}
-		near = cli_nearest(name, names, n);
-		if (near)
-			return cli_usage_error(
-				c, cmd, "unknown option '--%s'; did you mean '--%s'?", name, near);
-		return cli_usage_error(c, cmd, "unknown option '--%s'", name);
-	}
-	if (optopt)
-		for (const struct option *o = opts; o && o->name; o++)
-			if (o->val == optopt && o->has_arg == required_argument)
-				return cli_usage_error(c, cmd, "option '-%c' needs an argument",
-						       optopt);
-	if (optopt)
-		return cli_usage_error(c, cmd, "unknown option '-%c'", optopt);
-	return cli_usage_error(c, cmd, "unknown option '%s'", bad);
-}
-
-/*
- * JSON goes through buffers of our own: a 2,560-row listing is ~36,000
- * values, and stdio's per-call locking and format parsing (an fprintf()
- * per key, an fputs() per separator) cost more than reading the host.
- * A buffer with a FILE is written out when full (ob_write()); one without
- * (a table's cells) grows instead.
- */
-struct obuf {
-	FILE *f; /* NULL: grow */
-	char *b;
-	size_t n, cap; /* bytes of b in use (only those are ever written out), its size */
-};
-
-static void ob_init(struct obuf *o, FILE *f, size_t cap)
-{
-	o->f = f;
-	o->b = vgpu_xmalloc(cap);
-	o->n = 0;
-	o->cap = cap;
-}
-
-/*
- * A full buffer goes straight to the file: fwrite() would copy it once
- * more, into stdio's 64 KiB buffer, whose pages would fault in too.  What
- * write() does not take is handed to stdio, which tries again and, if it
- * fails too, keeps the error for close_stdout() to report.
- */
-static void ob_write(struct obuf *o)
-{
-	const char *p = o->b;
-	size_t left = o->n;
-
-	if (fflush(o->f) == 0)
-		while (left) {
-			ssize_t w = write(fileno(o->f), p, left);
-
-			if (w < 0 && errno == EINTR)
-				continue;
-			if (w <= 0)
-				break;
-			p += w;
-			left -= (size_t)w;
-		}
-	if (left)
-		fwrite(p, 1, left, o->f);
-	o->n = 0;
-}
-
-/*
- * What does not fit: a buffer without a FILE grows; one with a FILE takes
- * what fits and is written out, as often as it fills.  Bytes reach the
- * file only after they were copied in, so no path hands write() or
- * fwrite() a byte never written.
- */
-static void ob_spill(struct obuf *o, const char *s, size_t l)
-{
-	while (!o->f && l > o->cap - o->n) {
-		o->cap *= 2;
-		o->b = vgpu_xrealloc(o->b, o->cap);
-	}
-	for (;;) {
-		size_t room = o->cap - o->n, k = l < room ? l : room;
-
-		memcpy(o->b + o->n, s, k);
-		o->n += k;
-		if (k == l)
-			return;
-		ob_write(o);
-		s += k;
-		l -= k;
-	}
-}
-
-/* Inline for what fits, which is nearly everything: a listing makes ~100,000 of these. */
-static inline void ob_put(struct obuf *o, const char *s, size_t l)
-{
-	if (l <= o->cap - o->n) {
-		memcpy(o->b + o->n, s, l);
-		o->n += l;
-	} else {
-		ob_spill(o, s, l);
-	}
-}
-
-#define OB_LIT(o, lit) ob_put(o, lit, sizeof(lit) - 1)
-
-/* The bytes a JSON string holds as they are: printable ASCII but '"' and '\\'. */
-static const bool json_plain[256] = {
-	[0x20 ... 0x21] = true, /* '"' is 0x22 */
-	[0x23 ... 0x5b] = true, /* '\\' is 0x5c */
-	[0x5d ... 0x7f] = true,
-};
-
-/* The character at @s, escaped: one control or quoting byte, or one UTF-8 sequence. */
-static const char *json_escape(struct obuf *o, const char *s, const char *end)
-{
-	static const char hex[] = "0123456789abcdef";
-	unsigned char ch = (unsigned char)*s;
-	size_t l = ch < 0x80 ? 1 : vgpu_utf8_seq_len(s, (size_t)(end - s));
-
-	if (l > 1) {
-		ob_put(o, s, l);
-		return s + l;
-	}
-	if (l == 0) {
-		OB_LIT(o, "\\ufffd");
-	} else if (ch == '"' || ch == '\\') {
-		char e[2] = { '\\', (char)ch };
-
-		ob_put(o, e, sizeof(e));
-	} else if (ch == '\n') {
-		OB_LIT(o, "\\n");
-	} else if (ch == '\t') {
-		OB_LIT(o, "\\t");
-	} else {
-		char e[6] = { '\\', 'u', '0', '0', hex[ch >> 4], hex[ch & 15] };
-
-		ob_put(o, e, sizeof(e));
-	}
-	return s + 1;
-}
-
-/*
- * A JSON string: quotes, backslashes and control characters escaped, and
- * any byte that is not valid UTF-8 written as U+FFFD, so the output is
- * valid JSON whatever a host's files hold (the reader warns about them).
- */
-static void json_string(struct obuf *o, const char *s, size_t len)
-{
-	const char *end = s + len;
-
-	OB_LIT(o, "\"");
-	while (s < end) {
-		const char *run = s;
-
-		/* printable ASCII, nearly all of it, goes out in one piece */
-		while (s < end && json_plain[(unsigned char)*s])
-			s++;
-		ob_put(o, run, (size_t)(s - run));
-		if (s < end)
-			s = json_escape(o, s, end);
-	}
-	OB_LIT(o, "\"");
-}
-
-/* A value: a number as it is, a string, or newline-separated items as an array. */
-void cli_json_str(FILE *f, const char *s)
-{
-	struct obuf o;
-
-	ob_init(&o, f, 256);
-	if (s)
-		json_string(&o, s, strlen(s));
-	else
-		OB_LIT(&o, "null");
-	ob_write(&o);
-	free(o.b);
-}
-
-static void json_value(struct obuf *o, enum col_kind kind, const char *v, size_t len)
-{
-	const char *end = v + len;
-
-	if (kind == COL_NUM || kind == COL_SIZE_MIB) {
-		ob_put(o, v, len);
-	} else if (kind == COL_ARRAY) {
-		OB_LIT(o, "[");
-		while (v < end) {
-			const char *nl = memchr(v, '\n', (size_t)(end - v));
-			size_t l = nl ? (size_t)(nl - v) : (size_t)(end - v);
-
-			json_string(o, v, l);
-			v += l;
-			if (v < end) {
-				v++;
-				OB_LIT(o, ", ");
-			}
-		}
-		OB_LIT(o, "]");
-	} else {
-		json_string(o, v, len);
-	}
-}
 
 /*
  * Tables and JSON from one place.  A table is a grid of optional cells in
@@ -327,10 +28,10 @@ struct cli_table {
 	const char *name;
 	const struct col *cols;
 	size_t ncols;
-	struct obuf arena; /* the cells: text NUL-terminated, JSON as JSON; byte 0 unused */
+	struct cli_obuf arena; /* the cells: text NUL-terminated, JSON as JSON; byte 0 unused */
 	uint32_t *cells; /* arena offsets, rows x ncols (JSON: the row being filled); 0 = absent */
 	size_t nrows, cap;
-	struct obuf *json; /* JSON: the output; NULL for text */
+	struct cli_obuf *json; /* JSON: the output; NULL for text */
 	uint32_t *lens; /* JSON: the cells' lengths */
 	char *keys; /* JSON: what goes before each value, see json_keys() */
 	size_t *koff;
@@ -376,51 +77,51 @@ static void json_keys(struct cli_table *t)
 static void json_start(struct cli_table *t, FILE *f)
 {
 	t->json = vgpu_xmalloc(sizeof(*t->json));
-	ob_init(t->json, f, 16384);
+	cli_ob_init(t->json, f, 16384);
 	t->lens = vgpu_xcalloc(t->ncols, sizeof(*t->lens));
 	json_keys(t);
 	if (t->member)
-		OB_LIT(t->json, ",\n   \"");
+		CLI_OB_LIT(t->json, ",\n   \"");
 	else
-		OB_LIT(t->json, "{\n   \"");
-	ob_put(t->json, t->name, strlen(t->name));
-	OB_LIT(t->json, "\": [");
+		CLI_OB_LIT(t->json, "{\n   \"");
+	cli_ob_put(t->json, t->name, strlen(t->name));
+	CLI_OB_LIT(t->json, "\": [");
 }
 
 /* The row just filled, row number nrows. */
 static void json_row(struct cli_table *t)
 {
-	struct obuf *o = t->json;
+	struct cli_obuf *o = t->json;
 
 	if (t->nrows > 1)
-		OB_LIT(o, ",{\n");
+		CLI_OB_LIT(o, ",{\n");
 	else
-		OB_LIT(o, "\n      {\n");
+		CLI_OB_LIT(o, "\n      {\n");
 	for (size_t c = 0; c < t->ncols; c++) {
-		ob_put(o, t->keys + t->koff[c], t->koff[c + 1] - t->koff[c]);
+		cli_ob_put(o, t->keys + t->koff[c], t->koff[c + 1] - t->koff[c]);
 		if (t->cells[c])
-			ob_put(o, t->arena.b + t->cells[c], t->lens[c]);
+			cli_ob_put(o, t->arena.b + t->cells[c], t->lens[c]);
 		else
-			OB_LIT(o, "null");
+			CLI_OB_LIT(o, "null");
 	}
 	if (t->ncols)
-		OB_LIT(o, "\n");
-	OB_LIT(o, "      }");
+		CLI_OB_LIT(o, "\n");
+	CLI_OB_LIT(o, "      }");
 }
 
 static void json_end(struct cli_table *t)
 {
-	struct obuf *o = t->json;
+	struct cli_obuf *o = t->json;
 
 	if (t->nrows) {
 		json_row(t);
-		OB_LIT(o, "\n   ]");
+		CLI_OB_LIT(o, "\n   ]");
 	} else {
-		OB_LIT(o, "]");
+		CLI_OB_LIT(o, "]");
 	}
 	if (!t->member)
-		OB_LIT(o, "\n}\n");
-	ob_write(o);
+		CLI_OB_LIT(o, "\n}\n");
+	cli_ob_write(o);
 }
 
 struct cli_table *cli_table(struct cli *c, const char *name, const struct col *cols, size_t n)
@@ -431,7 +132,7 @@ struct cli_table *cli_table(struct cli *c, const char *name, const struct col *c
 	t->cols = cols;
 	t->ncols = n;
 	/* a JSON table holds one row */
-	ob_init(&t->arena, NULL, c->json ? 1 << 12 : 1 << 16);
+	cli_ob_init(&t->arena, NULL, c->json ? 1 << 12 : 1 << 16);
 	t->arena.n = 1; /* offset 0 means "absent" */
 	t->member = c->json_member;
 	t->bytes = c->bytes;
@@ -477,11 +178,11 @@ static void cell_put(struct cli_table *t, size_t col, const char *s, size_t len)
 	if (col >= t->ncols || !t->nrows)
 		return;
 	if (t->json) {
-		json_value(&t->arena, t->cols[col].kind, s, len);
+		cli_json_value(&t->arena, t->cols[col].kind, s, len);
 		t->lens[col] = (uint32_t)(t->arena.n - off);
 	} else {
-		ob_put(&t->arena, s, len);
-		ob_put(&t->arena, "", 1);
+		cli_ob_put(&t->arena, s, len);
+		cli_ob_put(&t->arena, "", 1);
 	}
 	if (t->arena.n > UINT32_MAX)
 		abort(); /* offsets are 32 bits: a 4 GiB listing */
@@ -648,6 +349,32 @@ static ssize_t text_columns(const struct cli_table *t, const char *list, size_t 
 		p += l + (p[l] == ',');
 	}
 	return (ssize_t)n;
+}
+
+void cli_columns_help(FILE *f, const struct cli_columns *cc)
+{
+	int w = 0;
+	bool json_only = false;
+
+	for (size_t i = 0; i < cc->n; i++) {
+		const struct col *col = &cc->cols[i];
+		const char *name = col->flags & COL_JSON_ONLY ? col->key : col->header;
+
+		if ((int)strlen(name) > w)
+			w = (int)strlen(name);
+		json_only |= (col->flags & COL_JSON_ONLY) != 0;
+	}
+	fputs("\nColumns (for -o/--output, by header):\n", f);
+	for (size_t i = 0; i < cc->n; i++)
+		if (!(cc->cols[i].flags & COL_JSON_ONLY))
+			fprintf(f, "  %-*s  %s\n", w, cc->cols[i].header, cc->desc[i]);
+	if (json_only)
+		fputs("JSON adds:\n", f);
+	for (size_t i = 0; i < cc->n; i++)
+		if (cc->cols[i].flags & COL_JSON_ONLY)
+			fprintf(f, "  %-*s  %s\n", w, cc->cols[i].key, cc->desc[i]);
+	if (cc->note)
+		fprintf(f, "%s\n", cc->note);
 }
 
 /* A --raw value: blanks and backslashes as \xNN, as util-linux's raw output */
