@@ -57,7 +57,7 @@ static const struct cli_command commands[] = {
 	{ "plan", NULL, "explain which VF, node and CPUs 'xml' would use", "(same options as xml)",
 	  XML_OPTIONS, NULL, false },
 	{ "assign", NULL, "create vGPUs for a domain and put them in its definition",
-	  "[-c URI] DOMAIN | --from FILE [-o OUT]  --vgpu PROFILE[,...] [--no-pin] "
+	  "([-c URI] DOMAIN | --from FILE [-o OUT]) --vgpu PROFILE[,...] [--no-pin] "
 	  "[--per-start] [--dry-run] [xml options]",
 	  "  -o, --output OUT         with --from: write the domain to the file OUT\n"
 	  "                           (default stdout); a file here, not table columns\n"
@@ -67,7 +67,7 @@ static const struct cli_command commands[] = {
 	  "      --dry-run            print the domain, change nothing\n" XML_OPTIONS,
 	  NULL, false },
 	{ "release", NULL, "free a domain's vGPUs and take them out of its definition",
-	  "[-c URI] DOMAIN | --from FILE [-o OUT]  [--vf BDF] [--dry-run]",
+	  "([-c URI] DOMAIN | --from FILE [-o OUT]) [--vf BDF] [--dry-run]",
 	  "  -c, --connect URI        the domain's libvirt connection\n"
 	  "      --from FILE          a definition file instead of a libvirt domain\n"
 	  "  -o, --output OUT         with --from: write the domain to the file OUT\n"
@@ -76,7 +76,7 @@ static const struct cli_command commands[] = {
 	  "      --dry-run            print the domain, change nothing\n",
 	  NULL, false },
 	{ "mig", cmd_mig, "plan MIG GPU instances, or show those that exist and their vGPUs",
-	  "plan --gpu BDF | --board NAME [--lgi FILE] PROFILE[xN]...\n"
+	  "plan (--gpu BDF | --board NAME) [--lgi FILE] PROFILE[xN]...\n"
 	  "       vgpuctl [global options] mig show [--gpu BDF] [--nvidia-smi PATH]",
 	  "  plan --gpu BDF           plan for this GPU's board, beside its GIs (--lgi)\n"
 	  "  plan --board NAME        plan for a board by name (A30, H100, DC, ...)\n"
