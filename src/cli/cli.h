@@ -149,6 +149,11 @@ int cli_table_print(struct cli *c, struct cli_table *t);
 
 int cmd_gpus(struct cli *c, int argc, char **argv);
 int cmd_vfs(struct cli *c, int argc, char **argv);
+/*
+ * One line on stderr when a GPU (@only, or any) has its SR-IOV VFs off: vfs
+ * and types list nothing for it, which would otherwise look like no vGPU support.
+ */
+void cli_hint_vfs_off(struct cli *c, const struct vgpu_gpu *only);
 struct option;
 /*
  * The nearest of @names to @word (a typo: at most 1 edit for short words, 2

@@ -154,6 +154,28 @@ static const char *const vf_desc[] = {
 
 const struct cli_columns cli_vfs_columns = CLI_COLUMNS(vf_cols, vf_desc, NULL);
 
+void cli_hint_vfs_off(struct cli *c, const struct vgpu_gpu *only)
+{
+	char *list = NULL;
+	size_t n = 0;
+
+	for (size_t i = 0; i < c->model->n_gpus; i++) {
+		const struct vgpu_gpu *g = &c->model->gpus[i];
+
+		if ((only && g != only) || g->sriov_total_vfs <= 0 || g->sriov_num_vfs != 0 ||
+		    g->n_parents)
+			continue;
+		vgpu_append(&list, "%s%s", n++ ? ", " : "", g->addr);
+	}
+	/* a notice through the log: said once, though inventory lists VFs and types */
+	if (n)
+		vgpu_log(
+			&c->ctx, LOG_NOTICE,
+			"hint: SR-IOV VFs are off on GPU %s: no VFs and no vGPU types to list; enable them with 'vgpuctl apply' (a vgpu-configs entry) or NVIDIA's 'sriov-manage -e %s'",
+			list, n == 1 ? list : "ALL");
+	free(list);
+}
+
 int cmd_vfs(struct cli *c, int argc, char **argv)
 {
 	struct cli_table *tb;
@@ -212,6 +234,7 @@ int cmd_vfs(struct cli *c, int argc, char **argv)
 			}
 		}
 	}
+	cli_hint_vfs_off(c, only);
 	return cli_table_print(c, tb);
 }
 

@@ -219,5 +219,7 @@ int cmd_types(struct cli *c, int argc, char **argv)
 		for (size_t k = 0; k < g[i].n_types; k++)
 			vgpu_capacity_clear(&cap[k]);
 	}
+	if (!only_vf)
+		cli_hint_vfs_off(c, only_gpu);
 	return cli_table_print(c, tb);
 }

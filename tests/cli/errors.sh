@@ -61,6 +61,24 @@ for f in "$tmp"/full/sys/devices/pci0000:41/0000:41:*/nvidia/creatable_vgpu_type
 grep -A10 '"address": "0000:41:00.5"' "$tmp/out" | grep -q '"profile": "L40S-4Q"' ||
 	{ echo "FAIL: in-use VF of a full GPU not named:"; cat "$tmp/out"; fail=1; }
 
+# SR-IOV VFs off: vfs and types have nothing to list, and say why in one line
+cp -a tests/data/hosts/a30-dual-mdev "$tmp/off"
+for g in 3b af; do
+	rm -f "$tmp/off/sys/devices/pci0000:$g/0000:$g:00.0/"virtfn*
+	echo 0 >"$tmp/off/sys/devices/pci0000:$g/0000:$g:00.0/sriov_numvfs"
+	rm -rf "$tmp/off/sys/devices/pci0000:$g/0000:$g:00."[4-7] "$tmp/off/sys/bus/pci/devices/0000:$g:00."[4-7]
+done
+hint="^vgpuctl: hint: SR-IOV VFs are off on GPU"
+for c in vfs types inventory; do
+	expect 0 "$hint 0000:3b:00.0, 0000:af:00.0: no VFs and no vGPU types to list; .*'sriov-manage -e ALL'$" \
+		--sysroot "$tmp/off" $c
+	[ "$(wc -l <"$tmp/err")" = 1 ] || { echo "FAIL: $c with VFs off: $(cat "$tmp/err")"; fail=1; }
+done
+expect 0 "$hint 0000:af:00.0: .*'sriov-manage -e 0000:af:00.0'$" --sysroot "$tmp/off" types --gpu 1
+expect 0 "$hint 0000:af:00.0: " --sysroot "$tmp/off" vfs 0000:af:00.0
+# ... and no hint where the VFs are on
+expect 0 "" --sysroot tests/data/hosts/a30-dual-mdev types
+
 # nvidia-smi style addresses are accepted
 expect 0 "" --sysroot tests/data/hosts/a30-dual-mdev vfs 00000000:AF:00.0
 [ "$(wc -l <"$tmp/out")" = 5 ] || { echo "FAIL: vfs 00000000:AF:00.0 lists $(wc -l <"$tmp/out") lines"; fail=1; }
