@@ -83,7 +83,7 @@ int vgpu_plan_cpus(struct vgpu_ctx *ctx, const struct vgpu_topology *t, int node
 		   const struct vgpu_cpuset *busy, unsigned vcpus, struct vgpu_plan *out)
 {
 	struct vgpu_cpuset avail, used;
-	unsigned threads, placed = 0, guest_threads = 1;
+	unsigned threads, placed = 0, guest_threads = 1, slots;
 	VGPU_AUTOFREE unsigned *pins = NULL;
 	bool uniform = true;
 
@@ -104,7 +104,8 @@ int vgpu_plan_cpus(struct vgpu_ctx *ctx, const struct vgpu_topology *t, int node
 					  "none" :
 					  vgpu_cpulist_format(&avail, list, VGPU_CPULIST_LEN));
 	}
-	pins = vgpu_xcalloc(vcpus, sizeof(*pins));
+	/* a core is filled whole: a spare sibling gets a slot of its own (below) */
+	pins = vgpu_xcalloc(vcpus + threads, sizeof(*pins));
 	vgpu_cpuset_zero(&used);
 	vgpu_topology_for_each_core(t, &avail, c)
 	{
@@ -114,7 +115,7 @@ int vgpu_plan_cpus(struct vgpu_ctx *ctx, const struct vgpu_topology *t, int node
 			break;
 		vgpu_topology_core_cpus(t, c, &core);
 		/* vCPUs 2i and 2i+1 on the siblings of one core (QEMU numbers threads fastest) */
-		for (int s = vgpu_cpuset_next(&core, 0); s >= 0 && placed < vcpus;
+		for (int s = vgpu_cpuset_next(&core, 0); s >= 0;
 		     s = vgpu_cpuset_next(&core, (unsigned)s + 1))
 			pins[placed++] = (unsigned)s;
 		vgpu_cpuset_or(&used, &core);
@@ -123,9 +124,11 @@ int vgpu_plan_cpus(struct vgpu_ctx *ctx, const struct vgpu_topology *t, int node
 	/*
 	 * Guest threads per core g: guest core k is vCPUs k*g..k*g+g-1, which
 	 * sit on one host core only if every core used has the same number of
-	 * threads T and g divides both T and the vCPU count.  Otherwise (an odd
-	 * count, a core with an offline sibling) the guest sees single-thread
-	 * cores; a spare sibling stays with this VM so no core is shared.
+	 * threads T and g divides both T and the vCPU count.  A count no such g
+	 * divides (5 vCPUs on 2-thread cores) gets g = T and one slot per
+	 * spare sibling, offline: 3 cores x 2 threads, 5 of them started, so
+	 * the topology the guest sees is the pinning.  Cores of unequal
+	 * threads (an offline sibling) give single-thread cores.
 	 */
 	for (unsigned g = threads; uniform && g > 1; g--) {
 		if (threads % g == 0 && vcpus % g == 0) {
@@ -133,12 +136,15 @@ int vgpu_plan_cpus(struct vgpu_ctx *ctx, const struct vgpu_topology *t, int node
 			break;
 		}
 	}
+	if (uniform && guest_threads == 1 && threads > 1 && vcpus > 1)
+		guest_threads = threads; /* one vCPU is one thread of its own: nothing to match */
+	slots = (vcpus + guest_threads - 1) / guest_threads * guest_threads;
 	free(out->pins);
 	out->pins = vgpu_steal_ptr(&pins);
 	out->vcpus = vcpus;
 	out->cpus = used;
 	out->threads = guest_threads;
-	out->cores = vcpus / guest_threads;
+	out->cores = slots / guest_threads;
 	out->node = node;
 	return 0;
 }

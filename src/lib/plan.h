@@ -57,9 +57,9 @@ struct vgpu_plan {
 	int node;
 	struct vgpu_choice vgpus[VGPU_MAX_VGPUS];
 	size_t n_vgpus;
-	unsigned *pins; /* pins[i]: host CPU of vCPU i, vcpus entries */
-	unsigned vcpus;
-	unsigned cores, threads; /* guest topology: cores x threads == vcpus */
+	unsigned *pins; /* pins[i]: host CPU of vCPU i, cores x threads entries */
+	unsigned vcpus; /* started; cores x threads may hold more, offline (a spare sibling) */
+	unsigned cores, threads; /* guest topology: cores x threads >= vcpus */
 	struct vgpu_cpuset cpus; /* the VM's host CPUs */
 	char *reason; /* why this parent, in words */
 };
