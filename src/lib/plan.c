@@ -381,7 +381,7 @@ static int validate_request(struct planner *pl)
 	if (req->n_profiles == 0 || req->n_profiles > VGPU_MAX_VGPUS)
 		return vgpu_error(pl->ctx, -EINVAL, "between 1 and %d vGPUs per VM",
 				  VGPU_MAX_VGPUS);
-	if (req->gpu && !(pl->want_gpu = vgpu_model_find_gpu(m, req->gpu)))
+	if (req->gpu && !(pl->want_gpu = vgpu_model_find_gpu_arg(m, req->gpu)))
 		return vgpu_error(pl->ctx, -ENOENT, "%s '%s': no such NVIDIA GPU", gpu_arg(req),
 				  req->gpu);
 	if (req->vf && !(pl->want_vf = vgpu_model_find_parent(m, req->vf)))
@@ -593,17 +593,19 @@ static int check_node(struct planner *pl, const struct vgpu_plan *plan)
 	uint64_t kib = pl->req->memory_kib;
 	unsigned long long need = kib / (1024 * 1024);
 
+	const char *typed = pl->req->memory_arg;
+	char want[32], has[32];
+
 	if (!node_holds_memory(&pl->m->topo, plan->node, kib))
 		return vgpu_error(pl->ctx, -ENOSPC,
-				  "NUMA node %d cannot hold %" PRIu64
-				  " MiB of guest memory: it has "
-				  "%" PRIu64 " MiB in all",
-				  plan->node, kib / 1024, nd->mem_total_kib / 1024);
+				  "NUMA node %d cannot hold %s of guest memory: it has %s in all",
+				  plan->node, vgpu_size_text(want, sizeof(want), kib, typed),
+				  vgpu_size_text(has, sizeof(has), nd->mem_total_kib, typed));
 	if (kib && nd && !nd->mem_total_kib)
-		vgpu_warn(pl->ctx,
-			  "the memory of NUMA node %d is unknown (see the warning about its "
-			  "meminfo): %" PRIu64 " MiB of guest memory are not checked against it",
-			  plan->node, kib / 1024);
+		vgpu_warn(
+			pl->ctx,
+			"the memory of NUMA node %d is unknown (see the warning about its meminfo): %s of guest memory are not checked against it",
+			plan->node, vgpu_size_text(want, sizeof(want), kib, typed));
 	if (pl->req->hugepages && nd && nd->hugepages_1g_free >= 0 &&
 	    (unsigned long long)nd->hugepages_1g_free < need)
 		vgpu_warn(pl->ctx,

@@ -31,6 +31,8 @@ struct vgpu_request {
 	const char *mdev_uuids[VGPU_MAX_VGPUS];
 	struct vgpu_cpuset exclude; /* never use these CPUs (--exclude-cpus, other domains) */
 	uint64_t memory_kib; /* guest memory, bound to the node; 0 = not checked */
+	const char *memory_arg; /* @memory_kib as the user typed it ("600G"): messages use its unit
+				 */
 	bool hugepages; /* backed by 1 GiB pages: check the node has them free */
 };
 

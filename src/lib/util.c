@@ -409,6 +409,25 @@ int vgpu_parse_scaled_kib(const char *num, const char *unit, uint64_t dflt_bytes
 	return 0;
 }
 
+const char *vgpu_size_text(char *buf, size_t len, uint64_t kib, const char *like)
+{
+	const char *unit = like ? like + strspn(like, "0123456789.") : "";
+	uint64_t f = *unit ? unit_bytes(unit) : 0;
+	unsigned __int128 tenths;
+
+	if (!f) {
+		unit = " MiB"; /* a bare number is MiB (and an unknown unit was refused before) */
+		f = 1024 * 1024;
+	}
+	tenths = ((unsigned __int128)kib * 1024 * 10 + f / 2) / f;
+	if (tenths % 10)
+		snprintf(buf, len, "%llu.%u%s", (unsigned long long)(tenths / 10),
+			 (unsigned)(tenths % 10), unit);
+	else
+		snprintf(buf, len, "%llu%s", (unsigned long long)(tenths / 10), unit);
+	return buf;
+}
+
 int vgpu_parse_size_kib(const char *s, uint64_t *out)
 {
 	size_t n = strspn(s, "0123456789.");

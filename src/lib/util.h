@@ -188,6 +188,18 @@ unsigned vgpu_edit_distance(const char *a, const char *b, bool fold);
 const char *vgpu_nearest(const char *word, const char *const *names, size_t n, bool fold);
 
 /**
+ * vgpu_size_text() - a size for a message, in the unit a user wrote another
+ * one: "600G" beside "251.6G" when they typed 600G, MiB when they typed 4096.
+ * @buf: where the text goes
+ * @len: the size of @buf
+ * @kib: the size in KiB
+ * @like: a size as vgpu_parse_size_kib() takes it (its unit is used as
+ *        written), or NULL: MiB
+ * Return: @buf: the number with one decimal when it is not whole, then the unit.
+ */
+const char *vgpu_size_text(char *buf, size_t len, uint64_t kib, const char *like);
+
+/**
  * vgpu_monotonic_ms() - the monotonic clock in milliseconds, for deadlines
  * measured in wall-clock time (never the count of tries).
  * Return: milliseconds since an unspecified start.
