@@ -44,7 +44,7 @@ static const struct cli_command commands[] = {
 	  &cli_vfs_columns, true },
 	{ "types", cmd_types, "list vGPU types and what can be created now",
 	  "[--gpu BDF] [--vf BDF] [--available] [--per-vf]",
-	  "      --gpu BDF            this GPU's types only\n"
+	  "      --gpu BDF            this GPU's types only (a PCI address or NVIDIA's index)\n"
 	  "      --vf BDF             this VF's types only (per VF)\n"
 	  "      --available          only types with AVAILABLE > 0\n"
 	  "      --per-vf             one row per VF and type, as mdevctl types\n",
@@ -103,8 +103,9 @@ static const struct cli_command commands[] = {
 	  "      --sriov-manage PATH  sriov-manage (default /usr/lib/nvidia/sriov-manage)\n",
 	  NULL, false },
 	{ "why", cmd_why, "per GPU, how many more of a vGPU type fit now, or why none does",
-	  "PROFILE [--gpu BDF]", "      --gpu BDF            this GPU only\n", &cli_why_columns,
-	  true },
+	  "PROFILE [--gpu BDF]",
+	  "      --gpu BDF            this GPU only (a PCI address or NVIDIA's index)\n",
+	  &cli_why_columns, true },
 	{ "vgpus", cmd_vgpus, "list vGPUs and reservations with their owners and state", "", NULL,
 	  &cli_vgpus_columns, true },
 	{ "inventory", cmd_inventory,
@@ -133,12 +134,15 @@ static void usage(FILE *f)
 	      "      --nvml LIB     NVIDIA's NVML library (default: libnvidia-ml.so.1,\n"
 	      "                     not loaded with --sysroot unless named)\n"
 	      "  -J, --json         JSON output\n"
-	      "  -o, --output LIST  text columns to print, by header (e.g. GPU,PROFILE,AVAILABLE)\n"
+	      "  -o, --output LIST  text columns to print, by header (e.g. GPU,PROFILE,AVAILABLE;\n"
+	      "                     a listing's --help names its columns)\n"
 	      "  -n, --noheadings   no header line\n"
 	      "  -r, --raw          one space between values, '-' for none (no alignment)\n"
 	      "  -b, --bytes        sizes in bytes, not human-readable (e.g. 251.6G)\n"
 	      "  -h, --help         show this help\n"
 	      "  -V, --version      show the version\n\n"
+	      "Options go before or after the command and its arguments ('vgpuctl gpus -n -o\n"
+	      "ADDRESS'); '--' ends them.  A GPU is named by its PCI address or NVIDIA's index.\n\n"
 	      "Commands:\n",
 	      f);
 	for (size_t i = 0; i < N_COMMANDS; i++)

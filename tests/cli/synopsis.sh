@@ -1,7 +1,7 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0-or-later
 # Every documented synopsis form runs without a usage error (exit 2): the
-# forms of README.md's command list, vgpuctl(8)'s SYNOPSIS and COMMANDS,
+# forms of README.md's command list, vgpuctl(8)'s SYNOPSIS and COMMANDS, "vgpuctl --help",
 # "vgpuctl help COMMAND" for every command, and the vgpuctl command lines of
 # contrib/prometheus (README.md and the alert texts of vgpuctl.rules.yml).
 # Each form is expanded: every optional [...] with and without it, every
@@ -23,6 +23,8 @@ mkdir "$tmp/prom"
 for cmd in $("$bin" --help | sed -n '/^Commands:/,/^$/s/^  \([a-z][a-z-]*\) .*/\1/p'); do
 	"$bin" help "$cmd" | sed -n 's/^\(Usage:\)\? *\(vgpuctl .*\)/\2/p' >"$tmp/help-$cmd"
 done
+# and "vgpuctl --help"'s own
+"$bin" --help | sed -n 's/^Usage: \(vgpuctl .*\)/\1/p' >"$tmp/help-0"
 cat "$tmp"/help-* >"$tmp/help.txt"
 [ -s "$tmp/help.txt" ] || { echo "FAIL: no Usage lines from vgpuctl help"; exit 1; }
 
@@ -155,19 +157,23 @@ def expand_seq(seq):
 
 
 def instantiate(words):
+    words = ['gpus' if w in ('COMMAND', 'command') else w for w in words]
     cmd = next((w for w in words[1:] if re.match(r'^[a-z]+$', w)), '')
     if cmd == 'plan' and '--name' not in words:
         words = words + XML_REQUIRED.split()  # plan (same options as xml)
     out = []
     for k, w in enumerate(words):
         prev = out[-1] if out else ''
-        if prev in VALUES and not w.startswith('-'):
-            if prev in ('-o', '--output'):
-                out.append(tmp + '/out.xml' if cmd in ('assign', 'release') else 'GPU')
+        if prev in ('-o', '--output'):
+            # assign/release: a file; a listing: LIST is a column it has, a name stays
+            if cmd in ('assign', 'release'):
+                out.append(tmp + '/out.xml')
+            elif w == 'LIST':
+                out.append({'gpus': 'ADDRESS', 'vfs': 'ADDRESS', 'topology': 'NODE'}.get(cmd, 'GPU'))
             else:
-                out.append(VALUES[prev])
-        elif prev in ('-o', '--output'):
-            out.append(tmp + '/out.xml' if cmd in ('assign', 'release') else words[k])
+                out.append(w)
+        elif prev in VALUES and not w.startswith('-'):
+            out.append(VALUES[prev])
         elif w in POSITIONAL:
             out.append('1g.6gb' if w == 'PROFILE' and 'mig' in out and 'plan' in out
                        else POSITIONAL[w])
@@ -176,7 +182,6 @@ def instantiate(words):
     return out
 
 
-VALUES['-o'] = VALUES['--output'] = None
 seen = set()
 for where, text in forms:
     alts, _ = parse(tokens(text), 0, None)
