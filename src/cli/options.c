@@ -141,9 +141,17 @@ int cli_getopt(struct cli *c, struct cli_opts *o, int argc, char **argv)
 				continue;
 			}
 			return v;
-		case '?':
-			cli_bad_option(c, o->cmd, o->all, argv);
+		case '?': {
+			/* a short option of ours without its argument (-o) */
+			const char *p = optopt ? strchr(o->shorts, optopt) : NULL;
+
+			if (p && p[1] == ':')
+				cli_usage_error(c, o->cmd, "option '-%c' needs an argument",
+						optopt);
+			else
+				cli_bad_option(c, o->cmd, o->all, argv);
 			return '?';
+		}
 		default:
 			return v;
 		}

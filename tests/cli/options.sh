@@ -80,6 +80,11 @@ err "xml prints no table"
 run 2 mig plan -n --board A30 1g.6gb
 err "unknown option '-n'"
 
+run 2 gpus -o
+err "^vgpuctl: option '-o' needs an argument$"
+run 2 why A30-6C --gpu
+err "^vgpuctl: option '--gpu' needs an argument$"
+
 # ---- the nearest option or profile
 run 2 types --jsno
 err "^vgpuctl: unknown option '--jsno'; did you mean '--json'\?$"
