@@ -244,7 +244,7 @@ int main(int argc, char **argv)
 	}
 	/* large text listings go out in 64 KiB writes rather than 4 KiB ones (glibc
 	 * ignores the size unless it is given the buffer); JSON tables write
-	 * 16 KiB buffers of their own (output.c) */
+	 * 16 KiB buffers of their own (table.c) */
 	static char outbuf[1 << 16];
 
 	if (!isatty(STDOUT_FILENO))
