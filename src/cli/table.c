@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
-/* Tables: cells filled row by row, printed as aligned text, raw text or JSON. */
+/* Tables: cells filled row by row, and written out as JSON row by row (text: table-text.c). */
 #include <inttypes.h>
 #include <stdint.h>
 #include <stdlib.h>
@@ -8,48 +8,13 @@
 #include <sys/types.h>
 
 #include "cli.h"
-#include "json.h"
+#include "table-priv.h"
 #include "util.h"
-
-/*
- * Tables and JSON from one place.  A table is a grid of optional cells in
- * one arena.  Text output pads columns to their widest cell.  JSON needs
- * no widths: a JSON table keeps only the row being filled, each cell
- * written as JSON (number, string, string array) when it is set, and the
- * row goes out when the next one starts.  A 2,560-row listing never holds
- * its cells (holding them, and growing the arrays that held them, took
- * ~130 page faults), and renders each value once.
- *
- * Why not libsmartcols (lsblk's library): on a 2,560-row listing it spent
- * ~11 ms formatting (character-at-a-time output, a strdup per cell), more
- * than reading the host took, and we use none of its trees or wrapping.
- */
-struct cli_table {
-	const char *name;
-	const struct col *cols;
-	size_t ncols;
-	struct cli_obuf arena; /* the cells: text NUL-terminated, JSON as JSON; byte 0 unused */
-	uint32_t *cells; /* arena offsets, rows x ncols (JSON: the row being filled); 0 = absent */
-	size_t nrows, cap;
-	struct cli_obuf *json; /* JSON: the output; NULL for text */
-	uint32_t *lens; /* JSON: the cells' lengths */
-	char *keys; /* JSON: what goes before each value, see json_keys() */
-	size_t *koff;
-	bool member; /* JSON: one member of the caller's document (cli.json_member) */
-	bool bytes; /* text: COL_SIZE_MIB in bytes (cli.bytes), else human-readable */
-};
 
 /* The cells of the row being filled (the only one a JSON table keeps). */
 static uint32_t *row(const struct cli_table *t)
 {
 	return &t->cells[t->json ? 0 : (t->nrows - 1) * t->ncols];
-}
-
-static const char *cell(const struct cli_table *t, size_t r, size_t c)
-{
-	uint32_t off = t->cells[r * t->ncols + c];
-
-	return off ? t->arena.b + off : NULL;
 }
 
 /*
@@ -300,172 +265,14 @@ void cli_cell_num(struct cli_line *ln, size_t col, long v, bool present)
 	cli_cell_num_after(ln, col, "", v);
 }
 
-/*
- * -o/--output names column @c with @l bytes at @p: its header (any case),
- * or for a size its header with "-MIB" (FB-MIB, the header when sizes were
- * printed in MiB).
- */
-static bool names_column(const struct col *c, const char *p, size_t l)
-{
-	size_t hl = strlen(c->header);
-
-	if (c->flags & COL_JSON_ONLY)
-		return false;
-	if (hl == l && strncasecmp(c->header, p, l) == 0)
-		return true;
-	return c->kind == COL_SIZE_MIB && l == hl + 4 && strncasecmp(c->header, p, hl) == 0 &&
-	       strncasecmp(p + hl, "-MIB", 4) == 0;
-}
-
-/*
- * The text columns to print, in order: every column but JSON-only ones, or
- * those -o/--output names (names_column()).  Return: how many, or -1 with
- * *bad the unknown name.
- */
-static ssize_t text_columns(const struct cli_table *t, const char *list, size_t *out,
-			    const char **bad, size_t *bad_len)
-{
-	size_t n = 0;
-
-	if (!list) {
-		for (size_t c = 0; c < t->ncols; c++)
-			if (!(t->cols[c].flags & COL_JSON_ONLY))
-				out[n++] = c;
-		return (ssize_t)n;
-	}
-	for (const char *p = list; *p;) {
-		size_t l = strcspn(p, ","), c;
-
-		for (c = 0; c < t->ncols; c++)
-			if (names_column(&t->cols[c], p, l))
-				break;
-		if (c == t->ncols) {
-			*bad = p;
-			*bad_len = l;
-			return -1;
-		}
-		if (n < t->ncols)
-			out[n++] = c;
-		p += l + (p[l] == ',');
-	}
-	return (ssize_t)n;
-}
-
-void cli_columns_help(FILE *f, const struct cli_columns *cc)
-{
-	int w = 0;
-	bool json_only = false;
-
-	for (size_t i = 0; i < cc->n; i++) {
-		const struct col *col = &cc->cols[i];
-		const char *name = col->flags & COL_JSON_ONLY ? col->key : col->header;
-
-		if ((int)strlen(name) > w)
-			w = (int)strlen(name);
-		json_only |= (col->flags & COL_JSON_ONLY) != 0;
-	}
-	fputs("\nColumns (for -o/--output, by header):\n", f);
-	for (size_t i = 0; i < cc->n; i++)
-		if (!(cc->cols[i].flags & COL_JSON_ONLY))
-			fprintf(f, "  %-*s  %s\n", w, cc->cols[i].header, cc->desc[i]);
-	if (json_only)
-		fputs("JSON adds:\n", f);
-	for (size_t i = 0; i < cc->n; i++)
-		if (cc->cols[i].flags & COL_JSON_ONLY)
-			fprintf(f, "  %-*s  %s\n", w, cc->cols[i].key, cc->desc[i]);
-	if (cc->note)
-		fprintf(f, "%s\n", cc->note);
-}
-
-/* A --raw value: blanks and backslashes as \xNN, as util-linux's raw output */
-static void raw_value(FILE *f, size_t i, const char *v)
-{
-	if (i)
-		fputc(' ', f);
-	for (; *v; v++) {
-		if (*v == ' ' || *v == '\\' || *v == '\t' || *v == '\n')
-			fprintf(f, "\\x%02x", (unsigned char)*v);
-		else
-			fputc(*v, f);
-	}
-}
-
-/*
- * Aligned columns (right-aligned where COL_RIGHT), or with --raw one space
- * between values (blanks in them escaped) and "-" for an absent one, so
- * fields stay where scripts count them; the header unless --noheadings, and only when there is
- * something to head, as lsblk does.
- */
-static void print_text(const struct cli_table *t, FILE *f, const size_t *cols, size_t n, bool raw,
-		       bool headings)
-{
-	size_t *w = vgpu_xcalloc(n + 1, sizeof(*w));
-
-	for (size_t i = 0; i < n; i++)
-		w[i] = headings ? strlen(t->cols[cols[i]].header) : 0;
-	for (size_t r = 0; r < t->nrows; r++)
-		for (size_t i = 0; i < n; i++) {
-			const char *v = cell(t, r, cols[i]);
-			size_t l = v ? strlen(v) : 0;
-
-			if (l > w[i])
-				w[i] = l;
-		}
-	for (size_t r = headings ? 0 : 1; t->nrows && r <= t->nrows; r++) {
-		size_t pending = 0; /* padding is written only before visible text */
-
-		for (size_t i = 0; i < n; i++) {
-			size_t c = cols[i];
-			const char *v = r ? cell(t, r - 1, c) : t->cols[c].header;
-			size_t l = v ? strlen(v) : 0;
-
-			if (raw) {
-				raw_value(f, i, l ? v : "-");
-				continue;
-			}
-			pending += i ? 1 : 0;
-			if ((t->cols[c].flags & COL_RIGHT))
-				pending += w[i] - l;
-			if (l) {
-				fprintf(f, "%*s%s", (int)pending, "", v);
-				pending = 0;
-			}
-			if (!(t->cols[c].flags & COL_RIGHT))
-				pending += w[i] - l;
-		}
-		fputc('\n', f);
-	}
-	free(w);
-}
-
 int cli_table_print(struct cli *c, struct cli_table *t)
 {
-	size_t *cols, bad_len = 0;
-	const char *bad = NULL;
-	ssize_t n;
+	int r = 0;
 
-	if (t->json) {
+	if (t->json)
 		json_end(t);
-		cli_table_discard(t);
-		return 0;
-	}
-	cols = vgpu_xcalloc(t->ncols + 1, sizeof(*cols));
-	n = text_columns(t, c->columns, cols, &bad, &bad_len);
-	if (n < 0) {
-		char *known = NULL;
-
-		for (size_t k = 0; k < t->ncols; k++)
-			if (!(t->cols[k].flags & COL_JSON_ONLY))
-				vgpu_append(&known, "%s%s", known ? "," : "", t->cols[k].header);
-		cli_error(c, "--output: no column '%.*s' here (columns: %s)", (int)bad_len, bad,
-			  known ? known : "");
-		free(known);
-		free(cols);
-		cli_table_discard(t);
-		return EXIT_USAGE;
-	}
-	print_text(t, c->out, cols, (size_t)n, c->raw, !c->no_headings);
-	free(cols);
+	else
+		r = cli_table_print_text(c, t);
 	cli_table_discard(t);
-	return 0;
+	return r;
 }
