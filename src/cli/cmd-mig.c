@@ -224,8 +224,36 @@ static int mig_plan(struct cli *c, int argc, char **argv)
 	return EXIT_SUCCESS;
 }
 
+/*
+ * Options may come before the sub-command too ("mig --json show"): move the
+ * first argument that is neither an option nor an option's value to argv[1].
+ */
+static void subcommand_first(int argc, char **argv)
+{
+	static const char *const with_value[] = { "--gpu",     "--board", "--lgi", "--nvidia-smi",
+						  "--sysroot", "--nvml",  "-o",	   "--output" };
+
+	for (int i = 1; i < argc; i++) {
+		bool value = false;
+
+		if (strcmp(argv[i], "--") == 0)
+			return;
+		if (argv[i][0] != '-') {
+			char *sub = argv[i];
+
+			memmove(&argv[2], &argv[1], (size_t)(i - 1) * sizeof(*argv));
+			argv[1] = sub;
+			return;
+		}
+		for (size_t k = 0; k < ARRAY_SIZE(with_value); k++)
+			value |= strcmp(argv[i], with_value[k]) == 0;
+		i += value;
+	}
+}
+
 int cmd_mig(struct cli *c, int argc, char **argv)
 {
+	subcommand_first(argc, argv);
 	if (argc < 2 || strcmp(argv[1], "--help") == 0 || strcmp(argv[1], "-h") == 0)
 		return argc < 2 ? cli_usage_error(c, "mig", "mig: give a sub-command: plan, show") :
 				  -1;

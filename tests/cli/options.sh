@@ -54,6 +54,12 @@ out "0000:af:00.4
 0000:af:00.6
 0000:af:00.7"
 run 0 mig show --json
+# and before the sub-command
+run 0 mig --json --board A30 plan 1g.6gb
+grep -q '"board": "A30 24GB"' "$tmp/out" || { echo "FAIL: mig --json --board A30 plan"; fail=1; }
+run 0 mig -n --gpu 1 show -r -o GPU
+out "0000:af:00.0
+0000:af:00.0"
 # "--" ends the options: what follows is an argument, even "--json"
 run 1 why --gpu 0000:af:00.0 -- --json
 err "^vgpuctl: '--json': no GPU on this host offers such a vGPU type"
