@@ -2,6 +2,7 @@
 #ifndef VGPUCTL_CLI_H
 #define VGPUCTL_CLI_H
 
+#include <getopt.h>
 #include <stdbool.h>
 #include <stdio.h>
 
@@ -39,12 +40,17 @@ struct cli {
 	size_t hook_xml_len;
 };
 
+struct cli_columns;
 struct cli_command {
 	const char *name;
 	int (*run)(struct cli *c, int argc, char **argv); /* NULL: in the XML module */
 	const char *summary;
 	const char *usage; /* options after the command name */
 	const char *options; /* one line per option, for COMMAND --help; NULL none */
+	/* a listing: its columns, for --help and -o/--output; NULL when it prints no table */
+	const struct cli_columns *columns;
+	/* true: the command takes the shared options itself (cli_getopt()), not main.c */
+	bool getopt;
 };
 
 /*
@@ -59,6 +65,27 @@ struct col {
 	enum col_kind kind;
 	unsigned flags; /* COL_RIGHT (true), COL_JSON_ONLY */
 };
+/* A listing's columns, for its --help */
+struct cli_columns {
+	const struct col *cols;
+	const char *const *desc; /* one line per column, as lsblk --help says its columns */
+	size_t n;
+	const char *note; /* a line after them, or NULL */
+};
+/* The cli_columns of @cols and @desc, which must be as long. */
+#define CLI_COLUMNS(cols, desc, note)                                                              \
+	{                                                                                          \
+		(cols), (desc),                                                                    \
+			ARRAY_SIZE(cols) +                                                         \
+				0 * sizeof(char[ARRAY_SIZE(cols) == ARRAY_SIZE(desc) ? 1 : -1]),   \
+			(note)                                                                     \
+	}
+/* "Columns:" and one line per column of @cc, as lsblk --help lists them. */
+void cli_columns_help(FILE *f, const struct cli_columns *cc);
+/* The columns of each listing (next to the code that fills them). */
+extern const struct cli_columns cli_gpus_columns, cli_vfs_columns, cli_types_columns,
+	cli_topology_columns, cli_why_columns, cli_vgpus_columns, cli_mig_show_columns,
+	cli_inventory_columns;
 enum {
 	COL_RIGHT = 1, /* right-aligned text */
 	COL_JSON_ONLY = 2 /* a key of the JSON output, no text column */
@@ -122,12 +149,39 @@ int cli_table_print(struct cli *c, struct cli_table *t);
 
 int cmd_gpus(struct cli *c, int argc, char **argv);
 int cmd_vfs(struct cli *c, int argc, char **argv);
+/*
+ * One line on stderr when a GPU (@only, or any) has its SR-IOV VFs off: vfs
+ * and types list nothing for it, which would otherwise look like no vGPU support.
+ */
+void cli_hint_vfs_off(struct cli *c, const struct vgpu_gpu *only);
 struct option;
 /*
  * The nearest of @names to @word (a typo: at most 1 edit for short words, 2
  * for longer), or NULL.
  */
 const char *cli_nearest(const char *word, const char *const *names, size_t n);
+/*
+ * A command's options: its own, and the shared ones every command takes
+ * after its name (--json/-J, --sysroot, --nvml, --bytes; for a table also
+ * -o/--output LIST, -n/--noheadings, -r/--raw, -b).  Set @cmd, @own,
+ * @own_short and @table; the rest is cli_getopt()'s.
+ */
+struct cli_opts {
+	const char *cmd; /* in messages: "why", "mig plan" */
+	const struct option *own; /* the command's long options, ending in { 0 } */
+	const char *own_short; /* its short ones, e.g. "h" */
+	bool table; /* a listing */
+	bool started;
+	struct option all[40]; /* own + shared, built on the first call */
+	char shorts[32];
+};
+/*
+ * getopt_long() over @argv with @o's options, permuted as every getopt
+ * tool does ("why PROFILE --gpu BDF"; "--" ends the options); the shared
+ * ones are applied to @c here.  Return: the command's next option, -1 at the
+ * end (optind: the first argument), or '?' after a usage error it printed.
+ */
+int cli_getopt(struct cli *c, struct cli_opts *o, int argc, char **argv);
 /*
  * getopt_long() refused argv[optind - 1] (opterr is 0: we say it): a missing
  * argument, or an unknown option with the nearest of @opts suggested.

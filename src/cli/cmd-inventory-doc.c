@@ -35,6 +35,21 @@ static const struct col gi_cols[] = {
 	{ "EXACT", "exact", COL_NUM, COL_JSON_ONLY },
 };
 
+static const char *const gi_desc[] = {
+	"PCI address of the GPU",
+	"GPU instance ID",
+	"GPU instance profile",
+	"its profile ID",
+	"first memory slice of its placement",
+	"memory slices it spans",
+	"the vGPUs on it",
+	"false: profile and start inferred from sysfs (NVML did not answer)",
+};
+
+const struct cli_columns cli_inventory_columns = CLI_COLUMNS(
+	gi_cols, gi_desc,
+	"(GPU instances; the other sections are the tables of gpus, vfs, types, vgpus and topology)");
+
 /* The GIs the model holds (NVML's, else what sysfs and procfs tell): no tool is run. */
 static int list_gis(struct cli *c)
 {
@@ -128,14 +143,15 @@ int cmd_inventory(struct cli *c, int argc, char **argv)
 	static const char *const titles[S_N] = { "GPUs",	  "VFs",   "vGPU types",
 						 "GPU instances", "vGPUs", "Reservations",
 						 "NUMA topology" };
+	static const struct option opts[] = { { "help", no_argument, NULL, 'h' }, { 0 } };
+	struct cli_opts go = { .cmd = "inventory", .own = opts, .own_short = "h", .table = true };
 	struct cli_vgpus vg;
 	int r;
 
-	if (argc > 1) {
-		if (strcmp(argv[1], "--help") == 0 || strcmp(argv[1], "-h") == 0)
-			return -1;
-		return cli_usage_error(c, "inventory", "unexpected argument '%s'", argv[1]);
-	}
+	while ((r = cli_getopt(c, &go, argc, argv)) != -1)
+		return r == 'h' ? -1 : EXIT_USAGE;
+	if (optind < argc)
+		return cli_usage_error(c, "inventory", "unexpected argument '%s'", argv[optind]);
 	if (c->columns)
 		return cli_usage_error(c, "inventory",
 				       "--output: the inventory has several tables; name the "

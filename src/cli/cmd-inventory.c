@@ -7,18 +7,15 @@
 #include "cleanup.h"
 #include "cli.h"
 
-/* Commands without options of their own still accept -h. */
+/* Commands without options of their own still take -h and the table's. */
 static int no_options(struct cli *c, int argc, char **argv, const char *cmd, int max_args)
 {
 	static const struct option opts[] = { { "help", no_argument, NULL, 'h' }, { 0 } };
+	struct cli_opts g = { .cmd = cmd, .own = opts, .own_short = "h", .table = true };
 	int o;
 
-	optind = 1;
-	while ((o = getopt_long(argc, argv, "h", opts, NULL)) != -1) {
-		if (o == 'h')
-			return -1;
-		return cli_bad_option(c, cmd, opts, argv);
-	}
+	while ((o = cli_getopt(c, &g, argc, argv)) != -1)
+		return o == 'h' ? -1 : EXIT_USAGE;
 	if (argc - optind > max_args)
 		return cli_usage_error(c, cmd, "unexpected argument '%s'", argv[optind + max_args]);
 	return 0;
@@ -26,6 +23,7 @@ static int no_options(struct cli *c, int argc, char **argv, const char *cmd, int
 
 static const struct col gpu_cols[] = {
 	{ "ADDRESS", "address", COL_STR, false },
+	{ "INDEX", "index", COL_NUM, true },
 	{ "MODEL", "model", COL_STR, false },
 	{ "VENDOR", "vendor_id", COL_STR, false },
 	{ "DEVICE", "device_id", COL_STR, false },
@@ -40,6 +38,25 @@ static const struct col gpu_cols[] = {
 	/* JSON: {"current": ..., "pending": ...} or "unknown", written whole (raw) */
 	{ "MIG", "mig_mode", COL_NUM, false },
 };
+
+static const char *const gpu_desc[] = {
+	"PCI address of the GPU (physical function)",
+	"NVIDIA's index: the GPU's place in PCI bus order, as nvidia-smi numbers it",
+	"model name (/proc/driver/nvidia, else a built-in table)",
+	"PCI vendor ID",
+	"PCI device ID",
+	"NUMA node",
+	"the node's CPUs (local_cpulist)",
+	"kernel driver bound",
+	"IOMMU group",
+	"SR-IOV VFs the GPU has",
+	"SR-IOV VFs enabled",
+	"vGPU interface: mdev or vendor-vfio",
+	"MIG GPU instances (the driver's capability tree)",
+	"MIG mode as NVML says it, with a pending change; unknown without NVML",
+};
+
+const struct cli_columns cli_gpus_columns = CLI_COLUMNS(gpu_cols, gpu_desc, NULL);
 
 static const char *mode_word(enum vgpu_tristate t)
 {
@@ -86,21 +103,23 @@ int cmd_gpus(struct cli *c, int argc, char **argv)
 		char buf[VGPU_CPULIST_LEN];
 
 		cli_cell_str(ln, 0, g[i].addr);
-		cli_cell_str(ln, 1, g[i].model);
+		cli_cell_num(ln, 1, vgpu_model_gpu_index(c->model, &g[i]),
+			     vgpu_model_gpu_index(c->model, &g[i]) >= 0);
+		cli_cell_str(ln, 2, g[i].model);
 		snprintf(buf, sizeof(buf), "%04x", g[i].vendor_id);
-		cli_cell_str(ln, 2, buf);
-		snprintf(buf, sizeof(buf), "%04x", g[i].device_id);
 		cli_cell_str(ln, 3, buf);
-		cli_cell_num(ln, 4, g[i].numa_node, g[i].numa_node >= 0);
+		snprintf(buf, sizeof(buf), "%04x", g[i].device_id);
+		cli_cell_str(ln, 4, buf);
+		cli_cell_num(ln, 5, g[i].numa_node, g[i].numa_node >= 0);
 		if (g[i].has_cpus)
-			cli_cell_str(ln, 5, vgpu_cpulist_format(&g[i].cpus, buf, sizeof(buf)));
-		cli_cell_str(ln, 6, g[i].driver);
-		cli_cell_num(ln, 7, g[i].iommu_group, g[i].iommu_group >= 0);
-		cli_cell_num(ln, 8, g[i].sriov_total_vfs, g[i].sriov_total_vfs >= 0);
-		cli_cell_num(ln, 9, g[i].sriov_num_vfs, g[i].sriov_num_vfs >= 0);
-		cli_cell_str(ln, 10, vgpu_iface_str(g[i].iface));
-		cli_cell_num(ln, 11, g[i].mig_instances, g[i].mig_instances >= 0);
-		mig_cell(c, ln, 12, &g[i]);
+			cli_cell_str(ln, 6, vgpu_cpulist_format(&g[i].cpus, buf, sizeof(buf)));
+		cli_cell_str(ln, 7, g[i].driver);
+		cli_cell_num(ln, 8, g[i].iommu_group, g[i].iommu_group >= 0);
+		cli_cell_num(ln, 9, g[i].sriov_total_vfs, g[i].sriov_total_vfs >= 0);
+		cli_cell_num(ln, 10, g[i].sriov_num_vfs, g[i].sriov_num_vfs >= 0);
+		cli_cell_str(ln, 11, vgpu_iface_str(g[i].iface));
+		cli_cell_num(ln, 12, g[i].mig_instances, g[i].mig_instances >= 0);
+		mig_cell(c, ln, 13, &g[i]);
 	}
 	return cli_table_print(c, tb);
 }
@@ -119,6 +138,44 @@ static const struct col vf_cols[] = {
 	{ "MDEV", "mdev_uuid", COL_STR, false },
 };
 
+static const char *const vf_desc[] = {
+	"PCI address of the VF (the PF itself on a GPU without SR-IOV)",
+	"its GPU",
+	"VF number (virtfnN); none for a PF",
+	"NUMA node",
+	"IOMMU group",
+	"vGPU interface: mdev or vendor-vfio",
+	"free, in-use or unknown",
+	"vGPU type ID it holds",
+	"mdev type name (nvidia-ID)",
+	"profile of the type it holds",
+	"mdev UUIDs on it",
+};
+
+const struct cli_columns cli_vfs_columns = CLI_COLUMNS(vf_cols, vf_desc, NULL);
+
+void cli_hint_vfs_off(struct cli *c, const struct vgpu_gpu *only)
+{
+	char *list = NULL;
+	size_t n = 0;
+
+	for (size_t i = 0; i < c->model->n_gpus; i++) {
+		const struct vgpu_gpu *g = &c->model->gpus[i];
+
+		if ((only && g != only) || g->sriov_total_vfs <= 0 || g->sriov_num_vfs != 0 ||
+		    g->n_parents)
+			continue;
+		vgpu_append(&list, "%s%s", n++ ? ", " : "", g->addr);
+	}
+	/* a notice through the log: said once, though inventory lists VFs and types */
+	if (n)
+		vgpu_log(
+			&c->ctx, LOG_NOTICE,
+			"hint: SR-IOV VFs are off on GPU %s: no VFs and no vGPU types to list; enable them with 'vgpuctl apply' (a vgpu-configs entry) or NVIDIA's 'sriov-manage -e %s'",
+			list, n == 1 ? list : "ALL");
+	free(list);
+}
+
 int cmd_vfs(struct cli *c, int argc, char **argv)
 {
 	struct cli_table *tb;
@@ -133,7 +190,7 @@ int cmd_vfs(struct cli *c, int argc, char **argv)
 		return r;
 	cli_name_held_types(c);
 	if (optind < argc) {
-		only = vgpu_model_find_gpu(c->model, argv[optind]);
+		only = vgpu_model_find_gpu_arg(c->model, argv[optind]);
 		if (!only) {
 			cli_error(c, "GPU '%s' not found (see 'vgpuctl gpus')", argv[optind]);
 			return EXIT_FAILURE;
@@ -177,6 +234,7 @@ int cmd_vfs(struct cli *c, int argc, char **argv)
 			}
 		}
 	}
+	cli_hint_vfs_off(c, only);
 	return cli_table_print(c, tb);
 }
 
@@ -191,6 +249,20 @@ static const struct col topo_cols[] = {
 	{ "GPUS", "gpus", COL_ARRAY, false },
 	{ "SIBLINGS", "siblings", COL_ARRAY, false },
 };
+
+static const char *const topo_desc[] = {
+	"NUMA node",
+	"its online CPUs",
+	"its cores",
+	"most threads of one core",
+	"its memory (-b: bytes)",
+	"1 GiB huge pages",
+	"free 1 GiB huge pages",
+	"GPUs on the node",
+	"CPUs of each core (thread siblings)",
+};
+
+const struct cli_columns cli_topology_columns = CLI_COLUMNS(topo_cols, topo_desc, NULL);
 
 int cmd_topology(struct cli *c, int argc, char **argv)
 {

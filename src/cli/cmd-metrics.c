@@ -61,6 +61,7 @@ int cmd_metrics(struct cli *c, int argc, char **argv)
 		{ "help", no_argument, NULL, 'h' },
 		{ 0 },
 	};
+	struct cli_opts go = { .cmd = "metrics", .own = opts, .own_short = "h" };
 	const char *dir = NULL;
 	char *buf;
 	size_t len = 0;
@@ -69,17 +70,11 @@ int cmd_metrics(struct cli *c, int argc, char **argv)
 	struct vgpu_metrics mt;
 	int o, up, rc;
 
-	optind = 1;
-	while ((o = getopt_long(argc, argv, "h", opts, NULL)) != -1) {
-		switch (o) {
-		case 't':
+	while ((o = cli_getopt(c, &go, argc, argv)) != -1) {
+		if (o == 't')
 			dir = optarg;
-			break;
-		case 'h':
-			return -1;
-		default:
-			return cli_bad_option(c, "metrics", opts, argv);
-		}
+		else
+			return o == 'h' ? -1 : EXIT_USAGE;
 	}
 	if (optind < argc)
 		return cli_usage_error(c, "metrics", "unexpected argument '%s'", argv[optind]);

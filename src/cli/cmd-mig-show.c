@@ -27,6 +27,17 @@ static const struct col show_cols[] = {
 	{ "VGPU_PROFILE", "vgpu_profile", COL_STR, 0 },
 };
 
+static const char *const show_desc[] = {
+	"PCI address of the GPU", "MIG mode",
+	"GPU instance ID",	  "GPU instance profile",
+	"its profile ID",	  "first memory slice of its placement",
+	"memory slices it spans", "a vGPU on it (VF or mdev UUID)",
+	"that vGPU's profile",
+};
+
+const struct cli_columns cli_mig_show_columns =
+	CLI_COLUMNS(show_cols, show_desc, "(mig show; mig plan prints no table)");
+
 /* One GI as one source saw it; profile NULL and start -1 where it could not tell. */
 struct gi_row {
 	int id;
@@ -163,10 +174,10 @@ int cmd_mig_show(struct cli *c, int argc, char **argv)
 	bool smi_named = false;
 	struct cli_table *t;
 	bool any = false;
+	struct cli_opts go = { .cmd = "mig show", .own = opts, .own_short = "h", .table = true };
 	int o;
 
-	optind = 0;
-	while ((o = getopt_long(argc, argv, "+h", opts, NULL)) != -1) {
+	while ((o = cli_getopt(c, &go, argc, argv)) != -1) {
 		switch (o) {
 		case 'g':
 			gpu = optarg;
@@ -178,7 +189,7 @@ int cmd_mig_show(struct cli *c, int argc, char **argv)
 		case 'h':
 			return -1;
 		default:
-			return cli_bad_option(c, "mig show", opts, argv);
+			return EXIT_USAGE; /* cli_getopt() said why */
 		}
 	}
 	if (optind < argc)

@@ -29,10 +29,10 @@ static int plan_options(struct cli *c, int argc, char **argv, struct mig_plan_ar
 		{ "help", no_argument, NULL, 'h' },
 		{ 0 },
 	};
+	struct cli_opts go = { .cmd = "mig", .own = opts, .own_short = "h" };
 	int o;
 
-	optind = 1;
-	while ((o = getopt_long(argc, argv, "h", opts, NULL)) != -1) {
+	while ((o = cli_getopt(c, &go, argc, argv)) != -1) {
 		switch (o) {
 		case 'g':
 			a->gpu = optarg;
@@ -46,7 +46,7 @@ static int plan_options(struct cli *c, int argc, char **argv, struct mig_plan_ar
 		case 'h':
 			return -1;
 		default:
-			return cli_bad_option(c, "mig", opts, argv);
+			return EXIT_USAGE; /* cli_getopt() said why */
 		}
 	}
 	if (!a->gpu == !a->board)
@@ -228,8 +228,36 @@ static int mig_plan(struct cli *c, int argc, char **argv)
 	return EXIT_SUCCESS;
 }
 
+/*
+ * Options may come before the sub-command too ("mig --json show"): move the
+ * first argument that is neither an option nor an option's value to argv[1].
+ */
+static void subcommand_first(int argc, char **argv)
+{
+	static const char *const with_value[] = { "--gpu",     "--board", "--lgi", "--nvidia-smi",
+						  "--sysroot", "--nvml",  "-o",	   "--output" };
+
+	for (int i = 1; i < argc; i++) {
+		bool value = false;
+
+		if (strcmp(argv[i], "--") == 0)
+			return;
+		if (argv[i][0] != '-') {
+			char *sub = argv[i];
+
+			memmove(&argv[2], &argv[1], (size_t)(i - 1) * sizeof(*argv));
+			argv[1] = sub;
+			return;
+		}
+		for (size_t k = 0; k < ARRAY_SIZE(with_value); k++)
+			value |= strcmp(argv[i], with_value[k]) == 0;
+		i += value;
+	}
+}
+
 int cmd_mig(struct cli *c, int argc, char **argv)
 {
+	subcommand_first(argc, argv);
 	if (argc < 2 || strcmp(argv[1], "--help") == 0 || strcmp(argv[1], "-h") == 0)
 		return argc < 2 ? cli_usage_error(c, "mig", "mig: give a sub-command: plan, show") :
 				  -1;

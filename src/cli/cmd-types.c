@@ -51,6 +51,29 @@ static const struct col type_cols[C_NCOLS] = {
 	[C_EXACT] = { "EXACT", "exact", COL_NUM, COL_JSON_ONLY },
 };
 
+static const char *const type_desc[C_NCOLS] = {
+	[C_GPU] = "PCI address of the GPU",
+	[C_VF] = "PCI address of the VF (--per-vf, --vf)",
+	[C_TYPE] = "vGPU type ID",
+	[C_MDEV] = "mdev type name (nvidia-ID)",
+	[C_NAME] = "the driver's name of the type",
+	[C_PROFILE] = "profile: the name without its \"GRID \" or \"NVIDIA \" prefix",
+	[C_BACKING] = "mig (on a GPU instance) or time-sliced",
+	[C_SLICES] = "compute slices of a MIG-backed type",
+	[C_GI] = "GPU instance profile it needs",
+	[C_FB] = "framebuffer (-b: bytes)",
+	[C_SERIES] = "series: Q, C, B or A",
+	[C_ATTR] = "attribute: ME (media engines), GFX, ...",
+	[C_MAX] = "most vGPUs of the type one GPU takes",
+	[C_AVAIL] = "how many more fit now",
+	[C_PERGI] = "vGPUs one GPU instance holds",
+	[C_REASON] = "when none fits: the first reason (see why)",
+	[C_EXACT] = "false: counted from inferred GPU instances (NVML did not answer)",
+};
+
+const struct cli_columns cli_types_columns =
+	CLI_COLUMNS(type_cols, type_desc, "VF only with --per-vf or --vf.");
+
 static void type_cells(struct cli_line *ln, const struct vgpu_type *t, int off,
 		       enum vgpu_iface iface, const struct vgpu_capacity *cap, long avail)
 {
@@ -97,8 +120,9 @@ int cmd_types(struct cli *c, int argc, char **argv)
 	size_t n, ncols = 0;
 	int o, r;
 
-	optind = 1;
-	while ((o = getopt_long(argc, argv, "h", opts, NULL)) != -1) {
+	struct cli_opts go = { .cmd = "types", .own = opts, .own_short = "h", .table = true };
+
+	while ((o = cli_getopt(c, &go, argc, argv)) != -1) {
 		switch (o) {
 		case 'g':
 			gpu_arg = optarg;
@@ -115,7 +139,7 @@ int cmd_types(struct cli *c, int argc, char **argv)
 		case 'h':
 			return -1;
 		default:
-			return cli_bad_option(c, "types", opts, argv);
+			return EXIT_USAGE; /* cli_getopt() said why */
 		}
 	}
 	if (optind < argc)
@@ -195,5 +219,7 @@ int cmd_types(struct cli *c, int argc, char **argv)
 		for (size_t k = 0; k < g[i].n_types; k++)
 			vgpu_capacity_clear(&cap[k]);
 	}
+	if (!only_vf)
+		cli_hint_vfs_off(c, only_gpu);
 	return cli_table_print(c, tb);
 }

@@ -27,6 +27,23 @@ static const struct col vgpu_cols[] = {
 	{ "CONFIG", "config", COL_STR, COL_JSON_ONLY },
 };
 
+static const char *const vgpu_desc[] = {
+	"PCI address of the GPU",
+	"the VF (or PF) the vGPU is on",
+	"vGPU interface: mdev or vendor-vfio",
+	"vGPU type ID",
+	"profile of the type",
+	"mdev UUID",
+	"the owner domain's name",
+	"the owner domain's UUID (records are keyed by it)",
+	"persistent, or per-start (made at each start)",
+	"present, reserved, missing, damaged, orphan or config",
+	"the owner record's file",
+	"the host config whose apply made it",
+};
+
+const struct cli_columns cli_vgpus_columns = CLI_COLUMNS(vgpu_cols, vgpu_desc, NULL);
+
 /* The record file, as messages name it ("ROOT/var/lib/vgpuctl/owners/KEY"). */
 static char *record_path(struct cli *c, const char *key)
 {
@@ -173,14 +190,15 @@ int cli_list_vgpus(struct cli *c, const struct cli_vgpus *vg, const char *name, 
 
 int cmd_vgpus(struct cli *c, int argc, char **argv)
 {
+	static const struct option opts[] = { { "help", no_argument, NULL, 'h' }, { 0 } };
+	struct cli_opts go = { .cmd = "vgpus", .own = opts, .own_short = "h", .table = true };
 	struct cli_vgpus vg;
 	int r;
 
-	if (argc > 1) {
-		if (strcmp(argv[1], "--help") == 0 || strcmp(argv[1], "-h") == 0)
-			return -1;
-		return cli_usage_error(c, "vgpus", "unexpected argument '%s'", argv[1]);
-	}
+	while ((r = cli_getopt(c, &go, argc, argv)) != -1)
+		return r == 'h' ? -1 : EXIT_USAGE;
+	if (optind < argc)
+		return cli_usage_error(c, "vgpus", "unexpected argument '%s'", argv[optind]);
 	r = cli_read_host(c, VGPU_READ_TYPES | CLI_READ_GPUS);
 	if (r)
 		return r;

@@ -21,6 +21,17 @@ static const struct col why_cols[] = {
 	{ "EXACT", "exact", COL_NUM, COL_JSON_ONLY },
 };
 
+static const char *const why_desc[] = {
+	"PCI address of the GPU",
+	"the profile asked about",
+	"how many more fit now",
+	"when none fits: the first reason, a code from a closed list",
+	"the reason in words, with the next step",
+	"false: counted from inferred GPU instances (NVML did not answer)",
+};
+
+const struct cli_columns cli_why_columns = CLI_COLUMNS(why_cols, why_desc, NULL);
+
 /* The sentence for one GPU's answer; allocated. */
 static char *detail(const struct vgpu_capacity *cap)
 {
@@ -39,6 +50,22 @@ static char *detail(const struct vgpu_capacity *cap)
 	return s;
 }
 
+/* The profile of the host's types nearest to a mistyped @spec ("A30-6Q": "A30-6C"), or NULL. */
+static const char *nearest_profile(const struct vgpu_model *m, const char *spec)
+{
+	VGPU_AUTOFREE const char **names = NULL;
+	size_t n = 0, max = 0;
+
+	for (size_t i = 0; i < m->n_gpus; i++)
+		max += m->gpus[i].n_types;
+	names = vgpu_xcalloc(max + 1, sizeof(*names));
+	for (size_t i = 0; i < m->n_gpus; i++)
+		for (size_t k = 0; k < m->gpus[i].n_types; k++)
+			if (m->gpus[i].types[k]->info.profile[0])
+				names[n++] = m->gpus[i].types[k]->info.profile;
+	return vgpu_nearest(spec, names, n, true);
+}
+
 int cmd_why(struct cli *c, int argc, char **argv)
 {
 	static const struct option opts[] = {
@@ -52,8 +79,9 @@ int cmd_why(struct cli *c, int argc, char **argv)
 	struct cli_table *tb;
 	int o, r;
 
-	optind = 1;
-	while ((o = getopt_long(argc, argv, "h", opts, NULL)) != -1) {
+	struct cli_opts go = { .cmd = "why", .own = opts, .own_short = "h", .table = true };
+
+	while ((o = cli_getopt(c, &go, argc, argv)) != -1) {
 		switch (o) {
 		case 'g':
 			gpu_arg = optarg;
@@ -61,7 +89,7 @@ int cmd_why(struct cli *c, int argc, char **argv)
 		case 'h':
 			return -1;
 		default:
-			return cli_bad_option(c, "why", opts, argv);
+			return EXIT_USAGE; /* cli_getopt() said why */
 		}
 	}
 	if (optind >= argc)
@@ -78,6 +106,7 @@ int cmd_why(struct cli *c, int argc, char **argv)
 		known = vgpu_gpu_match_type(&c->model->gpus[i], spec);
 	if (!known) {
 		const struct vgpu_parent *p = vgpu_model_unnamed_holder(c->model, spec);
+		const char *near;
 
 		if (p)
 			cli_error(
@@ -85,6 +114,11 @@ int cmd_why(struct cli *c, int argc, char **argv)
 				"'%s': no list on this host names such a vGPU type now, but VF %s of GPU %s holds type %u, which no list names: it may be this one (NVML names it: --nvml LIB, or the catalogue 'vgpuctl apply' keeps)",
 				spec, p->addr, p->gpu->addr,
 				p->in_use ? p->current_type : p->reserved_type);
+		else if ((near = nearest_profile(c->model, spec)))
+			cli_error(
+				c,
+				"'%s': no GPU on this host offers such a vGPU type; did you mean '%s'?",
+				spec, near);
 		else
 			cli_error(
 				c,

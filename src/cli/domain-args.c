@@ -240,6 +240,7 @@ int xml_parse_args(struct cli *c, const char *cmd, int argc, char **argv, struct
 		return cli_usage_error(
 			c, cmd, "--memory '%s': not a size of 1 MiB or more (e.g. 32G, 4096M)",
 			a->memory_arg);
+	a->req.memory_arg = a->memory_arg; /* messages give sizes in its unit */
 	/* a bare number is MiB, as virt-install's --memory: "8" is a typo for 8G */
 	if (a->memory_arg && a->dom.memory_kib < 256 * 1024)
 		vgpu_warn(

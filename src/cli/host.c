@@ -97,9 +97,27 @@ int cli_read_host(struct cli *c, unsigned what)
 {
 	if (c->model_ready)
 		return 0;
+	if (c->sysroot && !*c->sysroot) {
+		cli_error(c, "--sysroot '': an empty root is not a directory");
+		return EXIT_FAILURE;
+	}
 	if (!c->fs && vgpu_sysfs_open(&c->ctx, c->sysroot, &c->fs) < 0) {
 		cli_error(c, "%s", vgpu_ctx_error(&c->ctx));
 		return EXIT_FAILURE;
+	}
+	/*
+	 * A GPU listing of a tree without a PCI bus (an empty directory, a
+	 * mistyped path) is a mistake, not a host without GPUs; a topology
+	 * dump is still a host for topology.
+	 */
+	if ((what & CLI_READ_GPUS) && c->sysroot) {
+		VGPU_AUTOSYSDIR bus = { 0 };
+
+		if (vgpu_sysdir_open(c->fs, &bus, "sys/bus/pci") == -ENOENT) {
+			cli_error(c, "--sysroot '%s': no sys/bus/pci below it: not a host's root",
+				  c->sysroot);
+			return EXIT_FAILURE;
+		}
 	}
 	vgpu_model_free(c->model);
 	c->model = NULL;
@@ -172,7 +190,7 @@ int cli_find_gpu(struct cli *c, const char *cmd, const char *arg, const struct v
 	*out = NULL;
 	if (!arg)
 		return 0;
-	*out = vgpu_model_find_gpu(c->model, arg);
+	*out = vgpu_model_find_gpu_arg(c->model, arg);
 	if (*out)
 		return 0;
 	cli_error(c, "%s%s--gpu '%s': no such NVIDIA GPU (see 'vgpuctl gpus')", cmd ? cmd : "",

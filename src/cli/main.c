@@ -37,43 +37,53 @@
 	"  -c, --connect URI        avoid CPUs the connection's other domains pin\n"
 
 static const struct cli_command commands[] = {
-	{ "gpus", cmd_gpus, "list NVIDIA GPUs (physical functions)", "", NULL },
-	{ "vfs", cmd_vfs, "list SR-IOV VFs and other vGPU parents", "[GPU]", NULL },
+	{ "gpus", cmd_gpus, "list NVIDIA GPUs (physical functions)", "", NULL, &cli_gpus_columns,
+	  true },
+	{ "vfs", cmd_vfs, "list SR-IOV VFs and other vGPU parents", "[GPU]",
+	  "  GPU                      this GPU's only: a PCI address or NVIDIA's index\n",
+	  &cli_vfs_columns, true },
 	{ "types", cmd_types, "list vGPU types and what can be created now",
 	  "[--gpu BDF] [--vf BDF] [--available] [--per-vf]",
-	  "      --gpu BDF            this GPU's types only\n"
+	  "      --gpu BDF            this GPU's types only (a PCI address or NVIDIA's index)\n"
 	  "      --vf BDF             this VF's types only (per VF)\n"
 	  "      --available          only types with AVAILABLE > 0\n"
-	  "      --per-vf             one row per VF and type, as mdevctl types\n" },
-	{ "topology", cmd_topology, "show NUMA nodes, CPUs, thread siblings and GPUs", "", NULL },
+	  "      --per-vf             one row per VF and type, as mdevctl types\n",
+	  &cli_types_columns, true },
+	{ "topology", cmd_topology, "show NUMA nodes, CPUs, thread siblings and GPUs", "", NULL,
+	  &cli_topology_columns, true },
 	{ "xml", NULL, "print a NUMA-pinned libvirt domain with a vGPU (dry run)",
-	  "--name NAME --vgpu PROFILE[,PROFILE...] --vcpus N --memory SIZE [options]",
-	  XML_OPTIONS },
+	  "--name NAME --vgpu PROFILE[,PROFILE...] --vcpus N --memory SIZE [options]", XML_OPTIONS,
+	  NULL, false },
 	{ "plan", NULL, "explain which VF, node and CPUs 'xml' would use", "(same options as xml)",
-	  XML_OPTIONS },
+	  XML_OPTIONS, NULL, false },
 	{ "assign", NULL, "create vGPUs for a domain and put them in its definition",
-	  "[-c URI] DOMAIN | --from FILE [-o OUT]  --vgpu PROFILE[,...] [--no-pin] "
+	  "([-c URI] DOMAIN | --from FILE [-o OUT]) --vgpu PROFILE[,...] [--no-pin] "
 	  "[--per-start] [--dry-run] [xml options]",
-	  "  -o, --output OUT         with --from: write the domain here (default stdout)\n"
+	  "  -o, --output OUT         with --from: write the domain to the file OUT\n"
+	  "                           (default stdout); a file here, not table columns\n"
 	  "      --no-pin             leave the domain's CPU pinning as it is\n"
 	  "      --per-start          claim the VFs only: the hook creates the vGPUs at\n"
 	  "                           each start and frees them at its end\n"
-	  "      --dry-run            print the domain, change nothing\n" XML_OPTIONS },
+	  "      --dry-run            print the domain, change nothing\n" XML_OPTIONS,
+	  NULL, false },
 	{ "release", NULL, "free a domain's vGPUs and take them out of its definition",
-	  "[-c URI] DOMAIN | --from FILE [-o OUT]  [--vf BDF] [--dry-run]",
+	  "([-c URI] DOMAIN | --from FILE [-o OUT]) [--vf BDF] [--dry-run]",
 	  "  -c, --connect URI        the domain's libvirt connection\n"
 	  "      --from FILE          a definition file instead of a libvirt domain\n"
-	  "  -o, --output OUT         with --from: write the domain here (default stdout)\n"
+	  "  -o, --output OUT         with --from: write the domain to the file OUT\n"
+	  "                           (default stdout); a file here, not table columns\n"
 	  "      --vf BDF             only the vGPU on this VF\n"
-	  "      --dry-run            print the domain, change nothing\n" },
+	  "      --dry-run            print the domain, change nothing\n",
+	  NULL, false },
 	{ "mig", cmd_mig, "plan MIG GPU instances, or show those that exist and their vGPUs",
-	  "plan --gpu BDF | --board NAME [--lgi FILE] PROFILE[xN]...\n"
+	  "plan (--gpu BDF | --board NAME) [--lgi FILE] PROFILE[xN]...\n"
 	  "       vgpuctl [global options] mig show [--gpu BDF] [--nvidia-smi PATH]",
 	  "  plan --gpu BDF           plan for this GPU's board, beside its GIs (--lgi)\n"
 	  "  plan --board NAME        plan for a board by name (A30, H100, DC, ...)\n"
 	  "  plan --lgi FILE          the GIs that exist, as nvidia-smi mig -lgi prints them\n"
 	  "  show --gpu BDF           this GPU only\n"
-	  "  show --nvidia-smi PATH   nvidia-smi to ask where NVML does not answer\n" },
+	  "  show --nvidia-smi PATH   nvidia-smi to ask where NVML does not answer\n",
+	  &cli_mig_show_columns, true },
 	{ "apply", NULL, "bring the host to a config: MIG mode, VFs, GPU instances, vGPUs, domains",
 	  "-f FILE --config LABEL [--dry-run] [-c URI] [--nvidia-smi PATH] [--sriov-manage PATH]",
 	  "  -f, --file FILE          the host config (mig-parted / vgpu-device-manager YAML)\n"
@@ -81,7 +91,8 @@ static const struct cli_command commands[] = {
 	  "      --dry-run            print every command and write, change nothing\n"
 	  "  -c, --connect URI        where start-domains are started\n"
 	  "      --nvidia-smi PATH    nvidia-smi (default /usr/bin/nvidia-smi)\n"
-	  "      --sriov-manage PATH  sriov-manage (default /usr/lib/nvidia/sriov-manage)\n" },
+	  "      --sriov-manage PATH  sriov-manage (default /usr/lib/nvidia/sriov-manage)\n",
+	  NULL, false },
 	{ "assert", NULL,
 	  "exit 0 when the host matches a config, 3 with each difference, 1 when it cannot tell",
 	  "-f FILE --config LABEL [-c URI] [--nvidia-smi PATH] [--sriov-manage PATH]",
@@ -89,19 +100,24 @@ static const struct cli_command commands[] = {
 	  "      --config LABEL       the label to check\n"
 	  "  -c, --connect URI        where start-domains must be running\n"
 	  "      --nvidia-smi PATH    nvidia-smi (default /usr/bin/nvidia-smi)\n"
-	  "      --sriov-manage PATH  sriov-manage (default /usr/lib/nvidia/sriov-manage)\n" },
+	  "      --sriov-manage PATH  sriov-manage (default /usr/lib/nvidia/sriov-manage)\n",
+	  NULL, false },
 	{ "why", cmd_why, "per GPU, how many more of a vGPU type fit now, or why none does",
-	  "PROFILE [--gpu BDF]", "      --gpu BDF            this GPU only\n" },
-	{ "vgpus", cmd_vgpus, "list vGPUs and reservations with their owners and state", "", NULL },
+	  "PROFILE [--gpu BDF]",
+	  "      --gpu BDF            this GPU only (a PCI address or NVIDIA's index)\n",
+	  &cli_why_columns, true },
+	{ "vgpus", cmd_vgpus, "list vGPUs and reservations with their owners and state", "", NULL,
+	  &cli_vgpus_columns, true },
 	{ "inventory", cmd_inventory,
 	  "the whole host in one document: GPUs, VFs, types, GIs, vGPUs, topology", "[--json]",
-	  NULL },
+	  NULL, &cli_inventory_columns, true },
 	{ "metrics", cmd_metrics, "vGPU state for Prometheus (text exposition format)",
 	  "[--textfile DIR]",
 	  "      --textfile DIR       write DIR/vgpuctl.prom atomically (node-exporter's\n"
-	  "                           textfile collector), not stdout\n" },
+	  "                           textfile collector), not stdout\n",
+	  NULL, true },
 	{ "hook", cmd_hook, "libvirt qemu hook: re-create vGPUs at prepare, free at release",
-	  "DOMAIN OPERATION SUB-OPERATION EXTRA  (domain XML on stdin)", NULL },
+	  "DOMAIN OPERATION SUB-OPERATION EXTRA  (domain XML on stdin)", NULL, NULL, false },
 };
 
 #define N_COMMANDS (sizeof(commands) / sizeof(commands[0]))
@@ -118,12 +134,15 @@ static void usage(FILE *f)
 	      "      --nvml LIB     NVIDIA's NVML library (default: libnvidia-ml.so.1,\n"
 	      "                     not loaded with --sysroot unless named)\n"
 	      "  -J, --json         JSON output\n"
-	      "  -o, --output LIST  text columns to print, by header (e.g. GPU,PROFILE,AVAILABLE)\n"
+	      "  -o, --output LIST  text columns to print, by header (e.g. GPU,PROFILE,AVAILABLE;\n"
+	      "                     a listing's --help names its columns)\n"
 	      "  -n, --noheadings   no header line\n"
 	      "  -r, --raw          one space between values, '-' for none (no alignment)\n"
 	      "  -b, --bytes        sizes in bytes, not human-readable (e.g. 251.6G)\n"
 	      "  -h, --help         show this help\n"
 	      "  -V, --version      show the version\n\n"
+	      "Options go before or after the command and its arguments ('vgpuctl gpus -n -o\n"
+	      "ADDRESS'); '--' ends them.  A GPU is named by its PCI address or NVIDIA's index.\n\n"
 	      "Commands:\n",
 	      f);
 	for (size_t i = 0; i < N_COMMANDS; i++)
@@ -133,29 +152,28 @@ static void usage(FILE *f)
 
 static void command_usage(FILE *f, const struct cli_command *cmd)
 {
-	fprintf(f, "Usage: vgpuctl [global options] %s %s\n\n%s.\n", cmd->name, cmd->usage,
-		cmd->summary);
+	fprintf(f, "Usage: vgpuctl [global options] %s%s%s\n\n%s.\n", cmd->name,
+		*cmd->usage ? " " : "", cmd->usage, cmd->summary);
 	if (cmd->options)
 		fprintf(f, "\nOptions:\n%s", cmd->options);
-	fputs("  -J, --json               JSON output (also before the command)\n"
-	      "  -h, --help               this help\n"
-	      "\nGlobal options: vgpuctl --help.  See vgpuctl(8).\n",
+	else
+		fputs("\nOptions:\n", f);
+	fputs("  -J, --json               JSON output (also before the command)\n", f);
+	if (cmd->columns)
+		fputs("  -o, --output LIST        text columns to print, by header (see Columns)\n"
+		      "  -n, --noheadings         no header line\n"
+		      "  -r, --raw                one space between values, '-' for none\n"
+		      "  -b, --bytes              sizes in bytes, not human-readable\n",
+		      f);
+	fputs("  -h, --help               this help\n", f);
+	if (cmd->columns)
+		cli_columns_help(f, cmd->columns);
+	fputs("\nGlobal options (before or after the command): vgpuctl --help.  See vgpuctl(8).\n",
 	      f);
 }
 
 /* the commands that print tables, which -o/--output, -n and -r shape */
 #define LISTINGS "gpus, vfs, types, topology, why, vgpus, mig show and inventory"
-
-static bool is_listing(const char *name)
-{
-	static const char *const names[] = { "gpus", "vfs",   "types", "topology",
-					     "why",  "vgpus", "mig",   "inventory" };
-
-	for (size_t i = 0; i < sizeof(names) / sizeof(names[0]); i++)
-		if (strcmp(name, names[i]) == 0)
-			return true;
-	return false;
-}
 
 /* Exit quietly on a closed pipe (vgpuctl types | head -1), loudly on other write errors. */
 static int close_stdout(int rc)
@@ -226,7 +244,7 @@ int main(int argc, char **argv)
 	}
 	/* large text listings go out in 64 KiB writes rather than 4 KiB ones (glibc
 	 * ignores the size unless it is given the buffer); JSON tables write
-	 * 16 KiB buffers of their own (output.c) */
+	 * 16 KiB buffers of their own (table.c) */
 	static char outbuf[1 << 16];
 
 	if (!isatty(STDOUT_FILENO))
@@ -297,7 +315,7 @@ int main(int argc, char **argv)
 		 * an --output FILE of their own, and the others print no table
 		 * (an option there that changes nothing is refused, not ignored).
 		 */
-		bool table = is_listing(commands[i].name);
+		bool table = commands[i].columns != NULL;
 
 		if (!table && (c.columns || c.no_headings || c.raw))
 			return cli_usage_error(
@@ -305,7 +323,10 @@ int main(int argc, char **argv)
 				"%s prints no table: -o/--output, -n/--noheadings and "
 				"-r/--raw are for %s",
 				commands[i].name, LISTINGS);
-		for (int j = 1; j < subc; j++) {
+		/* the listings parse these with their own options (cli_getopt()) */
+		if (commands[i].getopt)
+			k = subc;
+		for (int j = k; j < subc; j++) {
 			if (strcmp(sub[j], "--") == 0) {
 				for (; j < subc; j++)
 					sub[k++] = sub[j];

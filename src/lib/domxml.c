@@ -847,25 +847,28 @@ static void build_vcpus(xmlNodePtr dom, const struct vgpu_plan *plan,
 	xmlNodePtr n = domain_child(dom, "vcpu"), cputune, first;
 	VGPU_AUTOPTR(xmlchar) old = xmlNodeGetContent(n);
 	long was = 0;
+	unsigned slots = plan->cores * plan->threads; /* more than vcpus: spare siblings */
 
 	/*
 	 * The same count as before: vCPU hotplug (current, <vcpus>) stays as the
 	 * admin set it, every vCPU pinned; another count makes them meaningless.
 	 */
-	if (!old || vgpu_parse_long(vgpu_strip((char *)old), &was) < 0 || was != plan->vcpus) {
+	if (!old || vgpu_parse_long(vgpu_strip((char *)old), &was) < 0 || was != slots) {
 		xmlUnsetProp(n, X("current"));
 		drop_node(child(dom, "vcpus"));
 	}
 	set_attr(n, "placement", "static");
 	xmlUnsetProp(n, X("cpuset"));
-	snprintf(list, VGPU_CPULIST_LEN, "%u", plan->vcpus);
+	if (slots > plan->vcpus)
+		set_attr_u(n, "current", plan->vcpus);
+	snprintf(list, VGPU_CPULIST_LEN, "%u", slots);
 	set_text(n, list);
 
 	cputune = domain_child(dom, "cputune");
 	remove_children(cputune, "vcpupin");
 	remove_children(cputune, "emulatorpin");
 	first = cputune->children;
-	for (unsigned i = 0; i < plan->vcpus; i++) {
+	for (unsigned i = 0; i < slots; i++) {
 		xmlNodePtr p = xmlNewNode(NULL, X("vcpupin"));
 
 		set_attr_u(p, "vcpu", i);
@@ -1041,8 +1044,8 @@ static void build_cpu(xmlNodePtr dom, const struct vgpu_plan *plan, uint64_t mem
 	set_attr_u(n, "threads", plan->threads);
 	n = add_el(add_el(cpu, "numa"), "cell");
 	set_attr(n, "id", "0");
-	snprintf(buf, sizeof(buf), "0-%u", plan->vcpus - 1);
-	set_attr(n, "cpus", plan->vcpus == 1 ? "0" : buf);
+	snprintf(buf, sizeof(buf), "0-%u", plan->cores * plan->threads - 1);
+	set_attr(n, "cpus", plan->cores * plan->threads == 1 ? "0" : buf);
 	set_attr_u(n, "memory", mem_kib);
 	set_attr(n, "unit", "KiB");
 	if (access)

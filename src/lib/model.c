@@ -226,6 +226,34 @@ const struct vgpu_gpu *vgpu_model_find_gpu(const struct vgpu_model *m, const cha
 	return NULL;
 }
 
+int vgpu_model_gpu_index(const struct vgpu_model *m, const struct vgpu_gpu *g)
+{
+	int index = 0;
+
+	for (size_t i = 0; i < m->n_gpus; i++) {
+		if (m->gpus[i].vendor_id != VGPU_PCI_VENDOR_NVIDIA)
+			continue;
+		if (&m->gpus[i] == g)
+			return index;
+		index++;
+	}
+	return -1;
+}
+
+const struct vgpu_gpu *vgpu_model_find_gpu_arg(const struct vgpu_model *m, const char *arg)
+{
+	long want;
+
+	/* digits only: "0" or "12" (a BDF always has a ':') */
+	if (*arg && strspn(arg, "0123456789") == strlen(arg) && vgpu_parse_long(arg, &want) == 0) {
+		for (size_t i = 0; i < m->n_gpus; i++)
+			if (vgpu_model_gpu_index(m, &m->gpus[i]) == want)
+				return &m->gpus[i];
+		return NULL;
+	}
+	return vgpu_model_find_gpu(m, arg);
+}
+
 const struct vgpu_parent *vgpu_model_find_parent(const struct vgpu_model *m, const char *bdf)
 {
 	char addr[VGPU_BDF_LEN];

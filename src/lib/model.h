@@ -263,6 +263,23 @@ void vgpu_topology_clear(struct vgpu_topology *t);
  */
 const struct vgpu_gpu *vgpu_model_find_gpu(const struct vgpu_model *m, const char *bdf);
 /**
+ * vgpu_model_gpu_index() - NVIDIA's index of a GPU: its place in PCI bus
+ * order among the NVIDIA GPUs, as nvidia-smi numbers them and a host
+ * config's "devices: [0]" names them.
+ * @m: the model (GPUs sorted by address, as the readers leave them)
+ * @g: a GPU of @m
+ * Return: the index from 0, or -1 when @g is not an NVIDIA GPU of @m.
+ */
+int vgpu_model_gpu_index(const struct vgpu_model *m, const struct vgpu_gpu *g);
+/**
+ * vgpu_model_find_gpu_arg() - the GPU a user named: a PCI address, or
+ * NVIDIA's index (vgpu_model_gpu_index()) in decimal.
+ * @m: the model
+ * @arg: "0000:3b:00.0", "3b:00.0" or "0"
+ * Return: the GPU, borrowed from @m; NULL when @m has none such.
+ */
+const struct vgpu_gpu *vgpu_model_find_gpu_arg(const struct vgpu_model *m, const char *arg);
+/**
  * vgpu_model_find_parent() - the vGPU parent at @bdf, or NULL.
  * @m: the model
  * @bdf: a PCI address as vgpu_bdf_normalize() takes it

@@ -83,7 +83,7 @@ int vgpu_plan_cpus(struct vgpu_ctx *ctx, const struct vgpu_topology *t, int node
 		   const struct vgpu_cpuset *busy, unsigned vcpus, struct vgpu_plan *out)
 {
 	struct vgpu_cpuset avail, used;
-	unsigned threads, placed = 0, guest_threads = 1;
+	unsigned threads, placed = 0, guest_threads = 1, slots;
 	VGPU_AUTOFREE unsigned *pins = NULL;
 	bool uniform = true;
 
@@ -104,7 +104,8 @@ int vgpu_plan_cpus(struct vgpu_ctx *ctx, const struct vgpu_topology *t, int node
 					  "none" :
 					  vgpu_cpulist_format(&avail, list, VGPU_CPULIST_LEN));
 	}
-	pins = vgpu_xcalloc(vcpus, sizeof(*pins));
+	/* a core is filled whole: a spare sibling gets a slot of its own (below) */
+	pins = vgpu_xcalloc(vcpus + threads, sizeof(*pins));
 	vgpu_cpuset_zero(&used);
 	vgpu_topology_for_each_core(t, &avail, c)
 	{
@@ -114,7 +115,7 @@ int vgpu_plan_cpus(struct vgpu_ctx *ctx, const struct vgpu_topology *t, int node
 			break;
 		vgpu_topology_core_cpus(t, c, &core);
 		/* vCPUs 2i and 2i+1 on the siblings of one core (QEMU numbers threads fastest) */
-		for (int s = vgpu_cpuset_next(&core, 0); s >= 0 && placed < vcpus;
+		for (int s = vgpu_cpuset_next(&core, 0); s >= 0;
 		     s = vgpu_cpuset_next(&core, (unsigned)s + 1))
 			pins[placed++] = (unsigned)s;
 		vgpu_cpuset_or(&used, &core);
@@ -123,9 +124,11 @@ int vgpu_plan_cpus(struct vgpu_ctx *ctx, const struct vgpu_topology *t, int node
 	/*
 	 * Guest threads per core g: guest core k is vCPUs k*g..k*g+g-1, which
 	 * sit on one host core only if every core used has the same number of
-	 * threads T and g divides both T and the vCPU count.  Otherwise (an odd
-	 * count, a core with an offline sibling) the guest sees single-thread
-	 * cores; a spare sibling stays with this VM so no core is shared.
+	 * threads T and g divides both T and the vCPU count.  A count no such g
+	 * divides (5 vCPUs on 2-thread cores) gets g = T and one slot per
+	 * spare sibling, offline: 3 cores x 2 threads, 5 of them started, so
+	 * the topology the guest sees is the pinning.  Cores of unequal
+	 * threads (an offline sibling) give single-thread cores.
 	 */
 	for (unsigned g = threads; uniform && g > 1; g--) {
 		if (threads % g == 0 && vcpus % g == 0) {
@@ -133,12 +136,15 @@ int vgpu_plan_cpus(struct vgpu_ctx *ctx, const struct vgpu_topology *t, int node
 			break;
 		}
 	}
+	if (uniform && guest_threads == 1 && threads > 1 && vcpus > 1)
+		guest_threads = threads; /* one vCPU is one thread of its own: nothing to match */
+	slots = (vcpus + guest_threads - 1) / guest_threads * guest_threads;
 	free(out->pins);
 	out->pins = vgpu_steal_ptr(&pins);
 	out->vcpus = vcpus;
 	out->cpus = used;
 	out->threads = guest_threads;
-	out->cores = vcpus / guest_threads;
+	out->cores = slots / guest_threads;
 	out->node = node;
 	return 0;
 }
@@ -375,7 +381,7 @@ static int validate_request(struct planner *pl)
 	if (req->n_profiles == 0 || req->n_profiles > VGPU_MAX_VGPUS)
 		return vgpu_error(pl->ctx, -EINVAL, "between 1 and %d vGPUs per VM",
 				  VGPU_MAX_VGPUS);
-	if (req->gpu && !(pl->want_gpu = vgpu_model_find_gpu(m, req->gpu)))
+	if (req->gpu && !(pl->want_gpu = vgpu_model_find_gpu_arg(m, req->gpu)))
 		return vgpu_error(pl->ctx, -ENOENT, "%s '%s': no such NVIDIA GPU", gpu_arg(req),
 				  req->gpu);
 	if (req->vf && !(pl->want_vf = vgpu_model_find_parent(m, req->vf)))
@@ -587,17 +593,19 @@ static int check_node(struct planner *pl, const struct vgpu_plan *plan)
 	uint64_t kib = pl->req->memory_kib;
 	unsigned long long need = kib / (1024 * 1024);
 
+	const char *typed = pl->req->memory_arg;
+	char want[32], has[32];
+
 	if (!node_holds_memory(&pl->m->topo, plan->node, kib))
 		return vgpu_error(pl->ctx, -ENOSPC,
-				  "NUMA node %d cannot hold %" PRIu64
-				  " MiB of guest memory: it has "
-				  "%" PRIu64 " MiB in all",
-				  plan->node, kib / 1024, nd->mem_total_kib / 1024);
+				  "NUMA node %d cannot hold %s of guest memory: it has %s in all",
+				  plan->node, vgpu_size_text(want, sizeof(want), kib, typed),
+				  vgpu_size_text(has, sizeof(has), nd->mem_total_kib, typed));
 	if (kib && nd && !nd->mem_total_kib)
-		vgpu_warn(pl->ctx,
-			  "the memory of NUMA node %d is unknown (see the warning about its "
-			  "meminfo): %" PRIu64 " MiB of guest memory are not checked against it",
-			  plan->node, kib / 1024);
+		vgpu_warn(
+			pl->ctx,
+			"the memory of NUMA node %d is unknown (see the warning about its meminfo): %s of guest memory are not checked against it",
+			plan->node, vgpu_size_text(want, sizeof(want), kib, typed));
 	if (pl->req->hugepages && nd && nd->hugepages_1g_free >= 0 &&
 	    (unsigned long long)nd->hugepages_1g_free < need)
 		vgpu_warn(pl->ctx,

@@ -31,6 +31,8 @@ struct vgpu_request {
 	const char *mdev_uuids[VGPU_MAX_VGPUS];
 	struct vgpu_cpuset exclude; /* never use these CPUs (--exclude-cpus, other domains) */
 	uint64_t memory_kib; /* guest memory, bound to the node; 0 = not checked */
+	const char *memory_arg; /* @memory_kib as the user typed it ("600G"): messages use its unit
+				 */
 	bool hugepages; /* backed by 1 GiB pages: check the node has them free */
 };
 
@@ -57,9 +59,9 @@ struct vgpu_plan {
 	int node;
 	struct vgpu_choice vgpus[VGPU_MAX_VGPUS];
 	size_t n_vgpus;
-	unsigned *pins; /* pins[i]: host CPU of vCPU i, vcpus entries */
-	unsigned vcpus;
-	unsigned cores, threads; /* guest topology: cores x threads == vcpus */
+	unsigned *pins; /* pins[i]: host CPU of vCPU i, cores x threads entries */
+	unsigned vcpus; /* started; cores x threads may hold more, offline (a spare sibling) */
+	unsigned cores, threads; /* guest topology: cores x threads >= vcpus */
 	struct vgpu_cpuset cpus; /* the VM's host CPUs */
 	char *reason; /* why this parent, in words */
 };

@@ -409,6 +409,25 @@ int vgpu_parse_scaled_kib(const char *num, const char *unit, uint64_t dflt_bytes
 	return 0;
 }
 
+const char *vgpu_size_text(char *buf, size_t len, uint64_t kib, const char *like)
+{
+	const char *unit = like ? like + strspn(like, "0123456789.") : "";
+	uint64_t f = *unit ? unit_bytes(unit) : 0;
+	unsigned __int128 tenths;
+
+	if (!f) {
+		unit = " MiB"; /* a bare number is MiB (and an unknown unit was refused before) */
+		f = 1024 * 1024;
+	}
+	tenths = ((unsigned __int128)kib * 1024 * 10 + f / 2) / f;
+	if (tenths % 10)
+		snprintf(buf, len, "%llu.%u%s", (unsigned long long)(tenths / 10),
+			 (unsigned)(tenths % 10), unit);
+	else
+		snprintf(buf, len, "%llu%s", (unsigned long long)(tenths / 10), unit);
+	return buf;
+}
+
 int vgpu_parse_size_kib(const char *s, uint64_t *out)
 {
 	size_t n = strspn(s, "0123456789.");
@@ -440,4 +459,57 @@ uint64_t vgpu_monotonic_ms(void)
 
 	clock_gettime(CLOCK_MONOTONIC, &ts);
 	return (uint64_t)ts.tv_sec * 1000 + (uint64_t)ts.tv_nsec / 1000000;
+}
+
+unsigned vgpu_edit_distance(const char *a, const char *b, bool fold)
+{
+	/* three rows: the one being filled, the one above, and the one before it (swaps) */
+	unsigned rows[3][VGPU_EDIT_MAX + 1], *d2 = rows[0], *d1 = rows[1], *d = rows[2];
+	size_t la = strnlen(a, VGPU_EDIT_MAX), lb = strnlen(b, VGPU_EDIT_MAX);
+
+	for (size_t j = 0; j <= lb; j++)
+		d1[j] = (unsigned)j;
+	for (size_t i = 1; i <= la; i++) {
+		d[0] = (unsigned)i;
+		for (size_t j = 1; j <= lb; j++) {
+			char x = fold ? (char)tolower((unsigned char)a[i - 1]) : a[i - 1];
+			char y = fold ? (char)tolower((unsigned char)b[j - 1]) : b[j - 1];
+			unsigned best = d1[j] + 1;
+
+			if (d[j - 1] + 1 < best)
+				best = d[j - 1] + 1;
+			if (d1[j - 1] + (x != y) < best)
+				best = d1[j - 1] + (x != y);
+			if (i > 1 && j > 1 && d2[j - 2] + 1 < best) {
+				char px = fold ? (char)tolower((unsigned char)a[i - 2]) : a[i - 2];
+				char py = fold ? (char)tolower((unsigned char)b[j - 2]) : b[j - 2];
+
+				if (x == py && px == y)
+					best = d2[j - 2] + 1;
+			}
+			d[j] = best;
+		}
+		unsigned *t = d2;
+
+		d2 = d1;
+		d1 = d;
+		d = t;
+	}
+	return d1[lb];
+}
+
+const char *vgpu_nearest(const char *word, const char *const *names, size_t n, bool fold)
+{
+	const char *best = NULL;
+	unsigned best_d = ~0u, limit = strlen(word) > 4 ? 2 : 1;
+
+	for (size_t i = 0; i < n; i++) {
+		unsigned d = vgpu_edit_distance(word, names[i], fold);
+
+		if (d < best_d) {
+			best_d = d;
+			best = names[i];
+		}
+	}
+	return best_d >= 1 && best_d <= limit ? best : NULL;
 }

@@ -162,6 +162,44 @@ int vgpu_parse_scaled_kib(const char *num, const char *unit, uint64_t dflt_bytes
 int vgpu_parse_size_kib(const char *s, uint64_t *out);
 
 /**
+ * vgpu_edit_distance() - the optimal string alignment distance between two
+ * names (Damerau-Levenshtein with adjacent transpositions, as git's "did you
+ * mean"): "A30-6Q" is 1 from "A30-6C", "--jsno" 1 from "--json".
+ * @a: a name; only its first %VGPU_EDIT_MAX bytes count
+ * @b: the other name, cut the same way
+ * @fold: compare ASCII letters case-insensitively (profiles are)
+ * Return: the number of insertions, deletions, substitutions and swaps of
+ * neighbours that turn @a into @b.
+ */
+unsigned vgpu_edit_distance(const char *a, const char *b, bool fold);
+#define VGPU_EDIT_MAX 64
+/**
+ * vgpu_nearest() - the name nearest to a mistyped one, for a suggestion.
+ * @word: what was typed
+ * @names: the names there are
+ * @n: how many
+ * @fold: case-insensitive, as vgpu_edit_distance() takes it
+ *
+ * Near enough is 1 edit for a word of up to 4 bytes, 2 for a longer one; an
+ * exact match (a name typed right) is no suggestion. The first of equally
+ * near names wins.
+ * Return: a member of @names, or NULL when none is near enough.
+ */
+const char *vgpu_nearest(const char *word, const char *const *names, size_t n, bool fold);
+
+/**
+ * vgpu_size_text() - a size for a message, in the unit a user wrote another
+ * one: "600G" beside "251.6G" when they typed 600G, MiB when they typed 4096.
+ * @buf: where the text goes
+ * @len: the size of @buf
+ * @kib: the size in KiB
+ * @like: a size as vgpu_parse_size_kib() takes it (its unit is used as
+ *        written), or NULL: MiB
+ * Return: @buf: the number with one decimal when it is not whole, then the unit.
+ */
+const char *vgpu_size_text(char *buf, size_t len, uint64_t kib, const char *like);
+
+/**
  * vgpu_monotonic_ms() - the monotonic clock in milliseconds, for deadlines
  * measured in wall-clock time (never the count of tries).
  * Return: milliseconds since an unspecified start.

@@ -108,6 +108,16 @@ checks() { # MODE
 	expect "$m" "vgpuctl mig plan --b" --board
 	has "$m" "vgpuctl mig show --" --gpu --nvidia-smi
 	has "$m" "vgpuctl apply --" --config --dry-run --nvidia-smi --sriov-manage
+	# -o: a listing's columns (LIST[,LIST...]), assign's and release's file
+	has "$m" "$s gpus -o " ADDRESS INDEX MODEL MIG
+	expect "$m" "$s gpus -n -o ADDRESS,IND" ADDRESS,INDEX
+	expect "$m" "$s types --output=PRO" PROFILE
+	expect "$m" "$s mig show -o VGPU_" VGPU_PROFILE
+	has "$m" "$s why A30-6C -o " GPU AVAILABLE REASON
+	expect "$m" "$s assign --from x -o tests/data/hos" tests/data/hosts
+	expect "$m" "vgpuctl release -o tests/data/hos" tests/data/hosts
+	has "$m" "$s gpus -" -o --output -n --noheadings -r --raw -b --bytes
+	has "$m" "$s mig show -" -o --output -n --noheadings
 	expect "$m" "vgpuctl help ty" types
 	expect "$m" "vgpuctl --sysroot tests/data/hos" tests/data/hosts
 	has "$m" "vgpuctl apply -f tests/data/configs/vgpu-device-manager-example.yaml --config " \

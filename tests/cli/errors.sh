@@ -31,10 +31,13 @@ expect 2 "unexpected argument 'extra'" gpus extra
 expect 2 "Usage: vgpuctl" --sysroot tests/data/hosts/t4-legacy
 expect 1 "^vgpuctl: --gpu '0000:99:00.0': no such NVIDIA GPU" --sysroot tests/data/hosts/a30-dual-mdev types --gpu 0000:99:00.0
 expect 1 "^vgpuctl: GPU 'zz' not found" --sysroot tests/data/hosts/a30-dual-mdev vfs zz
-# an empty root is a host without GPUs, not an error, but the missing bus is named
+# an empty root (a mistyped path) is an error naming it, not a host without GPUs
 mkdir "$tmp/empty"
-expect 0 "^vgpuctl: warning: '$tmp/empty/sys/bus/pci/devices' does not exist; no GPUs listed$" \
-	--sysroot "$tmp/empty" gpus
+for c in gpus vfs types vgpus "mig show" inventory; do
+	# shellcheck disable=SC2086 # "mig show" is two words
+	expect 1 "^vgpuctl: --sysroot '$tmp/empty': no sys/bus/pci below it: not a host's root$" \
+		--sysroot "$tmp/empty" $c
+done
 # an empty --sysroot is a mistake, not the real host
 expect 1 "^vgpuctl: --sysroot '': an empty root is not a directory$" --sysroot '' gpus
 # a host without GPUs: an empty GPU list per node, and xml says why it cannot plan
@@ -57,6 +60,24 @@ for f in "$tmp"/full/sys/devices/pci0000:41/0000:41:*/nvidia/creatable_vgpu_type
 "$bin" --sysroot "$tmp/full" --json vfs 0000:41:00.0 >"$tmp/out" 2>&1
 grep -A10 '"address": "0000:41:00.5"' "$tmp/out" | grep -q '"profile": "L40S-4Q"' ||
 	{ echo "FAIL: in-use VF of a full GPU not named:"; cat "$tmp/out"; fail=1; }
+
+# SR-IOV VFs off: vfs and types have nothing to list, and say why in one line
+cp -a tests/data/hosts/a30-dual-mdev "$tmp/off"
+for g in 3b af; do
+	rm -f "$tmp/off/sys/devices/pci0000:$g/0000:$g:00.0/"virtfn*
+	echo 0 >"$tmp/off/sys/devices/pci0000:$g/0000:$g:00.0/sriov_numvfs"
+	rm -rf "$tmp/off/sys/devices/pci0000:$g/0000:$g:00."[4-7] "$tmp/off/sys/bus/pci/devices/0000:$g:00."[4-7]
+done
+hint="^vgpuctl: hint: SR-IOV VFs are off on GPU"
+for c in vfs types inventory; do
+	expect 0 "$hint 0000:3b:00.0, 0000:af:00.0: no VFs and no vGPU types to list; .*'sriov-manage -e ALL'$" \
+		--sysroot "$tmp/off" $c
+	[ "$(wc -l <"$tmp/err")" = 1 ] || { echo "FAIL: $c with VFs off: $(cat "$tmp/err")"; fail=1; }
+done
+expect 0 "$hint 0000:af:00.0: .*'sriov-manage -e 0000:af:00.0'$" --sysroot "$tmp/off" types --gpu 1
+expect 0 "$hint 0000:af:00.0: " --sysroot "$tmp/off" vfs 0000:af:00.0
+# ... and no hint where the VFs are on
+expect 0 "" --sysroot tests/data/hosts/a30-dual-mdev types
 
 # nvidia-smi style addresses are accepted
 expect 0 "" --sysroot tests/data/hosts/a30-dual-mdev vfs 00000000:AF:00.0
@@ -118,7 +139,7 @@ expect 0 "" --sysroot tests/data/hosts/a30-dual-mdev -n -r types --gpu 0000:af:0
 expect 0 "" --sysroot tests/data/hosts/a30-dual-mdev gpus --noheadings --output=ADDRESS
 [ "$(cat "$tmp/out")" = "0000:3b:00.0
 0000:af:00.0" ] || { echo "FAIL: --noheadings --output=: $(cat "$tmp/out")"; fail=1; }
-expect 2 "^vgpuctl: --output: no column 'NOPE' here \(columns: ADDRESS,MODEL," \
+expect 2 "^vgpuctl: --output: no column 'NOPE' here \(columns: ADDRESS,INDEX,MODEL," \
 	--sysroot tests/data/hosts/a30-dual-mdev -o ADDRESS,NOPE gpus
 
 # typos get the nearest command or option, with one "vgpuctl:" prefix (opterr off)

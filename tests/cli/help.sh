@@ -42,4 +42,29 @@ done
 for o in no-pin per-start dry-run output; do
 	grep -q -- "--$o" "$tmp/assign" || { echo "FAIL: assign --help does not list --$o"; fail=1; }
 done
+# a listing's --help names each of its columns with a description, as lsblk --help
+# does; the columns are those -o says it has (its error lists them)
+host=$src/tests/data/hosts/a30-dual-mdev
+for cmd in gpus vfs types topology why vgpus "mig show"; do
+	args=$cmd
+	[ "$cmd" = why ] && args="why A30-6C"
+	# shellcheck disable=SC2086 # "mig show" is two words
+	cols=$("$bin" --sysroot "$host" -o NOPE $args 2>&1 >/dev/null | sed -n 's/.*(columns: \(.*\))$/\1/p')
+	[ -n "$cols" ] || { echo "FAIL: $cmd -o NOPE lists no columns"; fail=1; }
+	# shellcheck disable=SC2086
+	"$bin" $cmd --help >"$tmp/help" 2>&1
+	for col in ${cols//,/ }; do
+		grep -Eq "^  $col +[^ ]" "$tmp/help" ||
+			{ echo "FAIL: $cmd --help does not describe column $col"; fail=1; }
+	done
+	# and the table options, after the command
+	for o in -o -n -r -b; do
+		grep -Eq -- "^  $o, --" "$tmp/help" || { echo "FAIL: $cmd --help does not list $o"; fail=1; }
+	done
+done
+# where -o is a file (assign, release), the help says so
+for cmd in assign release; do
+	"$bin" help $cmd | grep -A1 -- "-o, --output OUT" | grep -q "not table columns" ||
+		{ echo "FAIL: $cmd --help: -o is not said to be a file"; fail=1; }
+done
 exit $fail

@@ -456,6 +456,52 @@ static void test_bdf_normalize(void **state)
 	}
 }
 
+/* The edit distance behind "did you mean": swaps of neighbours count once, case folds on request.
+ */
+static void test_edit_distance(void **state)
+{
+	static const char *const profiles[] = { "A30-1-6C", "A30-4C", "A30-6C", "A30-8C" };
+	static const char *const opts[] = { "gpu", "vf", "json", "sysroot" };
+
+	(void)state;
+	assert_int_equal(vgpu_edit_distance("types", "types", false), 0);
+	assert_int_equal(vgpu_edit_distance("tpyes", "types", false), 1);
+	assert_int_equal(vgpu_edit_distance("jsno", "json", false), 1);
+	assert_int_equal(vgpu_edit_distance("", "abc", false), 3);
+	assert_int_equal(vgpu_edit_distance("a30-6c", "A30-6C", false), 2);
+	assert_int_equal(vgpu_edit_distance("a30-6c", "A30-6C", true), 0);
+	assert_string_equal(vgpu_nearest("A30-6Q", profiles, 4, true), "A30-6C");
+	assert_string_equal(vgpu_nearest("a30-1-6cm", profiles, 4, true), "A30-1-6C");
+	assert_null(vgpu_nearest("H100-80C", profiles, 4, true));
+	assert_string_equal(vgpu_nearest("jsno", opts, 4, false), "json");
+	/* a name typed right is no suggestion; a short word gets 1 edit only */
+	assert_null(vgpu_nearest("json", opts, 4, false));
+	assert_null(vgpu_nearest("xx", opts, 4, false));
+	/* names longer than the bound still compare (their first VGPU_EDIT_MAX bytes) */
+	char a[200], b[200];
+
+	memset(a, 'x', sizeof(a) - 1);
+	a[sizeof(a) - 1] = '\0';
+	memcpy(b, a, sizeof(b));
+	assert_int_equal(vgpu_edit_distance(a, b, false), 0);
+}
+
+/* Sizes in messages are in the unit the user typed. */
+static void test_size_text(void **state)
+{
+	char buf[32];
+
+	(void)state;
+	assert_string_equal(vgpu_size_text(buf, sizeof(buf), 600ULL << 20, "600G"), "600G");
+	assert_string_equal(vgpu_size_text(buf, sizeof(buf), 263856435, "600G"), "251.6G");
+	assert_string_equal(vgpu_size_text(buf, sizeof(buf), 263856435, "600GiB"), "251.6GiB");
+	assert_string_equal(vgpu_size_text(buf, sizeof(buf), 4096 * 1024, "8192M"), "4096M");
+	assert_string_equal(vgpu_size_text(buf, sizeof(buf), 4096 * 1024, "8192"), "4096 MiB");
+	assert_string_equal(vgpu_size_text(buf, sizeof(buf), 4096 * 1024, NULL), "4096 MiB");
+	/* GB is powers of 1000, as libvirt reads it */
+	assert_string_equal(vgpu_size_text(buf, sizeof(buf), 1953125, "2GB"), "2GB");
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -489,6 +535,8 @@ int main(void)
 		cmocka_unit_test(test_parse_hex_double_prefix),
 		cmocka_unit_test(test_strip),
 		cmocka_unit_test(test_bdf_normalize),
+		cmocka_unit_test(test_edit_distance),
+		cmocka_unit_test(test_size_text),
 	};
 
 	return cmocka_run_group_tests_name("parsers", tests, NULL, NULL);
