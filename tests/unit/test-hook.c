@@ -607,6 +607,9 @@ static void test_cheap_not_ours(void **state)
 	/* the name alone does not make it ours: a domain called vm2 with another UUID */
 	assert_int_equal(cheap_ok(e, VGPU_HOOK_PREPARE, "vm2", dom_xml("vm2", VM1, "")),
 			 VGPU_HOOK_DONE);
+	/* a name that would be a path is never ours: stdin is not read */
+	assert_int_equal(cheap_ok(e, VGPU_HOOK_PREPARE, "vm2/..", dom_xml("vm2", VM2, "")),
+			 VGPU_HOOK_DONE);
 	assert_int_equal(e->xml_reads, 3);
 }
 
@@ -1021,19 +1024,28 @@ static void test_prepare_interrupted_move(void **state)
 		mdev_rec("vm2", VM2, "0000:3b:00.4", MDEV2, VGPU_LIFETIME_PERSISTENT);
 	char recs[512], on[64];
 
+	/* the mdev on the old parent: the move's new record goes */
 	put_rec(e, &a);
 	put_rec(e, &b);
-	add_mdev(e, MDEV1, "0000:3b:00.4", A30_6C); /* on the old parent */
+	add_mdev(e, MDEV1, "0000:3b:00.4", A30_6C);
 	locked_ok(e, VGPU_HOOK_PREPARE, "vm1", VM1);
 	records_now(e, recs, sizeof(recs));
 	assert_string_equal(recs, "vm1 0000:3b:00.4\n");
 	assert_contains(e->log,
 			"has two records (a move was interrupted): the one on 0000:3b:00.5");
+
+	/* the mdev on the new parent: the old record goes */
+	remove_mdev(e, MDEV1, "0000:3b:00.4");
+	add_mdev(e, MDEV1, "0000:3b:00.5", A30_6C);
+	put_rec(e, &b);
+	locked_ok(e, VGPU_HOOK_PREPARE, "vm1", VM1);
+	records_now(e, recs, sizeof(recs));
+	assert_string_equal(recs, "vm1 0000:3b:00.5\n");
 	assert_int_equal(e->n_create, 0);
 
 	/* on neither, the old parent another domain's: the new one stays, the mdev goes there */
-	remove_mdev(e, MDEV1, "0000:3b:00.4");
-	put_rec(e, &b);
+	remove_mdev(e, MDEV1, "0000:3b:00.5");
+	put_rec(e, &a);
 	put_rec(e, &o);
 	locked_ok(e, VGPU_HOOK_PREPARE, "vm1", VM1);
 	records_now(e, recs, sizeof(recs));
