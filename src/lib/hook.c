@@ -693,7 +693,8 @@ static int cheap_pass(struct vgpu_ctx *ctx, struct vgpu_sysfs *fs, enum vgpu_hoo
 	/* a host without records: nothing of any domain is ours (stdin is not read) */
 	if (e < 0 || !recs.n)
 		return e;
-	e = in->read_xml(in->xml_data, ctx, &xml, &len);
+	e = in->read_xml ? in->read_xml(in->xml_data, ctx, &xml, &len) :
+			   vgpu_error(ctx, -EINVAL, "no domain XML to read for '%s'", in->name);
 	if (e < 0)
 		return e;
 	if (scan_uuid(xml, len, uuid) < 0) {

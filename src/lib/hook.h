@@ -53,7 +53,7 @@ struct vgpu_hook_input {
 	 * The domain XML on stdin, NUL-terminated, read only when the library
 	 * calls this (at most once per vgpu_hook_run()): 0 or -errno with a
 	 * message in @ctx.  A call that is not about one of our domains never
-	 * reads stdin.
+	 * reads stdin.  Needed by the cheap pass only.
 	 */
 	int (*read_xml)(void *data, struct vgpu_ctx *ctx, const char **xml, size_t *len);
 	void *xml_data; /* for read_xml */
