@@ -1,11 +1,12 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
 /*
  * vgpuctl hook DOMAIN OPERATION SUB-OPERATION EXTRA: the part of the libvirt
- * qemu hook that runs once cmd_hook() (hook-filter.c, no libxml2) found
- * work for the domain.  It reads the domain's UUID from the XML on stdin
- * (untrusted: size cap, no entities, no network) and hands the decisions
- * to the library (hook.c).  Never calls libvirt, never writes to stdout
- * (libvirt parses it for migrate/restore).
+ * qemu hook that runs once the library's cheap pass (called by cmd_hook(),
+ * hook-filter.c, no libxml2) asked for the hardened parse.  It parses the
+ * XML the filter read from stdin (untrusted: size cap, no entities, no
+ * network) and calls the same library entry with the parsed domain, which
+ * decides under the lock (hook.c).  Never calls libvirt, never writes to
+ * stdout (libvirt parses it for migrate/restore).
  */
 #include <errno.h>
 #include <stdlib.h>
@@ -49,28 +50,32 @@ int cmd_hook_live(struct cli *c, int argc, char **argv)
 	VGPU_AUTOSTRV mdevs = { 0 };
 	VGPU_AUTOSTRV vfs = { 0 };
 	char uuid[VGPU_UUID_LEN];
-	struct vgpu_hook_domain d = { .name = argv[1], .uuid = uuid, .mdevs = &mdevs, .vfs = &vfs };
+	const struct vgpu_hook_domain d = { .uuid = uuid, .mdevs = &mdevs, .vfs = &vfs };
+	const struct vgpu_hook_input in = { .name = argv[1],
+					    .parsed = &d,
+					    .lock_wait_ms = VGPU_HOOK_LOCK_WAIT_MS };
 	const char *op = argv[2];
-	int e;
+	struct vgpu_hook_result res;
+	enum vgpu_hook_phase phase;
+	int e = -EINVAL;
 
-	(void)argc;
 	openlog("vgpuctl", LOG_PID, LOG_DAEMON);
 	c->ctx.log_fn = hook_log;
 	c->ctx.log_data = c;
-	/* cmd_hook (the core) read stdin and saw work for the domain, or could not tell */
-	e = parse_domain(&c->ctx, c, uuid, &mdevs, &vfs);
+	/* cmd_hook() (the core) got here only for a phase of ours, with stdin read */
+	if (!vgpu_hook_phase_of(argv[1], op, argc > 3 ? argv[3] : NULL, &phase))
+		vgpu_error(&c->ctx, -EINVAL, "not a call the hook acts on");
+	else
+		e = parse_domain(&c->ctx, c, uuid, &mdevs, &vfs);
 	if (e == 0 && !c->fs)
 		e = vgpu_sysfs_open(&c->ctx, c->sysroot, &c->fs);
-	if (e == 0 && strcmp(op, "started") == 0)
-		vgpu_hook_started(c->fs, uuid);
-	else if (e == 0)
-		e = strcmp(op, "prepare") == 0 ? vgpu_hook_prepare(&c->ctx, c->fs, &d) :
-						 vgpu_hook_release(&c->ctx, c->fs, &d);
+	if (e == 0)
+		e = vgpu_hook_run(&c->ctx, c->fs, phase, &in, &res);
 	if (e < 0) {
 		const char *msg = vgpu_ctx_error(&c->ctx);
 
-		syslog(LOG_ERR, "%s %s: %s", op, d.name, msg);
-		cli_error(c, "%s %s: %s", op, d.name, msg);
+		syslog(LOG_ERR, "%s %s: %s", op, in.name, msg);
+		cli_error(c, "%s %s: %s", op, in.name, msg);
 	}
 	closelog();
 	return e < 0 ? EXIT_FAILURE : 0;

@@ -1,16 +1,14 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
 /*
  * vgpuctl hook: the cheap part, in the binary.  libvirt calls every hook
- * for every domain and operation; all but prepare/started/release of a
- * domain that owner records name exit 0 here without reading stdin or
- * loading libxml2.  So do the two calls of every start and stop of an
- * assigned domain that have nothing to change: prepare when each of its
- * vGPUs is there with its recorded type and parent, release when none is
- * per-start and no failed start left a note.  The rest is cmd_hook_live()
- * in the XML module, which parses stdin (libxml2, hardened) for the UUID,
- * takes the lock and reads everything again under it: what is decided here
- * without the lock only ever leads to "nothing to do", the answer the
- * module would give on the same host.
+ * for every domain and operation.  This file decides nothing: it reads
+ * stdin when the library asks for it (vgpu_hook_run(), hook.c, whose cheap
+ * pass takes no lock and only ever concludes "nothing to do"), and loads
+ * the XML module (cmd_hook_live(), libxml2, hardened) only when the library
+ * says the XML must be parsed; the module calls the same library entry
+ * with the parsed domain.  Operations and domains that are not ours exit 0
+ * without reading stdin or loading libxml2, and so do the calls of every
+ * start and stop of an assigned domain that have nothing to change.
  */
 #include <errno.h>
 #include <poll.h>
@@ -21,17 +19,10 @@
 
 #include "cli.h"
 #include "hook.h"
-#include "records.h"
 
 static bool is(const char *a, const char *b)
 {
 	return a && strcmp(a, b) == 0;
-}
-
-/* libvirt refuses '/' in names; a name that would be a path is not one of ours */
-static bool plain_name(const char *s)
-{
-	return *s && !strchr(s, '/') && !is(s, ".") && !is(s, "..");
 }
 
 /* Does @buf hold a whole document: the root's end tag, then only blanks? */
@@ -90,6 +81,21 @@ static int read_stdin(struct cli *c)
 	return 0;
 }
 
+/* vgpu_hook_input.read_xml: stdin, read once for the whole hook (the module parses the same text)
+ */
+static int give_xml(void *data, struct vgpu_ctx *ctx, const char **xml, size_t *len)
+{
+	struct cli *c = data;
+	int e;
+
+	(void)ctx; /* read_stdin() reports in c->ctx, which it is */
+	if (!c->hook_xml && (e = read_stdin(c)) < 0)
+		return e;
+	*xml = c->hook_xml;
+	*len = c->hook_xml_len;
+	return 0;
+}
+
 static int hook_fail(struct cli *c, const char *op, const char *dom)
 {
 	cli_error(c, "hook %s %s: %s", op, dom, vgpu_ctx_error(&c->ctx));
@@ -98,50 +104,22 @@ static int hook_fail(struct cli *c, const char *op, const char *dom)
 
 int cmd_hook(struct cli *c, int argc, char **argv)
 {
-	VGPU_AUTORECORDS recs = { 0 };
 	const char *op = argc > 2 ? argv[2] : NULL, *sub = argc > 3 ? argv[3] : NULL;
-	char uuid[VGPU_UUID_LEN];
-	struct vgpu_hook_domain d = { .uuid = uuid };
-	bool ours = false;
+	struct vgpu_hook_input in = { .name = argc > 1 ? argv[1] : NULL,
+				      .read_xml = give_xml,
+				      .xml_data = c,
+				      .lock_wait_ms = VGPU_HOOK_LOCK_WAIT_MS };
+	struct vgpu_hook_result res;
+	enum vgpu_hook_phase phase;
 
 	if (argc == 2 && (is(argv[1], "--help") || is(argv[1], "-h")))
 		return -1;
 	if (argc < 3)
 		return cli_usage_error(c, "hook", "DOMAIN and OPERATION are required");
-	if (!(is(op, "prepare") && is(sub, "begin")) && !(is(op, "release") && is(sub, "end")) &&
-	    !(is(op, "started") && is(sub, "begin")))
+	if (!vgpu_hook_phase_of(argv[1], op, sub, &phase))
 		return 0;
-	if (!plain_name(argv[1]))
-		return 0;
-	d.name = argv[1];
-	if (vgpu_sysfs_open(&c->ctx, c->sysroot, &c->fs) < 0)
+	if (vgpu_sysfs_open(&c->ctx, c->sysroot, &c->fs) < 0 ||
+	    vgpu_hook_run(&c->ctx, c->fs, phase, &in, &res) < 0)
 		return hook_fail(c, op, argv[1]);
-	if (is(op, "started")) { /* notes are named by the domain: no stdin needed */
-		vgpu_hook_started(c->fs, argv[1]);
-		return 0;
-	}
-	if (vgpu_records_read(&c->ctx, c->fs, &recs) < 0)
-		return hook_fail(c, op, argv[1]);
-	/* a host without records: nothing of any domain is ours (stdin is not read) */
-	if (!recs.n && is(op, "prepare"))
-		return 0;
-	if (!recs.n && !vgpu_hook_has_work(&c->ctx, c->fs, op, &d, &recs))
-		return 0;
-	if (read_stdin(c) < 0)
-		return hook_fail(c, op, argv[1]);
-	/* records are matched by UUID: a renamed domain keeps its vGPUs */
-	if (vgpu_hook_scan_uuid(c->hook_xml, c->hook_xml_len, uuid) < 0) {
-		/* no UUID to be had without the parser: by name, is the domain ours at all? */
-		for (size_t i = 0; i < recs.n && !ours; i++)
-			ours = is(recs.v[i].domain, argv[1]);
-		/* ours: the hardened parser decides (and refuses hostile input) */
-		return ours ? cli_run_module(c, "hook_live", argc, argv) : 0;
-	}
-	for (size_t i = 0; i < recs.n && !ours; i++)
-		ours = vgpu_hook_owns(&d, &recs.v[i]);
-	if (is(op, "prepare") && vgpu_hook_maybe_foreign(c->hook_xml, &recs, uuid))
-		return cli_run_module(c, "hook_live", argc, argv);
-	if (!ours || !vgpu_hook_has_work(&c->ctx, c->fs, op, &d, &recs))
-		return 0;
-	return cli_run_module(c, "hook_live", argc, argv);
+	return res.next == VGPU_HOOK_PARSE_XML ? cli_run_module(c, "hook_live", argc, argv) : 0;
 }

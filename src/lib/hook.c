@@ -19,17 +19,30 @@
 
 #define NOTE_MAX (64 * 1024)
 
-/* One prepare or release under the lock. */
+/* The domain a call is about. */
+struct dom {
+	const char *name; /* as libvirt passes it, for messages and notes */
+	const char *uuid; /* normalized: records and hostdevs are matched by it */
+	const struct vgpu_strv *mdevs; /* hostdevs: mdev UUIDs, or NULL (not parsed) */
+	const struct vgpu_strv *vfs; /* hostdevs: PCI functions, or NULL */
+};
+
+/* One locked pass of prepare or release. */
 struct hook {
 	struct vgpu_ctx *ctx;
 	struct vgpu_sysfs *fs;
-	const struct vgpu_hook_domain *d;
-	struct vgpu_records recs;
+	const struct dom *d;
+	struct vgpu_records recs; /* read once under the host lock */
+	bool *ready; /* per record: an owned vGPU is there as recorded (read with recs) */
+	bool slow; /* prepare: decide and act under the host lock */
+	bool force_slow; /* the creates under the GPUs' locks alone failed: again, slow */
+	bool retry; /* a create under the GPUs' locks alone failed */
 	struct vgpu_txn txn;
 	struct vgpu_strv created; /* record keys of the vGPUs this prepare created */
 };
 
-bool vgpu_hook_owns(const struct vgpu_hook_domain *d, const struct vgpu_record *r)
+/* Does record @r belong to @d (by UUID: a renamed domain keeps its vGPUs)? */
+static bool owns(const struct dom *d, const struct vgpu_record *r)
 {
 	return strcmp(r->domain_uuid, d->uuid) == 0;
 }
@@ -54,7 +67,13 @@ static bool starts(const char *p, const char *end, const char *what)
 	return (size_t)(end - p) >= n && memcmp(p, what, n) == 0;
 }
 
-int vgpu_hook_scan_uuid(const char *xml, size_t len, char uuid[VGPU_UUID_LEN])
+/*
+ * The first <uuid> child of the root <domain>, without an XML library:
+ * comments, processing instructions and CDATA skipped, quoted attribute
+ * values honoured.  Anything unusual (a DTD, an entity, a root that is not
+ * <domain>) is left to the hardened parser: -EINVAL; -ENOENT: no <uuid>.
+ */
+static int scan_uuid(const char *xml, size_t len, char uuid[VGPU_UUID_LEN])
 {
 	const char *p = xml, *end = xml + len;
 	int depth = 0;
@@ -117,7 +136,13 @@ int vgpu_hook_scan_uuid(const char *xml, size_t len, char uuid[VGPU_UUID_LEN])
 	return -ENOENT;
 }
 
-bool vgpu_hook_maybe_foreign(const char *xml, const struct vgpu_records *recs, const char *uuid)
+/*
+ * Does the domain XML @xml (NUL-terminated) mention a vGPU that a record of
+ * another domain than @uuid holds: its mdev UUID, or its VF's address as
+ * libvirt writes a hostdev source?  A superset of what the locked prepare
+ * refuses: true only sends the call on to the hardened parser.
+ */
+static bool maybe_foreign(const char *xml, const struct vgpu_records *recs, const char *uuid)
 {
 	for (size_t i = 0; i < recs->n; i++) {
 		const struct vgpu_record *r = &recs->v[i];
@@ -146,13 +171,13 @@ bool vgpu_hook_maybe_foreign(const char *xml, const struct vgpu_records *recs, c
 }
 
 /* A hostdev of @d that names a vGPU another domain's record holds, or NULL. */
-static const struct vgpu_record *foreign_hostdev(const struct vgpu_hook_domain *d,
+static const struct vgpu_record *foreign_hostdev(const struct dom *d,
 						 const struct vgpu_records *recs)
 {
 	for (size_t i = 0; i < recs->n; i++) {
 		const struct vgpu_record *r = &recs->v[i];
 
-		if (vgpu_hook_owns(d, r))
+		if (owns(d, r))
 			continue;
 		for (size_t k = 0; d->mdevs && r->mdev_uuid[0] && k < d->mdevs->n; k++)
 			if (strcmp(d->mdevs->items[k], r->mdev_uuid) == 0)
@@ -197,29 +222,28 @@ static bool read_note(struct vgpu_sysfs *fs, const char *name, struct vgpu_strv 
 	return true;
 }
 
-bool vgpu_hook_has_work(struct vgpu_ctx *ctx, struct vgpu_sysfs *fs, const char *op,
-			const struct vgpu_hook_domain *d, const struct vgpu_records *recs)
+/* The cheap pass: would @phase change anything for @d?  (No lock: "no" is final.) */
+static bool has_work(struct vgpu_ctx *ctx, struct vgpu_sysfs *fs, enum vgpu_hook_phase phase,
+		     const struct dom *d, const struct vgpu_records *recs)
 {
-	bool release = strcmp(op, "release") == 0;
+	bool release = phase == VGPU_HOOK_RELEASE;
 
-	if (!release && foreign_hostdev(d, recs))
-		return true; /* the locked call refuses the start */
 	for (size_t i = 0; i < recs->n; i++) {
 		const struct vgpu_record *r = &recs->v[i];
 		bool ready;
 
-		if (!vgpu_hook_owns(d, r))
+		if (!owns(d, r))
 			continue;
 		if (release && r->lifetime == VGPU_LIFETIME_PER_START)
 			return true;
-		/* unreadable: the locked call says what is wrong, or fixes it */
+		/* unreadable: the locked pass says what is wrong, or fixes it */
 		if (!release && (as_recorded(ctx, fs, r, &ready) < 0 || !ready))
 			return true;
 	}
 	return release && read_note(fs, d->name, NULL, false);
 }
 
-void vgpu_hook_started(struct vgpu_sysfs *fs, const char *name)
+static void drop_note(struct vgpu_sysfs *fs, const char *name)
 {
 	VGPU_AUTOSYSDIR d = { .fd = -1 };
 
@@ -302,20 +326,21 @@ static int held_by_other(struct hook *h, const struct vgpu_record *r)
 	for (size_t i = 0; i < h->recs.n; i++) {
 		const struct vgpu_record *o = &h->recs.v[i];
 
-		if (!vgpu_hook_owns(h->d, o) && strcmp(o->parent, r->parent) == 0)
+		if (!owns(h->d, o) && strcmp(o->parent, r->parent) == 0)
 			return vgpu_error(h->ctx, -EBUSY, "VF %s of %s is held by domain '%s' (%s)",
 					  r->parent, r->profile, o->domain, o->domain_uuid);
 	}
 	return 0;
 }
 
-static int prepare_one(struct hook *h, const struct vgpu_record *r)
+/* Under the host lock: record @i of the domain, whose state was read with the records. */
+static int prepare_one(struct hook *h, size_t i)
 {
-	bool ready;
-	int e = as_recorded(h->ctx, h->fs, r, &ready);
+	const struct vgpu_record *r = &h->recs.v[i];
+	int e;
 
-	if (e < 0 || ready)
-		return e; /* there already: the normal case */
+	if (h->ready[i])
+		return 0; /* there already: the normal case */
 	e = held_by_other(h, r);
 	if (e < 0 && r->iface == VGPU_IFACE_MDEV)
 		return relocate_mdev(h, r);
@@ -376,9 +401,22 @@ static int write_note(struct hook *h)
 static bool parent_of_other(const struct hook *h, const struct vgpu_record *r)
 {
 	for (size_t i = 0; i < h->recs.n; i++)
-		if (!vgpu_hook_owns(h->d, &h->recs.v[i]) &&
-		    strcmp(h->recs.v[i].parent, r->parent) == 0)
+		if (!owns(h->d, &h->recs.v[i]) && strcmp(h->recs.v[i].parent, r->parent) == 0)
 			return true;
+	return false;
+}
+
+/* Two records of this domain for one mdev: their indexes in @h's records. */
+static bool twin_records(const struct hook *h, size_t *i, size_t *k)
+{
+	for (*i = 0; *i < h->recs.n; (*i)++)
+		for (*k = *i + 1; *k < h->recs.n; (*k)++) {
+			const struct vgpu_record *a = &h->recs.v[*i], *b = &h->recs.v[*k];
+
+			if (owns(h->d, a) && owns(h->d, b) && a->mdev_uuid[0] &&
+			    strcmp(a->mdev_uuid, b->mdev_uuid) == 0)
+				return true;
+		}
 	return false;
 }
 
@@ -388,73 +426,63 @@ static bool parent_of_other(const struct hook *h, const struct vgpu_record *r)
  * the one whose parent nobody else holds (the move's target).  The other
  * is dropped (in the transaction) and left out of @h's records.
  */
-/* Two records of this domain for one mdev: their indexes in @h's records. */
-static bool twin_records(const struct hook *h, size_t *i, size_t *k)
-{
-	for (*i = 0; *i < h->recs.n; (*i)++)
-		for (*k = *i + 1; *k < h->recs.n; (*k)++) {
-			const struct vgpu_record *a = &h->recs.v[*i], *b = &h->recs.v[*k];
-
-			if (vgpu_hook_owns(h->d, a) && vgpu_hook_owns(h->d, b) && a->mdev_uuid[0] &&
-			    strcmp(a->mdev_uuid, b->mdev_uuid) == 0)
-				return true;
-		}
-	return false;
-}
-
 static int drop_interrupted_moves(struct hook *h)
 {
 	size_t i, k;
 
 	while (twin_records(h, &i, &k)) {
-		bool a_ready = false, b_ready = false;
-		struct vgpu_record gone;
-		size_t drop;
+		size_t drop = h->ready[i]			? k :
+			      h->ready[k]			? i :
+			      parent_of_other(h, &h->recs.v[i]) ? i :
+								  k;
+		struct vgpu_record gone = h->recs.v[drop];
 		int e;
 
-		if (as_recorded(h->ctx, h->fs, &h->recs.v[i], &a_ready) < 0 ||
-		    as_recorded(h->ctx, h->fs, &h->recs.v[k], &b_ready) < 0)
-			return -EIO;
-		drop = a_ready ? k : b_ready ? i : parent_of_other(h, &h->recs.v[i]) ? i : k;
-		gone = h->recs.v[drop];
-		vgpu_log(h->ctx, LOG_NOTICE,
-			 "mdev %s of '%s' has two records (a move was interrupted): the one on "
-			 "%s is dropped",
-			 gone.mdev_uuid, h->d->name, gone.parent);
+		vgpu_log(
+			h->ctx, LOG_NOTICE,
+			"mdev %s of '%s' has two records (a move was interrupted): the one on %s is dropped",
+			gone.mdev_uuid, h->d->name, gone.parent);
 		e = vgpu_txn_record_drop(&h->txn, &gone);
 		if (e < 0)
 			return e;
 		memmove(&h->recs.v[drop], &h->recs.v[drop + 1],
 			(h->recs.n - drop - 1) * sizeof(h->recs.v[0]));
+		memmove(&h->ready[drop], &h->ready[drop + 1],
+			(h->recs.n - drop - 1) * sizeof(h->ready[0]));
 		h->recs.n--;
 	}
 	return 0;
 }
 
-static int do_prepare(struct hook *h)
+/* Under the host lock and the GPUs' locks: everything prepare may have to do. */
+static int prepare_slow(struct hook *h)
 {
-	const struct vgpu_record *o;
 	int e = drop_interrupted_moves(h);
 
-	if (e < 0)
-		return e;
-	o = foreign_hostdev(h->d, &h->recs);
+	for (size_t i = 0; e == 0 && i < h->recs.n; i++)
+		if (owns(h->d, &h->recs.v[i]))
+			e = prepare_one(h, i);
+	return e < 0 ? e : write_note(h);
+}
 
-	if (o)
-		return vgpu_error(h->ctx, -EBUSY,
-				  "its definition names %s %s, which domain '%s' (%s) holds; "
-				  "the domain cannot start (remove that hostdev)",
-				  o->iface == VGPU_IFACE_MDEV ? "mdev" : "VF",
-				  o->iface == VGPU_IFACE_MDEV ? o->mdev_uuid : o->parent, o->domain,
-				  o->domain_uuid);
+/*
+ * Under the GPUs' locks alone: the common prepare after a reboot, each
+ * missing vGPU back where its record says, with nothing in the way.  A
+ * create that fails is decided again under the host lock (h->retry).
+ */
+static int prepare_fast(struct hook *h)
+{
 	for (size_t i = 0; i < h->recs.n; i++) {
-		int e;
+		const struct vgpu_record *r = &h->recs.v[i];
 
-		if (!vgpu_hook_owns(h->d, &h->recs.v[i]))
+		if (!owns(h->d, r) || h->ready[i])
 			continue;
-		e = prepare_one(h, &h->recs.v[i]);
-		if (e < 0)
-			return e;
+		if (vgpu_txn_create(&h->txn, r) < 0) {
+			h->retry = true; /* the path under the host lock moves an mdev or says why
+					  */
+			return -EAGAIN;
+		}
+		note_created(h, r);
 	}
 	return write_note(h);
 }
@@ -482,7 +510,7 @@ static int do_release(struct hook *h)
 		const struct vgpu_record *r = &h->recs.v[i];
 		int e;
 
-		if (!vgpu_hook_owns(h->d, r) ||
+		if (!owns(h->d, r) ||
 		    (r->lifetime != VGPU_LIFETIME_PER_START && !listed(&failed_start, r)))
 			continue;
 		e = vgpu_txn_destroy(&h->txn, r);
@@ -498,164 +526,224 @@ static int do_release(struct hook *h)
 
 /* ---- locks ------------------------------------------------------------------ */
 
-/* The GPUs of @d's records (all of them, or those not as recorded) into @l. */
-static void gpus_of(struct hook *h, bool only_missing, struct vgpu_gpu_locks *l)
-{
-	for (size_t i = 0; i < h->recs.n; i++) {
-		const struct vgpu_record *r = &h->recs.v[i];
-		bool ready = false;
-
-		if (!vgpu_hook_owns(h->d, r))
-			continue;
-		if (only_missing && as_recorded(h->ctx, h->fs, r, &ready) == 0 && ready)
-			continue;
-		vgpu_gpu_locks_add(l, r->gpu);
-	}
-}
-
 static void hook_clear(struct hook *h)
 {
 	vgpu_records_clear(&h->recs);
+	free(h->ready);
+	h->ready = NULL;
 	vgpu_strv_clear(&h->created);
 }
 
-/* Under the host lock: the records as they are now, and the GPUs of @h's domain. */
-static int hook_gpus(void *arg, struct vgpu_gpu_locks *want)
+/* Under the host lock: the records as they are now (again, each time the lock is taken). */
+static int read_records(struct hook *h)
 {
-	struct hook *h = arg;
 	int e;
 
-	vgpu_records_clear(&h->recs);
+	hook_clear(h);
 	e = vgpu_records_read(h->ctx, h->fs, &h->recs);
-	if (e == 0)
-		gpus_of(h, false, want);
-	return e;
-}
-
-/*
- * Lock the host and the GPUs of the domain's records (never waiting for a
- * GPU with the host locked: vgpu_locks_take()), read the records again
- * (another run may have changed them), act, commit or undo; by @until.
- */
-static int hook_run(struct vgpu_ctx *ctx, struct vgpu_sysfs *fs, const struct vgpu_hook_domain *d,
-		    uint64_t until, int (*act)(struct hook *), bool writes_records)
-{
-	struct hook h = { .ctx = ctx, .fs = fs, .d = d };
-	struct vgpu_gpu_locks l = { .n = 0 };
-	int e = vgpu_locks_take(ctx, fs, until, hook_gpus, &h, &l);
-
-	if (e == 0) {
-		/*
-		 * An act that writes no record (a release only frees what its
-		 * records say): the decision is made, the host lock goes, and
-		 * the driver's free (up to VGPU_LIVE_FREE_WAIT_MS) keeps only
-		 * the GPUs' locks.  A prepare may move an mdev: it keeps both.
-		 */
-		if (!writes_records && l.n)
-			vgpu_sysfs_unlock(fs);
-		vgpu_txn_init(&h.txn, ctx, fs, false);
-		e = act(&h);
-		if (e < 0)
-			vgpu_txn_rollback(&h.txn);
-		else
-			vgpu_txn_commit(&h.txn);
-		vgpu_gpu_locks_release(&l);
-		vgpu_sysfs_unlock(fs);
-	}
-	hook_clear(&h);
-	return e;
-}
-
-/*
- * The common prepare after a reboot: each missing vGPU goes back where its
- * record says, with nothing in the way.  Only the records are read under
- * the host lock; the driver writes happen under the locks of their GPUs, so
- * the domains of different GPUs start side by side.  Anything else (a
- * foreign hostdev, a parent held by another vGPU, an mdev that must move)
- * is left to the path under the host lock: -EAGAIN with *@slow set.  A lock
- * not taken by @until is an error of its own (also -EAGAIN, EWOULDBLOCK):
- * the start's budget is spent, and is not spent twice.
- */
-static int prepare_by_gpu(struct vgpu_ctx *ctx, struct vgpu_sysfs *fs,
-			  const struct vgpu_hook_domain *d, uint64_t until, bool *slow)
-{
-	struct hook h = { .ctx = ctx, .fs = fs, .d = d };
-	struct vgpu_gpu_locks l = { .n = 0 };
-	uint64_t now = vgpu_monotonic_ms();
-	int e = vgpu_sysfs_lock(ctx, fs, until > now ? (unsigned)(until - now) : 0);
-
-	*slow = false;
 	if (e < 0)
 		return e;
-	e = vgpu_records_read(ctx, fs, &h.recs);
-	if (e == 0 && foreign_hostdev(d, &h.recs))
-		e = -EAGAIN;
-	for (size_t i = 0; e == 0 && i < h.recs.n; i++)
-		if (vgpu_hook_owns(d, &h.recs.v[i]))
-			e = held_by_other(&h, &h.recs.v[i]) < 0 ? -EAGAIN : 0;
-	*slow = e == -EAGAIN;
-	if (e == 0)
-		gpus_of(&h, true, &l);
-	vgpu_sysfs_unlock(fs);
-	if (e < 0 || !l.gpus.n) {
-		vgpu_gpu_locks_release(&l);
-		hook_clear(&h);
-		return e;
-	}
-	e = vgpu_gpu_locks_take(ctx, fs, &l, until);
-	if (e < 0) {
-		hook_clear(&h);
-		return e;
-	}
-	/* under the GPUs' locks: the records as they are now (a release may have run) */
-	vgpu_records_clear(&h.recs);
-	e = vgpu_records_read(ctx, fs, &h.recs);
-	vgpu_txn_init(&h.txn, ctx, fs, false);
-	for (size_t i = 0; e == 0 && i < h.recs.n; i++) {
-		const struct vgpu_record *r = &h.recs.v[i];
-		bool ready, locked = false;
+	h->ready = vgpu_xcalloc(h->recs.n ? h->recs.n : 1, sizeof(*h->ready));
+	return 0;
+}
 
-		for (size_t k = 0; k < l.gpus.n && !locked; k++)
-			locked = strcmp(l.gpus.items[k], r->gpu) == 0;
-		if (!vgpu_hook_owns(d, r) || !locked)
+/* release: the records, and the GPUs of the domain's. */
+static int release_gpus(void *arg, struct vgpu_gpu_locks *want)
+{
+	struct hook *h = arg;
+	int e = read_records(h);
+
+	for (size_t i = 0; e == 0 && i < h->recs.n; i++)
+		if (owns(h->d, &h->recs.v[i]))
+			vgpu_gpu_locks_add(want, h->recs.v[i].gpu);
+	return e;
+}
+
+/*
+ * prepare: the records and the state of the domain's vGPUs, read once; a
+ * foreign hostdev refused; the way (h->slow: a parent another record
+ * holds, an interrupted move, or a first try that failed) and the GPUs to
+ * lock (those of the missing vGPUs; slow, all of the domain's).
+ */
+static int prepare_gpus(void *arg, struct vgpu_gpu_locks *want)
+{
+	struct hook *h = arg;
+	const struct vgpu_record *o;
+	size_t i, k;
+	int e = read_records(h);
+
+	if (e < 0)
+		return e;
+	o = foreign_hostdev(h->d, &h->recs);
+	if (o)
+		return vgpu_error(
+			h->ctx, -EBUSY,
+			"its definition names %s %s, which domain '%s' (%s) holds; the domain cannot start (remove that hostdev)",
+			o->iface == VGPU_IFACE_MDEV ? "mdev" : "VF",
+			o->iface == VGPU_IFACE_MDEV ? o->mdev_uuid : o->parent, o->domain,
+			o->domain_uuid);
+	h->slow = h->force_slow || twin_records(h, &i, &k);
+	for (i = 0; i < h->recs.n; i++) {
+		const struct vgpu_record *r = &h->recs.v[i];
+
+		if (!owns(h->d, r))
 			continue;
-		e = as_recorded(ctx, fs, r, &ready);
-		if (e < 0 || ready)
-			continue;
-		e = vgpu_txn_create(&h.txn, r);
-		if (e == 0) {
-			note_created(&h, r);
-		} else {
-			e = -EAGAIN; /* the path under the host lock moves an mdev or says why */
-			*slow = true;
+		e = as_recorded(h->ctx, h->fs, r, &h->ready[i]);
+		if (e < 0)
+			return e;
+		if (!h->ready[i] && parent_of_other(h, r))
+			h->slow = true;
+	}
+	for (i = 0; i < h->recs.n; i++)
+		if (owns(h->d, &h->recs.v[i]) && (h->slow || !h->ready[i]))
+			vgpu_gpu_locks_add(want, h->recs.v[i].gpu);
+	return 0;
+}
+
+/*
+ * One locked pass: the host lock and the GPUs' locks (never waiting for a
+ * GPU with the host locked: vgpu_locks_take()), the records read under
+ * them, act, commit or undo; by @until.  An act that needs only the GPUs'
+ * locks (a release frees what its records say; a prepare that only
+ * creates) lets the host lock go first: the records of a locked GPU do not
+ * change while its lock is held, and the driver's writes (a free may take
+ * VGPU_LIVE_FREE_WAIT_MS) hold up no other GPU.  A slow prepare (it may
+ * move an mdev: a record write) keeps both.
+ */
+static int hook_pass(struct hook *h, uint64_t until, int (*decide)(void *, struct vgpu_gpu_locks *),
+		     int (*act)(struct hook *))
+{
+	struct vgpu_gpu_locks l = { .n = 0 };
+	int e = vgpu_locks_take(h->ctx, h->fs, until, decide, h, &l);
+
+	if (e == 0) {
+		/* with nothing to lock there is no slow work: the pass ends in its turn */
+		if (!h->slow && l.n)
+			vgpu_sysfs_unlock(h->fs);
+		vgpu_txn_init(&h->txn, h->ctx, h->fs, false);
+		e = act(h);
+		if (e < 0)
+			vgpu_txn_rollback(&h->txn);
+		else
+			vgpu_txn_commit(&h->txn);
+		vgpu_gpu_locks_release(&l);
+		vgpu_sysfs_unlock(h->fs);
+	}
+	hook_clear(h);
+	return e;
+}
+
+static int prepare_act(struct hook *h)
+{
+	return h->slow ? prepare_slow(h) : prepare_fast(h);
+}
+
+static int prepare(struct vgpu_ctx *ctx, struct vgpu_sysfs *fs, const struct dom *d, uint64_t until)
+{
+	struct hook h = { .ctx = ctx, .fs = fs, .d = d };
+	int e = hook_pass(&h, until, prepare_gpus, prepare_act);
+
+	/* a create under the GPUs' locks alone failed: once more, all under the host lock */
+	if (h.retry) {
+		vgpu_ctx_clear(ctx);
+		h = (struct hook){ .ctx = ctx, .fs = fs, .d = d, .force_slow = true };
+		e = hook_pass(&h, until, prepare_gpus, prepare_act);
+	}
+	return e;
+}
+
+/* ---- the entry ---------------------------------------------------------------- */
+
+static bool is(const char *a, const char *b)
+{
+	return a && strcmp(a, b) == 0;
+}
+
+/* libvirt refuses '/' in names; a name that would be a path is not one of ours */
+static bool plain_name(const char *s)
+{
+	return s && *s && !strchr(s, '/') && !is(s, ".") && !is(s, "..");
+}
+
+bool vgpu_hook_phase_of(const char *name, const char *op, const char *sub,
+			enum vgpu_hook_phase *phase)
+{
+	if (!plain_name(name))
+		return false;
+	if (is(op, "prepare") && is(sub, "begin"))
+		*phase = VGPU_HOOK_PREPARE;
+	else if (is(op, "started") && is(sub, "begin"))
+		*phase = VGPU_HOOK_STARTED;
+	else if (is(op, "release") && is(sub, "end"))
+		*phase = VGPU_HOOK_RELEASE;
+	else
+		return false;
+	return true;
+}
+
+/* Without a lock: is there anything for the locked pass to do?  Only "no" is final. */
+static int cheap_pass(struct vgpu_ctx *ctx, struct vgpu_sysfs *fs, enum vgpu_hook_phase phase,
+		      const struct vgpu_hook_input *in, enum vgpu_hook_next *next)
+{
+	VGPU_AUTORECORDS recs = { 0 };
+	char uuid[VGPU_UUID_LEN];
+	const struct dom d = { .name = in->name, .uuid = uuid };
+	const char *xml = NULL;
+	size_t len = 0;
+	bool ours = false;
+	int e = vgpu_records_read(ctx, fs, &recs);
+
+	/* a host without records: nothing of any domain is ours (stdin is not read) */
+	if (e < 0 || !recs.n)
+		return e;
+	e = in->read_xml ? in->read_xml(in->xml_data, ctx, &xml, &len) :
+			   vgpu_error(ctx, -EINVAL, "no domain XML to read for '%s'", in->name);
+	if (e < 0)
+		return e;
+	if (scan_uuid(xml, len, uuid) < 0) {
+		/* no UUID without the parser: by name, is the domain ours at all? */
+		for (size_t i = 0; i < recs.n && !ours; i++)
+			ours = strcmp(recs.v[i].domain, in->name) == 0;
+		/* ours: the hardened parser decides (and refuses hostile input) */
+		*next = ours ? VGPU_HOOK_PARSE_XML : VGPU_HOOK_DONE;
+		return 0;
+	}
+	for (size_t i = 0; i < recs.n && !ours; i++)
+		ours = owns(&d, &recs.v[i]);
+	if ((phase == VGPU_HOOK_PREPARE && maybe_foreign(xml, &recs, uuid)) ||
+	    (ours && has_work(ctx, fs, phase, &d, &recs)))
+		*next = VGPU_HOOK_PARSE_XML;
+	return 0;
+}
+
+int vgpu_hook_run(struct vgpu_ctx *ctx, struct vgpu_sysfs *fs, enum vgpu_hook_phase phase,
+		  const struct vgpu_hook_input *in, struct vgpu_hook_result *out)
+{
+	/* one budget for the whole call, whichever way it goes */
+	uint64_t until = vgpu_monotonic_ms() + in->lock_wait_ms;
+	struct dom d = { .name = in->name };
+	enum vgpu_hook_next next = VGPU_HOOK_DONE;
+	int e = 0;
+
+	if (!plain_name(in->name)) {
+		/* not one of ours */
+	} else if (phase == VGPU_HOOK_STARTED) {
+		drop_note(fs, in->name); /* named by the domain: no stdin needed */
+	} else if (!in->parsed) {
+		e = cheap_pass(ctx, fs, phase, in, &next);
+	} else {
+		d.uuid = in->parsed->uuid;
+		d.mdevs = in->parsed->mdevs;
+		d.vfs = in->parsed->vfs;
+		if (phase == VGPU_HOOK_PREPARE)
+			e = prepare(ctx, fs, &d, until);
+		else {
+			struct hook h = { .ctx = ctx, .fs = fs, .d = &d };
+
+			e = hook_pass(&h, until, release_gpus, do_release);
 		}
 	}
 	if (e == 0)
-		e = write_note(&h);
-	if (e < 0)
-		vgpu_txn_rollback(&h.txn);
-	else
-		vgpu_txn_commit(&h.txn);
-	vgpu_gpu_locks_release(&l);
-	hook_clear(&h);
+		out->next = next;
 	return e;
-}
-
-int vgpu_hook_prepare(struct vgpu_ctx *ctx, struct vgpu_sysfs *fs, const struct vgpu_hook_domain *d)
-{
-	/* one budget for the whole start, whichever path it takes */
-	uint64_t until = vgpu_monotonic_ms() + VGPU_HOOK_LOCK_WAIT_MS;
-	bool slow;
-	int e = prepare_by_gpu(ctx, fs, d, until, &slow);
-
-	if (!slow)
-		return e;
-	vgpu_ctx_clear(ctx);
-	return hook_run(ctx, fs, d, until, do_prepare, true);
-}
-
-int vgpu_hook_release(struct vgpu_ctx *ctx, struct vgpu_sysfs *fs, const struct vgpu_hook_domain *d)
-{
-	return hook_run(ctx, fs, d, vgpu_monotonic_ms() + VGPU_HOOK_LOCK_WAIT_MS, do_release,
-			false);
 }

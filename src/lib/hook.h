@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
 /*
- * hook.h - what the libvirt qemu hook decides, without libvirt and without
- * libxml2 (the caller reads the domain's UUID from the XML on stdin).
+ * hook.h - what the libvirt qemu hook decides, one call per phase, without
+ * libvirt and without libxml2 (the caller reads stdin when the library asks,
+ * and parses the XML with the hardened parser when the library says so).
  *
  * prepare begin: every vGPU the owner records give the domain exists with
  * its type, created where missing (after a reboot, or per-start).
@@ -31,103 +32,97 @@
 /* a hook waiting here holds up a VM start: wait less than assign does */
 #define VGPU_HOOK_LOCK_WAIT_MS 10000
 
-/* The domain a hook call is about. */
+/* What libvirt calls the hook for, of what the hook acts on ("migrate" would be one more). */
+enum vgpu_hook_phase {
+	VGPU_HOOK_PREPARE, /* prepare begin: the domain's vGPUs exist as recorded */
+	VGPU_HOOK_STARTED, /* started begin: the start went through */
+	VGPU_HOOK_RELEASE, /* release end: per-start vGPUs and a failed start's go */
+};
+
+/* The domain as the hardened parser read it from the XML on stdin. */
 struct vgpu_hook_domain {
-	const char *name; /* as libvirt passes it (argv[1]), for messages */
 	const char *uuid; /* normalized: records and hostdevs are matched by it */
 	const struct vgpu_strv *mdevs; /* mdev UUIDs its definition's hostdevs name, or NULL */
 	const struct vgpu_strv *vfs; /* PCI functions its hostdevs name, or NULL */
 };
 
-/**
- * vgpu_hook_scan_uuid() - the domain's <uuid> from the XML libvirt gives
- * the hook on stdin, without an XML library: the first <uuid> child of the
- * root <domain>, skipping comments, processing instructions and CDATA, with
- * quoted attribute values honoured.  Anything unusual (a DTD, an entity, a
- * root that is not <domain>) is left to the hardened parser.
- * @xml: the text
- * @len: its length
- * @uuid: the UUID, normalized, on success
- * Return: 0, -ENOENT (no <uuid>) or -EINVAL (not plain enough to scan).
- */
-int vgpu_hook_scan_uuid(const char *xml, size_t len, char uuid[VGPU_UUID_LEN]);
+/* One call of the hook. */
+struct vgpu_hook_input {
+	const char *name; /* the domain's name as libvirt passes it (argv[1]) */
+	/*
+	 * The domain XML on stdin, NUL-terminated, read only when the library
+	 * calls this (at most once per vgpu_hook_run()): 0 or -errno with a
+	 * message in @ctx.  A call that is not about one of our domains never
+	 * reads stdin.  Needed by the cheap pass only.
+	 */
+	int (*read_xml)(void *data, struct vgpu_ctx *ctx, const char **xml, size_t *len);
+	void *xml_data; /* for read_xml */
+	/* NULL: the cheap pass; else what the hardened parser read (the locked pass) */
+	const struct vgpu_hook_domain *parsed;
+	unsigned lock_wait_ms; /* the whole call's budget for the locks (VGPU_HOOK_LOCK_WAIT_MS) */
+};
+
+/* What the caller does next. */
+enum vgpu_hook_next {
+	VGPU_HOOK_DONE, /* nothing (more) to do: exit 0 */
+	/* parse the XML with the hardened parser, call again with ->parsed set */
+	VGPU_HOOK_PARSE_XML,
+};
+
+struct vgpu_hook_result {
+	enum vgpu_hook_next next;
+};
 
 /**
- * vgpu_hook_maybe_foreign() - the cheap test before the hardened parse: does
- * the domain XML @xml mention a vGPU that a record of another domain than
- * @uuid holds (its mdev UUID, or its VF's address as libvirt writes a
- * hostdev source)?  A superset of what vgpu_hook_prepare() refuses: true
- * only sends the call down the slow path, which decides.
- * @xml: the domain XML, NUL-terminated
- * @recs: every owner record
- * @uuid: the domain's UUID
- * Return: true when the XML names another domain's vGPU, or might.
+ * vgpu_hook_phase_of() - is a hook call one the hook acts on: prepare begin,
+ * started begin or release end of a domain whose name can be one of ours
+ * (libvirt refuses '/' in names; "." and ".." are not names)?
+ * @name: the domain's name (argv[1])
+ * @op: the operation (argv[2]), or NULL
+ * @sub: the sub-operation (argv[3]), or NULL
+ * @phase: the phase, when it is one
+ * Return: true when it is; false: exit 0 without reading stdin.
  */
-bool vgpu_hook_maybe_foreign(const char *xml, const struct vgpu_records *recs, const char *uuid);
+bool vgpu_hook_phase_of(const char *name, const char *op, const char *sub,
+			enum vgpu_hook_phase *phase);
 
 /**
- * vgpu_hook_owns() - does record @r belong to domain @d (by UUID: a renamed
- * domain keeps its vGPUs)?
- * @d: the domain
- * @r: an owner record
- * Return: true when it does.
- */
-bool vgpu_hook_owns(const struct vgpu_hook_domain *d, const struct vgpu_record *r);
-
-/**
- * vgpu_hook_has_work() - would @op change anything for @d?  The hook's
- * cheap path: prepare has work when a vGPU of @d is missing, of another
- * type or elsewhere (the same test vgpu_hook_prepare() makes), or when @d's
- * hostdevs name a vGPU another domain's record holds; release when @d has a
- * per-start vGPU or a failed start left a note.  Decided without
- * the lock, so it only ever leads to "nothing to do", the answer the
- * locked call would give on the same host.
- * @ctx: warnings (a vGPU that cannot be read counts as work)
- * @fs: the host root
- * @op: "prepare" or "release"
- * @d: the domain
- * @recs: every owner record
- * Return: true when @op has work for @d.
- */
-bool vgpu_hook_has_work(struct vgpu_ctx *ctx, struct vgpu_sysfs *fs, const char *op,
-			const struct vgpu_hook_domain *d, const struct vgpu_records *recs);
-
-/**
- * vgpu_hook_started() - a start went through: drop the note of what its
- * prepare created, so its release is a normal stop.
- * @fs: the host root
- * @name: the domain's name (notes are named by it: a domain cannot be
- *        renamed while it runs, so prepare, started and release of one run
- *        agree on it, and started needs no stdin)
- */
-void vgpu_hook_started(struct vgpu_sysfs *fs, const char *name);
-
-/**
- * vgpu_hook_prepare() - under the host lock, refuse a definition whose
- * hostdevs name a vGPU another domain's record holds (for vendor VFIO the VF
- * is the vGPU: the domain would start with the other's), then make every
- * vGPU the records give @d exist as recorded.  An mdev whose parent another vGPU holds moves
- * to a free parent of the same GPU that offers its type (the record
- * follows); a vendor-VFIO vGPU cannot move (the hostdev names the VF).
- * What was created is noted for a failed start's release.  One transaction:
- * a failure undoes every step.
+ * vgpu_hook_run() - one phase of the libvirt hook, decided from one reading
+ * of the owner records and of the state of the domain's vGPUs per pass.
+ *
+ * started drops the note of what prepare created (notes are named by the
+ * domain: a domain cannot be renamed while it runs).
+ *
+ * The cheap pass (@in->parsed NULL) takes no lock and only ever concludes
+ * "nothing to do" (VGPU_HOOK_DONE), the answer the locked pass would give
+ * on the same host; anything else is VGPU_HOOK_PARSE_XML.  Without records
+ * it ends before reading stdin; otherwise it reads the domain's UUID from
+ * the XML with a plain scanner, then: prepare has work when a vGPU of the
+ * domain is missing, of another type, elsewhere or unreadable, or when the
+ * XML names a vGPU another domain's record holds; release when the domain
+ * has a per-start vGPU or a failed start left a note.  An XML the scanner
+ * cannot read goes to the hardened parser when a record names the domain.
+ *
+ * The locked pass (@in->parsed set; records matched by UUID, so a renamed
+ * domain keeps its vGPUs) reads the records and the vGPUs' state once under
+ * the host lock.  prepare refuses a definition whose hostdevs name a vGPU
+ * another domain's record holds (for vendor VFIO the VF is the vGPU), then
+ * creates each missing vGPU under its GPU's lock only (the host lock goes:
+ * domains of different GPUs start side by side); a parent held by another
+ * vGPU, an interrupted move or a create that fails is decided under the
+ * host lock instead, where an mdev may move to a free parent of the same
+ * GPU that offers its type (the record follows).  What was created is noted
+ * for a failed start's release.  release destroys the per-start vGPUs and
+ * what a failed start's prepare created, under the GPUs' locks only; the
+ * records stay.  One transaction per pass: a failure undoes every step.
  * @ctx: errors and warnings
  * @fs: the host root
- * @d: the domain
+ * @phase: the phase
+ * @in: the call
+ * @out: what to do next, set on success
  * Return: 0 or -errno with a message in @ctx.
  */
-int vgpu_hook_prepare(struct vgpu_ctx *ctx, struct vgpu_sysfs *fs,
-		      const struct vgpu_hook_domain *d);
-
-/**
- * vgpu_hook_release() - under the host lock, destroy @d's per-start vGPUs
- * and what a failed start's prepare created; the records stay.
- * @ctx: errors and warnings
- * @fs: the host root
- * @d: the domain
- * Return: 0 or -errno with a message in @ctx.
- */
-int vgpu_hook_release(struct vgpu_ctx *ctx, struct vgpu_sysfs *fs,
-		      const struct vgpu_hook_domain *d);
+int vgpu_hook_run(struct vgpu_ctx *ctx, struct vgpu_sysfs *fs, enum vgpu_hook_phase phase,
+		  const struct vgpu_hook_input *in, struct vgpu_hook_result *out);
 
 #endif

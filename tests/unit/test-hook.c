@@ -1,0 +1,1274 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+/*
+ * test-hook - every branch of the libvirt hook's phases (src/lib/hook.c,
+ * vgpu_hook_run()) on writable copies of the fixture hosts: the cheap pass
+ * that only ever says "nothing to do" (and when it reads stdin), the locked
+ * prepare (vGPUs created under their GPUs' locks alone, or decided under the
+ * host lock: a foreign hostdev, a parent another domain holds, an mdev that
+ * moves, an interrupted move, a create that fails), the note of a failed
+ * start, started, and release.
+ *
+ * The driver is simulated: vgpu_live_create() and vgpu_live_destroy() are
+ * wrapped at link time (-Wl,--wrap) by functions that change the tree as the
+ * driver would (the VF's current_vgpu_type; an mdev's device directory and
+ * links), fail on demand, and note whether the host lock was held.
+ */
+#include <stdarg.h>
+#include <stddef.h>
+#include <setjmp.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <syslog.h>
+#include <cmocka.h>
+
+#include <dirent.h>
+
+#include "hook.h"
+#include "records.h"
+#include "sysfs-lock.h"
+#include "test-util.h"
+
+#define L40S "vfio-ts-l40s"
+#define A30 "a30-dual-mdev"
+#define VM1 "11111111-2222-4333-8444-555555555555"
+#define VM2 "22222222-2222-4333-8444-555555555555"
+#define MDEV1 "aaaaaaaa-0000-4000-8000-000000000001"
+#define MDEV2 "aaaaaaaa-0000-4000-8000-000000000002"
+#define L40S_8Q 1151u
+#define L40S_4Q 1149u
+#define A30_6C 684u
+
+static const char *srcdir;
+
+/* A host for one test, and what the simulated driver saw. */
+struct env {
+	char root[700];
+	struct vgpu_ctx ctx;
+	struct vgpu_sysfs *fs;
+	char log[16384]; /* every log message, one a line */
+	const char *xml; /* what stdin holds */
+	int xml_reads;
+	int xml_err; /* read_xml fails with this when set */
+	/* the driver */
+	int fail_create; /* -errno: every create fails */
+	char fail_create_on[16]; /* only creates on this parent fail ("" every one) */
+	int fail_destroy;
+	int n_create, n_destroy;
+	bool host_locked_in_write; /* the host lock was held during a create or destroy */
+	bool holding; /* the test holds the host lock itself */
+};
+
+static struct env *cur;
+
+static void collect(void *data, int priority, const char *msg)
+{
+	struct env *e = data;
+	size_t l = strlen(e->log);
+
+	(void)priority;
+	snprintf(e->log + l, sizeof(e->log) - l, "%s\n", msg);
+}
+
+/*
+ * The fixture hosts are copied once (a copy takes seconds on a loaded
+ * machine); each test starts from a reset copy: no records, notes or locks,
+ * every VF's current_vgpu_type as the fixture has it, no mdev created.
+ */
+struct copy {
+	const char *host;
+	char root[700];
+	char *state_rel[64]; /* every sys/bus/pci/devices/X/nvidia/current_vgpu_type */
+	char *state_text[64];
+	size_t n_state;
+};
+
+static char group_base[512];
+static struct copy copies[] = { { .host = L40S }, { .host = A30 } };
+
+static char *slurp(const char *path)
+{
+	char buf[256];
+	size_t n;
+	FILE *fp = fopen(path, "r");
+
+	if (!fp)
+		fail_msg("cannot read %s", path);
+	n = fread(buf, 1, sizeof(buf) - 1, fp);
+	fclose(fp);
+	buf[n] = '\0';
+	return strdup(buf);
+}
+
+static void list_devices(const char *root, char names[][32], size_t *n)
+{
+	char path[1024];
+	struct dirent *de;
+	DIR *dir;
+
+	snprintf(path, sizeof(path), "%s/sys/bus/pci/devices", root);
+	dir = opendir(path);
+	*n = 0;
+	if (!dir)
+		fail_msg("cannot list %s", path);
+	while ((de = readdir(dir)) && *n < 32)
+		if (de->d_name[0] != '.')
+			snprintf(names[(*n)++], 32, "%.31s", de->d_name);
+	closedir(dir);
+}
+
+static int group_setup(void **state)
+{
+	(void)state;
+	tree_make(group_base, sizeof(group_base), "hook");
+	for (size_t i = 0; i < ARRAY_SIZE(copies); i++) {
+		struct copy *c = &copies[i];
+		char cmd[2048], names[32][32], rel[256], path[1024];
+		size_t n;
+
+		snprintf(c->root, sizeof(c->root), "%s/%s", group_base, c->host);
+		snprintf(cmd, sizeof(cmd), "cp -a '%s/tests/data/hosts/%s' '%s'", srcdir, c->host,
+			 c->root);
+		if (system(cmd) != 0)
+			return -1;
+		list_devices(c->root, names, &n);
+		for (size_t k = 0; k < n && c->n_state < ARRAY_SIZE(c->state_rel); k++) {
+			snprintf(rel, sizeof(rel),
+				 "sys/bus/pci/devices/%s/nvidia/current_vgpu_type", names[k]);
+			snprintf(path, sizeof(path), "%s/%s", c->root, rel);
+			if (access(path, F_OK) != 0)
+				continue;
+			c->state_rel[c->n_state] = strdup(rel);
+			c->state_text[c->n_state++] = slurp(path);
+		}
+	}
+	return 0;
+}
+
+static int group_teardown(void **state)
+{
+	(void)state;
+	for (size_t i = 0; i < ARRAY_SIZE(copies); i++)
+		for (size_t k = 0; k < copies[i].n_state; k++) {
+			free(copies[i].state_rel[k]);
+			free(copies[i].state_text[k]);
+		}
+	tree_remove(group_base);
+	return 0;
+}
+
+/* The copy as the fixture has it: what a test wrote is gone. */
+static void reset(const struct copy *c)
+{
+	char path[1024], names[32][32];
+	size_t n;
+
+	for (const char *const *d = (const char *const[]){ "var", "run", "sys/bus/mdev", NULL }; *d;
+	     d++) {
+		snprintf(path, sizeof(path), "%s/%s", c->root, *d);
+		tree_remove(path);
+	}
+	for (size_t k = 0; k < c->n_state; k++)
+		tree_put(c->root, c->state_rel[k], c->state_text[k]);
+	/* mdevs the simulated driver made: ROOT/sys/bus/pci/devices/PARENT/UUID */
+	list_devices(c->root, names, &n);
+	for (size_t k = 0; k < n; k++) {
+		struct dirent *de;
+		DIR *dir;
+
+		snprintf(path, sizeof(path), "%s/sys/bus/pci/devices/%s", c->root, names[k]);
+		dir = opendir(path);
+		while (dir && (de = readdir(dir))) {
+			char sub[1400];
+
+			if (strlen(de->d_name) != 36 || de->d_name[8] != '-')
+				continue;
+			snprintf(sub, sizeof(sub), "%s/%s", path, de->d_name);
+			tree_remove(sub);
+		}
+		if (dir)
+			closedir(dir);
+	}
+}
+
+static int setup_host(void **state, const char *host)
+{
+	struct env *e = calloc(1, sizeof(*e));
+	const struct copy *c = NULL;
+
+	assert_non_null(e);
+	for (size_t i = 0; i < ARRAY_SIZE(copies); i++)
+		if (strcmp(copies[i].host, host) == 0)
+			c = &copies[i];
+	assert_non_null(c);
+	reset(c);
+	snprintf(e->root, sizeof(e->root), "%s", c->root);
+	vgpu_ctx_init(&e->ctx, collect, e);
+	vgpu_ctx_set_priority(&e->ctx, LOG_NOTICE);
+	if (vgpu_sysfs_open(&e->ctx, e->root, &e->fs) < 0)
+		fail_msg("cannot open %s: %s", e->root, vgpu_ctx_error(&e->ctx));
+	cur = e;
+	*state = e;
+	return 0;
+}
+
+static int setup_l40s(void **state)
+{
+	return setup_host(state, L40S);
+}
+
+static int setup_a30(void **state)
+{
+	return setup_host(state, A30);
+}
+
+static int teardown(void **state)
+{
+	struct env *e = *state;
+
+	vgpu_sysfs_free(e->fs);
+	vgpu_ctx_clear(&e->ctx);
+	free(e);
+	cur = NULL;
+	return 0;
+}
+
+/* ---- the simulated driver --------------------------------------------------------- */
+
+static void vf_attr(char *buf, size_t len, const char *vf)
+{
+	snprintf(buf, len, "sys/bus/pci/devices/%s/nvidia/current_vgpu_type", vf);
+}
+
+/* The type id VF @vf holds (0: none); -1 when unreadable. */
+static long vf_type(struct env *e, const char *vf)
+{
+	char rel[256], path[1024];
+	long v = -1;
+	FILE *fp;
+
+	vf_attr(rel, sizeof(rel), vf);
+	snprintf(path, sizeof(path), "%s/%s", e->root, rel);
+	fp = fopen(path, "r");
+	if (!fp)
+		return -1;
+	if (fscanf(fp, "%ld", &v) != 1)
+		v = -1;
+	fclose(fp);
+	return v;
+}
+
+static void set_vf(struct env *e, const char *vf, unsigned type)
+{
+	char rel[256], val[16];
+
+	vf_attr(rel, sizeof(rel), vf);
+	snprintf(val, sizeof(val), "%u\n", type);
+	tree_put(e->root, rel, val);
+}
+
+/* mdev @uuid: on which parent (buf), "" when absent. */
+static const char *mdev_parent(struct env *e, const char *uuid, char *buf, size_t len)
+{
+	char path[1024], target[1024];
+	ssize_t n;
+	char *slash;
+
+	snprintf(path, sizeof(path), "%s/sys/bus/mdev/devices/%s", e->root, uuid);
+	n = readlink(path, target, sizeof(target) - 1);
+	buf[0] = '\0';
+	if (n <= 0)
+		return buf;
+	target[n] = '\0';
+	if ((slash = strrchr(target, '/')))
+		*slash = '\0';
+	slash = strrchr(target, '/');
+	snprintf(buf, len, "%.63s", slash ? slash + 1 : target);
+	return buf;
+}
+
+static void add_mdev(struct env *e, const char *uuid, const char *parent, unsigned type)
+{
+	char rel[512], target[512];
+
+	snprintf(rel, sizeof(rel), "sys/bus/pci/devices/%s/%s/mdev_type", parent, uuid);
+	snprintf(target, sizeof(target), "../mdev_supported_types/nvidia-%u", type);
+	tree_link(e->root, rel, target);
+	snprintf(rel, sizeof(rel), "sys/bus/mdev/devices/%s", uuid);
+	snprintf(target, sizeof(target), "/sys/bus/pci/devices/%s/%s", parent, uuid);
+	tree_link(e->root, rel, target);
+}
+
+static void remove_mdev(struct env *e, const char *uuid, const char *parent)
+{
+	char path[1024];
+
+	snprintf(path, sizeof(path), "%s/sys/bus/mdev/devices/%s", e->root, uuid);
+	unlink(path);
+	snprintf(path, sizeof(path), "%s/sys/bus/pci/devices/%s/%s", e->root, parent, uuid);
+	tree_remove(path);
+}
+
+/* Is the host lock held (by the code under test) now? */
+static bool host_locked(struct env *e)
+{
+	struct vgpu_ctx ctx;
+	struct vgpu_sysfs *fs = NULL;
+	bool held;
+
+	vgpu_ctx_init(&ctx, NULL, NULL);
+	assert_int_equal(vgpu_sysfs_open(&ctx, e->root, &fs), 0);
+	held = vgpu_sysfs_lock(&ctx, fs, 0) < 0;
+	vgpu_sysfs_free(fs);
+	vgpu_ctx_clear(&ctx);
+	return held;
+}
+
+int __wrap_vgpu_live_create(struct vgpu_ctx *ctx, struct vgpu_sysfs *fs,
+			    const struct vgpu_record *r, bool *created);
+int __wrap_vgpu_live_create(struct vgpu_ctx *ctx, struct vgpu_sysfs *fs,
+			    const struct vgpu_record *r, bool *created)
+{
+	struct env *e = cur;
+	char on[64];
+
+	(void)fs;
+	*created = false;
+	e->n_create++;
+	e->host_locked_in_write |= host_locked(e);
+	if (e->fail_create && (!e->fail_create_on[0] || strcmp(e->fail_create_on, r->parent) == 0))
+		return vgpu_error(ctx, e->fail_create, "create on %s fails (simulated)", r->parent);
+	if (r->iface == VGPU_IFACE_VENDOR_VFIO) {
+		long t = vf_type(e, r->parent);
+
+		if (t == (long)r->type_id)
+			return 0;
+		if (t != 0)
+			return vgpu_error(ctx, -EBUSY, "VF %s already holds vGPU type %ld",
+					  r->parent, t);
+		set_vf(e, r->parent, r->type_id);
+	} else {
+		if (mdev_parent(e, r->mdev_uuid, on, sizeof(on))[0])
+			return vgpu_error(ctx, -EEXIST, "mdev %s already exists on %s",
+					  r->mdev_uuid, on);
+		add_mdev(e, r->mdev_uuid, r->parent, r->type_id);
+	}
+	*created = true;
+	return 0;
+}
+
+int __wrap_vgpu_live_destroy(struct vgpu_ctx *ctx, struct vgpu_sysfs *fs,
+			     const struct vgpu_record *r, bool *freed);
+int __wrap_vgpu_live_destroy(struct vgpu_ctx *ctx, struct vgpu_sysfs *fs,
+			     const struct vgpu_record *r, bool *freed)
+{
+	struct env *e = cur;
+	char on[64];
+
+	(void)fs;
+	*freed = false;
+	e->n_destroy++;
+	e->host_locked_in_write |= host_locked(e);
+	if (e->fail_destroy)
+		return vgpu_error(ctx, e->fail_destroy, "free on %s fails (simulated)", r->parent);
+	if (r->iface == VGPU_IFACE_VENDOR_VFIO) {
+		long t = vf_type(e, r->parent);
+
+		if (t == 0)
+			return 0;
+		if (t != (long)r->type_id)
+			return vgpu_error(ctx, -ESTALE, "VF %s holds vGPU type %ld, not %u",
+					  r->parent, t, r->type_id);
+		set_vf(e, r->parent, 0);
+	} else {
+		if (!mdev_parent(e, r->mdev_uuid, on, sizeof(on))[0])
+			return 0;
+		remove_mdev(e, r->mdev_uuid, on);
+	}
+	*freed = true;
+	return 0;
+}
+
+/* ---- records, notes, calls ---------------------------------------------------------- */
+
+static struct vgpu_record vfio_rec(const char *dom, const char *uuid, const char *vf, unsigned type,
+				   enum vgpu_lifetime life)
+{
+	struct vgpu_record r = { .iface = VGPU_IFACE_VENDOR_VFIO,
+				 .type_id = type,
+				 .lifetime = life };
+
+	snprintf(r.domain, sizeof(r.domain), "%s", dom);
+	snprintf(r.domain_uuid, sizeof(r.domain_uuid), "%s", uuid);
+	snprintf(r.gpu, sizeof(r.gpu), "%.8s00.0", vf);
+	snprintf(r.parent, sizeof(r.parent), "%s", vf);
+	snprintf(r.profile, sizeof(r.profile), "%s", type == L40S_8Q ? "L40S-8Q" : "L40S-4Q");
+	return r;
+}
+
+static struct vgpu_record mdev_rec(const char *dom, const char *uuid, const char *parent,
+				   const char *mdev, enum vgpu_lifetime life)
+{
+	struct vgpu_record r = { .iface = VGPU_IFACE_MDEV, .type_id = A30_6C, .lifetime = life };
+
+	snprintf(r.domain, sizeof(r.domain), "%s", dom);
+	snprintf(r.domain_uuid, sizeof(r.domain_uuid), "%s", uuid);
+	snprintf(r.gpu, sizeof(r.gpu), "%.8s00.0", parent);
+	snprintf(r.parent, sizeof(r.parent), "%s", parent);
+	snprintf(r.profile, sizeof(r.profile), "A30-6C");
+	snprintf(r.mdev_uuid, sizeof(r.mdev_uuid), "%s", mdev);
+	return r;
+}
+
+static void put_rec(struct env *e, const struct vgpu_record *r)
+{
+	if (vgpu_record_write(&e->ctx, e->fs, r) < 0)
+		fail_msg("cannot write a record: %s", vgpu_ctx_error(&e->ctx));
+}
+
+/* The records on the host now, as "DOMAIN PARENT" lines. */
+static void records_now(struct env *e, char *buf, size_t len)
+{
+	VGPU_AUTORECORDS recs = { 0 };
+
+	assert_int_equal(vgpu_records_read(&e->ctx, e->fs, &recs), 0);
+	buf[0] = '\0';
+	for (size_t i = 0; i < recs.n; i++) {
+		size_t l = strlen(buf);
+
+		snprintf(buf + l, len - l, "%s %s\n", recs.v[i].domain, recs.v[i].parent);
+	}
+}
+
+/* The note a prepare left for domain @name ("" when none). */
+static const char *note_of(struct env *e, const char *name, char *buf, size_t len)
+{
+	char path[1024];
+	size_t n = 0;
+	FILE *fp;
+
+	snprintf(path, sizeof(path), "%s/%s/%s", e->root, VGPU_PREPARED_DIR, name);
+	buf[0] = '\0';
+	fp = fopen(path, "r");
+	if (fp) {
+		n = fread(buf, 1, len - 1, fp);
+		fclose(fp);
+	}
+	buf[n] = '\0';
+	return buf;
+}
+
+static int give_xml(void *data, struct vgpu_ctx *ctx, const char **xml, size_t *len)
+{
+	struct env *e = data;
+
+	e->xml_reads++;
+	if (e->xml_err)
+		return vgpu_error(ctx, e->xml_err, "no whole domain XML on stdin (simulated)");
+	*xml = e->xml;
+	*len = strlen(e->xml);
+	return 0;
+}
+
+static char xml_buf[4096];
+
+/* The domain XML libvirt would give: @name, @uuid, hostdevs @devices. */
+static const char *dom_xml(const char *name, const char *uuid, const char *devices)
+{
+	snprintf(
+		xml_buf, sizeof(xml_buf),
+		"<domain type='kvm'>\n  <name>%s</name>\n  <uuid>%s</uuid>\n  <memory unit='KiB'>1048576</memory>\n  <devices>%s</devices>\n</domain>\n",
+		name, uuid, devices);
+	return xml_buf;
+}
+
+/* The cheap pass: 0 with *next, or -errno. */
+static int cheap(struct env *e, enum vgpu_hook_phase phase, const char *name, const char *xml,
+		 enum vgpu_hook_next *next)
+{
+	const struct vgpu_hook_input in = {
+		.name = name, .read_xml = give_xml, .xml_data = e, .lock_wait_ms = 300
+	};
+	struct vgpu_hook_result res = { .next = (enum vgpu_hook_next) - 1 };
+	int r;
+
+	e->xml = xml;
+	r = vgpu_hook_run(&e->ctx, e->fs, phase, &in, &res);
+	if (r == 0)
+		*next = res.next;
+	else
+		assert_int_equal((int)res.next, -1); /* set on success only */
+	return r;
+}
+
+static enum vgpu_hook_next cheap_ok(struct env *e, enum vgpu_hook_phase phase, const char *name,
+				    const char *xml)
+{
+	enum vgpu_hook_next next = VGPU_HOOK_DONE;
+	int r = cheap(e, phase, name, xml, &next);
+
+	if (r < 0)
+		fail_msg("cheap pass: %d: %s", r, vgpu_ctx_error(&e->ctx));
+	return next;
+}
+
+/* The locked pass for the domain @uuid with hostdevs @mdevs, @vfs (NULL: none). */
+static int locked(struct env *e, enum vgpu_hook_phase phase, const char *name, const char *uuid,
+		  const char *mdev, const char *vf)
+{
+	VGPU_AUTOSTRV mdevs = { 0 };
+	VGPU_AUTOSTRV vfs = { 0 };
+	const struct vgpu_hook_domain d = { .uuid = uuid, .mdevs = &mdevs, .vfs = &vfs };
+	const struct vgpu_hook_input in = { .name = name, .parsed = &d, .lock_wait_ms = 300 };
+	struct vgpu_hook_result res = { .next = (enum vgpu_hook_next) - 1 };
+	int r;
+
+	if (mdev)
+		vgpu_strv_push(&mdevs, vgpu_xstrdup(mdev));
+	if (vf)
+		vgpu_strv_push(&vfs, vgpu_xstrdup(vf));
+	vgpu_ctx_clear(&e->ctx);
+	r = vgpu_hook_run(&e->ctx, e->fs, phase, &in, &res);
+	if (r == 0)
+		assert_int_equal(res.next, VGPU_HOOK_DONE);
+	if (!e->holding)
+		assert_false(host_locked(e)); /* never left behind */
+	return r;
+}
+
+static void locked_ok(struct env *e, enum vgpu_hook_phase phase, const char *name, const char *uuid)
+{
+	int r = locked(e, phase, name, uuid, NULL, NULL);
+
+	if (r < 0)
+		fail_msg("locked pass: %d: %s", r, vgpu_ctx_error(&e->ctx));
+}
+
+static void assert_contains(const char *hay, const char *needle)
+{
+	if (!strstr(hay, needle))
+		fail_msg("'%s' not in '%s'", needle, hay);
+}
+
+/* ---- which calls are the hook's ------------------------------------------------------ */
+
+static void test_phase_of(void **state)
+{
+	enum vgpu_hook_phase p = (enum vgpu_hook_phase) - 1;
+
+	(void)state;
+	assert_true(vgpu_hook_phase_of("vm1", "prepare", "begin", &p));
+	assert_int_equal(p, VGPU_HOOK_PREPARE);
+	assert_true(vgpu_hook_phase_of("vm1", "started", "begin", &p));
+	assert_int_equal(p, VGPU_HOOK_STARTED);
+	assert_true(vgpu_hook_phase_of("vm1", "release", "end", &p));
+	assert_int_equal(p, VGPU_HOOK_RELEASE);
+	p = (enum vgpu_hook_phase) - 1;
+	assert_false(vgpu_hook_phase_of("vm1", "prepare", "end", &p));
+	assert_false(vgpu_hook_phase_of("vm1", "release", "begin", &p));
+	assert_false(vgpu_hook_phase_of("vm1", "stopped", "end", &p));
+	assert_false(vgpu_hook_phase_of("vm1", "migrate", "begin", &p));
+	assert_false(vgpu_hook_phase_of("vm1", "prepare", NULL, &p));
+	assert_false(vgpu_hook_phase_of("vm1", NULL, NULL, &p));
+	/* a name that would be a path is not one of ours */
+	assert_false(vgpu_hook_phase_of("a/b", "prepare", "begin", &p));
+	assert_false(vgpu_hook_phase_of(".", "prepare", "begin", &p));
+	assert_false(vgpu_hook_phase_of("..", "release", "end", &p));
+	assert_false(vgpu_hook_phase_of("", "prepare", "begin", &p));
+	assert_false(vgpu_hook_phase_of(NULL, "prepare", "begin", &p));
+	assert_int_equal((int)p, -1);
+}
+
+/* ---- the cheap pass -------------------------------------------------------------------- */
+
+/* No record on the host: no domain is ours, and stdin is never read. */
+static void test_cheap_no_records(void **state)
+{
+	struct env *e = *state;
+
+	assert_int_equal(cheap_ok(e, VGPU_HOOK_PREPARE, "vm1", dom_xml("vm1", VM1, "")),
+			 VGPU_HOOK_DONE);
+	assert_int_equal(cheap_ok(e, VGPU_HOOK_RELEASE, "vm1", dom_xml("vm1", VM1, "")),
+			 VGPU_HOOK_DONE);
+	assert_int_equal(e->xml_reads, 0);
+}
+
+/* Records of another domain only: not ours (by UUID), nothing to do. */
+static void test_cheap_not_ours(void **state)
+{
+	struct env *e = *state;
+	struct vgpu_record r =
+		vfio_rec("vm2", VM2, "0000:c1:00.4", L40S_8Q, VGPU_LIFETIME_PER_START);
+
+	put_rec(e, &r); /* missing and per-start: work, for vm2 */
+	assert_int_equal(cheap_ok(e, VGPU_HOOK_PREPARE, "vm1", dom_xml("vm1", VM1, "")),
+			 VGPU_HOOK_DONE);
+	assert_int_equal(cheap_ok(e, VGPU_HOOK_RELEASE, "vm1", dom_xml("vm1", VM1, "")),
+			 VGPU_HOOK_DONE);
+	/* the name alone does not make it ours: a domain called vm2 with another UUID */
+	assert_int_equal(cheap_ok(e, VGPU_HOOK_PREPARE, "vm2", dom_xml("vm2", VM1, "")),
+			 VGPU_HOOK_DONE);
+	/* a name that would be a path is never ours: stdin is not read */
+	assert_int_equal(cheap_ok(e, VGPU_HOOK_PREPARE, "vm2/..", dom_xml("vm2", VM2, "")),
+			 VGPU_HOOK_DONE);
+	assert_int_equal(e->xml_reads, 3);
+}
+
+/* Ours, every vGPU there as recorded: prepare has nothing to do. */
+static void test_cheap_prepare_present(void **state)
+{
+	struct env *e = *state;
+	struct vgpu_record r =
+		vfio_rec("vm1", VM1, "0000:c1:00.4", L40S_8Q, VGPU_LIFETIME_PERSISTENT);
+
+	put_rec(e, &r);
+	set_vf(e, "0000:c1:00.4", L40S_8Q);
+	assert_int_equal(cheap_ok(e, VGPU_HOOK_PREPARE, "vm1", dom_xml("vm1", VM1, "")),
+			 VGPU_HOOK_DONE);
+	assert_int_equal(e->xml_reads, 1);
+}
+
+/* Ours, the vGPU missing (after a reboot), of another type, or unreadable: the locked pass. */
+static void test_cheap_prepare_work(void **state)
+{
+	struct env *e = *state;
+	struct vgpu_record r =
+		vfio_rec("vm1", VM1, "0000:c1:00.4", L40S_8Q, VGPU_LIFETIME_PERSISTENT);
+	char rel[256], path[1024];
+
+	put_rec(e, &r);
+	assert_int_equal(cheap_ok(e, VGPU_HOOK_PREPARE, "vm1", dom_xml("vm1", VM1, "")),
+			 VGPU_HOOK_PARSE_XML);
+	set_vf(e, "0000:c1:00.4", L40S_4Q);
+	assert_int_equal(cheap_ok(e, VGPU_HOOK_PREPARE, "vm1", dom_xml("vm1", VM1, "")),
+			 VGPU_HOOK_PARSE_XML);
+	vf_attr(rel, sizeof(rel), "0000:c1:00.4");
+	snprintf(path, sizeof(path), "%s/%s", e->root, rel);
+	assert_int_equal(unlink(path), 0);
+	assert_int_equal(cheap_ok(e, VGPU_HOOK_PREPARE, "vm1", dom_xml("vm1", VM1, "")),
+			 VGPU_HOOK_PARSE_XML);
+}
+
+/* A renamed domain keeps its vGPUs: records are matched by UUID, not by name. */
+static void test_cheap_renamed(void **state)
+{
+	struct env *e = *state;
+	struct vgpu_record r =
+		vfio_rec("old-name", VM1, "0000:c1:00.4", L40S_8Q, VGPU_LIFETIME_PERSISTENT);
+
+	put_rec(e, &r);
+	assert_int_equal(cheap_ok(e, VGPU_HOOK_PREPARE, "new-name", dom_xml("new-name", VM1, "")),
+			 VGPU_HOOK_PARSE_XML);
+	locked_ok(e, VGPU_HOOK_PREPARE, "new-name", VM1);
+	assert_int_equal(vf_type(e, "0000:c1:00.4"), L40S_8Q);
+}
+
+/* The XML names another domain's vGPU (its mdev UUID, its VF): the hardened parse decides. */
+static void test_cheap_maybe_foreign(void **state)
+{
+	struct env *e = *state;
+	struct vgpu_record m =
+		mdev_rec("vm2", VM2, "0000:3b:00.4", MDEV2, VGPU_LIFETIME_PERSISTENT);
+	struct vgpu_record v =
+		vfio_rec("vm2", VM2, "0000:3b:00.5", A30_6C, VGPU_LIFETIME_PERSISTENT);
+	static const char mdev_dev[] =
+		"<hostdev mode='subsystem' type='mdev' model='vfio-pci'>"
+		"<source><address uuid='AAAAAAAA-0000-4000-8000-000000000002'/>"
+		"</source></hostdev>";
+	static const char vf_sq[] = "<hostdev mode='subsystem' type='pci'><source><address "
+				    "domain='0x0000' bus='0x3b' slot='0x00' function='0x5'/>"
+				    "</source></hostdev>";
+	static const char vf_dq[] =
+		"<hostdev mode=\"subsystem\" type=\"pci\"><source><address "
+		"domain=\"0x0000\" bus=\"0x3b\" slot=\"0x00\" function=\"0x5\"/>"
+		"</source></hostdev>";
+	static const char vf_other[] = "<hostdev mode='subsystem' type='pci'><source><address "
+				       "domain='0x0000' bus='0x3b' slot='0x00' function='0x6'/>"
+				       "</source></hostdev>";
+
+	put_rec(e, &m);
+	put_rec(e, &v);
+	/* vm1 has no record at all: only the foreign test sends it on */
+	assert_int_equal(cheap_ok(e, VGPU_HOOK_PREPARE, "vm1", dom_xml("vm1", VM1, mdev_dev)),
+			 VGPU_HOOK_PARSE_XML);
+	assert_int_equal(cheap_ok(e, VGPU_HOOK_PREPARE, "vm1", dom_xml("vm1", VM1, vf_sq)),
+			 VGPU_HOOK_PARSE_XML);
+	assert_int_equal(cheap_ok(e, VGPU_HOOK_PREPARE, "vm1", dom_xml("vm1", VM1, vf_dq)),
+			 VGPU_HOOK_PARSE_XML);
+	assert_int_equal(cheap_ok(e, VGPU_HOOK_PREPARE, "vm1", dom_xml("vm1", VM1, vf_other)),
+			 VGPU_HOOK_DONE);
+	/* its own vGPUs are not foreign to vm2; release never refuses */
+	assert_int_equal(cheap_ok(e, VGPU_HOOK_RELEASE, "vm1", dom_xml("vm1", VM1, mdev_dev)),
+			 VGPU_HOOK_DONE);
+}
+
+/* XML the scanner cannot read: the hardened parser decides when a record names the domain. */
+static void test_cheap_unscannable(void **state)
+{
+	struct env *e = *state;
+	struct vgpu_record r =
+		vfio_rec("vm1", VM1, "0000:c1:00.4", L40S_8Q, VGPU_LIFETIME_PERSISTENT);
+	static const char dtd[] = "<!DOCTYPE domain [<!ENTITY u \"" VM1 "\">]>"
+				  "<domain><name>vm1</name><uuid>&u;</uuid></domain>";
+	static const char no_uuid[] = "<domain><name>vm1</name></domain>";
+	static const char other_root[] = "<network><uuid>" VM1 "</uuid></network>";
+
+	put_rec(e, &r);
+	set_vf(e, "0000:c1:00.4", L40S_8Q);
+	assert_int_equal(cheap_ok(e, VGPU_HOOK_PREPARE, "vm1", dtd), VGPU_HOOK_PARSE_XML);
+	assert_int_equal(cheap_ok(e, VGPU_HOOK_PREPARE, "vm1", no_uuid), VGPU_HOOK_PARSE_XML);
+	assert_int_equal(cheap_ok(e, VGPU_HOOK_RELEASE, "vm1", other_root), VGPU_HOOK_PARSE_XML);
+	assert_int_equal(cheap_ok(e, VGPU_HOOK_PREPARE, "vm9", dtd), VGPU_HOOK_DONE);
+	/* comments, processing instructions, CDATA and quoted '>' do not fool the scanner */
+	assert_int_equal(
+		cheap_ok(e, VGPU_HOOK_PREPARE, "vm1",
+			 "<?xml version='1.0'?><!-- <uuid>x</uuid> --><domain a='>'>"
+			 "<![CDATA[<uuid>y</uuid>]]><name>vm1</name><devices><uuid>z</uuid>"
+			 "</devices><uuid> " VM1 " </uuid></domain>"),
+		VGPU_HOOK_DONE);
+}
+
+/* release: work when the domain has a per-start vGPU or a failed start left a note. */
+static void test_cheap_release(void **state)
+{
+	struct env *e = *state;
+	struct vgpu_record p =
+		vfio_rec("vm1", VM1, "0000:c1:00.4", L40S_8Q, VGPU_LIFETIME_PERSISTENT);
+	struct vgpu_record s =
+		vfio_rec("vm1", VM1, "0000:c1:00.5", L40S_8Q, VGPU_LIFETIME_PER_START);
+	char rel[128];
+
+	put_rec(e, &p);
+	assert_int_equal(cheap_ok(e, VGPU_HOOK_RELEASE, "vm1", dom_xml("vm1", VM1, "")),
+			 VGPU_HOOK_DONE);
+	snprintf(rel, sizeof(rel), "%s/vm1", VGPU_PREPARED_DIR);
+	tree_put(e->root, rel, "0000:c1:00.4\n");
+	assert_int_equal(cheap_ok(e, VGPU_HOOK_RELEASE, "vm1", dom_xml("vm1", VM1, "")),
+			 VGPU_HOOK_PARSE_XML);
+	assert_int_equal(cheap_ok(e, VGPU_HOOK_STARTED, "vm1", NULL), VGPU_HOOK_DONE);
+	put_rec(e, &s);
+	assert_int_equal(cheap_ok(e, VGPU_HOOK_RELEASE, "vm1", dom_xml("vm1", VM1, "")),
+			 VGPU_HOOK_PARSE_XML);
+}
+
+/* stdin that cannot be read, records that cannot be read: errors, with the message. */
+static void test_cheap_errors(void **state)
+{
+	struct env *e = *state;
+	struct vgpu_record r =
+		vfio_rec("vm1", VM1, "0000:c1:00.4", L40S_8Q, VGPU_LIFETIME_PERSISTENT);
+	enum vgpu_hook_next next;
+	char path[1024];
+
+	put_rec(e, &r);
+	e->xml_err = -ETIMEDOUT;
+	assert_int_equal(cheap(e, VGPU_HOOK_PREPARE, "vm1", "", &next), -ETIMEDOUT);
+	assert_contains(vgpu_ctx_error(&e->ctx), "no whole domain XML");
+	e->xml_err = 0;
+	snprintf(path, sizeof(path), "%s/%s", e->root, VGPU_RECORDS_DIR);
+	tree_remove(path);
+	tree_put(e->root, "var/lib/vgpuctl/owners", "not a directory\n");
+	assert_true(cheap(e, VGPU_HOOK_PREPARE, "vm1", dom_xml("vm1", VM1, ""), &next) < 0);
+	assert_contains(vgpu_ctx_error(&e->ctx), "owners");
+}
+
+/* started drops the note (by name, without stdin); nothing else changes. */
+static void test_started(void **state)
+{
+	struct env *e = *state;
+	char rel[128], note[256];
+
+	assert_int_equal(cheap_ok(e, VGPU_HOOK_STARTED, "vm1", NULL), VGPU_HOOK_DONE);
+	snprintf(rel, sizeof(rel), "%s/vm1", VGPU_PREPARED_DIR);
+	tree_put(e->root, rel, "0000:c1:00.4\n");
+	snprintf(rel, sizeof(rel), "%s/vm2", VGPU_PREPARED_DIR);
+	tree_put(e->root, rel, "0000:c1:00.5\n");
+	assert_int_equal(cheap_ok(e, VGPU_HOOK_STARTED, "vm1", NULL), VGPU_HOOK_DONE);
+	assert_string_equal(note_of(e, "vm1", note, sizeof(note)), "");
+	assert_string_equal(note_of(e, "vm2", note, sizeof(note)), "0000:c1:00.5\n");
+	assert_int_equal(e->xml_reads, 0);
+}
+
+/* ---- the locked prepare ---------------------------------------------------------------- */
+
+/* Every vGPU there: nothing created, no note. */
+static void test_prepare_present(void **state)
+{
+	struct env *e = *state;
+	struct vgpu_record r =
+		vfio_rec("vm1", VM1, "0000:c1:00.4", L40S_8Q, VGPU_LIFETIME_PERSISTENT);
+	char note[256];
+
+	put_rec(e, &r);
+	set_vf(e, "0000:c1:00.4", L40S_8Q);
+	locked_ok(e, VGPU_HOOK_PREPARE, "vm1", VM1);
+	assert_int_equal(e->n_create, 0);
+	assert_string_equal(note_of(e, "vm1", note, sizeof(note)), "");
+}
+
+/*
+ * After a reboot: each missing vGPU is created where its record says, under
+ * its GPU's lock alone (the host lock is not held: starts on other GPUs go
+ * on), and noted for a failed start's release; another domain's is left.
+ */
+static void test_prepare_recreates(void **state)
+{
+	struct env *e = *state;
+	struct vgpu_record a =
+		vfio_rec("vm1", VM1, "0000:c1:00.4", L40S_8Q, VGPU_LIFETIME_PERSISTENT);
+	struct vgpu_record b =
+		vfio_rec("vm1", VM1, "0000:41:00.6", L40S_4Q, VGPU_LIFETIME_PER_START);
+	struct vgpu_record o =
+		vfio_rec("vm2", VM2, "0000:c1:00.5", L40S_8Q, VGPU_LIFETIME_PERSISTENT);
+	char note[256];
+
+	put_rec(e, &a);
+	put_rec(e, &b);
+	put_rec(e, &o);
+	locked_ok(e, VGPU_HOOK_PREPARE, "vm1", VM1);
+	assert_int_equal(vf_type(e, "0000:c1:00.4"), L40S_8Q);
+	assert_int_equal(vf_type(e, "0000:41:00.6"), L40S_4Q);
+	assert_int_equal(vf_type(e, "0000:c1:00.5"), 0);
+	assert_int_equal(e->n_create, 2);
+	assert_false(e->host_locked_in_write);
+	assert_string_equal(note_of(e, "vm1", note, sizeof(note)), "0000:41:00.6\n0000:c1:00.4\n");
+	/* again: all there, nothing more */
+	locked_ok(e, VGPU_HOOK_PREPARE, "vm1", VM1);
+	assert_int_equal(e->n_create, 2);
+}
+
+/* A VF that holds another type: vendor VFIO cannot move; the start is refused, nothing changes. */
+static void test_prepare_wrong_type(void **state)
+{
+	struct env *e = *state;
+	struct vgpu_record r =
+		vfio_rec("vm1", VM1, "0000:c1:00.4", L40S_8Q, VGPU_LIFETIME_PERSISTENT);
+	char note[256];
+
+	put_rec(e, &r);
+	set_vf(e, "0000:c1:00.4", L40S_4Q);
+	assert_int_equal(locked(e, VGPU_HOOK_PREPARE, "vm1", VM1, NULL, NULL), -EBUSY);
+	assert_contains(vgpu_ctx_error(&e->ctx), "already holds vGPU type 1149");
+	assert_contains(vgpu_ctx_error(&e->ctx), "the domain cannot start");
+	/* tried under the GPU's lock, then once more under the host lock */
+	assert_int_equal(e->n_create, 2);
+	assert_true(e->host_locked_in_write);
+	assert_int_equal(vf_type(e, "0000:c1:00.4"), L40S_4Q);
+	assert_string_equal(note_of(e, "vm1", note, sizeof(note)), "");
+}
+
+/* A failure midway undoes every step: the vGPU created first is freed, no note stays. */
+static void test_prepare_rollback(void **state)
+{
+	struct env *e = *state;
+	struct vgpu_record a =
+		vfio_rec("vm1", VM1, "0000:41:00.6", L40S_4Q, VGPU_LIFETIME_PERSISTENT);
+	struct vgpu_record b =
+		vfio_rec("vm1", VM1, "0000:c1:00.4", L40S_8Q, VGPU_LIFETIME_PERSISTENT);
+	char note[256];
+
+	put_rec(e, &a);
+	put_rec(e, &b);
+	e->fail_create = -ENOSPC;
+	snprintf(e->fail_create_on, sizeof(e->fail_create_on), "0000:c1:00.4");
+	assert_int_equal(locked(e, VGPU_HOOK_PREPARE, "vm1", VM1, NULL, NULL), -ENOSPC);
+	assert_contains(vgpu_ctx_error(&e->ctx), "create on 0000:c1:00.4 fails");
+	assert_int_equal(vf_type(e, "0000:41:00.6"), 0);
+	assert_int_equal(vf_type(e, "0000:c1:00.4"), 0);
+	assert_true(e->n_destroy >= 1);
+	assert_string_equal(note_of(e, "vm1", note, sizeof(note)), "");
+}
+
+/* A state that cannot be read is an error (the locked pass never guesses). */
+static void test_prepare_unreadable(void **state)
+{
+	struct env *e = *state;
+	struct vgpu_record r =
+		vfio_rec("vm1", VM1, "0000:c1:00.4", L40S_8Q, VGPU_LIFETIME_PERSISTENT);
+	char rel[256], path[1024];
+
+	put_rec(e, &r);
+	vf_attr(rel, sizeof(rel), "0000:c1:00.4");
+	snprintf(path, sizeof(path), "%s/%s", e->root, rel);
+	assert_int_equal(unlink(path), 0);
+	assert_true(locked(e, VGPU_HOOK_PREPARE, "vm1", VM1, NULL, NULL) < 0);
+	assert_contains(vgpu_ctx_error(&e->ctx), "current_vgpu_type");
+	assert_int_equal(e->n_create, 0);
+}
+
+/* A hostdev naming another domain's mdev or VF: the start is refused before anything. */
+static void test_prepare_foreign_hostdev(void **state)
+{
+	struct env *e = *state;
+	struct vgpu_record m =
+		mdev_rec("vm2", VM2, "0000:3b:00.4", MDEV2, VGPU_LIFETIME_PERSISTENT);
+	struct vgpu_record v =
+		vfio_rec("vm2", VM2, "0000:3b:00.5", A30_6C, VGPU_LIFETIME_PERSISTENT);
+	struct vgpu_record mine =
+		mdev_rec("vm1", VM1, "0000:3b:00.6", MDEV1, VGPU_LIFETIME_PERSISTENT);
+
+	put_rec(e, &m);
+	put_rec(e, &v);
+	put_rec(e, &mine);
+	assert_int_equal(locked(e, VGPU_HOOK_PREPARE, "vm1", VM1, MDEV2, NULL), -EBUSY);
+	assert_contains(vgpu_ctx_error(&e->ctx), "names mdev " MDEV2 ", which domain 'vm2'");
+	assert_int_equal(locked(e, VGPU_HOOK_PREPARE, "vm1", VM1, NULL, "0000:3b:00.5"), -EBUSY);
+	assert_contains(vgpu_ctx_error(&e->ctx), "names VF 0000:3b:00.5, which domain 'vm2'");
+	assert_int_equal(e->n_create, 0);
+	/* its own, or one nobody holds, is fine */
+	locked_ok(e, VGPU_HOOK_PREPARE, "vm1", VM1);
+	assert_int_equal(locked(e, VGPU_HOOK_PREPARE, "vm1", VM1, MDEV1, "0000:3b:00.7"), 0);
+}
+
+/* Vendor VFIO: the recorded VF is claimed by another domain's record: refused, names it. */
+static void test_prepare_vf_held_by_other(void **state)
+{
+	struct env *e = *state;
+	struct vgpu_record r =
+		vfio_rec("vm1", VM1, "0000:c1:00.4", L40S_8Q, VGPU_LIFETIME_PERSISTENT);
+	/* only a damaged host has this: an mdev record of vm2 on vm1's VF */
+	struct vgpu_record o =
+		mdev_rec("vm2", VM2, "0000:c1:00.4", MDEV2, VGPU_LIFETIME_PERSISTENT);
+	char note[256];
+
+	put_rec(e, &r);
+	put_rec(e, &o);
+	assert_int_equal(locked(e, VGPU_HOOK_PREPARE, "vm1", VM1, NULL, NULL), -EBUSY);
+	assert_contains(vgpu_ctx_error(&e->ctx),
+			"VF 0000:c1:00.4 of L40S-8Q is held by domain 'vm2' (" VM2 ")");
+	assert_int_equal(e->n_create, 0);
+	assert_int_equal(vf_type(e, "0000:c1:00.4"), 0);
+	assert_string_equal(note_of(e, "vm1", note, sizeof(note)), "");
+}
+
+/* mdev: the recorded parent is another domain's: the mdev moves, the record follows. */
+static void test_prepare_mdev_moves(void **state)
+{
+	struct env *e = *state;
+	struct vgpu_record r =
+		mdev_rec("vm1", VM1, "0000:3b:00.4", MDEV1, VGPU_LIFETIME_PERSISTENT);
+	struct vgpu_record o =
+		mdev_rec("vm2", VM2, "0000:3b:00.4", MDEV2, VGPU_LIFETIME_PERSISTENT);
+	char recs[512], on[64], note[256];
+
+	put_rec(e, &r);
+	put_rec(e, &o);
+	add_mdev(e, MDEV2, "0000:3b:00.4", A30_6C);
+	locked_ok(e, VGPU_HOOK_PREPARE, "vm1", VM1);
+	assert_string_equal(mdev_parent(e, MDEV1, on, sizeof(on)), "0000:3b:00.5");
+	records_now(e, recs, sizeof(recs));
+	assert_string_equal(recs, "vm2 0000:3b:00.4\nvm1 0000:3b:00.5\n");
+	assert_contains(e->log, "mdev " MDEV1 " of 'vm1' moved from 0000:3b:00.4 to 0000:3b:00.5");
+	assert_true(e->host_locked_in_write);
+	assert_string_equal(note_of(e, "vm1", note, sizeof(note)), "0000:3b:00.5_" MDEV1 "\n");
+}
+
+/* mdev: a create refused by the driver (an unrecorded vGPU in the way) also moves. */
+static void test_prepare_mdev_create_fails_moves(void **state)
+{
+	struct env *e = *state;
+	struct vgpu_record r =
+		mdev_rec("vm1", VM1, "0000:3b:00.4", MDEV1, VGPU_LIFETIME_PERSISTENT);
+	char recs[512], on[64];
+
+	put_rec(e, &r);
+	e->fail_create = -EIO;
+	snprintf(e->fail_create_on, sizeof(e->fail_create_on), "0000:3b:00.4");
+	locked_ok(e, VGPU_HOOK_PREPARE, "vm1", VM1);
+	assert_string_equal(mdev_parent(e, MDEV1, on, sizeof(on)), "0000:3b:00.5");
+	records_now(e, recs, sizeof(recs));
+	assert_string_equal(recs, "vm1 0000:3b:00.5\n");
+}
+
+/* mdev: the parent is taken and no other VF of the GPU offers the type: refused. */
+static void test_prepare_mdev_nowhere(void **state)
+{
+	struct env *e = *state;
+	struct vgpu_record r =
+		mdev_rec("vm1", VM1, "0000:3b:00.4", MDEV1, VGPU_LIFETIME_PERSISTENT);
+	struct vgpu_record o =
+		mdev_rec("vm2", VM2, "0000:3b:00.4", MDEV2, VGPU_LIFETIME_PERSISTENT);
+	static const char *const others[] = { "0000:3b:00.5", "0000:3b:00.6", "0000:3b:00.7" };
+	char recs[512];
+
+	put_rec(e, &r);
+	put_rec(e, &o);
+	for (size_t i = 0; i < ARRAY_SIZE(others); i++) {
+		struct vgpu_record x = mdev_rec("vm3", "33333333-2222-4333-8444-555555555555",
+						others[i], MDEV2, VGPU_LIFETIME_PERSISTENT);
+
+		x.mdev_uuid[35] = (char)('3' + i);
+		put_rec(e, &x);
+	}
+	assert_int_equal(locked(e, VGPU_HOOK_PREPARE, "vm1", VM1, NULL, NULL), -EBUSY);
+	assert_contains(
+		vgpu_ctx_error(&e->ctx),
+		"parent 0000:3b:00.4 is taken and no other VF of GPU 0000:3b:00.0 offers type 684 now");
+	records_now(e, recs, sizeof(recs));
+	assert_contains(recs, "vm1 0000:3b:00.4\n");
+	assert_int_equal(e->n_create, 0);
+}
+
+/*
+ * A move killed between writing the new record and dropping the old: two
+ * records of one mdev.  The one the mdev is on stays; with the mdev on
+ * neither, the one whose parent nobody else holds.
+ */
+static void test_prepare_interrupted_move(void **state)
+{
+	struct env *e = *state;
+	struct vgpu_record a =
+		mdev_rec("vm1", VM1, "0000:3b:00.4", MDEV1, VGPU_LIFETIME_PERSISTENT);
+	struct vgpu_record b =
+		mdev_rec("vm1", VM1, "0000:3b:00.5", MDEV1, VGPU_LIFETIME_PERSISTENT);
+	struct vgpu_record o =
+		mdev_rec("vm2", VM2, "0000:3b:00.4", MDEV2, VGPU_LIFETIME_PERSISTENT);
+	char recs[512], on[64];
+
+	/* the mdev on the old parent: the move's new record goes */
+	put_rec(e, &a);
+	put_rec(e, &b);
+	add_mdev(e, MDEV1, "0000:3b:00.4", A30_6C);
+	locked_ok(e, VGPU_HOOK_PREPARE, "vm1", VM1);
+	records_now(e, recs, sizeof(recs));
+	assert_string_equal(recs, "vm1 0000:3b:00.4\n");
+	assert_contains(e->log,
+			"has two records (a move was interrupted): the one on 0000:3b:00.5");
+
+	/* the mdev on the new parent: the old record goes */
+	remove_mdev(e, MDEV1, "0000:3b:00.4");
+	add_mdev(e, MDEV1, "0000:3b:00.5", A30_6C);
+	put_rec(e, &b);
+	locked_ok(e, VGPU_HOOK_PREPARE, "vm1", VM1);
+	records_now(e, recs, sizeof(recs));
+	assert_string_equal(recs, "vm1 0000:3b:00.5\n");
+	assert_int_equal(e->n_create, 0);
+
+	/* on neither, the old parent another domain's: the new one stays, the mdev goes there */
+	remove_mdev(e, MDEV1, "0000:3b:00.5");
+	put_rec(e, &a);
+	put_rec(e, &o);
+	locked_ok(e, VGPU_HOOK_PREPARE, "vm1", VM1);
+	records_now(e, recs, sizeof(recs));
+	assert_string_equal(recs, "vm2 0000:3b:00.4\nvm1 0000:3b:00.5\n");
+	assert_string_equal(mdev_parent(e, MDEV1, on, sizeof(on)), "0000:3b:00.5");
+}
+
+/* The host lock not had in time: an error, nothing done. */
+static void test_prepare_lock_timeout(void **state)
+{
+	struct env *e = *state;
+	struct vgpu_record r =
+		vfio_rec("vm1", VM1, "0000:c1:00.4", L40S_8Q, VGPU_LIFETIME_PERSISTENT);
+	struct vgpu_sysfs *other = NULL;
+
+	put_rec(e, &r);
+	assert_int_equal(vgpu_sysfs_open(&e->ctx, e->root, &other), 0);
+	assert_int_equal(vgpu_sysfs_lock(&e->ctx, other, 0), 0);
+	e->holding = true;
+	assert_true(locked(e, VGPU_HOOK_PREPARE, "vm1", VM1, NULL, NULL) < 0);
+	assert_contains(vgpu_ctx_error(&e->ctx), "lock");
+	assert_int_equal(e->n_create, 0);
+	vgpu_sysfs_free(other);
+}
+
+/* The GPU's lock not had in time (another run works on it): an error, nothing done. */
+static void test_prepare_gpu_lock_timeout(void **state)
+{
+	struct env *e = *state;
+	struct vgpu_record r =
+		vfio_rec("vm1", VM1, "0000:c1:00.4", L40S_8Q, VGPU_LIFETIME_PERSISTENT);
+	struct vgpu_sysfs *other = NULL;
+	int fd = -1;
+
+	put_rec(e, &r);
+	assert_int_equal(vgpu_sysfs_open(&e->ctx, e->root, &other), 0);
+	assert_int_equal(vgpu_sysfs_lock_gpu(&e->ctx, other, "0000:c1:00.0", 0, &fd), 0);
+	assert_true(locked(e, VGPU_HOOK_PREPARE, "vm1", VM1, NULL, NULL) < 0);
+	assert_int_equal(e->n_create, 0);
+	close(fd);
+	vgpu_sysfs_free(other);
+	/* a vGPU on another GPU does not wait for it */
+	set_vf(e, "0000:c1:00.4", L40S_8Q);
+	assert_int_equal(vgpu_sysfs_open(&e->ctx, e->root, &other), 0);
+	assert_int_equal(vgpu_sysfs_lock_gpu(&e->ctx, other, "0000:c1:00.0", 0, &fd), 0);
+	r = vfio_rec("vm1", VM1, "0000:41:00.6", L40S_4Q, VGPU_LIFETIME_PERSISTENT);
+	put_rec(e, &r);
+	locked_ok(e, VGPU_HOOK_PREPARE, "vm1", VM1);
+	assert_int_equal(vf_type(e, "0000:41:00.6"), L40S_4Q);
+	close(fd);
+	vgpu_sysfs_free(other);
+}
+
+/* ---- release ------------------------------------------------------------------------------ */
+
+/* Per-start vGPUs go at each stop; persistent ones and every record stay. */
+static void test_release_frees_per_start(void **state)
+{
+	struct env *e = *state;
+	struct vgpu_record p =
+		vfio_rec("vm1", VM1, "0000:c1:00.4", L40S_8Q, VGPU_LIFETIME_PERSISTENT);
+	struct vgpu_record s =
+		vfio_rec("vm1", VM1, "0000:c1:00.5", L40S_8Q, VGPU_LIFETIME_PER_START);
+	struct vgpu_record o =
+		vfio_rec("vm2", VM2, "0000:c1:00.6", L40S_8Q, VGPU_LIFETIME_PER_START);
+	char recs[512];
+
+	put_rec(e, &p);
+	put_rec(e, &s);
+	put_rec(e, &o);
+	set_vf(e, "0000:c1:00.4", L40S_8Q);
+	set_vf(e, "0000:c1:00.5", L40S_8Q);
+	set_vf(e, "0000:c1:00.6", L40S_8Q);
+	locked_ok(e, VGPU_HOOK_RELEASE, "vm1", VM1);
+	assert_int_equal(vf_type(e, "0000:c1:00.4"), L40S_8Q);
+	assert_int_equal(vf_type(e, "0000:c1:00.5"), 0);
+	assert_int_equal(vf_type(e, "0000:c1:00.6"), L40S_8Q);
+	/* the free holds only the GPU's lock */
+	assert_false(e->host_locked_in_write);
+	records_now(e, recs, sizeof(recs));
+	assert_string_equal(recs, "vm1 0000:c1:00.4\nvm1 0000:c1:00.5\nvm2 0000:c1:00.6\n");
+}
+
+/* Nothing per-start, no note: nothing is freed. */
+static void test_release_nothing(void **state)
+{
+	struct env *e = *state;
+	struct vgpu_record p =
+		vfio_rec("vm1", VM1, "0000:c1:00.4", L40S_8Q, VGPU_LIFETIME_PERSISTENT);
+
+	put_rec(e, &p);
+	set_vf(e, "0000:c1:00.4", L40S_8Q);
+	locked_ok(e, VGPU_HOOK_RELEASE, "vm1", VM1);
+	assert_int_equal(e->n_destroy, 0);
+	assert_int_equal(vf_type(e, "0000:c1:00.4"), L40S_8Q);
+}
+
+/*
+ * A start that failed after prepare: release (without started) frees what
+ * that prepare created, persistent or not, and drops the note; after a
+ * start that went through (started), a stop keeps them.
+ */
+static void test_release_failed_start(void **state)
+{
+	struct env *e = *state;
+	struct vgpu_record a =
+		vfio_rec("vm1", VM1, "0000:c1:00.4", L40S_8Q, VGPU_LIFETIME_PERSISTENT);
+	struct vgpu_record b =
+		vfio_rec("vm1", VM1, "0000:c1:00.5", L40S_8Q, VGPU_LIFETIME_PERSISTENT);
+	char note[256];
+
+	put_rec(e, &a);
+	put_rec(e, &b);
+	set_vf(e, "0000:c1:00.5", L40S_8Q); /* there before: not this prepare's */
+	locked_ok(e, VGPU_HOOK_PREPARE, "vm1", VM1);
+	assert_string_equal(note_of(e, "vm1", note, sizeof(note)), "0000:c1:00.4\n");
+	locked_ok(e, VGPU_HOOK_RELEASE, "vm1", VM1);
+	assert_int_equal(vf_type(e, "0000:c1:00.4"), 0);
+	assert_int_equal(vf_type(e, "0000:c1:00.5"), L40S_8Q);
+	assert_string_equal(note_of(e, "vm1", note, sizeof(note)), "");
+
+	/* prepare, started, release: a normal stop */
+	locked_ok(e, VGPU_HOOK_PREPARE, "vm1", VM1);
+	assert_int_equal(cheap_ok(e, VGPU_HOOK_STARTED, "vm1", NULL), VGPU_HOOK_DONE);
+	locked_ok(e, VGPU_HOOK_RELEASE, "vm1", VM1);
+	assert_int_equal(vf_type(e, "0000:c1:00.4"), L40S_8Q);
+}
+
+/* A vGPU that is not the one recorded any more is left, with a warning; the rest goes on. */
+static void test_release_stale(void **state)
+{
+	struct env *e = *state;
+	struct vgpu_record a =
+		vfio_rec("vm1", VM1, "0000:c1:00.4", L40S_8Q, VGPU_LIFETIME_PER_START);
+	struct vgpu_record b =
+		vfio_rec("vm1", VM1, "0000:c1:00.5", L40S_8Q, VGPU_LIFETIME_PER_START);
+
+	put_rec(e, &a);
+	put_rec(e, &b);
+	set_vf(e, "0000:c1:00.4", L40S_4Q);
+	set_vf(e, "0000:c1:00.5", L40S_8Q);
+	locked_ok(e, VGPU_HOOK_RELEASE, "vm1", VM1);
+	assert_contains(e->log, "VF 0000:c1:00.4 holds vGPU type 1149, not 1151");
+	assert_int_equal(vf_type(e, "0000:c1:00.4"), L40S_4Q);
+	assert_int_equal(vf_type(e, "0000:c1:00.5"), 0);
+}
+
+/* A free that fails: an error; what was freed before it is made again. */
+static void test_release_fails(void **state)
+{
+	struct env *e = *state;
+	struct vgpu_record a =
+		vfio_rec("vm1", VM1, "0000:c1:00.4", L40S_8Q, VGPU_LIFETIME_PER_START);
+
+	put_rec(e, &a);
+	set_vf(e, "0000:c1:00.4", L40S_8Q);
+	e->fail_destroy = -EBUSY;
+	assert_int_equal(locked(e, VGPU_HOOK_RELEASE, "vm1", VM1, NULL, NULL), -EBUSY);
+	assert_contains(vgpu_ctx_error(&e->ctx), "free on 0000:c1:00.4 fails");
+	assert_int_equal(vf_type(e, "0000:c1:00.4"), L40S_8Q);
+}
+
+/* The GPU's lock not had in time: an error, nothing freed. */
+static void test_release_lock_timeout(void **state)
+{
+	struct env *e = *state;
+	struct vgpu_record a =
+		vfio_rec("vm1", VM1, "0000:c1:00.4", L40S_8Q, VGPU_LIFETIME_PER_START);
+	struct vgpu_sysfs *other = NULL;
+	int fd = -1;
+
+	put_rec(e, &a);
+	set_vf(e, "0000:c1:00.4", L40S_8Q);
+	assert_int_equal(vgpu_sysfs_open(&e->ctx, e->root, &other), 0);
+	assert_int_equal(vgpu_sysfs_lock_gpu(&e->ctx, other, "0000:c1:00.0", 0, &fd), 0);
+	assert_true(locked(e, VGPU_HOOK_RELEASE, "vm1", VM1, NULL, NULL) < 0);
+	assert_int_equal(e->n_destroy, 0);
+	assert_int_equal(vf_type(e, "0000:c1:00.4"), L40S_8Q);
+	close(fd);
+	vgpu_sysfs_free(other);
+}
+
+int main(int argc, char **argv)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_phase_of),
+		cmocka_unit_test_setup_teardown(test_cheap_no_records, setup_l40s, teardown),
+		cmocka_unit_test_setup_teardown(test_cheap_not_ours, setup_l40s, teardown),
+		cmocka_unit_test_setup_teardown(test_cheap_prepare_present, setup_l40s, teardown),
+		cmocka_unit_test_setup_teardown(test_cheap_prepare_work, setup_l40s, teardown),
+		cmocka_unit_test_setup_teardown(test_cheap_renamed, setup_l40s, teardown),
+		cmocka_unit_test_setup_teardown(test_cheap_maybe_foreign, setup_a30, teardown),
+		cmocka_unit_test_setup_teardown(test_cheap_unscannable, setup_l40s, teardown),
+		cmocka_unit_test_setup_teardown(test_cheap_release, setup_l40s, teardown),
+		cmocka_unit_test_setup_teardown(test_cheap_errors, setup_l40s, teardown),
+		cmocka_unit_test_setup_teardown(test_started, setup_l40s, teardown),
+		cmocka_unit_test_setup_teardown(test_prepare_present, setup_l40s, teardown),
+		cmocka_unit_test_setup_teardown(test_prepare_recreates, setup_l40s, teardown),
+		cmocka_unit_test_setup_teardown(test_prepare_wrong_type, setup_l40s, teardown),
+		cmocka_unit_test_setup_teardown(test_prepare_rollback, setup_l40s, teardown),
+		cmocka_unit_test_setup_teardown(test_prepare_unreadable, setup_l40s, teardown),
+		cmocka_unit_test_setup_teardown(test_prepare_foreign_hostdev, setup_a30, teardown),
+		cmocka_unit_test_setup_teardown(test_prepare_vf_held_by_other, setup_l40s,
+						teardown),
+		cmocka_unit_test_setup_teardown(test_prepare_mdev_moves, setup_a30, teardown),
+		cmocka_unit_test_setup_teardown(test_prepare_mdev_create_fails_moves, setup_a30,
+						teardown),
+		cmocka_unit_test_setup_teardown(test_prepare_mdev_nowhere, setup_a30, teardown),
+		cmocka_unit_test_setup_teardown(test_prepare_interrupted_move, setup_a30, teardown),
+		cmocka_unit_test_setup_teardown(test_prepare_lock_timeout, setup_l40s, teardown),
+		cmocka_unit_test_setup_teardown(test_prepare_gpu_lock_timeout, setup_l40s,
+						teardown),
+		cmocka_unit_test_setup_teardown(test_release_frees_per_start, setup_l40s, teardown),
+		cmocka_unit_test_setup_teardown(test_release_nothing, setup_l40s, teardown),
+		cmocka_unit_test_setup_teardown(test_release_failed_start, setup_l40s, teardown),
+		cmocka_unit_test_setup_teardown(test_release_stale, setup_l40s, teardown),
+		cmocka_unit_test_setup_teardown(test_release_fails, setup_l40s, teardown),
+		cmocka_unit_test_setup_teardown(test_release_lock_timeout, setup_l40s, teardown),
+	};
+
+	srcdir = test_srcdir(argc, argv);
+	if (!srcdir)
+		return 2;
+	return cmocka_run_group_tests(tests, group_setup, group_teardown);
+}
