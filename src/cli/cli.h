@@ -11,9 +11,23 @@
 #include "model.h"
 #include "sysfs.h"
 
-#define EXIT_USAGE 2
-/* assert: the host differs from the config (1 is "could not check") */
-#define EXIT_DIFFERS 3
+/*
+ * What a command function (cmd_*, and the option parsers they call)
+ * returns; main() turns it into the exit status.  Four are the exit status
+ * itself:
+ *   EXIT_SUCCESS (0)  done
+ *   EXIT_FAILURE (1)  failed, said on stderr (assert: could not check)
+ *   EXIT_USAGE (2)    a usage error, said on stderr
+ *   EXIT_DIFFERS (3)  assert: the host differs from the config
+ * CLI_HELP is none: the command was asked for --help, and main() prints
+ * its help on stdout and exits 0.  No command returns anything else (no
+ * negative value, no -errno: a library's -errno is said, then EXIT_FAILURE).
+ */
+enum cli_result {
+	EXIT_USAGE = 2,
+	EXIT_DIFFERS = 3,
+	CLI_HELP = 0x100, /* above every exit status: it cannot be mistaken for one */
+};
 
 struct cli {
 	const char *sysroot;
@@ -43,7 +57,8 @@ struct cli {
 struct cli_columns;
 struct cli_command {
 	const char *name;
-	int (*run)(struct cli *c, int argc, char **argv); /* NULL: in the XML module */
+	/* a command: returns an enum cli_result; NULL: in the XML module */
+	int (*run)(struct cli *c, int argc, char **argv);
 	const char *summary;
 	const char *usage; /* options after the command name */
 	const char *options; /* one line per option, for COMMAND --help; NULL none */

@@ -150,7 +150,7 @@ int cmd_inventory(struct cli *c, int argc, char **argv)
 	int r;
 
 	while ((r = cli_getopt(c, &go, argc, argv)) != -1)
-		return r == 'h' ? -1 : EXIT_USAGE;
+		return r == 'h' ? CLI_HELP : EXIT_USAGE;
 	if (optind < argc)
 		return cli_usage_error(c, "inventory", "unexpected argument '%s'", argv[optind]);
 	if (c->columns)

@@ -187,7 +187,7 @@ int cmd_mig_show(struct cli *c, int argc, char **argv)
 			smi_named = true;
 			break;
 		case 'h':
-			return -1;
+			return CLI_HELP;
 		default:
 			return EXIT_USAGE; /* cli_getopt() said why */
 		}

@@ -146,7 +146,7 @@ int cmd_vgpus(struct cli *c, int argc, char **argv)
 	int r;
 
 	while ((r = cli_getopt(c, &go, argc, argv)) != -1)
-		return r == 'h' ? -1 : EXIT_USAGE;
+		return r == 'h' ? CLI_HELP : EXIT_USAGE;
 	if (optind < argc)
 		return cli_usage_error(c, "vgpus", "unexpected argument '%s'", argv[optind]);
 	r = cli_read_host(c, VGPU_READ_TYPES | CLI_READ_GPUS);
