@@ -11,9 +11,23 @@
 #include "model.h"
 #include "sysfs.h"
 
-#define EXIT_USAGE 2
-/* assert: the host differs from the config (1 is "could not check") */
-#define EXIT_DIFFERS 3
+/*
+ * What a command function (cmd_*, and the option parsers they call)
+ * returns; main() turns it into the exit status.  Four are the exit status
+ * itself:
+ *   EXIT_SUCCESS (0)  done
+ *   EXIT_FAILURE (1)  failed, said on stderr (assert: could not check)
+ *   EXIT_USAGE (2)    a usage error, said on stderr
+ *   EXIT_DIFFERS (3)  assert: the host differs from the config
+ * CLI_HELP is none: the command was asked for --help, and main() prints
+ * its help on stdout and exits 0.  No command returns anything else (no
+ * negative value, no -errno: a library's -errno is said, then EXIT_FAILURE).
+ */
+enum cli_result {
+	EXIT_USAGE = 2,
+	EXIT_DIFFERS = 3,
+	CLI_HELP = 0x100, /* above every exit status: it cannot be mistaken for one */
+};
 
 struct cli {
 	const char *sysroot;
@@ -43,7 +57,8 @@ struct cli {
 struct cli_columns;
 struct cli_command {
 	const char *name;
-	int (*run)(struct cli *c, int argc, char **argv); /* NULL: in the XML module */
+	/* a command: returns an enum cli_result; NULL: in the XML module */
+	int (*run)(struct cli *c, int argc, char **argv);
 	const char *summary;
 	const char *usage; /* options after the command name */
 	const char *options; /* one line per option, for COMMAND --help; NULL none */
@@ -202,38 +217,18 @@ int cmd_hook_live(struct cli *c, int argc, char **argv);
 /* Run cmd_@name from the XML module. */
 int cli_run_module(struct cli *c, const char *name, int argc, char **argv);
 int cmd_vgpus(struct cli *c, int argc, char **argv);
-/* One row of what vgpus lists: an owner record, a damaged one, or a vGPU no record claims. */
-struct cli_vgpu {
-	const struct vgpu_record *rec; /* a record, else NULL */
-	const char *damaged_key; /* a damaged record's file name, else NULL */
-	char damaged_parent[VGPU_BDF_LEN]; /* the parent its name claims */
-	const struct vgpu_orphan *orphan; /* a vGPU no record claims, else NULL */
-	const struct vgpu_parent *parent; /* damaged or orphan: its parent in the model, or NULL */
-	const char *config; /* orphan a host config's last apply made: its label (in the runs) */
-	enum vgpu_state state;
-};
-struct cli_vgpus {
-	struct cli_vgpu *v;
-	size_t n;
-	struct vgpu_orphan *orphans;
-	struct vgpu_run *runs_read; /* read here when the caller gave none */
-	size_t n_runs_read;
-};
-struct vgpu_run;
+struct vgpu_rows;
 /*
- * Every row, in listing order (records, damaged records, unclaimed vGPUs),
- * each state worked out once, from the model and records cli_read_host()
- * read.  @runs (vgpu_runs_read()) tell config-made vGPUs from orphans; NULL:
- * read here, and only when some vGPU is unclaimed.
+ * The rows of vgpus (vgpu_rows_read()) from the model and records
+ * cli_read_host() read, the runs read only when some vGPU is unclaimed.
+ * Free with vgpu_rows_clear().
  */
-void cli_vgpus_read(struct cli *c, const struct vgpu_run *runs, size_t n_runs,
-		    struct cli_vgpus *out);
-void cli_vgpus_clear(struct cli_vgpus *vg);
+void cli_vgpus_read(struct cli *c, struct vgpu_rows *out);
 /*
- * The vgpus table named @name, rows of @vg (cli_vgpus_read()) whose state is
- * in @states (a mask of 1 << VGPU_STATE_*; ~0u: all).
+ * The vgpus table named @name, rows of @rows whose state is in @states (a
+ * mask of 1 << VGPU_STATE_*; ~0u: all).
  */
-int cli_list_vgpus(struct cli *c, const struct cli_vgpus *vg, const char *name, unsigned states);
+int cli_list_vgpus(struct cli *c, const struct vgpu_rows *rows, const char *name, unsigned states);
 int cmd_inventory(struct cli *c, int argc, char **argv);
 int cmd_metrics(struct cli *c, int argc, char **argv);
 /*

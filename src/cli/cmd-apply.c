@@ -136,7 +136,7 @@ static int parse_args(struct cli *c, struct vgpu_apply_opts *o, int argc, char *
 			o->tools.sriov_manage = optarg;
 			break;
 		case 'h':
-			return -1;
+			return CLI_HELP;
 		default:
 			return cli_bad_option(c, cmd, opts, argv);
 		}

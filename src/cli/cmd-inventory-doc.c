@@ -16,6 +16,7 @@
 #include "cli.h"
 #include "read-host.h"
 #include "mig.h"
+#include "vgpus.h"
 
 #ifndef VGPUCTL_VERSION
 #define VGPUCTL_VERSION "0"
@@ -106,7 +107,7 @@ static void host_member(struct cli *c)
 
 enum section { S_GPUS, S_VFS, S_TYPES, S_GIS, S_VGPUS, S_RESERVATIONS, S_TOPOLOGY, S_N };
 
-static int section(struct cli *c, const struct cli_vgpus *vg, enum section s)
+static int section(struct cli *c, const struct vgpu_rows *vg, enum section s)
 {
 	static char gpus[] = "gpus", vfs[] = "vfs", types[] = "types", topology[] = "topology";
 	char *argv[2] = { NULL, NULL };
@@ -145,11 +146,11 @@ int cmd_inventory(struct cli *c, int argc, char **argv)
 						 "NUMA topology" };
 	static const struct option opts[] = { { "help", no_argument, NULL, 'h' }, { 0 } };
 	struct cli_opts go = { .cmd = "inventory", .own = opts, .own_short = "h", .table = true };
-	struct cli_vgpus vg;
+	struct vgpu_rows vg;
 	int r;
 
 	while ((r = cli_getopt(c, &go, argc, argv)) != -1)
-		return r == 'h' ? -1 : EXIT_USAGE;
+		return r == 'h' ? CLI_HELP : EXIT_USAGE;
 	if (optind < argc)
 		return cli_usage_error(c, "inventory", "unexpected argument '%s'", argv[optind]);
 	if (c->columns)
@@ -165,13 +166,13 @@ int cmd_inventory(struct cli *c, int argc, char **argv)
 		c->json_member = true;
 	}
 	/* the vgpus and reservations sections are two views of one set of rows */
-	cli_vgpus_read(c, NULL, 0, &vg);
+	cli_vgpus_read(c, &vg);
 	for (int s = 0; r == 0 && s < S_N; s++) {
 		if (!c->json)
 			fprintf(c->out, "%s%s:\n", s ? "\n" : "", titles[s]);
 		r = section(c, &vg, (enum section)s);
 	}
-	cli_vgpus_clear(&vg);
+	vgpu_rows_clear(&vg);
 	if (r)
 		return r;
 	if (c->json)

@@ -15,7 +15,7 @@ static int no_options(struct cli *c, int argc, char **argv, const char *cmd, int
 	int o;
 
 	while ((o = cli_getopt(c, &g, argc, argv)) != -1)
-		return o == 'h' ? -1 : EXIT_USAGE;
+		return o == 'h' ? CLI_HELP : EXIT_USAGE;
 	if (argc - optind > max_args)
 		return cli_usage_error(c, cmd, "unexpected argument '%s'", argv[optind + max_args]);
 	return 0;

@@ -74,7 +74,7 @@ int cmd_metrics(struct cli *c, int argc, char **argv)
 		if (o == 't')
 			dir = optarg;
 		else
-			return o == 'h' ? -1 : EXIT_USAGE;
+			return o == 'h' ? CLI_HELP : EXIT_USAGE;
 	}
 	if (optind < argc)
 		return cli_usage_error(c, "metrics", "unexpected argument '%s'", argv[optind]);

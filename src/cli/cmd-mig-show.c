@@ -53,12 +53,13 @@ static int by_start(const void *x, const void *y)
 				      (a->id > b->id) - (a->id < b->id);
 }
 
+/* @cur and @pend: vgpu_nv_mig_mode()'s VGPU_ON, VGPU_OFF, VGPU_UNKNOWN */
 static const char *mode_str(int cur, int pend)
 {
-	if (cur < 0)
+	if (cur == VGPU_UNKNOWN)
 		return "unknown";
-	return cur == 1 ? (pend == 0 ? "enabled (disable pending)" : "enabled") :
-			  (pend == 1 ? "disabled (enable pending)" : "disabled");
+	return cur == VGPU_ON ? (pend == VGPU_OFF ? "enabled (disable pending)" : "enabled") :
+				(pend == VGPU_ON ? "disabled (enable pending)" : "disabled");
 }
 
 /*
@@ -88,7 +89,7 @@ static int gpu_gis(struct cli *c, const struct vgpu_nvtools *tools, const struct
 	} else if (vgpu_nv_mig_mode(&c->ctx, tools, g->addr, &cur, &pend) == 0) {
 		if (g->mig_current == VGPU_UNKNOWN)
 			*mode = mode_str(cur, pend);
-		if (cur == 1 && vgpu_nv_gis(&c->ctx, tools, b, g->addr, &gis, &n_gis) < 0)
+		if (cur == VGPU_ON && vgpu_nv_gis(&c->ctx, tools, b, g->addr, &gis, &n_gis) < 0)
 			return -1;
 		*rows = vgpu_xcalloc(n_gis + 1, sizeof(**rows));
 		for (size_t i = 0; i < n_gis; i++)
@@ -187,7 +188,7 @@ int cmd_mig_show(struct cli *c, int argc, char **argv)
 			smi_named = true;
 			break;
 		case 'h':
-			return -1;
+			return CLI_HELP;
 		default:
 			return EXIT_USAGE; /* cli_getopt() said why */
 		}

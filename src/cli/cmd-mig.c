@@ -44,7 +44,7 @@ static int plan_options(struct cli *c, int argc, char **argv, struct mig_plan_ar
 			a->lgi = optarg;
 			break;
 		case 'h':
-			return -1;
+			return CLI_HELP;
 		default:
 			return EXIT_USAGE; /* cli_getopt() said why */
 		}
@@ -260,7 +260,7 @@ int cmd_mig(struct cli *c, int argc, char **argv)
 	subcommand_first(argc, argv);
 	if (argc < 2 || strcmp(argv[1], "--help") == 0 || strcmp(argv[1], "-h") == 0)
 		return argc < 2 ? cli_usage_error(c, "mig", "mig: give a sub-command: plan, show") :
-				  -1;
+				  CLI_HELP;
 	if (strcmp(argv[1], "plan") == 0)
 		return mig_plan(c, argc - 1, argv + 1);
 	if (strcmp(argv[1], "show") == 0)

@@ -137,7 +137,7 @@ int cmd_types(struct cli *c, int argc, char **argv)
 			per_vf = true;
 			break;
 		case 'h':
-			return -1;
+			return CLI_HELP;
 		default:
 			return EXIT_USAGE; /* cli_getopt() said why */
 		}

@@ -87,7 +87,7 @@ int cmd_why(struct cli *c, int argc, char **argv)
 			gpu_arg = optarg;
 			break;
 		case 'h':
-			return -1;
+			return CLI_HELP;
 		default:
 			return EXIT_USAGE; /* cli_getopt() said why */
 		}

@@ -217,7 +217,7 @@ int xml_parse_args(struct cli *c, const char *cmd, int argc, char **argv, struct
 			a->uri = optarg;
 			break;
 		case 'h':
-			return -1;
+			return CLI_HELP;
 		default:
 			return cli_bad_option(c, cmd, opts, argv);
 		}

@@ -24,7 +24,8 @@ struct xml_args {
 
 /*
  * Options of xml/plan (and assign/release when a->live), parsed only: the
- * caller checks the combination.  Return: < 0 for --help, else an exit code.
+ * caller checks the combination.  Return: 0, CLI_HELP for --help, or an
+ * exit code (EXIT_USAGE, said).
  */
 int xml_parse_args(struct cli *c, const char *cmd, int argc, char **argv, struct xml_args *a);
 /* The template, or the domain given with --from, parsed. */

@@ -75,7 +75,8 @@ struct vgpu_apply_gpu {
  * ones only say what they would do.
  */
 struct vgpu_apply_ops {
-	/* MIG mode of GPU @gpu now and pending: 1, 0, or -1 when not supported */
+	/* MIG mode of GPU @gpu now and pending: VGPU_ON (1), VGPU_OFF (0), or VGPU_UNKNOWN (-1)
+	 * when not supported (enum vgpu_tristate's values, vgpu_nv_mig_mode()) */
 	int (*mig_mode)(void *data, struct vgpu_ctx *ctx, const char *gpu, int *current,
 			int *pending);
 	/* switch MIG mode, read back */

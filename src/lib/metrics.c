@@ -15,6 +15,7 @@
 #include "capacity.h"
 #include "metrics.h"
 #include "mig-tables.h"
+#include "vgpus.h"
 
 /* ---- building families ---------------------------------------------------------- */
 
@@ -104,66 +105,41 @@ static int by_gpu_profile_state(const void *x, const void *y)
 }
 
 /*
- * The rows in listing order: records (their state read fresh), damaged
- * records (the parent their file name claims), vGPUs no record claims (made
- * by a config's apply, or orphans).  A held type's profile comes from the
- * catalogue of its GPU or a sibling of the same model.
+ * The label values of the rows vgpus lists (vgpus.h): a damaged record's
+ * claimed VF is "" when the host has no such parent.
  */
 static size_t vgpu_rows(struct vgpu_ctx *ctx, struct vgpu_sysfs *fs, const struct vgpu_model *m,
 			const struct vgpu_records *recs, const struct vgpu_run *runs, size_t n_runs,
 			struct vrow **out)
 {
-	struct vgpu_orphan *orphans = NULL;
-	size_t n_orphans = vgpu_host_orphans(m, recs, &orphans);
-	struct vrow *v = vgpu_xcalloc(recs->n + recs->damaged_keys.n + n_orphans + 1, sizeof(*v));
-	size_t n = 0;
+	struct vgpu_rows rows;
+	struct vrow *v;
+	size_t n;
 
-	for (size_t i = 0; i < recs->n; i++, n++) {
-		const struct vgpu_record *r = &recs->v[i];
-		char key[VGPU_RECORD_KEY_LEN];
+	vgpu_rows_read(ctx, fs, m, recs, runs, n_runs, false, &rows);
+	v = vgpu_xcalloc(rows.n + 1, sizeof(*v));
+	for (size_t i = 0; i < rows.n; i++) {
+		const struct vgpu_row *row = &rows.v[i];
+		const struct vgpu_record *r = row->rec;
+		const char *gpu = vgpu_row_gpu(row), *profile = vgpu_row_profile(row);
 
-		vgpu_record_key(r, key);
-		snprintf(v[n].gpu, sizeof(v[n].gpu), "%s", r->gpu);
-		snprintf(v[n].vf, sizeof(v[n].vf), "%s", r->parent);
-		v[n].profile = r->profile;
-		v[n].domain = r->domain;
-		v[n].domain_uuid = r->domain_uuid;
-		v[n].lifetime = vgpu_lifetime_str(r->lifetime);
-		v[n].record = vgpu_asprintf("%s/%s", VGPU_RECORDS_DIR, key);
-		v[n].type_id = r->type_id;
-		v[n].state = vgpu_host_record_state(ctx, fs, r);
-		v[n].rec = r;
+		snprintf(v[i].gpu, sizeof(v[i].gpu), "%s", gpu ? gpu : "");
+		if (r)
+			snprintf(v[i].vf, sizeof(v[i].vf), "%s", r->parent);
+		else if (row->parent)
+			snprintf(v[i].vf, sizeof(v[i].vf), "%s", row->parent->addr);
+		v[i].profile = profile ? profile : "";
+		v[i].domain = r ? r->domain : "";
+		v[i].domain_uuid = r ? r->domain_uuid : "";
+		v[i].lifetime = r ? vgpu_lifetime_str(r->lifetime) : "";
+		v[i].record = row->key ? vgpu_asprintf("%s/%s", VGPU_RECORDS_DIR, row->key) :
+					 vgpu_xstrdup("");
+		v[i].type_id = r ? r->type_id : row->orphan ? row->parent->current_type : 0;
+		v[i].state = row->state;
+		v[i].rec = r;
 	}
-	for (size_t i = 0; i < recs->damaged_keys.n; i++, n++) {
-		/* the file name starts with the parent it claims (records.h) */
-		const char *key = recs->damaged_keys.items[i];
-		const struct vgpu_parent *p;
-
-		snprintf(v[n].vf, sizeof(v[n].vf), "%.*s", (int)strcspn(key, "_"), key);
-		p = vgpu_model_find_parent(m, v[n].vf);
-		snprintf(v[n].gpu, sizeof(v[n].gpu), "%s", p ? p->gpu->addr : "");
-		if (!p)
-			v[n].vf[0] = '\0';
-		v[n].profile = v[n].domain = v[n].domain_uuid = v[n].lifetime = "";
-		v[n].record = vgpu_asprintf("%s/%s", VGPU_RECORDS_DIR, key);
-		v[n].state = VGPU_STATE_DAMAGED;
-	}
-	for (size_t i = 0; i < n_orphans; i++, n++) {
-		const struct vgpu_parent *p = orphans[i].parent;
-		const struct vgpu_type *t = vgpu_model_find_type(m, p->gpu, p->current_type);
-
-		snprintf(v[n].gpu, sizeof(v[n].gpu), "%s", p->gpu->addr);
-		snprintf(v[n].vf, sizeof(v[n].vf), "%s", p->addr);
-		v[n].profile = t && t->info.profile[0] ? t->info.profile : "";
-		v[n].domain = v[n].domain_uuid = v[n].lifetime = "";
-		v[n].record = vgpu_xstrdup("");
-		v[n].type_id = p->current_type;
-		v[n].state = vgpu_runs_config_of(runs, n_runs, p->addr, p->current_type,
-						 orphans[i].mdev) ?
-				     VGPU_STATE_CONFIG :
-				     VGPU_STATE_ORPHAN;
-	}
-	free(orphans);
+	n = rows.n;
+	vgpu_rows_clear(&rows);
 	*out = v;
 	return n;
 }

@@ -132,7 +132,8 @@ int vgpu_mig_parse_lgi(struct vgpu_ctx *ctx, const struct vgpu_mig_board *b, con
  * --query-gpu=pci.bus_id,mig.mode.current,mig.mode.pending --format=csv,noheader`.
  * @ctx: where errors go
  * @text: the whole output: one line "BUS, CURRENT, PENDING", blank lines around it allowed
- * @current: 1 enabled, 0 disabled, -1 "[N/A]" (not a MIG GPU); written on success
+ * @current: VGPU_ON (1) enabled, VGPU_OFF (0) disabled, VGPU_UNKNOWN (-1) "[N/A]" (not a
+ *           MIG GPU), as enum vgpu_tristate (model.h); written on success
  * @pending: the mode after the next GPU reset, with the same values; written on success
  *
  * Return: 0, or -EINVAL with a message in @ctx when @text is not one such line.

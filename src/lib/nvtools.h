@@ -32,12 +32,14 @@ struct vgpu_nvtools {
 };
 
 /**
- * vgpu_nv_mig_mode() - MIG mode of @bus now and pending: 1, 0, or -1 when not supported.
+ * vgpu_nv_mig_mode() - MIG mode of @bus now and pending, as enum
+ * vgpu_tristate's values (model.h) in an int: VGPU_ON (1), VGPU_OFF (0), or
+ * VGPU_UNKNOWN (-1) where the GPU does not support MIG ("[N/A]").
  * @ctx: where errors go
  * @t: the programs and their deadline; runs even in a dry run (it only reads)
  * @bus: the GPU's PCI address, passed to nvidia-smi -i
- * @current: the mode now, on success
- * @pending: the mode after the next GPU reset, on success
+ * @current: the mode now (VGPU_ON, VGPU_OFF, VGPU_UNKNOWN), on success
+ * @pending: the mode after the next GPU reset (the same values), on success
  * Return: 0 or -errno with a message in @ctx (vgpu_exec_ok()'s, or -EINVAL
  * for output that is not one "BUS, CURRENT, PENDING" line).
  */

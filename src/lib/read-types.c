@@ -39,7 +39,10 @@ void vgpu_creatable_clear(struct vgpu_creatable *c)
 	c->ids = NULL;
 }
 
-/* One line of creatable_vgpu_types: 0 and *id, *name set, or -EINVAL. */
+/*
+ * One line of creatable_vgpu_types.  Return: 0 and *id, *name set; 1 for the
+ * header line ("ID    : vGPU Name": no type, skipped); -EINVAL.
+ */
 static int creatable_line(char *s, unsigned lineno, unsigned long *id, char **name)
 {
 	char *colon = strchr(s, ':'), *end;

@@ -67,4 +67,14 @@ for cmd in assign release; do
 	"$bin" help $cmd | grep -A1 -- "-o, --output OUT" | grep -q "not table columns" ||
 		{ echo "FAIL: $cmd --help: -o is not said to be a file"; fail=1; }
 done
+# every command of main.c's table answers --help itself (CLI_HELP, cli.h):
+# its usage on stdout, nothing on stderr, exit 0 -- the hook included
+while read -r cmd; do
+	rc=0
+	"$bin" "$cmd" --help >"$tmp/out" 2>"$tmp/err" || rc=$?
+	if [[ $rc != 0 || -s $tmp/err ]] || ! grep -q "^Usage: vgpuctl \[global options\] $cmd" "$tmp/out"; then
+		echo "FAIL: $cmd --help: exit $rc, stderr '$(cat "$tmp/err")'"
+		fail=1
+	fi
+done < <(grep -o '^	{ "[a-z-]*", ' "$src/src/cli/main.c" | cut -d'"' -f2)
 exit $fail
