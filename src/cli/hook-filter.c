@@ -113,7 +113,7 @@ int cmd_hook(struct cli *c, int argc, char **argv)
 	enum vgpu_hook_phase phase;
 
 	if (argc == 2 && (is(argv[1], "--help") || is(argv[1], "-h")))
-		return -1;
+		return CLI_HELP;
 	if (argc < 3)
 		return cli_usage_error(c, "hook", "DOMAIN and OPERATION are required");
 	if (!vgpu_hook_phase_of(argv[1], op, sub, &phase))

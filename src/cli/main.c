@@ -208,20 +208,11 @@ static void open_std_fds(void)
 }
 
 /*
- * Compatibility: cmd_hook() (src/cli/hook-filter.c, the hook branch's file)
- * still returns -1 for `hook --help`.  Accepted as CLI_HELP from cmd_hook()
- * alone; drop this line when hook-filter.c returns CLI_HELP.
- */
-#define HOOK_HELP_COMPAT (-1)
-
-/*
  * The exit status of @cmd's result @rc (enum cli_result): CLI_HELP prints
  * the command's help on stdout and exits 0; the exit codes are themselves.
  */
 static int command_exit(const struct cli_command *cmd, int rc)
 {
-	if (cmd->run == cmd_hook && rc == HOOK_HELP_COMPAT)
-		rc = CLI_HELP;
 	if (rc == CLI_HELP) {
 		command_usage(stdout, cmd);
 		return EXIT_SUCCESS;
@@ -269,7 +260,7 @@ int main(int argc, char **argv)
 		rc = cmd_hook(&c, argc, argv);
 		cli_cleanup(&c);
 		/* libvirt asks for no help: a help request is a failed hook, as before */
-		return rc == CLI_HELP || rc == HOOK_HELP_COMPAT ? EXIT_FAILURE : rc;
+		return rc == CLI_HELP ? EXIT_FAILURE : rc;
 	}
 	/* large text listings go out in 64 KiB writes rather than 4 KiB ones (glibc
 	 * ignores the size unless it is given the buffer); JSON tables write
