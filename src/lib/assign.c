@@ -263,12 +263,15 @@ static int check_unique(struct vgpu_ctx *ctx, const struct vgpu_records *recs,
 
 		for (size_t k = 0; *u && k < recs->n; k++)
 			if (strcmp(recs->v[k].mdev_uuid, u) == 0 &&
-			    strcmp(recs->v[k].domain_uuid, plan->uuid) != 0)
+			    strcmp(recs->v[k].domain_uuid, plan->uuid) != 0) {
+				/* another UUID, or none: the caller names its option */
+				vgpu_ctx_hint(ctx, VGPU_HINT_OTHER_MDEV_UUID);
 				return vgpu_error(
 					ctx, -EEXIST,
-					"mdev UUID %s is already domain '%s''s (%s), on %s; give another with --mdev-uuid or none",
-					u, recs->v[k].domain, recs->v[k].domain_uuid,
+					"mdev UUID %s is already domain '%s''s (%s), on %s", u,
+					recs->v[k].domain, recs->v[k].domain_uuid,
 					recs->v[k].parent);
+			}
 	}
 	return 0;
 }
@@ -805,11 +808,13 @@ static void former_uuid(struct vgpu_ctx *ctx, const struct vgpu_records *recs,
 		const struct vgpu_record *r = &recs->v[i];
 
 		if (strcmp(r->domain, name) == 0 && strcmp(r->domain_uuid, uuid) != 0 &&
-		    strcmp(r->domain_uuid, former) != 0)
+		    strcmp(r->domain_uuid, former) != 0) {
 			vgpu_warn(
 				ctx,
-				"%s on %s is recorded for a domain '%s' with UUID %s, not this one's %s; not freed (if that domain is gone, release it with a definition of that UUID: release --from FILE)",
+				"%s on %s is recorded for a domain '%s' with UUID %s, not this one's %s; not freed (if that domain is gone, release it with a definition of that UUID)",
 				r->profile, r->parent, r->domain, r->domain_uuid, uuid);
+			vgpu_ctx_hint(ctx, VGPU_HINT_RELEASE_BY_UUID);
+		}
 	}
 }
 

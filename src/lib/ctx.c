@@ -21,6 +21,17 @@ void vgpu_ctx_clear(struct vgpu_ctx *ctx)
 {
 	free(ctx->err);
 	ctx->err = NULL;
+	ctx->hints = 0;
+}
+
+void vgpu_ctx_hint(struct vgpu_ctx *ctx, enum vgpu_hint hint)
+{
+	ctx->hints |= (unsigned)hint;
+}
+
+unsigned vgpu_ctx_hints(const struct vgpu_ctx *ctx)
+{
+	return ctx->hints;
 }
 
 void vgpu_ctx_set_priority(struct vgpu_ctx *ctx, int priority)

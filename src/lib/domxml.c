@@ -889,7 +889,7 @@ static void build_vcpus(xmlNodePtr dom, const struct vgpu_plan *plan,
 /*
  * The pinning gives the guest one NUMA cell (cell 0).  A device bound to a
  * cell above it (a DIMM's or a pxb controller's <target><node>) would leave
- * libvirt a definition it refuses: say which, with --no-pin as the way out.
+ * libvirt a definition it refuses: say which, with no pinning as the way out.
  * Hugepages meant for other cells now back cell 0 (memoryBacking is kept
  * and restored by release), and that is said too.
  */
@@ -948,11 +948,14 @@ static int check_cells(struct vgpu_ctx *ctx, xmlNodePtr dom)
 		VGPU_AUTOPTR(xmlchar) text = node ? xmlNodeGetContent(node) : NULL;
 		long cell;
 
-		if (text && vgpu_parse_long(vgpu_strip((char *)text), &cell) == 0 && cell > 0)
+		if (text && vgpu_parse_long(vgpu_strip((char *)text), &cell) == 0 && cell > 0) {
+			/* pinning nothing is the other way out: the caller names its option */
+			vgpu_ctx_hint(ctx, VGPU_HINT_NO_PIN);
 			return vgpu_error(
 				ctx, -EINVAL,
-				"the domain's <%s> is on guest NUMA cell %ld, and the pinning leaves the guest one cell (0): move it to cell 0, or give --no-pin",
+				"the domain's <%s> is on guest NUMA cell %ld, and the pinning leaves the guest one cell (0): move it to cell 0",
 				(const char *)d->name, cell);
+		}
 	}
 	one_page_size(ctx, hp);
 	return 0;
@@ -1178,7 +1181,7 @@ int vgpu_domain_build(struct vgpu_ctx *ctx, xmlDocPtr doc, const struct vgpu_pla
 	else if (o->existing && !our_metadata(dom))
 		saved = snapshot(dom); /* our own output has nothing of the admin's to keep */
 	r = build_identity(ctx, dom, plan, o);
-	/* --no-pin touches no memory or CPU element unless it is asked to */
+	/* no pinning touches no memory or CPU element unless it is asked to */
 	if (r == 0 && (!o->no_pin || o->memory_kib || o->hugepages))
 		r = build_memory(ctx, dom, o, &mem_kib);
 	if (r < 0) {
