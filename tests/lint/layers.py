@@ -42,7 +42,7 @@ ROWS = [
     ("host read", ["read-pci.c", "read-types.c", "read-topo.c", "read-live.c", "read-priv.h",
                    "read-host.c", "nvml.c", "nvml-abi.h", "hostcfg.c"], True, False),
     ("actions", ["exec.c", "nvtools.c", "live.c", "txn.c", "virt.c"], True, False),
-    ("use cases", ["apply.c", "apply-host.c", "gpu-runner.c", "assign.c", "hook.c", "metrics.c"], True, False),
+    ("use cases", ["apply.c", "apply-resolve.c", "apply-host.c", "gpu-runner.c", "assign.c", "hook.c", "metrics.c"], True, False),
 ]
 CLI_ROW = ("src/cli", None, True, False)  # every file of src/cli/
 
