@@ -40,7 +40,8 @@ ROWS = [
     ("decisions", ["capacity.c", "plan.c", "domxml.c", "domxml-build.c", "domxml-strip.c",
                    "domxml-priv.h"], True, True),
     ("host read", ["read-pci.c", "read-types.c", "read-topo.c", "read-live.c", "read-priv.h",
-                   "read-host.c", "nvml.c", "nvml-abi.h", "hostcfg.c"], True, False),
+                   "read-host.c", "nvml.c", "nvml-abi.h", "hostcfg.c", "hostcfg-yaml.c",
+                   "hostcfg-priv.h"], True, False),
     ("actions", ["exec.c", "nvtools.c", "live.c", "txn.c", "virt.c"], True, False),
     ("use cases", ["apply.c", "apply-resolve.c", "apply-host.c", "gpu-runner.c", "assign.c", "hook.c", "metrics.c"], True, False),
 ]
