@@ -33,7 +33,8 @@ import sys
 # The names are docs/design.md's row labels; its picture lists the same files.
 ROWS = [
     ("base", ["ctx.c", "util.c", "cpuset.c", "cleanup.h"], True, True),
-    ("model", ["mig-tables.c", "vgputype.c", "model.c", "mig.c"], True, True),
+    ("model", ["mig-tables.c", "vgputype.c", "model.c", "mig.c", "mig-smi.c", "mig-priv.h"],
+     True, True),
     ("host files", ["sysfs.c", "sysfs-state.c", "sysfs-lock.c", "sysfs-priv.h", "outfile.c"],
      True, False),
     ("state", ["records.c", "catalog.c", "runs.c"], False, False),
