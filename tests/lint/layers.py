@@ -32,7 +32,7 @@ import sys
 # may call or include files of lower rows, and of its own row where allowed.
 # The names are docs/design.md's row labels; its picture lists the same files.
 ROWS = [
-    ("base", ["ctx.c", "util.c", "cpuset.c", "cleanup.h"], True, True),
+    ("base", ["ctx.c", "steps.c", "util.c", "cpuset.c", "cleanup.h"], True, True),
     ("model", ["mig-tables.c", "vgputype.c", "model.c", "mig.c", "mig-smi.c", "mig-priv.h"],
      True, True),
     ("host files", ["sysfs.c", "sysfs-state.c", "sysfs-lock.c", "sysfs-priv.h", "outfile.c"],
