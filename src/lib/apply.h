@@ -16,9 +16,9 @@
  * Two layers: the resolution of a configuration against a host model
  * (apply-resolve.c) and the ordered steps (apply.c) are pure over a model
  * and a table of host actions (struct vgpu_apply_ops), so they are
- * unit-tested on hosts built in memory; apply-host.c gives the real actions
- * (nvidia-smi, sriov-manage, sysfs writes in a transaction, libvirt) and the
- * whole command.
+ * unit-tested on hosts built in memory; apply-ops.c gives the real actions
+ * (nvidia-smi, sriov-manage, sysfs writes in a transaction) and
+ * apply-host.c the whole command (libvirt's domains last).
  */
 #ifndef VGPU_APPLY_H
 #define VGPU_APPLY_H

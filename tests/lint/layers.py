@@ -44,8 +44,9 @@ ROWS = [
                    "read-host.c", "nvml.c", "nvml-abi.h", "hostcfg.c", "hostcfg-yaml.c",
                    "hostcfg-priv.h"], True, False),
     ("actions", ["exec.c", "nvtools.c", "live.c", "txn.c", "virt.c"], True, False),
-    ("use cases", ["apply.c", "apply-resolve.c", "apply-host.c", "gpu-runner.c", "assign.c", "release.c",
-                   "assign-priv.h", "hook.c", "metrics.c"], True, False),
+    ("use cases", ["apply.c", "apply-resolve.c", "apply-host.c", "apply-ops.c", "apply-priv.h",
+                   "gpu-runner.c", "assign.c", "release.c", "assign-priv.h", "hook.c", "metrics.c"],
+     True, False),
 ]
 CLI_ROW = ("src/cli", None, True, False)  # every file of src/cli/
 
