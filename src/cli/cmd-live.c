@@ -55,8 +55,8 @@ struct live_run {
 static int fail(struct live_run *run)
 {
 	/* "assign vm1: ...", or "assign: ..." before the domain's name is known */
-	cli_error(run->c, "%s%s%s: %s", run->cmd, run->name[0] ? " " : "", run->name,
-		  vgpu_ctx_error(&run->c->ctx));
+	cli_error(run->c, "%s%s%s: %s%s", run->cmd, run->name[0] ? " " : "", run->name,
+		  vgpu_ctx_error(&run->c->ctx), xml_error_hint(&run->c->ctx));
 	return EXIT_FAILURE;
 }
 
@@ -101,6 +101,10 @@ static int report(struct live_run *run, int r, char *xml)
 	if (xml)
 		fputs(xml, c->out);
 	free(xml);
+	if (vgpu_ctx_hints(&c->ctx) & VGPU_HINT_RELEASE_BY_UUID)
+		vgpu_log(
+			&c->ctx, LOG_NOTICE,
+			"vGPUs recorded for a domain that is gone are released with a definition of its UUID: release --from FILE");
 	if (run->active && !run->a.dry_run)
 		vgpu_log(
 			&c->ctx, LOG_NOTICE,

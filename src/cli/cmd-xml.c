@@ -39,14 +39,14 @@ static int make_plan(struct cli *c, struct xml_args *a, struct _xmlDoc *doc,
 
 	if ((!c->fs && vgpu_sysfs_open(&c->ctx, c->sysroot, &c->fs) < 0) ||
 	    (a->uri && vgpu_virt_open_host(&c->ctx, a->uri, c->fs, &v) < 0)) {
-		cli_error(c, "%s", vgpu_ctx_error(&c->ctx));
+		cli_error(c, "%s%s", vgpu_ctx_error(&c->ctx), xml_error_hint(&c->ctx));
 		return EXIT_FAILURE;
 	}
 	if (doc)
 		vgpu_domain_read(c->fs, doc, dom);
 	if (vgpu_domain_plan(&c->ctx, c->fs, v, doc ? dom : NULL, a->from != NULL, &a->req, &a->dom,
 			     NULL, plan) < 0) {
-		cli_error(c, "%s", vgpu_ctx_error(&c->ctx));
+		cli_error(c, "%s%s", vgpu_ctx_error(&c->ctx), xml_error_hint(&c->ctx));
 		return EXIT_FAILURE;
 	}
 	return 0;
@@ -78,7 +78,7 @@ int cmd_xml(struct cli *c, int argc, char **argv)
 	a.dom.read = &dom;
 	if (!r && (vgpu_domain_build(&c->ctx, doc, plan, &a.dom) < 0 ||
 		   vgpu_domain_format(&c->ctx, doc, &out) < 0)) {
-		cli_error(c, "%s", vgpu_ctx_error(&c->ctx));
+		cli_error(c, "%s%s", vgpu_ctx_error(&c->ctx), xml_error_hint(&c->ctx));
 		r = EXIT_FAILURE;
 	}
 	if (!r)

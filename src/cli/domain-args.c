@@ -34,6 +34,17 @@ static bool from_build_tree(void)
 	       !strchr(exe + l + 1, '/');
 }
 
+const char *xml_error_hint(const struct vgpu_ctx *ctx)
+{
+	unsigned h = vgpu_ctx_hints(ctx);
+
+	if (h & VGPU_HINT_OTHER_MDEV_UUID)
+		return "; give another with --mdev-uuid or none";
+	if (h & VGPU_HINT_NO_PIN)
+		return ", or give --no-pin";
+	return "";
+}
+
 /* The template (--template, the installed default) or the domain given with --from. */
 int xml_load_template(struct cli *c, const struct xml_args *a, struct _xmlDoc **doc)
 {
@@ -70,7 +81,7 @@ int xml_load_template(struct cli *c, const struct xml_args *a, struct _xmlDoc **
 	}
 	if (vgpu_file_read(&c->ctx, path, VGPU_XML_MAX_SIZE + 1, &buf, &len) < 0 ||
 	    vgpu_domain_parse(&c->ctx, buf, len, path, doc) < 0) {
-		cli_error(c, "%s", vgpu_ctx_error(&c->ctx));
+		cli_error(c, "%s%s", vgpu_ctx_error(&c->ctx), xml_error_hint(&c->ctx));
 		return EXIT_FAILURE;
 	}
 	return 0;

@@ -30,4 +30,10 @@ struct xml_args {
 int xml_parse_args(struct cli *c, const char *cmd, int argc, char **argv, struct xml_args *a);
 /* The template, or the domain given with --from, parsed. */
 int xml_load_template(struct cli *c, const struct xml_args *a, struct _xmlDoc **doc);
+/*
+ * The way out of the failure in @ctx, in this CLI's options (the library
+ * names no option): "; give another with --mdev-uuid or none", or "" when
+ * the failure has none.  Printed right after vgpu_ctx_error().
+ */
+const char *xml_error_hint(const struct vgpu_ctx *ctx);
 #endif

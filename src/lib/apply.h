@@ -13,11 +13,12 @@
  * in the wrong order (GPU instances before VFs) is repaired by the order
  * itself: enabling the VFs wipes the instances, step 3 makes them again.
  *
- * Two layers: the resolution of a configuration against a host model and
- * the ordered steps are pure over a model and a table of host actions
- * (struct vgpu_apply_ops), so they are unit-tested on hosts built in
- * memory; apply-host.c gives the real actions (nvidia-smi, sriov-manage,
- * sysfs writes in a transaction, libvirt) and the whole command.
+ * Two layers: the resolution of a configuration against a host model
+ * (apply-resolve.c) and the ordered steps (apply.c) are pure over a model
+ * and a table of host actions (struct vgpu_apply_ops), so they are
+ * unit-tested on hosts built in memory; apply-ops.c gives the real actions
+ * (nvidia-smi, sriov-manage, sysfs writes in a transaction) and
+ * apply-host.c the whole command (libvirt's domains last).
  */
 #ifndef VGPU_APPLY_H
 #define VGPU_APPLY_H

@@ -7,7 +7,8 @@
  *
  * assign and release are each one transaction under the host lock: claim
  * (the owner record, written before any sysfs write), create or destroy,
- * put the new definition; a failure undoes every earlier step.
+ * put the new definition; a failure undoes every earlier step.  Defined in
+ * assign.c (read, plan, assign) and release.c (release, release.h).
  */
 #ifndef VGPU_ASSIGN_H
 #define VGPU_ASSIGN_H
@@ -18,23 +19,13 @@
 #include "domxml.h"
 #include "model.h"
 #include "plan.h"
+#include "release.h"
 #include "sysfs.h"
 
-/* How long assign and release wait for another run's host lock. */
-#define VGPU_ASSIGN_LOCK_WAIT_MS 30000
 /* libvirt accepts an unmanaged VF on a variant driver (nvidia) from 10.0.0 */
 #define VGPU_LIBVIRT_VENDOR_VFIO 10000000UL
 
 struct vgpu_virt;
-struct vgpu_txn_ops;
-
-/* Where a changed definition goes. */
-struct vgpu_domain_target {
-	struct vgpu_virt *virt; /* the domain is this connection's: redefined there */
-	const char *output; /* no @virt: this file is replaced; NULL: handed back */
-	bool dry_run; /* change nothing anywhere; the definition is handed back */
-	const struct vgpu_txn_ops *ops; /* how vGPUs and records change; NULL: vgpu_txn_live_ops */
-};
 
 /**
  * vgpu_domain_read() - vgpu_domain_info_read() for the host below @fs: the
@@ -91,23 +82,5 @@ int vgpu_domain_plan(struct vgpu_ctx *ctx, struct vgpu_sysfs *fs, struct vgpu_vi
 int vgpu_assign(struct vgpu_ctx *ctx, struct vgpu_sysfs *fs, struct _xmlDoc *doc,
 		const struct vgpu_domain_info *dom, struct vgpu_request *req,
 		const struct vgpu_domain_opts *o, const struct vgpu_domain_target *t, char **xml);
-
-/**
- * vgpu_release() - destroy and forget the vGPUs the owner records give the
- * domain @doc (by its UUID), take them out of its definition and put it
- * where @t says.  A vGPU our metadata names that another domain's record
- * holds now, or no record holds, is left alone and warned about.
- * @ctx: errors and warnings
- * @fs: the host root; its lock is taken for the change and released after
- * @doc: the domain, edited in place
- * @dom: @doc as vgpu_domain_read() read it before this call
- * @vf: release only the vGPU on this parent (a normalized PCI address), or NULL
- * @t: where the new definition goes
- * @xml: the new definition when @t hands it back, else NULL
- * Return: 0 or -errno with a message in @ctx.
- */
-int vgpu_release(struct vgpu_ctx *ctx, struct vgpu_sysfs *fs, struct _xmlDoc *doc,
-		 const struct vgpu_domain_info *dom, const char *vf,
-		 const struct vgpu_domain_target *t, char **xml);
 
 #endif

@@ -1,9 +1,9 @@
 // SPDX-License-Identifier: LGPL-2.1-or-later
 /*
- * The capacity model: how many more vGPUs of a type a GPU takes now, or the
- * first reason it takes none (pure over the model).  Sources of each input,
- * best first: NVML (filled into the model by the commands that load it), the
- * driver's files in sysfs, then the MIG and type tables.
+ * Concern: the capacity model: how many more vGPUs of a type a GPU takes
+ * now, or the first reason it takes none (pure over the model).  Sources of
+ * each input, best first: NVML (filled into the model by the commands that
+ * load it), the driver's files in sysfs, then the MIG and type tables.
  */
 #include <ctype.h>
 #include <errno.h>

@@ -88,6 +88,17 @@ struct vgpu_steps {
 	size_t n;
 };
 
+/*
+ * A way out of a failure (or a warning) that the caller names in its own
+ * words: the library says what is wrong, a CLI adds the option that helps.
+ */
+enum vgpu_hint {
+	VGPU_HINT_NONE = 0,
+	VGPU_HINT_OTHER_MDEV_UUID = 1u << 0, /* the mdev UUID asked is taken: another, or none */
+	VGPU_HINT_NO_PIN = 1u << 1, /* the pinning is what the domain cannot take: pin nothing */
+	VGPU_HINT_RELEASE_BY_UUID = 1u << 2, /* vGPUs of another UUID: release by its definition */
+};
+
 struct vgpu_ctx {
 	vgpu_log_fn log_fn;
 	void *log_data;
@@ -96,6 +107,7 @@ struct vgpu_ctx {
 	int log_priority; /* messages above this (less urgent) are dropped */
 	unsigned long n_logged; /* messages passed to log_fn so far */
 	char *err; /* the last failure's message, heap; NULL when none */
+	unsigned hints; /* enum vgpu_hint bits set since vgpu_ctx_init()/vgpu_ctx_clear() */
 };
 
 /**
@@ -140,6 +152,18 @@ int vgpu_error(struct vgpu_ctx *ctx, int err, const char *fmt, ...)
  */
 void vgpu_error_append(struct vgpu_ctx *ctx, const char *fmt, ...)
 	__attribute__((format(printf, 2, 3)));
+/**
+ * vgpu_ctx_hint() - add a way out the caller may name with its own option.
+ * @ctx: the context; the hint stays until vgpu_ctx_clear()
+ * @hint: an enum vgpu_hint bit
+ */
+void vgpu_ctx_hint(struct vgpu_ctx *ctx, enum vgpu_hint hint);
+/**
+ * vgpu_ctx_hints() - the ways out added since the context was set up or cleared.
+ * @ctx: the context
+ * Return: the enum vgpu_hint bits, 0 when none.
+ */
+unsigned vgpu_ctx_hints(const struct vgpu_ctx *ctx);
 /**
  * vgpu_ctx_error() - the recorded message; "unknown error" when none was set.
  * @ctx: the context

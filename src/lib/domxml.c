@@ -1,11 +1,11 @@
 // SPDX-License-Identifier: LGPL-2.1-or-later
 /*
- * libvirt domain XML builder/editor on libxml2's tree API (no string
- * concatenation, no I/O).  Everything not ours in a template or an existing
- * definition is kept; what we own (vCPU pinning, numatune, guest topology,
- * the vGPU hostdevs, our metadata element) is replaced.
+ * Concern: a libvirt domain definition as a document, read: the one hardened
+ * parser, the formatter, and what a definition holds (its fields, guest
+ * checks, hostdevs, vgpuctl's metadata, pinned CPUs), on libxml2's tree API
+ * with no I/O.  The edits are domxml-build.c (assign) and domxml-strip.c
+ * (release); what they share is domxml-priv.h.
  */
-#include <ctype.h>
 #include <errno.h>
 #include <inttypes.h>
 #include <stdio.h>
@@ -17,16 +17,13 @@
 #include <libxml/xmlerror.h>
 #include <libxml/xmlsave.h>
 
+#include "domxml-priv.h"
 #include "domxml.h"
-
-#define X(s) ((const xmlChar *)(s))
 
 void vgpu_xml_doc_free(xmlDocPtr doc)
 {
 	xmlFreeDoc(doc);
 }
-
-VGPU_DEFINE_AUTOPTR(xmlchar, xmlChar, xmlFree)
 
 /* libxml2 prints its own messages unless told not to: we report once, ours. */
 static void xml_silent(void *data, xmlErrorPtr e)
@@ -62,7 +59,7 @@ static char *xml_strdup(const char *s)
 	return s ? vgpu_xstrdup(s) : NULL;
 }
 
-static void xml_quiet(void)
+void domxml_quiet(void)
 {
 	static bool done;
 
@@ -72,108 +69,6 @@ static void xml_quiet(void)
 	xmlSetStructuredErrorFunc(NULL, xml_silent);
 	xmlSetGenericErrorFunc(NULL, xml_silent_generic);
 	done = true;
-}
-
-/* Canonical order of <domain> children, as libvirt writes them. */
-static const char *const domain_order[] = {
-	"name",	     "uuid",	"genid",	 "title",	    "description", "metadata",
-	"maxMemory", "memory",	"currentMemory", "blkiotune",	    "memtune",	   "memoryBacking",
-	"vcpu",	     "vcpus",	"iothreads",	 "iothreadids",	    "cputune",	   "numatune",
-	"resource",  "sysinfo", "bootloader",	 "bootloader_args", "os",	   "idmap",
-	"features",  "cpu",	"clock",	 "on_poweroff",	    "on_reboot",   "on_crash",
-	"pm",	     "perf",	"devices",	 "seclabel",	    "keywrap",	   "launchSecurity",
-	NULL,
-};
-
-static int order_of(const xmlChar *name)
-{
-	for (int i = 0; domain_order[i]; i++)
-		if (xmlStrEqual(name, X(domain_order[i])))
-			return i;
-	return 1000; /* unknown elements stay where they are, sorting last */
-}
-
-/* The first child element @name in no namespace: the one "find child" of this file. */
-static xmlNodePtr child(xmlNodePtr parent, const char *name)
-{
-	for (xmlNodePtr n = parent ? parent->children : NULL; n; n = n->next)
-		if (n->type == XML_ELEMENT_NODE && !n->ns && xmlStrEqual(n->name, X(name)))
-			return n;
-	return NULL;
-}
-
-/* The <domain> child @name, created at its canonical position if missing. */
-static xmlNodePtr domain_child(xmlNodePtr dom, const char *name)
-{
-	xmlNodePtr n = child(dom, name);
-	int want = order_of(X(name));
-
-	if (n)
-		return n;
-	n = xmlNewNode(NULL, X(name));
-	for (xmlNodePtr c = dom->children; c; c = c->next) {
-		if (c->type == XML_ELEMENT_NODE && order_of(c->name) > want &&
-		    order_of(c->name) < 1000)
-			return xmlAddPrevSibling(c, n);
-	}
-	return xmlAddChild(dom, n);
-}
-
-static void drop_node(xmlNodePtr n)
-{
-	if (n) {
-		xmlUnlinkNode(n);
-		xmlFreeNode(n);
-	}
-}
-
-static void remove_children(xmlNodePtr parent, const char *name)
-{
-	xmlNodePtr n = parent->children;
-
-	while (n) {
-		xmlNodePtr next = n->next;
-
-		if (n->type == XML_ELEMENT_NODE && (!name || xmlStrEqual(n->name, X(name))))
-			drop_node(n);
-		n = next;
-	}
-}
-
-static void set_text(xmlNodePtr n, const char *text)
-{
-	xmlNodeSetContent(n, NULL);
-	remove_children(n, NULL);
-	xmlNodeAddContent(n, X(text));
-}
-
-static xmlNodePtr add_el(xmlNodePtr parent, const char *name)
-{
-	return xmlNewChild(parent, NULL, X(name), NULL);
-}
-
-/* Insert @n as @parent's first child. */
-static xmlNodePtr add_first(xmlNodePtr parent, xmlNodePtr n)
-{
-	return parent->children ? xmlAddPrevSibling(parent->children, n) : xmlAddChild(parent, n);
-}
-
-static void set_attr(xmlNodePtr n, const char *name, const char *value)
-{
-	xmlSetProp(n, X(name), X(value));
-}
-
-static void set_attr_u(xmlNodePtr n, const char *name, unsigned long long v)
-{
-	char buf[32];
-
-	snprintf(buf, sizeof(buf), "%llu", v);
-	xmlSetProp(n, X(name), X(buf));
-}
-
-static char *get_attr(xmlNodePtr n, const char *name)
-{
-	return (char *)xmlGetProp(n, X(name));
 }
 
 /* ---- UUIDs, names, sizes ------------------------------------------------- */
@@ -210,7 +105,7 @@ int vgpu_domain_parse(struct vgpu_ctx *ctx, const char *buf, size_t len, const c
 	VGPU_AUTOPTR(xmldoc) doc = NULL;
 	xmlNodePtr root;
 
-	xml_quiet();
+	domxml_quiet();
 	if (len > VGPU_XML_MAX_SIZE)
 		return vgpu_error(ctx, -EFBIG, "'%s' is larger than %u bytes", what,
 				  VGPU_XML_MAX_SIZE);
@@ -246,7 +141,7 @@ int vgpu_domain_format(struct vgpu_ctx *ctx, xmlDocPtr doc, char **out)
 
 	if (!buf)
 		return vgpu_error(ctx, -ENOMEM, "out of memory formatting the domain XML");
-	xml_quiet();
+	domxml_quiet();
 	save = xmlSaveToBuffer(buf, "UTF-8", XML_SAVE_FORMAT | XML_SAVE_NO_DECL);
 	if (!save) {
 		xmlBufferFree(buf);
@@ -266,7 +161,7 @@ int vgpu_domain_format(struct vgpu_ctx *ctx, xmlDocPtr doc, char **out)
 /* ---- our metadata --------------------------------------------------------- */
 
 /* Our metadata element, if the domain has one. */
-static xmlNodePtr our_metadata(xmlNodePtr dom)
+xmlNodePtr domxml_our_metadata(xmlNodePtr dom)
 {
 	xmlNodePtr md = child(dom, "metadata");
 
@@ -277,83 +172,12 @@ static xmlNodePtr our_metadata(xmlNodePtr dom)
 	return NULL;
 }
 
-/*
- * The <domain> children assign may rewrite.  On an existing domain their
- * originals go into our metadata (<vgpuctl:saved>: a copy of each, or
- * <vgpuctl:absent name="..."/>), and release puts them back: assign then
- * release gives back the definition it started from, element for element.
- */
-static const char *const kept_elements[] = { "vcpu",	      "vcpus",	   "cputune",
-					     "numatune",      "cpu",	   "memory",
-					     "currentMemory", "maxMemory", "memoryBacking" };
-
-static xmlNodePtr saved_of(xmlNodePtr md)
+xmlNodePtr domxml_saved_of(xmlNodePtr md)
 {
 	for (xmlNodePtr n = md ? md->children : NULL; n; n = n->next)
 		if (n->type == XML_ELEMENT_NODE && n->ns && xmlStrEqual(n->name, X("saved")))
 			return n;
 	return NULL;
-}
-
-/* Copies of the kept elements of @dom as they are now (unattached; ns set when attached). */
-static xmlNodePtr snapshot(xmlNodePtr dom)
-{
-	/* of the document: its copies' names come from the document's dictionary */
-	xmlNodePtr saved = xmlNewDocNode(dom->doc, NULL, X("saved"), NULL);
-
-	for (size_t i = 0; i < ARRAY_SIZE(kept_elements); i++) {
-		xmlNodePtr n = child(dom, kept_elements[i]);
-
-		if (n) {
-			xmlAddChild(saved, xmlDocCopyNode(n, dom->doc, 1));
-		} else {
-			xmlNodePtr a = xmlNewDocNode(dom->doc, NULL, X("absent"), NULL);
-
-			set_attr(a, "name", kept_elements[i]);
-			xmlAddChild(saved, a);
-		}
-	}
-	if (!child(dom, "devices")) { /* the hostdevs' home, created for them */
-		xmlNodePtr a = xmlNewDocNode(dom->doc, NULL, X("absent"), NULL);
-
-		set_attr(a, "name", "devices");
-		xmlAddChild(saved, a);
-	}
-	return saved;
-}
-
-/* Put the saved elements back in place of what assign wrote. */
-static void restore(xmlNodePtr dom, xmlNodePtr saved)
-{
-	for (xmlNodePtr s = saved->children; s; s = s->next) {
-		VGPU_AUTOFREE char *name = NULL;
-		xmlNodePtr place;
-
-		if (s->type != XML_ELEMENT_NODE)
-			continue;
-		name = s->ns ? get_attr(s, "name") : vgpu_xstrdup((const char *)s->name);
-		if (!name || order_of(X(name)) >= 1000)
-			continue; /* not a <domain> child we know: left alone */
-		if (s->ns && strcmp(name, "devices") == 0) {
-			/* <devices> made for the hostdevs goes once nothing else is in it */
-			if (!xmlFirstElementChild(child(dom, "devices")))
-				drop_node(child(dom, "devices"));
-			continue;
-		}
-		if (s->ns) {
-			remove_children(dom, name); /* absent before assign */
-			continue;
-		}
-		/*
-		 * Where assign edited it in place (the admin's own order, <cpu>
-		 * before <os> included); where assign made it, in libvirt's order.
-		 */
-		place = child(dom, name);
-		if (!place)
-			place = domain_child(dom, name);
-		xmlReplaceNode(place, xmlDocCopyNode(s, dom->doc, 1));
-		xmlFreeNode(place);
-	}
 }
 
 void vgpu_meta_clear(struct vgpu_meta *m)
@@ -423,7 +247,7 @@ static int read_meta_vgpu(struct vgpu_ctx *ctx, xmlNodePtr v, struct vgpu_meta_v
 
 int vgpu_domain_read_meta(struct vgpu_ctx *ctx, xmlDocPtr doc, struct vgpu_meta *out)
 {
-	xmlNodePtr md = our_metadata(xmlDocGetRootElement(doc));
+	xmlNodePtr md = domxml_our_metadata(xmlDocGetRootElement(doc));
 	VGPU_AUTOFREE char *owner = NULL, *node = NULL, *pinned = NULL, *lifetime = NULL;
 	struct vgpu_meta m = { .node = -1 };
 	long v;
@@ -480,7 +304,7 @@ static bool hostdev_pci(xmlNodePtr hd, xmlNodePtr addr, char bdf[VGPU_BDF_LEN])
 	return true;
 }
 
-static bool hostdev_matches(xmlNodePtr hd, const char *mdev_uuid, const char *vf)
+bool domxml_hostdev_matches(xmlNodePtr hd, const char *mdev_uuid, const char *vf)
 {
 	xmlNodePtr addr = child(child(hd, "source"), "address");
 	char bdf[VGPU_BDF_LEN];
@@ -519,38 +343,9 @@ void vgpu_domain_hostdevs(xmlDocPtr doc, struct vgpu_strv *mdevs, struct vgpu_st
 	}
 }
 
-/* Drop the hostdevs in @devices that are the vGPU @v of our metadata. */
-static void drop_hostdevs_of(xmlNodePtr devices, xmlNodePtr v)
-{
-	VGPU_AUTOFREE char *u = get_attr(v, "mdev-uuid"), *vf = get_attr(v, "vf");
-	char uuid[VGPU_UUID_LEN] = "", addr[VGPU_BDF_LEN] = "";
-
-	if (u && !vgpu_uuid_normalize(u, uuid))
-		uuid[0] = '\0';
-	if (vf && vgpu_bdf_normalize(vf, addr) < 0)
-		addr[0] = '\0';
-	for (xmlNodePtr hd = devices ? devices->children : NULL, next; hd; hd = next) {
-		next = hd->next;
-		if (hd->type == XML_ELEMENT_NODE && xmlStrEqual(hd->name, X("hostdev")) &&
-		    hostdev_matches(hd, uuid, *addr ? addr : NULL))
-			drop_node(hd);
-	}
-}
-
-/* Re-running on our own output replaces the vGPUs we added last time. */
-static void drop_previous_vgpus(xmlNodePtr dom, xmlNodePtr devices)
-{
-	xmlNodePtr md = our_metadata(dom);
-
-	for (xmlNodePtr v = md ? md->children : NULL; v; v = v->next)
-		if (v->type == XML_ELEMENT_NODE && xmlStrEqual(v->name, X("vgpu")))
-			drop_hostdevs_of(devices, v);
-	drop_node(md);
-}
-
 size_t vgpu_domain_prev_mdevs(xmlDocPtr doc, char (*out)[VGPU_UUID_LEN])
 {
-	xmlNodePtr md = our_metadata(xmlDocGetRootElement(doc));
+	xmlNodePtr md = domxml_our_metadata(xmlDocGetRootElement(doc));
 	size_t n = 0;
 
 	for (xmlNodePtr v = md ? md->children : NULL; v; v = v->next) {
@@ -603,457 +398,6 @@ void vgpu_domain_info_clear(struct vgpu_domain_info *info)
 	memset(info, 0, sizeof(*info));
 }
 
-size_t vgpu_domain_strip(xmlDocPtr doc, const char *vf)
-{
-	xmlNodePtr dom = xmlDocGetRootElement(doc), md = our_metadata(dom), saved;
-	VGPU_AUTOFREE char *pinned = md ? get_attr(md, "pinned") : NULL;
-	size_t dropped = 0, left = 0;
-
-	for (xmlNodePtr v = md ? md->children : NULL, next; v; v = next) {
-		VGPU_AUTOFREE char *at = NULL;
-		char addr[VGPU_BDF_LEN];
-
-		next = v->next;
-		if (v->type != XML_ELEMENT_NODE || !xmlStrEqual(v->name, X("vgpu")))
-			continue;
-		at = get_attr(v, "vf");
-		if (vf && !(at && vgpu_bdf_normalize(at, addr) == 0 && strcmp(addr, vf) == 0)) {
-			left++;
-			continue;
-		}
-		drop_hostdevs_of(child(dom, "devices"), v);
-		drop_node(v);
-		dropped++;
-	}
-	if (!md || left)
-		return dropped;
-	saved = saved_of(md);
-	if (saved)
-		restore(dom, saved);
-	drop_node(md);
-	if (!xmlFirstElementChild(child(dom, "metadata")))
-		drop_node(child(dom, "metadata"));
-	if (!saved && (!pinned || strcmp(pinned, "no") != 0)) {
-		xmlNodePtr cputune = child(dom, "cputune");
-
-		if (cputune) {
-			remove_children(cputune, "vcpupin");
-			remove_children(cputune, "emulatorpin");
-			if (!xmlFirstElementChild(cputune))
-				drop_node(cputune);
-		}
-		drop_node(child(dom, "numatune"));
-	}
-	return dropped;
-}
-
-static void add_hostdev(xmlNodePtr devices, const struct vgpu_choice *c, const char *mdev_uuid)
-{
-	xmlNodePtr hd = xmlNewNode(NULL, X("hostdev")), addr, before = NULL;
-
-	set_attr(hd, "mode", "subsystem");
-	if (c->iface == VGPU_IFACE_VENDOR_VFIO) {
-		unsigned d = 0, b = 0, s = 0, f = 0;
-		char buf[16];
-
-		/* NVIDIA: "a vGPU is supported only in unmanaged libvirt mode" */
-		set_attr(hd, "type", "pci");
-		set_attr(hd, "managed", "no");
-		addr = add_el(add_el(hd, "source"), "address");
-		sscanf(c->parent, "%x:%x:%x.%x", &d, &b, &s, &f);
-		snprintf(buf, sizeof(buf), "0x%04x", d);
-		set_attr(addr, "domain", buf);
-		snprintf(buf, sizeof(buf), "0x%02x", b);
-		set_attr(addr, "bus", buf);
-		snprintf(buf, sizeof(buf), "0x%02x", s);
-		set_attr(addr, "slot", buf);
-		snprintf(buf, sizeof(buf), "0x%x", f);
-		set_attr(addr, "function", buf);
-	} else {
-		set_attr(hd, "type", "mdev");
-		set_attr(hd, "model", "vfio-pci");
-		set_attr(hd, "display", "off");
-		addr = add_el(add_el(hd, "source"), "address");
-		set_attr(addr, "uuid", mdev_uuid);
-	}
-	/* keep device groups together: after the last existing hostdev, else at the end */
-	for (xmlNodePtr n = devices->children; n; n = n->next)
-		if (n->type == XML_ELEMENT_NODE && xmlStrEqual(n->name, X("hostdev")))
-			before = n;
-	if (before)
-		xmlAddNextSibling(before, hd);
-	else
-		xmlAddChild(devices, hd);
-}
-
-/* ---- the sections we own -------------------------------------------------- */
-
-/*
- * SMBIOS system entries naming a UUID other than @uuid get @uuid: libvirt
- * refuses a definition whose <sysinfo type='smbios'><system><entry
- * name='uuid'> differs from <uuid> ("UUID mismatch between <uuid> and
- * <sysinfo>"), and a template copied from a VM carries that VM's.  An entry
- * that already names @uuid, in any spelling, is left as it is.
- */
-static void sync_sysinfo_uuid(xmlNodePtr dom, const char *uuid)
-{
-	for (xmlNodePtr si = dom->children; si; si = si->next) {
-		VGPU_AUTOFREE char *type = NULL;
-
-		if (si->type != XML_ELEMENT_NODE || !xmlStrEqual(si->name, X("sysinfo")))
-			continue;
-		type = get_attr(si, "type");
-		if (!type || strcmp(type, "smbios") != 0)
-			continue;
-		for (xmlNodePtr e = child(si, "system") ? child(si, "system")->children : NULL; e;
-		     e = e->next) {
-			VGPU_AUTOFREE char *name = NULL;
-			VGPU_AUTOPTR(xmlchar) text = NULL;
-			char norm[VGPU_UUID_LEN];
-
-			if (e->type != XML_ELEMENT_NODE || !xmlStrEqual(e->name, X("entry")))
-				continue;
-			name = get_attr(e, "name");
-			if (!name || strcmp(name, "uuid") != 0)
-				continue;
-			text = xmlNodeGetContent(e);
-			if (!text || !vgpu_uuid_normalize((const char *)text, norm) ||
-			    strcmp(norm, uuid) != 0)
-				set_text(e, uuid);
-		}
-	}
-}
-
-/* <name>, type, <uuid> (the plan's: the vGPU manager needs the VM UUID). */
-static int build_identity(struct vgpu_ctx *ctx, xmlNodePtr dom, const struct vgpu_plan *plan,
-			  const struct vgpu_domain_opts *o)
-{
-	VGPU_AUTOFREE char *own = NULL;
-	const char *name, *why;
-
-	if (o->name) {
-		if ((why = vgpu_domain_name_check(o->name)))
-			return vgpu_error(ctx, -EINVAL, "domain name '%s': %s", o->name, why);
-		set_text(domain_child(dom, "name"), o->name);
-	}
-	/* the name the domain has now: the one just set, else the one read */
-	if (o->name || !o->read)
-		name = own = vgpu_domain_field(dom->doc, "name");
-	else
-		name = o->read->name;
-	if (!name)
-		return vgpu_error(ctx, -EINVAL, "the domain has no <name>");
-	if ((why = vgpu_domain_name_check(name)))
-		return vgpu_error(ctx, -EINVAL, "the domain's <name> '%s': %s", name, why);
-	if (!vgpu_uuid_valid(plan->uuid))
-		return vgpu_error(ctx, -EINVAL, "the plan has no domain UUID");
-	if (o->virt_type)
-		set_attr(dom, "type", o->virt_type);
-	else if (!xmlHasProp(dom, X("type")))
-		set_attr(dom, "type", "kvm");
-	set_text(domain_child(dom, "uuid"), plan->uuid);
-	sync_sysinfo_uuid(dom, plan->uuid);
-	return 0;
-}
-
-/*
- * A template kept its <maxMemory> for its memory devices: the memory must
- * fit under it, or libvirt refuses the definition ("maximum memory size
- * must be equal or greater than the actual memory size").
- */
-static int check_max_memory(struct vgpu_ctx *ctx, xmlNodePtr dom, uint64_t mem_kib)
-{
-	xmlNodePtr max = child(dom, "maxMemory");
-	VGPU_AUTOPTR(xmlchar) c = max ? xmlNodeGetContent(max) : NULL;
-	VGPU_AUTOPTR(xmlchar) u = max ? xmlGetProp(max, X("unit")) : NULL;
-	uint64_t max_kib = 0;
-
-	if (!c)
-		return vgpu_error(
-			ctx, -EINVAL,
-			"the template has memory devices but no <maxMemory>, which libvirt needs for them");
-	if (vgpu_parse_scaled_kib(vgpu_strip((char *)c), (const char *)u, 1024, false, &max_kib))
-		return vgpu_error(ctx, -EINVAL, "the template's <maxMemory> '%s' is not a size",
-				  vgpu_strip((char *)c));
-	if (max_kib < mem_kib)
-		return vgpu_error(ctx, -EINVAL,
-				  "the template's <maxMemory> (%" PRIu64
-				  " KiB) is less than the memory (%" PRIu64
-				  " KiB): raise it, or remove the template's memory devices",
-				  max_kib, mem_kib);
-	return 0;
-}
-
-/* <memory>, <currentMemory> and 1 GiB hugepage backing; *mem_kib gets the size. */
-static int build_memory(struct vgpu_ctx *ctx, xmlNodePtr dom, const struct vgpu_domain_opts *o,
-			uint64_t *mem_kib)
-{
-	char buf[32];
-	xmlNodePtr n, mb, hp;
-	int r;
-
-	*mem_kib = o->memory_kib;
-	if (!*mem_kib && o->read)
-		*mem_kib = o->read->memory_kib; /* 0: none, or unusable */
-	else if (!*mem_kib && vgpu_domain_memory_kib(ctx, dom->doc, mem_kib) < 0)
-		*mem_kib = 0;
-	if (!*mem_kib)
-		return vgpu_error(ctx, -EINVAL, "the domain has no usable <memory>");
-	/*
-	 * A template's memory is written in KiB; an existing domain's <memory>,
-	 * <currentMemory> and hotplug ceiling stay unless a size is given.
-	 */
-	if (o->memory_kib || !o->existing || !child(dom, "memory")) {
-		snprintf(buf, sizeof(buf), "%" PRIu64, *mem_kib);
-		n = domain_child(dom, "memory");
-		set_attr(n, "unit", "KiB");
-		set_text(n, buf);
-		n = domain_child(dom, "currentMemory");
-		set_attr(n, "unit", "KiB");
-		set_text(n, buf);
-	}
-	/*
-	 * A template's hotplug ceiling was sized for its own memory; it goes,
-	 * unless memory devices (dimm, nvdimm, virtio-mem...) stay, which
-	 * libvirt refuses without one ("cannot use/hotplug a memory device
-	 * when domain 'maxMemory' is not defined").
-	 */
-	if (!o->existing && !child(child(dom, "devices"), "memory"))
-		drop_node(child(dom, "maxMemory"));
-	else if (!o->existing && (r = check_max_memory(ctx, dom, *mem_kib)) < 0)
-		return r;
-	if (!o->hugepages)
-		return 0;
-	if (*mem_kib % (1024 * 1024))
-		return vgpu_error(ctx, -EINVAL,
-				  "1 GiB hugepages back the memory: %" PRIu64
-				  " KiB is not a whole number of GiB",
-				  *mem_kib);
-	mb = domain_child(dom, "memoryBacking");
-	remove_children(mb, "hugepages");
-	hp = add_first(mb, xmlNewNode(NULL, X("hugepages")));
-	n = add_el(hp, "page");
-	set_attr(n, "size", "1");
-	set_attr(n, "unit", "GiB");
-	set_attr(n, "nodeset", "0"); /* the guest's only cell */
-	return 0;
-}
-
-/* <vcpu> and <cputune>: one vcpupin per vCPU, the emulator on the VM's CPUs. */
-static void build_vcpus(xmlNodePtr dom, const struct vgpu_plan *plan,
-			const struct vgpu_domain_opts *o)
-{
-	VGPU_AUTOFREE char *list = vgpu_xmalloc(VGPU_CPULIST_LEN);
-	xmlNodePtr n = domain_child(dom, "vcpu"), cputune, first;
-	VGPU_AUTOPTR(xmlchar) old = xmlNodeGetContent(n);
-	long was = 0;
-	unsigned slots = plan->cores * plan->threads; /* more than vcpus: spare siblings */
-
-	/*
-	 * The same count as before: vCPU hotplug (current, <vcpus>) stays as the
-	 * admin set it, every vCPU pinned; another count makes them meaningless.
-	 */
-	if (!old || vgpu_parse_long(vgpu_strip((char *)old), &was) < 0 || was != slots) {
-		xmlUnsetProp(n, X("current"));
-		drop_node(child(dom, "vcpus"));
-	}
-	set_attr(n, "placement", "static");
-	xmlUnsetProp(n, X("cpuset"));
-	if (slots > plan->vcpus)
-		set_attr_u(n, "current", plan->vcpus);
-	snprintf(list, VGPU_CPULIST_LEN, "%u", slots);
-	set_text(n, list);
-
-	cputune = domain_child(dom, "cputune");
-	remove_children(cputune, "vcpupin");
-	remove_children(cputune, "emulatorpin");
-	first = cputune->children;
-	for (unsigned i = 0; i < slots; i++) {
-		xmlNodePtr p = xmlNewNode(NULL, X("vcpupin"));
-
-		set_attr_u(p, "vcpu", i);
-		set_attr_u(p, "cpuset", plan->pins[i]);
-		if (first)
-			xmlAddPrevSibling(first, p);
-		else
-			xmlAddChild(cputune, p);
-	}
-	n = xmlNewNode(NULL, X("emulatorpin"));
-	set_attr(n, "cpuset",
-		 vgpu_cpulist_format(o->emulator_cpus ? o->emulator_cpus : &plan->cpus, list,
-				     VGPU_CPULIST_LEN));
-	if (first)
-		xmlAddPrevSibling(first, n);
-	else
-		xmlAddChild(cputune, n);
-}
-
-/* Memory strictly on the GPU's node, for the whole VM and its one guest cell. */
-/*
- * The pinning gives the guest one NUMA cell (cell 0).  A device bound to a
- * cell above it (a DIMM's or a pxb controller's <target><node>) would leave
- * libvirt a definition it refuses: say which, with --no-pin as the way out.
- * Hugepages meant for other cells now back cell 0 (memoryBacking is kept
- * and restored by release), and that is said too.
- */
-/*
- * Hugepages per guest cell, when the pinning leaves one cell (0): the page
- * size meant for cell 0 (or for every cell) stays; pages for the other cells
- * go, since two sizes for one cell are refused by libvirt.  With none for
- * cell 0, the first size backs it.  release restores memoryBacking whole.
- */
-static void one_page_size(struct vgpu_ctx *ctx, xmlNodePtr hp)
-{
-	xmlNodePtr keep = NULL, next;
-
-	for (xmlNodePtr pg = hp ? hp->children : NULL; pg && !keep; pg = pg->next) {
-		VGPU_AUTOFREE char *set = NULL;
-		struct vgpu_cpuset cells;
-
-		if (pg->type != XML_ELEMENT_NODE || !xmlStrEqual(pg->name, X("page")))
-			continue;
-		set = get_attr(pg, "nodeset");
-		if (!set || (vgpu_cpulist_parse(set, &cells) == 0 && vgpu_cpuset_has(&cells, 0)))
-			keep = pg;
-	}
-	for (xmlNodePtr pg = hp ? hp->children : NULL; pg; pg = next) {
-		VGPU_AUTOFREE char *set = NULL;
-
-		next = pg->next;
-		if (pg->type != XML_ELEMENT_NODE || !xmlStrEqual(pg->name, X("page")))
-			continue;
-		set = get_attr(pg, "nodeset");
-		if (!keep)
-			keep = pg;
-		if (pg != keep) {
-			vgpu_log(
-				ctx, LOG_NOTICE,
-				"hugepages for guest NUMA cells %s are left out: the pinning leaves the guest one cell (release restores them)",
-				set ? set : "");
-			drop_node(pg);
-		} else if (set && strcmp(set, "0") != 0) {
-			vgpu_log(
-				ctx, LOG_NOTICE,
-				"hugepages for guest NUMA cells %s now back cell 0: the pinning leaves the guest one cell (release restores them)",
-				set);
-			set_attr(pg, "nodeset", "0");
-		}
-	}
-}
-
-static int check_cells(struct vgpu_ctx *ctx, xmlNodePtr dom)
-{
-	xmlNodePtr hp = child(child(dom, "memoryBacking"), "hugepages");
-
-	for (xmlNodePtr d = child(dom, "devices") ? child(dom, "devices")->children : NULL; d;
-	     d = d->next) {
-		xmlNodePtr node = child(child(d, "target"), "node");
-		VGPU_AUTOPTR(xmlchar) text = node ? xmlNodeGetContent(node) : NULL;
-		long cell;
-
-		if (text && vgpu_parse_long(vgpu_strip((char *)text), &cell) == 0 && cell > 0)
-			return vgpu_error(
-				ctx, -EINVAL,
-				"the domain's <%s> is on guest NUMA cell %ld, and the pinning leaves the guest one cell (0): move it to cell 0, or give --no-pin",
-				(const char *)d->name, cell);
-	}
-	one_page_size(ctx, hp);
-	return 0;
-}
-
-static void build_numatune(xmlNodePtr dom, const struct vgpu_plan *plan)
-{
-	xmlNodePtr numatune = domain_child(dom, "numatune"), n;
-
-	remove_children(numatune, NULL);
-	n = add_el(numatune, "memory");
-	set_attr(n, "mode", "strict");
-	set_attr_u(n, "nodeset", (unsigned)plan->node);
-	n = add_el(numatune, "memnode");
-	set_attr(n, "cellid", "0");
-	set_attr(n, "mode", "strict");
-	set_attr_u(n, "nodeset", (unsigned)plan->node);
-}
-
-/*
- * <cpu>: the guest topology follows the pinning (threads per core) with one
- * NUMA cell.  A CPU model the admin chose is kept; a domain without one gets
- * host-passthrough under KVM, and 'maximum' under TCG (type 'qemu', which
- * refuses host-passthrough).
- */
-static void build_cpu(xmlNodePtr dom, const struct vgpu_plan *plan, uint64_t mem_kib,
-		      const struct vgpu_domain_opts *o)
-{
-	xmlNodePtr cpu = domain_child(dom, "cpu"), n;
-	VGPU_AUTOFREE char *type = get_attr(dom, "type");
-	VGPU_AUTOFREE char *mode = get_attr(cpu, "mode");
-	bool tcg = type && strcmp(type, "qemu") == 0;
-	char buf[32];
-
-	/* a template's CPU is the host's; an existing domain keeps the model its admin chose */
-	bool keep = o->existing &&
-		    (child(cpu, "model") || (mode && strcmp(mode, "host-passthrough")));
-
-	if (tcg) {
-		/* TCG cannot pass the host CPU through: its largest CPU model instead */
-		if (!child(cpu, "model") && (!mode || strcmp(mode, "host-passthrough") == 0)) {
-			set_attr(cpu, "mode", "maximum");
-			set_attr(cpu, "check", "none");
-		}
-	} else if (!keep) {
-		set_attr(cpu, "mode", "host-passthrough");
-		set_attr(cpu, "check", "none");
-		xmlUnsetProp(cpu, X("match")); /* host-passthrough takes no model match */
-		remove_children(cpu, "model");
-		remove_children(cpu, "vendor");
-	}
-	/*
-	 * The guest cells become one: what they said about their memory stays
-	 * (shared if any cell was, for vhost-user; discard if any cell had it).
-	 */
-	VGPU_AUTOFREE char *access = NULL;
-	bool discard = false;
-
-	for (xmlNodePtr c = child(child(cpu, "numa"), "cell"); c; c = c->next) {
-		VGPU_AUTOFREE char *a = NULL, *d = NULL;
-
-		if (c->type != XML_ELEMENT_NODE || !xmlStrEqual(c->name, X("cell")))
-			continue;
-		a = get_attr(c, "memAccess");
-		d = get_attr(c, "discard");
-		if (a && (!access || strcmp(a, "shared") == 0)) {
-			free(access);
-			access = vgpu_steal_ptr(&a);
-		}
-		discard |= d && strcmp(d, "yes") == 0;
-	}
-	remove_children(cpu, "topology");
-	remove_children(cpu, "numa");
-	n = add_first(cpu, xmlNewNode(NULL, X("topology")));
-	/* <topology> goes after <model> and <vendor> when the admin has them */
-	for (xmlNodePtr c = cpu->children; c; c = c->next)
-		if (c->type == XML_ELEMENT_NODE &&
-		    (xmlStrEqual(c->name, X("model")) || xmlStrEqual(c->name, X("vendor")))) {
-			xmlUnlinkNode(n);
-			xmlAddNextSibling(c, n);
-			c = n;
-		}
-	set_attr(n, "sockets", "1");
-	set_attr(n, "dies", "1");
-	set_attr_u(n, "cores", plan->cores);
-	set_attr_u(n, "threads", plan->threads);
-	n = add_el(add_el(cpu, "numa"), "cell");
-	set_attr(n, "id", "0");
-	snprintf(buf, sizeof(buf), "0-%u", plan->cores * plan->threads - 1);
-	set_attr(n, "cpus", plan->cores * plan->threads == 1 ? "0" : buf);
-	set_attr_u(n, "memory", mem_kib);
-	set_attr(n, "unit", "KiB");
-	if (access)
-		set_attr(n, "memAccess", access);
-	if (discard)
-		set_attr(n, "discard", "yes");
-}
-
 /*
  * NVIDIA's vGPU guest drivers and our pinning are for x86_64 and aarch64
  * guests, on a machine type with a PCI bus for the hostdev (not x86's isapc,
@@ -1091,123 +435,6 @@ static int check_arch(struct vgpu_ctx *ctx, xmlNodePtr dom, const char *host_arc
 int vgpu_domain_check_guest(struct vgpu_ctx *ctx, xmlDocPtr doc, const char *host_arch)
 {
 	return check_arch(ctx, xmlDocGetRootElement(doc), host_arch);
-}
-
-/*
- * A hostdev we did not add (no metadata of ours names it) for the same mdev
- * or VF would make two devices of one: refuse rather than guess which wins.
- */
-static int check_no_foreign_hostdev(struct vgpu_ctx *ctx, xmlNodePtr devices,
-				    const struct vgpu_plan *plan)
-{
-	for (xmlNodePtr hd = devices->children; hd; hd = hd->next) {
-		if (hd->type != XML_ELEMENT_NODE || !xmlStrEqual(hd->name, X("hostdev")))
-			continue;
-		for (size_t i = 0; i < plan->n_vgpus; i++) {
-			const struct vgpu_choice *c = &plan->vgpus[i];
-
-			if (hostdev_matches(hd, c->mdev_uuid,
-					    c->iface == VGPU_IFACE_VENDOR_VFIO ? c->parent : NULL))
-				return vgpu_error(
-					ctx, -EEXIST,
-					"the domain already has a hostdev for %s %s that vgpuctl did not add; remove it first",
-					c->mdev_uuid[0] ? "mdev" : "VF",
-					c->mdev_uuid[0] ? c->mdev_uuid : c->parent);
-		}
-	}
-	return 0;
-}
-
-/* One element in our namespace carries what the hook needs without libvirt. */
-static void build_metadata(xmlNodePtr dom, const struct vgpu_plan *plan,
-			   const struct vgpu_domain_opts *o, xmlNodePtr saved)
-{
-	xmlNodePtr md = domain_child(dom, "metadata");
-	xmlNodePtr root = xmlNewNode(NULL, X("vgpus"));
-	xmlNsPtr ns = xmlNewNs(root, X(VGPU_XML_NS), X(VGPU_XML_NS_PREFIX));
-
-	xmlSetNs(root, ns);
-	xmlAddChild(md, root);
-	set_attr(root, "owner", plan->uuid);
-	set_attr_u(root, "node", (unsigned)plan->node);
-	if (o->no_pin)
-		set_attr(root, "pinned", "no");
-	if (o->per_start)
-		set_attr(root, "lifetime", "per-start");
-	for (size_t i = 0; i < plan->n_vgpus; i++) {
-		const struct vgpu_choice *c = &plan->vgpus[i];
-		xmlNodePtr n = xmlNewChild(root, ns, X("vgpu"), NULL);
-
-		set_attr(n, "profile", c->profile);
-		set_attr_u(n, "type-id", c->type_id);
-		set_attr(n, "interface", vgpu_iface_str(c->iface));
-		set_attr(n, "backing", vgpu_backing_str(c->backing));
-		if (c->gi_profile)
-			set_attr(n, "gi-profile", c->gi_profile);
-		set_attr(n, "gpu", c->gpu);
-		set_attr(n, "vf", c->parent);
-		if (c->mdev_uuid[0])
-			set_attr(n, "mdev-uuid", c->mdev_uuid);
-	}
-	if (saved) {
-		xmlSetNs(saved, ns);
-		for (xmlNodePtr n = saved->children; n; n = n->next)
-			if (n->type == XML_ELEMENT_NODE && xmlStrEqual(n->name, X("absent")))
-				xmlSetNs(n, ns);
-		xmlAddChild(root, saved);
-	}
-}
-
-int vgpu_domain_build(struct vgpu_ctx *ctx, xmlDocPtr doc, const struct vgpu_plan *plan,
-		      const struct vgpu_domain_opts *o)
-{
-	xmlNodePtr dom = xmlDocGetRootElement(doc), devices, saved;
-	uint64_t mem_kib = 0;
-	int r;
-
-	xml_quiet();
-	for (size_t i = 0; i < plan->n_vgpus; i++)
-		if ((plan->vgpus[i].iface == VGPU_IFACE_MDEV) !=
-		    vgpu_uuid_valid(plan->vgpus[i].mdev_uuid))
-			return vgpu_error(ctx, -EINVAL, "the plan has no mdev UUID for vGPU %zu",
-					  i + 1);
-	r = check_arch(ctx, dom, NULL); /* the host's: vgpu_domain_check_guest() */
-	if (r < 0)
-		return r;
-	/* the originals: kept from our earlier build, or taken now from an existing domain */
-	saved = saved_of(our_metadata(dom));
-	if (saved)
-		xmlUnlinkNode(saved);
-	else if (o->existing && !our_metadata(dom))
-		saved = snapshot(dom); /* our own output has nothing of the admin's to keep */
-	r = build_identity(ctx, dom, plan, o);
-	/* --no-pin touches no memory or CPU element unless it is asked to */
-	if (r == 0 && (!o->no_pin || o->memory_kib || o->hugepages))
-		r = build_memory(ctx, dom, o, &mem_kib);
-	if (r < 0) {
-		xmlFreeNode(saved);
-		return r;
-	}
-	if (!o->no_pin && (r = check_cells(ctx, dom)) < 0) {
-		xmlFreeNode(saved);
-		return r;
-	}
-	if (!o->no_pin) {
-		build_vcpus(dom, plan, o);
-		build_numatune(dom, plan);
-		build_cpu(dom, plan, mem_kib, o);
-	}
-	devices = domain_child(dom, "devices");
-	drop_previous_vgpus(dom, devices);
-	r = check_no_foreign_hostdev(ctx, devices, plan);
-	if (r < 0) {
-		xmlFreeNode(saved);
-		return r;
-	}
-	for (size_t i = 0; i < plan->n_vgpus; i++)
-		add_hostdev(devices, &plan->vgpus[i], plan->vgpus[i].mdev_uuid);
-	build_metadata(dom, plan, o, saved);
-	return 0;
 }
 
 /* ---- reading other domains ------------------------------------------------ */

@@ -2,7 +2,9 @@
 /*
  * domxml.h - libvirt domain XML on libxml2's tree API (no I/O): the one
  * hardened parser, the builder that applies a plan, and the reader of our
- * metadata element that the hook uses.
+ * metadata element that the hook uses.  Defined in domxml.c (parse, format,
+ * read), domxml-build.c (vgpu_domain_build()) and domxml-strip.c
+ * (vgpu_domain_strip()).
  */
 #ifndef VGPU_DOMXML_H
 #define VGPU_DOMXML_H

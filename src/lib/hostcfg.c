@@ -1,13 +1,9 @@
 // SPDX-License-Identifier: LGPL-2.1-or-later
 /*
- * hostcfg.c - NVIDIA's mig-parted and vgpu-device-manager YAML, read
- * strictly (see hostcfg.h for the format and the rules).
- *
- * libyaml's event parser builds a small tree first (scalars in one string
- * arena), refusing anchors, aliases, unknown tags, deep nesting and more
- * than VGPU_CFG_MAX_NODES nodes: memory stays a small multiple of the file
- * and no input expands.  The tree is then checked against the schema in one
- * pass, every label, and the selected label's entries are copied out.
+ * Concern: NVIDIA's mig-parted and vgpu-device-manager configuration checked
+ * strictly against its schema (see hostcfg.h for the format and the rules):
+ * the tree hostcfg-yaml.c reads is checked in one pass, every label, and the
+ * selected label's entries are copied out.
  */
 #include <errno.h>
 #include <limits.h>
@@ -16,46 +12,16 @@
 #include <string.h>
 #include <strings.h>
 
-#include <yaml.h>
-
 #include "cleanup.h"
+#include "hostcfg-priv.h"
 #include "hostcfg.h"
 #include "sysfs.h"
 
-/*
- * A realistic 10 MB configuration is ~300,000 nodes; a hostile 16 MiB flow
- * list of one-digit items would be 8 million.  The cap keeps the tree under
- * ~130 MB whatever the input.
- */
-#define VGPU_CFG_MAX_NODES (1u << 22)
 #define VGPU_CFG_NAME_MAX 63 /* a MIG or vGPU profile name */
 #define VGPU_CFG_LABELS_SHOWN 20 /* in the "no config" message */
-#define TAG_PREFIX "tag:yaml.org,2002:"
-
-enum node_kind { NODE_SCALAR, NODE_SEQ, NODE_MAP };
-
-struct node {
-	uint8_t kind;
-	bool is_plain; /* a plain scalar without !!str: may be a number or a boolean */
-	unsigned line; /* 1-based */
-	size_t str; /* scalar: offset of its NUL-terminated text in the arena */
-	struct node *kids; /* list items; mapping: key, value, key, value... */
-	uint32_t n;
-};
 
 struct cfgp {
-	struct vgpu_ctx *ctx;
-	const char *file;
-	const char *buf;
-	size_t len;
-	yaml_parser_t yp;
-	yaml_event_t ev;
-	bool has_ev;
-	char *arena;
-	size_t arena_len, arena_cap;
-	size_t n_nodes;
-	struct node *stack; /* items of the collections being built */
-	size_t sp, stack_cap;
+	struct cfg_doc doc; /* the YAML, read into a tree (hostcfg-yaml.c) */
 	/* the result */
 	const char *label;
 	bool found;
@@ -70,241 +36,9 @@ static const char *const mig_keys[] = { "devices", "device-filter", "mig-enabled
 					NULL };
 static const char *const vgpu_keys[] = { "devices", "device-filter", "vgpu-devices", NULL };
 
-/* ---- the tree ------------------------------------------------------------- */
-
 static const char *S(const struct cfgp *p, const struct node *n)
 {
-	return p->arena + n->str;
-}
-
-static const struct node *key_at(const struct node *m, size_t i)
-{
-	return &m->kids[2 * i];
-}
-
-static const struct node *val_at(const struct node *m, size_t i)
-{
-	return &m->kids[2 * i + 1];
-}
-
-static void node_free(struct node *n)
-{
-	for (uint32_t i = 0; i < n->n; i++)
-		node_free(&n->kids[i]);
-	free(n->kids);
-}
-
-static unsigned line_at_offset(const struct cfgp *p, size_t off)
-{
-	unsigned line = 1;
-
-	for (size_t i = 0; i < off && i < p->len; i++)
-		line += p->buf[i] == '\n';
-	return line;
-}
-
-static int yaml_fail(struct cfgp *p)
-{
-	const yaml_parser_t *y = &p->yp;
-	unsigned line;
-
-	if (y->error == YAML_MEMORY_ERROR)
-		return vgpu_error(p->ctx, -ENOMEM, "%s: out of memory reading YAML", p->file);
-	line = y->error == YAML_READER_ERROR ? line_at_offset(p, y->problem_offset) :
-					       (unsigned)y->problem_mark.line + 1;
-	return vgpu_error(p->ctx, -EINVAL, "%s:%u: invalid YAML: %s%s%s%s", p->file, line,
-			  y->problem ? y->problem : "unknown problem", y->context ? " (" : "",
-			  y->context ? y->context : "", y->context ? ")" : "");
-}
-
-static int next_event(struct cfgp *p)
-{
-	if (p->has_ev)
-		yaml_event_delete(&p->ev);
-	p->has_ev = false;
-	if (!yaml_parser_parse(&p->yp, &p->ev))
-		return yaml_fail(p);
-	p->has_ev = true;
-	return 0;
-}
-
-static unsigned ev_line(const struct cfgp *p)
-{
-	return (unsigned)p->ev.start_mark.line + 1;
-}
-
-static size_t arena_add(struct cfgp *p, const char *s, size_t len)
-{
-	size_t off = p->arena_len;
-
-	if (p->arena_cap - p->arena_len < len + 1) {
-		p->arena_cap = (p->arena_cap + len + 1) * 2;
-		p->arena = vgpu_xrealloc(p->arena, p->arena_cap);
-	}
-	memcpy(p->arena + off, s, len);
-	p->arena[off + len] = '\0';
-	p->arena_len += len + 1;
-	return off;
-}
-
-/*
- * Anchors (and so aliases) are refused outright: that alone defeats the
- * "billion laughs" expansion.  Tags: only the standard ones for the node's
- * kind; !!str makes a plain scalar a string.
- */
-static int check_props(struct cfgp *p, const yaml_char_t *anchor, const yaml_char_t *tag,
-		       enum node_kind kind, bool *is_str)
-{
-	static const char *const scalar_tags[] = { "str", "int", "bool", "null" };
-	const char *t = (const char *)tag, *s;
-
-	if (anchor)
-		return vgpu_error(p->ctx, -EINVAL,
-				  "%s:%u: YAML anchors and aliases are not supported", p->file,
-				  ev_line(p));
-	if (!t)
-		return 0;
-	if (strncmp(t, TAG_PREFIX, strlen(TAG_PREFIX)) == 0) {
-		s = t + strlen(TAG_PREFIX);
-		if ((kind == NODE_SEQ && strcmp(s, "seq") == 0) ||
-		    (kind == NODE_MAP && strcmp(s, "map") == 0))
-			return 0;
-		for (size_t i = 0; kind == NODE_SCALAR && i < ARRAY_SIZE(scalar_tags); i++) {
-			if (strcmp(s, scalar_tags[i]) == 0) {
-				*is_str = i == 0;
-				return 0;
-			}
-		}
-	}
-	return vgpu_error(p->ctx, -EINVAL, "%s:%u: YAML tag '%s' is not supported here", p->file,
-			  ev_line(p), t);
-}
-
-/*
- * Items of open collections wait on one stack and move to an array of the
- * exact size when their collection ends: no realloc per collection (a 10 MB
- * file has ~200,000 of them, and growing each fragments the heap).
- */
-static void stack_push(struct cfgp *p, const struct node *n)
-{
-	if (p->sp == p->stack_cap) {
-		p->stack_cap = p->stack_cap ? 2 * p->stack_cap : 256;
-		p->stack = vgpu_xreallocarray(p->stack, p->stack_cap, sizeof(*p->stack));
-	}
-	p->stack[p->sp++] = *n;
-}
-
-static int build_node(struct cfgp *p, unsigned depth, struct node *out);
-
-static int build_scalar(struct cfgp *p, struct node *out)
-{
-	const yaml_event_t *e = &p->ev;
-	bool is_str = false;
-	int r = check_props(p, e->data.scalar.anchor, e->data.scalar.tag, NODE_SCALAR, &is_str);
-
-	if (r < 0)
-		return r;
-	if (memchr(e->data.scalar.value, '\0', e->data.scalar.length))
-		return vgpu_error(p->ctx, -EINVAL, "%s:%u: a NUL character in a string", p->file,
-				  ev_line(p));
-	out->kind = NODE_SCALAR;
-	out->is_plain = e->data.scalar.style == YAML_PLAIN_SCALAR_STYLE && !is_str;
-	out->str = arena_add(p, (const char *)e->data.scalar.value, e->data.scalar.length);
-	return 0;
-}
-
-/* A list or a mapping: its items up to the end event. */
-static int build_collection(struct cfgp *p, unsigned depth, struct node *out)
-{
-	bool is_map = p->ev.type == YAML_MAPPING_START_EVENT;
-	yaml_event_type_t end = is_map ? YAML_MAPPING_END_EVENT : YAML_SEQUENCE_END_EVENT;
-	bool unused = false;
-	int r;
-
-	out->kind = is_map ? NODE_MAP : NODE_SEQ;
-	r = is_map ? check_props(p, p->ev.data.mapping_start.anchor, p->ev.data.mapping_start.tag,
-				 NODE_MAP, &unused) :
-		     check_props(p, p->ev.data.sequence_start.anchor, p->ev.data.sequence_start.tag,
-				 NODE_SEQ, &unused);
-	if (r < 0)
-		return r;
-	if (depth >= VGPU_CFG_MAX_DEPTH)
-		return vgpu_error(p->ctx, -EINVAL, "%s:%u: YAML nested deeper than %d levels",
-				  p->file, ev_line(p), VGPU_CFG_MAX_DEPTH);
-	for (size_t base = p->sp;;) {
-		struct node kid = { 0 };
-
-		r = next_event(p);
-		if (r < 0)
-			return r;
-		if (p->ev.type == end) {
-			out->n = (uint32_t)(p->sp - base);
-			if (out->n) { /* [] and {} have no items, and maybe no stack yet */
-				out->kids = vgpu_xcalloc(out->n, sizeof(*out->kids));
-				memcpy(out->kids, p->stack + base, out->n * sizeof(*out->kids));
-			}
-			p->sp = base;
-			return 0;
-		}
-		r = build_node(p, depth + 1, &kid);
-		stack_push(p, &kid); /* on failure too: freed with the stack */
-		if (r < 0)
-			return r;
-		if (is_map && (p->sp - base) % 2 == 1 && kid.kind != NODE_SCALAR)
-			return vgpu_error(p->ctx, -EINVAL, "%s:%u: a mapping key must be a string",
-					  p->file, kid.line);
-	}
-}
-
-/* The node whose first event is p->ev, into *out (zeroed by the caller). */
-static int build_node(struct cfgp *p, unsigned depth, struct node *out)
-{
-	out->line = ev_line(p);
-	if (++p->n_nodes > VGPU_CFG_MAX_NODES)
-		return vgpu_error(p->ctx, -EINVAL, "%s:%u: more than %u YAML nodes", p->file,
-				  out->line, VGPU_CFG_MAX_NODES);
-	switch (p->ev.type) {
-	case YAML_SCALAR_EVENT:
-		return build_scalar(p, out);
-	case YAML_SEQUENCE_START_EVENT:
-	case YAML_MAPPING_START_EVENT:
-		return build_collection(p, depth, out);
-	case YAML_ALIAS_EVENT:
-		return vgpu_error(p->ctx, -EINVAL,
-				  "%s:%u: YAML anchors and aliases are not supported", p->file,
-				  out->line);
-	default:
-		return vgpu_error(p->ctx, -EINVAL, "%s:%u: unexpected YAML event %d", p->file,
-				  out->line, (int)p->ev.type);
-	}
-}
-
-/* The one document of the stream into *root. */
-static int build_tree(struct cfgp *p, struct node *root)
-{
-	int r = next_event(p); /* stream start */
-
-	if (r == 0)
-		r = next_event(p);
-	if (r < 0)
-		return r;
-	if (p->ev.type == YAML_STREAM_END_EVENT)
-		return vgpu_error(p->ctx, -EINVAL,
-				  "%s:1: empty configuration (expected version: v1)", p->file);
-	r = next_event(p); /* past the document start */
-	if (r < 0)
-		return r;
-	r = build_node(p, 0, root);
-	if (r == 0)
-		r = next_event(p); /* document end */
-	if (r == 0)
-		r = next_event(p);
-	if (r < 0)
-		return r;
-	if (p->ev.type != YAML_STREAM_END_EVENT)
-		return vgpu_error(p->ctx, -EINVAL, "%s:%u: more than one YAML document", p->file,
-				  ev_line(p));
-	return 0;
+	return p->doc.arena + n->str;
 }
 
 /* ---- messages ------------------------------------------------------------- */
@@ -328,8 +62,8 @@ static int type_error(struct cfgp *p, const struct node *n, const char *key, con
 {
 	char buf[96];
 
-	return vgpu_error(p->ctx, -EINVAL, "%s:%u: '%s' %s must be %s, not %s", p->file, n->line,
-			  key, where, expected, describe(p, n, buf, sizeof(buf)));
+	return vgpu_error(p->doc.ctx, -EINVAL, "%s:%u: '%s' %s must be %s, not %s", p->doc.file,
+			  n->line, key, where, expected, describe(p, n, buf, sizeof(buf)));
 }
 
 static int unknown_key(struct cfgp *p, const struct node *k, const char *where,
@@ -341,8 +75,8 @@ static int unknown_key(struct cfgp *p, const struct node *k, const char *where,
 		strcat(expected, i ? ", " : "");
 		strcat(expected, keys[i]);
 	}
-	return vgpu_error(p->ctx, -EINVAL, "%s:%u: unknown key '%.100s' %s (expected %s)", p->file,
-			  k->line, S(p, k), where, expected);
+	return vgpu_error(p->doc.ctx, -EINVAL, "%s:%u: unknown key '%.100s' %s (expected %s)",
+			  p->doc.file, k->line, S(p, k), where, expected);
 }
 
 static int key_index(const char *const *keys, const char *k)
@@ -379,9 +113,9 @@ static int check_dups(struct cfgp *p, const struct node *m, const char *where)
 	qsort_r(keys, n, sizeof(*keys), cmp_keys, p);
 	for (size_t i = 1; i < n; i++)
 		if (strcmp(S(p, keys[i - 1]), S(p, keys[i])) == 0)
-			return vgpu_error(p->ctx, -EINVAL,
+			return vgpu_error(p->doc.ctx, -EINVAL,
 					  "%s:%u: duplicate key '%.100s' %s (first at line %u)",
-					  p->file, keys[i]->line, S(p, keys[i]), where,
+					  p->doc.file, keys[i]->line, S(p, keys[i]), where,
 					  keys[i - 1]->line);
 	return 0;
 }
@@ -415,8 +149,8 @@ static int get_count(struct cfgp *p, const struct node *v, const char *key, cons
 	if (!plain_int(p, v, &n))
 		return type_error(p, v, key, where, expected);
 	if (n < 0 || n > max)
-		return vgpu_error(p->ctx, -EINVAL, "%s:%u: '%s' %s is %s, out of 0..%ld", p->file,
-				  v->line, key, where, S(p, v), max);
+		return vgpu_error(p->doc.ctx, -EINVAL, "%s:%u: '%s' %s is %s, out of 0..%ld",
+				  p->doc.file, v->line, key, where, S(p, v), max);
 	*out = (unsigned)n;
 	return 0;
 }
@@ -511,19 +245,19 @@ static int get_devices(struct cfgp *p, const struct node *v, const char *where,
 		if (plain_int(p, d, &idx)) {
 			if (idx < 0 || idx > VGPU_CFG_MAX_INDEX)
 				return vgpu_error(
-					p->ctx, -EINVAL,
+					p->doc.ctx, -EINVAL,
 					"%s:%u: GPU index %s in 'devices' %s is out of 0..%d",
-					p->file, d->line, S(p, d), where, VGPU_CFG_MAX_INDEX);
+					p->doc.file, d->line, S(p, d), where, VGPU_CFG_MAX_INDEX);
 			e->indexes[e->n_indexes++] = (int)idx;
 		} else if (vgpu_bdf_normalize(S(p, d), e->addrs[e->n_addrs]) == 0) {
 			e->n_addrs++;
 		} else {
 			char buf[96];
 
-			return vgpu_error(p->ctx, -EINVAL,
+			return vgpu_error(p->doc.ctx, -EINVAL,
 					  "%s:%u: %s in 'devices' %s is neither a GPU index nor a "
 					  "PCI address such as 0000:3b:00.0",
-					  p->file, d->line, describe(p, d, buf, sizeof(buf)),
+					  p->doc.file, d->line, describe(p, d, buf, sizeof(buf)),
 					  where);
 		}
 	}
@@ -570,10 +304,10 @@ static int get_counts(struct cfgp *p, const struct node *v, const char *key, con
 		struct vgpu_cfg_count *c = &(*out)[i];
 
 		if (!profile_name_ok(S(p, k)))
-			return vgpu_error(p->ctx, -EINVAL,
+			return vgpu_error(p->doc.ctx, -EINVAL,
 					  "%s:%u: '%.100s' %s is not a profile name (1 to %d "
 					  "printable characters, no blanks)",
-					  p->file, k->line, S(p, k), inner, VGPU_CFG_NAME_MAX);
+					  p->doc.file, k->line, S(p, k), inner, VGPU_CFG_NAME_MAX);
 		r = get_count(p, val_at(v, i), S(p, k), inner, VGPU_CFG_MAX_COUNT, &c->count);
 		if (r < 0)
 			return r;
@@ -599,11 +333,12 @@ static int check_entry(struct cfgp *p, const struct node *m, const char *where, 
 	else if (e->section == VGPU_CFG_VGPU && !(seen & 1u << 2))
 		missing = "vgpu-devices";
 	if (missing)
-		return vgpu_error(p->ctx, -EINVAL, "%s:%u: no %s %s", p->file, m->line, missing,
-				  where);
+		return vgpu_error(p->doc.ctx, -EINVAL, "%s:%u: no %s %s", p->doc.file, m->line,
+				  missing, where);
 	if (e->mig_enabled == 0 && e->n_mig)
-		return vgpu_error(p->ctx, -EINVAL, "%s:%u: mig-devices %s but mig-enabled is false",
-				  p->file, m->line, where);
+		return vgpu_error(p->doc.ctx, -EINVAL,
+				  "%s:%u: mig-devices %s but mig-enabled is false", p->doc.file,
+				  m->line, where);
 	return 0;
 }
 
@@ -621,8 +356,9 @@ static int get_entry(struct cfgp *p, const struct node *m, enum vgpu_cfg_section
 	if (m->kind != NODE_MAP) {
 		char buf[96];
 
-		return vgpu_error(p->ctx, -EINVAL, "%s:%u: the entry %s must be a mapping, not %s",
-				  p->file, m->line, where, describe(p, m, buf, sizeof(buf)));
+		return vgpu_error(p->doc.ctx, -EINVAL,
+				  "%s:%u: the entry %s must be a mapping, not %s", p->doc.file,
+				  m->line, where, describe(p, m, buf, sizeof(buf)));
 	}
 	r = check_dups(p, m, where);
 	for (size_t i = 0; r == 0 && i < m->n / 2; i++) {
@@ -663,8 +399,8 @@ static void add_entry(struct cfgp *p, struct vgpu_cfg_entry *e)
 static int get_label_key(struct cfgp *p, const struct node *k, const char *where, bool *selected)
 {
 	if (!*S(p, k))
-		return vgpu_error(p->ctx, -EINVAL, "%s:%u: an empty label %s", p->file, k->line,
-				  where);
+		return vgpu_error(p->doc.ctx, -EINVAL, "%s:%u: an empty label %s", p->doc.file,
+				  k->line, where);
 	vgpu_strv_push(&p->labels, vgpu_xstrdup(S(p, k)));
 	*selected = p->label && strcmp(S(p, k), p->label) == 0;
 	p->found |= *selected;
@@ -741,10 +477,10 @@ static int get_domains(struct cfgp *p, const struct node *v)
 								   "not a string";
 
 			if (why)
-				return vgpu_error(p->ctx, -EINVAL,
+				return vgpu_error(p->doc.ctx, -EINVAL,
 						  "%s:%u: item %u of start-domains.%.200s is not a "
 						  "domain name: %s",
-						  p->file, d->line, j, S(p, k), why);
+						  p->doc.file, d->line, j, S(p, k), why);
 		}
 		if (!selected || !list->n)
 			continue;
@@ -760,8 +496,8 @@ static int get_version(struct cfgp *p, const struct node *v)
 	if (v->kind != NODE_SCALAR)
 		return type_error(p, v, "version", "at the top level", "v1");
 	if (strcmp(S(p, v), "v1") != 0)
-		return vgpu_error(p->ctx, -EINVAL,
-				  "%s:%u: unsupported version '%.60s' (expected v1)", p->file,
+		return vgpu_error(p->doc.ctx, -EINVAL,
+				  "%s:%u: unsupported version '%.60s' (expected v1)", p->doc.file,
 				  v->line, S(p, v));
 	return 0;
 }
@@ -778,10 +514,10 @@ static int get_top(struct cfgp *p, const struct node *root)
 	int r;
 
 	if (root->kind != NODE_MAP)
-		return vgpu_error(p->ctx, -EINVAL,
+		return vgpu_error(p->doc.ctx, -EINVAL,
 				  "%s:%u: the configuration must be a mapping (version, "
 				  "mig-configs, vgpu-configs), not %s",
-				  p->file, root->line, describe(p, root, buf, sizeof(buf)));
+				  p->doc.file, root->line, describe(p, root, buf, sizeof(buf)));
 	r = check_dups(p, root, "at the top level");
 	for (size_t i = 0; r == 0 && i < root->n / 2; i++) {
 		int ki = key_index(top_keys, S(p, key_at(root, i)));
@@ -791,12 +527,14 @@ static int get_top(struct cfgp *p, const struct node *root)
 		vals[ki] = val_at(root, i);
 	}
 	if (r == 0 && !vals[0])
-		return vgpu_error(p->ctx, -EINVAL, "%s:%u: no 'version: v1'", p->file, root->line);
+		return vgpu_error(p->doc.ctx, -EINVAL, "%s:%u: no 'version: v1'", p->doc.file,
+				  root->line);
 	if (r == 0)
 		r = get_version(p, vals[0]);
 	if (r == 0 && !vals[1] && !vals[2])
-		return vgpu_error(p->ctx, -EINVAL, "%s:%u: neither mig-configs nor vgpu-configs",
-				  p->file, root->line);
+		return vgpu_error(p->doc.ctx, -EINVAL,
+				  "%s:%u: neither mig-configs nor vgpu-configs", p->doc.file,
+				  root->line);
 	if (r == 0 && vals[1])
 		r = get_section(p, vals[1], "mig-configs", VGPU_CFG_MIG);
 	if (r == 0 && vals[2])
@@ -824,8 +562,8 @@ static int no_label(struct cfgp *p)
 		free(list);
 		list = more;
 	}
-	return vgpu_error(p->ctx, -EINVAL, "no config '%s' in %s; labels: %s", p->label, p->file,
-			  list);
+	return vgpu_error(p->doc.ctx, -EINVAL, "no config '%s' in %s; labels: %s", p->label,
+			  p->doc.file, list);
 }
 
 /* ---- the API ---------------------------------------------------------------- */
@@ -846,42 +584,28 @@ void vgpu_hostcfg_clear(struct vgpu_hostcfg *c)
 	memset(c, 0, sizeof(*c));
 }
 
-static int parse_yaml(struct cfgp *p, struct node *root)
-{
-	int r;
-
-	if (!yaml_parser_initialize(&p->yp))
-		return vgpu_error(p->ctx, -ENOMEM, "%s: cannot set up the YAML parser", p->file);
-	yaml_parser_set_input_string(&p->yp, (const unsigned char *)(p->buf ? p->buf : ""), p->len);
-	yaml_parser_set_encoding(&p->yp, YAML_UTF8_ENCODING);
-	r = build_tree(p, root);
-	for (size_t i = 0; i < p->sp; i++) /* left by a failure */
-		node_free(&p->stack[i]);
-	free(p->stack);
-	if (p->has_ev)
-		yaml_event_delete(&p->ev);
-	p->has_ev = false;
-	yaml_parser_delete(&p->yp);
-	return r;
-}
-
 int vgpu_hostcfg_parse(struct vgpu_ctx *ctx, const char *name, const char *buf, size_t len,
 		       const char *label, struct vgpu_hostcfg *out)
 {
 	struct cfgp p = {
-		.ctx = ctx, .file = name ? name : "(config)", .buf = buf, .len = len, .label = label
+		.doc = { .ctx = ctx,
+			 .file = name ? name : "(config)",
+			 .buf = buf,
+			 .len = len,
+			 .max_depth = VGPU_CFG_MAX_DEPTH },
+		.label = label,
 	};
 	struct node root = { 0 };
 	int r;
 
 	if (len > VGPU_CFG_MAX_BYTES)
-		return vgpu_error(ctx, -EFBIG, "'%s' is larger than %u bytes", p.file,
+		return vgpu_error(ctx, -EFBIG, "'%s' is larger than %u bytes", p.doc.file,
 				  VGPU_CFG_MAX_BYTES);
-	r = parse_yaml(&p, &root);
+	r = cfg_read_tree(&p.doc, &root);
 	if (r == 0)
 		r = get_top(&p, &root);
-	node_free(&root);
-	free(p.arena);
+	cfg_node_free(&root);
+	free(p.doc.arena);
 	vgpu_strv_uniq(&p.labels);
 	if (r == 0 && label && !p.found)
 		r = no_label(&p);
@@ -892,7 +616,7 @@ int vgpu_hostcfg_parse(struct vgpu_ctx *ctx, const char *name, const char *buf, 
 	}
 	p.c.labels = p.labels.items;
 	p.c.n_labels = p.labels.n;
-	p.c.file = vgpu_xstrdup(p.file);
+	p.c.file = vgpu_xstrdup(p.doc.file);
 	p.c.label = label ? vgpu_xstrdup(label) : NULL;
 	*out = p.c;
 	return 0;

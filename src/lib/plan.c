@@ -1,6 +1,8 @@
 // SPDX-License-Identifier: LGPL-2.1-or-later
 /*
- * Placement and CPU pinning: pure functions over a const host model.
+ * Concern: a domain's placement, where its vGPUs and vCPUs go (the GPU, its
+ * parents, the pinned cores of its node); pure functions over a const host
+ * model.
  *
  * A VM goes where its GPU is: vCPUs on whole cores of the GPU's NUMA node
  * (docs/design.md, "Capacity is the GPU's"), never spilling to another node.  The steps are

@@ -32,17 +32,22 @@ import sys
 # may call or include files of lower rows, and of its own row where allowed.
 # The names are docs/design.md's row labels; its picture lists the same files.
 ROWS = [
-    ("base", ["ctx.c", "util.c", "cpuset.c", "cleanup.h"], True, True),
-    ("model", ["mig-tables.c", "vgputype.c", "model.c", "mig.c"], True, True),
+    ("base", ["ctx.c", "steps.c", "util.c", "cpuset.c", "cleanup.h"], True, True),
+    ("model", ["mig-tables.c", "vgputype.c", "model.c", "mig.c", "mig-smi.c", "mig-priv.h"],
+     True, True),
     ("host files", ["sysfs.c", "sysfs-state.c", "sysfs-lock.c", "sysfs-priv.h", "outfile.c"],
      True, False),
     ("state", ["records.c", "catalog.c", "runs.c"], False, False),
-    ("decisions", ["capacity.c", "plan.c", "domxml.c"], True, True),
+    ("decisions", ["capacity.c", "plan.c", "domxml.c", "domxml-build.c", "domxml-strip.c",
+                   "domxml-priv.h"], True, True),
     ("host read", ["read-pci.c", "read-types.c", "read-topo.c", "read-live.c", "read-priv.h",
-                   "read-host.c", "nvml.c", "nvml-abi.h", "hostcfg.c"], True, False),
+                   "read-host.c", "nvml.c", "nvml-abi.h", "hostcfg.c", "hostcfg-yaml.c",
+                   "hostcfg-priv.h"], True, False),
     ("actions", ["exec.c", "nvtools.c", "live.c", "txn.c", "virt.c"], True, False),
-    ("use cases", ["apply.c", "apply-host.c", "gpu-runner.c", "assign.c", "hook.c", "metrics.c",
-                    "vgpus.c"], True, False),
+    ("use cases", ["apply.c", "apply-resolve.c", "apply-host.c", "apply-ops.c", "apply-priv.h",
+                   "gpu-runner.c", "assign.c", "release.c", "assign-priv.h", "hook.c", "metrics.c",
+                   "vgpus.c"],
+     True, False),
 ]
 CLI_ROW = ("src/cli", None, True, False)  # every file of src/cli/
 

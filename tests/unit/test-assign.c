@@ -663,6 +663,9 @@ static void test_assign_mdev_uuid_taken(void **state)
 		assert_int_equal(assign(f, vm2, &a), -EEXIST);
 	}
 	assert_error(f, "is already domain 'vm1''s");
+	/* the way out is the caller's to name (--mdev-uuid): a hint, no option in the message */
+	assert_true(vgpu_ctx_hints(&f->ctx) & VGPU_HINT_OTHER_MDEV_UUID);
+	assert_null(strstr(vgpu_ctx_error(&f->ctx), "--"));
 	assert_int_equal(n_records(f), 1);
 }
 
@@ -1009,6 +1012,7 @@ static void test_release_namesake_not_freed(void **state)
 	assign_vm1(f, "A30-6C");
 	assert_int_equal(release(f, other, &a), 0);
 	assert_logged(f, "is recorded for a domain 'vm1' with UUID " UUID1);
+	assert_true(vgpu_ctx_hints(&f->ctx) & VGPU_HINT_RELEASE_BY_UUID);
 	assert_int_equal(sim.destroys, 0);
 	assert_int_equal(n_records(f), 1);
 }

@@ -657,6 +657,27 @@ static void test_no_memory_no_name(void **state)
 	assert_once(f->out, "<memory unit=\"KiB\">4194304</memory>");
 }
 
+/*
+ * A device on guest NUMA cell 1 refuses the pinning (one guest cell): the
+ * message names the device and cell, and pinning nothing is left to the
+ * caller as a hint (the CLI says --no-pin), never named in the library.
+ */
+static void test_device_on_cell_refused(void **state)
+{
+	struct fixture *f = *state;
+	struct _xmlDoc *doc;
+
+	doc = parse_ok(f, "<domain><name>m</name><maxMemory slots='2' unit='GiB'>8</maxMemory>"
+			  "<memory unit='GiB'>4</memory><devices>"
+			  "<memory model='dimm'><target><size unit='GiB'>1</size><node>1</node>"
+			  "</target></memory></devices></domain>");
+	assert_int_equal(build(f, doc), -EINVAL);
+	assert_non_null(strstr(vgpu_ctx_error(&f->ctx), "<memory> is on guest NUMA cell 1"));
+	assert_null(strstr(vgpu_ctx_error(&f->ctx), "--"));
+	assert_true(vgpu_ctx_hints(&f->ctx) & VGPU_HINT_NO_PIN);
+	xmlFreeDoc(doc);
+}
+
 /* Hugepages only when asked, once however often we run. */
 static void test_hugepages(void **state)
 {
@@ -1481,6 +1502,7 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_bad_names_refused, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_foreign_root_namespace, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_duplicate_mdev_uuid, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_device_on_cell_refused, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_libvirt_spellings, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_read_meta, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_domain_info_read, setup, teardown),

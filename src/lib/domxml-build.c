@@ -1,0 +1,594 @@
+// SPDX-License-Identifier: LGPL-2.1-or-later
+/*
+ * Concern: assign's edit of a domain definition (vgpu_domain_build()): the
+ * sections vgpuctl owns (identity, memory, vCPU pinning, numatune, guest
+ * topology, the vGPU hostdevs, our metadata) written from a plan; everything
+ * else in a template or an existing definition is kept, and the originals of
+ * what is replaced are saved for release (domxml-strip.c) to put back.
+ */
+#include <errno.h>
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <libxml/tree.h>
+
+#include "domxml-priv.h"
+#include "domxml.h"
+
+/*
+ * The <domain> children assign may rewrite.  On an existing domain their
+ * originals go into our metadata (<vgpuctl:saved>: a copy of each, or
+ * <vgpuctl:absent name="..."/>), and release puts them back: assign then
+ * release gives back the definition it started from, element for element.
+ */
+static const char *const kept_elements[] = { "vcpu",	      "vcpus",	   "cputune",
+					     "numatune",      "cpu",	   "memory",
+					     "currentMemory", "maxMemory", "memoryBacking" };
+
+/* Copies of the kept elements of @dom as they are now (unattached; ns set when attached). */
+static xmlNodePtr snapshot(xmlNodePtr dom)
+{
+	/* of the document: its copies' names come from the document's dictionary */
+	xmlNodePtr saved = xmlNewDocNode(dom->doc, NULL, X("saved"), NULL);
+
+	for (size_t i = 0; i < ARRAY_SIZE(kept_elements); i++) {
+		xmlNodePtr n = child(dom, kept_elements[i]);
+
+		if (n) {
+			xmlAddChild(saved, xmlDocCopyNode(n, dom->doc, 1));
+		} else {
+			xmlNodePtr a = xmlNewDocNode(dom->doc, NULL, X("absent"), NULL);
+
+			set_attr(a, "name", kept_elements[i]);
+			xmlAddChild(saved, a);
+		}
+	}
+	if (!child(dom, "devices")) { /* the hostdevs' home, created for them */
+		xmlNodePtr a = xmlNewDocNode(dom->doc, NULL, X("absent"), NULL);
+
+		set_attr(a, "name", "devices");
+		xmlAddChild(saved, a);
+	}
+	return saved;
+}
+
+/* Re-running on our own output replaces the vGPUs we added last time. */
+static void drop_previous_vgpus(xmlNodePtr dom, xmlNodePtr devices)
+{
+	xmlNodePtr md = domxml_our_metadata(dom);
+
+	for (xmlNodePtr v = md ? md->children : NULL; v; v = v->next)
+		if (v->type == XML_ELEMENT_NODE && xmlStrEqual(v->name, X("vgpu")))
+			domxml_drop_hostdevs_of(devices, v);
+	drop_node(md);
+}
+
+static void add_hostdev(xmlNodePtr devices, const struct vgpu_choice *c, const char *mdev_uuid)
+{
+	xmlNodePtr hd = xmlNewNode(NULL, X("hostdev")), addr, before = NULL;
+
+	set_attr(hd, "mode", "subsystem");
+	if (c->iface == VGPU_IFACE_VENDOR_VFIO) {
+		unsigned d = 0, b = 0, s = 0, f = 0;
+		char buf[16];
+
+		/* NVIDIA: "a vGPU is supported only in unmanaged libvirt mode" */
+		set_attr(hd, "type", "pci");
+		set_attr(hd, "managed", "no");
+		addr = add_el(add_el(hd, "source"), "address");
+		sscanf(c->parent, "%x:%x:%x.%x", &d, &b, &s, &f);
+		snprintf(buf, sizeof(buf), "0x%04x", d);
+		set_attr(addr, "domain", buf);
+		snprintf(buf, sizeof(buf), "0x%02x", b);
+		set_attr(addr, "bus", buf);
+		snprintf(buf, sizeof(buf), "0x%02x", s);
+		set_attr(addr, "slot", buf);
+		snprintf(buf, sizeof(buf), "0x%x", f);
+		set_attr(addr, "function", buf);
+	} else {
+		set_attr(hd, "type", "mdev");
+		set_attr(hd, "model", "vfio-pci");
+		set_attr(hd, "display", "off");
+		addr = add_el(add_el(hd, "source"), "address");
+		set_attr(addr, "uuid", mdev_uuid);
+	}
+	/* keep device groups together: after the last existing hostdev, else at the end */
+	for (xmlNodePtr n = devices->children; n; n = n->next)
+		if (n->type == XML_ELEMENT_NODE && xmlStrEqual(n->name, X("hostdev")))
+			before = n;
+	if (before)
+		xmlAddNextSibling(before, hd);
+	else
+		xmlAddChild(devices, hd);
+}
+
+/* ---- the sections we own -------------------------------------------------- */
+
+/*
+ * SMBIOS system entries naming a UUID other than @uuid get @uuid: libvirt
+ * refuses a definition whose <sysinfo type='smbios'><system><entry
+ * name='uuid'> differs from <uuid> ("UUID mismatch between <uuid> and
+ * <sysinfo>"), and a template copied from a VM carries that VM's.  An entry
+ * that already names @uuid, in any spelling, is left as it is.
+ */
+static void sync_sysinfo_uuid(xmlNodePtr dom, const char *uuid)
+{
+	for (xmlNodePtr si = dom->children; si; si = si->next) {
+		VGPU_AUTOFREE char *type = NULL;
+
+		if (si->type != XML_ELEMENT_NODE || !xmlStrEqual(si->name, X("sysinfo")))
+			continue;
+		type = get_attr(si, "type");
+		if (!type || strcmp(type, "smbios") != 0)
+			continue;
+		for (xmlNodePtr e = child(si, "system") ? child(si, "system")->children : NULL; e;
+		     e = e->next) {
+			VGPU_AUTOFREE char *name = NULL;
+			VGPU_AUTOPTR(xmlchar) text = NULL;
+			char norm[VGPU_UUID_LEN];
+
+			if (e->type != XML_ELEMENT_NODE || !xmlStrEqual(e->name, X("entry")))
+				continue;
+			name = get_attr(e, "name");
+			if (!name || strcmp(name, "uuid") != 0)
+				continue;
+			text = xmlNodeGetContent(e);
+			if (!text || !vgpu_uuid_normalize((const char *)text, norm) ||
+			    strcmp(norm, uuid) != 0)
+				set_text(e, uuid);
+		}
+	}
+}
+
+/* <name>, type, <uuid> (the plan's: the vGPU manager needs the VM UUID). */
+static int build_identity(struct vgpu_ctx *ctx, xmlNodePtr dom, const struct vgpu_plan *plan,
+			  const struct vgpu_domain_opts *o)
+{
+	VGPU_AUTOFREE char *own = NULL;
+	const char *name, *why;
+
+	if (o->name) {
+		if ((why = vgpu_domain_name_check(o->name)))
+			return vgpu_error(ctx, -EINVAL, "domain name '%s': %s", o->name, why);
+		set_text(domain_child(dom, "name"), o->name);
+	}
+	/* the name the domain has now: the one just set, else the one read */
+	if (o->name || !o->read)
+		name = own = vgpu_domain_field(dom->doc, "name");
+	else
+		name = o->read->name;
+	if (!name)
+		return vgpu_error(ctx, -EINVAL, "the domain has no <name>");
+	if ((why = vgpu_domain_name_check(name)))
+		return vgpu_error(ctx, -EINVAL, "the domain's <name> '%s': %s", name, why);
+	if (!vgpu_uuid_valid(plan->uuid))
+		return vgpu_error(ctx, -EINVAL, "the plan has no domain UUID");
+	if (o->virt_type)
+		set_attr(dom, "type", o->virt_type);
+	else if (!xmlHasProp(dom, X("type")))
+		set_attr(dom, "type", "kvm");
+	set_text(domain_child(dom, "uuid"), plan->uuid);
+	sync_sysinfo_uuid(dom, plan->uuid);
+	return 0;
+}
+
+/*
+ * A template kept its <maxMemory> for its memory devices: the memory must
+ * fit under it, or libvirt refuses the definition ("maximum memory size
+ * must be equal or greater than the actual memory size").
+ */
+static int check_max_memory(struct vgpu_ctx *ctx, xmlNodePtr dom, uint64_t mem_kib)
+{
+	xmlNodePtr max = child(dom, "maxMemory");
+	VGPU_AUTOPTR(xmlchar) c = max ? xmlNodeGetContent(max) : NULL;
+	VGPU_AUTOPTR(xmlchar) u = max ? xmlGetProp(max, X("unit")) : NULL;
+	uint64_t max_kib = 0;
+
+	if (!c)
+		return vgpu_error(
+			ctx, -EINVAL,
+			"the template has memory devices but no <maxMemory>, which libvirt needs for them");
+	if (vgpu_parse_scaled_kib(vgpu_strip((char *)c), (const char *)u, 1024, false, &max_kib))
+		return vgpu_error(ctx, -EINVAL, "the template's <maxMemory> '%s' is not a size",
+				  vgpu_strip((char *)c));
+	if (max_kib < mem_kib)
+		return vgpu_error(ctx, -EINVAL,
+				  "the template's <maxMemory> (%" PRIu64
+				  " KiB) is less than the memory (%" PRIu64
+				  " KiB): raise it, or remove the template's memory devices",
+				  max_kib, mem_kib);
+	return 0;
+}
+
+/* <memory>, <currentMemory> and 1 GiB hugepage backing; *mem_kib gets the size. */
+static int build_memory(struct vgpu_ctx *ctx, xmlNodePtr dom, const struct vgpu_domain_opts *o,
+			uint64_t *mem_kib)
+{
+	char buf[32];
+	xmlNodePtr n, mb, hp;
+	int r;
+
+	*mem_kib = o->memory_kib;
+	if (!*mem_kib && o->read)
+		*mem_kib = o->read->memory_kib; /* 0: none, or unusable */
+	else if (!*mem_kib && vgpu_domain_memory_kib(ctx, dom->doc, mem_kib) < 0)
+		*mem_kib = 0;
+	if (!*mem_kib)
+		return vgpu_error(ctx, -EINVAL, "the domain has no usable <memory>");
+	/*
+	 * A template's memory is written in KiB; an existing domain's <memory>,
+	 * <currentMemory> and hotplug ceiling stay unless a size is given.
+	 */
+	if (o->memory_kib || !o->existing || !child(dom, "memory")) {
+		snprintf(buf, sizeof(buf), "%" PRIu64, *mem_kib);
+		n = domain_child(dom, "memory");
+		set_attr(n, "unit", "KiB");
+		set_text(n, buf);
+		n = domain_child(dom, "currentMemory");
+		set_attr(n, "unit", "KiB");
+		set_text(n, buf);
+	}
+	/*
+	 * A template's hotplug ceiling was sized for its own memory; it goes,
+	 * unless memory devices (dimm, nvdimm, virtio-mem...) stay, which
+	 * libvirt refuses without one ("cannot use/hotplug a memory device
+	 * when domain 'maxMemory' is not defined").
+	 */
+	if (!o->existing && !child(child(dom, "devices"), "memory"))
+		drop_node(child(dom, "maxMemory"));
+	else if (!o->existing && (r = check_max_memory(ctx, dom, *mem_kib)) < 0)
+		return r;
+	if (!o->hugepages)
+		return 0;
+	if (*mem_kib % (1024 * 1024))
+		return vgpu_error(ctx, -EINVAL,
+				  "1 GiB hugepages back the memory: %" PRIu64
+				  " KiB is not a whole number of GiB",
+				  *mem_kib);
+	mb = domain_child(dom, "memoryBacking");
+	remove_children(mb, "hugepages");
+	hp = add_first(mb, xmlNewNode(NULL, X("hugepages")));
+	n = add_el(hp, "page");
+	set_attr(n, "size", "1");
+	set_attr(n, "unit", "GiB");
+	set_attr(n, "nodeset", "0"); /* the guest's only cell */
+	return 0;
+}
+
+/* <vcpu> and <cputune>: one vcpupin per vCPU, the emulator on the VM's CPUs. */
+static void build_vcpus(xmlNodePtr dom, const struct vgpu_plan *plan,
+			const struct vgpu_domain_opts *o)
+{
+	VGPU_AUTOFREE char *list = vgpu_xmalloc(VGPU_CPULIST_LEN);
+	xmlNodePtr n = domain_child(dom, "vcpu"), cputune, first;
+	VGPU_AUTOPTR(xmlchar) old = xmlNodeGetContent(n);
+	long was = 0;
+	unsigned slots = plan->cores * plan->threads; /* more than vcpus: spare siblings */
+
+	/*
+	 * The same count as before: vCPU hotplug (current, <vcpus>) stays as the
+	 * admin set it, every vCPU pinned; another count makes them meaningless.
+	 */
+	if (!old || vgpu_parse_long(vgpu_strip((char *)old), &was) < 0 || was != slots) {
+		xmlUnsetProp(n, X("current"));
+		drop_node(child(dom, "vcpus"));
+	}
+	set_attr(n, "placement", "static");
+	xmlUnsetProp(n, X("cpuset"));
+	if (slots > plan->vcpus)
+		set_attr_u(n, "current", plan->vcpus);
+	snprintf(list, VGPU_CPULIST_LEN, "%u", slots);
+	set_text(n, list);
+
+	cputune = domain_child(dom, "cputune");
+	remove_children(cputune, "vcpupin");
+	remove_children(cputune, "emulatorpin");
+	first = cputune->children;
+	for (unsigned i = 0; i < slots; i++) {
+		xmlNodePtr p = xmlNewNode(NULL, X("vcpupin"));
+
+		set_attr_u(p, "vcpu", i);
+		set_attr_u(p, "cpuset", plan->pins[i]);
+		if (first)
+			xmlAddPrevSibling(first, p);
+		else
+			xmlAddChild(cputune, p);
+	}
+	n = xmlNewNode(NULL, X("emulatorpin"));
+	set_attr(n, "cpuset",
+		 vgpu_cpulist_format(o->emulator_cpus ? o->emulator_cpus : &plan->cpus, list,
+				     VGPU_CPULIST_LEN));
+	if (first)
+		xmlAddPrevSibling(first, n);
+	else
+		xmlAddChild(cputune, n);
+}
+
+/* Memory strictly on the GPU's node, for the whole VM and its one guest cell. */
+/*
+ * The pinning gives the guest one NUMA cell (cell 0).  A device bound to a
+ * cell above it (a DIMM's or a pxb controller's <target><node>) would leave
+ * libvirt a definition it refuses: say which, with no pinning as the way out.
+ * Hugepages meant for other cells now back cell 0 (memoryBacking is kept
+ * and restored by release), and that is said too.
+ */
+/*
+ * Hugepages per guest cell, when the pinning leaves one cell (0): the page
+ * size meant for cell 0 (or for every cell) stays; pages for the other cells
+ * go, since two sizes for one cell are refused by libvirt.  With none for
+ * cell 0, the first size backs it.  release restores memoryBacking whole.
+ */
+static void one_page_size(struct vgpu_ctx *ctx, xmlNodePtr hp)
+{
+	xmlNodePtr keep = NULL, next;
+
+	for (xmlNodePtr pg = hp ? hp->children : NULL; pg && !keep; pg = pg->next) {
+		VGPU_AUTOFREE char *set = NULL;
+		struct vgpu_cpuset cells;
+
+		if (pg->type != XML_ELEMENT_NODE || !xmlStrEqual(pg->name, X("page")))
+			continue;
+		set = get_attr(pg, "nodeset");
+		if (!set || (vgpu_cpulist_parse(set, &cells) == 0 && vgpu_cpuset_has(&cells, 0)))
+			keep = pg;
+	}
+	for (xmlNodePtr pg = hp ? hp->children : NULL; pg; pg = next) {
+		VGPU_AUTOFREE char *set = NULL;
+
+		next = pg->next;
+		if (pg->type != XML_ELEMENT_NODE || !xmlStrEqual(pg->name, X("page")))
+			continue;
+		set = get_attr(pg, "nodeset");
+		if (!keep)
+			keep = pg;
+		if (pg != keep) {
+			vgpu_log(
+				ctx, LOG_NOTICE,
+				"hugepages for guest NUMA cells %s are left out: the pinning leaves the guest one cell (release restores them)",
+				set ? set : "");
+			drop_node(pg);
+		} else if (set && strcmp(set, "0") != 0) {
+			vgpu_log(
+				ctx, LOG_NOTICE,
+				"hugepages for guest NUMA cells %s now back cell 0: the pinning leaves the guest one cell (release restores them)",
+				set);
+			set_attr(pg, "nodeset", "0");
+		}
+	}
+}
+
+static int check_cells(struct vgpu_ctx *ctx, xmlNodePtr dom)
+{
+	xmlNodePtr hp = child(child(dom, "memoryBacking"), "hugepages");
+
+	for (xmlNodePtr d = child(dom, "devices") ? child(dom, "devices")->children : NULL; d;
+	     d = d->next) {
+		xmlNodePtr node = child(child(d, "target"), "node");
+		VGPU_AUTOPTR(xmlchar) text = node ? xmlNodeGetContent(node) : NULL;
+		long cell;
+
+		if (text && vgpu_parse_long(vgpu_strip((char *)text), &cell) == 0 && cell > 0) {
+			/* pinning nothing is the other way out: the caller names its option */
+			vgpu_ctx_hint(ctx, VGPU_HINT_NO_PIN);
+			return vgpu_error(
+				ctx, -EINVAL,
+				"the domain's <%s> is on guest NUMA cell %ld, and the pinning leaves the guest one cell (0): move it to cell 0",
+				(const char *)d->name, cell);
+		}
+	}
+	one_page_size(ctx, hp);
+	return 0;
+}
+
+static void build_numatune(xmlNodePtr dom, const struct vgpu_plan *plan)
+{
+	xmlNodePtr numatune = domain_child(dom, "numatune"), n;
+
+	remove_children(numatune, NULL);
+	n = add_el(numatune, "memory");
+	set_attr(n, "mode", "strict");
+	set_attr_u(n, "nodeset", (unsigned)plan->node);
+	n = add_el(numatune, "memnode");
+	set_attr(n, "cellid", "0");
+	set_attr(n, "mode", "strict");
+	set_attr_u(n, "nodeset", (unsigned)plan->node);
+}
+
+/*
+ * <cpu>: the guest topology follows the pinning (threads per core) with one
+ * NUMA cell.  A CPU model the admin chose is kept; a domain without one gets
+ * host-passthrough under KVM, and 'maximum' under TCG (type 'qemu', which
+ * refuses host-passthrough).
+ */
+static void build_cpu(xmlNodePtr dom, const struct vgpu_plan *plan, uint64_t mem_kib,
+		      const struct vgpu_domain_opts *o)
+{
+	xmlNodePtr cpu = domain_child(dom, "cpu"), n;
+	VGPU_AUTOFREE char *type = get_attr(dom, "type");
+	VGPU_AUTOFREE char *mode = get_attr(cpu, "mode");
+	bool tcg = type && strcmp(type, "qemu") == 0;
+	char buf[32];
+
+	/* a template's CPU is the host's; an existing domain keeps the model its admin chose */
+	bool keep = o->existing &&
+		    (child(cpu, "model") || (mode && strcmp(mode, "host-passthrough")));
+
+	if (tcg) {
+		/* TCG cannot pass the host CPU through: its largest CPU model instead */
+		if (!child(cpu, "model") && (!mode || strcmp(mode, "host-passthrough") == 0)) {
+			set_attr(cpu, "mode", "maximum");
+			set_attr(cpu, "check", "none");
+		}
+	} else if (!keep) {
+		set_attr(cpu, "mode", "host-passthrough");
+		set_attr(cpu, "check", "none");
+		xmlUnsetProp(cpu, X("match")); /* host-passthrough takes no model match */
+		remove_children(cpu, "model");
+		remove_children(cpu, "vendor");
+	}
+	/*
+	 * The guest cells become one: what they said about their memory stays
+	 * (shared if any cell was, for vhost-user; discard if any cell had it).
+	 */
+	VGPU_AUTOFREE char *access = NULL;
+	bool discard = false;
+
+	for (xmlNodePtr c = child(child(cpu, "numa"), "cell"); c; c = c->next) {
+		VGPU_AUTOFREE char *a = NULL, *d = NULL;
+
+		if (c->type != XML_ELEMENT_NODE || !xmlStrEqual(c->name, X("cell")))
+			continue;
+		a = get_attr(c, "memAccess");
+		d = get_attr(c, "discard");
+		if (a && (!access || strcmp(a, "shared") == 0)) {
+			free(access);
+			access = vgpu_steal_ptr(&a);
+		}
+		discard |= d && strcmp(d, "yes") == 0;
+	}
+	remove_children(cpu, "topology");
+	remove_children(cpu, "numa");
+	n = add_first(cpu, xmlNewNode(NULL, X("topology")));
+	/* <topology> goes after <model> and <vendor> when the admin has them */
+	for (xmlNodePtr c = cpu->children; c; c = c->next)
+		if (c->type == XML_ELEMENT_NODE &&
+		    (xmlStrEqual(c->name, X("model")) || xmlStrEqual(c->name, X("vendor")))) {
+			xmlUnlinkNode(n);
+			xmlAddNextSibling(c, n);
+			c = n;
+		}
+	set_attr(n, "sockets", "1");
+	set_attr(n, "dies", "1");
+	set_attr_u(n, "cores", plan->cores);
+	set_attr_u(n, "threads", plan->threads);
+	n = add_el(add_el(cpu, "numa"), "cell");
+	set_attr(n, "id", "0");
+	snprintf(buf, sizeof(buf), "0-%u", plan->cores * plan->threads - 1);
+	set_attr(n, "cpus", plan->cores * plan->threads == 1 ? "0" : buf);
+	set_attr_u(n, "memory", mem_kib);
+	set_attr(n, "unit", "KiB");
+	if (access)
+		set_attr(n, "memAccess", access);
+	if (discard)
+		set_attr(n, "discard", "yes");
+}
+
+/*
+ * A hostdev we did not add (no metadata of ours names it) for the same mdev
+ * or VF would make two devices of one: refuse rather than guess which wins.
+ */
+static int check_no_foreign_hostdev(struct vgpu_ctx *ctx, xmlNodePtr devices,
+				    const struct vgpu_plan *plan)
+{
+	for (xmlNodePtr hd = devices->children; hd; hd = hd->next) {
+		if (hd->type != XML_ELEMENT_NODE || !xmlStrEqual(hd->name, X("hostdev")))
+			continue;
+		for (size_t i = 0; i < plan->n_vgpus; i++) {
+			const struct vgpu_choice *c = &plan->vgpus[i];
+
+			if (domxml_hostdev_matches(hd, c->mdev_uuid,
+						   c->iface == VGPU_IFACE_VENDOR_VFIO ? c->parent :
+											NULL))
+				return vgpu_error(
+					ctx, -EEXIST,
+					"the domain already has a hostdev for %s %s that vgpuctl did not add; remove it first",
+					c->mdev_uuid[0] ? "mdev" : "VF",
+					c->mdev_uuid[0] ? c->mdev_uuid : c->parent);
+		}
+	}
+	return 0;
+}
+
+/* One element in our namespace carries what the hook needs without libvirt. */
+static void build_metadata(xmlNodePtr dom, const struct vgpu_plan *plan,
+			   const struct vgpu_domain_opts *o, xmlNodePtr saved)
+{
+	xmlNodePtr md = domain_child(dom, "metadata");
+	xmlNodePtr root = xmlNewNode(NULL, X("vgpus"));
+	xmlNsPtr ns = xmlNewNs(root, X(VGPU_XML_NS), X(VGPU_XML_NS_PREFIX));
+
+	xmlSetNs(root, ns);
+	xmlAddChild(md, root);
+	set_attr(root, "owner", plan->uuid);
+	set_attr_u(root, "node", (unsigned)plan->node);
+	if (o->no_pin)
+		set_attr(root, "pinned", "no");
+	if (o->per_start)
+		set_attr(root, "lifetime", "per-start");
+	for (size_t i = 0; i < plan->n_vgpus; i++) {
+		const struct vgpu_choice *c = &plan->vgpus[i];
+		xmlNodePtr n = xmlNewChild(root, ns, X("vgpu"), NULL);
+
+		set_attr(n, "profile", c->profile);
+		set_attr_u(n, "type-id", c->type_id);
+		set_attr(n, "interface", vgpu_iface_str(c->iface));
+		set_attr(n, "backing", vgpu_backing_str(c->backing));
+		if (c->gi_profile)
+			set_attr(n, "gi-profile", c->gi_profile);
+		set_attr(n, "gpu", c->gpu);
+		set_attr(n, "vf", c->parent);
+		if (c->mdev_uuid[0])
+			set_attr(n, "mdev-uuid", c->mdev_uuid);
+	}
+	if (saved) {
+		xmlSetNs(saved, ns);
+		for (xmlNodePtr n = saved->children; n; n = n->next)
+			if (n->type == XML_ELEMENT_NODE && xmlStrEqual(n->name, X("absent")))
+				xmlSetNs(n, ns);
+		xmlAddChild(root, saved);
+	}
+}
+
+int vgpu_domain_build(struct vgpu_ctx *ctx, xmlDocPtr doc, const struct vgpu_plan *plan,
+		      const struct vgpu_domain_opts *o)
+{
+	xmlNodePtr dom = xmlDocGetRootElement(doc), devices, saved;
+	uint64_t mem_kib = 0;
+	int r;
+
+	domxml_quiet();
+	for (size_t i = 0; i < plan->n_vgpus; i++)
+		if ((plan->vgpus[i].iface == VGPU_IFACE_MDEV) !=
+		    vgpu_uuid_valid(plan->vgpus[i].mdev_uuid))
+			return vgpu_error(ctx, -EINVAL, "the plan has no mdev UUID for vGPU %zu",
+					  i + 1);
+	r = vgpu_domain_check_guest(ctx, doc, NULL); /* the host's: by the caller */
+	if (r < 0)
+		return r;
+	/* the originals: kept from our earlier build, or taken now from an existing domain */
+	saved = domxml_saved_of(domxml_our_metadata(dom));
+	if (saved)
+		xmlUnlinkNode(saved);
+	else if (o->existing && !domxml_our_metadata(dom))
+		saved = snapshot(dom); /* our own output has nothing of the admin's to keep */
+	r = build_identity(ctx, dom, plan, o);
+	/* no pinning touches no memory or CPU element unless it is asked to */
+	if (r == 0 && (!o->no_pin || o->memory_kib || o->hugepages))
+		r = build_memory(ctx, dom, o, &mem_kib);
+	if (r < 0) {
+		xmlFreeNode(saved);
+		return r;
+	}
+	if (!o->no_pin && (r = check_cells(ctx, dom)) < 0) {
+		xmlFreeNode(saved);
+		return r;
+	}
+	if (!o->no_pin) {
+		build_vcpus(dom, plan, o);
+		build_numatune(dom, plan);
+		build_cpu(dom, plan, mem_kib, o);
+	}
+	devices = domain_child(dom, "devices");
+	drop_previous_vgpus(dom, devices);
+	r = check_no_foreign_hostdev(ctx, devices, plan);
+	if (r < 0) {
+		xmlFreeNode(saved);
+		return r;
+	}
+	for (size_t i = 0; i < plan->n_vgpus; i++)
+		add_hostdev(devices, &plan->vgpus[i], plan->vgpus[i].mdev_uuid);
+	build_metadata(dom, plan, o, saved);
+	return 0;
+}
