@@ -154,9 +154,9 @@ int cmd_inventory(struct cli *c, int argc, char **argv)
 	if (optind < argc)
 		return cli_usage_error(c, "inventory", "unexpected argument '%s'", argv[optind]);
 	if (c->columns)
-		return cli_usage_error(c, "inventory",
-				       "--output: the inventory has several tables; name the "
-				       "columns of one command (gpus, vfs, types, vgpus, ...)");
+		return cli_usage_error(
+			c, "inventory",
+			"--output: the inventory has several tables; name the columns of one command (gpus, vfs, types, vgpus, ...)");
 	r = cli_read_host(c, VGPU_READ_TYPES | VGPU_READ_TOPOLOGY | CLI_READ_NVML | CLI_READ_GPUS);
 	if (r)
 		return r;

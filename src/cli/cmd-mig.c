@@ -95,10 +95,10 @@ static int plan_board(struct cli *c, const struct mig_plan_args *a, const struct
 	if (a->board) {
 		*b = vgpu_mig_board_lookup(a->board);
 		if (!*b) {
-			cli_error(c,
-				  "mig plan: --board '%s': no MIG table (a board token such as "
-				  "A30 or H100L, or a model such as 'A100 80GB')",
-				  a->board);
+			cli_error(
+				c,
+				"mig plan: --board '%s': no MIG table (a board token such as A30 or H100L, or a model such as 'A100 80GB')",
+				a->board);
 			return EXIT_FAILURE;
 		}
 		return 0;
@@ -173,8 +173,7 @@ static void print_json(struct cli *c, const struct vgpu_mig_board *b, const stru
 	fprintf(f, "  \"board\": \"%s\",\n  \"instances\": [", b->model);
 	for (size_t i = 0; i < n; i++)
 		fprintf(f,
-			"%s\n    {\"profile\": \"%s\", \"profile_id\": %d, \"start\": %u, "
-			"\"size\": %u}",
+			"%s\n    {\"profile\": \"%s\", \"profile_id\": %d, \"start\": %u, \"size\": %u}",
 			i ? "," : "", gi[i].profile->name, gi[i].profile->id, gi[i].start,
 			gi[i].profile->size);
 	fprintf(f, "%s],\n  \"largest_free_block\": %u\n}\n", n ? "\n  " : "", free_block);
@@ -203,10 +202,10 @@ static int mig_plan(struct cli *c, int argc, char **argv)
 	if (!a.lgi && gpu && gpu->n_gis && vgpu_gpu_known_gis(gpu, &existing, &n_existing) == 0) {
 		/* planned on top of the GIs NVML reports */
 	} else if (!a.lgi && gpu && gpu->mig_instances > 0)
-		vgpu_warn(&c->ctx,
-			  "GPU %s has %d GPU instances; planned as if none existed (pass --lgi "
-			  "with the output of 'nvidia-smi mig -i %s -lgi')",
-			  gpu->addr, gpu->mig_instances, gpu->addr);
+		vgpu_warn(
+			&c->ctx,
+			"GPU %s has %d GPU instances; planned as if none existed (pass --lgi with the output of 'nvidia-smi mig -i %s -lgi')",
+			gpu->addr, gpu->mig_instances, gpu->addr);
 	req = vgpu_xcalloc((size_t)a.n_profiles, sizeof(*req));
 	for (int i = 0; i < a.n_profiles; i++)
 		if (vgpu_mig_parse_request(&c->ctx, b, a.profiles[i], &req[i]) < 0 ||

@@ -38,11 +38,10 @@ static char *detail(const struct vgpu_capacity *cap)
 	char *s;
 
 	if (cap->reason == VGPU_CAP_OK)
-		s = vgpu_xstrdup(cap->exact ?
-					 "" :
-					 "at least this many: GPU instance profiles or the "
-					 "framebuffer are inferred from the driver's lists (NVML "
-					 "did not answer)");
+		s = vgpu_xstrdup(
+			cap->exact ?
+				"" :
+				"at least this many: GPU instance profiles or the framebuffer are inferred from the driver's lists (NVML did not answer)");
 	else
 		s = vgpu_xstrdup(vgpu_cap_reason_text(cap->reason));
 	if (cap->domains && *cap->domains)

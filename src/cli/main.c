@@ -57,8 +57,7 @@ static const struct cli_command commands[] = {
 	{ "plan", NULL, "explain which VF, node and CPUs 'xml' would use", "(same options as xml)",
 	  XML_OPTIONS, NULL, false },
 	{ "assign", NULL, "create vGPUs for a domain and put them in its definition",
-	  "([-c URI] DOMAIN | --from FILE [-o OUT]) --vgpu PROFILE[,...] [--no-pin] "
-	  "[--per-start] [--dry-run] [xml options]",
+	  "([-c URI] DOMAIN | --from FILE [-o OUT]) --vgpu PROFILE[,...] [--no-pin] [--per-start] [--dry-run] [xml options]",
 	  "  -o, --output OUT         with --from: write the domain to the file OUT\n"
 	  "                           (default stdout); a file here, not table columns\n"
 	  "      --no-pin             leave the domain's CPU pinning as it is\n"
@@ -340,8 +339,7 @@ int main(int argc, char **argv)
 		if (!table && (c.columns || c.no_headings || c.raw))
 			return cli_usage_error(
 				&c, NULL,
-				"%s prints no table: -o/--output, -n/--noheadings and "
-				"-r/--raw are for %s",
+				"%s prints no table: -o/--output, -n/--noheadings and -r/--raw are for %s",
 				commands[i].name, LISTINGS);
 		/* the listings parse these with their own options (cli_getopt()) */
 		if (commands[i].getopt)

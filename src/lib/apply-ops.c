@@ -91,10 +91,9 @@ void apply_say_fallback(struct apply_host *h, struct vgpu_ctx *ctx)
 {
 	if (h->said_fallback)
 		return;
-	vgpu_log(ctx, LOG_NOTICE,
-		 "NVML cannot place GPU instances here (not loaded, or too old): they are "
-		 "created with nvidia-smi, which takes no placement (asked for in an order "
-		 "that places them as planned, and checked after)");
+	vgpu_log(
+		ctx, LOG_NOTICE,
+		"NVML cannot place GPU instances here (not loaded, or too old): they are created with nvidia-smi, which takes no placement (asked for in an order that places them as planned, and checked after)");
 	h->said_fallback = true;
 }
 
@@ -112,11 +111,10 @@ static int create_gis_smi(struct apply_host *h, struct vgpu_ctx *ctx, const char
 
 	apply_say_fallback(h, ctx);
 	if (vgpu_mig_first_fit_order(board, have, n_have, gis, n, order) < 0)
-		return vgpu_error(ctx, -ENOSPC,
-				  "GPU %s: nvidia-smi cannot be made to place these GPU "
-				  "instances as planned; install NVML (libnvidia-ml.so.1) to "
-				  "place them",
-				  gpu);
+		return vgpu_error(
+			ctx, -ENOSPC,
+			"GPU %s: nvidia-smi cannot be made to place these GPU instances as planned; install NVML (libnvidia-ml.so.1) to place them",
+			gpu);
 	ordered = vgpu_xcalloc(n + 1, sizeof(*ordered));
 	for (size_t i = 0; i < n; i++)
 		ordered[i] = gis[order[i]];
@@ -214,10 +212,10 @@ static void fill_gis_smi(struct apply_host *h, struct vgpu_ctx *ctx, struct vgpu
 			continue;
 		}
 		if (lgi_read(h, ctx, b, g->addr, &gis, &n) < 0) {
-			vgpu_warn(ctx,
-				  "GPU %s: the profiles of its GPU instances are not known (%s); "
-				  "what fits on them is what the driver's lists tell",
-				  g->addr, vgpu_ctx_error(ctx));
+			vgpu_warn(
+				ctx,
+				"GPU %s: the profiles of its GPU instances are not known (%s); what fits on them is what the driver's lists tell",
+				g->addr, vgpu_ctx_error(ctx));
 			continue;
 		}
 		vgpu_host_set_gis(h->fs, m, g, gis, n);

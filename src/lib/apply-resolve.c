@@ -66,9 +66,8 @@ static int add_gi(struct vgpu_apply *a, struct vgpu_apply_gpu *w, const char *na
 
 	if (!w->board)
 		return vgpu_error(ctx, -EINVAL,
-				  "%s:%u: GPU %s has no MIG, but the config gives it "
-				  "'%s'",
-				  a->file, line, w->addr, name);
+				  "%s:%u: GPU %s has no MIG, but the config gives it '%s'", a->file,
+				  line, w->addr, name);
 	/* vgpu_error() formats before it drops the old message: it may be an argument */
 	if (vgpu_mig_parse_request(ctx, w->board, name, &r) < 0)
 		return vgpu_error(ctx, -EINVAL, "%s:%u: GPU %s: %s", a->file, line, w->addr,
@@ -269,11 +268,10 @@ static int validate(struct vgpu_apply *a, struct vgpu_apply_gpu *w, const struct
 		vgpus += v->count;
 		if (!t && info->backing == VGPU_BACKING_UNKNOWN && !lists_whole(w, g) &&
 		    is_type_id(v->name))
-			return vgpu_error(ctx, -EINVAL,
-					  "%s:%u: GPU %s: no list names vGPU type ID '%s' now (its "
-					  "VFs are off or in use, and no NVML or saved catalogue "
-					  "says); write the type's name, e.g. 'A30-1-6C'",
-					  a->file, v->line, w->addr, v->name);
+			return vgpu_error(
+				ctx, -EINVAL,
+				"%s:%u: GPU %s: no list names vGPU type ID '%s' now (its VFs are off or in use, and no NVML or saved catalogue says); write the type's name, e.g. 'A30-1-6C'",
+				a->file, v->line, w->addr, v->name);
 		if (!t) {
 			int same = info->board[0] ? board_is(g, info->board) : 0;
 
@@ -299,11 +297,10 @@ static int validate(struct vgpu_apply *a, struct vgpu_apply_gpu *w, const struct
 		 */
 		max = t->max_instances;
 		if (max >= 0 && v->count > (unsigned long)max)
-			return vgpu_error(ctx, -EINVAL,
-					  "%s:%u: GPU %s: %u vGPUs of %s do not fit: the GPU takes "
-					  "at most %ld",
-					  a->file, v->line, w->addr, v->count, t->info.profile,
-					  max);
+			return vgpu_error(
+				ctx, -EINVAL,
+				"%s:%u: GPU %s: %u vGPUs of %s do not fit: the GPU takes at most %ld",
+				a->file, v->line, w->addr, v->count, t->info.profile, max);
 	}
 	if (g->sriov_total_vfs > 0 && vgpus > g->sriov_total_vfs)
 		return vgpu_error(ctx, -EINVAL,
@@ -352,9 +349,7 @@ static int derive(struct vgpu_apply *a, struct vgpu_apply_gpu *w, const struct v
 			return e < 0 ? e :
 				       vgpu_error(
 					       ctx, -EINVAL,
-					       "%s:%u: GPU %s: cannot tell whether vGPU type '%s' "
-					       "is MIG-backed or time-sliced; write its name as "
-					       "NVIDIA spells it",
+					       "%s:%u: GPU %s: cannot tell whether vGPU type '%s' is MIG-backed or time-sliced; write its name as NVIDIA spells it",
 					       a->file, v->cfg->line, w->addr, v->cfg->name);
 		}
 		if (v->info.backing == VGPU_BACKING_MIG) {
@@ -373,15 +368,15 @@ static int derive(struct vgpu_apply *a, struct vgpu_apply_gpu *w, const struct v
 	if (derive_gis && mig_types)
 		w->gis_set = true;
 	if (mig_types && ts_types)
-		return vgpu_error(ctx, -EINVAL,
-				  "%s:%u: GPU %s: MIG-backed and time-sliced vGPUs "
-				  "cannot share a GPU",
-				  a->file, w->line, w->addr);
+		return vgpu_error(
+			ctx, -EINVAL,
+			"%s:%u: GPU %s: MIG-backed and time-sliced vGPUs cannot share a GPU",
+			a->file, w->line, w->addr);
 	if ((mig_types || w->n_gis) && w->mig == 0)
-		return vgpu_error(ctx, -EINVAL,
-				  "%s:%u: GPU %s: GPU instances or MIG-backed vGPUs "
-				  "with mig-enabled: false",
-				  a->file, w->line, w->addr);
+		return vgpu_error(
+			ctx, -EINVAL,
+			"%s:%u: GPU %s: GPU instances or MIG-backed vGPUs with mig-enabled: false",
+			a->file, w->line, w->addr);
 	if (mig_types || w->n_gis)
 		w->mig = 1;
 	else if (ts_types && w->board)
@@ -425,10 +420,10 @@ int vgpu_apply_resolve(struct vgpu_apply *a, const struct vgpu_hostcfg *cfg)
 						  a->file, e->line, e->addrs[k]);
 		for (size_t k = 0; k < e->n_indexes; k++)
 			if (e->indexes[k] >= index)
-				return vgpu_error(a->ctx, -ENODEV,
-						  "%s:%u: no GPU with index %d (the host has %d "
-						  "NVIDIA GPUs, indexed by PCI address from 0)",
-						  a->file, e->line, e->indexes[k], index);
+				return vgpu_error(
+					a->ctx, -ENODEV,
+					"%s:%u: no GPU with index %d (the host has %d NVIDIA GPUs, indexed by PCI address from 0)",
+					a->file, e->line, e->indexes[k], index);
 	}
 	/*
 	 * One entry may match no GPU (a fleet file filters by model), but a label

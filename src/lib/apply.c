@@ -108,8 +108,7 @@ static int mig_off_prepare(struct vgpu_apply *a, struct vgpu_apply_gpu *w, const
 	if (has_vgpus(g))
 		return vgpu_error(
 			ctx, -EBUSY,
-			"GPU %s: cannot turn MIG mode off while it holds vGPUs or owner "
-			"records reserve some (%s; see 'vgpuctl vgpus'); release them first",
+			"GPU %s: cannot turn MIG mode off while it holds vGPUs or owner records reserve some (%s; see 'vgpuctl vgpus'); release them first",
 			w->addr, held_where(g, where, sizeof(where)));
 	e = a->ops->list_gis(a->ops_data, ctx, w->board, w->addr, &gis, &n);
 	free(gis);
@@ -172,8 +171,7 @@ static int step_vfs(struct vgpu_apply *a, struct vgpu_apply_gpu *w)
 	g = gpu_of(a, w);
 	if (!g || g->sriov_num_vfs != g->sriov_total_vfs)
 		return vgpu_error(ctx, -EIO,
-				  "GPU %s: sriov-manage -e succeeded but %d of %d VFs "
-				  "are enabled",
+				  "GPU %s: sriov-manage -e succeeded but %d of %d VFs are enabled",
 				  w->addr, g ? g->sriov_num_vfs : 0, g ? g->sriov_total_vfs : 0);
 	return 0;
 }
@@ -250,8 +248,7 @@ static int make_gis(struct vgpu_apply *a, struct vgpu_apply_gpu *w, const struct
 		VGPU_AUTOFREE char *h = counts_str(w->board, have), *x = counts_str(w->board, want);
 
 		return vgpu_error(ctx, -EIO,
-				  "GPU %s: GPU instances are %s after creating "
-				  "them, not %s",
+				  "GPU %s: GPU instances are %s after creating them, not %s",
 				  w->addr, h, x);
 	}
 	/* and where the plan put them: a layout placed elsewhere may not take the rest */
@@ -261,10 +258,10 @@ static int make_gis(struct vgpu_apply *a, struct vgpu_apply_gpu *w, const struct
 		for (size_t k = 0; k < n && !there; k++)
 			there = gis[k].profile == plan[i].profile && gis[k].start == plan[i].start;
 		if (!there)
-			return vgpu_error(ctx, -EIO,
-					  "GPU %s: the driver did not place the %s GPU instance at "
-					  "memory slice %u as planned",
-					  w->addr, plan[i].profile->name, plan[i].start);
+			return vgpu_error(
+				ctx, -EIO,
+				"GPU %s: the driver did not place the %s GPU instance at memory slice %u as planned",
+				w->addr, plan[i].profile->name, plan[i].start);
 	}
 	return 0;
 }
@@ -315,9 +312,7 @@ static int step_gis(struct vgpu_apply *a, struct vgpu_apply_gpu *w)
 	if (has_vgpus(g))
 		return vgpu_error(
 			ctx, -EBUSY,
-			"GPU %s: its GPU instances differ from the config and vGPUs use "
-			"the GPU or owner records reserve some (%s; see 'vgpuctl vgpus'); "
-			"release them first",
+			"GPU %s: its GPU instances differ from the config and vGPUs use the GPU or owner records reserve some (%s; see 'vgpuctl vgpus'); release them first",
 			w->addr, held_where(g, where, sizeof(where)));
 	memset(have, 0, w->board->n_profiles * sizeof(*have));
 	missing_gis(w->board, have, want, req, &n_req);
@@ -442,10 +437,10 @@ static int make_vgpus(struct vgpu_apply *a, const struct vgpu_gpu *g, const stru
 		}
 	}
 	if (need)
-		return vgpu_error(a->ctx, -ENOSPC,
-				  "GPU %s: %u more vGPUs of %s are needed and "
-				  "no free parent offers that type",
-				  g->addr, need, t->info.profile);
+		return vgpu_error(
+			a->ctx, -ENOSPC,
+			"GPU %s: %u more vGPUs of %s are needed and no free parent offers that type",
+			g->addr, need, t->info.profile);
 	return 0;
 }
 
@@ -511,11 +506,11 @@ static int step_vgpus(struct vgpu_apply *a, struct vgpu_apply_gpu *w)
 			continue;
 		}
 		if (want->count - have > vgpu_gpu_room(a->model, g, t))
-			return vgpu_error(ctx, -ENOSPC,
-					  "%s:%u: GPU %s: %u more vGPUs of %s do not fit: next to "
-					  "the config's %u there, it has room for %u",
-					  a->file, want->line, w->addr, want->count - have,
-					  t->info.profile, have, vgpu_gpu_room(a->model, g, t));
+			return vgpu_error(
+				ctx, -ENOSPC,
+				"%s:%u: GPU %s: %u more vGPUs of %s do not fit: next to the config's %u there, it has room for %u",
+				a->file, want->line, w->addr, want->count - have, t->info.profile,
+				have, vgpu_gpu_room(a->model, g, t));
 		vgpu_log(ctx, LOG_INFO, "vGPUs: GPU %s: creating %u of %s", w->addr,
 			 want->count - have, t->info.profile);
 		if ((e = make_vgpus(a, g, t, want->count - have, made)) < 0)
@@ -549,10 +544,10 @@ static int step_hetero(struct vgpu_apply *a, struct vgpu_apply_gpu *w)
 		return 0;
 	}
 	if (!a->ops->set_hetero)
-		return vgpu_error(a->ctx, -ENOSYS,
-				  "GPU %s: the config asks for time-sliced vGPUs of several sizes, "
-				  "and mixed-size mode cannot be set here",
-				  w->addr);
+		return vgpu_error(
+			a->ctx, -ENOSYS,
+			"GPU %s: the config asks for time-sliced vGPUs of several sizes, and mixed-size mode cannot be set here",
+			w->addr);
 	vgpu_log(a->ctx, LOG_INFO, "mixed-size mode: GPU %s: on", w->addr);
 	return a->ops->set_hetero(a->ops_data, a->ctx, w->addr, true);
 }

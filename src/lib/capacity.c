@@ -22,37 +22,27 @@ static const struct {
 } reasons[VGPU_CAP_N_REASONS] = {
 	[VGPU_CAP_OK] = { "", "" },
 	[VGPU_CAP_NOT_SUPPORTED] = { "not-supported",
-				     "the board offers no such type; see 'vgpuctl types' for "
-				     "what it offers" },
+				     "the board offers no such type; see 'vgpuctl types' for what it offers" },
 	[VGPU_CAP_VFS_DISABLED] = { "vfs-disabled",
-				    "the GPU's SR-IOV VFs are off; enable them ('vgpuctl apply', "
-				    "or sriov-manage -e)" },
+				    "the GPU's SR-IOV VFs are off; enable them ('vgpuctl apply', or sriov-manage -e)" },
 	[VGPU_CAP_MIG_MODE_OFF] = { "mig-mode-off",
-				    "MIG-backed types need MIG mode on; turn it on with "
-				    "'vgpuctl apply' (mig-enabled: true in a mig-configs entry)" },
+				    "MIG-backed types need MIG mode on; turn it on with 'vgpuctl apply' (mig-enabled: true in a mig-configs entry)" },
 	[VGPU_CAP_MIG_MODE_ON] = { "mig-mode-on",
-				   "time-sliced types need MIG mode off; turn it off with "
-				   "'vgpuctl apply' once no GPU instance is in use" },
+				   "time-sliced types need MIG mode off; turn it off with 'vgpuctl apply' once no GPU instance is in use" },
 	[VGPU_CAP_MIG_MODE_UNKNOWN] = { "mig-mode-unknown",
 					"MIG mode is not known without NVML, and the driver's lists show the other kind of type (MIG-backed types need MIG mode on, time-sliced ones off); read it with nvidia-smi -q, set it with 'vgpuctl apply' (mig-enabled in a mig-configs entry)" },
 	[VGPU_CAP_NO_ROOM_FOR_GI] = { "no-room-for-gpu-instance",
-				      "no free GPU instance of the type's profile and no room to "
-				      "create one; free a GPU instance ('vgpuctl mig show')" },
+				      "no free GPU instance of the type's profile and no room to create one; free a GPU instance ('vgpuctl mig show')" },
 	[VGPU_CAP_NO_GI] = { "no-gpu-instance",
-			     "no free GPU instance of the type's profile, but room to create "
-			     "one; create it (a mig-configs entry and 'vgpuctl apply', or "
-			     "nvidia-smi mig -cgi)" },
+			     "no free GPU instance of the type's profile, but room to create one; create it (a mig-configs entry and 'vgpuctl apply', or nvidia-smi mig -cgi)" },
 	[VGPU_CAP_OTHER_SIZE] = { "other-size-present",
-				  "another time-sliced size is on the GPU and mixed-size mode is "
-				  "off; pick that size, or free it and set mixed-size mode" },
+				  "another time-sliced size is on the GPU and mixed-size mode is off; pick that size, or free it and set mixed-size mode" },
 	[VGPU_CAP_FB_FULL] = { "framebuffer-full",
-			       "not enough framebuffer is left; pick a smaller type or free a "
-			       "vGPU" },
+			       "not enough framebuffer is left; pick a smaller type or free a vGPU" },
 	[VGPU_CAP_MAX_INSTANCES] = { "max-instances",
 				     "the type's maximum per GPU is reached; use another GPU" },
 	[VGPU_CAP_RESERVED] = { "reserved",
-				"owner records hold what is left; release those domains' vGPUs "
-				"('vgpuctl release') to free it" },
+				"owner records hold what is left; release those domains' vGPUs ('vgpuctl release') to free it" },
 	[VGPU_CAP_ALL_VFS_HELD] = { "all-vfs-held",
 				    "every VF holds a vGPU; release one ('vgpuctl release')" },
 };

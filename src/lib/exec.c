@@ -53,8 +53,7 @@ static bool shell_safe(const char *s)
 	if (!*s)
 		return false;
 	for (; *s; s++)
-		if (!strchr("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789"
-			    "-_./:=,+@%",
+		if (!strchr("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789-_./:=,+@%",
 			    *s))
 			return false;
 	return true;

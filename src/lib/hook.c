@@ -296,10 +296,10 @@ static int relocate_mdev(struct hook *h, const struct vgpu_record *r)
 				  r->mdev_uuid, vgpu_ctx_error(h->ctx));
 	p = other_parent(m, r);
 	if (!p)
-		return vgpu_error(h->ctx, -EBUSY,
-				  "%s (mdev %s): parent %s is taken and no other VF of GPU %s "
-				  "offers type %u now",
-				  r->profile, r->mdev_uuid, r->parent, r->gpu, r->type_id);
+		return vgpu_error(
+			h->ctx, -EBUSY,
+			"%s (mdev %s): parent %s is taken and no other VF of GPU %s offers type %u now",
+			r->profile, r->mdev_uuid, r->parent, r->gpu, r->type_id);
 	moved = *r;
 	snprintf(moved.parent, sizeof(moved.parent), "%s", p->addr);
 	/*

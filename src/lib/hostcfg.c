@@ -254,11 +254,10 @@ static int get_devices(struct cfgp *p, const struct node *v, const char *where,
 		} else {
 			char buf[96];
 
-			return vgpu_error(p->doc.ctx, -EINVAL,
-					  "%s:%u: %s in 'devices' %s is neither a GPU index nor a "
-					  "PCI address such as 0000:3b:00.0",
-					  p->doc.file, d->line, describe(p, d, buf, sizeof(buf)),
-					  where);
+			return vgpu_error(
+				p->doc.ctx, -EINVAL,
+				"%s:%u: %s in 'devices' %s is neither a GPU index nor a PCI address such as 0000:3b:00.0",
+				p->doc.file, d->line, describe(p, d, buf, sizeof(buf)), where);
 		}
 	}
 	return 0;
@@ -304,10 +303,10 @@ static int get_counts(struct cfgp *p, const struct node *v, const char *key, con
 		struct vgpu_cfg_count *c = &(*out)[i];
 
 		if (!profile_name_ok(S(p, k)))
-			return vgpu_error(p->doc.ctx, -EINVAL,
-					  "%s:%u: '%.100s' %s is not a profile name (1 to %d "
-					  "printable characters, no blanks)",
-					  p->doc.file, k->line, S(p, k), inner, VGPU_CFG_NAME_MAX);
+			return vgpu_error(
+				p->doc.ctx, -EINVAL,
+				"%s:%u: '%.100s' %s is not a profile name (1 to %d printable characters, no blanks)",
+				p->doc.file, k->line, S(p, k), inner, VGPU_CFG_NAME_MAX);
 		r = get_count(p, val_at(v, i), S(p, k), inner, VGPU_CFG_MAX_COUNT, &c->count);
 		if (r < 0)
 			return r;
@@ -477,10 +476,10 @@ static int get_domains(struct cfgp *p, const struct node *v)
 								   "not a string";
 
 			if (why)
-				return vgpu_error(p->doc.ctx, -EINVAL,
-						  "%s:%u: item %u of start-domains.%.200s is not a "
-						  "domain name: %s",
-						  p->doc.file, d->line, j, S(p, k), why);
+				return vgpu_error(
+					p->doc.ctx, -EINVAL,
+					"%s:%u: item %u of start-domains.%.200s is not a domain name: %s",
+					p->doc.file, d->line, j, S(p, k), why);
 		}
 		if (!selected || !list->n)
 			continue;
@@ -514,10 +513,10 @@ static int get_top(struct cfgp *p, const struct node *root)
 	int r;
 
 	if (root->kind != NODE_MAP)
-		return vgpu_error(p->doc.ctx, -EINVAL,
-				  "%s:%u: the configuration must be a mapping (version, "
-				  "mig-configs, vgpu-configs), not %s",
-				  p->doc.file, root->line, describe(p, root, buf, sizeof(buf)));
+		return vgpu_error(
+			p->doc.ctx, -EINVAL,
+			"%s:%u: the configuration must be a mapping (version, mig-configs, vgpu-configs), not %s",
+			p->doc.file, root->line, describe(p, root, buf, sizeof(buf)));
 	r = check_dups(p, root, "at the top level");
 	for (size_t i = 0; r == 0 && i < root->n / 2; i++) {
 		int ki = key_index(top_keys, S(p, key_at(root, i)));

@@ -60,8 +60,7 @@ static const char *create_hint(int err, enum vgpu_iface iface)
 	case EIO:
 	case EUSERS:
 	case ENOSPC:
-		return " (the driver refused: the type is not creatable there now, the GPU is "
-		       "full, or no GPU instance is free)";
+		return " (the driver refused: the type is not creatable there now, the GPU is full, or no GPU instance is free)";
 	case EPERM:
 		return iface == VGPU_IFACE_VENDOR_VFIO ? " (the VF already holds a vGPU)" : "";
 	case EEXIST:
@@ -91,12 +90,12 @@ static int create_vfio(struct vgpu_ctx *ctx, struct vgpu_sysfs *fs, const struct
 	snprintf(val, sizeof(val), "%u", r->type_id);
 	err = vgpu_sysfs_write(&root, val, VFIO_ATTR, r->parent);
 	if (err < 0)
-		return vgpu_error(ctx, err,
-				  "cannot create vGPU %s (type %u) on VF %s: writing '%s' "
-				  "to '%s' failed: %s%s",
-				  r->profile, r->type_id, r->parent, val,
-				  show_root(fs, show, VFIO_ATTR, r->parent), vgpu_strerror(err),
-				  create_hint(err, r->iface));
+		return vgpu_error(
+			ctx, err,
+			"cannot create vGPU %s (type %u) on VF %s: writing '%s' to '%s' failed: %s%s",
+			r->profile, r->type_id, r->parent, val,
+			show_root(fs, show, VFIO_ATTR, r->parent), vgpu_strerror(err),
+			create_hint(err, r->iface));
 	*created = true;
 	err = vfio_current(ctx, fs, r, &cur);
 	if (err == 0 && cur != r->type_id)
@@ -126,18 +125,17 @@ static int create_mdev(struct vgpu_ctx *ctx, struct vgpu_sysfs *fs, const struct
 		 r->parent, r->type_id);
 	err = vgpu_sysfs_write(&root, r->mdev_uuid, "%s", rel);
 	if (err < 0)
-		return vgpu_error(ctx, err,
-				  "cannot create mdev %s (%s, nvidia-%u) on %s: writing "
-				  "to '%s' failed: %s%s",
-				  r->mdev_uuid, r->profile, r->type_id, r->parent,
-				  vgpu_sysdir_show(&root, rel, show, sizeof(show)),
-				  vgpu_strerror(err), create_hint(err, r->iface));
+		return vgpu_error(
+			ctx, err,
+			"cannot create mdev %s (%s, nvidia-%u) on %s: writing to '%s' failed: %s%s",
+			r->mdev_uuid, r->profile, r->type_id, r->parent,
+			vgpu_sysdir_show(&root, rel, show, sizeof(show)), vgpu_strerror(err),
+			create_hint(err, r->iface));
 	*created = true;
 	err = vgpu_live_query(ctx, fs, r, &st);
 	if (err == 0 && !vgpu_live_as_recorded(&st, r))
 		err = vgpu_error(ctx, -EIO,
-				 "mdev %s: created on %s as nvidia-%u, but the host "
-				 "shows %s",
+				 "mdev %s: created on %s as nvidia-%u, but the host shows %s",
 				 r->mdev_uuid, r->parent, r->type_id,
 				 st.exists ? "another parent or type" : "no such device");
 	return err;
@@ -165,11 +163,10 @@ int vgpu_live_create(struct vgpu_ctx *ctx, struct vgpu_sysfs *fs, const struct v
  */
 static int slow_free(struct vgpu_ctx *ctx, const char *what, const char *which)
 {
-	return vgpu_error(ctx, -EINPROGRESS,
-			  "the driver is still freeing %s %s after %d s; that goes on without "
-			  "vgpuctl's locks and its owner record stays: run release again once "
-			  "it is gone",
-			  what, which, VGPU_LIVE_FREE_WAIT_MS / 1000);
+	return vgpu_error(
+		ctx, -EINPROGRESS,
+		"the driver is still freeing %s %s after %d s; that goes on without vgpuctl's locks and its owner record stays: run release again once it is gone",
+		what, which, VGPU_LIVE_FREE_WAIT_MS / 1000);
 }
 
 static int destroy_vfio(struct vgpu_ctx *ctx, struct vgpu_sysfs *fs, const struct vgpu_record *r,
@@ -191,10 +188,10 @@ static int destroy_vfio(struct vgpu_ctx *ctx, struct vgpu_sysfs *fs, const struc
 		if (cur == 0)
 			return 0;
 		if (cur != r->type_id)
-			return vgpu_error(ctx, -ESTALE,
-					  "VF %s holds vGPU type %ld, not %u as recorded; "
-					  "not freed",
-					  r->parent, cur, r->type_id);
+			return vgpu_error(
+				ctx, -ESTALE,
+				"VF %s holds vGPU type %ld, not %u as recorded; not freed",
+				r->parent, cur, r->type_id);
 		err = vgpu_sysfs_write_bounded(&root, "0", VGPU_LIVE_FREE_WAIT_MS, VFIO_ATTR,
 					       r->parent);
 		if (err == 0)
@@ -205,8 +202,7 @@ static int destroy_vfio(struct vgpu_ctx *ctx, struct vgpu_sysfs *fs, const struc
 		    attempt == sizeof(backoff_ms) / sizeof(backoff_ms[0]))
 			return vgpu_error(
 				ctx, err,
-				"cannot free the vGPU on VF %s: writing '0' to "
-				"'%s' failed: %s%s",
+				"cannot free the vGPU on VF %s: writing '0' to '%s' failed: %s%s",
 				r->parent, show_root(fs, show, VFIO_ATTR, r->parent),
 				vgpu_strerror(err),
 				err == -EPERM || err == -EBUSY ?

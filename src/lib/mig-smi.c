@@ -60,10 +60,10 @@ static int lgi_row(struct vgpu_ctx *ctx, const struct vgpu_mig_board *b, char *i
 	gi->start = start;
 	gi->id = atoi(tok[4]);
 	if (!gi->profile || gi->profile->id != atoi(tok[3]))
-		return vgpu_error(ctx, -EINVAL,
-				  "nvidia-smi mig -lgi: '%s' (ID %s) is not a profile of %s in the "
-				  "row '%s'",
-				  tok[2], tok[3], b->model, line);
+		return vgpu_error(
+			ctx, -EINVAL,
+			"nvidia-smi mig -lgi: '%s' (ID %s) is not a profile of %s in the row '%s'",
+			tok[2], tok[3], b->model, line);
 	if (size != gi->profile->size || start >= MIG_SLICES_MAX ||
 	    !(gi->profile->placements & (1u << start)))
 		return vgpu_error(ctx, -EINVAL,
@@ -171,10 +171,10 @@ int vgpu_mig_parse_mode(struct vgpu_ctx *ctx, const char *text, int *current, in
 		return vgpu_error(ctx, -EINVAL, "nvidia-smi --query-gpu: output too long");
 	pos += strspn(text, " \t\r\n");
 	if (!next_line(text, &pos, line, sizeof(line)) || text[pos + strspn(text + pos, " \t\r\n")])
-		return vgpu_error(ctx, -EINVAL,
-				  "nvidia-smi --query-gpu=pci.bus_id,mig.mode.current,"
-				  "mig.mode.pending: want one line, got '%.60s'",
-				  text);
+		return vgpu_error(
+			ctx, -EINVAL,
+			"nvidia-smi --query-gpu=pci.bus_id,mig.mode.current,mig.mode.pending: want one line, got '%.60s'",
+			text);
 	snprintf(orig, sizeof(orig), "%s", line);
 	for (char *t = strtok_r(line, ",", &save); t; t = strtok_r(NULL, ",", &save)) {
 		if (nf == 3)

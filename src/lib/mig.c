@@ -91,19 +91,19 @@ static int profile_by_type(struct vgpu_ctx *ctx, const struct vgpu_mig_board *b,
 	VGPU_AUTOFREE char *list = profile_list(b);
 
 	if (t->backing == VGPU_BACKING_TIME_SLICED)
-		return vgpu_error(ctx, -EINVAL,
-				  "'%s': a time-sliced vGPU profile needs no GPU instance "
-				  "(MIG profiles of %s: %s)",
-				  arg, b->model, list);
+		return vgpu_error(
+			ctx, -EINVAL,
+			"'%s': a time-sliced vGPU profile needs no GPU instance (MIG profiles of %s: %s)",
+			arg, b->model, list);
 	if (tb != b)
 		return vgpu_error(ctx, -EINVAL, "'%s': a vGPU type of %s, not of %s (profiles: %s)",
 				  arg, tb ? tb->model : t->board, b->model, list);
 	*out = t->gi_profile[0] ? mig_profile_by_name(b, t->gi_profile) : NULL;
 	if (!*out)
-		return vgpu_error(ctx, -EINVAL,
-				  "'%s': no GPU instance profile of %s is known for this type "
-				  "(profiles: %s)",
-				  arg, b->model, list);
+		return vgpu_error(
+			ctx, -EINVAL,
+			"'%s': no GPU instance profile of %s is known for this type (profiles: %s)",
+			arg, b->model, list);
 	return 0;
 }
 

@@ -178,10 +178,10 @@ int vgpu_nvml_gis(struct vgpu_ctx *ctx, struct vgpu_nvml *n, const struct vgpu_m
 		free(*gis);
 		*gis = NULL;
 		*n_gis = 0;
-		return vgpu_error(ctx, -EIO,
-				  "GPU '%s': NVML lists a GPU instance of a profile the %s table "
-				  "lacks",
-				  bus, b ? b->model : "board's");
+		return vgpu_error(
+			ctx, -EIO,
+			"GPU '%s': NVML lists a GPU instance of a profile the %s table lacks", bus,
+			b ? b->model : "board's");
 	}
 	return 0;
 }

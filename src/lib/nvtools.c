@@ -203,11 +203,10 @@ int vgpu_nv_enable_vfs(struct vgpu_ctx *ctx, const struct vgpu_nvtools *t, const
 			usleep((useconds_t)wait_ms * 1000);
 		}
 	}
-	return vgpu_error(ctx, e,
-			  "cannot enable the VFs of GPU %s: a client holds the GPU "
-			  "(sriov-manage could not take its unbindLock %d times; stop DCGM, "
-			  "nvsm or other NVML users and run again)",
-			  bus, tries);
+	return vgpu_error(
+		ctx, e,
+		"cannot enable the VFs of GPU %s: a client holds the GPU (sriov-manage could not take its unbindLock %d times; stop DCGM, nvsm or other NVML users and run again)",
+		bus, tries);
 }
 
 int vgpu_nv_disable_vfs(struct vgpu_ctx *ctx, const struct vgpu_nvtools *t, const char *bus)

@@ -101,10 +101,10 @@ int vgpu_outfile_open(struct vgpu_ctx *ctx, const char *path, struct vgpu_outfil
 			return refuse(ctx, path, -errno, strerror(errno));
 		}
 		if (S_ISLNK(st.st_mode) && foreign(&dir, &st)) {
-			snprintf(why, sizeof(why),
-				 "'%s' is a symbolic link that another user (uid %u) owns in a "
-				 "shared sticky directory; it is not followed",
-				 cur, (unsigned)st.st_uid);
+			snprintf(
+				why, sizeof(why),
+				"'%s' is a symbolic link that another user (uid %u) owns in a shared sticky directory; it is not followed",
+				cur, (unsigned)st.st_uid);
 			return refuse(ctx, path, -EACCES, why);
 		}
 		if (S_ISLNK(st.st_mode)) {
@@ -122,10 +122,10 @@ int vgpu_outfile_open(struct vgpu_ctx *ctx, const char *path, struct vgpu_outfil
 		if (S_ISDIR(st.st_mode))
 			return refuse(ctx, path, -EISDIR, strerror(EISDIR));
 		if (foreign(&dir, &st)) {
-			snprintf(why, sizeof(why),
-				 "'%s' belongs to another user (uid %u) in a shared sticky "
-				 "directory; write somewhere else or remove it first",
-				 cur, (unsigned)st.st_uid);
+			snprintf(
+				why, sizeof(why),
+				"'%s' belongs to another user (uid %u) in a shared sticky directory; write somewhere else or remove it first",
+				cur, (unsigned)st.st_uid);
 			return refuse(ctx, path, -EACCES, why);
 		}
 		if (S_ISREG(st.st_mode)) {
@@ -197,10 +197,10 @@ int vgpu_outfile_write(struct vgpu_ctx *ctx, struct vgpu_outfile *of, const char
 	if (r == -EBUSY && of->exists)
 		r = rewrite_in_place(of, data, len);
 	if (r == -EPERM || r == -ENOTSUP)
-		return vgpu_error(ctx, r,
-				  "cannot write '%s': its extended attributes (ACL, security "
-				  "label) cannot be kept: %s; the file is left as it was",
-				  of->path, strerror(-r));
+		return vgpu_error(
+			ctx, r,
+			"cannot write '%s': its extended attributes (ACL, security label) cannot be kept: %s; the file is left as it was",
+			of->path, strerror(-r));
 	if (r < 0)
 		return vgpu_error(ctx, r, "cannot write '%s': %s", of->path, vgpu_strerror(r));
 	return 0;

@@ -98,13 +98,13 @@ int vgpu_plan_cpus(struct vgpu_ctx *ctx, const struct vgpu_topology *t, int node
 	if (vgpu_cpuset_count(&avail) < vcpus) {
 		VGPU_AUTOFREE char *list = vgpu_xmalloc(VGPU_CPULIST_LEN);
 
-		return vgpu_error(ctx, -ENOSPC,
-				  "NUMA node %d cannot hold %u vCPUs: %u CPUs on whole free cores "
-				  "(%s) are left after exclusions",
-				  node, vcpus, vgpu_cpuset_count(&avail),
-				  vgpu_cpuset_empty(&avail) ?
-					  "none" :
-					  vgpu_cpulist_format(&avail, list, VGPU_CPULIST_LEN));
+		return vgpu_error(
+			ctx, -ENOSPC,
+			"NUMA node %d cannot hold %u vCPUs: %u CPUs on whole free cores (%s) are left after exclusions",
+			node, vcpus, vgpu_cpuset_count(&avail),
+			vgpu_cpuset_empty(&avail) ?
+				"none" :
+				vgpu_cpulist_format(&avail, list, VGPU_CPULIST_LEN));
 	}
 	/* a core is filled whole: a spare sibling gets a slot of its own (below) */
 	pins = vgpu_xcalloc(vcpus + threads, sizeof(*pins));
@@ -394,10 +394,10 @@ static int validate_request(struct planner *pl)
 	for (size_t i = 0; i < m->n_gpus; i++)
 		n_types += m->gpus[i].n_types;
 	if (!n_types)
-		return vgpu_error(pl->ctx, -ENOENT,
-				  "this host offers no NVIDIA vGPU types (%zu NVIDIA GPUs; see "
-				  "'vgpuctl gpus' and 'vgpuctl types')",
-				  m->n_gpus);
+		return vgpu_error(
+			pl->ctx, -ENOENT,
+			"this host offers no NVIDIA vGPU types (%zu NVIDIA GPUs; see 'vgpuctl gpus' and 'vgpuctl types')",
+			m->n_gpus);
 	for (size_t p = 0; p < req->n_profiles; p++) {
 		if (!known_anywhere(m, req->profiles[p])) {
 			VGPU_AUTOFREE char *avail = list_available(pl, NULL, NULL);
@@ -446,10 +446,10 @@ static int choose_gpu(struct planner *pl)
 					  pl->want_vf->in_use ? "it holds a vGPU" :
 								"not offered there");
 		if (!load_takes(l, t))
-			return vgpu_error(pl->ctx, -EBUSY,
-					  "%s '%s' cannot take '%s' now (its GPU holds vGPUs of "
-					  "another type or has no framebuffer left)",
-					  vf_arg(req), req->vf, req->profiles[0]);
+			return vgpu_error(
+				pl->ctx, -EBUSY,
+				"%s '%s' cannot take '%s' now (its GPU holds vGPUs of another type or has no framebuffer left)",
+				vf_arg(req), req->vf, req->profiles[0]);
 		pl->best = pl->want_vf->gpu;
 		return 0;
 	}
@@ -486,10 +486,10 @@ static int choose_gpu(struct planner *pl)
 			    gpu_offers(pl, &m->gpus[i], req->profiles[0]))
 				elsewhere = &m->gpus[i];
 		if (elsewhere)
-			return vgpu_error(pl->ctx, -EBUSY,
-					  "no free VF on that GPU can take '%s' now (GPU %s can); "
-					  "available there now: %s",
-					  req->profiles[0], elsewhere->addr, avail);
+			return vgpu_error(
+				pl->ctx, -EBUSY,
+				"no free VF on that GPU can take '%s' now (GPU %s can); available there now: %s",
+				req->profiles[0], elsewhere->addr, avail);
 		return vgpu_error(pl->ctx, -EBUSY,
 				  "no free VF %scan take '%s' now; available %snow: %s",
 				  pl->want_gpu ? "on that GPU " : "", req->profiles[0],
@@ -498,8 +498,7 @@ static int choose_gpu(struct planner *pl)
 	if (pl->best->numa_node < 0)
 		return vgpu_error(
 			pl->ctx, -EINVAL,
-			"GPU %s offers '%s' but its NUMA node is unknown (numa_node -1 "
-			"and local_cpulist spans nodes); nothing can be pinned next to it",
+			"GPU %s offers '%s' but its NUMA node is unknown (numa_node -1 and local_cpulist spans nodes); nothing can be pinned next to it",
 			pl->best->addr, req->profiles[0]);
 	return 0;
 }
@@ -548,16 +547,16 @@ static void warn_combination(struct planner *pl, size_t p, const struct vgpu_typ
 	const struct vgpu_request *req = pl->req;
 
 	if (req->n_profiles > 1 && (ty->info.series == 'A' || ty->info.series == 'B'))
-		vgpu_warn(pl->ctx,
-			  "NVIDIA supports several vGPUs in one VM only for C- and Q-series "
-			  "profiles; '%s' is not one",
-			  ty->info.profile);
+		vgpu_warn(
+			pl->ctx,
+			"NVIDIA supports several vGPUs in one VM only for C- and Q-series profiles; '%s' is not one",
+			ty->info.profile);
 	if (req->n_profiles > 1 && ty->info.backing == VGPU_BACKING_TIME_SLICED &&
 	    ty->max_instances > 1 && p > 0 && pl->picked[0]->gpu == pl->picked[p]->gpu)
-		vgpu_warn(pl->ctx,
-			  "'%s': several time-sliced vGPUs of one GPU in one VM need vGPU "
-			  "software 16 or later",
-			  ty->info.profile);
+		vgpu_warn(
+			pl->ctx,
+			"'%s': several time-sliced vGPUs of one GPU in one VM need vGPU software 16 or later",
+			ty->info.profile);
 }
 
 /* Each vGPU on its own parent: the first on the chosen GPU, more on the same node. */
@@ -575,10 +574,10 @@ static int pick_parents(struct planner *pl, struct vgpu_plan *out)
 			pick = pick_one(pl, p, &ty);
 		}
 		if (!pick)
-			return vgpu_error(pl->ctx, -EBUSY,
-					  "no free VF on NUMA node %d can take '%s' as vGPU %zu of "
-					  "this VM",
-					  pl->best->numa_node, pl->req->profiles[p], p + 1);
+			return vgpu_error(
+				pl->ctx, -EBUSY,
+				"no free VF on NUMA node %d can take '%s' as vGPU %zu of this VM",
+				pl->best->numa_node, pl->req->profiles[p], p + 1);
 		pl->picked[p] = pick;
 		load_add(&pl->loads[pick->gpu - pl->m->gpus], ty, 1);
 		vgpu_choice_set(c, pick, ty);
@@ -610,10 +609,10 @@ static int check_node(struct planner *pl, const struct vgpu_plan *plan)
 			plan->node, vgpu_size_text(want, sizeof(want), kib, typed));
 	if (pl->req->hugepages && nd && nd->hugepages_1g_free >= 0 &&
 	    (unsigned long long)nd->hugepages_1g_free < need)
-		vgpu_warn(pl->ctx,
-			  "NUMA node %d has %ld free 1 GiB hugepages, the VM needs %llu; it will "
-			  "not start until they are reserved",
-			  plan->node, nd->hugepages_1g_free, need);
+		vgpu_warn(
+			pl->ctx,
+			"NUMA node %d has %ld free 1 GiB hugepages, the VM needs %llu; it will not start until they are reserved",
+			plan->node, nd->hugepages_1g_free, need);
 	return 0;
 }
 
@@ -627,14 +626,14 @@ static char *explain(const struct planner *pl, const struct vgpu_plan *plan)
 
 	/* a GPU without SR-IOV is its own parent: it holds several vGPUs, never "free" */
 	if (pl->picked[0]->index < 0)
-		return vgpu_asprintf("GPU %s (no SR-IOV: the GPU itself is the mdev parent; vGPUs "
-				     "on it now: %zu) offers %s now and is on NUMA node %d%s%s",
-				     best->addr, pl->picked[0]->mdevs.n, plan->vgpus[0].profile,
-				     best->numa_node, how, opt);
-	return vgpu_asprintf("%s is free and offers %s now; GPU %s (%u of %zu vGPU parents in "
-			     "use) is on NUMA node %d%s%s",
-			     plan->vgpus[0].parent, plan->vgpus[0].profile, best->addr,
-			     gpu_used(best), best->n_parents, best->numa_node, how, opt);
+		return vgpu_asprintf(
+			"GPU %s (no SR-IOV: the GPU itself is the mdev parent; vGPUs on it now: %zu) offers %s now and is on NUMA node %d%s%s",
+			best->addr, pl->picked[0]->mdevs.n, plan->vgpus[0].profile, best->numa_node,
+			how, opt);
+	return vgpu_asprintf(
+		"%s is free and offers %s now; GPU %s (%u of %zu vGPU parents in use) is on NUMA node %d%s%s",
+		plan->vgpus[0].parent, plan->vgpus[0].profile, best->addr, gpu_used(best),
+		best->n_parents, best->numa_node, how, opt);
 }
 
 int vgpu_plan_make(struct vgpu_ctx *ctx, const struct vgpu_model *m, const struct vgpu_request *req,

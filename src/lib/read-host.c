@@ -43,10 +43,10 @@ static void resolve_numa(struct vgpu_ctx *ctx, struct vgpu_sysfs *fs, const stru
 			}
 		}
 		if (hits != 1) {
-			vgpu_warn(ctx,
-				  "'%s' is -1 on a %zu-node host and local_cpulist spans nodes; "
-				  "NUMA node unknown",
-				  VGPU_SHOW(&root, rel, show), t->n_nodes);
+			vgpu_warn(
+				ctx,
+				"'%s' is -1 on a %zu-node host and local_cpulist spans nodes; NUMA node unknown",
+				VGPU_SHOW(&root, rel, show), t->n_nodes);
 			return;
 		}
 		vgpu_warn(ctx, "'%s' is -1 on a %zu-node host; using node %d from local_cpulist",
@@ -303,10 +303,10 @@ int vgpu_host_read(struct vgpu_ctx *ctx, struct vgpu_sysfs *fs, unsigned what,
 void vgpu_host_warn_unknown_type(struct vgpu_ctx *ctx, const struct vgpu_type *t)
 {
 	if (t->info.backing == VGPU_BACKING_UNKNOWN)
-		vgpu_warn(ctx,
-			  "'%s': type name '%s' is outside NVIDIA's naming grammar; "
-			  "listed with backing 'unknown'",
-			  t->source ? t->source : "(in memory)", t->name);
+		vgpu_warn(
+			ctx,
+			"'%s': type name '%s' is outside NVIDIA's naming grammar; listed with backing 'unknown'",
+			t->source ? t->source : "(in memory)", t->name);
 }
 
 void vgpu_host_warn_unknown_types(struct vgpu_ctx *ctx, const struct vgpu_model *m)

@@ -214,8 +214,7 @@ static int read_nodes(struct vgpu_ctx *ctx, const struct vgpu_sysdir *root, stru
 		if (vgpu_cpuset_intersects(&n->cpus, &seen)) {
 			vgpu_warn(
 				ctx,
-				"'%s' lists CPUs an earlier node already has; they stay with that "
-				"node",
+				"'%s' lists CPUs an earlier node already has; they stay with that node",
 				VGPU_SHOW(root, rel, show));
 			vgpu_cpuset_andnot(&n->cpus, &seen);
 		}

@@ -194,10 +194,10 @@ static int fifo_lock(struct vgpu_ctx *ctx, struct vgpu_sysfs *fs, const char *di
 		if (waited >= timeout_ms) {
 			(void)ticket_drop(queue.fd, ticket, tfd);
 			close(fd);
-			return vgpu_error(ctx, -EWOULDBLOCK,
-					  "another vgpuctl holds %s '%s' (waited %llu ms, %d more "
-					  "waiting before this run)",
-					  what, show, (unsigned long long)waited, ahead);
+			return vgpu_error(
+				ctx, -EWOULDBLOCK,
+				"another vgpuctl holds %s '%s' (waited %llu ms, %d more waiting before this run)",
+				what, show, (unsigned long long)waited, ahead);
 		}
 		/* still here and running: the others keep this run's turn */
 		if (now - beat >= TICKET_BEAT_MS) {

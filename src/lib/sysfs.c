@@ -87,10 +87,10 @@ int vgpu_sysfs_open(struct vgpu_ctx *ctx, const char *sysroot, struct vgpu_sysfs
 		fs->no_openat2 = true; /* "/" needs no jail */
 	} else {
 		vgpu_sysfs_free(fs);
-		return vgpu_error(ctx, r,
-				  "cannot confine paths to sysroot '%s': openat2() failed: %s "
-				  "(Linux 5.6 or later is needed for a root other than /)",
-				  root, strerror(-r));
+		return vgpu_error(
+			ctx, r,
+			"cannot confine paths to sysroot '%s': openat2() failed: %s (Linux 5.6 or later is needed for a root other than /)",
+			root, strerror(-r));
 	}
 	*out = fs;
 	return 0;

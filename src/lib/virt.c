@@ -129,12 +129,10 @@ int vgpu_virt_open_host(struct vgpu_ctx *ctx, const char *uri, struct vgpu_sysfs
 	if (there &&
 	    vgpu_sysfs_read_str(&root, here, sizeof(here), "proc/sys/kernel/hostname") == 0 &&
 	    *here && !same_host(here, there))
-		return vgpu_error(ctx, -EXDEV,
-				  "-c '%s' is libvirt on host '%s', but the VFs, vGPUs and CPUs "
-				  "vgpuctl plans with are read from this host's sysfs ('%s'): only "
-				  "the libvirt part can be remote; run vgpuctl on '%s' (ssh %s "
-				  "vgpuctl ...)",
-				  uri, there, here, there, there);
+		return vgpu_error(
+			ctx, -EXDEV,
+			"-c '%s' is libvirt on host '%s', but the VFs, vGPUs and CPUs vgpuctl plans with are read from this host's sysfs ('%s'): only the libvirt part can be remote; run vgpuctl on '%s' (ssh %s vgpuctl ...)",
+			uri, there, here, there, there);
 	*out = vgpu_steal_ptr(&v);
 	return 0;
 }
