@@ -289,10 +289,13 @@ static void check_plan(const struct host *h, const struct vgpu_request *req,
 	FUZZ_ASSERT(node != NULL, "plan on node %d, not in the topology", plan->node);
 	FUZZ_ASSERT(plan->vcpus == req->vcpus, "%u vCPUs planned, %u asked", plan->vcpus,
 		    req->vcpus);
-	FUZZ_ASSERT(plan->cores * plan->threads == plan->vcpus, "%u cores x %u threads for %u",
-		    plan->cores, plan->threads, plan->vcpus);
+	/* whole guest cores: an odd count leaves spare sibling slots, fewer than one core's */
+	FUZZ_ASSERT(plan->threads >= 1 && plan->cores * plan->threads >= plan->vcpus &&
+			    plan->cores * plan->threads - plan->vcpus < plan->threads,
+		    "%u cores x %u threads for %u", plan->cores, plan->threads, plan->vcpus);
 	vgpu_cpuset_zero(&seen);
-	for (unsigned i = 0; i < plan->vcpus; i++) {
+	/* every slot, spare siblings too, is pinned (domxml-build.c pins them all) */
+	for (unsigned i = 0; i < plan->cores * plan->threads; i++) {
 		unsigned c = plan->pins[i];
 
 		FUZZ_ASSERT(c < VGPU_MAX_CPUS && !vgpu_cpuset_has(&seen, c), "CPU %u pinned twice",
