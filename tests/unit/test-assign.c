@@ -5,7 +5,9 @@
  * are real files under the copy; the driver is an in-memory stand-in
  * (struct vgpu_txn_ops) that remembers the vGPUs it made and fails where a
  * test says; libvirt is the stand-in of fake-libvirt/ (version 9.0, two
- * other domains), found first through this test's RPATH.
+ * other domains), found first through this test's RPATH.  The clock the
+ * locks' deadlines are read on is wrapped (--wrap=vgpu_monotonic_ms), so a
+ * test can let another holder outlast the 30 s wait at once.
  *
  * Each branch of assign and release has a test: what the caller gets (the
  * return, the message) and what the host is left with (records, vGPUs).
@@ -23,7 +25,9 @@
 #include <dirent.h>
 
 #include "assign.h"
+#include "catalog.h"
 #include "records.h"
+#include "sysfs-lock.h"
 #include "test-util.h"
 #include "txn.h"
 #include "virt.h"
@@ -104,6 +108,22 @@ static const struct vgpu_txn_ops sim_ops = {
 	.record_remove = vgpu_record_remove,
 };
 
+/*
+ * The clock the locks' deadlines are read on, wrapped (--wrap): with
+ * clock_step_ms set, each reading is that much later than the one before,
+ * so a wait of VGPU_ASSIGN_LOCK_WAIT_MS ends after a few polls.
+ */
+uint64_t __real_vgpu_monotonic_ms(void);
+uint64_t __wrap_vgpu_monotonic_ms(void);
+
+static uint64_t clock_step_ms, clock_skew_ms;
+
+uint64_t __wrap_vgpu_monotonic_ms(void)
+{
+	clock_skew_ms += clock_step_ms;
+	return __real_vgpu_monotonic_ms() + clock_skew_ms;
+}
+
 /* ---- the host and the runs ----------------------------------------------------------- */
 
 struct fx {
@@ -182,6 +202,7 @@ static int setup(void **state)
 	if (!f)
 		return -1;
 	memset(&sim, 0, sizeof(sim));
+	clock_step_ms = 0;
 	unsetenv("FAKE_LIBVIRT_FAIL");
 	vgpu_ctx_init(&f->ctx, warnings_collect, &f->warn);
 	vgpu_ctx_set_priority(&f->ctx, LOG_NOTICE);
@@ -234,7 +255,11 @@ struct ask {
 	struct vgpu_virt *virt;
 	const char *mdev_uuid;
 	const char *name;
-	const char *vf; /* release: only this parent */
+	const char *vf; /* assign: exactly this parent; release: only this parent */
+	const char *gpu; /* assign: on this GPU */
+	unsigned vcpus; /* assign: 0 takes the domain's <vcpu> */
+	uint64_t memory_kib; /* assign: 0 keeps the domain's <memory> */
+	const struct vgpu_cpuset *emulator_cpus;
 };
 
 /* vgpu_assign() of @xml (the definition handed back goes to f->xml). */
@@ -245,6 +270,8 @@ static int assign(struct fx *f, const char *xml, const struct ask *a)
 	struct vgpu_domain_info dom;
 	struct vgpu_request req = { .n_profiles = 0 };
 	struct vgpu_domain_opts o = { .name = a->name,
+				      .memory_kib = a->memory_kib,
+				      .emulator_cpus = a->emulator_cpus,
 				      .no_pin = a->no_pin,
 				      .per_start = a->per_start };
 	struct vgpu_domain_target t = {
@@ -255,6 +282,9 @@ static int assign(struct fx *f, const char *xml, const struct ask *a)
 	for (char *save = NULL, *p = strtok_r(list, ",", &save); p; p = strtok_r(NULL, ",", &save))
 		req.profiles[req.n_profiles++] = p;
 	req.mdev_uuids[0] = a->mdev_uuid;
+	req.gpu = a->gpu;
+	req.vf = a->vf;
+	req.vcpus = a->vcpus;
 	if (vgpu_domain_parse(&f->ctx, xml, strlen(xml), "test", &doc) < 0)
 		fail_msg("%s", vgpu_ctx_error(&f->ctx));
 	vgpu_domain_read(f->fs, doc, &dom);
@@ -878,6 +908,366 @@ static void test_assign_interrupted(void **state)
 	assert_int_equal(n_records(f), 0);
 }
 
+/* Emulator CPUs the host has not online: refused before anything changes. */
+static void test_assign_emulator_cpus_offline(void **state)
+{
+	struct fx *f = *state;
+	VGPU_AUTOFREE char *xml = domain("vm1", UUID1);
+	struct vgpu_cpuset emu;
+	const struct ask a = { .profile = "A30-6C", .emulator_cpus = &emu };
+
+	vgpu_cpuset_zero(&emu);
+	vgpu_cpuset_set(&emu, 2);
+	vgpu_cpuset_set(&emu, 200);
+	assert_int_equal(assign(f, xml, &a), -EINVAL);
+	assert_error(f, "emulator CPUs 200 are not online on this host");
+	assert_int_equal(n_records(f), 0);
+	assert_int_equal(sim.creates, 0);
+}
+
+/* vgpu_domain_plan() (plan --from) makes the domain's checks assign makes. */
+static void test_plan_checks_domain(void **state)
+{
+	struct fx *f = *state;
+	VGPU_AUTOFREE char *xml = domain("vm1", UUID1), *ppc = NULL, *bad = NULL;
+	const int want[] = { 0, -ENOTSUP, -EINVAL };
+	const char *inp[3];
+
+	ppc = replace(xml, "<type>hvm</type>", "<type arch='ppc64'>hvm</type>");
+	bad = replace(xml, "<vcpu>1</vcpu>", "<vcpu>many</vcpu>");
+	inp[0] = xml;
+	inp[1] = ppc;
+	inp[2] = bad;
+	for (size_t i = 0; i < ARRAY_SIZE(inp); i++) {
+		VGPU_AUTOPTR(xmldoc) doc = NULL;
+		VGPU_AUTOPTR(plan) plan = NULL;
+		struct vgpu_domain_info dom;
+		struct vgpu_request req = { .profiles = { "A30-6C" }, .n_profiles = 1 };
+		const struct vgpu_domain_opts o = { .name = NULL };
+
+		assert_int_equal(vgpu_domain_parse(&f->ctx, inp[i], strlen(inp[i]), "t", &doc), 0);
+		vgpu_domain_read(f->fs, doc, &dom);
+		vgpu_ctx_clear(&f->ctx);
+		if (vgpu_domain_plan(&f->ctx, f->fs, NULL, &dom, true, &req, &o, NULL, &plan) !=
+		    want[i])
+			fail_msg("input %zu: %s", i, vgpu_ctx_error(&f->ctx));
+		vgpu_domain_info_clear(&dom);
+		if (i == 0)
+			assert_int_equal(plan->vcpus, 1); /* the domain's <vcpu> */
+	}
+	assert_error(f, "the domain has no usable <vcpu>; give a vCPU count");
+}
+
+/* Run again with the --gpu and --vf it got: a no-op; another GPU or VF: refused. */
+static void test_assign_again_same_place(void **state)
+{
+	struct fx *f = *state;
+	VGPU_AUTOFREE char *out = NULL;
+	struct vgpu_record rec;
+	char other_gpu[VGPU_BDF_LEN], other_vf[VGPU_BDF_LEN];
+
+	assign_vm1(f, "A30-6C");
+	out = vgpu_steal_ptr(&f->xml);
+	rec = one_record(f);
+	snprintf(other_gpu, sizeof(other_gpu), "%s",
+		 strcmp(rec.gpu, "0000:3b:00.0") ? "0000:3b:00.0" : "0000:af:00.0");
+	/* a VF of the same GPU, so that only --vf differs */
+	snprintf(other_vf, sizeof(other_vf), "%.11s%s", rec.parent,
+		 strcmp(rec.parent + 11, "7") ? "7" : "6");
+	{
+		const struct ask same[] = { { .profile = "A30-6C", .gpu = rec.gpu + 5 },
+					    { .profile = "A30-6C", .vf = rec.parent } };
+		const struct ask other[] = { { .profile = "A30-6C", .gpu = other_gpu },
+					     { .profile = "A30-6C", .vf = other_vf } };
+
+		for (size_t i = 0; i < ARRAY_SIZE(same); i++) {
+			if (assign(f, out, &same[i]) != 0)
+				fail_msg("same %zu: %s", i, vgpu_ctx_error(&f->ctx));
+			assert_logged(f, "'vm1' already has A30-6C: nothing to do");
+			assert_int_equal(assign(f, out, &other[i]), -EEXIST);
+			assert_error(f, "the domain already has other vGPUs from vgpuctl (A30-6C)");
+		}
+	}
+	assert_int_equal(sim.creates, 1);
+	assert_int_equal(n_records(f), 1);
+}
+
+/*
+ * A cut-off assign run again with the --gpu, --vf and --mdev-uuid it got:
+ * kept; with fewer vCPUs (pins within the recorded CPUs, but not all of
+ * them) it is another request: undone, made anew.
+ */
+static void test_assign_cut_off_same_place(void **state)
+{
+	struct fx *f = *state;
+	VGPU_AUTOFREE char *vm1 = domain("vm1", UUID1);
+	const struct ask four = { .profile = "A30-6C", .vcpus = 4 };
+	struct vgpu_record rec;
+
+	assert_int_equal(assign(f, vm1, &four), 0);
+	rec = one_record(f);
+	assert_int_equal(vgpu_cpuset_count(&rec.cpus), 4);
+	{
+		const struct ask a = { .profile = "A30-6C",
+				       .vcpus = 4,
+				       .gpu = rec.gpu,
+				       .vf = rec.parent,
+				       .mdev_uuid = rec.mdev_uuid };
+
+		assert_int_equal(assign(f, vm1, &a), 0);
+	}
+	assert_logged(f, "'vm1' already holds A30-6C on");
+	assert_int_equal(sim.creates, 1);
+	assert_int_equal(sim.destroys, 0);
+	{
+		const struct ask a = { .profile = "A30-6C" }; /* the domain's 1 vCPU */
+
+		assert_int_equal(assign(f, vm1, &a), 0);
+	}
+	assert_logged(f, "an earlier assign of 'vm1' did not finish: undoing its A30-6C on");
+	assert_int_equal(sim.destroys, 1);
+	assert_int_equal(sim.n_made, 1);
+	rec = one_record(f);
+	assert_true(vgpu_cpuset_count(&rec.cpus) < 4);
+}
+
+/* Undoing a cut-off assign touches only that domain's records and vGPUs. */
+static void test_assign_cut_off_undo_own_only(void **state)
+{
+	struct fx *f = *state;
+	VGPU_AUTOFREE char *vm1 = domain("vm1", UUID1), *vm2 = domain("vm2", UUID2);
+	const struct ask two = { .profile = "A30-6C,A30-6C" }, six = { .profile = "A30-6C" };
+	VGPU_AUTORECORDS recs = { 0 };
+	struct vgpu_record theirs;
+	size_t n_vm2 = 0;
+
+	assert_int_equal(assign(f, vm2, &six), 0);
+	theirs = one_record(f);
+	assign_vm1(f, "A30-6C");
+	if (assign(f, vm1, &two) != 0)
+		fail_msg("%s", vgpu_ctx_error(&f->ctx));
+	assert_logged(f, "an earlier assign of 'vm1' did not finish");
+	assert_int_equal(sim.destroys, 1);
+	assert_int_equal(sim.n_made, 3);
+	assert_int_equal(vgpu_records_read(&f->ctx, f->fs, &recs), 0);
+	assert_int_equal(recs.n, 3);
+	for (size_t i = 0; i < recs.n; i++)
+		n_vm2 += strcmp(recs.v[i].domain, "vm2") == 0 && same_vgpu(&recs.v[i], &theirs);
+	assert_int_equal(n_vm2, 1);
+}
+
+/* The undo of a cut-off assign fails: the run fails, the claim stays, other domains untouched. */
+static void test_assign_cut_off_undo_fails(void **state)
+{
+	struct fx *f = *state;
+	VGPU_AUTOFREE char *vm1 = domain("vm1", UUID1), *vm2 = domain("vm2", UUID2);
+	const struct ask a = { .profile = "A30-12C" }, six = { .profile = "A30-6C" };
+
+	assert_int_equal(assign(f, vm2, &six), 0);
+	assign_vm1(f, "A30-6C");
+	sim.fail_destroy = -EBUSY;
+	assert_int_equal(assign(f, vm1, &a), -EBUSY);
+	assert_error(f, "the driver could not free");
+	assert_int_equal(sim.destroys, 1); /* vm1's only */
+	assert_int_equal(sim.n_made, 2);
+	assert_int_equal(n_records(f), 2);
+}
+
+/* A no-op with libvirt leaves its definition alone: nothing is defined again. */
+static void test_assign_noop_libvirt(void **state)
+{
+	struct fx *f = *state;
+	VGPU_AUTOPTR(virt) v = NULL;
+	VGPU_AUTOFREE char *out = NULL;
+
+	assign_vm1(f, "A30-6C");
+	out = vgpu_steal_ptr(&f->xml);
+	assert_int_equal(vgpu_virt_open(&f->ctx, "test:///fake", &v), 0);
+	setenv("FAKE_LIBVIRT_FAIL", "define", 1); /* a define would fail the run */
+	{
+		const struct ask a = { .profile = "A30-6C", .virt = v };
+
+		assert_int_equal(assign(f, out, &a), 0);
+	}
+	assert_logged(f, "'vm1' already has A30-6C: nothing to do");
+	assert_null(f->xml);
+	assert_int_equal(sim.creates, 1);
+}
+
+/* The late output fails and so does the undo: said, with what to run. */
+static void test_assign_late_output_undo_fails(void **state)
+{
+	struct fx *f = *state;
+	VGPU_AUTOFREE char *xml = domain("vm1", UUID1);
+	const struct ask a = { .profile = "A30-6C", .output = "/dev/full" };
+
+	if (access("/dev/full", W_OK) != 0)
+		skip();
+	sim.fail_destroy = -EBUSY;
+	assert_int_equal(assign(f, xml, &a), -EIO);
+	assert_error(f, "; the assign could not be undone: run release");
+	assert_int_equal(sim.n_made, 1);
+	assert_int_equal(n_records(f), 1);
+}
+
+/* The other domains' pins cannot be read from libvirt: refused, nothing claimed. */
+static void test_assign_libvirt_pins_unreadable(void **state)
+{
+	struct fx *f = *state;
+	VGPU_AUTOPTR(virt) v = NULL;
+	VGPU_AUTOFREE char *xml = domain("vm1", UUID1);
+
+	assert_int_equal(vgpu_virt_open(&f->ctx, "test:///fake", &v), 0);
+	setenv("FAKE_LIBVIRT_FAIL", "list", 1);
+	{
+		const struct ask a = { .profile = "A30-6C", .virt = v };
+
+		assert_true(assign(f, xml, &a) < 0);
+	}
+	assert_int_equal(n_records(f), 0);
+	assert_int_equal(sim.creates, 0);
+}
+
+/* A cut-off assign's vGPU is no longer on the host: its claim is dropped all the same. */
+static void test_assign_cut_off_stale(void **state)
+{
+	struct fx *f = *state;
+	VGPU_AUTOFREE char *xml = domain("vm1", UUID1);
+	const struct ask a = { .profile = "A30-12C" };
+
+	assign_vm1(f, "A30-6C");
+	sim.stale = true;
+	assert_int_equal(assign(f, xml, &a), 0);
+	assert_logged(f, "an earlier assign of 'vm1' did not finish: undoing its A30-6C on");
+	assert_int_equal(sim.destroys, 1);
+	assert_int_equal(one_record(f).type_id, 686);
+}
+
+/* ---- locks, the catalogue, a copied definition ------------------------------------- */
+
+/* Another run's hold: on the host lock, or on the locks of both GPUs of a30-dual-mdev. */
+struct holder {
+	struct vgpu_sysfs *fs;
+	int gpu_fd[2];
+};
+
+static void hold(struct fx *f, struct holder *h, bool host, bool gpus)
+{
+	static const char *const gpu[] = { "0000:3b:00.0", "0000:af:00.0" };
+
+	h->gpu_fd[0] = h->gpu_fd[1] = -1;
+	if (vgpu_sysfs_open(&f->ctx, f->root, &h->fs) < 0 ||
+	    (host && vgpu_sysfs_lock(&f->ctx, h->fs, 0) < 0))
+		fail_msg("%s", vgpu_ctx_error(&f->ctx));
+	for (size_t i = 0; gpus && i < ARRAY_SIZE(gpu); i++)
+		if (vgpu_sysfs_lock_gpu(&f->ctx, h->fs, gpu[i], 0, &h->gpu_fd[i]) < 0)
+			fail_msg("%s", vgpu_ctx_error(&f->ctx));
+	/* from now on every wait for a lock ends at once, past its deadline */
+	clock_step_ms = 1000;
+}
+
+static void unhold(struct holder *h)
+{
+	clock_step_ms = 0;
+	for (size_t i = 0; i < ARRAY_SIZE(h->gpu_fd); i++)
+		if (h->gpu_fd[i] >= 0)
+			close(h->gpu_fd[i]);
+	vgpu_sysfs_free(h->fs); /* drops the host lock */
+}
+
+/* Is the host lock free now (nothing this run took is left held)? */
+static bool host_lock_free(struct fx *f)
+{
+	struct vgpu_sysfs *other = NULL;
+	bool ok;
+
+	if (vgpu_sysfs_open(&f->ctx, f->root, &other) < 0)
+		fail_msg("%s", vgpu_ctx_error(&f->ctx));
+	ok = vgpu_sysfs_lock(&f->ctx, other, 0) == 0;
+	vgpu_sysfs_free(other);
+	return ok;
+}
+
+/* Another run holds the host lock past the wait: refused, nothing claimed or made. */
+static void test_assign_host_lock_busy(void **state)
+{
+	struct fx *f = *state;
+	VGPU_AUTOFREE char *xml = domain("vm1", UUID1);
+	const struct ask a = { .profile = "A30-6C" };
+	struct holder h;
+
+	hold(f, &h, true, false);
+	assert_int_equal(assign(f, xml, &a), -EWOULDBLOCK);
+	assert_error(f, "another vgpuctl holds the host lock");
+	assert_int_equal(sim.creates, 0);
+	assert_int_equal(n_records(f), 0);
+	assert_null(f->xml);
+	unhold(&h);
+	/* once it is free, the same assign goes through */
+	assign_vm1(f, "A30-6C");
+	assert_int_equal(sim.n_made, 1);
+}
+
+/* A GPU's lock stays busy: the claim made under the host lock is dropped again. */
+static void test_assign_gpu_lock_busy(void **state)
+{
+	struct fx *f = *state;
+	VGPU_AUTOFREE char *xml = domain("vm1", UUID1);
+	const struct ask a = { .profile = "A30-6C" };
+	struct holder h;
+
+	hold(f, &h, false, true);
+	assert_int_equal(assign(f, xml, &a), -EWOULDBLOCK);
+	assert_error(f, "another vgpuctl holds the lock of GPU 0000:");
+	assert_error(f, "; rolled back: undid 'write owner record");
+	assert_int_equal(sim.creates, 0);
+	assert_int_equal(n_records(f), 0);
+	assert_null(f->xml);
+	assert_true(host_lock_free(f));
+	unhold(&h);
+}
+
+/*
+ * The type catalogue cannot be saved (a file where its directory goes):
+ * warned about, the assign itself goes through.
+ */
+static void test_assign_catalog_unsaved(void **state)
+{
+	struct fx *f = *state;
+
+	tree_put(f->root, VGPU_CATALOG_DIR, "not a directory\n");
+	assign_vm1(f, "A30-6C");
+	assert_logged(f, "var/lib/vgpuctl/catalog");
+	assert_int_equal(sim.n_made, 1);
+	assert_int_equal(n_records(f), 1);
+}
+
+/*
+ * A copy of an assigned definition (4 vCPUs, 2 GiB, the originals saved in
+ * our metadata) as a template: its metadata is dropped, which puts back
+ * <vcpu>1</vcpu> and 1 GiB, and the new domain is planned on those, not on
+ * what the other domain's assign made of them.
+ */
+static void test_assign_template_copy_reread(void **state)
+{
+	struct fx *f = *state;
+	VGPU_AUTOFREE char *vm1 = domain("vm1", UUID1), *out = NULL, *tmp = NULL, *copy = NULL;
+	const struct ask big = { .profile = "A30-6C", .vcpus = 4, .memory_kib = 2097152 };
+	const struct ask a = { .profile = "A30-6C" };
+
+	assert_int_equal(assign(f, vm1, &big), 0);
+	out = vgpu_steal_ptr(&f->xml);
+	assert_non_null(strstr(out, "2097152"));
+	tmp = replace(out, UUID1, UUID2);
+	copy = replace(tmp, "<name>vm1</name>", "<name>vm2</name>");
+	assert_int_equal(assign(f, copy, &a), 0);
+	assert_logged(f, "'vm2' gets vGPUs of its own");
+	assert_non_null(strstr(f->xml, "<vcpu placement=\"static\">1</vcpu>"));
+	assert_non_null(strstr(f->xml, "<memory>1048576</memory>"));
+	assert_null(strstr(f->xml, "2097152"));
+	assert_int_equal(n_records(f), 2);
+}
+
 /* ---- release ------------------------------------------------------------------------ */
 
 /* Release frees the vGPU, drops the record and gives the definition back as it was. */
@@ -1099,6 +1489,91 @@ static void test_release_define_fails(void **state)
 	assert_true(same_vgpu(&before, &after));
 }
 
+/*
+ * --vf names the VF the definition has: the hook moved the mdev since
+ * (its record follows it to another VF), and it is released all the same.
+ */
+static void test_release_vf_moved(void **state)
+{
+	struct fx *f = *state;
+	VGPU_AUTOFREE char *out = NULL;
+	struct vgpu_record rec, moved;
+	char key[VGPU_RECORD_KEY_LEN];
+
+	assign_vm1(f, "A30-6C");
+	out = vgpu_steal_ptr(&f->xml);
+	rec = one_record(f);
+	moved = rec;
+	snprintf(moved.parent, sizeof(moved.parent), "%.11s%s", rec.parent,
+		 strcmp(rec.parent + 11, "7") ? "7" : "6");
+	vgpu_record_key(&rec, key);
+	assert_int_equal(vgpu_record_remove(&f->ctx, f->fs, key), 0);
+	assert_int_equal(vgpu_record_write(&f->ctx, f->fs, &moved), 0);
+	{
+		const struct ask a = { .vf = rec.parent };
+
+		assert_int_equal(release(f, out, &a), 0);
+	}
+	assert_int_equal(sim.destroys, 1);
+	assert_int_equal(n_records(f), 0);
+	assert_null(strstr(f->xml, "<hostdev"));
+}
+
+/* Another run holds the host lock past the wait: refused, nothing freed. */
+static void test_release_host_lock_busy(void **state)
+{
+	struct fx *f = *state;
+	VGPU_AUTOFREE char *out = NULL;
+	const struct ask a = { 0 };
+	struct holder h;
+
+	assign_vm1(f, "A30-6C");
+	out = vgpu_steal_ptr(&f->xml);
+	hold(f, &h, true, false);
+	assert_int_equal(release(f, out, &a), -EWOULDBLOCK);
+	assert_error(f, "another vgpuctl holds the host lock");
+	unhold(&h);
+	assert_int_equal(sim.destroys, 0);
+	assert_int_equal(n_records(f), 1);
+	assert_null(f->xml);
+}
+
+/* The GPU's lock stays busy: refused, nothing freed, no lock left held. */
+static void test_release_gpu_lock_busy(void **state)
+{
+	struct fx *f = *state;
+	VGPU_AUTOFREE char *out = NULL;
+	const struct ask a = { 0 };
+	struct holder h;
+
+	assign_vm1(f, "A30-6C");
+	out = vgpu_steal_ptr(&f->xml);
+	hold(f, &h, false, true);
+	assert_int_equal(release(f, out, &a), -EWOULDBLOCK);
+	assert_error(f, "another vgpuctl holds the lock of GPU 0000:");
+	assert_true(host_lock_free(f));
+	unhold(&h);
+	assert_int_equal(sim.destroys, 0);
+	assert_int_equal(n_records(f), 1);
+}
+
+/* The output fails once the locks are gone: -EPIPE, the vGPUs stay freed. */
+static void test_release_late_output_fails(void **state)
+{
+	struct fx *f = *state;
+	VGPU_AUTOFREE char *out = NULL;
+	const struct ask a = { .output = "/dev/full" };
+
+	if (access("/dev/full", W_OK) != 0)
+		skip();
+	assign_vm1(f, "A30-6C");
+	out = vgpu_steal_ptr(&f->xml);
+	assert_int_equal(release(f, out, &a), -EPIPE);
+	assert_int_equal(sim.destroys, 1);
+	assert_int_equal(sim.n_made, 0);
+	assert_int_equal(n_records(f), 0);
+}
+
 int main(int argc, char **argv)
 {
 	const struct CMUnitTest tests[] = {
@@ -1133,6 +1608,20 @@ int main(int argc, char **argv)
 		assign_test(test_assign_late_output_fails),
 		assign_test(test_assign_late_output_fails_noop),
 		assign_test(test_assign_interrupted),
+		assign_test(test_assign_emulator_cpus_offline),
+		assign_test(test_plan_checks_domain),
+		assign_test(test_assign_again_same_place),
+		assign_test(test_assign_cut_off_same_place),
+		assign_test(test_assign_cut_off_undo_own_only),
+		assign_test(test_assign_cut_off_undo_fails),
+		assign_test(test_assign_noop_libvirt),
+		assign_test(test_assign_late_output_undo_fails),
+		assign_test(test_assign_libvirt_pins_unreadable),
+		assign_test(test_assign_cut_off_stale),
+		assign_test(test_assign_host_lock_busy),
+		assign_test(test_assign_gpu_lock_busy),
+		assign_test(test_assign_catalog_unsaved),
+		assign_test(test_assign_template_copy_reread),
 		assign_test(test_release_frees),
 		assign_test(test_release_dry_run),
 		assign_test(test_release_nothing),
@@ -1146,6 +1635,10 @@ int main(int argc, char **argv)
 		assign_test(test_release_destroy_fails),
 		assign_test(test_release_other_vf),
 		assign_test(test_release_define_fails),
+		assign_test(test_release_vf_moved),
+		assign_test(test_release_host_lock_busy),
+		assign_test(test_release_gpu_lock_busy),
+		assign_test(test_release_late_output_fails),
 	};
 
 	srcdir = test_srcdir(argc, argv);
