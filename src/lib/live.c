@@ -27,16 +27,6 @@ static void msleep(unsigned ms)
 		;
 }
 
-static const char *show_root(struct vgpu_sysfs *fs, char *buf, const char *fmt, const char *a)
-{
-	struct vgpu_sysdir root;
-	char rel[VGPU_PATH_MAX];
-
-	vgpu_sysdir_root(fs, &root);
-	snprintf(rel, sizeof(rel), fmt, a);
-	return vgpu_sysdir_show(&root, rel, buf, VGPU_SHOW_LEN);
-}
-
 /*
  * The vGPU type the VF of @r holds now (0: none).  Every write starts with
  * vgpu_live_query(), which validates @r before any of its values becomes a
@@ -94,7 +84,7 @@ static int create_vfio(struct vgpu_ctx *ctx, struct vgpu_sysfs *fs, const struct
 			ctx, err,
 			"cannot create vGPU %s (type %u) on VF %s: writing '%s' to '%s' failed: %s%s",
 			r->profile, r->type_id, r->parent, val,
-			show_root(fs, show, VFIO_ATTR, r->parent), vgpu_strerror(err),
+			vgpu_live_show(fs, show, VFIO_ATTR, r->parent), vgpu_strerror(err),
 			create_hint(err, r->iface));
 	*created = true;
 	err = vfio_current(ctx, fs, r, &cur);
@@ -203,7 +193,7 @@ static int destroy_vfio(struct vgpu_ctx *ctx, struct vgpu_sysfs *fs, const struc
 			return vgpu_error(
 				ctx, err,
 				"cannot free the vGPU on VF %s: writing '0' to '%s' failed: %s%s",
-				r->parent, show_root(fs, show, VFIO_ATTR, r->parent),
+				r->parent, vgpu_live_show(fs, show, VFIO_ATTR, r->parent),
 				vgpu_strerror(err),
 				err == -EPERM || err == -EBUSY ?
 					" (a process still holds the VF; retried for 5 s)" :

@@ -28,7 +28,7 @@ static int check_record(struct vgpu_ctx *ctx, const struct vgpu_record *r)
 	return 0;
 }
 
-static const char *show_root(struct vgpu_sysfs *fs, char *buf, const char *fmt, const char *a)
+const char *vgpu_live_show(struct vgpu_sysfs *fs, char *buf, const char *fmt, const char *a)
 {
 	struct vgpu_sysdir root;
 	char rel[VGPU_PATH_MAX];
@@ -48,7 +48,8 @@ static int vfio_current(struct vgpu_ctx *ctx, struct vgpu_sysfs *fs, const char 
 	r = vgpu_sysfs_read_long(&root, cur, 0, 0xffffff, VGPU_LIVE_VFIO_ATTR, vf);
 	if (r < 0)
 		return vgpu_error(ctx, r, "cannot read '%s': %s",
-				  show_root(fs, show, VGPU_LIVE_VFIO_ATTR, vf), vgpu_strerror(r));
+				  vgpu_live_show(fs, show, VGPU_LIVE_VFIO_ATTR, vf),
+				  vgpu_strerror(r));
 	return 0;
 }
 
@@ -67,7 +68,8 @@ static int mdev_query(struct vgpu_ctx *ctx, struct vgpu_sysfs *fs, const char *u
 		return 0;
 	if (r < 0)
 		return vgpu_error(ctx, r, "cannot read '%s': %s",
-				  show_root(fs, show, VGPU_LIVE_MDEV_DIR, uuid), vgpu_strerror(r));
+				  vgpu_live_show(fs, show, VGPU_LIVE_MDEV_DIR, uuid),
+				  vgpu_strerror(r));
 	out->exists = true;
 	return 0;
 }

@@ -26,6 +26,16 @@ struct vgpu_live_state {
 };
 
 /**
+ * vgpu_live_show() - a host path as a message shows it: @fmt with @a, under the root
+ * @fs: the host
+ * @buf: VGPU_SHOW_LEN bytes for the text
+ * @fmt: the path below the root, with one %s (VGPU_LIVE_VFIO_ATTR, VGPU_LIVE_MDEV_DIR)
+ * @a: the %s (a PCI address or an mdev UUID)
+ *
+ * Return: @buf
+ */
+const char *vgpu_live_show(struct vgpu_sysfs *fs, char *buf, const char *fmt, const char *a);
+/**
  * vgpu_live_query() - the vGPU @r describes, as the host has it now: for
  * vendor VFIO what @r->parent holds, for mdev where @r->mdev_uuid is.
  * @ctx: where errors go
