@@ -369,6 +369,15 @@ static void expect_error(int r, const char *want)
 	"      vgpu-devices:\n"                                                                    \
 	"        \"A30-1-6C\": 4\n"
 
+/* fewer vGPUs than A30_MIG's */
+#define A30_MIG_TWO                                                                                \
+	"version: v1\n"                                                                            \
+	"vgpu-configs:\n"                                                                          \
+	"  two:\n"                                                                                 \
+	"    - devices: all\n"                                                                     \
+	"      vgpu-devices:\n"                                                                    \
+	"        \"A30-1-6C\": 2\n"
+
 /* ---- resolution ------------------------------------------------------------------------- */
 
 static void test_resolve_mig_backed_derives(void **state)
@@ -613,6 +622,21 @@ static void test_steps_assert_changes_nothing(void **state)
 	vgpu_steps_clear(&diffs);
 }
 
+/* One difference a line: "STEP OBJECT GPU PROFILE COUNT WANT/HAVE", "-" for none. */
+static void diffs_str(const struct vgpu_steps *diffs, char *buf, size_t size)
+{
+	buf[0] = '\0';
+	for (size_t i = 0; i < diffs->n; i++) {
+		const struct vgpu_step *d = &diffs->items[i];
+		size_t len = strlen(buf);
+
+		snprintf(buf + len, size - len, "%s %s %s %s %u %s/%s\n",
+			 vgpu_step_kind_name(d->kind), vgpu_step_object_name(d->object),
+			 d->gpu ? d->gpu : "-", d->profile ? d->profile : "-", d->count,
+			 d->want ? d->want : "-", d->have ? d->have : "-");
+	}
+}
+
 /*
  * assert's differences as data (what assert --json prints): each the step
  * that would fix it, on its GPU, with its count, what the config wants and
@@ -622,7 +646,7 @@ static void test_steps_assert_differences_as_data(void **state)
 {
 	struct sim s = { .host = "a30-dual-mdev", .vfs = { false, true } };
 	struct vgpu_steps diffs = { 0 };
-	char got[2048] = "";
+	char got[2048];
 	const char *want = "mig-on gpu 0000:3b:00.0 - 1 enabled/disabled\n"
 			   "vfs-on gpu 0000:3b:00.0 - 0 4/0\n"
 			   "gi-create gpu-instance 0000:3b:00.0 1g.6gb 4 1g.6gb x4/none\n"
@@ -633,16 +657,20 @@ static void test_steps_assert_differences_as_data(void **state)
 
 	(void)state;
 	assert_int_equal(run(&s, A30_MIG, "a30-1-6c", true, &diffs), 0);
-	for (size_t i = 0; i < diffs.n; i++) {
-		const struct vgpu_step *d = &diffs.items[i];
-		size_t len = strlen(got);
-
-		snprintf(got + len, sizeof(got) - len, "%s %s %s %s %u %s/%s\n",
-			 vgpu_step_kind_name(d->kind), vgpu_step_object_name(d->object),
-			 d->gpu ? d->gpu : "-", d->profile ? d->profile : "-", d->count,
-			 d->want ? d->want : "-", d->have ? d->have : "-");
-	}
+	diffs_str(&diffs, got, sizeof(got));
 	assert_string_equal(got, want);
+	vgpu_steps_clear(&diffs);
+	/* more than the config wants: the step that would free them (apply frees none) */
+	assert_int_equal(run(&s, A30_MIG, "a30-1-6c", false, NULL), 0);
+	assert_int_equal(run(&s, A30_MIG_TWO, "two", true, &diffs), 0);
+	diffs_str(&diffs, got, sizeof(got));
+	assert_string_equal(got, "gi-destroy gpu-instance 0000:3b:00.0 - 0 1g.6gb x2/1g.6gb x4\n"
+				 "vgpu-destroy vgpu 0000:3b:00.0 A30-1-6C 2 2/4\n"
+				 "gi-destroy gpu-instance 0000:af:00.0 - 0 1g.6gb x2/1g.6gb x4\n"
+				 "vgpu-destroy vgpu 0000:af:00.0 A30-1-6C 2 2/4\n");
+	assert_string_equal(
+		diffs.items[1].text,
+		"GPU 0000:3b:00.0 holds 4 vGPUs of A30-1-6C, the config wants 2 (apply frees none)");
 	vgpu_steps_clear(&diffs);
 }
 
