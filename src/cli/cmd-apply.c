@@ -3,8 +3,9 @@
  * vgpuctl apply -f FILE --config LABEL [--dry-run]: bring the host to a
  * configuration's state in the one order that works (MIG mode, VFs, GPU
  * instances, vGPUs, domains; apply.h says why).  vgpuctl assert: the same
- * reads, no change; every difference on one line, exit 1 when there is
- * any.  The work is the library's (vgpu_apply_host()); this file holds the
+ * reads, no change; every difference on one line, exit 3 when there is
+ * any.  The work is the library's (vgpu_apply_host(): the differences come
+ * back as data, each the step that would fix it); this file holds the
  * options and the report.
  */
 #include <getopt.h>
@@ -77,21 +78,61 @@ static int print_steps_json(struct cli *c, const struct vgpu_steps *steps)
 	return cli_table_print(c, t);
 }
 
-/* assert --json: {"differences": [...]}, empty when the host matches */
-static int print_diffs_json(struct cli *c, const struct vgpu_strv *lines)
+/*
+ * What a difference of assert is, for machines, from the step that would
+ * fix it: "mig-mode", "vfs", "gpu-instances", "vgpus", "domain".
+ */
+static const char *diff_kind(const struct vgpu_step *s)
+{
+	switch (s->object) {
+	case VGPU_OBJECT_GPU:
+		return s->kind == VGPU_STEP_VFS_ON || s->kind == VGPU_STEP_VFS_OFF ? "vfs" :
+										     "mig-mode";
+	case VGPU_OBJECT_GPU_INSTANCE:
+		return "gpu-instances";
+	case VGPU_OBJECT_VGPU:
+		return "vgpus";
+	case VGPU_OBJECT_DOMAIN:
+		return "domain";
+	default:
+		return "other";
+	}
+}
+
+/*
+ * assert --json: {"differences": [...]}, empty when the host matches; each
+ * difference's fields: "kind" what differs (mig-mode, vfs, gpu-instances,
+ * vgpus, domain), "text" the line the text output prints, "step" the step
+ * that would fix it (as apply --dry-run --json names it: mig-on, vfs-on,
+ * gi-create, gi-destroy, vgpu-create, vgpu-destroy, domain-start), "gpu",
+ * "object", "profile", "domain", "count" (0: all there are), "want" what
+ * the config wants and "have" what the host has; null where none.
+ */
+static int print_diffs_json(struct cli *c, const struct vgpu_steps *diffs)
 {
 	static const struct col cols[] = {
-		{ "KIND", "kind", COL_STR, 0 },
-		{ "TEXT", "text", COL_STR, 0 },
+		{ "KIND", "kind", COL_STR, 0 },	    { "TEXT", "text", COL_STR, 0 },
+		{ "STEP", "step", COL_STR, 0 },	    { "GPU", "gpu", COL_STR, 0 },
+		{ "OBJECT", "object", COL_STR, 0 }, { "PROFILE", "profile", COL_STR, 0 },
+		{ "DOMAIN", "domain", COL_STR, 0 }, { "COUNT", "count", COL_NUM, COL_RIGHT },
+		{ "WANT", "want", COL_STR, 0 },	    { "HAVE", "have", COL_STR, 0 },
 	};
 	struct cli_table *t = cli_table(c, "differences", cols, ARRAY_SIZE(cols));
 
-	for (size_t i = 0; i < lines->n; i++) {
-		const char *s = lines->items[i];
+	for (size_t i = 0; i < diffs->n; i++) {
+		const struct vgpu_step *s = &diffs->items[i];
 		struct cli_line *ln = cli_line_new(t);
 
-		cli_cell(ln, 0, vgpu_asprintf("%.*s", (int)strcspn(s, ": "), s));
-		cli_cell_str(ln, 1, s);
+		cli_cell_str(ln, 0, diff_kind(s));
+		cli_cell_str(ln, 1, s->text);
+		cli_cell_str(ln, 2, vgpu_step_kind_name(s->kind));
+		cli_cell_str(ln, 3, s->gpu);
+		cli_cell_str(ln, 4, vgpu_step_object_name(s->object));
+		cli_cell_str(ln, 5, s->profile);
+		cli_cell_str(ln, 6, s->domain);
+		cli_cell_num(ln, 7, (long)s->count, true);
+		cli_cell_str(ln, 8, s->want);
+		cli_cell_str(ln, 9, s->have);
 	}
 	return cli_table_print(c, t);
 }
@@ -189,10 +230,11 @@ static int apply_main(struct cli *c, int argc, char **argv, bool check)
 				     .tools = { .nvidia_smi = VGPU_NVIDIA_SMI_DEFAULT,
 						.sriov_manage = VGPU_SRIOV_MANAGE_DEFAULT } };
 	const char *cmd = check ? "assert" : "apply";
-	VGPU_AUTOSTRV diffs = { 0 };
+	struct vgpu_steps diffs = { 0 }; /* assert: what differs; apply: what is left */
 	VGPU_AUTOSTRV owned = { 0 }; /* apply: the config's vGPUs, kept with the result */
 	struct vgpu_steps steps = { 0 }; /* --dry-run: the plan, printed at the end */
 	bool has_label = false;
+	size_t n_diffs;
 	int r = parse_args(c, &o, argc, argv);
 
 	if (r)
@@ -221,6 +263,7 @@ static int apply_main(struct cli *c, int argc, char **argv, bool check)
 		vgpu_steps_clear(&steps);
 		cli_error(c, "%s: %s", cmd, vgpu_ctx_error(&c->ctx));
 		keep_result(c, &o, EXIT_FAILURE, diffs.n);
+		vgpu_steps_clear(&diffs);
 		cli_reraise_stop();
 		return EXIT_FAILURE;
 	}
@@ -231,13 +274,17 @@ static int apply_main(struct cli *c, int argc, char **argv, bool check)
 	else
 		print_steps(c, &steps);
 	vgpu_steps_clear(&steps);
-	if (r)
+	if (r) {
+		vgpu_steps_clear(&diffs);
 		return r;
+	}
 	for (size_t i = 0; !c->json && i < diffs.n; i++)
-		fprintf(c->out, "%s\n", diffs.items[i]);
-	if (check && diffs.n)
+		fprintf(c->out, "%s\n", diffs.items[i].text);
+	n_diffs = diffs.n;
+	vgpu_steps_clear(&diffs);
+	if (check && n_diffs)
 		return EXIT_DIFFERS; /* drift, told apart from "could not check" (1) */
-	if (!check && diffs.n) {
+	if (!check && n_diffs) {
 		cli_error(c, "apply: the host still differs from '%s' (above)", o.label);
 		return EXIT_FAILURE;
 	}

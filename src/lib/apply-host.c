@@ -35,10 +35,19 @@ static int start_domains(struct vgpu_apply *a, const struct vgpu_hostcfg *cfg, c
 		bool off;
 
 		e = vgpu_virt_domain_start(ctx, v, name, a->dry_run || a->check, &off);
-		if (e == 0 && off && a->check)
-			vgpu_strv_push(&a->diffs,
-				       vgpu_asprintf("domain '%s' is not running", name));
-		else if (e == 0 && off && a->dry_run)
+		if (e == 0 && off && a->check) {
+			VGPU_AUTOFREE char *text =
+				vgpu_asprintf("domain '%s' is not running", name);
+
+			vgpu_steps_push(&a->diffs,
+					&(const struct vgpu_step){ .kind = VGPU_STEP_DOMAIN_START,
+								   .object = VGPU_OBJECT_DOMAIN,
+								   .domain = name,
+								   .count = 1,
+								   .want = "running",
+								   .have = "not running",
+								   .text = text });
+		} else if (e == 0 && off && a->dry_run)
 			vgpu_step_reportf(ctx,
 					  &(const struct vgpu_step){ .kind = VGPU_STEP_DOMAIN_START,
 								     .object = VGPU_OBJECT_DOMAIN,
@@ -147,7 +156,7 @@ static int apply_gpus(void *arg, struct vgpu_gpu_locks *want)
 }
 
 static int apply_host(struct vgpu_ctx *ctx, struct vgpu_sysfs *fs, const struct vgpu_apply_opts *o,
-		      struct vgpu_strv *diffs)
+		      struct vgpu_steps *diffs)
 {
 	struct apply_host h = { .fs = fs, .tools = &o->tools, .nvml = o->nvml };
 	struct vgpu_apply a = { .ctx = ctx,
@@ -220,7 +229,7 @@ static int apply_host(struct vgpu_ctx *ctx, struct vgpu_sysfs *fs, const struct 
 	if (e == 0)
 		e = start_domains(&a, &cfg, o->uri, v);
 	for (size_t i = 0; e == 0 && i < a.diffs.n; i++)
-		vgpu_strv_push(diffs, vgpu_xstrdup(a.diffs.items[i]));
+		vgpu_steps_push(diffs, &a.diffs.items[i]);
 	vgpu_apply_clear(&a);
 	vgpu_hostcfg_clear(&cfg);
 	apply_lgi_forget(&h);
@@ -228,7 +237,7 @@ static int apply_host(struct vgpu_ctx *ctx, struct vgpu_sysfs *fs, const struct 
 }
 
 int vgpu_apply_host(struct vgpu_ctx *ctx, struct vgpu_sysfs *fs, const struct vgpu_apply_opts *o,
-		    struct vgpu_strv *diffs)
+		    struct vgpu_steps *diffs)
 {
 	vgpu_step_fn fn = ctx->step_fn;
 	void *data = ctx->step_data;

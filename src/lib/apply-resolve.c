@@ -447,5 +447,5 @@ void vgpu_apply_clear(struct vgpu_apply *a)
 	free(a->gpus);
 	a->gpus = NULL;
 	a->n_gpus = 0;
-	vgpu_strv_clear(&a->diffs);
+	vgpu_steps_clear(&a->diffs);
 }

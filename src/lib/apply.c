@@ -23,15 +23,23 @@
 
 /* ---- steps -------------------------------------------------------------------- */
 
-static void differs(struct vgpu_apply *a, const char *fmt, ...)
-	__attribute__((format(printf, 2, 3)));
-static void differs(struct vgpu_apply *a, const char *fmt, ...)
+/*
+ * A difference: @fix is the step that would fix it (its want and have where
+ * known); the line for people is formatted here into its text.
+ */
+static void differs(struct vgpu_apply *a, const struct vgpu_step *fix, const char *fmt, ...)
+	__attribute__((format(printf, 3, 4)));
+static void differs(struct vgpu_apply *a, const struct vgpu_step *fix, const char *fmt, ...)
 {
+	struct vgpu_step s = *fix;
+	VGPU_AUTOFREE char *text = NULL;
 	va_list ap;
 
 	va_start(ap, fmt);
-	vgpu_strv_push(&a->diffs, vgpu_vasprintf(fmt, ap));
+	text = vgpu_vasprintf(fmt, ap);
 	va_end(ap);
+	s.text = text;
+	vgpu_steps_push(&a->diffs, &s);
 }
 
 static const struct vgpu_gpu *gpu_of(struct vgpu_apply *a, const struct vgpu_apply_gpu *w)
@@ -138,8 +146,18 @@ static int step_mig(struct vgpu_apply *a, struct vgpu_apply_gpu *w)
 	if (cur == w->mig)
 		return 0;
 	if (a->check) {
-		differs(a, "GPU %s: MIG mode is %s, the config wants it %s", w->addr,
-			cur == 1 ? "enabled" : "disabled", w->mig ? "enabled" : "disabled");
+		const char *have = cur == 1 ? "enabled" : "disabled";
+		const char *want = w->mig ? "enabled" : "disabled";
+
+		differs(a,
+			&(const struct vgpu_step){ .kind = w->mig ? VGPU_STEP_MIG_ON :
+								    VGPU_STEP_MIG_OFF,
+						   .object = VGPU_OBJECT_GPU,
+						   .gpu = w->addr,
+						   .count = 1,
+						   .want = want,
+						   .have = have },
+			"GPU %s: MIG mode is %s, the config wants it %s", w->addr, have, want);
 		return 0;
 	}
 	vgpu_log(ctx, LOG_INFO, "MIG mode: GPU %s: %s", w->addr, w->mig ? "enabling" : "disabling");
@@ -157,7 +175,17 @@ static int step_vfs(struct vgpu_apply *a, struct vgpu_apply_gpu *w)
 	if (!w->vfs || !g || g->sriov_num_vfs == g->sriov_total_vfs)
 		return 0;
 	if (a->check) {
-		differs(a, "GPU %s: %d of %d VFs enabled", w->addr, g->sriov_num_vfs,
+		char want[16], have[16];
+
+		snprintf(want, sizeof(want), "%d", g->sriov_total_vfs);
+		snprintf(have, sizeof(have), "%d", g->sriov_num_vfs);
+		differs(a,
+			&(const struct vgpu_step){ .kind = VGPU_STEP_VFS_ON,
+						   .object = VGPU_OBJECT_GPU,
+						   .gpu = w->addr,
+						   .want = want,
+						   .have = have },
+			"GPU %s: %d of %d VFs enabled", w->addr, g->sriov_num_vfs,
 			g->sriov_total_vfs);
 		return 0;
 	}
@@ -296,8 +324,22 @@ static int step_gis(struct vgpu_apply *a, struct vgpu_apply_gpu *w)
 		return 0;
 	if (a->check) {
 		VGPU_AUTOFREE char *h = counts_str(w->board, have), *x = counts_str(w->board, want);
+		VGPU_AUTOFREE char *names = NULL;
+		struct vgpu_step fix = { .kind = VGPU_STEP_GI_DESTROY, /* all, then made again */
+					 .object = VGPU_OBJECT_GPU_INSTANCE,
+					 .gpu = w->addr,
+					 .want = x,
+					 .have = h };
 
-		differs(a, "GPU %s: GPU instances %s, the config wants %s", w->addr, h, x);
+		if (missing_gis(w->board, have, want, req, &n_req)) {
+			fix.kind = VGPU_STEP_GI_CREATE;
+			for (size_t i = 0; i < n_req; i++) {
+				vgpu_append(&names, "%s%s", names ? "," : "", req[i].profile->name);
+				fix.count += req[i].count;
+			}
+			fix.profile = names;
+		}
+		differs(a, &fix, "GPU %s: GPU instances %s, the config wants %s", w->addr, h, x);
 		return 0;
 	}
 	if (missing_gis(w->board, have, want, req, &n_req)) {
@@ -444,6 +486,20 @@ static int make_vgpus(struct vgpu_apply *a, const struct vgpu_gpu *g, const stru
 	return 0;
 }
 
+/* A vGPU difference's fix: @n vGPUs of @profile on @w's GPU made or freed. */
+static struct vgpu_step vgpu_fix(const struct vgpu_apply_gpu *w, enum vgpu_step_kind kind,
+				 const char *profile, unsigned n, const char *want,
+				 const char *have)
+{
+	return (struct vgpu_step){ .kind = kind,
+				   .object = VGPU_OBJECT_VGPU,
+				   .gpu = w->addr,
+				   .profile = profile,
+				   .count = n,
+				   .want = want,
+				   .have = have };
+}
+
 static int step_vgpus(struct vgpu_apply *a, struct vgpu_apply_gpu *w)
 {
 	struct vgpu_ctx *ctx = a->ctx;
@@ -480,12 +536,17 @@ static int step_vgpus(struct vgpu_apply *a, struct vgpu_apply_gpu *w)
 	for (size_t i = 0; i < w->n_vgpus; i++) {
 		const struct vgpu_cfg_count *want = w->vgpus[i].cfg;
 		const struct vgpu_type *t = vgpu_gpu_match_type(g, want->name);
+		struct vgpu_step fix;
+		char nw[16], nh[16];
 		unsigned have;
 		int e;
 
 		if (!t) {
 			if (a->check) {
-				differs(a,
+				snprintf(nw, sizeof(nw), "%u", want->count);
+				fix = vgpu_fix(w, VGPU_STEP_VGPU_CREATE, want->name, want->count,
+					       nw, "0");
+				differs(a, &fix,
 					"GPU %s: 0 of %u vGPUs of %s (no parent offers the type now)",
 					w->addr, want->count, want->name);
 				continue;
@@ -494,14 +555,21 @@ static int step_vgpus(struct vgpu_apply *a, struct vgpu_apply_gpu *w)
 					  a->file, want->line, w->addr, want->name);
 		}
 		have = count_type(g, t->id);
-		if (have > want->count)
-			differs(a,
+		snprintf(nw, sizeof(nw), "%u", want->count);
+		snprintf(nh, sizeof(nh), "%u", have);
+		if (have > want->count) {
+			fix = vgpu_fix(w, VGPU_STEP_VGPU_DESTROY, t->info.profile,
+				       have - want->count, nw, nh);
+			differs(a, &fix,
 				"GPU %s holds %u vGPUs of %s, the config wants %u (apply frees none)",
 				w->addr, have, t->info.profile, want->count);
+		}
 		if (have >= want->count)
 			continue;
 		if (a->check) {
-			differs(a, "GPU %s: %u of %u vGPUs of %s", w->addr, have, want->count,
+			fix = vgpu_fix(w, VGPU_STEP_VGPU_CREATE, t->info.profile,
+				       want->count - have, nw, nh);
+			differs(a, &fix, "GPU %s: %u of %u vGPUs of %s", w->addr, have, want->count,
 				t->info.profile);
 			continue;
 		}

@@ -115,7 +115,13 @@ struct vgpu_apply {
 	struct vgpu_model *model; /* the host, owned; replaced after steps that change it */
 	struct vgpu_apply_gpu *gpus; /* what the configuration asks, per GPU */
 	size_t n_gpus;
-	struct vgpu_strv diffs; /* assert: what differs; apply: what is left */
+	/*
+	 * assert: what differs; apply: what is left.  Each difference is the
+	 * step that would fix it (kind, GPU, object, profile, count), with
+	 * what the config wants and what the host has where known, and its
+	 * line for people in @text
+	 */
+	struct vgpu_steps diffs;
 	bool progress; /* after each step that did something: "step N/M (NAME) done in S s" */
 };
 
@@ -206,10 +212,12 @@ struct vgpu_apply_opts {
  *       unless @o->steps takes them
  * @fs: the host root
  * @o: what to apply and how
- * @diffs: what differs (assert) or is left over (apply), appended
+ * @diffs: what differs (assert) or is left over (apply), appended: each
+ *         the step that would fix it, @want and @have where known, its
+ *         line for people in @text; the caller clears it (vgpu_steps_clear())
  * Return: 0 or -errno with a message in @ctx.
  */
 int vgpu_apply_host(struct vgpu_ctx *ctx, struct vgpu_sysfs *fs, const struct vgpu_apply_opts *o,
-		    struct vgpu_strv *diffs);
+		    struct vgpu_steps *diffs);
 
 #endif

@@ -76,6 +76,8 @@ struct vgpu_step {
 	const char *path; /* the program run, the file written (relative to the root) */
 	const char *value; /* what is written to @path */
 	unsigned count; /* GIs or vGPUs made or removed, 1 for one object; 0: all there are */
+	const char *want; /* assert's difference: what the config wants ("enabled", "4") */
+	const char *have; /* assert's difference: what the host has ("disabled", "1") */
 	const char *text; /* for people: "run: nvidia-smi -i 0000:ca:00.0 -mig 1" */
 };
 

@@ -141,6 +141,8 @@ void vgpu_steps_push(struct vgpu_steps *list, const struct vgpu_step *step)
 	s->domain = dup_or_null(step->domain);
 	s->path = dup_or_null(step->path);
 	s->value = dup_or_null(step->value);
+	s->want = dup_or_null(step->want);
+	s->have = dup_or_null(step->have);
 	s->text = vgpu_xstrdup(step->text);
 }
 
@@ -161,6 +163,8 @@ void vgpu_steps_clear(struct vgpu_steps *list)
 		free((char *)s->domain);
 		free((char *)s->path);
 		free((char *)s->value);
+		free((char *)s->want);
+		free((char *)s->have);
 		free((char *)s->text);
 	}
 	free(list->items);

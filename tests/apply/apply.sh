@@ -84,6 +84,7 @@ GPU $pf: 0 of 8 VFs enabled
 GPU $pf: GPU instances none, the config wants 1g.10gb, 2g.20gb, 3g.40gb
 GPU $pf: 0 of 1 vGPUs of H100-3-40C (no parent offers the type now)
 GPU $pf: 0 of 1 vGPUs of H100-2-20C (no parent offers the type now)"
+assert_text=$OUT
 [[ -z $(changing) ]] || bad "assert changed something: $(changing)"
 
 # ---- --dry-run: the ordered plan, argv by argv, and nothing changes
@@ -120,6 +121,18 @@ vgpu-create $pf vgpu H100-2-20C 1"
 run assert --json "${cfg[@]}"
 same "assert --json: one difference a line (exit $RC)" "$RC:$(printf '%s' "$OUT" |
 	python3 -c 'import json,sys; print(len(json.load(sys.stdin)["differences"]))')" "3:5"
+# each difference as data: what differs, the step that fixes it (as --dry-run --json names
+# it), its GPU, object, profile, count, and what the config wants and the host has
+same "assert --json: differences" "$(printf '%s' "$OUT" | python3 -c 'import json,sys
+for d in json.load(sys.stdin)["differences"]:
+	print(d["kind"], d["step"], d["gpu"], d["object"], d["profile"], d["count"], d["want"], d["have"], sep="|")')" \
+	"mig-mode|mig-on|$pf|gpu|None|1|enabled|disabled
+vfs|vfs-on|$pf|gpu|None|0|8|0
+gpu-instances|gi-create|$pf|gpu-instance|1g.10gb,2g.20gb,3g.40gb|3|1g.10gb, 2g.20gb, 3g.40gb|none
+vgpus|vgpu-create|$pf|vgpu|H100-3-40C|1|1|0
+vgpus|vgpu-create|$pf|vgpu|H100-2-20C|1|1|0"
+same "assert --json: the text output's lines" "$(printf '%s' "$OUT" |
+	python3 -c 'import json,sys; [print(d["text"]) for d in json.load(sys.stdin)["differences"]]')" "$assert_text"
 # the result is kept for `vgpuctl metrics` (a dry run keeps none)
 same "assert's kept result" "$(grep -v '^time=' "$root/var/lib/vgpuctl/runs/assert@h100-mixed")" \
 	"exit=3

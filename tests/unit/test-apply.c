@@ -320,7 +320,7 @@ static void config(const char *yaml, const char *label, struct vgpu_hostcfg *cfg
 
 /* One run of @label on @s: resolve then steps; the error code (0 on success). */
 static int run(struct sim *s, const char *yaml, const char *label, bool check,
-	       struct vgpu_strv *diffs)
+	       struct vgpu_steps *diffs)
 {
 	struct vgpu_hostcfg cfg = { 0 };
 	struct vgpu_apply a = { .ctx = &ctx,
@@ -336,7 +336,7 @@ static int run(struct sim *s, const char *yaml, const char *label, bool check,
 	if (r == 0)
 		r = vgpu_apply_steps(&a);
 	for (size_t i = 0; diffs && i < a.diffs.n; i++)
-		vgpu_strv_push(diffs, vgpu_xstrdup(a.diffs.items[i]));
+		vgpu_steps_push(diffs, &a.diffs.items[i]);
 	vgpu_apply_clear(&a);
 	vgpu_hostcfg_clear(&cfg);
 	return r;
@@ -368,6 +368,15 @@ static void expect_error(int r, const char *want)
 	"    - devices: all\n"                                                                     \
 	"      vgpu-devices:\n"                                                                    \
 	"        \"A30-1-6C\": 4\n"
+
+/* fewer vGPUs than A30_MIG's */
+#define A30_MIG_TWO                                                                                \
+	"version: v1\n"                                                                            \
+	"vgpu-configs:\n"                                                                          \
+	"  two:\n"                                                                                 \
+	"    - devices: all\n"                                                                     \
+	"      vgpu-devices:\n"                                                                    \
+	"        \"A30-1-6C\": 2\n"
 
 /* ---- resolution ------------------------------------------------------------------------- */
 
@@ -535,7 +544,7 @@ static void test_resolve_refusals(void **state)
 static void test_steps_cold_boot_order(void **state)
 {
 	struct sim s = { .host = "a30-dual-mdev" };
-	struct vgpu_strv diffs = { 0 };
+	struct vgpu_steps diffs = { 0 };
 	/* each GPU in order, MIG mode to vGPUs (GPUs do not depend on each other) */
 	const char *want = "mig 0000:3b:00.0 on\n"
 			   "vfs 0000:3b:00.0 on\n"
@@ -592,7 +601,7 @@ static void test_steps_wrong_order_repaired(void **state)
 static void test_steps_assert_changes_nothing(void **state)
 {
 	struct sim s = { .host = "a30-dual-mdev" };
-	VGPU_AUTOSTRV diffs = { 0 };
+	struct vgpu_steps diffs = { 0 };
 	static const char *const want[] = {
 		"GPU 0000:3b:00.0: MIG mode is disabled, the config wants it enabled",
 		"GPU 0000:3b:00.0: 0 of 4 VFs enabled",
@@ -609,7 +618,60 @@ static void test_steps_assert_changes_nothing(void **state)
 	assert_string_equal(s.log, ""); /* no action, not even one that would change nothing */
 	assert_int_equal(diffs.n, ARRAY_SIZE(want));
 	for (size_t i = 0; i < diffs.n; i++)
-		assert_string_equal(diffs.items[i], want[i]);
+		assert_string_equal(diffs.items[i].text, want[i]);
+	vgpu_steps_clear(&diffs);
+}
+
+/* One difference a line: "STEP OBJECT GPU PROFILE COUNT WANT/HAVE", "-" for none. */
+static void diffs_str(const struct vgpu_steps *diffs, char *buf, size_t size)
+{
+	buf[0] = '\0';
+	for (size_t i = 0; i < diffs->n; i++) {
+		const struct vgpu_step *d = &diffs->items[i];
+		size_t len = strlen(buf);
+
+		snprintf(buf + len, size - len, "%s %s %s %s %u %s/%s\n",
+			 vgpu_step_kind_name(d->kind), vgpu_step_object_name(d->object),
+			 d->gpu ? d->gpu : "-", d->profile ? d->profile : "-", d->count,
+			 d->want ? d->want : "-", d->have ? d->have : "-");
+	}
+}
+
+/*
+ * assert's differences as data (what assert --json prints): each the step
+ * that would fix it, on its GPU, with its count, what the config wants and
+ * what the host has; no field read back out of the text.
+ */
+static void test_steps_assert_differences_as_data(void **state)
+{
+	struct sim s = { .host = "a30-dual-mdev", .vfs = { false, true } };
+	struct vgpu_steps diffs = { 0 };
+	char got[2048];
+	const char *want = "mig-on gpu 0000:3b:00.0 - 1 enabled/disabled\n"
+			   "vfs-on gpu 0000:3b:00.0 - 0 4/0\n"
+			   "gi-create gpu-instance 0000:3b:00.0 1g.6gb 4 1g.6gb x4/none\n"
+			   "vgpu-create vgpu 0000:3b:00.0 A30-1-6C 4 4/0\n"
+			   "mig-on gpu 0000:af:00.0 - 1 enabled/disabled\n"
+			   "gi-create gpu-instance 0000:af:00.0 1g.6gb 4 1g.6gb x4/none\n"
+			   "vgpu-create vgpu 0000:af:00.0 A30-1-6C 4 4/0\n";
+
+	(void)state;
+	assert_int_equal(run(&s, A30_MIG, "a30-1-6c", true, &diffs), 0);
+	diffs_str(&diffs, got, sizeof(got));
+	assert_string_equal(got, want);
+	vgpu_steps_clear(&diffs);
+	/* more than the config wants: the step that would free them (apply frees none) */
+	assert_int_equal(run(&s, A30_MIG, "a30-1-6c", false, NULL), 0);
+	assert_int_equal(run(&s, A30_MIG_TWO, "two", true, &diffs), 0);
+	diffs_str(&diffs, got, sizeof(got));
+	assert_string_equal(got, "gi-destroy gpu-instance 0000:3b:00.0 - 0 1g.6gb x2/1g.6gb x4\n"
+				 "vgpu-destroy vgpu 0000:3b:00.0 A30-1-6C 2 2/4\n"
+				 "gi-destroy gpu-instance 0000:af:00.0 - 0 1g.6gb x2/1g.6gb x4\n"
+				 "vgpu-destroy vgpu 0000:af:00.0 A30-1-6C 2 2/4\n");
+	assert_string_equal(
+		diffs.items[1].text,
+		"GPU 0000:3b:00.0 holds 4 vGPUs of A30-1-6C, the config wants 2 (apply frees none)");
+	vgpu_steps_clear(&diffs);
 }
 
 static void test_steps_failure_names_step(void **state)
@@ -755,7 +817,7 @@ static int dry_run(const char *host, const char *yaml, const char *label, const 
 {
 	char dir[PATH_MAX], root[PATH_MAX], file[PATH_MAX + 16], prog[PATH_MAX + 16];
 	struct vgpu_sysfs *fs = NULL;
-	VGPU_AUTOSTRV diffs = { 0 };
+	struct vgpu_steps diffs = { 0 };
 	struct vgpu_apply_opts o = { .file = file,
 				     .label = label,
 				     .dry_run = true,
@@ -778,6 +840,7 @@ static int dry_run(const char *host, const char *yaml, const char *label, const 
 	if (vgpu_sysfs_open(&ctx, root, &fs) < 0)
 		fail_msg("%s: %s", root, vgpu_ctx_error(&ctx));
 	r = vgpu_apply_host(&ctx, fs, &o, &diffs);
+	vgpu_steps_clear(&diffs);
 	vgpu_sysfs_free(fs);
 	tree_remove(dir);
 	return r;
@@ -1064,6 +1127,7 @@ int main(int argc, char **argv)
 		cmocka_unit_test(test_steps_cold_boot_order),
 		cmocka_unit_test(test_steps_wrong_order_repaired),
 		cmocka_unit_test(test_steps_assert_changes_nothing),
+		cmocka_unit_test(test_steps_assert_differences_as_data),
 		cmocka_unit_test(test_steps_failure_names_step),
 		cmocka_unit_test(test_steps_time_sliced_fills_free_vfs),
 		cmocka_unit_test(test_steps_reservations_count),
