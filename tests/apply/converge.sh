@@ -178,17 +178,26 @@ boot
 config H100-3-40C 1
 echo "sriov-enable 6" >"$st/delays"
 python3 - "$bin" "$root" "$tmp" "${cfg[@]}" "${tools[@]}" >"$tmp/int" <<'P' || bad "Ctrl-C: $(cat "$tmp/int")"
-import os, signal, subprocess, sys, time
+import fcntl, os, signal, subprocess, sys, time
 bin, root, tmp, args = sys.argv[1], sys.argv[2], sys.argv[3], sys.argv[4:]
 calls = root + "/var/lib/fake-nvidia/calls"
 # a session of its own: its process group is the terminal's foreground group
 p = subprocess.Popen([bin, "--sysroot", root, "apply"] + args, start_new_session=True,
                      stderr=open(tmp + "/err", "w"))
+numvfs = root + "/sys/bus/pci/devices/0000:ca:00.0/sriov_numvfs"
+# the stand-in changes the state first, then sleeps (fake-nv-lib.sh): interrupt
+# it in its sleep, not halfway through its change (a loaded machine is slow)
 for _ in range(600):
-    if "sriov-manage -e" in open(calls).read():
-        break
+    if "sriov-manage -e" in open(calls).read() and open(numvfs).read().strip() != "0":
+        with open(root + "/var/lib/fake-nvidia/lock", "a") as lk:
+            try:
+                fcntl.flock(lk, fcntl.LOCK_EX | fcntl.LOCK_NB)  # it let go: it sleeps
+                fcntl.flock(lk, fcntl.LOCK_UN)
+                break
+            except BlockingIOError:
+                pass
     time.sleep(0.05)
-time.sleep(0.5)
+time.sleep(0.2)
 os.killpg(p.pid, signal.SIGINT)
 t = time.monotonic()
 rc = p.wait()
