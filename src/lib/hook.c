@@ -7,6 +7,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 #include "cleanup.h"
 #include "hook.h"
@@ -541,8 +542,11 @@ static int read_records(struct hook *h)
 
 	hook_clear(h);
 	e = vgpu_records_read(h->ctx, h->fs, &h->recs);
+	if (e == 0) /* a writer drops what an expired migration held */
+		e = vgpu_records_drop_expired(h->ctx, h->fs, &h->recs, (long long)time(NULL));
 	if (e < 0)
 		return e;
+	e = 0;
 	h->ready = vgpu_xcalloc(h->recs.n ? h->recs.n : 1, sizeof(*h->ready));
 	return 0;
 }
