@@ -19,6 +19,8 @@
 #include "txn.h"
 
 #define NOTE_MAX (64 * 1024)
+/* the note's line that says prepare made incoming records active (no record key has no ':') */
+#define NOTE_ARRIVED "arrived"
 
 /* The domain a call is about. */
 struct dom {
@@ -40,6 +42,7 @@ struct hook {
 	bool retry; /* a create under the GPUs' locks alone failed */
 	struct vgpu_txn txn;
 	struct vgpu_strv created; /* record keys of the vGPUs this prepare created */
+	bool arrived; /* prepare made the domain's incoming records active */
 };
 
 /* Does record @r belong to @d (by UUID: a renamed domain keeps its vGPUs)? */
@@ -237,6 +240,8 @@ static bool has_work(struct vgpu_ctx *ctx, struct vgpu_sysfs *fs, enum vgpu_hook
 			continue;
 		if (release && r->lifetime == VGPU_LIFETIME_PER_START)
 			return true;
+		if (!release && r->state == VGPU_RECORD_INCOMING)
+			return true; /* a domain migrating here: its records become active */
 		/* unreadable: the locked pass says what is wrong, or fixes it */
 		if (!release && (as_recorded(ctx, fs, r, &ready) < 0 || !ready))
 			return true;
@@ -334,12 +339,30 @@ static int held_by_other(struct hook *h, const struct vgpu_record *r)
 	return 0;
 }
 
+/* Under the host lock: the domain migrating here arrives; its incoming record @i becomes active. */
+static int arrive(struct hook *h, size_t i)
+{
+	struct vgpu_record active = h->recs.v[i];
+	int e;
+
+	active.state = VGPU_RECORD_ACTIVE;
+	active.deadline = 0;
+	e = vgpu_txn_record_put(&h->txn, &active, &h->recs.v[i]);
+	if (e < 0)
+		return e;
+	h->recs.v[i] = active;
+	h->arrived = true;
+	return 0;
+}
+
 /* Under the host lock: record @i of the domain, whose state was read with the records. */
 static int prepare_one(struct hook *h, size_t i)
 {
 	const struct vgpu_record *r = &h->recs.v[i];
 	int e;
 
+	if (r->state == VGPU_RECORD_INCOMING && (e = arrive(h, i)) < 0)
+		return e;
 	if (h->ready[i])
 		return 0; /* there already: the normal case */
 	e = held_by_other(h, r);
@@ -382,8 +405,9 @@ static int write_note(struct hook *h)
 	struct hook **data;
 	int e;
 
-	if (!h->created.n)
+	if (!h->created.n && !h->arrived)
 		return 0;
+	text = vgpu_xstrdup(h->arrived ? NOTE_ARRIVED "\n" : "");
 	for (size_t i = 0; i < h->created.n; i++)
 		vgpu_append(&text, "%s\n", h->created.items[i]);
 	e = vgpu_sysfs_mkdirs(h->fs, &d, VGPU_PREPARED_DIR);
@@ -490,35 +514,56 @@ static int prepare_fast(struct hook *h)
 
 /* ---- release ---------------------------------------------------------------- */
 
+static bool has_line(const struct vgpu_strv *lines, const char *line)
+{
+	for (size_t i = 0; i < lines->n; i++)
+		if (strcmp(lines->items[i], line) == 0)
+			return true;
+	return false;
+}
+
 static bool listed(const struct vgpu_strv *keys, const struct vgpu_record *r)
 {
 	char key[VGPU_RECORD_KEY_LEN];
 
 	vgpu_record_key(r, key);
-	for (size_t i = 0; i < keys->n; i++)
-		if (strcmp(keys->items[i], key) == 0)
-			return true;
-	return false;
+	return has_line(keys, key);
 }
 
-/* Per-start vGPUs go at each stop, and after a failed start what its prepare created. */
+/* Did the failed start's prepare make incoming records active (the note says)? */
+static bool note_arrived(struct vgpu_sysfs *fs, const char *name)
+{
+	VGPU_AUTOSTRV lines = { 0 };
+
+	return read_note(fs, name, &lines, false) && has_line(&lines, NOTE_ARRIVED);
+}
+
+/*
+ * Per-start vGPUs go at each stop, and after a failed start what its
+ * prepare created; after a failed incoming start (a migration here that
+ * did not go through) the records the migration wrote go too.
+ */
 static int do_release(struct hook *h)
 {
 	VGPU_AUTOSTRV failed_start = { 0 };
+	bool arrived;
 
 	read_note(h->fs, h->d->name, &failed_start, true);
+	arrived = has_line(&failed_start, NOTE_ARRIVED);
 	for (size_t i = 0; i < h->recs.n; i++) {
 		const struct vgpu_record *r = &h->recs.v[i];
-		int e;
+		int e = 0;
 
-		if (!owns(h->d, r) ||
-		    (r->lifetime != VGPU_LIFETIME_PER_START && !listed(&failed_start, r)))
+		if (!owns(h->d, r))
 			continue;
-		e = vgpu_txn_destroy(&h->txn, r);
+		if (r->lifetime == VGPU_LIFETIME_PER_START || listed(&failed_start, r))
+			e = vgpu_txn_destroy(&h->txn, r);
 		if (e == -ESTALE) { /* not ours any more: leave it, say so */
 			vgpu_warn(h->ctx, "%s", vgpu_ctx_error(h->ctx));
-			e = 0;
+			continue;
 		}
+		if (e == 0 && arrived)
+			e = vgpu_txn_record_drop(&h->txn, r);
 		if (e < 0)
 			return e;
 	}
@@ -557,6 +602,8 @@ static int release_gpus(void *arg, struct vgpu_gpu_locks *want)
 	struct hook *h = arg;
 	int e = read_records(h);
 
+	/* records that arrived with a failed incoming start are dropped: under the host lock */
+	h->slow = e == 0 && note_arrived(h->fs, h->d->name);
 	for (size_t i = 0; e == 0 && i < h->recs.n; i++)
 		if (owns(h->d, &h->recs.v[i]))
 			vgpu_gpu_locks_add(want, h->recs.v[i].gpu);
@@ -592,6 +639,8 @@ static int prepare_gpus(void *arg, struct vgpu_gpu_locks *want)
 
 		if (!owns(h->d, r))
 			continue;
+		if (r->state == VGPU_RECORD_INCOMING)
+			h->slow = true; /* its record is written: under the host lock */
 		e = as_recorded(h->ctx, h->fs, r, &h->ready[i]);
 		if (e < 0)
 			return e;

@@ -5,9 +5,11 @@
  * and parses the XML with the hardened parser when the library says so).
  *
  * prepare begin: every vGPU the owner records give the domain exists with
- * its type, created where missing (after a reboot, or per-start).
+ * its type, created where missing (after a reboot, or per-start); the
+ * incoming records a migration here wrote become active.
  * release end: per-start vGPUs are destroyed, and so is what the prepare of
- * a start that failed created; the others stay until release.
+ * a start that failed created (after a failed incoming start, the records
+ * the migration wrote go too); the others stay until release.
  *
  * A start that fails after prepare ends in release without started (the
  * daemon calls stopped and release on every failure path).  prepare notes

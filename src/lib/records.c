@@ -319,8 +319,8 @@ int vgpu_records_drop_expired(struct vgpu_ctx *ctx, struct vgpu_sysfs *fs, struc
 			vgpu_record_key(&rs->v[i], key);
 			r = fs ? vgpu_record_remove(ctx, fs, key) : 0;
 			if (r == 0) {
-				vgpu_info(
-					ctx,
+				vgpu_log(
+					ctx, LOG_NOTICE,
 					"%s owner record '%s': domain '%s' did not migrate here before its deadline",
 					fs ? "dropped" : "would drop", key, rs->v[i].domain);
 				dropped++;

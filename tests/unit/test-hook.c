@@ -20,6 +20,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <syslog.h>
+#include <time.h>
 #include <cmocka.h>
 
 #include <dirent.h>
@@ -438,6 +439,25 @@ static void records_now(struct env *e, char *buf, size_t len)
 
 		snprintf(buf + l, len - l, "%s %s\n", recs.v[i].domain, recs.v[i].parent);
 	}
+}
+
+/* @r as a migration here writes it: incoming, its deadline @ahead seconds from now. */
+static struct vgpu_record incoming(struct vgpu_record r, long long ahead)
+{
+	r.state = VGPU_RECORD_INCOMING;
+	r.deadline = (long long)time(NULL) + ahead;
+	return r;
+}
+
+/* The state of the record of @parent on the host now: "active", "incoming" or "none". */
+static const char *state_now(struct env *e, const char *parent)
+{
+	VGPU_AUTORECORDS recs = { 0 };
+	const struct vgpu_record *r;
+
+	assert_int_equal(vgpu_records_read(&e->ctx, e->fs, &recs), 0);
+	r = vgpu_records_find(&recs, parent, NULL);
+	return r ? vgpu_record_state_str(r->state) : "none";
 }
 
 /* The note a prepare left for domain @name ("" when none). */
@@ -1229,6 +1249,111 @@ static void test_release_lock_timeout(void **state)
 	vgpu_sysfs_free(other);
 }
 
+/* ---- a domain migrating here (incoming records) ----------------------------------------- */
+
+/*
+ * prepare on the destination creates the vGPUs the migration's incoming
+ * records name and makes the records active, under the host lock (a record
+ * is written); the cheap pass sees the work even when the vGPU is there.
+ */
+static void test_prepare_incoming_becomes_active(void **state)
+{
+	struct env *e = *state;
+	struct vgpu_record a = incoming(
+		vfio_rec("vm1", VM1, "0000:c1:00.4", L40S_8Q, VGPU_LIFETIME_PERSISTENT), 600);
+	struct vgpu_record b = incoming(
+		vfio_rec("vm1", VM1, "0000:c1:00.5", L40S_8Q, VGPU_LIFETIME_PERSISTENT), 600);
+	char note[256];
+
+	put_rec(e, &a);
+	put_rec(e, &b);
+	set_vf(e, "0000:c1:00.5", L40S_8Q); /* there already: only the record changes */
+	assert_int_equal(cheap_ok(e, VGPU_HOOK_PREPARE, "vm1", dom_xml("vm1", VM1, "")),
+			 VGPU_HOOK_PARSE_XML);
+	locked_ok(e, VGPU_HOOK_PREPARE, "vm1", VM1);
+	assert_int_equal(vf_type(e, "0000:c1:00.4"), L40S_8Q);
+	assert_int_equal(e->n_create, 1);
+	assert_true(e->host_locked_in_write);
+	assert_string_equal(state_now(e, "0000:c1:00.4"), "active");
+	assert_string_equal(state_now(e, "0000:c1:00.5"), "active");
+	assert_string_equal(note_of(e, "vm1", note, sizeof(note)), "arrived\n0000:c1:00.4\n");
+	/* the start went through: a stop keeps vGPUs and records */
+	assert_int_equal(cheap_ok(e, VGPU_HOOK_STARTED, "vm1", NULL), VGPU_HOOK_DONE);
+	locked_ok(e, VGPU_HOOK_RELEASE, "vm1", VM1);
+	assert_int_equal(vf_type(e, "0000:c1:00.4"), L40S_8Q);
+	assert_string_equal(state_now(e, "0000:c1:00.4"), "active");
+}
+
+/* A failure midway leaves the records incoming and creates nothing. */
+static void test_prepare_incoming_rollback(void **state)
+{
+	struct env *e = *state;
+	struct vgpu_record a = incoming(
+		vfio_rec("vm1", VM1, "0000:c1:00.4", L40S_8Q, VGPU_LIFETIME_PERSISTENT), 600);
+	char note[256];
+
+	put_rec(e, &a);
+	e->fail_create = -EIO;
+	assert_true(locked(e, VGPU_HOOK_PREPARE, "vm1", VM1, NULL, NULL) < 0);
+	assert_string_equal(state_now(e, "0000:c1:00.4"), "incoming");
+	assert_int_equal(vf_type(e, "0000:c1:00.4"), 0);
+	assert_string_equal(note_of(e, "vm1", note, sizeof(note)), "");
+}
+
+/*
+ * The incoming start fails after prepare (the migration does not go
+ * through): release frees what it made, the vGPUs and the records the
+ * migration wrote; another domain's stay.
+ */
+static void test_release_failed_incoming_start(void **state)
+{
+	struct env *e = *state;
+	struct vgpu_record a = incoming(
+		vfio_rec("vm1", VM1, "0000:c1:00.4", L40S_8Q, VGPU_LIFETIME_PERSISTENT), 600);
+	struct vgpu_record o =
+		vfio_rec("vm2", VM2, "0000:c1:00.5", L40S_8Q, VGPU_LIFETIME_PERSISTENT);
+	char recs[256];
+
+	put_rec(e, &a);
+	put_rec(e, &o);
+	locked_ok(e, VGPU_HOOK_PREPARE, "vm1", VM1);
+	assert_int_equal(cheap_ok(e, VGPU_HOOK_RELEASE, "vm1", dom_xml("vm1", VM1, "")),
+			 VGPU_HOOK_PARSE_XML);
+	locked_ok(e, VGPU_HOOK_RELEASE, "vm1", VM1);
+	assert_int_equal(vf_type(e, "0000:c1:00.4"), 0);
+	records_now(e, recs, sizeof(recs));
+	assert_string_equal(recs, "vm2 0000:c1:00.5\n");
+}
+
+/*
+ * An incoming record whose domain never arrived is dropped after its
+ * deadline by the next writer (here the hook of another domain), and
+ * prepare of that domain has nothing to create any more.
+ */
+static void test_incoming_expired_dropped(void **state)
+{
+	struct env *e = *state;
+	struct vgpu_record o =
+		vfio_rec("vm2", VM2, "0000:c1:00.5", L40S_8Q, VGPU_LIFETIME_PER_START);
+	char recs[256], rel[128], text[1024];
+	struct vgpu_record gone = incoming(
+		vfio_rec("vm1", VM1, "0000:c1:00.4", L40S_8Q, VGPU_LIFETIME_PERSISTENT), 0);
+	char *t;
+
+	put_rec(e, &o);
+	gone.deadline = 1000; /* long past: written as a migration left it */
+	t = vgpu_record_format(&gone);
+	snprintf(text, sizeof(text), "%s", t);
+	free(t);
+	snprintf(rel, sizeof(rel), "%s/0000:c1:00.4", VGPU_RECORDS_DIR);
+	tree_put(e->root, rel, text);
+	locked_ok(e, VGPU_HOOK_PREPARE, "vm2", VM2);
+	records_now(e, recs, sizeof(recs));
+	assert_string_equal(recs, "vm2 0000:c1:00.5\n");
+	assert_contains(e->log, "did not migrate here before its deadline");
+	assert_int_equal(vf_type(e, "0000:c1:00.4"), 0);
+}
+
 int main(int argc, char **argv)
 {
 	const struct CMUnitTest tests[] = {
@@ -1262,6 +1387,14 @@ int main(int argc, char **argv)
 		cmocka_unit_test_setup_teardown(test_release_frees_per_start, setup_l40s, teardown),
 		cmocka_unit_test_setup_teardown(test_release_nothing, setup_l40s, teardown),
 		cmocka_unit_test_setup_teardown(test_release_failed_start, setup_l40s, teardown),
+		cmocka_unit_test_setup_teardown(test_prepare_incoming_becomes_active, setup_l40s,
+						teardown),
+		cmocka_unit_test_setup_teardown(test_prepare_incoming_rollback, setup_l40s,
+						teardown),
+		cmocka_unit_test_setup_teardown(test_release_failed_incoming_start, setup_l40s,
+						teardown),
+		cmocka_unit_test_setup_teardown(test_incoming_expired_dropped, setup_l40s,
+						teardown),
 		cmocka_unit_test_setup_teardown(test_release_stale, setup_l40s, teardown),
 		cmocka_unit_test_setup_teardown(test_release_fails, setup_l40s, teardown),
 		cmocka_unit_test_setup_teardown(test_release_lock_timeout, setup_l40s, teardown),
