@@ -1354,6 +1354,232 @@ static void test_incoming_expired_dropped(void **state)
 	assert_int_equal(vf_type(e, "0000:c1:00.4"), 0);
 }
 
+/* ---- migrate begin on the destination ------------------------------------------------- */
+
+#define VM3 "33333333-2222-4333-8444-555555555555"
+
+/* The locked migrate pass for domain @name/@uuid with @n vGPUs @v. */
+static int migrate(struct env *e, const char *name, const char *uuid,
+		   const struct vgpu_hook_vgpu *v, size_t n, struct vgpu_hook_result *res)
+{
+	const struct vgpu_hook_domain d = { .uuid = uuid, .vgpus = v, .n_vgpus = n, .vcpus = 2 };
+	const struct vgpu_hook_input in = { .name = name, .parsed = &d, .lock_wait_ms = 300 };
+	int r;
+
+	memset(res, 0, sizeof(*res));
+	vgpu_ctx_clear(&e->ctx);
+	r = vgpu_hook_run(&e->ctx, e->fs, VGPU_HOOK_MIGRATE, &in, res);
+	assert_false(host_locked(e)); /* never left behind */
+	if (r < 0)
+		assert_int_equal(res->n_landing, 0);
+	return r;
+}
+
+static void migrate_ok(struct env *e, const char *name, const char *uuid,
+		       const struct vgpu_hook_vgpu *v, size_t n, struct vgpu_hook_result *res)
+{
+	int r = migrate(e, name, uuid, v, n, res);
+
+	if (r < 0)
+		fail_msg("migrate: %d: %s", r, vgpu_ctx_error(&e->ctx));
+}
+
+/* The cheap pass always asks for the parse: only the metadata says whether the domain is ours. */
+static void test_migrate_cheap(void **state)
+{
+	struct env *e = *state;
+
+	assert_int_equal(cheap_ok(e, VGPU_HOOK_MIGRATE, "vm1", dom_xml("vm1", VM1, "")),
+			 VGPU_HOOK_PARSE_XML);
+}
+
+/* No vGPU in the metadata: not ours; nothing written, nothing to print. */
+static void test_migrate_not_ours(void **state)
+{
+	struct env *e = *state;
+	struct vgpu_hook_result res;
+	char recs[64];
+
+	migrate_ok(e, "vm1", VM1, NULL, 0, &res);
+	assert_int_equal(res.n_landing, 0);
+	records_now(e, recs, sizeof(recs));
+	assert_string_equal(recs, "");
+}
+
+/*
+ * A VF vGPU lands on a VF of this host, recorded incoming for the domain's
+ * UUID with a deadline within the hour; nothing is created yet.  A second
+ * attempt replaces the first's records; the same VF address as on the
+ * source needs no rewrite.
+ */
+static void test_migrate_vf(void **state)
+{
+	struct env *e = *state;
+	struct vgpu_hook_vgpu v = { .profile = "L40S-8Q",
+				    .iface = VGPU_IFACE_VENDOR_VFIO,
+				    .vf = "0000:99:00.4" };
+	struct vgpu_hook_result res, again;
+	VGPU_AUTORECORDS recs = { 0 };
+	long long now = (long long)time(NULL);
+	char text[256], want[256];
+
+	migrate_ok(e, "vm1", VM1, &v, 1, &res);
+	assert_int_equal(res.n_landing, 1);
+	assert_true(res.landing[0].changed);
+	assert_string_equal(res.landing[0].mdev_uuid, "");
+	assert_int_equal(vgpu_records_read(&e->ctx, e->fs, &recs), 0);
+	assert_int_equal(recs.n, 1);
+	assert_string_equal(recs.v[0].parent, res.landing[0].parent);
+	assert_string_equal(recs.v[0].domain_uuid, VM1);
+	assert_int_equal(recs.v[0].state, VGPU_RECORD_INCOMING);
+	assert_int_equal(recs.v[0].type_id, L40S_8Q);
+	assert_true(recs.v[0].deadline > now);
+	assert_true(recs.v[0].deadline <= now + VGPU_INCOMING_MAX_S + 1);
+	assert_int_equal(e->n_create, 0); /* prepare creates it, not migrate */
+
+	v.vf = res.landing[0].parent;
+	migrate_ok(e, "vm1", VM1, &v, 1, &again);
+	assert_string_equal(again.landing[0].parent, res.landing[0].parent);
+	assert_false(again.landing[0].changed);
+	records_now(e, text, sizeof(text));
+	snprintf(want, sizeof(want), "vm1 %s\n", res.landing[0].parent);
+	assert_string_equal(text, want);
+}
+
+/* A domain whose records here are active (it runs here) cannot migrate here; nothing changes. */
+static void test_migrate_active_here(void **state)
+{
+	struct env *e = *state;
+	struct vgpu_record a =
+		vfio_rec("vm1", VM1, "0000:c1:00.4", L40S_8Q, VGPU_LIFETIME_PERSISTENT);
+	const struct vgpu_hook_vgpu v = { .profile = "L40S-8Q", .iface = VGPU_IFACE_VENDOR_VFIO };
+	struct vgpu_hook_result res;
+	char recs[256];
+
+	put_rec(e, &a);
+	assert_int_equal(migrate(e, "vm1", VM1, &v, 1, &res), -EEXIST);
+	records_now(e, recs, sizeof(recs));
+	assert_string_equal(recs, "vm1 0000:c1:00.4\n");
+	assert_string_equal(state_now(e, "0000:c1:00.4"), "active");
+}
+
+/*
+ * The fixture's GPU 41 holds L40S-4Q vGPUs (no other size fits beside
+ * them); another domain's record holds GPU c1 with L40S-48Q: no room, one
+ * line, nothing written.
+ */
+static void test_migrate_no_room(void **state)
+{
+	struct env *e = *state;
+	struct vgpu_record a = vfio_rec("vm2", VM2, "0000:c1:00.4", 1155, VGPU_LIFETIME_PER_START);
+	const struct vgpu_hook_vgpu v = { .profile = "L40S-48Q", .iface = VGPU_IFACE_VENDOR_VFIO };
+	struct vgpu_hook_result res;
+	char recs[256];
+	int r;
+
+	put_rec(e, &a);
+	r = migrate(e, "vm1", VM1, &v, 1, &res);
+	assert_true(r == -EBUSY || r == -ENOSPC);
+	assert_contains(vgpu_ctx_error(&e->ctx), "L40S-48Q");
+	assert_null(strchr(vgpu_ctx_error(&e->ctx), '\n')); /* one line for stderr */
+	records_now(e, recs, sizeof(recs));
+	assert_string_equal(recs, "vm2 0000:c1:00.4\n");
+}
+
+/*
+ * Two migrations race for the last L40S-48Q slot (GPU c1): the host lock
+ * orders them, the first holds the slot with its incoming record, the
+ * second is refused with nothing written.
+ */
+static void test_migrate_race_last_slot(void **state)
+{
+	struct env *e = *state;
+	const struct vgpu_hook_vgpu v = { .profile = "L40S-48Q", .iface = VGPU_IFACE_VENDOR_VFIO };
+	struct vgpu_hook_result res;
+	char recs[256], want[256];
+
+	migrate_ok(e, "vm1", VM1, &v, 1, &res);
+	snprintf(want, sizeof(want), "vm1 %s\n", res.landing[0].parent);
+	assert_true(migrate(e, "vm3", VM3, &v, 1, &res) < 0);
+	assert_contains(vgpu_ctx_error(&e->ctx), "L40S-48Q");
+	records_now(e, recs, sizeof(recs));
+	assert_string_equal(recs, want);
+}
+
+/* An mdev keeps its UUID when nobody here has it; the hostdev needs no rewrite. */
+static void test_migrate_mdev_kept(void **state)
+{
+	struct env *e = *state;
+	const struct vgpu_hook_vgpu v = { .profile = "A30-6C",
+					  .iface = VGPU_IFACE_MDEV,
+					  .mdev_uuid = MDEV1 };
+	struct vgpu_hook_result res;
+	VGPU_AUTORECORDS recs = { 0 };
+
+	migrate_ok(e, "vm1", VM1, &v, 1, &res);
+	assert_int_equal(res.n_landing, 1);
+	assert_string_equal(res.landing[0].mdev_uuid, MDEV1);
+	assert_false(res.landing[0].changed);
+	assert_int_equal(vgpu_records_read(&e->ctx, e->fs, &recs), 0);
+	assert_int_equal(recs.n, 1);
+	assert_string_equal(recs.v[0].mdev_uuid, MDEV1);
+	assert_int_equal(recs.v[0].state, VGPU_RECORD_INCOMING);
+}
+
+/* An mdev whose UUID another domain's record or an mdev here has gets a new one. */
+static void test_migrate_mdev_uuid_taken(void **state)
+{
+	struct env *e = *state;
+	struct vgpu_record o = mdev_rec("vm2", VM2, "0000:af:00.4", MDEV1, VGPU_LIFETIME_PER_START);
+	const struct vgpu_hook_vgpu v = { .profile = "A30-6C",
+					  .iface = VGPU_IFACE_MDEV,
+					  .mdev_uuid = MDEV1 };
+	const struct vgpu_hook_vgpu w = { .profile = "A30-6C",
+					  .iface = VGPU_IFACE_MDEV,
+					  .mdev_uuid = MDEV2 };
+	struct vgpu_hook_result res;
+
+	put_rec(e, &o);
+	migrate_ok(e, "vm1", VM1, &v, 1, &res);
+	assert_true(res.landing[0].changed);
+	assert_string_not_equal(res.landing[0].mdev_uuid, MDEV1);
+	assert_true(vgpu_uuid_valid(res.landing[0].mdev_uuid));
+	add_mdev(e, MDEV2, "0000:3b:00.5", A30_6C); /* a device nobody recorded */
+	migrate_ok(e, "vm3", VM3, &w, 1, &res);
+	assert_true(res.landing[0].changed);
+	assert_string_not_equal(res.landing[0].mdev_uuid, MDEV2);
+}
+
+/* A VF vGPU cannot become an mdev here: refused with one line, nothing written. */
+static void test_migrate_interface_change(void **state)
+{
+	struct env *e = *state;
+	const struct vgpu_hook_vgpu v = { .profile = "A30-6C",
+					  .iface = VGPU_IFACE_VENDOR_VFIO,
+					  .vf = "0000:3b:00.4" };
+	struct vgpu_hook_result res;
+	char recs[64];
+
+	assert_int_equal(migrate(e, "vm1", VM1, &v, 1, &res), -ENOTSUP);
+	assert_contains(vgpu_ctx_error(&e->ctx), "does not change the interface");
+	records_now(e, recs, sizeof(recs));
+	assert_string_equal(recs, "");
+}
+
+/* Then the destination's prepare creates the vGPU and makes the record active. */
+static void test_migrate_then_prepare(void **state)
+{
+	struct env *e = *state;
+	const struct vgpu_hook_vgpu v = { .profile = "L40S-8Q", .iface = VGPU_IFACE_VENDOR_VFIO };
+	struct vgpu_hook_result res;
+
+	migrate_ok(e, "vm1", VM1, &v, 1, &res);
+	assert_string_equal(state_now(e, res.landing[0].parent), "incoming");
+	locked_ok(e, VGPU_HOOK_PREPARE, "vm1", VM1);
+	assert_int_equal(vf_type(e, res.landing[0].parent), L40S_8Q);
+	assert_string_equal(state_now(e, res.landing[0].parent), "active");
+}
+
 int main(int argc, char **argv)
 {
 	const struct CMUnitTest tests[] = {
@@ -1398,6 +1624,16 @@ int main(int argc, char **argv)
 		cmocka_unit_test_setup_teardown(test_release_stale, setup_l40s, teardown),
 		cmocka_unit_test_setup_teardown(test_release_fails, setup_l40s, teardown),
 		cmocka_unit_test_setup_teardown(test_release_lock_timeout, setup_l40s, teardown),
+		cmocka_unit_test_setup_teardown(test_migrate_cheap, setup_l40s, teardown),
+		cmocka_unit_test_setup_teardown(test_migrate_not_ours, setup_l40s, teardown),
+		cmocka_unit_test_setup_teardown(test_migrate_vf, setup_l40s, teardown),
+		cmocka_unit_test_setup_teardown(test_migrate_active_here, setup_l40s, teardown),
+		cmocka_unit_test_setup_teardown(test_migrate_no_room, setup_l40s, teardown),
+		cmocka_unit_test_setup_teardown(test_migrate_race_last_slot, setup_l40s, teardown),
+		cmocka_unit_test_setup_teardown(test_migrate_mdev_kept, setup_a30, teardown),
+		cmocka_unit_test_setup_teardown(test_migrate_mdev_uuid_taken, setup_a30, teardown),
+		cmocka_unit_test_setup_teardown(test_migrate_interface_change, setup_a30, teardown),
+		cmocka_unit_test_setup_teardown(test_migrate_then_prepare, setup_l40s, teardown),
 	};
 
 	srcdir = test_srcdir(argc, argv);
