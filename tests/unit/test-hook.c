@@ -20,6 +20,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <syslog.h>
+#include <sys/wait.h>
 #include <time.h>
 #include <cmocka.h>
 
@@ -1506,6 +1507,55 @@ static void test_migrate_race_last_slot(void **state)
 	assert_string_equal(recs, want);
 }
 
+/* One migrate of @name/@uuid in a child process: exit 0 placed, 1 refused for room, 2 else. */
+static void migrate_child(const char *root, const char *name, const char *uuid)
+{
+	const struct vgpu_hook_vgpu v = { .profile = "L40S-48Q", .iface = VGPU_IFACE_VENDOR_VFIO };
+	const struct vgpu_hook_domain d = { .uuid = uuid, .vgpus = &v, .n_vgpus = 1, .vcpus = 2 };
+	const struct vgpu_hook_input in = { .name = name, .parsed = &d, .lock_wait_ms = 20000 };
+	struct vgpu_hook_result res;
+	struct vgpu_sysfs *fs = NULL;
+	struct vgpu_ctx ctx;
+	int r;
+
+	vgpu_ctx_init(&ctx, NULL, NULL);
+	if (vgpu_sysfs_open(&ctx, root, &fs) < 0)
+		_exit(2);
+	r = vgpu_hook_run(&ctx, fs, VGPU_HOOK_MIGRATE, &in, &res);
+	_exit(r == 0 ? 0 : r == -EBUSY || r == -ENOSPC ? 1 : 2);
+}
+
+/* The same race in two processes at once: exactly one wins, the other is refused, one record. */
+static void test_migrate_race_processes(void **state)
+{
+	struct env *e = *state;
+	const char *names[] = { "vm1", "vm3" }, *uuids[] = { VM1, VM3 };
+	int won = 0, refused = 0;
+	VGPU_AUTORECORDS recs = { 0 };
+	pid_t pid[2];
+
+	for (int i = 0; i < 2; i++) {
+		pid[i] = fork();
+		assert_true(pid[i] >= 0);
+		if (pid[i] == 0)
+			migrate_child(e->root, names[i], uuids[i]);
+	}
+	for (int i = 0; i < 2; i++) {
+		int st = 0;
+
+		assert_int_equal(waitpid(pid[i], &st, 0), pid[i]);
+		assert_true(WIFEXITED(st));
+		won += WEXITSTATUS(st) == 0;
+		refused += WEXITSTATUS(st) == 1;
+	}
+	assert_int_equal(won, 1);
+	assert_int_equal(refused, 1);
+	assert_int_equal(vgpu_records_read(&e->ctx, e->fs, &recs), 0);
+	assert_int_equal(recs.n, 1);
+	assert_int_equal(recs.v[0].state, VGPU_RECORD_INCOMING);
+	assert_int_equal(recs.v[0].type_id, 1155);
+}
+
 /* An mdev keeps its UUID when nobody here has it; the hostdev needs no rewrite. */
 static void test_migrate_mdev_kept(void **state)
 {
@@ -1630,6 +1680,7 @@ int main(int argc, char **argv)
 		cmocka_unit_test_setup_teardown(test_migrate_active_here, setup_l40s, teardown),
 		cmocka_unit_test_setup_teardown(test_migrate_no_room, setup_l40s, teardown),
 		cmocka_unit_test_setup_teardown(test_migrate_race_last_slot, setup_l40s, teardown),
+		cmocka_unit_test_setup_teardown(test_migrate_race_processes, setup_l40s, teardown),
 		cmocka_unit_test_setup_teardown(test_migrate_mdev_kept, setup_a30, teardown),
 		cmocka_unit_test_setup_teardown(test_migrate_mdev_uuid_taken, setup_a30, teardown),
 		cmocka_unit_test_setup_teardown(test_migrate_interface_change, setup_a30, teardown),
