@@ -798,8 +798,7 @@ static int migrate_locked(struct vgpu_ctx *ctx, struct vgpu_sysfs *fs, const str
 					 .lifetime = pd->per_start ? VGPU_LIFETIME_PER_START :
 								     VGPU_LIFETIME_PERSISTENT,
 					 .state = VGPU_RECORD_INCOMING,
-					 .deadline = deadline,
-					 .cpus = plan->cpus };
+					 .deadline = deadline };
 
 		snprintf(r.domain, sizeof(r.domain), "%s", d->name);
 		snprintf(r.domain_uuid, sizeof(r.domain_uuid), "%s", d->uuid);
@@ -807,6 +806,8 @@ static int migrate_locked(struct vgpu_ctx *ctx, struct vgpu_sysfs *fs, const str
 		snprintf(r.parent, sizeof(r.parent), "%s", c->parent);
 		snprintf(r.profile, sizeof(r.profile), "%s", c->profile);
 		snprintf(r.mdev_uuid, sizeof(r.mdev_uuid), "%s", c->mdev_uuid);
+		if (pd->pinned) /* the CPUs it will be pinned to here are taken */
+			r.cpus = plan->cpus;
 		e = vgpu_txn_record_put(&txn, &r, NULL);
 	}
 	if (e < 0) {

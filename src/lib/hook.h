@@ -63,6 +63,7 @@ struct vgpu_hook_domain {
 	unsigned vcpus; /* <vcpu>, for the CPUs of the target GPU's node (0: 1) */
 	uint64_t memory_kib; /* guest memory, checked against the node; 0: not checked */
 	bool per_start; /* the metadata says per-start: the records say so too */
+	bool pinned; /* the metadata says we pinned it: the records hold the CPUs chosen here */
 };
 
 /* migrate: where one vGPU lands on this host. */
@@ -153,7 +154,8 @@ bool vgpu_hook_phase_of(const char *name, const char *op, const char *sub,
  * the capacity model, as assign does: an mdev keeps its UUID when no mdev
  * and no record here has it, else gets a new one; a vendor-VFIO vGPU gets a
  * VF of this host.  It writes their records as incoming, held for the
- * domain's UUID until VGPU_INCOMING_MAX_S from now, and says where each
+ * domain's UUID until VGPU_INCOMING_MAX_S from now (with the CPUs chosen
+ * on the target GPUs' node when the domain is pinned), and says where each
  * lands in @out.  Incoming records a failed earlier attempt of the same
  * domain left are replaced.  Refused (-ENOSPC, -EEXIST, -ENOTSUP), nothing
  * is written: no room, records of the domain here already active, or an

@@ -1437,6 +1437,7 @@ static void test_migrate_vf(void **state)
 	assert_true(recs.v[0].deadline > now);
 	assert_true(recs.v[0].deadline <= now + VGPU_INCOMING_MAX_S + 1);
 	assert_int_equal(e->n_create, 0); /* prepare creates it, not migrate */
+	assert_true(vgpu_cpuset_empty(&recs.v[0].cpus)); /* not pinned: no CPUs held */
 
 	v.vf = res.landing[0].parent;
 	migrate_ok(e, "vm1", VM1, &v, 1, &again);
@@ -1616,14 +1617,28 @@ static void test_migrate_interface_change(void **state)
 	assert_string_equal(recs, "");
 }
 
-/* Then the destination's prepare creates the vGPU and makes the record active. */
+/*
+ * A pinned domain's records hold the CPUs chosen for it here; then the
+ * destination's prepare creates the vGPU and makes the record active.
+ */
 static void test_migrate_then_prepare(void **state)
 {
 	struct env *e = *state;
 	const struct vgpu_hook_vgpu v = { .profile = "L40S-8Q", .iface = VGPU_IFACE_VENDOR_VFIO };
-	struct vgpu_hook_result res;
+	const struct vgpu_hook_domain d = {
+		.uuid = VM1, .vgpus = &v, .n_vgpus = 1, .vcpus = 2, .pinned = true
+	};
+	const struct vgpu_hook_input in = { .name = "vm1", .parsed = &d, .lock_wait_ms = 300 };
+	struct vgpu_hook_result res = { .n_landing = 0 };
+	VGPU_AUTORECORDS recs = { 0 };
 
-	migrate_ok(e, "vm1", VM1, &v, 1, &res);
+	assert_int_equal(vgpu_hook_run(&e->ctx, e->fs, VGPU_HOOK_MIGRATE, &in, &res), 0);
+	assert_int_equal(res.n_landing, 1);
+	assert_false(vgpu_cpuset_empty(&res.cpus));
+	assert_int_equal(vgpu_records_read(&e->ctx, e->fs, &recs), 0);
+	assert_int_equal(recs.n, 1);
+	assert_true(vgpu_cpuset_subset(&recs.v[0].cpus, &res.cpus));
+	assert_true(vgpu_cpuset_subset(&res.cpus, &recs.v[0].cpus));
 	assert_string_equal(state_now(e, res.landing[0].parent), "incoming");
 	locked_ok(e, VGPU_HOOK_PREPARE, "vm1", VM1);
 	assert_int_equal(vf_type(e, res.landing[0].parent), L40S_8Q);
