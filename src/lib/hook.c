@@ -731,18 +731,21 @@ static int drop_earlier_attempt(struct vgpu_ctx *ctx, struct vgpu_sysfs *fs, con
 	VGPU_AUTORECORDS recs = { 0 };
 	int e = vgpu_records_read(ctx, fs, &recs);
 
-	for (size_t i = 0; e == 0 && i < recs.n; i++) {
+	for (size_t i = 0; e == 0 && i < recs.n; i++) { /* refused: nothing removed */
 		const struct vgpu_record *r = &recs.v[i];
-		char key[VGPU_RECORD_KEY_LEN];
 
-		if (!owns(d, r))
-			continue;
-		if (r->state == VGPU_RECORD_ACTIVE)
+		if (owns(d, r) && r->state == VGPU_RECORD_ACTIVE)
 			return vgpu_error(
 				ctx, -EEXIST,
 				"domain '%s' (%s) already holds %s on %s here; it cannot migrate here",
 				r->domain, r->domain_uuid, r->profile, r->parent);
-		vgpu_record_key(r, key);
+	}
+	for (size_t i = 0; e == 0 && i < recs.n; i++) {
+		char key[VGPU_RECORD_KEY_LEN];
+
+		if (!owns(d, &recs.v[i]))
+			continue;
+		vgpu_record_key(&recs.v[i], key);
 		e = vgpu_record_remove(ctx, fs, key);
 	}
 	return e;

@@ -1457,11 +1457,14 @@ static void test_migrate_active_here(void **state)
 	const struct vgpu_hook_vgpu v = { .profile = "L40S-8Q", .iface = VGPU_IFACE_VENDOR_VFIO };
 	struct vgpu_hook_result res;
 	char recs[256];
+	struct vgpu_record b = incoming(
+		vfio_rec("vm1", VM1, "0000:41:00.4", L40S_8Q, VGPU_LIFETIME_PERSISTENT), 600);
 
 	put_rec(e, &a);
+	put_rec(e, &b); /* sorted first: still not removed by a refused migration */
 	assert_int_equal(migrate(e, "vm1", VM1, &v, 1, &res), -EEXIST);
 	records_now(e, recs, sizeof(recs));
-	assert_string_equal(recs, "vm1 0000:c1:00.4\n");
+	assert_string_equal(recs, "vm1 0000:41:00.4\nvm1 0000:c1:00.4\n");
 	assert_string_equal(state_now(e, "0000:c1:00.4"), "active");
 }
 
