@@ -129,7 +129,8 @@ static int section(struct cli *c, const struct vgpu_rows *vg, enum section s)
 	case S_RESERVATIONS:
 		/* records whose vGPU is not there: capacity held for their owner */
 		return cli_list_vgpus(c, vg, "reservations",
-				      1u << VGPU_STATE_RESERVED | 1u << VGPU_STATE_MISSING);
+				      1u << VGPU_STATE_RESERVED | 1u << VGPU_STATE_MISSING |
+					      1u << VGPU_STATE_INCOMING);
 	case S_TOPOLOGY:
 		argv[0] = topology;
 		return cmd_topology(c, 1, argv);

@@ -12,6 +12,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
+#include <time.h>
 
 #include "assign-priv.h"
 #include "assign.h"
@@ -566,7 +567,10 @@ static int assign_locked(struct vgpu_ctx *ctx, struct vgpu_sysfs *fs, struct _xm
 	if (t->ops)
 		txn.ops = t->ops;
 	r = vgpu_records_read(ctx, fs, &recs);
-	if (r == 0)
+	if (r == 0) /* a writer drops what an expired migration held */
+		r = vgpu_records_drop_expired(ctx, t->dry_run ? NULL : fs, &recs,
+					      (long long)time(NULL));
+	if (r >= 0)
 		r = own_claims(&txn, fs, &recs, &id, req, o, &m, &plan);
 	kept = plan != NULL;
 	if (r == 0 && !kept)

@@ -11,6 +11,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 
 #include <libxml/tree.h>
 
@@ -591,4 +592,90 @@ int vgpu_domain_build(struct vgpu_ctx *ctx, xmlDocPtr doc, const struct vgpu_pla
 		add_hostdev(devices, &plan->vgpus[i], plan->vgpus[i].mdev_uuid);
 	build_metadata(dom, plan, o, saved);
 	return 0;
+}
+
+/* ---- a migration: the same vGPUs on other host devices ---------------------------------- */
+
+/* The vgpu element of our metadata @md naming the mdev @mdev_uuid or the VF @vf. */
+static xmlNodePtr meta_vgpu_of(xmlNodePtr md, const struct vgpu_meta_vgpu *v)
+{
+	for (xmlNodePtr n = md ? md->children : NULL; n; n = n->next) {
+		VGPU_AUTOFREE char *u = NULL, *vf = NULL;
+
+		if (n->type != XML_ELEMENT_NODE || !xmlStrEqual(n->name, X("vgpu")))
+			continue;
+		u = get_attr(n, "mdev-uuid");
+		vf = get_attr(n, "vf");
+		if (v->mdev_uuid[0] ? u && strcasecmp(u, v->mdev_uuid) == 0 :
+				      vf && strcmp(vf, v->vf) == 0)
+			return n;
+	}
+	return NULL;
+}
+
+/* Set the VF @bdf on <source><address> @addr as add_hostdev() writes it. */
+static void set_pci_address(xmlNodePtr addr, const char *bdf)
+{
+	unsigned d = 0, b = 0, s = 0, f = 0;
+	char buf[16];
+
+	sscanf(bdf, "%x:%x:%x.%x", &d, &b, &s, &f);
+	snprintf(buf, sizeof(buf), "0x%04x", d);
+	set_attr(addr, "domain", buf);
+	snprintf(buf, sizeof(buf), "0x%02x", b);
+	set_attr(addr, "bus", buf);
+	snprintf(buf, sizeof(buf), "0x%02x", s);
+	set_attr(addr, "slot", buf);
+	snprintf(buf, sizeof(buf), "0x%x", f);
+	set_attr(addr, "function", buf);
+}
+
+int vgpu_domain_retarget(struct vgpu_ctx *ctx, xmlDocPtr doc, const struct vgpu_meta *from,
+			 const struct vgpu_choice *to, size_t n)
+{
+	xmlNodePtr dom = xmlDocGetRootElement(doc);
+	xmlNodePtr devices = child(dom, "devices");
+	xmlNodePtr md = domxml_our_metadata(dom);
+	int changed = 0;
+
+	if (n != from->n_vgpus)
+		return vgpu_error(ctx, -EINVAL, "%zu devices for %zu vGPUs", n, from->n_vgpus);
+	for (size_t i = 0; i < n; i++) /* before any edit */
+		if (to[i].iface != from->vgpus[i].iface)
+			return vgpu_error(ctx, -EINVAL, "vGPU %zu (%s) would change its interface",
+					  i + 1, from->vgpus[i].profile);
+	for (size_t i = 0; i < n; i++) {
+		const struct vgpu_meta_vgpu *v = &from->vgpus[i];
+		const struct vgpu_choice *c = &to[i];
+		bool mdev = v->iface == VGPU_IFACE_MDEV;
+		xmlNodePtr hd = NULL, addr, mv;
+
+		if (strcmp(v->gpu, c->gpu) == 0 && strcmp(v->vf, c->parent) == 0 &&
+		    strcmp(v->mdev_uuid, c->mdev_uuid) == 0)
+			continue; /* the same device: nothing to say */
+		for (hd = devices ? devices->children : NULL; hd; hd = hd->next)
+			if (hd->type == XML_ELEMENT_NODE && xmlStrEqual(hd->name, X("hostdev")) &&
+			    domxml_hostdev_matches(hd, mdev ? v->mdev_uuid : NULL,
+						   mdev ? NULL : v->vf))
+				break;
+		if (!hd)
+			return vgpu_error(ctx, -ENOENT,
+					  "vGPU %zu (%s): the definition has no hostdev for %s %s",
+					  i + 1, v->profile, mdev ? "mdev" : "VF",
+					  mdev ? v->mdev_uuid : v->vf);
+		addr = child(child(hd, "source"), "address");
+		if (mdev && strcmp(v->mdev_uuid, c->mdev_uuid) != 0)
+			set_attr(addr, "uuid", c->mdev_uuid);
+		else if (!mdev)
+			set_pci_address(addr, c->parent);
+		mv = meta_vgpu_of(md, v);
+		if (mv) {
+			set_attr(mv, "gpu", c->gpu);
+			set_attr(mv, "vf", c->parent);
+			if (mdev)
+				set_attr(mv, "mdev-uuid", c->mdev_uuid);
+		}
+		changed++;
+	}
+	return changed;
 }

@@ -76,6 +76,27 @@ int vgpu_domain_parse(struct vgpu_ctx *ctx, const char *buf, size_t len, const c
  */
 int vgpu_domain_build(struct vgpu_ctx *ctx, struct _xmlDoc *doc, const struct vgpu_plan *plan,
 		      const struct vgpu_domain_opts *o);
+struct vgpu_meta;
+/**
+ * vgpu_domain_retarget() - point the domain's vGPU hostdevs and our
+ * metadata at other host devices (a migration: the destination's).  Only
+ * each hostdev's <source><address> changes (the mdev UUID, or the VF's
+ * domain, bus, slot and function) and our metadata's gpu, vf and
+ * mdev-uuid of that vGPU (so an mdev that keeps its UUID on another parent
+ * changes our metadata only); what the guest sees (the hostdev's own
+ * <address>, <alias>, <rom>, display, type) is left as it is.
+ * @ctx: where errors go
+ * @doc: the domain
+ * @from: our metadata as read from @doc (vgpu_domain_read_meta())
+ * @to: for each vGPU of @from, in its order, the device it gets; the
+ *      interface must be the one @from names
+ * @n: how many @to holds (@from's n_vgpus)
+ * Return: how many vGPUs changed (0: @doc is as it was), or -ENOENT (a vGPU
+ * without its hostdev) / -EINVAL (another interface, or @n not @from's
+ * count; @doc is left as it was) with a message in @ctx.
+ */
+int vgpu_domain_retarget(struct vgpu_ctx *ctx, struct _xmlDoc *doc, const struct vgpu_meta *from,
+			 const struct vgpu_choice *to, size_t n);
 /**
  * vgpu_domain_format() - serialise without XML declaration, 2-space indent.
  * @ctx: where errors go

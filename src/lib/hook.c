@@ -7,6 +7,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 #include "cleanup.h"
 #include "hook.h"
@@ -18,6 +19,8 @@
 #include "txn.h"
 
 #define NOTE_MAX (64 * 1024)
+/* the note's line that says prepare made incoming records active (no record key has no ':') */
+#define NOTE_ARRIVED "arrived"
 
 /* The domain a call is about. */
 struct dom {
@@ -39,6 +42,7 @@ struct hook {
 	bool retry; /* a create under the GPUs' locks alone failed */
 	struct vgpu_txn txn;
 	struct vgpu_strv created; /* record keys of the vGPUs this prepare created */
+	bool arrived; /* prepare made the domain's incoming records active */
 };
 
 /* Does record @r belong to @d (by UUID: a renamed domain keeps its vGPUs)? */
@@ -236,6 +240,8 @@ static bool has_work(struct vgpu_ctx *ctx, struct vgpu_sysfs *fs, enum vgpu_hook
 			continue;
 		if (release && r->lifetime == VGPU_LIFETIME_PER_START)
 			return true;
+		if (!release && r->state == VGPU_RECORD_INCOMING)
+			return true; /* a domain migrating here: its records become active */
 		/* unreadable: the locked pass says what is wrong, or fixes it */
 		if (!release && (as_recorded(ctx, fs, r, &ready) < 0 || !ready))
 			return true;
@@ -333,12 +339,30 @@ static int held_by_other(struct hook *h, const struct vgpu_record *r)
 	return 0;
 }
 
+/* Under the host lock: the domain migrating here arrives; its incoming record @i becomes active. */
+static int arrive(struct hook *h, size_t i)
+{
+	struct vgpu_record active = h->recs.v[i];
+	int e;
+
+	active.state = VGPU_RECORD_ACTIVE;
+	active.deadline = 0;
+	e = vgpu_txn_record_put(&h->txn, &active, &h->recs.v[i]);
+	if (e < 0)
+		return e;
+	h->recs.v[i] = active;
+	h->arrived = true;
+	return 0;
+}
+
 /* Under the host lock: record @i of the domain, whose state was read with the records. */
 static int prepare_one(struct hook *h, size_t i)
 {
 	const struct vgpu_record *r = &h->recs.v[i];
 	int e;
 
+	if (r->state == VGPU_RECORD_INCOMING && (e = arrive(h, i)) < 0)
+		return e;
 	if (h->ready[i])
 		return 0; /* there already: the normal case */
 	e = held_by_other(h, r);
@@ -381,8 +405,9 @@ static int write_note(struct hook *h)
 	struct hook **data;
 	int e;
 
-	if (!h->created.n)
+	if (!h->created.n && !h->arrived)
 		return 0;
+	text = vgpu_xstrdup(h->arrived ? NOTE_ARRIVED "\n" : "");
 	for (size_t i = 0; i < h->created.n; i++)
 		vgpu_append(&text, "%s\n", h->created.items[i]);
 	e = vgpu_sysfs_mkdirs(h->fs, &d, VGPU_PREPARED_DIR);
@@ -489,35 +514,56 @@ static int prepare_fast(struct hook *h)
 
 /* ---- release ---------------------------------------------------------------- */
 
+static bool has_line(const struct vgpu_strv *lines, const char *line)
+{
+	for (size_t i = 0; i < lines->n; i++)
+		if (strcmp(lines->items[i], line) == 0)
+			return true;
+	return false;
+}
+
 static bool listed(const struct vgpu_strv *keys, const struct vgpu_record *r)
 {
 	char key[VGPU_RECORD_KEY_LEN];
 
 	vgpu_record_key(r, key);
-	for (size_t i = 0; i < keys->n; i++)
-		if (strcmp(keys->items[i], key) == 0)
-			return true;
-	return false;
+	return has_line(keys, key);
 }
 
-/* Per-start vGPUs go at each stop, and after a failed start what its prepare created. */
+/* Did the failed start's prepare make incoming records active (the note says)? */
+static bool note_arrived(struct vgpu_sysfs *fs, const char *name)
+{
+	VGPU_AUTOSTRV lines = { 0 };
+
+	return read_note(fs, name, &lines, false) && has_line(&lines, NOTE_ARRIVED);
+}
+
+/*
+ * Per-start vGPUs go at each stop, and after a failed start what its
+ * prepare created; after a failed incoming start (a migration here that
+ * did not go through) the records the migration wrote go too.
+ */
 static int do_release(struct hook *h)
 {
 	VGPU_AUTOSTRV failed_start = { 0 };
+	bool arrived;
 
 	read_note(h->fs, h->d->name, &failed_start, true);
+	arrived = has_line(&failed_start, NOTE_ARRIVED);
 	for (size_t i = 0; i < h->recs.n; i++) {
 		const struct vgpu_record *r = &h->recs.v[i];
-		int e;
+		int e = 0;
 
-		if (!owns(h->d, r) ||
-		    (r->lifetime != VGPU_LIFETIME_PER_START && !listed(&failed_start, r)))
+		if (!owns(h->d, r))
 			continue;
-		e = vgpu_txn_destroy(&h->txn, r);
+		if (r->lifetime == VGPU_LIFETIME_PER_START || listed(&failed_start, r))
+			e = vgpu_txn_destroy(&h->txn, r);
 		if (e == -ESTALE) { /* not ours any more: leave it, say so */
 			vgpu_warn(h->ctx, "%s", vgpu_ctx_error(h->ctx));
-			e = 0;
+			continue;
 		}
+		if (e == 0 && arrived)
+			e = vgpu_txn_record_drop(&h->txn, r);
 		if (e < 0)
 			return e;
 	}
@@ -541,8 +587,11 @@ static int read_records(struct hook *h)
 
 	hook_clear(h);
 	e = vgpu_records_read(h->ctx, h->fs, &h->recs);
+	if (e == 0) /* a writer drops what an expired migration held */
+		e = vgpu_records_drop_expired(h->ctx, h->fs, &h->recs, (long long)time(NULL));
 	if (e < 0)
 		return e;
+	e = 0;
 	h->ready = vgpu_xcalloc(h->recs.n ? h->recs.n : 1, sizeof(*h->ready));
 	return 0;
 }
@@ -553,6 +602,8 @@ static int release_gpus(void *arg, struct vgpu_gpu_locks *want)
 	struct hook *h = arg;
 	int e = read_records(h);
 
+	/* records that arrived with a failed incoming start are dropped: under the host lock */
+	h->slow = e == 0 && note_arrived(h->fs, h->d->name);
 	for (size_t i = 0; e == 0 && i < h->recs.n; i++)
 		if (owns(h->d, &h->recs.v[i]))
 			vgpu_gpu_locks_add(want, h->recs.v[i].gpu);
@@ -588,6 +639,8 @@ static int prepare_gpus(void *arg, struct vgpu_gpu_locks *want)
 
 		if (!owns(h->d, r))
 			continue;
+		if (r->state == VGPU_RECORD_INCOMING)
+			h->slow = true; /* its record is written: under the host lock */
 		e = as_recorded(h->ctx, h->fs, r, &h->ready[i]);
 		if (e < 0)
 			return e;
@@ -652,6 +705,161 @@ static int prepare(struct vgpu_ctx *ctx, struct vgpu_sysfs *fs, const struct dom
 	return e;
 }
 
+/* ---- migrate: a domain coming here -------------------------------------------------- */
+
+/* Is mdev @uuid on this host already, as a device or in a record? */
+static bool mdev_taken(const struct vgpu_model *m, const struct vgpu_records *recs,
+		       const char *uuid)
+{
+	for (size_t i = 0; i < recs->n; i++)
+		if (strcmp(recs->v[i].mdev_uuid, uuid) == 0)
+			return true;
+	for (size_t g = 0; g < m->n_gpus; g++)
+		for (size_t p = 0; p < m->gpus[g].n_parents; p++)
+			for (size_t k = 0; k < m->gpus[g].parents[p].mdevs.n; k++)
+				if (strcmp(m->gpus[g].parents[p].mdevs.items[k], uuid) == 0)
+					return true;
+	return false;
+}
+
+/*
+ * Under the host lock: this domain's records here.  Active ones refuse the
+ * migration; incoming ones (an earlier attempt that failed) are dropped.
+ */
+static int drop_earlier_attempt(struct vgpu_ctx *ctx, struct vgpu_sysfs *fs, const struct dom *d)
+{
+	VGPU_AUTORECORDS recs = { 0 };
+	int e = vgpu_records_read(ctx, fs, &recs);
+
+	for (size_t i = 0; e == 0 && i < recs.n; i++) { /* refused: nothing removed */
+		const struct vgpu_record *r = &recs.v[i];
+
+		if (owns(d, r) && r->state == VGPU_RECORD_ACTIVE)
+			return vgpu_error(
+				ctx, -EEXIST,
+				"domain '%s' (%s) already holds %s on %s here; it cannot migrate here",
+				r->domain, r->domain_uuid, r->profile, r->parent);
+	}
+	for (size_t i = 0; e == 0 && i < recs.n; i++) {
+		char key[VGPU_RECORD_KEY_LEN];
+
+		if (!owns(d, &recs.v[i]))
+			continue;
+		vgpu_record_key(&recs.v[i], key);
+		e = vgpu_record_remove(ctx, fs, key);
+	}
+	return e;
+}
+
+/* Under the host lock: choose, write the incoming records (all or none), say where. */
+static int migrate_locked(struct vgpu_ctx *ctx, struct vgpu_sysfs *fs, const struct dom *d,
+			  const struct vgpu_hook_domain *pd, struct vgpu_hook_result *out)
+{
+	VGPU_AUTOPTR(model) m = NULL;
+	VGPU_AUTOPTR(plan) plan = NULL;
+	VGPU_AUTORECORDS recs = { 0 };
+	struct vgpu_request req = { .vcpus = pd->vcpus ? pd->vcpus : 1,
+				    .uuid = d->uuid,
+				    .memory_kib = pd->memory_kib };
+	long long deadline = (long long)time(NULL) + VGPU_INCOMING_MAX_S;
+	struct vgpu_txn txn;
+	int e = drop_earlier_attempt(ctx, fs, d);
+
+	if (e == 0)
+		e = vgpu_host_read(ctx, fs, VGPU_READ_TYPES | VGPU_READ_TOPOLOGY, &m, &recs);
+	if (e == 0) /* a writer drops what an expired migration held */
+		e = vgpu_records_drop_expired(ctx, fs, &recs, (long long)time(NULL));
+	if (e < 0)
+		return e;
+	for (size_t i = 0; i < recs.n; i++) /* other domains' pinned CPUs are taken */
+		vgpu_cpuset_or(&req.exclude, &recs.v[i].cpus);
+	req.n_profiles = pd->n_vgpus;
+	for (size_t i = 0; i < pd->n_vgpus; i++) {
+		const char *u = pd->vgpus[i].mdev_uuid;
+
+		req.profiles[i] = pd->vgpus[i].profile;
+		/* the UUID the guest's hostdev names stays when nobody here has it */
+		req.mdev_uuids[i] = u && *u && !mdev_taken(m, &recs, u) ? u : NULL;
+	}
+	e = vgpu_plan_make(ctx, m, &req, &plan);
+	if (e == 0)
+		e = vgpu_plan_set_ids(ctx, plan, &req, d->uuid, NULL, 0);
+	if (e < 0)
+		return e;
+	for (size_t i = 0; i < plan->n_vgpus; i++)
+		if (plan->vgpus[i].iface != pd->vgpus[i].iface)
+			return vgpu_error(
+				ctx, -ENOTSUP,
+				"vGPU %zu (%s) is %s on the source and would be %s here; the hook does not change the interface",
+				i + 1, pd->vgpus[i].profile, vgpu_iface_str(pd->vgpus[i].iface),
+				vgpu_iface_str(plan->vgpus[i].iface));
+	vgpu_txn_init(&txn, ctx, fs, false);
+	for (size_t i = 0; e == 0 && i < plan->n_vgpus; i++) {
+		const struct vgpu_choice *c = &plan->vgpus[i];
+		struct vgpu_record r = { .iface = c->iface,
+					 .type_id = c->type_id,
+					 .lifetime = pd->per_start ? VGPU_LIFETIME_PER_START :
+								     VGPU_LIFETIME_PERSISTENT,
+					 .state = VGPU_RECORD_INCOMING,
+					 .deadline = deadline };
+
+		snprintf(r.domain, sizeof(r.domain), "%s", d->name);
+		snprintf(r.domain_uuid, sizeof(r.domain_uuid), "%s", d->uuid);
+		snprintf(r.gpu, sizeof(r.gpu), "%s", c->gpu);
+		snprintf(r.parent, sizeof(r.parent), "%s", c->parent);
+		snprintf(r.profile, sizeof(r.profile), "%s", c->profile);
+		snprintf(r.mdev_uuid, sizeof(r.mdev_uuid), "%s", c->mdev_uuid);
+		if (pd->pinned) /* the CPUs it will be pinned to here are taken */
+			r.cpus = plan->cpus;
+		e = vgpu_txn_record_put(&txn, &r, NULL);
+	}
+	if (e < 0) {
+		vgpu_txn_rollback(&txn);
+		return e;
+	}
+	vgpu_txn_commit(&txn);
+	for (size_t i = 0; i < plan->n_vgpus; i++) {
+		const struct vgpu_choice *c = &plan->vgpus[i];
+		const struct vgpu_hook_vgpu *v = &pd->vgpus[i];
+		struct vgpu_hook_landing *l = &out->landing[i];
+
+		snprintf(l->parent, sizeof(l->parent), "%s", c->parent);
+		snprintf(l->gpu, sizeof(l->gpu), "%s", c->gpu);
+		snprintf(l->mdev_uuid, sizeof(l->mdev_uuid), "%s", c->mdev_uuid);
+		l->changed = c->iface == VGPU_IFACE_MDEV ?
+				     !v->mdev_uuid || strcmp(v->mdev_uuid, c->mdev_uuid) != 0 :
+				     !v->vf || strcmp(v->vf, c->parent) != 0;
+	}
+	out->n_landing = plan->n_vgpus;
+	out->node = plan->node;
+	out->cpus = plan->cpus;
+	return 0;
+}
+
+static int migrate_in(struct vgpu_ctx *ctx, struct vgpu_sysfs *fs, const struct dom *d,
+		      const struct vgpu_hook_domain *pd, uint64_t until,
+		      struct vgpu_hook_result *out)
+{
+	uint64_t now = vgpu_monotonic_ms();
+	int e;
+
+	out->n_landing = 0;
+	out->node = -1;
+	if (!pd->n_vgpus)
+		return 0; /* no vGPU of ours: nothing to choose, nothing to print */
+	if (pd->n_vgpus > VGPU_MAX_VGPUS)
+		return vgpu_error(ctx, -EINVAL, "%zu vGPUs: at most %d", pd->n_vgpus,
+				  VGPU_MAX_VGPUS);
+	e = vgpu_sysfs_lock(ctx, fs, until > now ? (unsigned)(until - now) : 0);
+	if (e < 0)
+		return e;
+	e = migrate_locked(ctx, fs, d, pd, out);
+	vgpu_sysfs_unlock(fs);
+	if (e < 0)
+		out->n_landing = 0;
+	return e;
+}
+
 /* ---- the entry ---------------------------------------------------------------- */
 
 static bool is(const char *a, const char *b)
@@ -691,8 +899,14 @@ static int cheap_pass(struct vgpu_ctx *ctx, struct vgpu_sysfs *fs, enum vgpu_hoo
 	const char *xml = NULL;
 	size_t len = 0;
 	bool ours = false;
-	int e = vgpu_records_read(ctx, fs, &recs);
+	int e;
 
+	if (phase == VGPU_HOOK_MIGRATE) {
+		/* a domain from elsewhere: only its metadata says whether it has our vGPUs */
+		*next = VGPU_HOOK_PARSE_XML;
+		return 0;
+	}
+	e = vgpu_records_read(ctx, fs, &recs);
 	/* a host without records: nothing of any domain is ours (stdin is not read) */
 	if (e < 0 || !recs.n)
 		return e;
@@ -737,6 +951,8 @@ int vgpu_hook_run(struct vgpu_ctx *ctx, struct vgpu_sysfs *fs, enum vgpu_hook_ph
 		d.vfs = in->parsed->vfs;
 		if (phase == VGPU_HOOK_PREPARE)
 			e = prepare(ctx, fs, &d, until);
+		else if (phase == VGPU_HOOK_MIGRATE)
+			e = migrate_in(ctx, fs, &d, in->parsed, until, out);
 		else {
 			struct hook h = { .ctx = ctx, .fs = fs, .d = &d };
 

@@ -5,9 +5,11 @@
  * and parses the XML with the hardened parser when the library says so).
  *
  * prepare begin: every vGPU the owner records give the domain exists with
- * its type, created where missing (after a reboot, or per-start).
+ * its type, created where missing (after a reboot, or per-start); the
+ * incoming records a migration here wrote become active.
  * release end: per-start vGPUs are destroyed, and so is what the prepare of
- * a start that failed created; the others stay until release.
+ * a start that failed created (after a failed incoming start, the records
+ * the migration wrote go too); the others stay until release.
  *
  * A start that fails after prepare ends in release without started (the
  * daemon calls stopped and release on every failure path).  prepare notes
@@ -20,7 +22,9 @@
 
 #include <stdbool.h>
 
+#include "cpuset.h"
 #include "ctx.h"
+#include "plan.h"
 #include "records.h"
 #include "sysfs.h"
 
@@ -32,11 +36,20 @@
 /* a hook waiting here holds up a VM start: wait less than assign does */
 #define VGPU_HOOK_LOCK_WAIT_MS 10000
 
-/* What libvirt calls the hook for, of what the hook acts on ("migrate" would be one more). */
+/* What libvirt calls the hook for, of what the hook acts on. */
 enum vgpu_hook_phase {
 	VGPU_HOOK_PREPARE, /* prepare begin: the domain's vGPUs exist as recorded */
 	VGPU_HOOK_STARTED, /* started begin: the start went through */
 	VGPU_HOOK_RELEASE, /* release end: per-start vGPUs and a failed start's go */
+	VGPU_HOOK_MIGRATE, /* migrate begin, on the destination: incoming records written */
+};
+
+/* migrate: one vGPU of the domain migrating here, from its XML and our metadata. */
+struct vgpu_hook_vgpu {
+	const char *profile; /* its type as the metadata names it */
+	enum vgpu_iface iface; /* on the source */
+	const char *mdev_uuid; /* mdev: the UUID its hostdev names on the source; else NULL */
+	const char *vf; /* vendor VFIO: the source's VF its hostdev names; else NULL */
 };
 
 /* The domain as the hardened parser read it from the XML on stdin. */
@@ -44,6 +57,21 @@ struct vgpu_hook_domain {
 	const char *uuid; /* normalized: records and hostdevs are matched by it */
 	const struct vgpu_strv *mdevs; /* mdev UUIDs its definition's hostdevs name, or NULL */
 	const struct vgpu_strv *vfs; /* PCI functions its hostdevs name, or NULL */
+	/* migrate only: the vGPUs our metadata gives it (none: not ours, nothing to do) */
+	const struct vgpu_hook_vgpu *vgpus;
+	size_t n_vgpus;
+	unsigned vcpus; /* <vcpu>, for the CPUs of the target GPU's node (0: 1) */
+	uint64_t memory_kib; /* guest memory, checked against the node; 0: not checked */
+	bool per_start; /* the metadata says per-start: the records say so too */
+	bool pinned; /* the metadata says we pinned it: the records hold the CPUs chosen here */
+};
+
+/* migrate: where one vGPU lands on this host. */
+struct vgpu_hook_landing {
+	char parent[VGPU_BDF_LEN]; /* the VF (vendor VFIO) or mdev parent here */
+	char gpu[VGPU_BDF_LEN];
+	char mdev_uuid[VGPU_UUID_LEN]; /* mdev: the source's when it was free here, else new */
+	bool changed; /* the hostdev must name another device than on the source */
 };
 
 /* One call of the hook. */
@@ -71,6 +99,11 @@ enum vgpu_hook_next {
 
 struct vgpu_hook_result {
 	enum vgpu_hook_next next;
+	/* migrate, after the locked pass: where each vGPU of ->parsed lands, in its order */
+	struct vgpu_hook_landing landing[VGPU_MAX_VGPUS];
+	size_t n_landing; /* 0: nothing written, nothing to print */
+	int node; /* the target GPUs' NUMA node (-1: unknown) */
+	struct vgpu_cpuset cpus; /* the host CPUs chosen there for the domain's vCPUs */
 };
 
 /**
@@ -115,6 +148,18 @@ bool vgpu_hook_phase_of(const char *name, const char *op, const char *sub,
  * for a failed start's release.  release destroys the per-start vGPUs and
  * what a failed start's prepare created, under the GPUs' locks only; the
  * records stay.  One transaction per pass: a failure undoes every step.
+ *
+ * migrate (locked pass only; the cheap pass asks for the parse) chooses,
+ * under the host lock, a device here for each vGPU the metadata names with
+ * the capacity model, as assign does: an mdev keeps its UUID when no mdev
+ * and no record here has it, else gets a new one; a vendor-VFIO vGPU gets a
+ * VF of this host.  It writes their records as incoming, held for the
+ * domain's UUID until VGPU_INCOMING_MAX_S from now (with the CPUs chosen
+ * on the target GPUs' node when the domain is pinned), and says where each
+ * lands in @out.  Incoming records a failed earlier attempt of the same
+ * domain left are replaced.  Refused (-ENOSPC, -EEXIST, -ENOTSUP), nothing
+ * is written: no room, records of the domain here already active, or an
+ * interface that would change (mdev and VF on the two ends).
  * @ctx: errors and warnings
  * @fs: the host root
  * @phase: the phase

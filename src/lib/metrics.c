@@ -230,12 +230,13 @@ static void vgpu_families(struct vgpu_metrics *mt, const struct vgpu_model *m, s
 	}
 	f = family(
 		mt, "vgpuctl_vgpu_startable",
-		"For an owner record whose vGPU is not there (reserved, missing): 1 when the hook can create it at the domain's next start, 0 when that start would fail");
+		"For an owner record whose vGPU is not there (reserved, missing, incoming): 1 when the hook can create it at the domain's next start, 0 when that start would fail");
 	for (size_t i = 0; i < n; i++) {
 		const struct vgpu_record *r = v[i].rec;
 		char id[16];
 
-		if (!r || (v[i].state != VGPU_STATE_MISSING && v[i].state != VGPU_STATE_RESERVED))
+		if (!r || (v[i].state != VGPU_STATE_MISSING && v[i].state != VGPU_STATE_RESERVED &&
+			   v[i].state != VGPU_STATE_INCOMING))
 			continue;
 		snprintf(id, sizeof(id), "%u", r->type_id);
 		sample(f, startable(m, r), "gpu", r->gpu, "vf", r->parent, "profile", r->profile,

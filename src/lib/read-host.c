@@ -320,8 +320,8 @@ void vgpu_host_warn_unknown_types(struct vgpu_ctx *ctx, const struct vgpu_model 
 
 const char *vgpu_state_str(enum vgpu_state s)
 {
-	static const char *const names[] = { "active", "reserved", "missing", "conflict",
-					     "orphan", "unknown",  "damaged", "config" };
+	static const char *const names[] = { "active",	"reserved", "missing", "conflict", "orphan",
+					     "unknown", "damaged",  "config",  "incoming" };
 
 	return (unsigned)s < ARRAY_SIZE(names) ? names[s] : "unknown";
 }
@@ -335,6 +335,8 @@ enum vgpu_state vgpu_host_record_state(struct vgpu_ctx *ctx, struct vgpu_sysfs *
 		vgpu_warn(ctx, "%s", vgpu_ctx_error(ctx));
 		return VGPU_STATE_UNKNOWN;
 	}
+	if (!st.exists && r->state == VGPU_RECORD_INCOMING)
+		return VGPU_STATE_INCOMING;
 	if (!st.exists)
 		return r->lifetime == VGPU_LIFETIME_PER_START ? VGPU_STATE_RESERVED :
 								VGPU_STATE_MISSING;

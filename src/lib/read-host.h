@@ -90,12 +90,14 @@ enum vgpu_state {
 	VGPU_STATE_UNKNOWN, /* its parent cannot be read */
 	VGPU_STATE_DAMAGED, /* its record cannot be read: the parent stays blocked */
 	VGPU_STATE_CONFIG, /* no record claims it, the host config's last apply made it */
+	VGPU_STATE_INCOMING, /* held for a domain migrating here, not there yet */
 };
 
 /**
  * vgpu_state_str() - the state's name as listings and metrics show it.
  * @s: a state
- * Return: "active", "reserved", "missing", "conflict", "orphan", "unknown" or "damaged".
+ * Return: "active", "reserved", "missing", "conflict", "orphan", "unknown",
+ * "damaged", "config" or "incoming".
  */
 const char *vgpu_state_str(enum vgpu_state s);
 
@@ -105,7 +107,8 @@ const char *vgpu_state_str(enum vgpu_state s);
  * @ctx: gets a warning when the parent cannot be read
  * @fs: the host root
  * @r: an owner record
- * Return: VGPU_STATE_ACTIVE, _RESERVED, _MISSING, _CONFLICT or _UNKNOWN.
+ * Return: VGPU_STATE_ACTIVE, _RESERVED, _MISSING, _INCOMING (an incoming
+ * record whose vGPU is not there yet), _CONFLICT or _UNKNOWN.
  */
 enum vgpu_state vgpu_host_record_state(struct vgpu_ctx *ctx, struct vgpu_sysfs *fs,
 				       const struct vgpu_record *r);

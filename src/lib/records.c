@@ -6,6 +6,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 #include "model.h"
 #include "records.h"
@@ -16,6 +17,11 @@
 const char *vgpu_lifetime_str(enum vgpu_lifetime l)
 {
 	return l == VGPU_LIFETIME_PER_START ? "per-start" : "persistent";
+}
+
+const char *vgpu_record_state_str(enum vgpu_record_state s)
+{
+	return s == VGPU_RECORD_INCOMING ? "incoming" : "active";
 }
 
 void vgpu_record_key(const struct vgpu_record *r, char key[VGPU_RECORD_KEY_LEN])
@@ -40,6 +46,8 @@ char *vgpu_record_format(const struct vgpu_record *r)
 		vgpu_append(&text, "cpus=%s\n",
 			    vgpu_cpulist_format(&r->cpus, list, VGPU_CPULIST_LEN));
 	}
+	if (r->state == VGPU_RECORD_INCOMING)
+		vgpu_append(&text, "state=incoming\ndeadline=%lld\n", r->deadline);
 	return text;
 }
 
@@ -48,7 +56,7 @@ static int parse_field(struct vgpu_record *r, const char *key, const char *val, 
 {
 	static const char *const keys[] = { "domain",	 "domain_uuid", "gpu",	   "parent",
 					    "interface", "type_id",	"profile", "mdev_uuid",
-					    "lifetime",	 "cpus" };
+					    "lifetime",	 "cpus",	"state",   "deadline" };
 	size_t k;
 	long id;
 
@@ -89,6 +97,17 @@ static int parse_field(struct vgpu_record *r, const char *key, const char *val, 
 		return vgpu_uuid_normalize(val, r->mdev_uuid) ? 0 : -EINVAL;
 	case 9: /* optional: the CPUs the domain was pinned to */
 		return vgpu_cpulist_parse(val, &r->cpus) < 0 ? -EINVAL : 0;
+	case 10: /* optional: "active" when absent */
+		if (strcmp(val, "incoming") == 0)
+			r->state = VGPU_RECORD_INCOMING;
+		else if (strcmp(val, "active") != 0)
+			return -EINVAL;
+		return 0;
+	case 11: /* with state=incoming only */
+		if (vgpu_parse_long(val, &id) < 0 || id <= 0)
+			return -EINVAL;
+		r->deadline = id;
+		return 0;
 	default:
 		if (strcmp(val, "persistent") == 0)
 			r->lifetime = VGPU_LIFETIME_PERSISTENT;
@@ -127,6 +146,10 @@ int vgpu_record_parse(struct vgpu_ctx *ctx, const char *text, const char *what,
 		return vgpu_error(ctx, -EINVAL,
 				  "owner record '%s': 'mdev_uuid' does not fit interface '%s'",
 				  what, vgpu_iface_str(r.iface));
+	if ((r.state == VGPU_RECORD_INCOMING) != (r.deadline != 0))
+		return vgpu_error(ctx, -EINVAL,
+				  "owner record '%s': 'deadline' does not fit state '%s'", what,
+				  vgpu_record_state_str(r.state));
 	*out = r;
 	return 0;
 }
@@ -254,12 +277,14 @@ bool vgpu_records_parent_taken(const struct vgpu_records *rs, const char *parent
 
 void vgpu_records_apply(const struct vgpu_records *rs, struct vgpu_model *m)
 {
+	long long now = (long long)time(NULL);
+
 	for (size_t i = 0; i < rs->n; i++) {
 		const struct vgpu_record *r = &rs->v[i];
 		const struct vgpu_parent *p = vgpu_model_find_parent(m, r->parent);
 		bool exists = false;
 
-		if (!p)
+		if (!p || vgpu_record_expired(r, now)) /* void: the next writer drops it */
 			continue;
 		if (r->iface == VGPU_IFACE_MDEV) {
 			for (size_t k = 0; k < p->mdevs.n && !exists; k++)
@@ -276,17 +301,56 @@ void vgpu_records_apply(const struct vgpu_records *rs, struct vgpu_model *m)
 		vgpu_model_reserve(m, rs->damaged_parents.items[i], 0);
 }
 
-/* Create (if need be) and open one of our state directories. */
+bool vgpu_record_expired(const struct vgpu_record *r, long long now)
+{
+	return r->state == VGPU_RECORD_INCOMING && r->deadline <= now;
+}
+
+int vgpu_records_drop_expired(struct vgpu_ctx *ctx, struct vgpu_sysfs *fs, struct vgpu_records *rs,
+			      long long now)
+{
+	size_t kept = 0;
+	int dropped = 0, r = 0;
+
+	for (size_t i = 0; i < rs->n; i++) {
+		char key[VGPU_RECORD_KEY_LEN];
+
+		if (r == 0 && vgpu_record_expired(&rs->v[i], now)) {
+			vgpu_record_key(&rs->v[i], key);
+			r = fs ? vgpu_record_remove(ctx, fs, key) : 0;
+			if (r == 0) {
+				vgpu_log(
+					ctx, LOG_NOTICE,
+					"%s owner record '%s': domain '%s' did not migrate here before its deadline",
+					fs ? "dropped" : "would drop", key, rs->v[i].domain);
+				dropped++;
+				continue;
+			}
+		}
+		rs->v[kept++] = rs->v[i];
+	}
+	rs->n = kept;
+	return r < 0 ? r : dropped;
+}
+
 int vgpu_record_write(struct vgpu_ctx *ctx, struct vgpu_sysfs *fs, const struct vgpu_record *rec)
 {
 	VGPU_AUTOSYSDIR d = { .fd = -1 };
 	VGPU_AUTOFREE char *text = vgpu_record_format(rec);
 	char key[VGPU_RECORD_KEY_LEN], show[VGPU_SHOW_LEN];
-	int r = vgpu_sysfs_mkdirs_ctx(ctx, fs, &d, VGPU_RECORDS_DIR);
+	long long now = (long long)time(NULL);
+	int r;
 
+	vgpu_record_key(rec, key);
+	if (rec->state == VGPU_RECORD_INCOMING &&
+	    (rec->deadline <= now || rec->deadline > now + VGPU_INCOMING_MAX_S))
+		return vgpu_error(
+			ctx, -EINVAL,
+			"owner record '%s': an incoming record's deadline must lie within %d seconds from now",
+			key, VGPU_INCOMING_MAX_S);
+	r = vgpu_sysfs_mkdirs_ctx(ctx, fs, &d, VGPU_RECORDS_DIR);
 	if (r < 0)
 		return r;
-	vgpu_record_key(rec, key);
 	r = vgpu_sysfs_replace(&d, key, text, strlen(text));
 	if (r < 0)
 		return vgpu_error(ctx, r, "cannot write owner record '%s': %s",

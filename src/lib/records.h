@@ -37,6 +37,21 @@ enum vgpu_lifetime {
  */
 const char *vgpu_lifetime_str(enum vgpu_lifetime l);
 
+/* an incoming record holds its vGPU for at most this long (a migration not started by then will
+ * not) */
+#define VGPU_INCOMING_MAX_S 3600
+
+enum vgpu_record_state {
+	VGPU_RECORD_ACTIVE = 0, /* the domain's, here (no "state" line: records before migration) */
+	VGPU_RECORD_INCOMING, /* held for a domain migrating here, until its deadline */
+};
+/**
+ * vgpu_record_state_str() - the state as a record spells it.
+ * @s: the state
+ * Return: "active" or "incoming" (static text).
+ */
+const char *vgpu_record_state_str(enum vgpu_record_state s);
+
 struct vgpu_record {
 	char domain[VGPU_DOMAIN_NAME_MAX + 1];
 	char domain_uuid[VGPU_UUID_LEN];
@@ -48,6 +63,8 @@ struct vgpu_record {
 	char mdev_uuid[VGPU_UUID_LEN]; /* "" for vendor VFIO */
 	enum vgpu_lifetime lifetime;
 	struct vgpu_cpuset cpus; /* host CPUs the domain was pinned to (empty: not pinned) */
+	enum vgpu_record_state state;
+	long long deadline; /* incoming: Unix seconds when the hold ends; else 0 */
 };
 
 struct vgpu_records {
@@ -68,7 +85,9 @@ void vgpu_record_key(const struct vgpu_record *r, char key[VGPU_RECORD_KEY_LEN])
 /**
  * vgpu_record_format() - the record as text: one "key=value" line for each of
  * domain, domain_uuid, gpu, parent, interface, type_id, profile, mdev_uuid
- * and lifetime, in that order.
+ * and lifetime, in that order; then "cpus" when the domain was pinned, and
+ * "state=incoming" with "deadline" for an incoming record (an active one
+ * has neither, so it reads as before).
  * @r: the record
  * Return: the text on the heap; caller frees.
  */
@@ -78,7 +97,8 @@ char *vgpu_record_format(const struct vgpu_record *r);
  * (PCI addresses, UUIDs, decimal id, a libvirt-valid domain name).
  * @ctx: where errors go
  * @text: "key=value" lines as vgpu_record_format() writes them; every key
- *        exactly once, no other keys
+ *        exactly once, no other keys; "deadline" (a positive number) exactly
+ *        when "state" is "incoming"
  * @what: the record's name in messages (its file)
  * @out: the record, written only on success
  * Return: 0 or -EINVAL with a message naming @what and the key in @ctx.
@@ -138,17 +158,40 @@ struct vgpu_model;
  * vgpu_records_apply() - count in @m every recorded vGPU that does not exist
  * now (a --per-start reservation, a vGPU gone after a reboot) and every
  * damaged record as reserved on its parent, so planners treat those
- * parents as taken.
+ * parents as taken.  An incoming record holds its parent like that until
+ * its deadline; an expired one counts for nothing.
  * @rs: the records, from vgpu_records_read()
  * @m: the model read from the same host; records of parents it lacks are ignored
  */
 void vgpu_records_apply(const struct vgpu_records *rs, struct vgpu_model *m);
 /**
+ * vgpu_record_expired() - is @r an incoming record whose deadline has passed?
+ * @r: the record
+ * @now: Unix seconds
+ * Return: true when it is void: its domain did not arrive in time.
+ */
+bool vgpu_record_expired(const struct vgpu_record *r, long long now);
+/**
+ * vgpu_records_drop_expired() - remove the files of the expired incoming
+ * records of @rs, and those records from @rs.  Writers call it under the
+ * host lock, after vgpu_records_read().
+ * @ctx: where errors go
+ * @fs: the host root, or NULL to drop them from @rs only (a dry run)
+ * @rs: the records; kept sorted
+ * @now: Unix seconds
+ * Return: how many were dropped, or -errno with a message in @ctx (@rs then
+ *         still holds the records not yet removed).
+ */
+int vgpu_records_drop_expired(struct vgpu_ctx *ctx, struct vgpu_sysfs *fs, struct vgpu_records *rs,
+			      long long now);
+/**
  * vgpu_record_write() - create or replace @r's record (atomic).
  * @ctx: where errors go
  * @fs: the host root; ROOT/var/lib/vgpuctl/owners is created if missing
  * @r: the record; its file is named by vgpu_record_key()
- * Return: 0 or -errno with a message naming the file in @ctx.
+ * Return: 0 or -errno with a message naming the file in @ctx; -EINVAL for
+ *         an incoming record whose deadline is past or more than
+ *         VGPU_INCOMING_MAX_S ahead.
  */
 int vgpu_record_write(struct vgpu_ctx *ctx, struct vgpu_sysfs *fs, const struct vgpu_record *r);
 /**

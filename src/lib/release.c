@@ -12,6 +12,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
+#include <time.h>
 
 #include "assign-priv.h"
 #include "release.h"
@@ -208,6 +209,7 @@ struct release_view {
 	const char *uuid;
 	char former[VGPU_UUID_LEN];
 	struct vgpu_records recs;
+	bool dry_run; /* decides only: an expired record is dropped from recs, not the host */
 };
 
 /* Under the host lock: the records now, and the GPUs of the domain's (and its former UUID's). */
@@ -219,8 +221,12 @@ static int release_gpus(void *arg, struct vgpu_gpu_locks *want)
 	vgpu_records_clear(&v->recs);
 	v->former[0] = '\0';
 	r = vgpu_records_read(v->ctx, v->fs, &v->recs);
+	if (r == 0) /* a writer drops what an expired migration held */
+		r = vgpu_records_drop_expired(v->ctx, v->dry_run ? NULL : v->fs, &v->recs,
+					      (long long)time(NULL));
 	if (r < 0)
 		return r;
+	r = 0;
 	former_uuid(v->ctx, &v->recs, v->m, v->name, v->uuid, v->former);
 	for (size_t i = 0; i < v->recs.n; i++)
 		if (strcmp(v->recs.v[i].domain_uuid, v->uuid) == 0 ||
@@ -237,7 +243,9 @@ static int release_locked(struct vgpu_ctx *ctx, struct vgpu_sysfs *fs, struct _x
 	const char *uuid = dom->uuid;
 	const struct vgpu_meta *m = &dom->meta;
 	struct vgpu_gpu_locks gl = { .n = 0 };
-	struct release_view v = { .ctx = ctx, .fs = fs, .m = m, .name = dom->name, .uuid = uuid };
+	struct release_view v = {
+		.ctx = ctx, .fs = fs, .m = m, .name = dom->name, .uuid = uuid, .dry_run = t->dry_run
+	};
 	const char *former = v.former;
 	struct vgpu_txn txn;
 	int r;

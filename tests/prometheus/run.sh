@@ -107,7 +107,7 @@ CONTRACT = {
     "vgpuctl_metrics_timestamp_seconds": [],
     "vgpuctl_up": [],
 }
-STATES = {"active", "reserved", "missing", "conflict", "orphan", "unknown", "damaged", "config"}
+STATES = {"active", "reserved", "missing", "conflict", "orphan", "unknown", "damaged", "config", "incoming"}
 LABEL = re.compile(r'\s*([a-zA-Z_][a-zA-Z0-9_]*)="((?:[^"\\]|\\.)*)"\s*,?')
 failed = False
 

@@ -1438,6 +1438,105 @@ static void test_read_meta(void **state)
 	xmlFreeDoc(doc);
 }
 
+/* A domain as libvirt gives it to the migrate hook: an mdev and a VF vGPU, guest-side details. */
+static const char retarget_xml[] =
+	"<domain type='kvm'><name>x</name><uuid>" VM_UUID "</uuid><memory>1048576</memory>"
+	"<metadata><v:vgpus xmlns:v='" VGPU_XML_NS "' owner='" VM_UUID "' node='0'>"
+	"<v:vgpu profile='A30-6C' type-id='684' interface='mdev' backing='time-sliced'"
+	" gpu='0000:3b:00.0' vf='0000:3b:00.4' mdev-uuid='" MDEV_UUID "'/>"
+	"<v:vgpu profile='L40S-8Q' type-id='1151' interface='vendor-vfio' backing='time-sliced'"
+	" gpu='0000:c1:00.0' vf='0000:c1:00.5'/></v:vgpus></metadata><devices>"
+	"<hostdev mode='subsystem' type='mdev' model='vfio-pci' display='off'>"
+	"<source><address uuid='" MDEV_UUID "'/></source><alias name='hostdev0'/>"
+	"<rom bar='off'/><address type='pci' domain='0x0000' bus='0x06' slot='0x00'"
+	" function='0x0'/></hostdev>"
+	"<hostdev mode='subsystem' type='pci' managed='no'><source><address domain='0x0000'"
+	" bus='0xc1' slot='0x00' function='0x5'/></source><alias name='hostdev1'/>"
+	"<address type='pci' domain='0x0000' bus='0x07' slot='0x00' function='0x0'/></hostdev>"
+	"</devices></domain>";
+
+/* The guest's side of the two hostdevs, as formatted. */
+static const char *const guest_parts[] = {
+	"<alias name=\"hostdev0\"/>",
+	"<rom bar=\"off\"/>",
+	"<address type=\"pci\" domain=\"0x0000\" bus=\"0x06\" slot=\"0x00\" function=\"0x0\"/>",
+	"<alias name=\"hostdev1\"/>",
+	"<address type=\"pci\" domain=\"0x0000\" bus=\"0x07\" slot=\"0x00\" function=\"0x0\"/>",
+	"<hostdev mode=\"subsystem\" type=\"mdev\" model=\"vfio-pci\" display=\"off\">",
+	"<hostdev mode=\"subsystem\" type=\"pci\" managed=\"no\">",
+};
+
+static void set_choice(struct vgpu_choice *c, enum vgpu_iface iface, const char *gpu,
+		       const char *parent, const char *mdev)
+{
+	memset(c, 0, sizeof(*c));
+	c->iface = iface;
+	snprintf(c->gpu, sizeof(c->gpu), "%s", gpu);
+	snprintf(c->parent, sizeof(c->parent), "%s", parent);
+	snprintf(c->mdev_uuid, sizeof(c->mdev_uuid), "%s", mdev);
+}
+
+/*
+ * A migration's rewrite: the same devices change nothing; a new mdev UUID
+ * and another VF change only the hostdevs' sources and our metadata; what
+ * the guest sees stays byte-identical; an interface change is refused.
+ */
+static void test_retarget(void **state)
+{
+	struct fixture *f = *state;
+	struct _xmlDoc *doc = parse_ok(f, retarget_xml);
+	const char *mdev2 = "aaaaaaaa-0000-4000-8000-000000000002";
+	struct vgpu_choice to[2];
+	struct vgpu_meta m;
+	char *before, *after;
+
+	assert_int_equal(vgpu_domain_read_meta(&f->ctx, doc, &m), 0);
+	before = format_ok(doc);
+	set_choice(&to[0], VGPU_IFACE_MDEV, "0000:3b:00.0", "0000:3b:00.4", MDEV_UUID);
+	set_choice(&to[1], VGPU_IFACE_VENDOR_VFIO, "0000:c1:00.0", "0000:c1:00.5", "");
+	assert_int_equal(vgpu_domain_retarget(&f->ctx, doc, &m, to, 2), 0);
+	after = format_ok(doc);
+	assert_string_equal(before, after);
+	free(after);
+
+	set_choice(&to[0], VGPU_IFACE_MDEV, "0000:af:00.0", "0000:af:00.4", mdev2);
+	set_choice(&to[1], VGPU_IFACE_VENDOR_VFIO, "0000:41:00.0", "0000:41:00.6", "");
+	assert_int_equal(vgpu_domain_retarget(&f->ctx, doc, &m, to, 2), 2);
+	after = format_ok(doc);
+	assert_once(after,
+		    "<source>\n        <address uuid=\"aaaaaaaa-0000-4000-8000-000000000002\"/>");
+	assert_once(after,
+		    "<address domain=\"0x0000\" bus=\"0x41\" slot=\"0x00\" function=\"0x6\"/>");
+	assert_lacks(after, MDEV_UUID);
+	assert_lacks(after, "bus=\"0xc1\"");
+	assert_once(
+		after,
+		"gpu=\"0000:af:00.0\" vf=\"0000:af:00.4\" mdev-uuid=\"aaaaaaaa-0000-4000-8000-000000000002\"");
+	assert_once(after, "gpu=\"0000:41:00.0\" vf=\"0000:41:00.6\"");
+	for (size_t i = 0; i < ARRAY_SIZE(guest_parts); i++) {
+		assert_once(before, guest_parts[i]);
+		assert_once(after, guest_parts[i]);
+	}
+	free(after);
+	free(before);
+
+	/* mdev <-> VF is not the rewrite's to do: refused before any edit */
+	vgpu_meta_clear(&m);
+	xmlFreeDoc(doc);
+	doc = parse_ok(f, retarget_xml);
+	assert_int_equal(vgpu_domain_read_meta(&f->ctx, doc, &m), 0);
+	before = format_ok(doc);
+	set_choice(&to[1], VGPU_IFACE_MDEV, "0000:41:00.0", "0000:41:00.6", mdev2);
+	assert_int_equal(vgpu_domain_retarget(&f->ctx, doc, &m, to, 2), -EINVAL);
+	assert_int_equal(vgpu_domain_retarget(&f->ctx, doc, &m, to, 1), -EINVAL);
+	after = format_ok(doc);
+	assert_string_equal(before, after);
+	free(after);
+	free(before);
+	vgpu_meta_clear(&m);
+	xmlFreeDoc(doc);
+}
+
 /* One reading of a domain: every field, and each check's result kept, not acted on. */
 static void test_domain_info_read(void **state)
 {
@@ -1505,6 +1604,7 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_device_on_cell_refused, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_libvirt_spellings, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_read_meta, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_retarget, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_domain_info_read, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_full_output, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_deterministic, setup, teardown),

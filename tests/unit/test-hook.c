@@ -20,6 +20,8 @@
 #include <stdlib.h>
 #include <string.h>
 #include <syslog.h>
+#include <sys/wait.h>
+#include <time.h>
 #include <cmocka.h>
 
 #include <dirent.h>
@@ -438,6 +440,25 @@ static void records_now(struct env *e, char *buf, size_t len)
 
 		snprintf(buf + l, len - l, "%s %s\n", recs.v[i].domain, recs.v[i].parent);
 	}
+}
+
+/* @r as a migration here writes it: incoming, its deadline @ahead seconds from now. */
+static struct vgpu_record incoming(struct vgpu_record r, long long ahead)
+{
+	r.state = VGPU_RECORD_INCOMING;
+	r.deadline = (long long)time(NULL) + ahead;
+	return r;
+}
+
+/* The state of the record of @parent on the host now: "active", "incoming" or "none". */
+static const char *state_now(struct env *e, const char *parent)
+{
+	VGPU_AUTORECORDS recs = { 0 };
+	const struct vgpu_record *r;
+
+	assert_int_equal(vgpu_records_read(&e->ctx, e->fs, &recs), 0);
+	r = vgpu_records_find(&recs, parent, NULL);
+	return r ? vgpu_record_state_str(r->state) : "none";
 }
 
 /* The note a prepare left for domain @name ("" when none). */
@@ -1229,6 +1250,404 @@ static void test_release_lock_timeout(void **state)
 	vgpu_sysfs_free(other);
 }
 
+/* ---- a domain migrating here (incoming records) ----------------------------------------- */
+
+/*
+ * prepare on the destination creates the vGPUs the migration's incoming
+ * records name and makes the records active, under the host lock (a record
+ * is written); the cheap pass sees the work even when the vGPU is there.
+ */
+static void test_prepare_incoming_becomes_active(void **state)
+{
+	struct env *e = *state;
+	struct vgpu_record a = incoming(
+		vfio_rec("vm1", VM1, "0000:c1:00.4", L40S_8Q, VGPU_LIFETIME_PERSISTENT), 600);
+	struct vgpu_record b = incoming(
+		vfio_rec("vm1", VM1, "0000:c1:00.5", L40S_8Q, VGPU_LIFETIME_PERSISTENT), 600);
+	char note[256];
+
+	put_rec(e, &a);
+	put_rec(e, &b);
+	set_vf(e, "0000:c1:00.5", L40S_8Q); /* there already: only the record changes */
+	assert_int_equal(cheap_ok(e, VGPU_HOOK_PREPARE, "vm1", dom_xml("vm1", VM1, "")),
+			 VGPU_HOOK_PARSE_XML);
+	locked_ok(e, VGPU_HOOK_PREPARE, "vm1", VM1);
+	assert_int_equal(vf_type(e, "0000:c1:00.4"), L40S_8Q);
+	assert_int_equal(e->n_create, 1);
+	assert_true(e->host_locked_in_write);
+	assert_string_equal(state_now(e, "0000:c1:00.4"), "active");
+	assert_string_equal(state_now(e, "0000:c1:00.5"), "active");
+	assert_string_equal(note_of(e, "vm1", note, sizeof(note)), "arrived\n0000:c1:00.4\n");
+	/* the start went through: a stop keeps vGPUs and records */
+	assert_int_equal(cheap_ok(e, VGPU_HOOK_STARTED, "vm1", NULL), VGPU_HOOK_DONE);
+	locked_ok(e, VGPU_HOOK_RELEASE, "vm1", VM1);
+	assert_int_equal(vf_type(e, "0000:c1:00.4"), L40S_8Q);
+	assert_string_equal(state_now(e, "0000:c1:00.4"), "active");
+}
+
+/* A failure midway leaves the records incoming and creates nothing. */
+static void test_prepare_incoming_rollback(void **state)
+{
+	struct env *e = *state;
+	struct vgpu_record a = incoming(
+		vfio_rec("vm1", VM1, "0000:c1:00.4", L40S_8Q, VGPU_LIFETIME_PERSISTENT), 600);
+	char note[256];
+
+	put_rec(e, &a);
+	e->fail_create = -EIO;
+	assert_true(locked(e, VGPU_HOOK_PREPARE, "vm1", VM1, NULL, NULL) < 0);
+	assert_string_equal(state_now(e, "0000:c1:00.4"), "incoming");
+	assert_int_equal(vf_type(e, "0000:c1:00.4"), 0);
+	assert_string_equal(note_of(e, "vm1", note, sizeof(note)), "");
+}
+
+/*
+ * The incoming start fails after prepare (the migration does not go
+ * through): release frees what it made, the vGPUs and the records the
+ * migration wrote; another domain's stay.
+ */
+static void test_release_failed_incoming_start(void **state)
+{
+	struct env *e = *state;
+	struct vgpu_record a = incoming(
+		vfio_rec("vm1", VM1, "0000:c1:00.4", L40S_8Q, VGPU_LIFETIME_PERSISTENT), 600);
+	struct vgpu_record o =
+		vfio_rec("vm2", VM2, "0000:c1:00.5", L40S_8Q, VGPU_LIFETIME_PERSISTENT);
+	char recs[256];
+
+	put_rec(e, &a);
+	put_rec(e, &o);
+	locked_ok(e, VGPU_HOOK_PREPARE, "vm1", VM1);
+	assert_int_equal(cheap_ok(e, VGPU_HOOK_RELEASE, "vm1", dom_xml("vm1", VM1, "")),
+			 VGPU_HOOK_PARSE_XML);
+	locked_ok(e, VGPU_HOOK_RELEASE, "vm1", VM1);
+	assert_int_equal(vf_type(e, "0000:c1:00.4"), 0);
+	records_now(e, recs, sizeof(recs));
+	assert_string_equal(recs, "vm2 0000:c1:00.5\n");
+}
+
+/*
+ * An incoming record whose domain never arrived is dropped after its
+ * deadline by the next writer (here the hook of another domain), and
+ * prepare of that domain has nothing to create any more.
+ */
+static void test_incoming_expired_dropped(void **state)
+{
+	struct env *e = *state;
+	struct vgpu_record o =
+		vfio_rec("vm2", VM2, "0000:c1:00.5", L40S_8Q, VGPU_LIFETIME_PER_START);
+	char recs[256], rel[128], text[1024];
+	struct vgpu_record gone = incoming(
+		vfio_rec("vm1", VM1, "0000:c1:00.4", L40S_8Q, VGPU_LIFETIME_PERSISTENT), 0);
+	char *t;
+
+	put_rec(e, &o);
+	gone.deadline = 1000; /* long past: written as a migration left it */
+	t = vgpu_record_format(&gone);
+	snprintf(text, sizeof(text), "%s", t);
+	free(t);
+	snprintf(rel, sizeof(rel), "%s/0000:c1:00.4", VGPU_RECORDS_DIR);
+	tree_put(e->root, rel, text);
+	locked_ok(e, VGPU_HOOK_PREPARE, "vm2", VM2);
+	records_now(e, recs, sizeof(recs));
+	assert_string_equal(recs, "vm2 0000:c1:00.5\n");
+	assert_contains(e->log, "did not migrate here before its deadline");
+	assert_int_equal(vf_type(e, "0000:c1:00.4"), 0);
+}
+
+/* ---- migrate begin on the destination ------------------------------------------------- */
+
+#define VM3 "33333333-2222-4333-8444-555555555555"
+
+/* The locked migrate pass for domain @name/@uuid with @n vGPUs @v. */
+static int migrate(struct env *e, const char *name, const char *uuid,
+		   const struct vgpu_hook_vgpu *v, size_t n, struct vgpu_hook_result *res)
+{
+	const struct vgpu_hook_domain d = { .uuid = uuid, .vgpus = v, .n_vgpus = n, .vcpus = 2 };
+	const struct vgpu_hook_input in = { .name = name, .parsed = &d, .lock_wait_ms = 300 };
+	int r;
+
+	memset(res, 0, sizeof(*res));
+	vgpu_ctx_clear(&e->ctx);
+	r = vgpu_hook_run(&e->ctx, e->fs, VGPU_HOOK_MIGRATE, &in, res);
+	assert_false(host_locked(e)); /* never left behind */
+	if (r < 0)
+		assert_int_equal(res->n_landing, 0);
+	return r;
+}
+
+static void migrate_ok(struct env *e, const char *name, const char *uuid,
+		       const struct vgpu_hook_vgpu *v, size_t n, struct vgpu_hook_result *res)
+{
+	int r = migrate(e, name, uuid, v, n, res);
+
+	if (r < 0)
+		fail_msg("migrate: %d: %s", r, vgpu_ctx_error(&e->ctx));
+}
+
+/* The cheap pass always asks for the parse: only the metadata says whether the domain is ours. */
+static void test_migrate_cheap(void **state)
+{
+	struct env *e = *state;
+
+	assert_int_equal(cheap_ok(e, VGPU_HOOK_MIGRATE, "vm1", dom_xml("vm1", VM1, "")),
+			 VGPU_HOOK_PARSE_XML);
+}
+
+/* No vGPU in the metadata: not ours; nothing written, nothing to print. */
+static void test_migrate_not_ours(void **state)
+{
+	struct env *e = *state;
+	struct vgpu_hook_result res;
+	char recs[64];
+
+	migrate_ok(e, "vm1", VM1, NULL, 0, &res);
+	assert_int_equal(res.n_landing, 0);
+	records_now(e, recs, sizeof(recs));
+	assert_string_equal(recs, "");
+}
+
+/*
+ * A VF vGPU lands on a VF of this host, recorded incoming for the domain's
+ * UUID with a deadline within the hour; nothing is created yet.  A second
+ * attempt replaces the first's records; the same VF address as on the
+ * source needs no rewrite.
+ */
+static void test_migrate_vf(void **state)
+{
+	struct env *e = *state;
+	struct vgpu_hook_vgpu v = { .profile = "L40S-8Q",
+				    .iface = VGPU_IFACE_VENDOR_VFIO,
+				    .vf = "0000:99:00.4" };
+	struct vgpu_hook_result res, again;
+	VGPU_AUTORECORDS recs = { 0 };
+	long long now = (long long)time(NULL);
+	char text[256], want[256];
+
+	migrate_ok(e, "vm1", VM1, &v, 1, &res);
+	assert_int_equal(res.n_landing, 1);
+	assert_true(res.landing[0].changed);
+	assert_string_equal(res.landing[0].mdev_uuid, "");
+	assert_int_equal(vgpu_records_read(&e->ctx, e->fs, &recs), 0);
+	assert_int_equal(recs.n, 1);
+	assert_string_equal(recs.v[0].parent, res.landing[0].parent);
+	assert_string_equal(recs.v[0].domain_uuid, VM1);
+	assert_int_equal(recs.v[0].state, VGPU_RECORD_INCOMING);
+	assert_int_equal(recs.v[0].type_id, L40S_8Q);
+	assert_true(recs.v[0].deadline > now);
+	assert_true(recs.v[0].deadline <= now + VGPU_INCOMING_MAX_S + 1);
+	assert_int_equal(e->n_create, 0); /* prepare creates it, not migrate */
+	assert_true(vgpu_cpuset_empty(&recs.v[0].cpus)); /* not pinned: no CPUs held */
+
+	v.vf = res.landing[0].parent;
+	migrate_ok(e, "vm1", VM1, &v, 1, &again);
+	assert_string_equal(again.landing[0].parent, res.landing[0].parent);
+	assert_false(again.landing[0].changed);
+	records_now(e, text, sizeof(text));
+	snprintf(want, sizeof(want), "vm1 %s\n", res.landing[0].parent);
+	assert_string_equal(text, want);
+}
+
+/* A domain whose records here are active (it runs here) cannot migrate here; nothing changes. */
+static void test_migrate_active_here(void **state)
+{
+	struct env *e = *state;
+	struct vgpu_record a =
+		vfio_rec("vm1", VM1, "0000:c1:00.4", L40S_8Q, VGPU_LIFETIME_PERSISTENT);
+	const struct vgpu_hook_vgpu v = { .profile = "L40S-8Q", .iface = VGPU_IFACE_VENDOR_VFIO };
+	struct vgpu_hook_result res;
+	char recs[256];
+	struct vgpu_record b = incoming(
+		vfio_rec("vm1", VM1, "0000:41:00.4", L40S_8Q, VGPU_LIFETIME_PERSISTENT), 600);
+
+	put_rec(e, &a);
+	put_rec(e, &b); /* sorted first: still not removed by a refused migration */
+	assert_int_equal(migrate(e, "vm1", VM1, &v, 1, &res), -EEXIST);
+	records_now(e, recs, sizeof(recs));
+	assert_string_equal(recs, "vm1 0000:41:00.4\nvm1 0000:c1:00.4\n");
+	assert_string_equal(state_now(e, "0000:c1:00.4"), "active");
+}
+
+/*
+ * The fixture's GPU 41 holds L40S-4Q vGPUs (no other size fits beside
+ * them); another domain's record holds GPU c1 with L40S-48Q: no room, one
+ * line, nothing written.
+ */
+static void test_migrate_no_room(void **state)
+{
+	struct env *e = *state;
+	struct vgpu_record a = vfio_rec("vm2", VM2, "0000:c1:00.4", 1155, VGPU_LIFETIME_PER_START);
+	const struct vgpu_hook_vgpu v = { .profile = "L40S-48Q", .iface = VGPU_IFACE_VENDOR_VFIO };
+	struct vgpu_hook_result res;
+	char recs[256];
+	int r;
+
+	put_rec(e, &a);
+	r = migrate(e, "vm1", VM1, &v, 1, &res);
+	assert_true(r == -EBUSY || r == -ENOSPC);
+	assert_contains(vgpu_ctx_error(&e->ctx), "L40S-48Q");
+	assert_null(strchr(vgpu_ctx_error(&e->ctx), '\n')); /* one line for stderr */
+	records_now(e, recs, sizeof(recs));
+	assert_string_equal(recs, "vm2 0000:c1:00.4\n");
+}
+
+/*
+ * Two migrations race for the last L40S-48Q slot (GPU c1): the host lock
+ * orders them, the first holds the slot with its incoming record, the
+ * second is refused with nothing written.
+ */
+static void test_migrate_race_last_slot(void **state)
+{
+	struct env *e = *state;
+	const struct vgpu_hook_vgpu v = { .profile = "L40S-48Q", .iface = VGPU_IFACE_VENDOR_VFIO };
+	struct vgpu_hook_result res;
+	char recs[256], want[256];
+
+	migrate_ok(e, "vm1", VM1, &v, 1, &res);
+	snprintf(want, sizeof(want), "vm1 %s\n", res.landing[0].parent);
+	assert_true(migrate(e, "vm3", VM3, &v, 1, &res) < 0);
+	assert_contains(vgpu_ctx_error(&e->ctx), "L40S-48Q");
+	records_now(e, recs, sizeof(recs));
+	assert_string_equal(recs, want);
+}
+
+/* One migrate of @name/@uuid in a child process: exit 0 placed, 1 refused for room, 2 else. */
+static void migrate_child(const char *root, const char *name, const char *uuid)
+{
+	const struct vgpu_hook_vgpu v = { .profile = "L40S-48Q", .iface = VGPU_IFACE_VENDOR_VFIO };
+	const struct vgpu_hook_domain d = { .uuid = uuid, .vgpus = &v, .n_vgpus = 1, .vcpus = 2 };
+	const struct vgpu_hook_input in = { .name = name, .parsed = &d, .lock_wait_ms = 20000 };
+	struct vgpu_hook_result res;
+	struct vgpu_sysfs *fs = NULL;
+	struct vgpu_ctx ctx;
+	int r;
+
+	vgpu_ctx_init(&ctx, NULL, NULL);
+	if (vgpu_sysfs_open(&ctx, root, &fs) < 0)
+		_exit(2);
+	r = vgpu_hook_run(&ctx, fs, VGPU_HOOK_MIGRATE, &in, &res);
+	_exit(r == 0 ? 0 : r == -EBUSY || r == -ENOSPC ? 1 : 2);
+}
+
+/* The same race in two processes at once: exactly one wins, the other is refused, one record. */
+static void test_migrate_race_processes(void **state)
+{
+	struct env *e = *state;
+	const char *names[] = { "vm1", "vm3" }, *uuids[] = { VM1, VM3 };
+	int won = 0, refused = 0;
+	VGPU_AUTORECORDS recs = { 0 };
+	pid_t pid[2];
+
+	for (int i = 0; i < 2; i++) {
+		pid[i] = fork();
+		assert_true(pid[i] >= 0);
+		if (pid[i] == 0)
+			migrate_child(e->root, names[i], uuids[i]);
+	}
+	for (int i = 0; i < 2; i++) {
+		int st = 0;
+
+		assert_int_equal(waitpid(pid[i], &st, 0), pid[i]);
+		assert_true(WIFEXITED(st));
+		won += WEXITSTATUS(st) == 0;
+		refused += WEXITSTATUS(st) == 1;
+	}
+	assert_int_equal(won, 1);
+	assert_int_equal(refused, 1);
+	assert_int_equal(vgpu_records_read(&e->ctx, e->fs, &recs), 0);
+	assert_int_equal(recs.n, 1);
+	assert_int_equal(recs.v[0].state, VGPU_RECORD_INCOMING);
+	assert_int_equal(recs.v[0].type_id, 1155);
+}
+
+/* An mdev keeps its UUID when nobody here has it; the hostdev needs no rewrite. */
+static void test_migrate_mdev_kept(void **state)
+{
+	struct env *e = *state;
+	const struct vgpu_hook_vgpu v = { .profile = "A30-6C",
+					  .iface = VGPU_IFACE_MDEV,
+					  .mdev_uuid = MDEV1 };
+	struct vgpu_hook_result res;
+	VGPU_AUTORECORDS recs = { 0 };
+
+	migrate_ok(e, "vm1", VM1, &v, 1, &res);
+	assert_int_equal(res.n_landing, 1);
+	assert_string_equal(res.landing[0].mdev_uuid, MDEV1);
+	assert_false(res.landing[0].changed);
+	assert_int_equal(vgpu_records_read(&e->ctx, e->fs, &recs), 0);
+	assert_int_equal(recs.n, 1);
+	assert_string_equal(recs.v[0].mdev_uuid, MDEV1);
+	assert_int_equal(recs.v[0].state, VGPU_RECORD_INCOMING);
+}
+
+/* An mdev whose UUID another domain's record or an mdev here has gets a new one. */
+static void test_migrate_mdev_uuid_taken(void **state)
+{
+	struct env *e = *state;
+	struct vgpu_record o = mdev_rec("vm2", VM2, "0000:af:00.4", MDEV1, VGPU_LIFETIME_PER_START);
+	const struct vgpu_hook_vgpu v = { .profile = "A30-6C",
+					  .iface = VGPU_IFACE_MDEV,
+					  .mdev_uuid = MDEV1 };
+	const struct vgpu_hook_vgpu w = { .profile = "A30-6C",
+					  .iface = VGPU_IFACE_MDEV,
+					  .mdev_uuid = MDEV2 };
+	struct vgpu_hook_result res;
+
+	put_rec(e, &o);
+	migrate_ok(e, "vm1", VM1, &v, 1, &res);
+	assert_true(res.landing[0].changed);
+	assert_string_not_equal(res.landing[0].mdev_uuid, MDEV1);
+	assert_true(vgpu_uuid_valid(res.landing[0].mdev_uuid));
+	add_mdev(e, MDEV2, "0000:3b:00.5", A30_6C); /* a device nobody recorded */
+	migrate_ok(e, "vm3", VM3, &w, 1, &res);
+	assert_true(res.landing[0].changed);
+	assert_string_not_equal(res.landing[0].mdev_uuid, MDEV2);
+}
+
+/* A VF vGPU cannot become an mdev here: refused with one line, nothing written. */
+static void test_migrate_interface_change(void **state)
+{
+	struct env *e = *state;
+	const struct vgpu_hook_vgpu v = { .profile = "A30-6C",
+					  .iface = VGPU_IFACE_VENDOR_VFIO,
+					  .vf = "0000:3b:00.4" };
+	struct vgpu_hook_result res;
+	char recs[64];
+
+	assert_int_equal(migrate(e, "vm1", VM1, &v, 1, &res), -ENOTSUP);
+	assert_contains(vgpu_ctx_error(&e->ctx), "does not change the interface");
+	records_now(e, recs, sizeof(recs));
+	assert_string_equal(recs, "");
+}
+
+/*
+ * A pinned domain's records hold the CPUs chosen for it here; then the
+ * destination's prepare creates the vGPU and makes the record active.
+ */
+static void test_migrate_then_prepare(void **state)
+{
+	struct env *e = *state;
+	const struct vgpu_hook_vgpu v = { .profile = "L40S-8Q", .iface = VGPU_IFACE_VENDOR_VFIO };
+	const struct vgpu_hook_domain d = {
+		.uuid = VM1, .vgpus = &v, .n_vgpus = 1, .vcpus = 2, .pinned = true
+	};
+	const struct vgpu_hook_input in = { .name = "vm1", .parsed = &d, .lock_wait_ms = 300 };
+	struct vgpu_hook_result res = { .n_landing = 0 };
+	VGPU_AUTORECORDS recs = { 0 };
+
+	assert_int_equal(vgpu_hook_run(&e->ctx, e->fs, VGPU_HOOK_MIGRATE, &in, &res), 0);
+	assert_int_equal(res.n_landing, 1);
+	assert_false(vgpu_cpuset_empty(&res.cpus));
+	assert_int_equal(vgpu_records_read(&e->ctx, e->fs, &recs), 0);
+	assert_int_equal(recs.n, 1);
+	assert_true(vgpu_cpuset_subset(&recs.v[0].cpus, &res.cpus));
+	assert_true(vgpu_cpuset_subset(&res.cpus, &recs.v[0].cpus));
+	assert_string_equal(state_now(e, res.landing[0].parent), "incoming");
+	locked_ok(e, VGPU_HOOK_PREPARE, "vm1", VM1);
+	assert_int_equal(vf_type(e, res.landing[0].parent), L40S_8Q);
+	assert_string_equal(state_now(e, res.landing[0].parent), "active");
+}
+
 int main(int argc, char **argv)
 {
 	const struct CMUnitTest tests[] = {
@@ -1262,9 +1681,28 @@ int main(int argc, char **argv)
 		cmocka_unit_test_setup_teardown(test_release_frees_per_start, setup_l40s, teardown),
 		cmocka_unit_test_setup_teardown(test_release_nothing, setup_l40s, teardown),
 		cmocka_unit_test_setup_teardown(test_release_failed_start, setup_l40s, teardown),
+		cmocka_unit_test_setup_teardown(test_prepare_incoming_becomes_active, setup_l40s,
+						teardown),
+		cmocka_unit_test_setup_teardown(test_prepare_incoming_rollback, setup_l40s,
+						teardown),
+		cmocka_unit_test_setup_teardown(test_release_failed_incoming_start, setup_l40s,
+						teardown),
+		cmocka_unit_test_setup_teardown(test_incoming_expired_dropped, setup_l40s,
+						teardown),
 		cmocka_unit_test_setup_teardown(test_release_stale, setup_l40s, teardown),
 		cmocka_unit_test_setup_teardown(test_release_fails, setup_l40s, teardown),
 		cmocka_unit_test_setup_teardown(test_release_lock_timeout, setup_l40s, teardown),
+		cmocka_unit_test_setup_teardown(test_migrate_cheap, setup_l40s, teardown),
+		cmocka_unit_test_setup_teardown(test_migrate_not_ours, setup_l40s, teardown),
+		cmocka_unit_test_setup_teardown(test_migrate_vf, setup_l40s, teardown),
+		cmocka_unit_test_setup_teardown(test_migrate_active_here, setup_l40s, teardown),
+		cmocka_unit_test_setup_teardown(test_migrate_no_room, setup_l40s, teardown),
+		cmocka_unit_test_setup_teardown(test_migrate_race_last_slot, setup_l40s, teardown),
+		cmocka_unit_test_setup_teardown(test_migrate_race_processes, setup_l40s, teardown),
+		cmocka_unit_test_setup_teardown(test_migrate_mdev_kept, setup_a30, teardown),
+		cmocka_unit_test_setup_teardown(test_migrate_mdev_uuid_taken, setup_a30, teardown),
+		cmocka_unit_test_setup_teardown(test_migrate_interface_change, setup_a30, teardown),
+		cmocka_unit_test_setup_teardown(test_migrate_then_prepare, setup_l40s, teardown),
 	};
 
 	srcdir = test_srcdir(argc, argv);

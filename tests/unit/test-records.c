@@ -537,6 +537,146 @@ static void test_states(void **state)
 	assert_string_equal(vgpu_state_str(VGPU_STATE_DAMAGED), "damaged");
 }
 
+/* ---- incoming records (a domain migrating here) ----------------------------------------- */
+
+/* An incoming record keeps its state and deadline; a record without them is active, as before. */
+static void test_incoming_parse(void **state)
+{
+	struct fx *f = *state;
+	struct vgpu_record out, in = vfio_rec("vm", VF1, 557);
+	char text[4096];
+	char *t;
+
+	record_text(text, sizeof(text), VF1, NULL, NULL); /* a record before migration existed */
+	assert_null(strstr(text, "state="));
+	assert_int_equal(parse(f, text, &out), 0);
+	assert_int_equal(out.state, VGPU_RECORD_ACTIVE);
+	assert_int_equal(out.deadline, 0);
+
+	in.state = VGPU_RECORD_INCOMING;
+	in.deadline = 1900000000;
+	t = vgpu_record_format(&in);
+	assert_non_null(strstr(t, "state=incoming\ndeadline=1900000000\n"));
+	assert_int_equal(parse(f, t, &out), 0);
+	free(t);
+	assert_int_equal(out.state, VGPU_RECORD_INCOMING);
+	assert_true(out.deadline == 1900000000);
+	assert_string_equal(vgpu_record_state_str(out.state), "incoming");
+
+	record_text(text, sizeof(text), VF1, NULL, "state=active\n");
+	assert_int_equal(parse(f, text, &out), 0);
+	assert_int_equal(out.state, VGPU_RECORD_ACTIVE);
+	record_text(text, sizeof(text), VF1, NULL, "state=incoming\n"); /* no deadline */
+	assert_int_equal(parse(f, text, &out), -EINVAL);
+	assert_non_null(
+		strstr(vgpu_ctx_error(&f->ctx), "'deadline' does not fit state 'incoming'"));
+	record_text(text, sizeof(text), VF1, NULL, "deadline=1900000000\n"); /* no state */
+	assert_int_equal(parse(f, text, &out), -EINVAL);
+	record_text(text, sizeof(text), VF1, NULL, "state=leaving\ndeadline=1900000000\n");
+	assert_int_equal(parse(f, text, &out), -EINVAL);
+	record_text(text, sizeof(text), VF1, NULL, "state=incoming\ndeadline=0\n");
+	assert_int_equal(parse(f, text, &out), -EINVAL);
+	record_text(text, sizeof(text), VF1, NULL, "state=incoming\ndeadline=soon\n");
+	assert_int_equal(parse(f, text, &out), -EINVAL);
+}
+
+/* The deadline is written only when it lies ahead, at most an hour; else nothing is written. */
+static void test_incoming_deadline_bounds(void **state)
+{
+	struct fx *f = *state;
+	struct vgpu_record r = vfio_rec("vm", VF1, 557);
+	VGPU_AUTORECORDS rs = { 0 };
+	long long now = (long long)time(NULL);
+	char names[512];
+
+	r.state = VGPU_RECORD_INCOMING;
+	r.deadline = now + VGPU_INCOMING_MAX_S + 60;
+	assert_int_equal(vgpu_record_write(&f->ctx, f->fs, &r), -EINVAL);
+	assert_non_null(strstr(vgpu_ctx_error(&f->ctx), "deadline"));
+	r.deadline = now - 1;
+	vgpu_ctx_clear(&f->ctx);
+	assert_int_equal(vgpu_record_write(&f->ctx, f->fs, &r), -EINVAL);
+	owners_listing(f, names, sizeof(names));
+	assert_string_equal(names, "");
+
+	r.deadline = now + VGPU_INCOMING_MAX_S - 5;
+	write_ok(f, &r);
+	read_ok(f, &rs);
+	assert_int_equal(rs.n, 1);
+	assert_int_equal(rs.v[0].state, VGPU_RECORD_INCOMING);
+	assert_true(rs.v[0].deadline == r.deadline);
+	assert_false(vgpu_record_expired(&rs.v[0], now));
+	assert_true(vgpu_record_expired(&rs.v[0], r.deadline));
+}
+
+/*
+ * An expired incoming record is dropped by the next writer (its file goes),
+ * a live one and the active ones stay; a dry run drops it from memory only;
+ * and until it is dropped it holds no capacity.
+ */
+static void test_incoming_expired_dropped(void **state)
+{
+	struct fx *f = *state;
+	struct vgpu_record act = vfio_rec("vm-a", VF1, 557), live = vfio_rec("vm-b", VF2, 557);
+	struct vgpu_records rs = { 0 };
+	long long now = (long long)time(NULL);
+	char text[4096], names[512];
+	VGPU_AUTOPTR(model) m = vgpu_model_new();
+	struct vgpu_gpu *g = vgpu_model_add_gpu(m, PF, 0x20b7);
+
+	live.state = VGPU_RECORD_INCOMING;
+	live.deadline = now + 600;
+	write_ok(f, &act);
+	write_ok(f, &live);
+	/* written an hour ago: its deadline has passed */
+	record_text(text, sizeof(text), "0000:3b:00.6", NULL, "state=incoming\ndeadline=1000\n");
+	tree_put(f->root, OWNERS "/0000:3b:00.6", text);
+
+	read_ok(f, &rs);
+	assert_int_equal(rs.n, 3);
+	vgpu_gpu_add_parent(g, "0000:3b:00.6", 2);
+	vgpu_gpu_add_parent(g, VF2, 1);
+	vgpu_records_apply(&rs, m);
+	assert_int_equal(vgpu_model_find_parent(m, "0000:3b:00.6")->n_reserved, 0);
+	assert_int_equal(vgpu_model_find_parent(m, VF2)->n_reserved, 1); /* held until it arrives */
+
+	assert_int_equal(vgpu_records_drop_expired(&f->ctx, NULL, &rs, now), 1); /* a dry run */
+	assert_int_equal(rs.n, 2);
+	owners_listing(f, names, sizeof(names));
+	assert_string_equal(names, "0000:3b:00.4 0000:3b:00.5 0000:3b:00.6");
+	vgpu_records_clear(&rs);
+
+	read_ok(f, &rs);
+	assert_int_equal(vgpu_records_drop_expired(&f->ctx, f->fs, &rs, now), 1);
+	assert_int_equal(rs.n, 2);
+	assert_string_equal(rs.v[0].parent, VF1);
+	assert_string_equal(rs.v[1].parent, VF2);
+	owners_listing(f, names, sizeof(names));
+	assert_string_equal(names, "0000:3b:00.4 0000:3b:00.5");
+	assert_int_equal(vgpu_records_drop_expired(&f->ctx, f->fs, &rs, now), 0);
+	/* past its deadline the live one goes too */
+	assert_int_equal(vgpu_records_drop_expired(&f->ctx, f->fs, &rs, now + 601), 1);
+	owners_listing(f, names, sizeof(names));
+	assert_string_equal(names, "0000:3b:00.4");
+	vgpu_records_clear(&rs);
+}
+
+/* An incoming record whose vGPU is not there yet is "incoming"; once made, "active". */
+static void test_incoming_state(void **state)
+{
+	struct fx *f = *state;
+	struct vgpu_record r = vfio_rec("vm", VF1, 557);
+	const char *attr = "sys/bus/pci/devices/" VF1 "/nvidia/current_vgpu_type";
+
+	r.state = VGPU_RECORD_INCOMING;
+	r.deadline = (long long)time(NULL) + 600;
+	tree_put(f->root, attr, "0\n");
+	assert_int_equal(state_of(f, &r), VGPU_STATE_INCOMING);
+	assert_string_equal(vgpu_state_str(VGPU_STATE_INCOMING), "incoming");
+	tree_put(f->root, attr, "557\n");
+	assert_int_equal(state_of(f, &r), VGPU_STATE_ACTIVE);
+}
+
 /* ---- what concurrent runs rely on ------------------------------------------------------- */
 
 /*
@@ -708,6 +848,10 @@ int main(void)
 		fx_test(test_find),
 		fx_test(test_apply_to_model),
 		fx_test(test_states),
+		fx_test(test_incoming_parse),
+		fx_test(test_incoming_deadline_bounds),
+		fx_test(test_incoming_expired_dropped),
+		fx_test(test_incoming_state),
 		fx_test(test_replace_atomic_under_reads),
 		fx_test(test_failed_write_keeps_old),
 		fx_test(test_stale_temporaries_swept),
