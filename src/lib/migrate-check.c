@@ -399,6 +399,84 @@ static void check_params(const struct vgpu_mig_host *src, struct vgpu_mig_result
 		    "enable_uvm, enable_debugging, enable_profiling", sv, "-", "%s", "");
 }
 
+/* The GPU of @m with a slot of @spec, not counting @given[g] slots given already. */
+static const struct vgpu_gpu *pick(const struct vgpu_model *m, const struct vgpu_records *recs,
+				   const struct vgpu_mig_vgpu *s, long *given,
+				   enum vgpu_cap_reason *why)
+{
+	const struct vgpu_gpu *best = NULL;
+
+	*why = VGPU_CAP_NOT_SUPPORTED;
+	for (int same = 1; same >= 0 && !best; same--) {
+		for (size_t i = 0; i < m->n_gpus && !best; i++) {
+			const struct vgpu_gpu *g = &m->gpus[i];
+			const struct vgpu_type *t = vgpu_gpu_match_type(g, s->type_name);
+			struct vgpu_capacity c;
+			bool board = g->device_id == s->pci_device &&
+				     vgpu_gpu_framebuffer_mib(m, g) == s->fb_mib;
+
+			if (!t || board != (bool)same)
+				continue;
+			vgpu_capacity_of(m, g, t, recs, &c);
+			if (c.available > given[i]) {
+				best = g;
+				given[i]++;
+			} else if (*why == VGPU_CAP_NOT_SUPPORTED) {
+				/*
+				 * OK here: what is left goes to the domain's vGPUs
+				 * before this one; the closed list's nearest code
+				 */
+				*why = c.reason == VGPU_CAP_OK ? VGPU_CAP_MAX_INSTANCES : c.reason;
+			}
+			vgpu_capacity_clear(&c);
+		}
+	}
+	if (best)
+		*why = VGPU_CAP_OK;
+	return best;
+}
+
+void vgpu_mig_offer(const struct vgpu_model *m, const struct vgpu_records *recs,
+		    const struct vgpu_mig_host *src, struct vgpu_mig_host *out)
+{
+	VGPU_AUTOFREE long *given = vgpu_xcalloc(m->n_gpus + 1, sizeof(*given));
+	size_t n = src->n_vgpus;
+
+	out->vgpus = vgpu_xcalloc(n + 1, sizeof(*out->vgpus));
+	out->reasons = vgpu_xcalloc(n + 1, sizeof(*out->reasons));
+	out->devices = vgpu_xcalloc(n + 1, sizeof(*out->devices));
+	out->n_vgpus = n;
+	for (size_t i = 0; i < n; i++) {
+		const struct vgpu_mig_vgpu *s = &src->vgpus[i];
+		struct vgpu_mig_vgpu *t = &out->vgpus[i];
+		const struct vgpu_gpu *g = pick(m, recs, s, given, &out->reasons[i]);
+
+		*t = *s;
+		t->pci_device = 0;
+		t->pci_subsystem = 0;
+		t->fb_mib = 0;
+		t->ecc = t->enable_uvm = t->enable_debugging = t->enable_profiling = VGPU_UNKNOWN;
+		t->iface = VGPU_IFACE_NONE;
+		if (!g)
+			continue;
+		t->iface = g->iface;
+		t->pci_device = g->device_id;
+		t->fb_mib = vgpu_gpu_framebuffer_mib(m, g);
+		snprintf(out->devices[i], sizeof(out->devices[i]), "%s", g->addr);
+	}
+}
+
+void vgpu_mig_offer_clear(struct vgpu_mig_host *h)
+{
+	free(h->vgpus);
+	free(h->reasons);
+	free(h->devices);
+	h->vgpus = NULL;
+	h->reasons = NULL;
+	h->devices = NULL;
+	h->n_vgpus = 0;
+}
+
 void vgpu_mig_check(const struct vgpu_mig_host *src, const struct vgpu_mig_host *dst,
 		    struct vgpu_mig_results *out)
 {

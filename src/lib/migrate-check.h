@@ -90,6 +90,30 @@ enum vgpu_mig_verdict {
 unsigned long vgpu_mig_version_parse(const char *s);
 
 /**
+ * vgpu_mig_offer() - the target's side: for each of the source's vGPUs the
+ * GPU the capacity model would give (a slot of the same type, counting the
+ * ones given to the vGPUs before it), preferring the source's board (PCI
+ * device ID and framebuffer), or the reason none fits; nothing is written.
+ * @m: the target's model
+ * @recs: its owner records (reservations count as held), or NULL
+ * @src: the source's manifest
+ * @out: its vGPUs, reasons and devices (n_vgpus of @src); the versions are
+ *       left as they were (the caller reads them); free with vgpu_mig_offer_clear()
+ *
+ * The board's subsystem ID and ECC mode are not in the model: they are left
+ * unknown (0, VGPU_UNKNOWN) for the caller to fill.
+ */
+void vgpu_mig_offer(const struct vgpu_model *m, const struct vgpu_records *recs,
+		    const struct vgpu_mig_host *src, struct vgpu_mig_host *out);
+
+/**
+ * vgpu_mig_offer_clear() - free the arrays vgpu_mig_offer() or
+ * vgpu_mig_manifest_parse() put into @h and zero them (the versions stay).
+ * @h: a host filled by one of them
+ */
+void vgpu_mig_offer_clear(struct vgpu_mig_host *h);
+
+/**
  * vgpu_mig_check() - run every check of the source against the target.
  * @src: the source's manifest
  * @dst: the target's offer (as many @reasons and @devices as @src has vGPUs

@@ -10,6 +10,7 @@
 #include <setjmp.h>
 #include <cmocka.h>
 
+#include <stdio.h>
 #include <string.h>
 
 #include "migrate-check.h"
@@ -248,6 +249,83 @@ static void test_no_target(void **state)
 	vgpu_mig_results_free(&r);
 }
 
+/* An A30 on mdev whose four VFs offer A30-4C, one each. */
+static struct vgpu_model *a30(void)
+{
+	struct vgpu_model *m = vgpu_model_new();
+	struct vgpu_gpu *g = vgpu_model_add_gpu(m, "0000:3b:00.0", 0x20b7);
+	struct vgpu_parent *p;
+	struct vgpu_type *t;
+
+	g->iface = VGPU_IFACE_MDEV;
+	g->sriov_total_vfs = g->sriov_num_vfs = 4;
+	g->mig_current = g->mig_pending = VGPU_OFF;
+	g->fb_mib = 24576;
+	t = vgpu_gpu_add_type(g, 683, "NVIDIA A30-4C");
+	t->max_instances = 6;
+	for (int i = 0; i < 4; i++) {
+		char addr[16];
+
+		snprintf(addr, sizeof(addr), "0000:3b:00.%d", 4 + i);
+		p = vgpu_gpu_add_parent(g, addr, i);
+		p->iface = VGPU_IFACE_MDEV;
+		vgpu_parent_add_type(p, t, 1);
+	}
+	return m;
+}
+
+/* The target's offer: a slot per vGPU, the slots given counted, the reason when none. */
+static void test_offer(void **state)
+{
+	struct vgpu_model *m = a30();
+	struct vgpu_mig_vgpu v[5];
+	struct vgpu_mig_host src = { .vgpus = v, .n_vgpus = 2 }, dst = { 0 };
+	struct vgpu_mig_results r;
+
+	(void)state;
+	for (size_t i = 0; i < 5; i++)
+		v[i] = (struct vgpu_mig_vgpu){ .type_name = "A30-4C",
+					       .iface = VGPU_IFACE_MDEV,
+					       .pci_device = 0x20b7,
+					       .fb_mib = 24576 };
+	vgpu_mig_offer(m, NULL, &src, &dst);
+	assert_int_equal(dst.n_vgpus, 2);
+	for (size_t i = 0; i < 2; i++) {
+		assert_int_equal(dst.reasons[i], VGPU_CAP_OK);
+		assert_string_equal(dst.devices[i], "0000:3b:00.0");
+		assert_int_equal(dst.vgpus[i].pci_device, 0x20b7);
+		assert_int_equal(dst.vgpus[i].fb_mib, 24576);
+		assert_int_equal(dst.vgpus[i].iface, VGPU_IFACE_MDEV);
+	}
+	vgpu_mig_check(&src, &dst, &r);
+	assert_int_equal(vgpu_mig_result_find(&r, "capacity")->status, VGPU_MIG_PASS);
+	assert_int_equal(vgpu_mig_result_find(&r, "topology")->status, VGPU_MIG_PASS);
+	vgpu_mig_results_free(&r);
+	vgpu_mig_offer_clear(&dst);
+
+	/* five where four fit: the fifth has none, and capacity fails */
+	src.n_vgpus = 5;
+	vgpu_mig_offer(m, NULL, &src, &dst);
+	for (size_t i = 0; i < 4; i++)
+		assert_int_equal(dst.reasons[i], VGPU_CAP_OK);
+	assert_int_not_equal(dst.reasons[4], VGPU_CAP_OK);
+	vgpu_mig_check(&src, &dst, &r);
+	assert_int_equal(vgpu_mig_result_find(&r, "capacity")->status, VGPU_MIG_FAIL);
+	vgpu_mig_results_free(&r);
+	vgpu_mig_offer_clear(&dst);
+
+	/* a type the target has not */
+	src.n_vgpus = 1;
+	strcpy(v[0].type_name, "H100-20C");
+	vgpu_mig_offer(m, NULL, &src, &dst);
+	assert_int_equal(dst.reasons[0], VGPU_CAP_NOT_SUPPORTED);
+	vgpu_mig_check(&src, &dst, &r);
+	assert_string_equal(vgpu_mig_result_find(&r, "capacity")->target, "not-supported");
+	vgpu_mig_results_free(&r);
+	vgpu_mig_offer_clear(&dst);
+	vgpu_model_free(m);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -262,6 +340,7 @@ int main(void)
 		cmocka_unit_test(test_capacity),
 		cmocka_unit_test(test_vgpu_params),
 		cmocka_unit_test(test_no_target),
+		cmocka_unit_test(test_offer),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
