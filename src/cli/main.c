@@ -115,6 +115,9 @@ static const struct cli_command commands[] = {
 	  "      --textfile DIR       write DIR/vgpuctl.prom atomically (node-exporter's\n"
 	  "                           textfile collector), not stdout\n",
 	  NULL, true },
+	{ "migrate-offer", cmd_migrate_offer,
+	  "a migration's target: the GPUs it would give (manifest on stdin)", "", NULL, NULL,
+	  true },
 	{ "hook", cmd_hook, "libvirt qemu hook: re-create vGPUs at prepare, free at release",
 	  "DOMAIN OPERATION SUB-OPERATION EXTRA  (domain XML on stdin)", NULL, NULL, false },
 };

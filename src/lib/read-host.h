@@ -165,4 +165,15 @@ size_t vgpu_host_gi_users(struct vgpu_sysfs *fs, const struct vgpu_model *m,
 void vgpu_host_set_gis(struct vgpu_sysfs *fs, const struct vgpu_model *m, struct vgpu_gpu *g,
 		       const struct vgpu_mig_gi *gis, size_t n);
 
+/**
+ * vgpu_host_versions() - the host's kernel release and NVIDIA driver
+ * version, as a migration compares them: proc/sys/kernel/osrelease (uname
+ * -r) and the version in proc/driver/nvidia/version's "NVRM version:" line.
+ * @fs: the host root
+ * @kernel: the kernel as vgpu_mig_version_parse() numbers it, 0 when not known
+ * @driver: the driver version ("550.54.16"), "" when not known
+ * @len: the size of @driver
+ */
+void vgpu_host_versions(struct vgpu_sysfs *fs, unsigned long *kernel, char *driver, size_t len);
+
 #endif
