@@ -7,10 +7,12 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 
 #include "cleanup.h"
 #include "ctx.h"
 #include "migrate-check.h"
+#include "records.h"
 
 unsigned long vgpu_mig_version_parse(const char *s)
 {
@@ -227,9 +229,12 @@ static void board_text(char **s, const struct vgpu_mig_vgpu *v, bool first)
 		vgpu_append(s, "%s?", first ? "" : ", ");
 		return;
 	}
-	vgpu_append(s, "%s10de:%04x %04x:%04x %lluMiB", first ? "" : ", ", v->pci_device,
-		    v->pci_subsystem >> 16, v->pci_subsystem & 0xffff,
-		    (unsigned long long)v->fb_mib);
+	vgpu_append(s, "%s10de:%04x ", first ? "" : ", ", v->pci_device);
+	if (v->pci_subsystem)
+		vgpu_append(s, "%04x:%04x", v->pci_subsystem >> 16, v->pci_subsystem & 0xffff);
+	else
+		vgpu_append(s, "?");
+	vgpu_append(s, " %lluMiB", (unsigned long long)v->fb_mib);
 }
 
 static void check_board(const struct vgpu_mig_host *src, const struct vgpu_mig_host *dst,
@@ -464,6 +469,38 @@ void vgpu_mig_offer(const struct vgpu_model *m, const struct vgpu_records *recs,
 		t->fb_mib = vgpu_gpu_framebuffer_mib(m, g);
 		snprintf(out->devices[i], sizeof(out->devices[i]), "%s", g->addr);
 	}
+}
+
+size_t vgpu_mig_manifest_of(const struct vgpu_model *m, const struct vgpu_records *recs,
+			    const char *domain, struct vgpu_mig_host *out)
+{
+	size_t n = 0;
+
+	out->vgpus = vgpu_xcalloc(recs->n + 1, sizeof(*out->vgpus));
+	out->reasons = NULL;
+	out->devices = NULL;
+	for (size_t i = 0; i < recs->n; i++) {
+		const struct vgpu_record *r = &recs->v[i];
+		struct vgpu_mig_vgpu *v = &out->vgpus[n];
+
+		if (strcmp(r->domain, domain) && strcasecmp(r->domain_uuid, domain))
+			continue;
+		*v = (struct vgpu_mig_vgpu){ .type_id = r->type_id,
+					     .iface = r->iface,
+					     .ecc = VGPU_UNKNOWN,
+					     .enable_uvm = VGPU_UNKNOWN,
+					     .enable_debugging = VGPU_UNKNOWN,
+					     .enable_profiling = VGPU_UNKNOWN };
+		snprintf(v->type_name, sizeof(v->type_name), "%s", r->profile);
+		for (size_t g = 0; g < m->n_gpus; g++)
+			if (!strcmp(m->gpus[g].addr, r->gpu)) {
+				v->pci_device = m->gpus[g].device_id;
+				v->fb_mib = vgpu_gpu_framebuffer_mib(m, &m->gpus[g]);
+			}
+		n++;
+	}
+	out->n_vgpus = n;
+	return n;
 }
 
 void vgpu_mig_offer_clear(struct vgpu_mig_host *h)

@@ -19,7 +19,7 @@
 /* One vGPU of the domain, with the board it runs on (source) or would run on (target). */
 struct vgpu_mig_vgpu {
 	unsigned type_id; /* the driver's type ID, 0 unknown */
-	char type_name[64]; /* the profile, "A30-6C"; "" unknown */
+	char type_name[VGPU_PROFILE_MAX]; /* the profile, "A30-6C"; "" unknown */
 	enum vgpu_iface iface; /* mdev or vendor-specific VFIO */
 	uint16_t pci_device; /* the board's PCI device ID, 0 unknown */
 	uint32_t pci_subsystem; /* subsystem vendor << 16 | subsystem device, 0 unknown */
@@ -88,6 +88,23 @@ enum vgpu_mig_verdict {
  * or a part is above 999 (minor, micro).
  */
 unsigned long vgpu_mig_version_parse(const char *s);
+
+struct vgpu_records;
+
+/**
+ * vgpu_mig_manifest_of() - the source's side: @domain's vGPUs as its owner
+ * records name them, each with the board of its GPU in @m (PCI device ID,
+ * framebuffer), in the records' order.
+ * @m: the source's model
+ * @recs: its owner records
+ * @domain: the domain's name or UUID
+ * @out: its vGPUs (the versions are left as they were: the caller reads
+ *       them); free with vgpu_mig_offer_clear()
+ * Return: how many vGPUs the records name (0: none; @out then holds none).
+ * The subsystem ID, ECC mode and vgpu_params are not in the model: unknown.
+ */
+size_t vgpu_mig_manifest_of(const struct vgpu_model *m, const struct vgpu_records *recs,
+			    const char *domain, struct vgpu_mig_host *out);
 
 /**
  * vgpu_mig_offer() - the target's side: for each of the source's vGPUs the

@@ -1,10 +1,15 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0-or-later
-# vgpuctl migrate-offer: the target's side of a migration check, on fixture
-# hosts (a copy, --sysroot).  A manifest's A30-4C gets a GPU of the dual-A30
+# vgpuctl migrate-offer and migrate-check, on fixture hosts (copies, --sysroot).
+# migrate-offer, the target's side:  A manifest's A30-4C gets a GPU of the dual-A30
 # host and the board it would run on; a type the host lacks gets why's
 # reason code; the host tree is left as it was; a damaged or oversized
 # manifest exits 1 with one message and prints nothing on stdout.
+# migrate-check, the source's side, for a domain whose owner record holds an
+# A30-4C: to another dual-A30 host (--offer-command) capacity passes and the
+# verdict is unknown (libvirt and QEMU versions are not read yet: engine is
+# UNKNOWN); to the L40S host capacity and driver-version fail, no-go (exit 3);
+# with no way to reach the target every compared check is UNKNOWN (exit 1).
 #   migrate.sh VGPUCTL SRCDIR
 set -u
 bin=$(realpath "$1") src=$(realpath "$2")
@@ -71,4 +76,54 @@ for m in '{' '{"vgpuctl-migrate": 9, "vgpus": []}' '[]' "@$tmp/big"; do
 		fail=1
 	fi
 done
+
+# migrate-check: a domain on the source with one A30-4C owner record
+cp -a tests/data/hosts/a30-dual-mdev "$tmp/src"
+mkdir -p "$tmp/src/var/lib/vgpuctl/owners"
+printf 'domain=vm1\ndomain_uuid=11111111-2222-4333-8444-555555555551\ngpu=0000:3b:00.0\nparent=0000:3b:00.4\ninterface=mdev\ntype_id=683\nprofile=A30-4C\nmdev_uuid=aaaaaaaa-2222-4333-8444-555555555551\nlifetime=persistent\n' \
+	>"$tmp/src/var/lib/vgpuctl/owners/0000:3b:00.4_aaaaaaaa-2222-4333-8444-555555555551"
+
+# mcheck WANT-EXIT WANT-VERDICT TARGET-ARGS...: run migrate-check vm1, check exit and last line
+mcheck() {
+	local want=$1 verdict=$2 rc
+	shift 2
+	"$bin" --sysroot "$tmp/src" migrate-check vm1 "$@" >"$tmp/out" 2>"$tmp/err"
+	rc=$?
+	if [ "$rc" != "$want" ] || [ "$(tail -n 1 "$tmp/out")" != "$verdict" ]; then
+		echo "FAIL: migrate-check vm1 $*: exit $rc (want $want), verdict '$(tail -n 1 "$tmp/out")' (want $verdict):"
+		cat "$tmp/out" "$tmp/err"
+		fail=1
+	fi
+}
+# line STATUS ID: the check's line says so
+line() {
+	if ! grep -q "^$1 $2 " "$tmp/out"; then
+		echo "FAIL: migrate-check: no '$1 $2' line in:"; cat "$tmp/out"; fail=1
+	fi
+}
+mcheck 1 unknown --to qemu+ssh://a30/system --offer-command "$bin --sysroot $tmp/a30 migrate-offer"
+line PASS capacity
+line PASS driver-version
+line PASS topology
+line UNKNOWN engine
+if grep -q '^FAIL ' "$tmp/out"; then echo "FAIL: a check fails between two dual-A30 hosts:"; cat "$tmp/out"; fail=1; fi
+mcheck 3 no-go --to qemu+ssh://l40s/system --offer-command "$bin --sysroot $tmp/l40s migrate-offer"
+line FAIL capacity
+line FAIL driver-version
+grep -q '^FAIL capacity a slot per vGPU: A30-4C vs not-supported — not-supported: ' "$tmp/out" ||
+	{ echo "FAIL: capacity does not name why's reason:"; cat "$tmp/out"; fail=1; }
+# no way to reach the target: never PASS for a check that compares
+mcheck 1 unknown --to qemu:///system
+for id in engine interface driver-version board ecc topology capacity; do line UNKNOWN "$id"; done
+grep -q "no way to reach 'qemu:///system'" "$tmp/err" || { echo "FAIL: no word on stderr"; cat "$tmp/err"; fail=1; }
+# a target whose command fails: UNKNOWN, and its error on stderr
+mcheck 1 unknown --to x --offer-command "$bin --sysroot $tmp/nonexistent migrate-offer"
+line UNKNOWN capacity
+grep -q "the target gave no offer" "$tmp/err" || { echo "FAIL: no word about the target"; cat "$tmp/err"; fail=1; }
+# a domain without vGPU records: no-go, topology says why
+"$bin" --sysroot "$tmp/src" migrate-check vm2 --to x --offer-command "$bin --sysroot $tmp/a30 migrate-offer" >"$tmp/out" 2>&1
+rc=$?
+if [ "$rc" != 3 ] || ! grep -q '^FAIL topology ' "$tmp/out"; then
+	echo "FAIL: vm2 (no records): exit $rc"; cat "$tmp/out"; fail=1
+fi
 exit $fail
