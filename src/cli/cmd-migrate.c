@@ -185,6 +185,7 @@ int cmd_migrate_check(struct cli *c, int argc, char **argv)
 	if (r)
 		return r;
 	vgpu_mig_manifest_of(c->model, &c->recs, domain, &src);
+	vgpu_host_vgpu_params(c->fs, &c->recs, domain, &src);
 	vgpu_host_versions(c->fs, &src.kernel, src.driver_version, sizeof(src.driver_version));
 	manifest = vgpu_mig_manifest_format(&src);
 	if (!target_argv[0])

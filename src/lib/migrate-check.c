@@ -471,6 +471,42 @@ void vgpu_mig_offer(const struct vgpu_model *m, const struct vgpu_records *recs,
 	}
 }
 
+bool vgpu_mig_record_is(const struct vgpu_record *r, const char *domain)
+{
+	return !strcmp(r->domain, domain) || !strcasecmp(r->domain_uuid, domain);
+}
+
+void vgpu_mig_params_parse(const char *text, struct vgpu_mig_vgpu *v)
+{
+	static const char *const names[] = { "enable_uvm", "enable_debugging", "enable_profiling" };
+	enum vgpu_tristate *fields[] = { &v->enable_uvm, &v->enable_debugging,
+					 &v->enable_profiling };
+
+	for (size_t k = 0; k < 3; k++)
+		*fields[k] = VGPU_OFF;
+	for (;;) {
+		size_t n;
+
+		text += strspn(text, " \t\n,");
+		if (!*text)
+			break;
+		n = strcspn(text, ",\n");
+		for (size_t k = 0; k < 3; k++) {
+			size_t len = strlen(names[k]), vlen;
+			const char *val = text + len + 1;
+
+			if (n <= len || strncmp(text, names[k], len) || text[len] != '=')
+				continue;
+			vlen = (size_t)(text + n - val);
+			while (vlen && val[vlen - 1] == ' ')
+				vlen--;
+			/* "0", "00" or nothing: off; anything else turns it on */
+			*fields[k] = strspn(val, "0") >= vlen ? VGPU_OFF : VGPU_ON;
+		}
+		text += n;
+	}
+}
+
 size_t vgpu_mig_manifest_of(const struct vgpu_model *m, const struct vgpu_records *recs,
 			    const char *domain, struct vgpu_mig_host *out)
 {
@@ -483,7 +519,7 @@ size_t vgpu_mig_manifest_of(const struct vgpu_model *m, const struct vgpu_record
 		const struct vgpu_record *r = &recs->v[i];
 		struct vgpu_mig_vgpu *v = &out->vgpus[n];
 
-		if (strcmp(r->domain, domain) && strcasecmp(r->domain_uuid, domain))
+		if (!vgpu_mig_record_is(r, domain))
 			continue;
 		*v = (struct vgpu_mig_vgpu){ .type_id = r->type_id,
 					     .iface = r->iface,

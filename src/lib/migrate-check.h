@@ -89,6 +89,7 @@ enum vgpu_mig_verdict {
  */
 unsigned long vgpu_mig_version_parse(const char *s);
 
+struct vgpu_record;
 struct vgpu_records;
 
 /**
@@ -105,6 +106,23 @@ struct vgpu_records;
  */
 size_t vgpu_mig_manifest_of(const struct vgpu_model *m, const struct vgpu_records *recs,
 			    const char *domain, struct vgpu_mig_host *out);
+
+/**
+ * vgpu_mig_record_is() - does owner record @r belong to @domain?
+ * @r: the record
+ * @domain: a domain name, or its UUID in any case
+ * Return: true when it does.
+ */
+bool vgpu_mig_record_is(const struct vgpu_record *r, const char *domain);
+
+/**
+ * vgpu_mig_params_parse() - the migration blockers a vGPU's vgpu_params sets.
+ * @text: the file's text: comma-separated name=value ("frame_rate_limiter=0,enable_uvm=1");
+ *        empty or blank when nothing is set
+ * @v: its enable_uvm, enable_debugging and enable_profiling: on for a value
+ *     other than 0, off when 0 or not named
+ */
+void vgpu_mig_params_parse(const char *text, struct vgpu_mig_vgpu *v);
 
 /**
  * vgpu_mig_offer() - the target's side: for each of the source's vGPUs the

@@ -307,6 +307,34 @@ void vgpu_host_versions(struct vgpu_sysfs *fs, unsigned long *kernel, char *driv
 	}
 }
 
+void vgpu_host_vgpu_params(struct vgpu_sysfs *fs, const struct vgpu_records *recs,
+			   const char *domain, struct vgpu_mig_host *h)
+{
+	struct vgpu_sysdir root;
+	size_t n = 0;
+	char buf[4096];
+
+	vgpu_sysdir_root(fs, &root);
+	for (size_t i = 0; i < recs->n && n < h->n_vgpus; i++) {
+		const struct vgpu_record *r = &recs->v[i];
+		int e;
+
+		if (!vgpu_mig_record_is(r, domain))
+			continue;
+		if (r->iface == VGPU_IFACE_MDEV)
+			e = vgpu_sysfs_read_str(&root, buf, sizeof(buf),
+						"sys/bus/mdev/devices/%s/nvidia/vgpu_params",
+						r->mdev_uuid);
+		else
+			e = vgpu_sysfs_read_str(&root, buf, sizeof(buf),
+						"sys/bus/pci/devices/%s/nvidia/vgpu_params",
+						r->parent);
+		if (e == 0)
+			vgpu_mig_params_parse(buf, &h->vgpus[n]);
+		n++;
+	}
+}
+
 int vgpu_host_read(struct vgpu_ctx *ctx, struct vgpu_sysfs *fs, unsigned what,
 		   struct vgpu_model **out, struct vgpu_records *recs)
 {

@@ -176,4 +176,19 @@ void vgpu_host_set_gis(struct vgpu_sysfs *fs, const struct vgpu_model *m, struct
  */
 void vgpu_host_versions(struct vgpu_sysfs *fs, unsigned long *kernel, char *driver, size_t len);
 
+struct vgpu_mig_host;
+
+/**
+ * vgpu_host_vgpu_params() - the migration blockers in the vgpu_params of
+ * @domain's vGPUs: sys/bus/mdev/devices/UUID/nvidia/vgpu_params (mdev), or
+ * sys/bus/pci/devices/VF/nvidia/vgpu_params (vendor VFIO).
+ * @fs: the host root
+ * @recs: the owner records vgpu_mig_manifest_of() built @h from
+ * @domain: the domain, as given to it
+ * @h: its vGPUs, in the records' order; one whose file cannot be read
+ *     (its vGPU is not there) stays unknown
+ */
+void vgpu_host_vgpu_params(struct vgpu_sysfs *fs, const struct vgpu_records *recs,
+			   const char *domain, struct vgpu_mig_host *h);
+
 #endif

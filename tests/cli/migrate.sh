@@ -6,9 +6,9 @@
 # reason code; the host tree is left as it was; a damaged or oversized
 # manifest exits 1 with one message and prints nothing on stdout.
 # migrate-check, the source's side, for a domain whose owner record holds an
-# A30-4C: to another dual-A30 host (--offer-command) capacity passes and the
-# verdict is unknown (libvirt and QEMU versions are not read yet: engine is
-# UNKNOWN); to the L40S host capacity and driver-version fail, no-go (exit 3);
+# A30-4C: to another dual-A30 host (--offer-command) capacity and vgpu-params
+# pass and the verdict is unknown (libvirt and QEMU versions are not read yet:
+# engine is UNKNOWN); with enable_uvm=1 in its vgpu_params vgpu-params fails; to the L40S host capacity and driver-version fail, no-go (exit 3);
 # with no way to reach the target every compared check is UNKNOWN (exit 1).
 #   migrate.sh VGPUCTL SRCDIR
 set -u
@@ -101,12 +101,25 @@ line() {
 		echo "FAIL: migrate-check: no '$1 $2' line in:"; cat "$tmp/out"; fail=1
 	fi
 }
+# its mdev's vgpu_params: nothing that blocks a migration
+params=$tmp/src/sys/bus/mdev/devices/aaaaaaaa-2222-4333-8444-555555555551/nvidia/vgpu_params
+mkdir -p "$(dirname "$params")"
+echo 'frame_rate_limiter=0' >"$params"
 mcheck 1 unknown --to qemu+ssh://a30/system --offer-command "$bin --sysroot $tmp/a30 migrate-offer"
+line PASS vgpu-params
 line PASS capacity
 line PASS driver-version
 line PASS topology
 line UNKNOWN engine
 if grep -q '^FAIL ' "$tmp/out"; then echo "FAIL: a check fails between two dual-A30 hosts:"; cat "$tmp/out"; fail=1; fi
+# UVM on: vgpu-params fails, and only it
+echo 'frame_rate_limiter=0,enable_uvm=1' >"$params"
+mcheck 3 no-go --to qemu+ssh://a30/system --offer-command "$bin --sysroot $tmp/a30 migrate-offer"
+line FAIL vgpu-params
+if [ "$(grep -c '^FAIL ' "$tmp/out")" != 1 ]; then echo "FAIL: more than vgpu-params fails:"; cat "$tmp/out"; fail=1; fi
+grep -q '^FAIL vgpu-params .*enable_uvm=1 vs - — set enable_uvm=0' "$tmp/out" ||
+	{ echo "FAIL: vgpu-params does not name enable_uvm:"; cat "$tmp/out"; fail=1; }
+echo 'frame_rate_limiter=0' >"$params"
 mcheck 3 no-go --to qemu+ssh://l40s/system --offer-command "$bin --sysroot $tmp/l40s migrate-offer"
 line FAIL capacity
 line FAIL driver-version

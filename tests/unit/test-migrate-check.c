@@ -326,6 +326,27 @@ static void test_offer(void **state)
 	vgpu_model_free(m);
 }
 
+/* vgpu_params: comma-separated name=value; what is not named is off. */
+static void test_params_parse(void **state)
+{
+	struct vgpu_mig_vgpu v;
+
+	(void)state;
+	vgpu_mig_params_parse("", &v);
+	assert_int_equal(v.enable_uvm, VGPU_OFF);
+	assert_int_equal(v.enable_debugging, VGPU_OFF);
+	assert_int_equal(v.enable_profiling, VGPU_OFF);
+	vgpu_mig_params_parse("frame_rate_limiter=0,enable_uvm=1\n", &v);
+	assert_int_equal(v.enable_uvm, VGPU_ON);
+	assert_int_equal(v.enable_debugging, VGPU_OFF);
+	vgpu_mig_params_parse(" enable_debugging=1, enable_profiling=0 ,enable_uvm_x=1", &v);
+	assert_int_equal(v.enable_uvm, VGPU_OFF);
+	assert_int_equal(v.enable_debugging, VGPU_ON);
+	assert_int_equal(v.enable_profiling, VGPU_OFF);
+	vgpu_mig_params_parse("enable_profiling=2", &v);
+	assert_int_equal(v.enable_profiling, VGPU_ON);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -341,6 +362,7 @@ int main(void)
 		cmocka_unit_test(test_vgpu_params),
 		cmocka_unit_test(test_no_target),
 		cmocka_unit_test(test_offer),
+		cmocka_unit_test(test_params_parse),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
