@@ -18,6 +18,7 @@
 
 #include "cleanup.h"
 #include "exec.h"
+#include "json.h"
 #include "cli.h"
 #include "migrate-manifest.h"
 #include "read-host.h"
@@ -136,6 +137,46 @@ static int ask_target(struct cli *c, const char *const *argv, const char *manife
 	return 0;
 }
 
+static const char *verdict_name(enum vgpu_mig_verdict v)
+{
+	return v == VGPU_MIG_GO ? "go" : v == VGPU_MIG_NO_GO ? "no-go" : "unknown";
+}
+
+/* One line per check, `STATUS ID what: source vs target — next`, then the verdict. */
+static void print_text(struct cli *c, const struct vgpu_mig_results *res,
+		       enum vgpu_mig_verdict verdict)
+{
+	for (size_t i = 0; i < res->n; i++) {
+		const struct vgpu_mig_result *x = &res->items[i];
+
+		fprintf(c->out, "%s %s %s: %s vs %s%s%s\n", vgpu_mig_status_name(x->status), x->id,
+			x->what, x->source, x->target, x->next[0] ? " \u2014 " : "", x->next);
+	}
+	fprintf(c->out, "%s\n", verdict_name(verdict));
+}
+
+/* {"checks": [{"id", "status", "what", "source", "target", "next"}, ...], "verdict": ...} */
+static void print_json(struct cli *c, const struct vgpu_mig_results *res,
+		       enum vgpu_mig_verdict verdict)
+{
+	fputs("{\"checks\": [", c->out);
+	for (size_t i = 0; i < res->n; i++) {
+		const struct vgpu_mig_result *x = &res->items[i];
+		const char *keys[] = { "id", "status", "what", "source", "target", "next" };
+		const char *vals[] = { x->id,	  vgpu_mig_status_name(x->status),
+				       x->what,	  x->source,
+				       x->target, x->next };
+
+		fputs(i ? ",\n  {" : "\n  {", c->out);
+		for (size_t k = 0; k < 6; k++) {
+			fprintf(c->out, "%s\"%s\": ", k ? ", " : "", keys[k]);
+			cli_json_str(c->out, vals[k]);
+		}
+		fputs("}", c->out);
+	}
+	fprintf(c->out, "\n],\n\"verdict\": \"%s\"}\n", verdict_name(verdict));
+}
+
 int cmd_migrate_check(struct cli *c, int argc, char **argv)
 {
 	static const struct option opts[] = {
@@ -195,17 +236,11 @@ int cmd_migrate_check(struct cli *c, int argc, char **argv)
 	else
 		asked = ask_target(c, target_argv, manifest, &dst) == 0;
 	vgpu_mig_check(&src, asked ? &dst : NULL, &res);
-	for (size_t i = 0; i < res.n; i++) {
-		const struct vgpu_mig_result *x = &res.items[i];
-
-		fprintf(c->out, "%s %s %s: %s vs %s%s%s\n", vgpu_mig_status_name(x->status), x->id,
-			x->what, x->source, x->target, x->next[0] ? " \u2014 " : "", x->next);
-	}
 	verdict = vgpu_mig_verdict_of(&res);
-	fprintf(c->out, "%s\n",
-		verdict == VGPU_MIG_GO	  ? "go" :
-		verdict == VGPU_MIG_NO_GO ? "no-go" :
-					    "unknown");
+	if (c->json)
+		print_json(c, &res, verdict);
+	else
+		print_text(c, &res, verdict);
 	vgpu_mig_results_free(&res);
 	vgpu_mig_offer_clear(&src);
 	vgpu_mig_offer_clear(&dst);

@@ -117,7 +117,7 @@ static const struct cli_command commands[] = {
 	  NULL, true },
 	{ "migrate-check", cmd_migrate_check,
 	  "will a domain's vGPUs survive a live migration? go, no-go or unknown",
-	  "DOMAIN --to URI [--offer-command CMD]",
+	  "DOMAIN --to URI [--json] [--offer-command CMD]",
 	  "      --to URI             the target: qemu+ssh://HOST/system is asked over ssh\n"
 	  "      --offer-command CMD  run CMD (words split at blanks, no shell) as the\n"
 	  "                           target's 'vgpuctl migrate-offer', manifest on stdin\n",

@@ -125,6 +125,11 @@ line FAIL capacity
 line FAIL driver-version
 grep -q '^FAIL capacity a slot per vGPU: A30-4C vs not-supported — not-supported: ' "$tmp/out" ||
 	{ echo "FAIL: capacity does not name why's reason:"; cat "$tmp/out"; fail=1; }
+# --json: the same answers as one document
+"$bin" --sysroot "$tmp/src" migrate-check vm1 --json --to x --offer-command "$bin --sysroot $tmp/l40s migrate-offer" >"$tmp/out" 2>"$tmp/err"
+rc=$?
+[ "$rc" = 3 ] || { echo "FAIL: --json exit $rc"; fail=1; }
+check "--json" 'o["verdict"] == "no-go" and [x["status"] for x in o["checks"] if x["id"] == "capacity"] == ["FAIL"] and len(o["checks"]) == 8'
 # no way to reach the target: never PASS for a check that compares
 mcheck 1 unknown --to qemu:///system
 for id in engine interface driver-version board ecc topology capacity; do line UNKNOWN "$id"; done
