@@ -99,10 +99,19 @@ static int offer_argv(struct cli *c, const char *uri, const char *cmd, char *buf
 		argv[n++] = "ssh";
 		argv[n++] = "-o";
 		argv[n++] = "BatchMode=yes";
-		if ((port = strrchr(host, ':'))) {
+		/* HOST, HOST:PORT, [V6], [V6]:PORT; user@ stays with the host for ssh */
+		port = strrchr(host, ':');
+		if (port && strchr(host, '[') && (!strchr(host, ']') || port < strchr(host, ']')))
+			port = NULL;
+		if (port) {
 			*port++ = '\0';
 			argv[n++] = "-p";
 			argv[n++] = port;
+		}
+		if (strchr(host, '[') && host[strlen(host) - 1] == ']') {
+			host[strlen(host) - 1] = '\0';
+			memmove(strchr(host, '['), strchr(host, '[') + 1,
+				strlen(strchr(host, '[')));
 		}
 		argv[n++] = "--";
 		argv[n++] = host;
