@@ -115,6 +115,16 @@ static const struct cli_command commands[] = {
 	  "      --textfile DIR       write DIR/vgpuctl.prom atomically (node-exporter's\n"
 	  "                           textfile collector), not stdout\n",
 	  NULL, true },
+	{ "migrate-check", cmd_migrate_check,
+	  "will a domain's vGPUs survive a live migration? go, no-go or unknown",
+	  "DOMAIN --to URI [--json] [--offer-command CMD]",
+	  "      --to URI             the target: qemu+ssh://HOST/system is asked over ssh\n"
+	  "      --offer-command CMD  run CMD (words split at blanks, no shell) as the\n"
+	  "                           target's 'vgpuctl migrate-offer', manifest on stdin\n",
+	  NULL, true },
+	{ "migrate-offer", cmd_migrate_offer,
+	  "a migration's target: the GPUs it would give (manifest on stdin)", "", NULL, NULL,
+	  true },
 	{ "hook", cmd_hook, "libvirt qemu hook: re-create vGPUs at prepare, free at release",
 	  "DOMAIN OPERATION SUB-OPERATION EXTRA  (domain XML on stdin)", NULL, NULL, false },
 };

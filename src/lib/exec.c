@@ -17,6 +17,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
@@ -198,7 +199,7 @@ static bool find_program(const char *name, char *out, size_t len)
 	return false;
 }
 
-static int spawn(struct vgpu_ctx *ctx, const char *const *argv, int pout[2], int perr[2],
+static int spawn(struct vgpu_ctx *ctx, const char *const *argv, int in_fd, int pout[2], int perr[2],
 		 pid_t *pid)
 {
 	posix_spawn_file_actions_t fa;
@@ -215,7 +216,10 @@ static int spawn(struct vgpu_ctx *ctx, const char *const *argv, int pout[2], int
 	}
 	posix_spawn_file_actions_init(&fa);
 	posix_spawnattr_init(&at);
-	posix_spawn_file_actions_addopen(&fa, STDIN_FILENO, "/dev/null", O_RDONLY, 0);
+	if (in_fd >= 0)
+		posix_spawn_file_actions_adddup2(&fa, in_fd, STDIN_FILENO);
+	else
+		posix_spawn_file_actions_addopen(&fa, STDIN_FILENO, "/dev/null", O_RDONLY, 0);
 	posix_spawn_file_actions_adddup2(&fa, pout[1], STDOUT_FILENO);
 	posix_spawn_file_actions_adddup2(&fa, perr[1], STDERR_FILENO);
 	posix_spawnattr_setpgroup(&at, 0);
@@ -237,8 +241,8 @@ static int spawn(struct vgpu_ctx *ctx, const char *const *argv, int pout[2], int
 	return 0;
 }
 
-int vgpu_exec(struct vgpu_ctx *ctx, const char *const *argv, long timeout_ms,
-	      struct vgpu_exec_result *res)
+static int exec_fd(struct vgpu_ctx *ctx, const char *const *argv, int in_fd, long timeout_ms,
+		   struct vgpu_exec_result *res)
 {
 	int pout[2] = { -1, -1 }, perr[2] = { -1, -1 }, status = 0, e;
 	struct sink out = { -1, NULL, 0, 0 }, err = { -1, NULL, 0, 0 };
@@ -263,7 +267,7 @@ int vgpu_exec(struct vgpu_ctx *ctx, const char *const *argv, long timeout_ms,
 		}
 		return vgpu_error(ctx, e, "cannot run '%s': %s", argv[0], strerror(-e));
 	}
-	e = spawn(ctx, argv, pout, perr, &pid);
+	e = spawn(ctx, argv, in_fd, pout, perr, &pid);
 	close(pout[1]);
 	close(perr[1]);
 	out.fd = pout[0];
@@ -319,6 +323,43 @@ int vgpu_exec(struct vgpu_ctx *ctx, const char *const *argv, long timeout_ms,
 	}
 	res->status = WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
 	return 0;
+}
+
+int vgpu_exec(struct vgpu_ctx *ctx, const char *const *argv, long timeout_ms,
+	      struct vgpu_exec_result *res)
+{
+	return exec_fd(ctx, argv, -1, timeout_ms, res);
+}
+
+int vgpu_exec_input(struct vgpu_ctx *ctx, const char *const *argv, const char *input, size_t len,
+		    long timeout_ms, struct vgpu_exec_result *res)
+{
+	/* a file, not a pipe: the child reads it at its pace, nothing to feed while collecting */
+	VGPU_AUTOCLOSE int fd = memfd_create("vgpuctl-stdin", MFD_CLOEXEC);
+	size_t done = 0;
+
+	*res = (struct vgpu_exec_result){ 0 };
+	while (fd >= 0 && done < len) {
+		ssize_t n = write(fd, input + done, len - done);
+
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n <= 0) {
+			close(fd);
+			fd = -1;
+			break;
+		}
+		done += (size_t)n;
+	}
+	if (fd < 0 || lseek(fd, 0, SEEK_SET) < 0) {
+		int e = -errno;
+
+		res->out = vgpu_xstrdup("");
+		res->err = vgpu_xstrdup("");
+		return vgpu_error(ctx, e ? e : -EIO, "cannot run '%s': its input: %s", argv[0],
+				  strerror(e ? -e : EIO));
+	}
+	return exec_fd(ctx, argv, fd, timeout_ms, res);
 }
 
 int vgpu_exec_failed(struct vgpu_ctx *ctx, const char *const *argv,

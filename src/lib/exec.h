@@ -41,6 +41,20 @@ struct vgpu_exec_result {
  */
 int vgpu_exec(struct vgpu_ctx *ctx, const char *const *argv, long timeout_ms,
 	      struct vgpu_exec_result *res);
+/**
+ * vgpu_exec_input() - vgpu_exec() with @input on the program's stdin (a
+ * memory file, so a program that reads it late or not at all never blocks).
+ * @ctx: where errors go
+ * @argv: the program and its arguments, NULL-terminated; looked up as vgpu_exec() does
+ * @input: the bytes
+ * @len: how many
+ * @timeout_ms: the deadline, as for vgpu_exec()
+ * @res: the result, as for vgpu_exec()
+ * Return: as vgpu_exec(); also -errno when the input could not be stored.
+ * vgpu_exec_clear() @res in every case.
+ */
+int vgpu_exec_input(struct vgpu_ctx *ctx, const char *const *argv, const char *input, size_t len,
+		    long timeout_ms, struct vgpu_exec_result *res);
 /* How long an interrupted program has to end after SIGTERM before SIGKILL. */
 #define VGPU_EXEC_STOP_MS 5000
 

@@ -15,6 +15,7 @@
 #include "read-live.h"
 #include "mig-tables.h"
 #include "mig.h"
+#include "migrate-check.h"
 #include "read-priv.h"
 #include "read-topo.h"
 
@@ -272,6 +273,66 @@ int vgpu_host_arch(struct vgpu_sysfs *fs, char *buf, size_t len)
 		return -ENOENT;
 	memcpy(buf, u.machine, strlen(u.machine) + 1);
 	return 0;
+}
+
+void vgpu_host_versions(struct vgpu_sysfs *fs, unsigned long *kernel, char *driver, size_t len)
+{
+	struct vgpu_sysdir root;
+	char buf[512];
+	const char *p;
+
+	vgpu_sysdir_root(fs, &root);
+	*kernel = 0;
+	if (vgpu_sysfs_read_str(&root, buf, sizeof(buf), "proc/sys/kernel/osrelease") == 0)
+		*kernel = vgpu_mig_version_parse(buf);
+	if (len)
+		*driver = '\0';
+	/* "NVRM version: NVIDIA UNIX ... Kernel Module for x86_64  550.54.16  Release Build ..." */
+	if (vgpu_sysfs_read_str(&root, buf, sizeof(buf), "proc/driver/nvidia/version") &&
+	    vgpu_sysfs_read_str(&root, buf, sizeof(buf), "sys/module/nvidia/version"))
+		return;
+	p = strncmp(buf, "NVRM version:", 13) ? buf : buf + 13;
+	while (*p && *p != '\n') {
+		size_t n = strspn(p, "0123456789.");
+
+		if (n > 2 && p[0] != '.' && strchr(p, '.') && memchr(p, '.', n) &&
+		    (p[n] == ' ' || p[n] == '\n' || !p[n]) && (p == buf || p[-1] == ' ')) {
+			if (n < len) {
+				memcpy(driver, p, n);
+				driver[n] = '\0';
+			}
+			return;
+		}
+		p += n ? n : 1;
+	}
+}
+
+void vgpu_host_vgpu_params(struct vgpu_sysfs *fs, const struct vgpu_records *recs,
+			   const char *domain, struct vgpu_mig_host *h)
+{
+	struct vgpu_sysdir root;
+	size_t n = 0;
+	char buf[4096];
+
+	vgpu_sysdir_root(fs, &root);
+	for (size_t i = 0; i < recs->n && n < h->n_vgpus; i++) {
+		const struct vgpu_record *r = &recs->v[i];
+		int e;
+
+		if (!vgpu_mig_record_is(r, domain))
+			continue;
+		if (r->iface == VGPU_IFACE_MDEV)
+			e = vgpu_sysfs_read_str(&root, buf, sizeof(buf),
+						"sys/bus/mdev/devices/%s/nvidia/vgpu_params",
+						r->mdev_uuid);
+		else
+			e = vgpu_sysfs_read_str(&root, buf, sizeof(buf),
+						"sys/bus/pci/devices/%s/nvidia/vgpu_params",
+						r->parent);
+		if (e == 0)
+			vgpu_mig_params_parse(buf, &h->vgpus[n]);
+		n++;
+	}
 }
 
 int vgpu_host_read(struct vgpu_ctx *ctx, struct vgpu_sysfs *fs, unsigned what,

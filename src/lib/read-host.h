@@ -168,4 +168,30 @@ size_t vgpu_host_gi_users(struct vgpu_sysfs *fs, const struct vgpu_model *m,
 void vgpu_host_set_gis(struct vgpu_sysfs *fs, const struct vgpu_model *m, struct vgpu_gpu *g,
 		       const struct vgpu_mig_gi *gis, size_t n);
 
+/**
+ * vgpu_host_versions() - the host's kernel release and NVIDIA driver
+ * version, as a migration compares them: proc/sys/kernel/osrelease (uname
+ * -r) and the version in proc/driver/nvidia/version's "NVRM version:" line.
+ * @fs: the host root
+ * @kernel: the kernel as vgpu_mig_version_parse() numbers it, 0 when not known
+ * @driver: the driver version ("550.54.16"), "" when not known
+ * @len: the size of @driver
+ */
+void vgpu_host_versions(struct vgpu_sysfs *fs, unsigned long *kernel, char *driver, size_t len);
+
+struct vgpu_mig_host;
+
+/**
+ * vgpu_host_vgpu_params() - the migration blockers in the vgpu_params of
+ * @domain's vGPUs: sys/bus/mdev/devices/UUID/nvidia/vgpu_params (mdev), or
+ * sys/bus/pci/devices/VF/nvidia/vgpu_params (vendor VFIO).
+ * @fs: the host root
+ * @recs: the owner records vgpu_mig_manifest_of() built @h from
+ * @domain: the domain, as given to it
+ * @h: its vGPUs, in the records' order; one whose file cannot be read
+ *     (its vGPU is not there) stays unknown
+ */
+void vgpu_host_vgpu_params(struct vgpu_sysfs *fs, const struct vgpu_records *recs,
+			   const char *domain, struct vgpu_mig_host *h);
+
 #endif

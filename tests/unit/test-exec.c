@@ -209,6 +209,29 @@ static void test_stdin_empty(void **state)
 	vgpu_exec_clear(&r);
 }
 
+/* The input reaches stdin whole (larger than a pipe's buffer), and a program that does not read it
+ * ends. */
+static void test_stdin_input(void **state)
+{
+	const char *cat[] = { "cat", NULL }, *no[] = { "true", NULL };
+	size_t len = 200000;
+	char *in = vgpu_xmalloc(len);
+	struct vgpu_exec_result r;
+
+	(void)state;
+	for (size_t i = 0; i < len; i++)
+		in[i] = (char)('a' + i % 26);
+	assert_int_equal(vgpu_exec_input(&ctx, cat, in, len, 5000, &r), 0);
+	assert_int_equal(r.status, 0);
+	assert_int_equal(r.out_len, len);
+	assert_memory_equal(r.out, in, len);
+	vgpu_exec_clear(&r);
+	assert_int_equal(vgpu_exec_input(&ctx, no, in, len, 5000, &r), 0);
+	assert_int_equal(r.status, 0);
+	vgpu_exec_clear(&r);
+	free(in);
+}
+
 static void test_signal_status(void **state)
 {
 	const char *argv[] = { "sh", "-c", "kill -TERM $$", NULL };
@@ -252,6 +275,7 @@ int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_exit_and_output),
+		cmocka_unit_test(test_stdin_input),
 		cmocka_unit_test(test_stdout_reason),
 		cmocka_unit_test(test_timeout_kills_group),
 		cmocka_unit_test(test_missing_program),

@@ -1,0 +1,601 @@
+// SPDX-License-Identifier: LGPL-2.1-or-later
+/*
+ * migrate-check.c - the checks of a live migration of a vGPU domain: the
+ * source's manifest against the target's offer (pure: no I/O).
+ */
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+
+#include "cleanup.h"
+#include "ctx.h"
+#include "migrate-check.h"
+#include "records.h"
+
+unsigned long vgpu_mig_version_parse(const char *s)
+{
+	unsigned long part[3] = { 0, 0, 0 };
+	char *end;
+
+	if (!s || *s < '0' || *s > '9')
+		return 0;
+	for (int i = 0; i < 3; i++) {
+		part[i] = strtoul(s, &end, 10);
+		if (end == s || (i > 0 && part[i] > 999) || part[0] > 999999)
+			return 0;
+		if (*end != '.' || end[1] < '0' || end[1] > '9')
+			break;
+		s = end + 1;
+	}
+	return part[0] * 1000000 + part[1] * 1000 + part[2];
+}
+
+const char *vgpu_mig_status_name(enum vgpu_mig_status s)
+{
+	switch (s) {
+	case VGPU_MIG_PASS:
+		return "PASS";
+	case VGPU_MIG_WARN:
+		return "WARN";
+	case VGPU_MIG_FAIL:
+		return "FAIL";
+	case VGPU_MIG_UNKNOWN:
+		break;
+	}
+	return "UNKNOWN";
+}
+
+/* "8.6.0" from 8006000; "?" for 0 (unknown).  Into @buf. */
+static const char *ver(unsigned long v, char *buf, size_t len)
+{
+	if (!v)
+		return "?";
+	snprintf(buf, len, "%lu.%lu.%lu", v / 1000000, v / 1000 % 1000, v % 1000);
+	return buf;
+}
+
+/* Add one answer; @next_fmt formats the next step. */
+static void add(struct vgpu_mig_results *r, const char *id, enum vgpu_mig_status st,
+		const char *what, const char *source, const char *target, const char *next_fmt, ...)
+	__attribute__((format(printf, 7, 8)));
+static void add(struct vgpu_mig_results *r, const char *id, enum vgpu_mig_status st,
+		const char *what, const char *source, const char *target, const char *next_fmt, ...)
+{
+	struct vgpu_mig_result *x;
+	va_list ap;
+
+	r->items = vgpu_xreallocarray(r->items, r->n + 1, sizeof(*r->items));
+	x = &r->items[r->n++];
+	x->id = id;
+	x->status = st;
+	x->what = vgpu_xstrdup(what);
+	x->source = vgpu_xstrdup(source);
+	x->target = vgpu_xstrdup(target);
+	va_start(ap, next_fmt);
+	x->next = vgpu_vasprintf(next_fmt, ap);
+	va_end(ap);
+}
+
+static bool has_iface(const struct vgpu_mig_host *h, enum vgpu_iface iface)
+{
+	for (size_t i = 0; i < h->n_vgpus; i++)
+		if (h->vgpus[i].iface == iface)
+			return true;
+	return false;
+}
+
+/* The target's board for source vGPU @i, or NULL when it offers none. */
+static const struct vgpu_mig_vgpu *slot(const struct vgpu_mig_host *dst, size_t i)
+{
+	if (!dst || i >= dst->n_vgpus || !dst->reasons || dst->reasons[i] != VGPU_CAP_OK)
+		return NULL;
+	return &dst->vgpus[i];
+}
+
+/* One end's versions against the minimums: FAIL, UNKNOWN or PASS; @why names the first short one.
+ */
+static enum vgpu_mig_status engine_of(const struct vgpu_mig_host *h, char **why)
+{
+	unsigned long kmin = has_iface(h, VGPU_IFACE_VENDOR_VFIO) ? VGPU_MIG_MIN_KERNEL_VFIO :
+								    VGPU_MIG_MIN_KERNEL;
+	const struct {
+		const char *name;
+		unsigned long have, min;
+	} v[] = {
+		{ "libvirt", h->libvirt, VGPU_MIG_MIN_LIBVIRT },
+		{ "QEMU", h->qemu, VGPU_MIG_MIN_QEMU },
+		{ "kernel", h->kernel, kmin },
+	};
+	enum vgpu_mig_status st = VGPU_MIG_PASS;
+	char b[32];
+
+	for (size_t i = 0; i < sizeof(v) / sizeof(v[0]); i++) {
+		if (v[i].have && v[i].have < v[i].min) {
+			if (st != VGPU_MIG_FAIL)
+				vgpu_append(why, "%s %s", v[i].name, ver(v[i].min, b, sizeof(b)));
+			st = VGPU_MIG_FAIL;
+		} else if (!v[i].have && st == VGPU_MIG_PASS) {
+			st = VGPU_MIG_UNKNOWN;
+		}
+	}
+	return st;
+}
+
+static char *versions(const struct vgpu_mig_host *h)
+{
+	char a[32], b[32], c[32], *s = NULL;
+
+	if (!h)
+		return vgpu_xstrdup("?");
+	vgpu_append(&s, "libvirt %s, QEMU %s, kernel %s", ver(h->libvirt, a, sizeof(a)),
+		    ver(h->qemu, b, sizeof(b)), ver(h->kernel, c, sizeof(c)));
+	return s;
+}
+
+static void check_engine(const struct vgpu_mig_host *src, const struct vgpu_mig_host *dst,
+			 struct vgpu_mig_results *r)
+{
+	VGPU_AUTOFREE char *sv = versions(src), *tv = versions(dst);
+	VGPU_AUTOFREE char *swhy = NULL, *twhy = NULL;
+	enum vgpu_mig_status s = engine_of(src, &swhy);
+	enum vgpu_mig_status t = dst ? engine_of(dst, &twhy) : VGPU_MIG_UNKNOWN;
+	const char *what = "libvirt, QEMU, kernel";
+
+	if (s == VGPU_MIG_FAIL || t == VGPU_MIG_FAIL)
+		add(r, "engine", VGPU_MIG_FAIL, what, sv, tv,
+		    "upgrade the %s to at least %s (vendor-specific VFIO needs kernel 6.8)",
+		    swhy ? "source" : "target", swhy ? swhy : twhy);
+	else if (s == VGPU_MIG_UNKNOWN || t == VGPU_MIG_UNKNOWN)
+		add(r, "engine", VGPU_MIG_UNKNOWN, what, sv, tv, "%s",
+		    dst ? "find the versions marked '?' (virsh version, uname -r)" :
+			  "reach the target to compare its versions");
+	else
+		add(r, "engine", VGPU_MIG_PASS, what, sv, tv, "%s", "");
+}
+
+static const char *iface_name(enum vgpu_iface i)
+{
+	return i == VGPU_IFACE_VENDOR_VFIO ? "VF" : i == VGPU_IFACE_MDEV ? "mdev" : "?";
+}
+
+static void check_interface(const struct vgpu_mig_host *src, const struct vgpu_mig_host *dst,
+			    struct vgpu_mig_results *r)
+{
+	VGPU_AUTOFREE char *sv = NULL, *tv = NULL;
+	bool cross = false, unknown = !dst;
+	char a[32], b[32];
+
+	for (size_t i = 0; i < src->n_vgpus; i++) {
+		const struct vgpu_mig_vgpu *t = slot(dst, i);
+
+		vgpu_append(&sv, "%s%s", i ? "," : "", iface_name(src->vgpus[i].iface));
+		vgpu_append(&tv, "%s%s", i ? "," : "", t ? iface_name(t->iface) : "?");
+		if (!t || !t->iface || !src->vgpus[i].iface)
+			unknown = true;
+		else if (t->iface != src->vgpus[i].iface)
+			cross = true;
+	}
+	if (!sv)
+		sv = vgpu_xstrdup("-");
+	if (!tv)
+		tv = vgpu_xstrdup("-");
+	if (cross) {
+		VGPU_AUTOFREE char *lv = NULL;
+
+		vgpu_append(&lv, "libvirt %s vs %s", ver(src->libvirt, a, sizeof(a)),
+			    ver(dst->libvirt, b, sizeof(b)));
+		if ((src->libvirt && src->libvirt < VGPU_MIG_MIN_LIBVIRT_CROSS) ||
+		    (dst->libvirt && dst->libvirt < VGPU_MIG_MIN_LIBVIRT_CROSS))
+			add(r, "interface", VGPU_MIG_FAIL, "mdev <-> VF", sv, tv,
+			    "mdev <-> VF needs libvirt 11.0 on both ends (%s); choose a target of the same interface",
+			    lv);
+		else if (!src->libvirt || !dst->libvirt)
+			add(r, "interface", VGPU_MIG_UNKNOWN, "mdev <-> VF", sv, tv,
+			    "mdev <-> VF needs libvirt 11.0 on both ends (%s)", lv);
+		else
+			add(r, "interface", VGPU_MIG_PASS, "mdev <-> VF", sv, tv, "%s", "");
+	} else if (unknown) {
+		add(r, "interface", VGPU_MIG_UNKNOWN, "vGPU interface", sv, tv, "%s",
+		    dst ? "the target offers no device for some vGPU (see capacity)" :
+			  "reach the target to compare interfaces");
+	} else {
+		add(r, "interface", VGPU_MIG_PASS, "vGPU interface", sv, tv, "%s", "");
+	}
+}
+
+static void check_driver(const struct vgpu_mig_host *src, const struct vgpu_mig_host *dst,
+			 struct vgpu_mig_results *r)
+{
+	const char *sv = src->driver_version[0] ? src->driver_version : "?";
+	const char *tv = dst && dst->driver_version[0] ? dst->driver_version : "?";
+	const char *what = "vGPU manager version";
+
+	if (!strcmp(sv, "?") || !strcmp(tv, "?"))
+		add(r, "driver-version", VGPU_MIG_UNKNOWN, what, sv, tv, "%s",
+		    "read both versions (nvidia-smi -q | grep 'Driver Version')");
+	else if (strcmp(sv, tv))
+		add(r, "driver-version", VGPU_MIG_FAIL, what, sv, tv,
+		    "install vGPU manager %s on the target (versions must be identical, even within a branch)",
+		    sv);
+	else
+		add(r, "driver-version", VGPU_MIG_PASS, what, sv, tv, "%s", "");
+}
+
+static void board_text(char **s, const struct vgpu_mig_vgpu *v, bool first)
+{
+	if (!v) {
+		vgpu_append(s, "%s?", first ? "" : ", ");
+		return;
+	}
+	vgpu_append(s, "%s10de:%04x ", first ? "" : ", ", v->pci_device);
+	if (v->pci_subsystem)
+		vgpu_append(s, "%04x:%04x", v->pci_subsystem >> 16, v->pci_subsystem & 0xffff);
+	else
+		vgpu_append(s, "?");
+	vgpu_append(s, " %lluMiB", (unsigned long long)v->fb_mib);
+}
+
+static void check_board(const struct vgpu_mig_host *src, const struct vgpu_mig_host *dst,
+			struct vgpu_mig_results *r)
+{
+	VGPU_AUTOFREE char *sv = NULL, *tv = NULL;
+	enum vgpu_mig_status st = src->n_vgpus ? VGPU_MIG_PASS : VGPU_MIG_UNKNOWN;
+
+	for (size_t i = 0; i < src->n_vgpus; i++) {
+		const struct vgpu_mig_vgpu *s = &src->vgpus[i], *t = slot(dst, i);
+
+		board_text(&sv, s, !i);
+		board_text(&tv, t, !i);
+		if (t && s->pci_device && t->pci_device && s->pci_subsystem && t->pci_subsystem &&
+		    s->fb_mib && t->fb_mib) {
+			if (s->pci_device != t->pci_device ||
+			    s->pci_subsystem != t->pci_subsystem || s->fb_mib != t->fb_mib)
+				st = VGPU_MIG_FAIL;
+		} else if (st != VGPU_MIG_FAIL) {
+			st = VGPU_MIG_UNKNOWN;
+		}
+	}
+	if (!sv)
+		sv = vgpu_xstrdup("-");
+	if (!tv)
+		tv = vgpu_xstrdup("-");
+	add(r, "board", st, "PCI device, subsystem, framebuffer", sv, tv, "%s",
+	    st == VGPU_MIG_FAIL ?
+		    "choose a target with the same board (80 GB PCIe and 94 GB NVL, H100 and H200 differ)" :
+	    st == VGPU_MIG_UNKNOWN ? "compare the boards (lspci -nn -v) on both hosts" :
+				     "");
+}
+
+static const char *tri(enum vgpu_tristate t)
+{
+	return t == VGPU_ON ? "on" : t == VGPU_OFF ? "off" : "?";
+}
+
+static void check_ecc(const struct vgpu_mig_host *src, const struct vgpu_mig_host *dst,
+		      struct vgpu_mig_results *r)
+{
+	VGPU_AUTOFREE char *sv = NULL, *tv = NULL;
+	enum vgpu_mig_status st = src->n_vgpus ? VGPU_MIG_PASS : VGPU_MIG_UNKNOWN;
+
+	for (size_t i = 0; i < src->n_vgpus; i++) {
+		const struct vgpu_mig_vgpu *s = &src->vgpus[i], *t = slot(dst, i);
+
+		vgpu_append(&sv, "%s%s", i ? "," : "", tri(s->ecc));
+		vgpu_append(&tv, "%s%s", i ? "," : "", t ? tri(t->ecc) : "?");
+		if (!t || s->ecc == VGPU_UNKNOWN || t->ecc == VGPU_UNKNOWN) {
+			if (st != VGPU_MIG_FAIL)
+				st = VGPU_MIG_UNKNOWN;
+		} else if (s->ecc != t->ecc) {
+			st = VGPU_MIG_FAIL;
+		}
+	}
+	if (!sv)
+		sv = vgpu_xstrdup("-");
+	if (!tv)
+		tv = vgpu_xstrdup("-");
+	add(r, "ecc", st, "ECC mode", sv, tv, "%s",
+	    st == VGPU_MIG_FAIL ?
+		    "set the target's ECC mode to the source's (nvidia-smi -e, then a GPU reset)" :
+	    st == VGPU_MIG_UNKNOWN ? "read the ECC mode on both hosts (nvidia-smi -q -d ECC)" :
+				     "");
+}
+
+static void check_topology(const struct vgpu_mig_host *src, const struct vgpu_mig_host *dst,
+			   struct vgpu_mig_results *r)
+{
+	char sv[32], tv[32];
+
+	snprintf(sv, sizeof(sv), "%zu vGPUs", src->n_vgpus);
+	snprintf(tv, sizeof(tv), dst ? "%zu vGPUs" : "?", dst ? dst->n_vgpus : 0);
+	if (!dst)
+		add(r, "topology", VGPU_MIG_UNKNOWN, "vGPU count", sv, tv, "%s",
+		    "reach the target to count what it would give");
+	else if (!src->n_vgpus)
+		add(r, "topology", VGPU_MIG_FAIL, "vGPU count", sv, tv, "%s",
+		    "the domain has no vGPU that vgpuctl knows: assign it first, or migrate it without vgpuctl");
+	else if (dst->n_vgpus != src->n_vgpus)
+		add(r, "topology", VGPU_MIG_FAIL, "vGPU count", sv, tv, "%s",
+		    "the target answered for another number of vGPUs: run the same vgpuctl version on both hosts");
+	else
+		add(r, "topology", VGPU_MIG_PASS, "vGPU count", sv, tv, "%s", "");
+}
+
+static void check_capacity(const struct vgpu_mig_host *src, const struct vgpu_mig_host *dst,
+			   struct vgpu_mig_results *r)
+{
+	VGPU_AUTOFREE char *sv = NULL, *tv = NULL;
+	const char *why = NULL;
+	enum vgpu_cap_reason reason = VGPU_CAP_OK;
+	bool unknown = !dst || dst->n_vgpus != src->n_vgpus || !src->n_vgpus;
+
+	for (size_t i = 0; i < src->n_vgpus; i++) {
+		const struct vgpu_mig_vgpu *s = &src->vgpus[i];
+
+		vgpu_append(&sv, "%s%s", i ? "," : "", s->type_name[0] ? s->type_name : "?");
+		if (!dst || i >= dst->n_vgpus || !dst->reasons) {
+			vgpu_append(&tv, "%s?", i ? "," : "");
+			unknown = true;
+		} else if (dst->reasons[i] == VGPU_CAP_OK) {
+			vgpu_append(&tv, "%s%s", i ? "," : "",
+				    dst->devices && dst->devices[i][0] ? dst->devices[i] : "?");
+		} else {
+			vgpu_append(&tv, "%s%s", i ? "," : "",
+				    vgpu_cap_reason_code(dst->reasons[i]));
+			if (!why) {
+				reason = dst->reasons[i];
+				why = vgpu_cap_reason_text(reason);
+			}
+		}
+	}
+	if (!sv)
+		sv = vgpu_xstrdup("-");
+	if (!tv)
+		tv = vgpu_xstrdup("-");
+	if (why)
+		add(r, "capacity", VGPU_MIG_FAIL, "a slot per vGPU", sv, tv, "%s: %s",
+		    vgpu_cap_reason_code(reason), why);
+	else if (unknown)
+		add(r, "capacity", VGPU_MIG_UNKNOWN, "a slot per vGPU", sv, tv, "%s",
+		    "reach the target and run 'vgpuctl why PROFILE' there");
+	else
+		add(r, "capacity", VGPU_MIG_PASS, "a slot per vGPU", sv, tv, "%s", "");
+}
+
+static void check_params(const struct vgpu_mig_host *src, struct vgpu_mig_results *r)
+{
+	VGPU_AUTOFREE char *sv = NULL, *on = NULL;
+	bool unknown = !src->n_vgpus;
+
+	for (size_t i = 0; i < src->n_vgpus; i++) {
+		const struct vgpu_mig_vgpu *s = &src->vgpus[i];
+		const struct {
+			const char *name;
+			enum vgpu_tristate v;
+		} p[] = {
+			{ "enable_uvm", s->enable_uvm },
+			{ "enable_debugging", s->enable_debugging },
+			{ "enable_profiling", s->enable_profiling },
+		};
+
+		for (size_t k = 0; k < sizeof(p) / sizeof(p[0]); k++) {
+			if (p[k].v == VGPU_ON) {
+				vgpu_append(&on, "%s%s", on ? "," : "", p[k].name);
+				vgpu_append(&sv, "%s%s=1", sv ? "," : "", p[k].name);
+			} else if (p[k].v == VGPU_UNKNOWN) {
+				unknown = true;
+			}
+		}
+	}
+	if (!sv)
+		sv = vgpu_xstrdup(unknown ? "?" : "all off");
+	if (on)
+		add(r, "vgpu-params", VGPU_MIG_FAIL,
+		    "enable_uvm, enable_debugging, enable_profiling", sv, "-",
+		    "set %s=0 in the vGPU's vgpu_params and restart the domain (migration needs them off)",
+		    on);
+	else if (unknown)
+		add(r, "vgpu-params", VGPU_MIG_UNKNOWN,
+		    "enable_uvm, enable_debugging, enable_profiling", sv, "-", "%s",
+		    "read the vGPU's vgpu_params in sysfs");
+	else
+		add(r, "vgpu-params", VGPU_MIG_PASS,
+		    "enable_uvm, enable_debugging, enable_profiling", sv, "-", "%s", "");
+}
+
+/* The GPU of @m with a slot of @spec, not counting @given[g] slots given already. */
+static const struct vgpu_gpu *pick(const struct vgpu_model *m, const struct vgpu_records *recs,
+				   const struct vgpu_mig_vgpu *s, long *given,
+				   enum vgpu_cap_reason *why)
+{
+	const struct vgpu_gpu *best = NULL;
+
+	*why = VGPU_CAP_NOT_SUPPORTED;
+	for (int same = 1; same >= 0 && !best; same--) {
+		for (size_t i = 0; i < m->n_gpus && !best; i++) {
+			const struct vgpu_gpu *g = &m->gpus[i];
+			const struct vgpu_type *t = vgpu_gpu_match_type(g, s->type_name);
+			struct vgpu_capacity c;
+			bool board = g->device_id == s->pci_device &&
+				     vgpu_gpu_framebuffer_mib(m, g) == s->fb_mib;
+
+			if (!t || board != (bool)same)
+				continue;
+			vgpu_capacity_of(m, g, t, recs, &c);
+			if (c.available > given[i]) {
+				best = g;
+				given[i]++;
+			} else if (*why == VGPU_CAP_NOT_SUPPORTED) {
+				/*
+				 * OK here: what is left goes to the domain's vGPUs
+				 * before this one; the closed list's nearest code
+				 */
+				*why = c.reason == VGPU_CAP_OK ? VGPU_CAP_MAX_INSTANCES : c.reason;
+			}
+			vgpu_capacity_clear(&c);
+		}
+	}
+	if (best)
+		*why = VGPU_CAP_OK;
+	return best;
+}
+
+void vgpu_mig_offer(const struct vgpu_model *m, const struct vgpu_records *recs,
+		    const struct vgpu_mig_host *src, struct vgpu_mig_host *out)
+{
+	VGPU_AUTOFREE long *given = vgpu_xcalloc(m->n_gpus + 1, sizeof(*given));
+	size_t n = src->n_vgpus;
+
+	out->vgpus = vgpu_xcalloc(n + 1, sizeof(*out->vgpus));
+	out->reasons = vgpu_xcalloc(n + 1, sizeof(*out->reasons));
+	out->devices = vgpu_xcalloc(n + 1, sizeof(*out->devices));
+	out->n_vgpus = n;
+	for (size_t i = 0; i < n; i++) {
+		const struct vgpu_mig_vgpu *s = &src->vgpus[i];
+		struct vgpu_mig_vgpu *t = &out->vgpus[i];
+		const struct vgpu_gpu *g = pick(m, recs, s, given, &out->reasons[i]);
+
+		*t = *s;
+		t->pci_device = 0;
+		t->pci_subsystem = 0;
+		t->fb_mib = 0;
+		t->ecc = t->enable_uvm = t->enable_debugging = t->enable_profiling = VGPU_UNKNOWN;
+		t->iface = VGPU_IFACE_NONE;
+		if (!g)
+			continue;
+		t->iface = g->iface;
+		t->pci_device = g->device_id;
+		t->fb_mib = vgpu_gpu_framebuffer_mib(m, g);
+		snprintf(out->devices[i], sizeof(out->devices[i]), "%s", g->addr);
+	}
+}
+
+bool vgpu_mig_record_is(const struct vgpu_record *r, const char *domain)
+{
+	return !strcmp(r->domain, domain) || !strcasecmp(r->domain_uuid, domain);
+}
+
+void vgpu_mig_params_parse(const char *text, struct vgpu_mig_vgpu *v)
+{
+	static const char *const names[] = { "enable_uvm", "enable_debugging", "enable_profiling" };
+	enum vgpu_tristate *fields[] = { &v->enable_uvm, &v->enable_debugging,
+					 &v->enable_profiling };
+
+	for (size_t k = 0; k < 3; k++)
+		*fields[k] = VGPU_OFF;
+	for (;;) {
+		size_t n;
+
+		text += strspn(text, " \t\n,");
+		if (!*text)
+			break;
+		n = strcspn(text, ",\n");
+		for (size_t k = 0; k < 3; k++) {
+			size_t len = strlen(names[k]), vlen;
+			const char *val = text + len + 1;
+
+			if (n <= len || strncmp(text, names[k], len) || text[len] != '=')
+				continue;
+			vlen = (size_t)(text + n - val);
+			while (vlen && val[vlen - 1] == ' ')
+				vlen--;
+			/* "0", "00" or nothing: off; anything else turns it on */
+			*fields[k] = strspn(val, "0") >= vlen ? VGPU_OFF : VGPU_ON;
+		}
+		text += n;
+	}
+}
+
+size_t vgpu_mig_manifest_of(const struct vgpu_model *m, const struct vgpu_records *recs,
+			    const char *domain, struct vgpu_mig_host *out)
+{
+	size_t n = 0;
+
+	out->vgpus = vgpu_xcalloc(recs->n + 1, sizeof(*out->vgpus));
+	out->reasons = NULL;
+	out->devices = NULL;
+	for (size_t i = 0; i < recs->n; i++) {
+		const struct vgpu_record *r = &recs->v[i];
+		struct vgpu_mig_vgpu *v = &out->vgpus[n];
+
+		if (!vgpu_mig_record_is(r, domain))
+			continue;
+		*v = (struct vgpu_mig_vgpu){ .type_id = r->type_id,
+					     .iface = r->iface,
+					     .ecc = VGPU_UNKNOWN,
+					     .enable_uvm = VGPU_UNKNOWN,
+					     .enable_debugging = VGPU_UNKNOWN,
+					     .enable_profiling = VGPU_UNKNOWN };
+		snprintf(v->type_name, sizeof(v->type_name), "%s", r->profile);
+		for (size_t g = 0; g < m->n_gpus; g++)
+			if (!strcmp(m->gpus[g].addr, r->gpu)) {
+				v->pci_device = m->gpus[g].device_id;
+				v->fb_mib = vgpu_gpu_framebuffer_mib(m, &m->gpus[g]);
+			}
+		n++;
+	}
+	out->n_vgpus = n;
+	return n;
+}
+
+void vgpu_mig_offer_clear(struct vgpu_mig_host *h)
+{
+	free(h->vgpus);
+	free(h->reasons);
+	free(h->devices);
+	h->vgpus = NULL;
+	h->reasons = NULL;
+	h->devices = NULL;
+	h->n_vgpus = 0;
+}
+
+void vgpu_mig_check(const struct vgpu_mig_host *src, const struct vgpu_mig_host *dst,
+		    struct vgpu_mig_results *out)
+{
+	struct vgpu_mig_results r = { 0 };
+
+	check_engine(src, dst, &r);
+	check_interface(src, dst, &r);
+	check_driver(src, dst, &r);
+	check_board(src, dst, &r);
+	check_ecc(src, dst, &r);
+	check_topology(src, dst, &r);
+	check_capacity(src, dst, &r);
+	check_params(src, &r);
+	*out = r;
+}
+
+enum vgpu_mig_verdict vgpu_mig_verdict_of(const struct vgpu_mig_results *r)
+{
+	enum vgpu_mig_verdict v = VGPU_MIG_GO;
+
+	for (size_t i = 0; i < r->n; i++) {
+		if (r->items[i].status == VGPU_MIG_FAIL)
+			return VGPU_MIG_NO_GO;
+		if (r->items[i].status == VGPU_MIG_UNKNOWN)
+			v = VGPU_MIG_UNSURE;
+	}
+	return v;
+}
+
+const struct vgpu_mig_result *vgpu_mig_result_find(const struct vgpu_mig_results *r, const char *id)
+{
+	for (size_t i = 0; i < r->n; i++)
+		if (!strcmp(r->items[i].id, id))
+			return &r->items[i];
+	return NULL;
+}
+
+void vgpu_mig_results_free(struct vgpu_mig_results *r)
+{
+	for (size_t i = 0; i < r->n; i++) {
+		free(r->items[i].what);
+		free(r->items[i].source);
+		free(r->items[i].target);
+		free(r->items[i].next);
+	}
+	free(r->items);
+	r->items = NULL;
+	r->n = 0;
+}

@@ -1,0 +1,195 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+/*
+ * migrate-check.h - will a running vGPU domain survive a live migration to
+ * another host?  The checks of `vgpuctl migrate-check` (issue #28) as
+ * decisions over plain data (pure: no I/O): the source's manifest (the
+ * host's versions and the domain's vGPUs) against the target's offer (its
+ * versions, and for each source vGPU the device it would give or why none).
+ * A target that could not be asked is NULL: its checks are UNKNOWN, never PASS.
+ */
+#ifndef VGPU_MIGRATE_CHECK_H
+#define VGPU_MIGRATE_CHECK_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "capacity.h"
+#include "model.h"
+
+/* One vGPU of the domain, with the board it runs on (source) or would run on (target). */
+struct vgpu_mig_vgpu {
+	unsigned type_id; /* the driver's type ID, 0 unknown */
+	char type_name[VGPU_PROFILE_MAX]; /* the profile, "A30-6C"; "" unknown */
+	enum vgpu_iface iface; /* mdev or vendor-specific VFIO */
+	uint16_t pci_device; /* the board's PCI device ID, 0 unknown */
+	uint32_t pci_subsystem; /* subsystem vendor << 16 | subsystem device, 0 unknown */
+	uint64_t fb_mib; /* the board's framebuffer in MiB, 0 unknown */
+	enum vgpu_tristate ecc; /* the board's ECC mode */
+	/* vgpu_params (source only): each must be off for migration */
+	enum vgpu_tristate enable_uvm, enable_debugging, enable_profiling;
+};
+
+/* One host's side: versions and its vGPUs (source: the domain's; target: one per source vGPU). */
+struct vgpu_mig_host {
+	unsigned long libvirt; /* major * 1000000 + minor * 1000 + micro; 0 unknown */
+	unsigned long qemu; /* as libvirt */
+	unsigned long kernel; /* as libvirt, from "6.8.0-45-generic" */
+	char driver_version[32]; /* the vGPU manager's version, "550.90.05"; "" unknown */
+	struct vgpu_mig_vgpu *vgpus;
+	size_t n_vgpus;
+	/*
+	 * target only, one per source vGPU in its order: the capacity model's
+	 * answer (VGPU_CAP_OK: @vgpus[i] is the board it would give, and
+	 * @devices[i] the device, a VF address or the GPU of an mdev)
+	 */
+	enum vgpu_cap_reason *reasons;
+	char (*devices)[32];
+};
+
+enum vgpu_mig_status {
+	VGPU_MIG_PASS,
+	VGPU_MIG_WARN,
+	VGPU_MIG_UNKNOWN,
+	VGPU_MIG_FAIL,
+};
+
+/* One check's answer: `STATUS ID what: source vs target — next`. */
+struct vgpu_mig_result {
+	const char *id; /* "engine", "board", ... (static text) */
+	enum vgpu_mig_status status;
+	char *what; /* what was compared, "libvirt, QEMU, kernel" */
+	char *source; /* the source's value */
+	char *target; /* the target's value, "?" when it was not asked */
+	char *next; /* the next step; "" when none is needed */
+};
+
+struct vgpu_mig_results {
+	struct vgpu_mig_result *items;
+	size_t n;
+};
+
+enum vgpu_mig_verdict {
+	VGPU_MIG_GO, /* every check PASS or WARN */
+	VGPU_MIG_NO_GO, /* some check FAIL */
+	VGPU_MIG_UNSURE, /* none FAIL, some UNKNOWN */
+};
+
+/* The minimums NVIDIA names for vGPU live migration on KVM. */
+#define VGPU_MIG_MIN_LIBVIRT 8006000UL
+#define VGPU_MIG_MIN_QEMU 8001000UL
+#define VGPU_MIG_MIN_KERNEL 5018000UL
+#define VGPU_MIG_MIN_KERNEL_VFIO 6008000UL /* vendor-specific VFIO */
+#define VGPU_MIG_MIN_LIBVIRT_CROSS 11000000UL /* mdev <-> VF */
+
+/**
+ * vgpu_mig_version_parse() - a version as libvirt numbers it.
+ * @s: "8.6.0", "6.8.0-45-generic", "11.0" (the leading numbers count)
+ * Return: major * 1000000 + minor * 1000 + micro, or 0 when @s does not start with a number
+ * or a part is above 999 (minor, micro).
+ */
+unsigned long vgpu_mig_version_parse(const char *s);
+
+struct vgpu_record;
+struct vgpu_records;
+
+/**
+ * vgpu_mig_manifest_of() - the source's side: @domain's vGPUs as its owner
+ * records name them, each with the board of its GPU in @m (PCI device ID,
+ * framebuffer), in the records' order.
+ * @m: the source's model
+ * @recs: its owner records
+ * @domain: the domain's name or UUID
+ * @out: its vGPUs (the versions are left as they were: the caller reads
+ *       them); free with vgpu_mig_offer_clear()
+ * Return: how many vGPUs the records name (0: none; @out then holds none).
+ * The subsystem ID, ECC mode and vgpu_params are not in the model: unknown.
+ */
+size_t vgpu_mig_manifest_of(const struct vgpu_model *m, const struct vgpu_records *recs,
+			    const char *domain, struct vgpu_mig_host *out);
+
+/**
+ * vgpu_mig_record_is() - does owner record @r belong to @domain?
+ * @r: the record
+ * @domain: a domain name, or its UUID in any case
+ * Return: true when it does.
+ */
+bool vgpu_mig_record_is(const struct vgpu_record *r, const char *domain);
+
+/**
+ * vgpu_mig_params_parse() - the migration blockers a vGPU's vgpu_params sets.
+ * @text: the file's text: comma-separated name=value ("frame_rate_limiter=0,enable_uvm=1");
+ *        empty or blank when nothing is set
+ * @v: its enable_uvm, enable_debugging and enable_profiling: on for a value
+ *     other than 0, off when 0 or not named
+ */
+void vgpu_mig_params_parse(const char *text, struct vgpu_mig_vgpu *v);
+
+/**
+ * vgpu_mig_offer() - the target's side: for each of the source's vGPUs the
+ * GPU the capacity model would give (a slot of the same type, counting the
+ * ones given to the vGPUs before it), preferring the source's board (PCI
+ * device ID and framebuffer), or the reason none fits; nothing is written.
+ * @m: the target's model
+ * @recs: its owner records (reservations count as held), or NULL
+ * @src: the source's manifest
+ * @out: its vGPUs, reasons and devices (n_vgpus of @src); the versions are
+ *       left as they were (the caller reads them); free with vgpu_mig_offer_clear()
+ *
+ * The board's subsystem ID and ECC mode are not in the model: they are left
+ * unknown (0, VGPU_UNKNOWN) for the caller to fill.
+ */
+void vgpu_mig_offer(const struct vgpu_model *m, const struct vgpu_records *recs,
+		    const struct vgpu_mig_host *src, struct vgpu_mig_host *out);
+
+/**
+ * vgpu_mig_offer_clear() - free the arrays vgpu_mig_offer() or
+ * vgpu_mig_manifest_parse() put into @h and zero them (the versions stay).
+ * @h: a host filled by one of them
+ */
+void vgpu_mig_offer_clear(struct vgpu_mig_host *h);
+
+/**
+ * vgpu_mig_check() - run every check of the source against the target.
+ * @src: the source's manifest
+ * @dst: the target's offer (as many @reasons and @devices as @src has vGPUs
+ *       where @dst->n_vgpus says so), or NULL when the target could not be asked
+ * @out: the answers in check order; free with vgpu_mig_results_free()
+ *
+ * Checks, in order: engine, interface, driver-version, board, ecc,
+ * topology, capacity, vgpu-params.  A check that compares the two ends is
+ * UNKNOWN when @dst is NULL or either value is not known.
+ */
+void vgpu_mig_check(const struct vgpu_mig_host *src, const struct vgpu_mig_host *dst,
+		    struct vgpu_mig_results *out);
+
+/**
+ * vgpu_mig_verdict_of() - the verdict of a set of answers.
+ * @r: the answers
+ * Return: VGPU_MIG_NO_GO when one FAILs, else VGPU_MIG_UNSURE when one is UNKNOWN, else
+ * VGPU_MIG_GO.
+ */
+enum vgpu_mig_verdict vgpu_mig_verdict_of(const struct vgpu_mig_results *r);
+
+/**
+ * vgpu_mig_result_find() - the answer of the check @id.
+ * @r: the answers
+ * @id: a check ID, "board"
+ * Return: the answer (borrowed from @r), or NULL when @r has none of that ID.
+ */
+const struct vgpu_mig_result *vgpu_mig_result_find(const struct vgpu_mig_results *r,
+						   const char *id);
+
+/**
+ * vgpu_mig_status_name() - "PASS", "FAIL", "WARN" or "UNKNOWN".
+ * @s: the status
+ * Return: static text.
+ */
+const char *vgpu_mig_status_name(enum vgpu_mig_status s);
+
+/**
+ * vgpu_mig_results_free() - free the answers and zero @r.
+ * @r: answers of vgpu_mig_check() (a zeroed one is fine)
+ */
+void vgpu_mig_results_free(struct vgpu_mig_results *r);
+
+#endif

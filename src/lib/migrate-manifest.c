@@ -1,0 +1,538 @@
+// SPDX-License-Identifier: LGPL-2.1-or-later
+/*
+ * migrate-manifest.c - the migration manifest and offer as JSON: a writer
+ * and a bounded reader of just this document (pure: no I/O).
+ */
+#include <errno.h>
+#include <stdbool.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "cleanup.h"
+#include "migrate-manifest.h"
+
+#define MAX_DEPTH 16
+
+/* ---- writing ------------------------------------------------------------ */
+
+static void put_str(char **s, const char *v)
+{
+	vgpu_append(s, "\"");
+	for (; *v; v++) {
+		unsigned char c = (unsigned char)*v;
+
+		if (c == '"' || c == '\\')
+			vgpu_append(s, "\\%c", c);
+		else if (c < 0x20 || c == 0x7f)
+			vgpu_append(s, "\\u%04x", c);
+		else
+			vgpu_append(s, "%c", c);
+	}
+	vgpu_append(s, "\"");
+}
+
+static void put_ver(char **s, const char *key, unsigned long v)
+{
+	if (v)
+		vgpu_append(s, "  \"%s\": \"%lu.%lu.%lu\",\n", key, v / 1000000, v / 1000 % 1000,
+			    v % 1000);
+	else
+		vgpu_append(s, "  \"%s\": null,\n", key);
+}
+
+static const char *tri_json(enum vgpu_tristate t)
+{
+	return t == VGPU_ON ? "true" : t == VGPU_OFF ? "false" : "null";
+}
+
+char *vgpu_mig_manifest_format(const struct vgpu_mig_host *h)
+{
+	char *s = NULL;
+
+	vgpu_append(&s, "{\n  \"vgpuctl-migrate\": %d,\n", VGPU_MIG_MANIFEST_VERSION);
+	put_ver(&s, "libvirt", h->libvirt);
+	put_ver(&s, "qemu", h->qemu);
+	put_ver(&s, "kernel", h->kernel);
+	vgpu_append(&s, "  \"driver-version\": ");
+	if (h->driver_version[0])
+		put_str(&s, h->driver_version);
+	else
+		vgpu_append(&s, "null");
+	vgpu_append(&s, ",\n  \"vgpus\": [");
+	for (size_t i = 0; i < h->n_vgpus; i++) {
+		const struct vgpu_mig_vgpu *v = &h->vgpus[i];
+
+		vgpu_append(&s, "%s\n    { \"type-id\": %u, \"type\": ", i ? "," : "", v->type_id);
+		put_str(&s, v->type_name);
+		vgpu_append(&s, ", \"interface\": \"%s\"",
+			    v->iface == VGPU_IFACE_MDEV	       ? "mdev" :
+			    v->iface == VGPU_IFACE_VENDOR_VFIO ? "vf" :
+								 "?");
+		if (v->pci_device)
+			vgpu_append(&s, ", \"pci-device\": \"%04x\"", v->pci_device);
+		if (v->pci_subsystem)
+			vgpu_append(&s, ", \"pci-subsystem\": \"%04x:%04x\"",
+				    v->pci_subsystem >> 16, v->pci_subsystem & 0xffff);
+		if (v->fb_mib)
+			vgpu_append(&s, ", \"framebuffer-mib\": %llu",
+				    (unsigned long long)v->fb_mib);
+		vgpu_append(
+			&s,
+			", \"ecc\": %s, \"enable_uvm\": %s, \"enable_debugging\": %s, \"enable_profiling\": %s",
+			tri_json(v->ecc), tri_json(v->enable_uvm), tri_json(v->enable_debugging),
+			tri_json(v->enable_profiling));
+		if (h->reasons && h->reasons[i] != VGPU_CAP_OK) {
+			vgpu_append(&s, ", \"reason\": \"%s\"",
+				    vgpu_cap_reason_code(h->reasons[i]));
+		} else if (h->reasons) {
+			vgpu_append(&s, ", \"device\": ");
+			put_str(&s, h->devices ? h->devices[i] : "");
+		}
+		vgpu_append(&s, " }");
+	}
+	vgpu_append(&s, "%s]\n}\n", h->n_vgpus ? "\n  " : "");
+	return s;
+}
+
+/* ---- reading ------------------------------------------------------------ */
+
+struct jp {
+	const char *start, *p, *end;
+	struct vgpu_ctx *ctx;
+	int err; /* the first error, 0 none */
+};
+
+static bool bad(struct jp *j, const char *what)
+{
+	if (!j->err)
+		j->err = vgpu_error(j->ctx, -EINVAL, "migration manifest, at byte %td: %s",
+				    j->p - j->start, what);
+	return false;
+}
+
+static void ws(struct jp *j)
+{
+	while (j->p < j->end && (*j->p == ' ' || *j->p == '\t' || *j->p == '\n' || *j->p == '\r'))
+		j->p++;
+}
+
+static bool eat(struct jp *j, char c)
+{
+	ws(j);
+	if (j->p < j->end && *j->p == c) {
+		j->p++;
+		return true;
+	}
+	return false;
+}
+
+static int hexval(char c)
+{
+	if (c >= '0' && c <= '9')
+		return c - '0';
+	if (c >= 'a' && c <= 'f')
+		return c - 'a' + 10;
+	if (c >= 'A' && c <= 'F')
+		return c - 'A' + 10;
+	return -1;
+}
+
+/* A string into @buf (NULL: skipped); a character outside ASCII becomes '?'. */
+static bool str(struct jp *j, char *buf, size_t size)
+{
+	size_t n = 0;
+
+	if (!eat(j, '"'))
+		return bad(j, "a string was expected");
+	while (j->p < j->end && *j->p != '"') {
+		unsigned c = (unsigned char)*j->p++;
+
+		if (c < 0x20)
+			return bad(j, "a control character in a string");
+		if (c == '\\') {
+			if (j->p >= j->end)
+				break;
+			c = (unsigned char)*j->p++;
+			switch (c) {
+			case 'n':
+				c = '\n';
+				break;
+			case 't':
+				c = '\t';
+				break;
+			case 'r':
+				c = '\r';
+				break;
+			case 'b':
+				c = '\b';
+				break;
+			case 'f':
+				c = '\f';
+				break;
+			case 'u': {
+				unsigned u = 0;
+
+				for (int k = 0; k < 4; k++) {
+					int h = j->p < j->end ? hexval(*j->p++) : -1;
+
+					if (h < 0)
+						return bad(j, "a bad \\u escape");
+					u = u << 4 | (unsigned)h;
+				}
+				c = u < 0x80 ? u : '?';
+				break;
+			}
+			case '"':
+			case '\\':
+			case '/':
+				break;
+			default:
+				return bad(j, "a bad escape in a string");
+			}
+		} else if (c >= 0x80) {
+			c = '?';
+		}
+		if (buf) {
+			if (n + 1 >= size)
+				return bad(j, "a string is too long");
+			buf[n++] = (char)c;
+		}
+	}
+	if (j->p >= j->end)
+		return bad(j, "a string does not end");
+	j->p++;
+	if (buf)
+		buf[n] = '\0';
+	return true;
+}
+
+static bool word(struct jp *j, const char *w)
+{
+	size_t n = strlen(w);
+
+	ws(j);
+	if ((size_t)(j->end - j->p) >= n && !memcmp(j->p, w, n)) {
+		j->p += n;
+		return true;
+	}
+	return false;
+}
+
+/* A number; @v gets it when it is a whole number from 0 to 2^53. */
+static bool num(struct jp *j, unsigned long long *v, bool *whole)
+{
+	const char *s;
+	unsigned long long x = 0;
+
+	ws(j);
+	s = j->p;
+	*whole = true;
+	if (j->p < j->end && *j->p == '-') {
+		*whole = false;
+		j->p++;
+	}
+	while (j->p < j->end && ((*j->p >= '0' && *j->p <= '9') || strchr(".eE+-", *j->p))) {
+		if (*j->p < '0' || *j->p > '9')
+			*whole = false;
+		else if (x < (1ULL << 53))
+			x = x * 10 + (unsigned)(*j->p - '0');
+		j->p++;
+	}
+	if (j->p == s)
+		return bad(j, "a value was expected");
+	if (x >= (1ULL << 53))
+		*whole = false;
+	*v = x;
+	return true;
+}
+
+static bool skip(struct jp *j, int depth)
+{
+	unsigned long long v;
+	bool whole;
+
+	if (depth > MAX_DEPTH)
+		return bad(j, "nested too deep");
+	ws(j);
+	if (j->p >= j->end)
+		return bad(j, "the text ends early");
+	if (*j->p == '"')
+		return str(j, NULL, 0);
+	if (eat(j, '{')) {
+		if (eat(j, '}'))
+			return true;
+		do {
+			if (!str(j, NULL, 0) || !(eat(j, ':') || bad(j, "':' was expected")) ||
+			    !skip(j, depth + 1))
+				return false;
+		} while (eat(j, ','));
+		return eat(j, '}') || bad(j, "'}' was expected");
+	}
+	if (eat(j, '[')) {
+		if (eat(j, ']'))
+			return true;
+		do {
+			if (!skip(j, depth + 1))
+				return false;
+		} while (eat(j, ','));
+		return eat(j, ']') || bad(j, "']' was expected");
+	}
+	if (word(j, "true") || word(j, "false") || word(j, "null"))
+		return true;
+	return num(j, &v, &whole);
+}
+
+static bool tri(struct jp *j, enum vgpu_tristate *t)
+{
+	if (word(j, "true"))
+		*t = VGPU_ON;
+	else if (word(j, "false"))
+		*t = VGPU_OFF;
+	else if (word(j, "null"))
+		*t = VGPU_UNKNOWN;
+	else
+		return bad(j, "true, false or null was expected");
+	return true;
+}
+
+/* A whole number up to @max, or null (0). */
+static bool whole_num(struct jp *j, unsigned long long max, unsigned long long *v)
+{
+	bool whole;
+
+	if (word(j, "null")) {
+		*v = 0;
+		return true;
+	}
+	if (!num(j, v, &whole))
+		return false;
+	if (!whole || *v > max)
+		return bad(j, "a whole number in range was expected");
+	return true;
+}
+
+/* A string, or null (""). */
+static bool ostr(struct jp *j, char *buf, size_t size)
+{
+	if (word(j, "null")) {
+		buf[0] = '\0';
+		return true;
+	}
+	return str(j, buf, size);
+}
+
+static bool hex16(const char *s, unsigned *v)
+{
+	char *end;
+	unsigned long x;
+
+	if (hexval(s[0]) < 0)
+		return false;
+	x = strtoul(s, &end, 16);
+	if (end - s != 4 || x > 0xffff)
+		return false;
+	*v = (unsigned)x;
+	return true;
+}
+
+static bool parse_vgpu(struct jp *j, struct vgpu_mig_vgpu *v, char *device,
+		       enum vgpu_cap_reason *reason, int *offered)
+{
+	char key[32], buf[64];
+	unsigned long long x;
+	unsigned a = 0, b = 0;
+	bool ok;
+
+	*v = (struct vgpu_mig_vgpu){ .ecc = VGPU_UNKNOWN,
+				     .enable_uvm = VGPU_UNKNOWN,
+				     .enable_debugging = VGPU_UNKNOWN,
+				     .enable_profiling = VGPU_UNKNOWN };
+	*offered = 0;
+	if (!eat(j, '{'))
+		return bad(j, "a vGPU object was expected");
+	if (eat(j, '}'))
+		return true;
+	do {
+		if (!str(j, key, sizeof(key)) || !(eat(j, ':') || bad(j, "':' was expected")))
+			return false;
+		if (!strcmp(key, "type-id")) {
+			if (!whole_num(j, 0xffffffffULL, &x))
+				return false;
+			v->type_id = (unsigned)x;
+		} else if (!strcmp(key, "type")) {
+			if (!ostr(j, v->type_name, sizeof(v->type_name)))
+				return false;
+		} else if (!strcmp(key, "interface")) {
+			if (!ostr(j, buf, sizeof(buf)))
+				return false;
+			v->iface = !strcmp(buf, "mdev") ? VGPU_IFACE_MDEV :
+				   !strcmp(buf, "vf")	? VGPU_IFACE_VENDOR_VFIO :
+							  VGPU_IFACE_NONE;
+		} else if (!strcmp(key, "pci-device")) {
+			if (!ostr(j, buf, sizeof(buf)))
+				return false;
+			if (buf[0] && !hex16(buf, &a))
+				return bad(j, "pci-device is not 4 hex digits");
+			v->pci_device = buf[0] ? (uint16_t)a : 0;
+		} else if (!strcmp(key, "pci-subsystem")) {
+			if (!ostr(j, buf, sizeof(buf)))
+				return false;
+			ok = strlen(buf) == 9 && buf[4] == ':';
+			if (ok) {
+				buf[4] = '\0';
+				ok = hex16(buf, &a) && hex16(buf + 5, &b);
+			}
+			if (buf[0] && !ok)
+				return bad(j, "pci-subsystem is not VVVV:DDDD");
+			v->pci_subsystem = buf[0] ? (uint32_t)a << 16 | b : 0;
+		} else if (!strcmp(key, "framebuffer-mib")) {
+			if (!whole_num(j, 1ULL << 40, &x))
+				return false;
+			v->fb_mib = x;
+		} else if (!strcmp(key, "ecc")) {
+			if (!tri(j, &v->ecc))
+				return false;
+		} else if (!strcmp(key, "enable_uvm")) {
+			if (!tri(j, &v->enable_uvm))
+				return false;
+		} else if (!strcmp(key, "enable_debugging")) {
+			if (!tri(j, &v->enable_debugging))
+				return false;
+		} else if (!strcmp(key, "enable_profiling")) {
+			if (!tri(j, &v->enable_profiling))
+				return false;
+		} else if (!strcmp(key, "device")) {
+			if (!ostr(j, device, 32))
+				return false;
+			*reason = VGPU_CAP_OK;
+			*offered = 1;
+		} else if (!strcmp(key, "reason")) {
+			bool known = false;
+
+			if (!ostr(j, buf, sizeof(buf)))
+				return false;
+			for (int r = 1; r < VGPU_CAP_N_REASONS && !known; r++)
+				if (!strcmp(buf, vgpu_cap_reason_code((enum vgpu_cap_reason)r))) {
+					*reason = (enum vgpu_cap_reason)r;
+					known = true;
+				}
+			if (!known)
+				return bad(j,
+					   "the reason is not one of the capacity model's codes");
+			*offered = 1;
+		} else if (!skip(j, 2)) {
+			return false;
+		}
+	} while (eat(j, ','));
+	return eat(j, '}') || bad(j, "'}' was expected");
+}
+
+static bool parse_vgpus(struct jp *j, struct vgpu_mig_host *h, size_t *offered)
+{
+	*offered = 0;
+	if (!eat(j, '['))
+		return bad(j, "vgpus is not a list");
+	if (eat(j, ']'))
+		return true;
+	do {
+		size_t n = h->n_vgpus;
+		int off;
+
+		if (n >= VGPU_MIG_MANIFEST_MAX_VGPUS) {
+			j->err = vgpu_error(j->ctx, -E2BIG,
+					    "migration manifest: more than %d vGPUs",
+					    VGPU_MIG_MANIFEST_MAX_VGPUS);
+			return false;
+		}
+		h->vgpus = vgpu_xreallocarray(h->vgpus, n + 1, sizeof(*h->vgpus));
+		h->reasons = vgpu_xreallocarray(h->reasons, n + 1, sizeof(*h->reasons));
+		h->devices = vgpu_xreallocarray(h->devices, n + 1, sizeof(*h->devices));
+		h->reasons[n] = VGPU_CAP_OK;
+		h->devices[n][0] = '\0';
+		h->n_vgpus++;
+		if (!parse_vgpu(j, &h->vgpus[n], h->devices[n], &h->reasons[n], &off))
+			return false;
+		*offered += (size_t)off;
+	} while (eat(j, ','));
+	return eat(j, ']') || bad(j, "']' was expected");
+}
+
+static bool version(struct jp *j, unsigned long *v)
+{
+	char buf[64];
+
+	if (!ostr(j, buf, sizeof(buf)))
+		return false;
+	*v = vgpu_mig_version_parse(buf);
+	return true;
+}
+
+int vgpu_mig_manifest_parse(struct vgpu_ctx *ctx, const char *text, size_t len,
+			    struct vgpu_mig_host *out)
+{
+	struct jp j = { .start = text, .p = text, .end = text + len, .ctx = ctx };
+	struct vgpu_mig_host h = { 0 };
+	unsigned long long format = 0;
+	size_t offered = 0;
+	bool ok = true, vgpus = false;
+	char key[32];
+
+	if (len > VGPU_MIG_MANIFEST_MAX)
+		return vgpu_error(ctx, -E2BIG, "migration manifest: larger than %d bytes",
+				  VGPU_MIG_MANIFEST_MAX);
+	if (!eat(&j, '{'))
+		ok = bad(&j, "a JSON object was expected");
+	else if (!eat(&j, '}')) {
+		do {
+			ok = str(&j, key, sizeof(key)) &&
+			     (eat(&j, ':') || bad(&j, "':' was expected"));
+			if (!ok)
+				break;
+			if (!strcmp(key, "vgpuctl-migrate"))
+				ok = whole_num(&j, 1000, &format);
+			else if (!strcmp(key, "libvirt"))
+				ok = version(&j, &h.libvirt);
+			else if (!strcmp(key, "qemu"))
+				ok = version(&j, &h.qemu);
+			else if (!strcmp(key, "kernel"))
+				ok = version(&j, &h.kernel);
+			else if (!strcmp(key, "driver-version"))
+				ok = ostr(&j, h.driver_version, sizeof(h.driver_version));
+			else if (!strcmp(key, "vgpus"))
+				ok = vgpus = parse_vgpus(&j, &h, &offered);
+			else
+				ok = skip(&j, 1);
+		} while (ok && eat(&j, ','));
+		if (ok && !eat(&j, '}'))
+			ok = bad(&j, "'}' was expected");
+	}
+	if (ok) {
+		ws(&j);
+		if (j.p != j.end)
+			ok = bad(&j, "text after the document");
+	}
+	if (ok && format != VGPU_MIG_MANIFEST_VERSION) {
+		j.err = vgpu_error(
+			ctx, -EINVAL,
+			"migration manifest: format %llu, not %d (\"vgpuctl-migrate\"): run the same vgpuctl on both hosts",
+			format, VGPU_MIG_MANIFEST_VERSION);
+		ok = false;
+	}
+	if (ok && !vgpus)
+		ok = bad(&j, "no \"vgpus\" list");
+	if (ok && offered && offered != h.n_vgpus)
+		ok = bad(&j, "some vGPUs name a device or reason and some do not");
+	if (!ok) {
+		vgpu_mig_offer_clear(&h);
+		return j.err ? j.err : -EINVAL;
+	}
+	if (!offered) {
+		free(h.reasons);
+		free(h.devices);
+		h.reasons = NULL;
+		h.devices = NULL;
+	}
+	*out = h;
+	return 0;
+}

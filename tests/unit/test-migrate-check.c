@@ -1,0 +1,369 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+/*
+ * test-migrate-check - the checks of a live migration (src/lib/migrate-check.c):
+ * a source and a target that pass every check, then for each check one change
+ * that fails it, and the check that fails must be that one (and only that one).
+ */
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <setjmp.h>
+#include <cmocka.h>
+
+#include <stdio.h>
+#include <string.h>
+
+#include "migrate-check.h"
+
+struct pair {
+	struct vgpu_mig_host src, dst;
+	struct vgpu_mig_vgpu sv[2], tv[2];
+	enum vgpu_cap_reason reasons[2];
+	char devices[2][32];
+};
+
+static const struct vgpu_mig_vgpu h100 = {
+	.type_id = 1023,
+	.type_name = "H100-20C",
+	.iface = VGPU_IFACE_VENDOR_VFIO,
+	.pci_device = 0x2331,
+	.pci_subsystem = 0x10de1626,
+	.fb_mib = 81559,
+	.ecc = VGPU_ON,
+	.enable_uvm = VGPU_OFF,
+	.enable_debugging = VGPU_OFF,
+	.enable_profiling = VGPU_OFF,
+};
+
+/* Two hosts on which one H100-20C migrates: every check passes. */
+static void good(struct pair *p)
+{
+	memset(p, 0, sizeof(*p));
+	p->sv[0] = p->tv[0] = h100;
+	p->reasons[0] = VGPU_CAP_OK;
+	strcpy(p->devices[0], "0000:4e:00.5");
+	p->src = (struct vgpu_mig_host){ .libvirt = 10000000,
+					 .qemu = 9000000,
+					 .kernel = 6008000,
+					 .driver_version = "550.90.05",
+					 .vgpus = p->sv,
+					 .n_vgpus = 1 };
+	p->dst = p->src;
+	p->dst.vgpus = p->tv;
+	p->dst.reasons = p->reasons;
+	p->dst.devices = p->devices;
+}
+
+/* Run the checks; the one FAIL must be @id (NULL: none fails, the verdict is go). */
+static void expect_fail(struct pair *p, const char *id)
+{
+	struct vgpu_mig_results r;
+
+	vgpu_mig_check(&p->src, &p->dst, &r);
+	for (size_t i = 0; i < r.n; i++) {
+		if (id && !strcmp(r.items[i].id, id))
+			assert_string_equal(vgpu_mig_status_name(r.items[i].status), "FAIL");
+		else
+			assert_string_equal(vgpu_mig_status_name(r.items[i].status), "PASS");
+	}
+	assert_non_null(vgpu_mig_result_find(&r, id ? id : "engine"));
+	assert_int_equal(vgpu_mig_verdict_of(&r), id ? VGPU_MIG_NO_GO : VGPU_MIG_GO);
+	vgpu_mig_results_free(&r);
+}
+
+static void test_all_pass(void **state)
+{
+	struct pair p;
+	struct vgpu_mig_results r;
+
+	(void)state;
+	good(&p);
+	expect_fail(&p, NULL);
+	vgpu_mig_check(&p.src, &p.dst, &r);
+	assert_int_equal(r.n, 8);
+	assert_string_equal(vgpu_mig_result_find(&r, "capacity")->target, "0000:4e:00.5");
+	assert_string_equal(vgpu_mig_result_find(&r, "engine")->source,
+			    "libvirt 10.0.0, QEMU 9.0.0, kernel 6.8.0");
+	vgpu_mig_results_free(&r);
+}
+
+static void test_versions(void **state)
+{
+	(void)state;
+	assert_int_equal(vgpu_mig_version_parse("8.6.0"), 8006000);
+	assert_int_equal(vgpu_mig_version_parse("6.8.0-45-generic"), 6008000);
+	assert_int_equal(vgpu_mig_version_parse("11.0"), 11000000);
+	assert_int_equal(vgpu_mig_version_parse("5.18"), 5018000);
+	assert_int_equal(vgpu_mig_version_parse("v8"), 0);
+	assert_int_equal(vgpu_mig_version_parse("8.1000"), 0);
+	assert_int_equal(vgpu_mig_version_parse(""), 0);
+}
+
+static void test_engine(void **state)
+{
+	struct pair p;
+
+	(void)state;
+	good(&p);
+	p.dst.libvirt = 8005000; /* below 8.6 */
+	expect_fail(&p, "engine");
+	good(&p);
+	p.src.qemu = 8000000; /* below 8.1 */
+	expect_fail(&p, "engine");
+	/* 6.5 is enough for mdev, not for vendor-specific VFIO */
+	good(&p);
+	p.dst.kernel = 6005000;
+	expect_fail(&p, "engine");
+	p.sv[0].iface = p.tv[0].iface = VGPU_IFACE_MDEV;
+	p.src.kernel = 6005000;
+	expect_fail(&p, NULL);
+	p.dst.kernel = 5015000;
+	expect_fail(&p, "engine");
+}
+
+static void test_interface(void **state)
+{
+	struct pair p;
+
+	(void)state;
+	good(&p);
+	p.tv[0].iface = VGPU_IFACE_MDEV; /* VF -> mdev on libvirt 10 */
+	expect_fail(&p, "interface");
+	p.dst.libvirt = p.src.libvirt = 11000000; /* both ends 11.0: allowed */
+	expect_fail(&p, NULL);
+	p.src.libvirt = 10009000;
+	expect_fail(&p, "interface");
+}
+
+static void test_driver_version(void **state)
+{
+	struct pair p;
+
+	(void)state;
+	good(&p);
+	strcpy(p.dst.driver_version, "550.90.07"); /* same branch, still refused */
+	expect_fail(&p, "driver-version");
+}
+
+static void test_board(void **state)
+{
+	struct pair p;
+
+	(void)state;
+	good(&p);
+	p.tv[0].pci_device = 0x2335; /* H200 */
+	expect_fail(&p, "board");
+	good(&p);
+	p.tv[0].pci_subsystem = 0x10de1809;
+	expect_fail(&p, "board");
+	good(&p);
+	p.tv[0].fb_mib = 95830; /* 94 GB NVL */
+	expect_fail(&p, "board");
+}
+
+static void test_ecc(void **state)
+{
+	struct pair p;
+
+	(void)state;
+	good(&p);
+	p.tv[0].ecc = VGPU_OFF;
+	expect_fail(&p, "ecc");
+}
+
+static void test_topology(void **state)
+{
+	struct pair p;
+
+	(void)state;
+	good(&p);
+	p.src.n_vgpus = 2; /* the target answered for one of two */
+	p.sv[1] = h100;
+	{
+		struct vgpu_mig_results r;
+
+		vgpu_mig_check(&p.src, &p.dst, &r);
+		for (size_t i = 0; i < r.n; i++)
+			assert_int_equal(r.items[i].status == VGPU_MIG_FAIL,
+					 !strcmp(r.items[i].id, "topology"));
+		assert_int_equal(vgpu_mig_verdict_of(&r), VGPU_MIG_NO_GO);
+		vgpu_mig_results_free(&r);
+	}
+}
+
+static void test_capacity(void **state)
+{
+	struct pair p;
+	struct vgpu_mig_results r;
+
+	(void)state;
+	good(&p);
+	p.reasons[0] = VGPU_CAP_ALL_VFS_HELD;
+	vgpu_mig_check(&p.src, &p.dst, &r);
+	assert_int_equal(vgpu_mig_result_find(&r, "capacity")->status, VGPU_MIG_FAIL);
+	assert_string_equal(vgpu_mig_result_find(&r, "capacity")->target, "all-vfs-held");
+	assert_non_null(strstr(vgpu_mig_result_find(&r, "capacity")->next, "all-vfs-held: "));
+	/* no device: the board and ECC of the target are not known, never PASS */
+	assert_int_equal(vgpu_mig_result_find(&r, "board")->status, VGPU_MIG_UNKNOWN);
+	assert_int_equal(vgpu_mig_result_find(&r, "ecc")->status, VGPU_MIG_UNKNOWN);
+	assert_int_equal(vgpu_mig_verdict_of(&r), VGPU_MIG_NO_GO);
+	vgpu_mig_results_free(&r);
+}
+
+static void test_vgpu_params(void **state)
+{
+	struct pair p;
+
+	(void)state;
+	good(&p);
+	p.sv[0].enable_uvm = VGPU_ON;
+	expect_fail(&p, "vgpu-params");
+	good(&p);
+	p.sv[0].enable_profiling = VGPU_ON;
+	expect_fail(&p, "vgpu-params");
+	good(&p);
+	p.sv[0].enable_debugging = VGPU_ON;
+	expect_fail(&p, "vgpu-params");
+}
+
+/* A target that was not asked: every check that compares is UNKNOWN, never PASS. */
+static void test_no_target(void **state)
+{
+	static const char *const both[] = { "engine", "interface", "driver-version", "board",
+					    "ecc",    "topology",  "capacity" };
+	struct pair p;
+	struct vgpu_mig_results r;
+
+	(void)state;
+	good(&p);
+	vgpu_mig_check(&p.src, NULL, &r);
+	for (size_t i = 0; i < sizeof(both) / sizeof(both[0]); i++)
+		assert_int_equal(vgpu_mig_result_find(&r, both[i])->status, VGPU_MIG_UNKNOWN);
+	assert_int_equal(vgpu_mig_result_find(&r, "vgpu-params")->status, VGPU_MIG_PASS);
+	assert_int_equal(vgpu_mig_verdict_of(&r), VGPU_MIG_UNSURE);
+	vgpu_mig_results_free(&r);
+	/* a version not known on one end is UNKNOWN too */
+	p.dst.kernel = 0;
+	vgpu_mig_check(&p.src, &p.dst, &r);
+	assert_int_equal(vgpu_mig_result_find(&r, "engine")->status, VGPU_MIG_UNKNOWN);
+	vgpu_mig_results_free(&r);
+}
+
+/* An A30 on mdev whose four VFs offer A30-4C, one each. */
+static struct vgpu_model *a30(void)
+{
+	struct vgpu_model *m = vgpu_model_new();
+	struct vgpu_gpu *g = vgpu_model_add_gpu(m, "0000:3b:00.0", 0x20b7);
+	struct vgpu_parent *p;
+	struct vgpu_type *t;
+
+	g->iface = VGPU_IFACE_MDEV;
+	g->sriov_total_vfs = g->sriov_num_vfs = 4;
+	g->mig_current = g->mig_pending = VGPU_OFF;
+	g->fb_mib = 24576;
+	t = vgpu_gpu_add_type(g, 683, "NVIDIA A30-4C");
+	t->max_instances = 6;
+	for (int i = 0; i < 4; i++) {
+		char addr[16];
+
+		snprintf(addr, sizeof(addr), "0000:3b:00.%d", 4 + i);
+		p = vgpu_gpu_add_parent(g, addr, i);
+		p->iface = VGPU_IFACE_MDEV;
+		vgpu_parent_add_type(p, t, 1);
+	}
+	return m;
+}
+
+/* The target's offer: a slot per vGPU, the slots given counted, the reason when none. */
+static void test_offer(void **state)
+{
+	struct vgpu_model *m = a30();
+	struct vgpu_mig_vgpu v[5];
+	struct vgpu_mig_host src = { .vgpus = v, .n_vgpus = 2 }, dst = { 0 };
+	struct vgpu_mig_results r;
+
+	(void)state;
+	for (size_t i = 0; i < 5; i++)
+		v[i] = (struct vgpu_mig_vgpu){ .type_name = "A30-4C",
+					       .iface = VGPU_IFACE_MDEV,
+					       .pci_device = 0x20b7,
+					       .fb_mib = 24576 };
+	vgpu_mig_offer(m, NULL, &src, &dst);
+	assert_int_equal(dst.n_vgpus, 2);
+	for (size_t i = 0; i < 2; i++) {
+		assert_int_equal(dst.reasons[i], VGPU_CAP_OK);
+		assert_string_equal(dst.devices[i], "0000:3b:00.0");
+		assert_int_equal(dst.vgpus[i].pci_device, 0x20b7);
+		assert_int_equal(dst.vgpus[i].fb_mib, 24576);
+		assert_int_equal(dst.vgpus[i].iface, VGPU_IFACE_MDEV);
+	}
+	vgpu_mig_check(&src, &dst, &r);
+	assert_int_equal(vgpu_mig_result_find(&r, "capacity")->status, VGPU_MIG_PASS);
+	assert_int_equal(vgpu_mig_result_find(&r, "topology")->status, VGPU_MIG_PASS);
+	vgpu_mig_results_free(&r);
+	vgpu_mig_offer_clear(&dst);
+
+	/* five where four fit: the fifth has none, and capacity fails */
+	src.n_vgpus = 5;
+	vgpu_mig_offer(m, NULL, &src, &dst);
+	for (size_t i = 0; i < 4; i++)
+		assert_int_equal(dst.reasons[i], VGPU_CAP_OK);
+	assert_int_not_equal(dst.reasons[4], VGPU_CAP_OK);
+	vgpu_mig_check(&src, &dst, &r);
+	assert_int_equal(vgpu_mig_result_find(&r, "capacity")->status, VGPU_MIG_FAIL);
+	vgpu_mig_results_free(&r);
+	vgpu_mig_offer_clear(&dst);
+
+	/* a type the target has not */
+	src.n_vgpus = 1;
+	strcpy(v[0].type_name, "H100-20C");
+	vgpu_mig_offer(m, NULL, &src, &dst);
+	assert_int_equal(dst.reasons[0], VGPU_CAP_NOT_SUPPORTED);
+	vgpu_mig_check(&src, &dst, &r);
+	assert_string_equal(vgpu_mig_result_find(&r, "capacity")->target, "not-supported");
+	vgpu_mig_results_free(&r);
+	vgpu_mig_offer_clear(&dst);
+	vgpu_model_free(m);
+}
+
+/* vgpu_params: comma-separated name=value; what is not named is off. */
+static void test_params_parse(void **state)
+{
+	struct vgpu_mig_vgpu v;
+
+	(void)state;
+	vgpu_mig_params_parse("", &v);
+	assert_int_equal(v.enable_uvm, VGPU_OFF);
+	assert_int_equal(v.enable_debugging, VGPU_OFF);
+	assert_int_equal(v.enable_profiling, VGPU_OFF);
+	vgpu_mig_params_parse("frame_rate_limiter=0,enable_uvm=1\n", &v);
+	assert_int_equal(v.enable_uvm, VGPU_ON);
+	assert_int_equal(v.enable_debugging, VGPU_OFF);
+	vgpu_mig_params_parse(" enable_debugging=1, enable_profiling=0 ,enable_uvm_x=1", &v);
+	assert_int_equal(v.enable_uvm, VGPU_OFF);
+	assert_int_equal(v.enable_debugging, VGPU_ON);
+	assert_int_equal(v.enable_profiling, VGPU_OFF);
+	vgpu_mig_params_parse("enable_profiling=2", &v);
+	assert_int_equal(v.enable_profiling, VGPU_ON);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_all_pass),
+		cmocka_unit_test(test_versions),
+		cmocka_unit_test(test_engine),
+		cmocka_unit_test(test_interface),
+		cmocka_unit_test(test_driver_version),
+		cmocka_unit_test(test_board),
+		cmocka_unit_test(test_ecc),
+		cmocka_unit_test(test_topology),
+		cmocka_unit_test(test_capacity),
+		cmocka_unit_test(test_vgpu_params),
+		cmocka_unit_test(test_no_target),
+		cmocka_unit_test(test_offer),
+		cmocka_unit_test(test_params_parse),
+	};
+
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}

@@ -1,0 +1,216 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+/*
+ * test-migrate-manifest - the migration manifest and offer as JSON
+ * (src/lib/migrate-manifest.c): what is written reads back the same, keys a
+ * newer vgpuctl adds are skipped, and damaged or oversized text is refused
+ * with a message, never half read.
+ */
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <setjmp.h>
+#include <cmocka.h>
+
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "migrate-manifest.h"
+
+static const struct vgpu_mig_vgpu h100 = {
+	.type_id = 1023,
+	.type_name = "H100-20C",
+	.iface = VGPU_IFACE_VENDOR_VFIO,
+	.pci_device = 0x2331,
+	.pci_subsystem = 0x10de1626,
+	.fb_mib = 81559,
+	.ecc = VGPU_ON,
+	.enable_uvm = VGPU_OFF,
+	.enable_debugging = VGPU_UNKNOWN,
+	.enable_profiling = VGPU_OFF,
+};
+
+static int parse(const char *text, struct vgpu_mig_host *h)
+{
+	struct vgpu_ctx ctx;
+	int r;
+
+	vgpu_ctx_init(&ctx, NULL, NULL);
+	r = vgpu_mig_manifest_parse(&ctx, text, strlen(text), h);
+	if (r)
+		assert_non_null(strstr(vgpu_ctx_error(&ctx), "migration manifest"));
+	vgpu_ctx_clear(&ctx);
+	return r;
+}
+
+static void assert_vgpu_equal(const struct vgpu_mig_vgpu *a, const struct vgpu_mig_vgpu *b)
+{
+	assert_int_equal(a->type_id, b->type_id);
+	assert_string_equal(a->type_name, b->type_name);
+	assert_int_equal(a->iface, b->iface);
+	assert_int_equal(a->pci_device, b->pci_device);
+	assert_int_equal(a->pci_subsystem, b->pci_subsystem);
+	assert_int_equal(a->fb_mib, b->fb_mib);
+	assert_int_equal(a->ecc, b->ecc);
+	assert_int_equal(a->enable_uvm, b->enable_uvm);
+	assert_int_equal(a->enable_debugging, b->enable_debugging);
+	assert_int_equal(a->enable_profiling, b->enable_profiling);
+}
+
+static void test_manifest_round_trip(void **state)
+{
+	struct vgpu_mig_vgpu v[2] = { h100, h100 };
+	struct vgpu_mig_host src = { .libvirt = 10000000,
+				     .qemu = 8002002,
+				     .kernel = 6008000,
+				     .driver_version = "550.90.05 \"x\"",
+				     .vgpus = v,
+				     .n_vgpus = 2 },
+			     back;
+	char *text;
+
+	(void)state;
+	v[1].iface = VGPU_IFACE_MDEV;
+	v[1].pci_subsystem = 0;
+	v[1].ecc = VGPU_OFF;
+	text = vgpu_mig_manifest_format(&src);
+	assert_non_null(strstr(text, "\"vgpuctl-migrate\": 1,"));
+	assert_non_null(strstr(text, "\"pci-subsystem\": \"10de:1626\""));
+	assert_int_equal(parse(text, &back), 0);
+	assert_int_equal(back.libvirt, 10000000);
+	assert_int_equal(back.qemu, 8002002);
+	assert_int_equal(back.kernel, 6008000);
+	assert_string_equal(back.driver_version, "550.90.05 \"x\"");
+	assert_int_equal(back.n_vgpus, 2);
+	assert_null(back.reasons); /* a manifest, not an offer */
+	assert_vgpu_equal(&back.vgpus[0], &v[0]);
+	assert_vgpu_equal(&back.vgpus[1], &v[1]);
+	vgpu_mig_offer_clear(&back);
+	free(text);
+}
+
+static void test_offer_round_trip(void **state)
+{
+	struct vgpu_mig_vgpu v[2] = { h100, h100 };
+	enum vgpu_cap_reason reasons[2] = { VGPU_CAP_OK, VGPU_CAP_FB_FULL };
+	char devices[2][32] = { "0000:4e:00.0", "" };
+	struct vgpu_mig_host dst = { .vgpus = v,
+				     .n_vgpus = 2,
+				     .reasons = reasons,
+				     .devices = devices },
+			     back;
+	char *text;
+
+	(void)state;
+	text = vgpu_mig_manifest_format(&dst);
+	assert_non_null(strstr(text, "\"libvirt\": null"));
+	assert_int_equal(parse(text, &back), 0);
+	assert_int_equal(back.libvirt, 0);
+	assert_string_equal(back.driver_version, "");
+	assert_non_null(back.reasons);
+	assert_int_equal(back.reasons[0], VGPU_CAP_OK);
+	assert_string_equal(back.devices[0], "0000:4e:00.0");
+	assert_int_equal(back.reasons[1], VGPU_CAP_FB_FULL);
+	vgpu_mig_offer_clear(&back);
+	free(text);
+}
+
+/* A newer vgpuctl's keys are skipped; null and absent stay unknown. */
+static void test_unknown_keys(void **state)
+{
+	struct vgpu_mig_host h;
+
+	(void)state;
+	assert_int_equal(
+		parse("{\"future\": {\"a\": [1, 2.5e3, -1, true, null, \"\\u00e9\"]}, \"vgpuctl-migrate\": 1,"
+		      " \"vgpus\": [{\"type\": \"A30-4C\", \"nvlink\": [], \"ecc\": null}], \"kernel\": \"6.8.0-45-generic\"}",
+		      &h),
+		0);
+	assert_int_equal(h.n_vgpus, 1);
+	assert_string_equal(h.vgpus[0].type_name, "A30-4C");
+	assert_int_equal(h.vgpus[0].ecc, VGPU_UNKNOWN);
+	assert_int_equal(h.vgpus[0].enable_uvm, VGPU_UNKNOWN);
+	assert_int_equal(h.vgpus[0].iface, VGPU_IFACE_NONE);
+	assert_int_equal(h.kernel, 6008000);
+	assert_int_equal(h.libvirt, 0);
+	vgpu_mig_offer_clear(&h);
+}
+
+static void test_refused(void **state)
+{
+	static const char *const bad[] = {
+		"",
+		"[]",
+		"{\"vgpuctl-migrate\": 1}", /* no vgpus */
+		"{\"vgpuctl-migrate\": 2, \"vgpus\": []}", /* another format */
+		"{\"vgpus\": []}", /* no format */
+		"{\"vgpuctl-migrate\": 1, \"vgpus\": [",
+		"{\"vgpuctl-migrate\": 1, \"vgpus\": []} x",
+		"{\"vgpuctl-migrate\": 1, \"vgpus\": [{\"type\": 5}]}",
+		"{\"vgpuctl-migrate\": 1, \"vgpus\": [{\"type-id\": -1}]}",
+		"{\"vgpuctl-migrate\": 1, \"vgpus\": [{\"pci-device\": \"23\"}]}",
+		"{\"vgpuctl-migrate\": 1, \"vgpus\": [{\"pci-subsystem\": \"10de\"}]}",
+		"{\"vgpuctl-migrate\": 1, \"vgpus\": [{\"reason\": \"tired\"}]}",
+		"{\"vgpuctl-migrate\": 1, \"vgpus\": [{\"device\": \"a\"}, {}]}", /* half an offer
+										   */
+		"{\"vgpuctl-migrate\": 1, \"vgpus\": [{\"type\": \"A30\x01\"}]}",
+	};
+	struct vgpu_mig_host h = { .libvirt = 42 };
+
+	(void)state;
+	for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+		int r = parse(bad[i], &h);
+
+		if (r != -EINVAL)
+			fail_msg("accepted or misread #%zu: %s (%d)", i, bad[i], r);
+		assert_int_equal(h.libvirt, 42); /* @out untouched */
+	}
+}
+
+static void test_bounds(void **state)
+{
+	struct vgpu_mig_host h = { 0 };
+	struct vgpu_ctx ctx;
+	char *text = NULL;
+
+	(void)state;
+	vgpu_append(&text, "{\"vgpuctl-migrate\": 1, \"vgpus\": [{}");
+	for (int i = 1; i <= VGPU_MIG_MANIFEST_MAX_VGPUS; i++)
+		vgpu_append(&text, ", {}");
+	vgpu_append(&text, "]}");
+	assert_int_equal(parse(text, &h), -E2BIG);
+	free(text);
+	/* nested 16 deep is read, 17 is refused */
+	for (int depth = 16; depth <= 17; depth++) {
+		text = NULL;
+		vgpu_append(&text, "{\"vgpuctl-migrate\": 1, \"vgpus\": [], \"x\": %*s%*s}", depth,
+			    "", depth, "");
+		memset(strstr(text, "\"x\": ") + 5, '[', (size_t)depth);
+		memset(strstr(text, "\"x\": ") + 5 + depth, ']', (size_t)depth);
+		assert_int_equal(parse(text, &h), depth == 16 ? 0 : -EINVAL);
+		if (depth == 16)
+			vgpu_mig_offer_clear(&h);
+		free(text);
+	}
+	text = vgpu_xcalloc(VGPU_MIG_MANIFEST_MAX + 2, 1);
+	memset(text, ' ', VGPU_MIG_MANIFEST_MAX + 1);
+	vgpu_ctx_init(&ctx, NULL, NULL);
+	assert_int_equal(vgpu_mig_manifest_parse(&ctx, text, VGPU_MIG_MANIFEST_MAX + 1, &h),
+			 -E2BIG);
+	vgpu_ctx_clear(&ctx);
+	free(text);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_manifest_round_trip),
+		cmocka_unit_test(test_offer_round_trip),
+		cmocka_unit_test(test_unknown_keys),
+		cmocka_unit_test(test_refused),
+		cmocka_unit_test(test_bounds),
+	};
+
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
