@@ -321,7 +321,8 @@ static int exec_fd(struct vgpu_ctx *ctx, const char *const *argv, int in_fd, lon
 		return vgpu_error(ctx, -ETIMEDOUT, "'%s' did not finish in %ld s; killed", cmd,
 				  (timeout_ms + 999) / 1000);
 	}
-	res->status = WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
+	res->status = WIFEXITED(status) ? WEXITSTATUS(status) :
+					  VGPU_EXEC_SIGNALED + WTERMSIG(status);
 	return 0;
 }
 
@@ -371,9 +372,10 @@ int vgpu_exec_failed(struct vgpu_ctx *ctx, const char *const *argv,
 	vgpu_last_line(res->err, line, sizeof(line));
 	if (!line[0])
 		vgpu_last_line(res->out, line, sizeof(line));
-	if (res->status > 128)
+	/* an exit status of 129-255 (ssh's 255) is not a signal: signals are kept apart */
+	if (res->status >= VGPU_EXEC_SIGNALED)
 		return vgpu_error(ctx, -EIO, "'%s' was killed by signal %d%s%s", cmd,
-				  res->status - 128, line[0] ? ": " : "", line);
+				  res->status - VGPU_EXEC_SIGNALED, line[0] ? ": " : "", line);
 	return vgpu_error(ctx, -EIO, "'%s' failed (exit %d)%s%s", cmd, res->status,
 			  line[0] ? ": " : "", line);
 }

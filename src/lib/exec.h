@@ -15,8 +15,11 @@
 /* Each of stdout and stderr is kept up to this; the rest is read and dropped. */
 #define VGPU_EXEC_OUTPUT_MAX (1024 * 1024)
 
+/* vgpu_exec_result.status of a program killed by a signal: above every exit status (0-255) */
+#define VGPU_EXEC_SIGNALED 256
+
 struct vgpu_exec_result {
-	int status; /* exit status, or 128 + signal */
+	int status; /* exit status 0-255, or VGPU_EXEC_SIGNALED + the signal */
 	char *out; /* stdout, NUL-terminated (embedded NULs kept in out_len) */
 	size_t out_len;
 	char *err; /* stderr, NUL-terminated */

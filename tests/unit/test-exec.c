@@ -239,8 +239,21 @@ static void test_signal_status(void **state)
 
 	(void)state;
 	assert_int_equal(vgpu_exec_ok(&ctx, argv, 5000, &r), -EIO);
-	assert_int_equal(r.status, 128 + 15);
+	assert_int_equal(r.status, VGPU_EXEC_SIGNALED + 15);
 	assert_non_null(strstr(vgpu_ctx_error(&ctx), "was killed by signal 15"));
+	vgpu_exec_clear(&r);
+}
+
+/* ssh exits 255 when it cannot connect: an exit status, never "signal 127" */
+static void test_high_exit_status(void **state)
+{
+	const char *argv[] = { "sh", "-c", "exit 255", NULL };
+	struct vgpu_exec_result r;
+
+	(void)state;
+	assert_int_equal(vgpu_exec_ok(&ctx, argv, 5000, &r), -EIO);
+	assert_int_equal(r.status, 255);
+	assert_non_null(strstr(vgpu_ctx_error(&ctx), "failed (exit 255)"));
 	vgpu_exec_clear(&r);
 }
 
@@ -283,6 +296,7 @@ int main(void)
 		cmocka_unit_test(test_output_cap),
 		cmocka_unit_test(test_stdin_empty),
 		cmocka_unit_test(test_signal_status),
+		cmocka_unit_test(test_high_exit_status),
 		cmocka_unit_test(test_argv_str),
 		cmocka_unit_test(test_last_line),
 		cmocka_unit_test(test_interrupt_stops_group), /* last: the flag stays */
