@@ -119,7 +119,7 @@ rm -rf build-ci-fuzz
 start=$SECONDS
 if ! CC=clang meson setup build-ci-fuzz -Dfuzz=true -Dtests=false -Db_lundef=false; then
 	note FAIL build-ci-fuzz "meson setup"
-elif ! FUZZ_SECONDS=${FUZZ_SECONDS:-10} sh tests/fuzz/ci.sh build-ci-fuzz; then
+elif ! FUZZ_SECONDS=${FUZZ_SECONDS:-6} sh tests/fuzz/ci.sh build-ci-fuzz; then
 	note FAIL build-ci-fuzz "tests/fuzz/ci.sh ($((SECONDS - start)) s; its output is above)"
 else
 	note PASS build-ci-fuzz "$((SECONDS - start)) s"
