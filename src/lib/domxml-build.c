@@ -66,28 +66,34 @@ static void drop_previous_vgpus(xmlNodePtr dom, xmlNodePtr devices)
 	drop_node(md);
 }
 
+/* Set the VF @bdf on <source><address> @addr: add_hostdev() and the migrate retarget. */
+static void set_pci_address(xmlNodePtr addr, const char *bdf)
+{
+	unsigned d = 0, b = 0, s = 0, f = 0;
+	char buf[16];
+
+	sscanf(bdf, "%x:%x:%x.%x", &d, &b, &s, &f);
+	snprintf(buf, sizeof(buf), "0x%04x", d);
+	set_attr(addr, "domain", buf);
+	snprintf(buf, sizeof(buf), "0x%02x", b);
+	set_attr(addr, "bus", buf);
+	snprintf(buf, sizeof(buf), "0x%02x", s);
+	set_attr(addr, "slot", buf);
+	snprintf(buf, sizeof(buf), "0x%x", f);
+	set_attr(addr, "function", buf);
+}
+
 static void add_hostdev(xmlNodePtr devices, const struct vgpu_choice *c, const char *mdev_uuid)
 {
 	xmlNodePtr hd = xmlNewNode(NULL, X("hostdev")), addr, before = NULL;
 
 	set_attr(hd, "mode", "subsystem");
 	if (c->iface == VGPU_IFACE_VENDOR_VFIO) {
-		unsigned d = 0, b = 0, s = 0, f = 0;
-		char buf[16];
-
 		/* NVIDIA: "a vGPU is supported only in unmanaged libvirt mode" */
 		set_attr(hd, "type", "pci");
 		set_attr(hd, "managed", "no");
 		addr = add_el(add_el(hd, "source"), "address");
-		sscanf(c->parent, "%x:%x:%x.%x", &d, &b, &s, &f);
-		snprintf(buf, sizeof(buf), "0x%04x", d);
-		set_attr(addr, "domain", buf);
-		snprintf(buf, sizeof(buf), "0x%02x", b);
-		set_attr(addr, "bus", buf);
-		snprintf(buf, sizeof(buf), "0x%02x", s);
-		set_attr(addr, "slot", buf);
-		snprintf(buf, sizeof(buf), "0x%x", f);
-		set_attr(addr, "function", buf);
+		set_pci_address(addr, c->parent);
 	} else {
 		set_attr(hd, "type", "mdev");
 		set_attr(hd, "model", "vfio-pci");
@@ -611,23 +617,6 @@ static xmlNodePtr meta_vgpu_of(xmlNodePtr md, const struct vgpu_meta_vgpu *v)
 			return n;
 	}
 	return NULL;
-}
-
-/* Set the VF @bdf on <source><address> @addr as add_hostdev() writes it. */
-static void set_pci_address(xmlNodePtr addr, const char *bdf)
-{
-	unsigned d = 0, b = 0, s = 0, f = 0;
-	char buf[16];
-
-	sscanf(bdf, "%x:%x:%x.%x", &d, &b, &s, &f);
-	snprintf(buf, sizeof(buf), "0x%04x", d);
-	set_attr(addr, "domain", buf);
-	snprintf(buf, sizeof(buf), "0x%02x", b);
-	set_attr(addr, "bus", buf);
-	snprintf(buf, sizeof(buf), "0x%02x", s);
-	set_attr(addr, "slot", buf);
-	snprintf(buf, sizeof(buf), "0x%x", f);
-	set_attr(addr, "function", buf);
 }
 
 int vgpu_domain_retarget(struct vgpu_ctx *ctx, xmlDocPtr doc, const struct vgpu_meta *from,
