@@ -21,6 +21,7 @@
 #include "json.h"
 #include "cli.h"
 #include "migrate-manifest.h"
+#include "nvml.h"
 #include "read-host.h"
 
 int cmd_migrate_offer(struct cli *c, int argc, char **argv)
@@ -59,6 +60,8 @@ int cmd_migrate_offer(struct cli *c, int argc, char **argv)
 		return r;
 	}
 	vgpu_mig_offer(c->model, &c->recs, &src, &dst);
+	vgpu_nvml_mig_target(c->nvml, c->model, &src, &dst);
+	vgpu_host_driver_build(c->fs, &dst);
 	vgpu_host_versions(c->fs, &dst.kernel, dst.driver_version, sizeof(dst.driver_version));
 	answer = vgpu_mig_manifest_format(&dst);
 	fputs(answer, c->out);
@@ -236,6 +239,8 @@ int cmd_migrate_check(struct cli *c, int argc, char **argv)
 		return r;
 	vgpu_mig_manifest_of(c->model, &c->recs, domain, &src);
 	vgpu_host_vgpu_params(c->fs, &c->recs, domain, &src);
+	vgpu_nvml_mig_source(c->nvml, &c->recs, domain, &src);
+	vgpu_host_driver_build(c->fs, &src);
 	vgpu_host_versions(c->fs, &src.kernel, src.driver_version, sizeof(src.driver_version));
 	manifest = vgpu_mig_manifest_format(&src);
 	if (!target_argv[0])

@@ -205,6 +205,136 @@ static void check_interface(const struct vgpu_mig_host *src, const struct vgpu_m
 	}
 }
 
+/* ---- NVML's checks: driver-build, nvidia-compatibility ---------------------------------- */
+
+/* An end's driver build: unknown unless someone said (a zeroed host says nothing). */
+static enum vgpu_tristate build_of(const struct vgpu_mig_host *h)
+{
+	return h && h->driver_build_from[0] ? h->driver_build : VGPU_UNKNOWN;
+}
+
+static const char *build_text(const struct vgpu_mig_host *h, char *buf, size_t len)
+{
+	if (build_of(h) == VGPU_UNKNOWN)
+		return "?";
+	snprintf(buf, len, "%s (%s)", h->driver_build == VGPU_ON ? "migration on" : "migration off",
+		 h->driver_build_from);
+	return buf;
+}
+
+static void check_driver_build(const struct vgpu_mig_host *src, const struct vgpu_mig_host *dst,
+			       struct vgpu_mig_results *r)
+{
+	enum vgpu_tristate sb = build_of(src), t = build_of(dst);
+	const char *what = "the driver build migrates";
+	char a[48], b[48];
+	const char *sv = build_text(src, a, sizeof(a)), *tv = build_text(dst, b, sizeof(b));
+
+	if (sb == VGPU_OFF || t == VGPU_OFF)
+		add(r, "driver-build", VGPU_MIG_FAIL, what, sv, tv,
+		    "the %s's vGPU manager has migration disabled ('vGPU migration disabled' in its log): install a vGPU manager build with migration on that host",
+		    sb == VGPU_OFF ? "source" : "target");
+	else if (sb == VGPU_UNKNOWN || t == VGPU_UNKNOWN)
+		add(r, "driver-build", VGPU_MIG_UNKNOWN, what, sv, tv, "%s",
+		    dst ? "look for 'vGPU migration enabled' in the kernel log of the host marked '?' (journalctl -k)" :
+			  "reach the target to read its driver build");
+	else
+		add(r, "driver-build", VGPU_MIG_PASS, what, sv, tv, "%s", "");
+}
+
+/* "live", "sleep,cold", "none": the vgpuVmCompatibility bits in words */
+static void compat_text(char **s, uint32_t bits)
+{
+	static const struct {
+		uint32_t bit;
+		const char *name;
+	} n[] = { { VGPU_MIG_NV_COMPAT_LIVE, "live" },
+		  { VGPU_MIG_NV_COMPAT_SLEEP, "sleep" },
+		  { VGPU_MIG_NV_COMPAT_HIBERNATE, "hibernate" },
+		  { VGPU_MIG_NV_COMPAT_COLD, "cold" } };
+	bool any = false;
+
+	for (size_t i = 0; i < sizeof(n) / sizeof(n[0]); i++)
+		if (bits & n[i].bit) {
+			vgpu_append(s, "%s%s", any ? "+" : "", n[i].name);
+			any = true;
+		}
+	if (!any)
+		vgpu_append(s, "none");
+}
+
+const char *vgpu_mig_nv_limit_name(uint32_t code)
+{
+	/* a set of bits in principle; the first that limits is named */
+	if (code & VGPU_MIG_NV_LIMIT_HOST_DRIVER)
+		return "host driver";
+	if (code & VGPU_MIG_NV_LIMIT_GUEST_DRIVER)
+		return "guest driver";
+	if (code & VGPU_MIG_NV_LIMIT_GPU)
+		return "GPU";
+	if (code)
+		return "other";
+	return "none";
+}
+
+static const char *limit_next(uint32_t code)
+{
+	if (code & VGPU_MIG_NV_LIMIT_HOST_DRIVER)
+		return "install the source's vGPU manager version on the target";
+	if (code & VGPU_MIG_NV_LIMIT_GUEST_DRIVER)
+		return "update the guest's NVIDIA driver to one the target's vGPU manager supports (its vGPU version range)";
+	if (code & VGPU_MIG_NV_LIMIT_GPU)
+		return "choose a target GPU of the same board and mode";
+	return "see the vGPU manager's log on the target (journalctl -u nvidia-vgpu-mgr)";
+}
+
+static void check_nvidia_compat(const struct vgpu_mig_host *src, const struct vgpu_mig_host *dst,
+				struct vgpu_mig_results *r)
+{
+	VGPU_AUTOFREE char *sv = NULL, *tv = NULL;
+	const struct vgpu_mig_vgpu *bad = NULL;
+	const char *what = "nvmlGetVgpuCompatibility";
+	bool unknown = !src->n_vgpus, no_src = false;
+
+	for (size_t i = 0; i < src->n_vgpus; i++) {
+		const struct vgpu_mig_vgpu *s = &src->vgpus[i], *t = slot(dst, i);
+
+		vgpu_append(&sv, "%s%s", i ? "," : "", s->nv_metadata_len ? "metadata" : "?");
+		vgpu_append(&tv, "%s", i ? "," : "");
+		if (!s->nv_metadata_len) {
+			no_src = unknown = true;
+			vgpu_append(&tv, "?");
+		} else if (!t || !t->has_nv_compat) {
+			unknown = true;
+			vgpu_append(&tv, "?");
+		} else {
+			compat_text(&tv, t->nv_compat);
+			if (!(t->nv_compat & VGPU_MIG_NV_COMPAT_LIVE)) {
+				vgpu_append(&tv, " (limit: %s)",
+					    vgpu_mig_nv_limit_name(t->nv_limit));
+				if (!bad)
+					bad = t;
+			}
+		}
+	}
+	if (!sv)
+		sv = vgpu_xstrdup("-");
+	if (!tv)
+		tv = vgpu_xstrdup("-");
+	if (bad)
+		add(r, "nvidia-compatibility", VGPU_MIG_FAIL, what, sv, tv,
+		    "NVIDIA refuses a live migration, limited by the %s: %s",
+		    vgpu_mig_nv_limit_name(bad->nv_limit), limit_next(bad->nv_limit));
+	else if (unknown)
+		add(r, "nvidia-compatibility", VGPU_MIG_UNKNOWN, what, sv, tv, "%s",
+		    !dst ? "reach the target to ask its NVML" :
+		    no_src ?
+			   "the source's NVML gave no vGPU metadata (is the domain running, is libnvidia-ml there?)" :
+			   "the target's NVML gave no answer (is libnvidia-ml there, does it offer a device?)");
+	else
+		add(r, "nvidia-compatibility", VGPU_MIG_PASS, what, sv, tv, "%s", "");
+}
+
 static void check_driver(const struct vgpu_mig_host *src, const struct vgpu_mig_host *dst,
 			 struct vgpu_mig_results *r)
 {
@@ -462,10 +592,14 @@ void vgpu_mig_offer(const struct vgpu_model *m, const struct vgpu_records *recs,
 		t->fb_mib = 0;
 		t->ecc = t->enable_uvm = t->enable_debugging = t->enable_profiling = VGPU_UNKNOWN;
 		t->iface = VGPU_IFACE_NONE;
+		t->nv_metadata_len = 0;
+		t->runtime_state_bytes = 0;
+		t->has_nv_compat = false;
 		if (!g)
 			continue;
 		t->iface = g->iface;
 		t->pci_device = g->device_id;
+		t->pci_subsystem = g->subsystem;
 		t->fb_mib = vgpu_gpu_framebuffer_mib(m, g);
 		snprintf(out->devices[i], sizeof(out->devices[i]), "%s", g->addr);
 	}
@@ -531,6 +665,7 @@ size_t vgpu_mig_manifest_of(const struct vgpu_model *m, const struct vgpu_record
 		for (size_t g = 0; g < m->n_gpus; g++)
 			if (!strcmp(m->gpus[g].addr, r->gpu)) {
 				v->pci_device = m->gpus[g].device_id;
+				v->pci_subsystem = m->gpus[g].subsystem;
 				v->fb_mib = vgpu_gpu_framebuffer_mib(m, &m->gpus[g]);
 			}
 		n++;
@@ -557,7 +692,9 @@ void vgpu_mig_check(const struct vgpu_mig_host *src, const struct vgpu_mig_host 
 
 	check_engine(src, dst, &r);
 	check_interface(src, dst, &r);
+	check_driver_build(src, dst, &r);
 	check_driver(src, dst, &r);
+	check_nvidia_compat(src, dst, &r);
 	check_board(src, dst, &r);
 	check_ecc(src, dst, &r);
 	check_topology(src, dst, &r);

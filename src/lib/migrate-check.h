@@ -10,11 +10,27 @@
 #ifndef VGPU_MIGRATE_CHECK_H
 #define VGPU_MIGRATE_CHECK_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 
 #include "capacity.h"
 #include "model.h"
+
+/*
+ * NVML's vGPU metadata as the manifest carries it (base64): a driver's is a
+ * few hundred bytes (nvml.h: 260 of opaque data after the header)
+ */
+#define VGPU_MIG_NV_METADATA_MAX 1024
+/* nvmlVgpuVmCompatibility_t bits and nvmlVgpuPgpuCompatibilityLimitCode_t (nvml.h's values) */
+#define VGPU_MIG_NV_COMPAT_COLD 0x1u
+#define VGPU_MIG_NV_COMPAT_HIBERNATE 0x2u
+#define VGPU_MIG_NV_COMPAT_SLEEP 0x4u
+#define VGPU_MIG_NV_COMPAT_LIVE 0x8u
+#define VGPU_MIG_NV_LIMIT_HOST_DRIVER 0x1u
+#define VGPU_MIG_NV_LIMIT_GUEST_DRIVER 0x2u
+#define VGPU_MIG_NV_LIMIT_GPU 0x4u
+#define VGPU_MIG_NV_LIMIT_OTHER 0x80000000u
 
 /* One vGPU of the domain, with the board it runs on (source) or would run on (target). */
 struct vgpu_mig_vgpu {
@@ -27,6 +43,13 @@ struct vgpu_mig_vgpu {
 	enum vgpu_tristate ecc; /* the board's ECC mode */
 	/* vgpu_params (source only): each must be off for migration */
 	enum vgpu_tristate enable_uvm, enable_debugging, enable_profiling;
+	/* NVML's (driver-build, nvidia-compatibility; runtime state for downtime) */
+	uint8_t nv_metadata[VGPU_MIG_NV_METADATA_MAX]; /* source: nvmlVgpuInstanceGetMetadata's */
+	size_t nv_metadata_len; /* 0: not known (no NVML, or no instance of the domain) */
+	bool has_nv_compat; /* target: nvmlGetVgpuCompatibility answered */
+	uint32_t nv_compat; /* its vgpuVmCompatibility bits, VGPU_MIG_NV_COMPAT_* */
+	uint32_t nv_limit; /* its compatibilityLimitCode, VGPU_MIG_NV_LIMIT_* */
+	uint64_t runtime_state_bytes; /* source: nvmlVgpuInstanceGetRuntimeStateSize; 0 unknown */
 };
 
 /* One host's side: versions and its vGPUs (source: the domain's; target: one per source vGPU). */
@@ -44,6 +67,13 @@ struct vgpu_mig_host {
 	 */
 	enum vgpu_cap_reason *reasons;
 	char (*devices)[32];
+	/*
+	 * NVML's (driver-build): does the driver build migrate (source: the
+	 * GPUs of its vGPUs; target: the ones offered)?  Known only when
+	 * @driver_build_from names who said: "nvml", "kernel log"
+	 */
+	enum vgpu_tristate driver_build;
+	char driver_build_from[16];
 };
 
 enum vgpu_mig_status {
@@ -102,7 +132,7 @@ struct vgpu_records;
  * @out: its vGPUs (the versions are left as they were: the caller reads
  *       them); free with vgpu_mig_offer_clear()
  * Return: how many vGPUs the records name (0: none; @out then holds none).
- * The subsystem ID, ECC mode and vgpu_params are not in the model: unknown.
+ * The ECC mode, vgpu_params and NVML's answers are not in the model: unknown.
  */
 size_t vgpu_mig_manifest_of(const struct vgpu_model *m, const struct vgpu_records *recs,
 			    const char *domain, struct vgpu_mig_host *out);
@@ -135,8 +165,8 @@ void vgpu_mig_params_parse(const char *text, struct vgpu_mig_vgpu *v);
  * @out: its vGPUs, reasons and devices (n_vgpus of @src); the versions are
  *       left as they were (the caller reads them); free with vgpu_mig_offer_clear()
  *
- * The board's subsystem ID and ECC mode are not in the model: they are left
- * unknown (0, VGPU_UNKNOWN) for the caller to fill.
+ * The ECC mode and NVML's answers are not in the model: they are left
+ * unknown (VGPU_UNKNOWN, no compatibility) for the caller to fill.
  */
 void vgpu_mig_offer(const struct vgpu_model *m, const struct vgpu_records *recs,
 		    const struct vgpu_mig_host *src, struct vgpu_mig_host *out);
@@ -155,9 +185,10 @@ void vgpu_mig_offer_clear(struct vgpu_mig_host *h);
  *       where @dst->n_vgpus says so), or NULL when the target could not be asked
  * @out: the answers in check order; free with vgpu_mig_results_free()
  *
- * Checks, in order: engine, interface, driver-version, board, ecc,
- * topology, capacity, vgpu-params.  A check that compares the two ends is
- * UNKNOWN when @dst is NULL or either value is not known.
+ * Checks, in order: engine, interface, driver-build, driver-version,
+ * nvidia-compatibility, board, ecc, topology, capacity, vgpu-params.  A
+ * check that compares the two ends is UNKNOWN when @dst is NULL or either
+ * value is not known.
  */
 void vgpu_mig_check(const struct vgpu_mig_host *src, const struct vgpu_mig_host *dst,
 		    struct vgpu_mig_results *out);
@@ -178,6 +209,13 @@ enum vgpu_mig_verdict vgpu_mig_verdict_of(const struct vgpu_mig_results *r);
  */
 const struct vgpu_mig_result *vgpu_mig_result_find(const struct vgpu_mig_results *r,
 						   const char *id);
+
+/**
+ * vgpu_mig_nv_limit_name() - an nvmlVgpuPgpuCompatibilityLimitCode_t in words.
+ * @code: the code (VGPU_MIG_NV_LIMIT_*)
+ * Return: static text: "host driver", "guest driver", "GPU", "other" or "none".
+ */
+const char *vgpu_mig_nv_limit_name(uint32_t code);
 
 /**
  * vgpu_mig_status_name() - "PASS", "FAIL", "WARN" or "UNKNOWN".

@@ -5,6 +5,7 @@
  */
 #include <errno.h>
 #include <stdbool.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -46,6 +47,87 @@ static const char *tri_json(enum vgpu_tristate t)
 	return t == VGPU_ON ? "true" : t == VGPU_OFF ? "false" : "null";
 }
 
+/* ---- NVML's keys (driver-build, vgpu-metadata, compatibility, runtime state) --------------- */
+
+static const char b64[] = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
+
+/* NVML's opaque metadata as standard base64 (RFC 4648, padded) */
+static void put_b64(char **s, const uint8_t *p, size_t n)
+{
+	vgpu_append(s, "\"");
+	for (size_t i = 0; i < n; i += 3) {
+		uint32_t v = (uint32_t)p[i] << 16 | (i + 1 < n ? (uint32_t)p[i + 1] << 8 : 0) |
+			     (i + 2 < n ? p[i + 2] : 0);
+
+		vgpu_append(s, "%c%c%c%c", b64[v >> 18], b64[v >> 12 & 63],
+			    i + 1 < n ? b64[v >> 6 & 63] : '=', i + 2 < n ? b64[v & 63] : '=');
+	}
+	vgpu_append(s, "\"");
+}
+
+/* base64 @in to @out (at most @cap bytes); false when it is not base64 or too long */
+static bool b64_decode(const char *in, uint8_t *out, size_t cap, size_t *n)
+{
+	size_t len = strlen(in), k = 0;
+
+	if (len % 4)
+		return false;
+	for (size_t i = 0; i < len; i += 4) {
+		uint32_t v = 0;
+		int pad = 0;
+
+		for (int j = 0; j < 4; j++) {
+			const char *c = in[i + j] ? strchr(b64, in[i + j]) : NULL;
+
+			if (in[i + j] == '=' && i + 4 == len && j >= 2 &&
+			    (j == 3 || in[i + 3] == '=')) {
+				pad++;
+				v <<= 6;
+			} else if (!c || pad) {
+				return false;
+			} else {
+				v = v << 6 | (uint32_t)(c - b64);
+			}
+		}
+		for (int j = 0; j < 3 - pad; j++) {
+			if (k >= cap)
+				return false;
+			out[k++] = (uint8_t)(v >> (16 - 8 * j));
+		}
+	}
+	*n = k;
+	return true;
+}
+
+/* the host's keys: "driver-build", "driver-build-from" */
+static void put_nv_host(char **s, const struct vgpu_mig_host *h)
+{
+	if (!h->driver_build_from[0] || h->driver_build == VGPU_UNKNOWN) {
+		vgpu_append(s, "  \"driver-build\": null,\n");
+		return;
+	}
+	vgpu_append(s, "  \"driver-build\": %s,\n  \"driver-build-from\": ",
+		    h->driver_build == VGPU_ON ? "true" : "false");
+	put_str(s, h->driver_build_from);
+	vgpu_append(s, ",\n");
+}
+
+/* a vGPU's keys: "vgpu-metadata", "runtime-state-bytes", "vm-compatibility", "compatibility-limit"
+ */
+static void put_nv_vgpu(char **s, const struct vgpu_mig_vgpu *v)
+{
+	if (v->nv_metadata_len && v->nv_metadata_len <= sizeof(v->nv_metadata)) {
+		vgpu_append(s, ", \"vgpu-metadata\": ");
+		put_b64(s, v->nv_metadata, v->nv_metadata_len);
+	}
+	if (v->runtime_state_bytes)
+		vgpu_append(s, ", \"runtime-state-bytes\": %llu",
+			    (unsigned long long)v->runtime_state_bytes);
+	if (v->has_nv_compat)
+		vgpu_append(s, ", \"vm-compatibility\": %u, \"compatibility-limit\": %u",
+			    (unsigned)v->nv_compat, (unsigned)v->nv_limit);
+}
+
 char *vgpu_mig_manifest_format(const struct vgpu_mig_host *h)
 {
 	char *s = NULL;
@@ -59,7 +141,9 @@ char *vgpu_mig_manifest_format(const struct vgpu_mig_host *h)
 		put_str(&s, h->driver_version);
 	else
 		vgpu_append(&s, "null");
-	vgpu_append(&s, ",\n  \"vgpus\": [");
+	vgpu_append(&s, ",\n");
+	put_nv_host(&s, h);
+	vgpu_append(&s, "  \"vgpus\": [");
 	for (size_t i = 0; i < h->n_vgpus; i++) {
 		const struct vgpu_mig_vgpu *v = &h->vgpus[i];
 
@@ -82,6 +166,7 @@ char *vgpu_mig_manifest_format(const struct vgpu_mig_host *h)
 			", \"ecc\": %s, \"enable_uvm\": %s, \"enable_debugging\": %s, \"enable_profiling\": %s",
 			tri_json(v->ecc), tri_json(v->enable_uvm), tri_json(v->enable_debugging),
 			tri_json(v->enable_profiling));
+		put_nv_vgpu(&s, v);
 		if (h->reasons && h->reasons[i] != VGPU_CAP_OK) {
 			vgpu_append(&s, ", \"reason\": \"%s\"",
 				    vgpu_cap_reason_code(h->reasons[i]));
@@ -402,6 +487,24 @@ static bool parse_vgpu(struct jp *j, struct vgpu_mig_vgpu *v, char *device,
 		} else if (!strcmp(key, "enable_profiling")) {
 			if (!tri(j, &v->enable_profiling))
 				return false;
+		} else if (!strcmp(key, "vgpu-metadata")) {
+			char text[VGPU_MIG_NV_METADATA_MAX / 3 * 4 + 8];
+
+			if (!ostr(j, text, sizeof(text)))
+				return false;
+			if (!b64_decode(text, v->nv_metadata, sizeof(v->nv_metadata),
+					&v->nv_metadata_len))
+				return bad(j, "vgpu-metadata is not base64 of at most 1024 bytes");
+		} else if (!strcmp(key, "runtime-state-bytes")) {
+			if (!whole_num(j, 1ULL << 50, &x))
+				return false;
+			v->runtime_state_bytes = x;
+		} else if (!strcmp(key, "vm-compatibility") ||
+			   !strcmp(key, "compatibility-limit")) {
+			if (!whole_num(j, 0xffffffffULL, &x))
+				return false;
+			*(key[0] == 'v' ? &v->nv_compat : &v->nv_limit) = (uint32_t)x;
+			v->has_nv_compat |= key[0] == 'v'; /* the limit alone says nothing */
 		} else if (!strcmp(key, "device")) {
 			if (!ostr(j, device, 32))
 				return false;
@@ -468,6 +571,16 @@ static bool version(struct jp *j, unsigned long *v)
 	return true;
 }
 
+/* "driver-build": known when "driver-build-from" names who said, "?" until it does */
+static bool driver_build(struct jp *j, struct vgpu_mig_host *h)
+{
+	if (!tri(j, &h->driver_build))
+		return false;
+	if (!h->driver_build_from[0] && h->driver_build != VGPU_UNKNOWN)
+		strcpy(h->driver_build_from, "?");
+	return true;
+}
+
 int vgpu_mig_manifest_parse(struct vgpu_ctx *ctx, const char *text, size_t len,
 			    struct vgpu_mig_host *out)
 {
@@ -499,6 +612,10 @@ int vgpu_mig_manifest_parse(struct vgpu_ctx *ctx, const char *text, size_t len,
 				ok = version(&j, &h.kernel);
 			else if (!strcmp(key, "driver-version"))
 				ok = ostr(&j, h.driver_version, sizeof(h.driver_version));
+			else if (!strcmp(key, "driver-build"))
+				ok = driver_build(&j, &h);
+			else if (!strcmp(key, "driver-build-from"))
+				ok = ostr(&j, h.driver_build_from, sizeof(h.driver_build_from));
 			else if (!strcmp(key, "vgpus"))
 				ok = vgpus = parse_vgpus(&j, &h, &offered);
 			else

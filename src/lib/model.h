@@ -106,6 +106,7 @@ enum vgpu_tristate {
 struct vgpu_gpu {
 	char addr[VGPU_BDF_LEN];
 	uint16_t vendor_id, device_id;
+	uint32_t subsystem; /* subsystem vendor << 16 | subsystem device (the board), 0 unknown */
 	char *model;
 	int numa_node; /* -1 unknown */
 	struct vgpu_cpuset cpus; /* local_cpulist */

@@ -125,6 +125,69 @@ typedef struct {
 	unsigned long long total, free, used; /* bytes */
 } nvmlMemory_t;
 
+/* ---- live migration (#28): ECC, a GPU's vGPU instances, their metadata, compatibility ---- */
+
+typedef int nvmlEnableState_t; /* NVML_FEATURE_DISABLED 0, NVML_FEATURE_ENABLED 1 */
+#define NVML_FEATURE_DISABLED 0
+#define NVML_FEATURE_ENABLED 1
+
+typedef unsigned int nvmlVgpuInstance_t; /* 0 is never an instance */
+typedef int nvmlVgpuVmIdType_t;
+#define NVML_VGPU_VM_ID_DOMAIN_ID 0
+#define NVML_VGPU_VM_ID_UUID 1 /* KVM: the domain's UUID */
+#define NVML_DEVICE_UUID_BUFFER_SIZE 80
+#define NVML_SYSTEM_DRIVER_VERSION_BUFFER_SIZE 80
+
+/* bit 0 of vgpuVirtualizationCaps / pgpuVirtualizationCaps ("0 : 0" in nvml.h) */
+#define NVML_VGPU_VIRTUALIZATION_CAP_MIGRATION_YES 0x1
+#define NVML_VGPU_PGPU_VIRTUALIZATION_CAP_MIGRATION_YES 0x1
+
+typedef int nvmlVgpuGuestInfoState_t;
+typedef struct {
+	unsigned int version;
+	unsigned int revision;
+	nvmlVgpuGuestInfoState_t guestInfoState;
+	char guestDriverVersion[NVML_SYSTEM_DRIVER_VERSION_BUFFER_SIZE];
+	char hostDriverVersion[NVML_SYSTEM_DRIVER_VERSION_BUFFER_SIZE];
+	unsigned int reserved[6];
+	unsigned int vgpuVirtualizationCaps;
+	unsigned int guestVgpuVersion;
+	unsigned int opaqueDataSize;
+	char opaqueData[4]; /* opaqueDataSize bytes: *bufferSize says the whole size */
+} nvmlVgpuMetadata_t;
+
+typedef struct {
+	unsigned int minVersion;
+	unsigned int maxVersion;
+} nvmlVgpuVersion_t;
+
+typedef struct {
+	unsigned int version;
+	unsigned int revision;
+	char hostDriverVersion[NVML_SYSTEM_DRIVER_VERSION_BUFFER_SIZE];
+	unsigned int pgpuVirtualizationCaps;
+	unsigned int reserved[5];
+	nvmlVgpuVersion_t hostSupportedVgpuRange;
+	unsigned int opaqueDataSize;
+	char opaqueData[4];
+} nvmlVgpuPgpuMetadata_t;
+
+/* vgpuVmCompatibility: bits NONE 0, COLD 1, HIBERNATE 2, SLEEP 4, LIVE 8 */
+typedef int nvmlVgpuVmCompatibility_t;
+#define NVML_VGPU_VM_COMPATIBILITY_LIVE 0x8
+/* compatibilityLimitCode: NONE 0, HOST_DRIVER 1, GUEST_DRIVER 2, GPU 4, OTHER 0x80000000 */
+typedef unsigned int nvmlVgpuPgpuCompatibilityLimitCode_t;
+typedef struct {
+	nvmlVgpuVmCompatibility_t vgpuVmCompatibility;
+	nvmlVgpuPgpuCompatibilityLimitCode_t compatibilityLimitCode;
+} nvmlVgpuPgpuCompatibility_t;
+
+typedef struct {
+	unsigned int version;
+	unsigned long long size; /* bytes of runtime state besides the framebuffer */
+} nvmlVgpuRuntimeState_v1_t;
+#define nvmlVgpuRuntimeState_v1 NVML_STRUCT_VERSION(nvmlVgpuRuntimeState_v1_t, 1)
+
 /*
  * The entry points, as function types: X(return, name, parameters).  nvml.c
  * expands the list into a table of pointers filled by dlsym(); the stand-in
@@ -132,7 +195,9 @@ typedef struct {
  * older driver (CreateGpuInstanceWithPlacement: R470 and later,
  * MaxInstancesPerGpuInstance: 575 and later, heterogeneous mode and
  * vGPU placements: 550 and later); vgpuctl then falls back to nvidia-smi or
- * to the tables.
+ * to the tables.  The migration calls (ECC mode, vGPU instances, metadata,
+ * compatibility: CUDA 9 era; the runtime state size: recent drivers only) only
+ * feed migrate-check's checks, which are UNKNOWN without them.
  */
 #define VGPU_NVML_REQUIRED(X)                                                                      \
 	X(nvmlReturn_t, nvmlInit_v2, (void))                                                       \
@@ -179,6 +244,22 @@ typedef struct {
 	X(nvmlReturn_t, nvmlDeviceSetVgpuHeterogeneousMode,                                        \
 	  (nvmlDevice_t dev, const nvmlVgpuHeterogeneousMode_v1_t *mode))                          \
 	X(nvmlReturn_t, nvmlDeviceGetVgpuTypeSupportedPlacements,                                  \
-	  (nvmlDevice_t dev, nvmlVgpuTypeId_t id, nvmlVgpuPlacementList_v2_t * list))
+	  (nvmlDevice_t dev, nvmlVgpuTypeId_t id, nvmlVgpuPlacementList_v2_t * list))              \
+	X(nvmlReturn_t, nvmlDeviceGetEccMode,                                                      \
+	  (nvmlDevice_t dev, nvmlEnableState_t * current, nvmlEnableState_t * pending))            \
+	X(nvmlReturn_t, nvmlDeviceGetActiveVgpus,                                                  \
+	  (nvmlDevice_t dev, unsigned int *count, nvmlVgpuInstance_t *instances))                  \
+	X(nvmlReturn_t, nvmlVgpuInstanceGetVmID,                                                   \
+	  (nvmlVgpuInstance_t vgpu, char *vmId, unsigned int size, nvmlVgpuVmIdType_t *type))      \
+	X(nvmlReturn_t, nvmlVgpuInstanceGetType, (nvmlVgpuInstance_t vgpu, nvmlVgpuTypeId_t * id)) \
+	X(nvmlReturn_t, nvmlVgpuInstanceGetMetadata,                                               \
+	  (nvmlVgpuInstance_t vgpu, nvmlVgpuMetadata_t * meta, unsigned int *bufferSize))          \
+	X(nvmlReturn_t, nvmlDeviceGetVgpuMetadata,                                                 \
+	  (nvmlDevice_t dev, nvmlVgpuPgpuMetadata_t * meta, unsigned int *bufferSize))             \
+	X(nvmlReturn_t, nvmlGetVgpuCompatibility,                                                  \
+	  (nvmlVgpuMetadata_t * vgpuMeta, nvmlVgpuPgpuMetadata_t * pgpuMeta,                       \
+	   nvmlVgpuPgpuCompatibility_t * compat))                                                  \
+	X(nvmlReturn_t, nvmlVgpuInstanceGetRuntimeStateSize,                                       \
+	  (nvmlVgpuInstance_t vgpu, nvmlVgpuRuntimeState_v1_t * state))
 
 #endif

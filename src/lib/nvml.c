@@ -11,10 +11,15 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include <stddef.h>
+#include <strings.h>
+
+#include "migrate-check.h"
 #include "mig-tables.h"
 #include "mig.h"
 #include "nvml-abi.h"
 #include "nvml.h"
+#include "records.h"
 
 struct vgpu_nvml {
 	void *dl;
@@ -370,4 +375,202 @@ int vgpu_nvml_set_hetero(struct vgpu_ctx *ctx, struct vgpu_nvml *n, const char *
 		return vgpu_error(ctx, nv_errno(r), "GPU '%s': cannot turn mixed-size mode %s: %s",
 				  bus, on ? "on" : "off", nv_err(n, r));
 	return 0;
+}
+
+/* ---- live migration (#28): what migrate-check and migrate-offer ask NVML ------------------ */
+
+/* vGPU instances of one GPU, at most (a GPU has at most 48 vGPUs today) */
+#define NVML_VGPUS_MAX 64
+/* pGPU metadata, at most (nvml.h: 256 bytes of opaque data after the header) */
+#define NVML_PGPU_META_MAX 4096
+
+union vgpu_meta {
+	nvmlVgpuMetadata_t m;
+	uint8_t b[VGPU_MIG_NV_METADATA_MAX];
+};
+
+union pgpu_meta {
+	nvmlVgpuPgpuMetadata_t m;
+	uint8_t b[NVML_PGPU_META_MAX];
+};
+
+/* The GPU's ECC mode: NOT_SUPPORTED is a board without ECC (off), else unknown. */
+static enum vgpu_tristate ecc_of(struct vgpu_nvml *n, nvmlDevice_t dev)
+{
+	nvmlEnableState_t cur, pend;
+	nvmlReturn_t r;
+
+	if (!n->nvmlDeviceGetEccMode)
+		return VGPU_UNKNOWN;
+	r = n->nvmlDeviceGetEccMode(dev, &cur, &pend);
+	if (r == NVML_ERROR_NOT_SUPPORTED)
+		return VGPU_OFF;
+	if (r != NVML_SUCCESS)
+		return VGPU_UNKNOWN;
+	return cur == NVML_FEATURE_ENABLED ? VGPU_ON : VGPU_OFF;
+}
+
+/* The GPU's vGPU metadata into @pm; false when NVML gives none. */
+static bool pgpu_meta(struct vgpu_nvml *n, nvmlDevice_t dev, union pgpu_meta *pm)
+{
+	unsigned size = sizeof(pm->b);
+
+	memset(pm, 0, sizeof(*pm));
+	return n->nvmlDeviceGetVgpuMetadata &&
+	       n->nvmlDeviceGetVgpuMetadata(dev, &pm->m, &size) == NVML_SUCCESS;
+}
+
+/* AND one GPU's (or vGPU's) migration bit into @h's driver build, as NVML's. */
+static void build_and(struct vgpu_mig_host *h, bool migrates)
+{
+	if (strcmp(h->driver_build_from, "nvml") != 0) {
+		snprintf(h->driver_build_from, sizeof(h->driver_build_from), "nvml");
+		h->driver_build = VGPU_ON;
+	}
+	if (!migrates)
+		h->driver_build = VGPU_OFF;
+}
+
+/*
+ * The instance on @dev of the domain @uuid with type @type_id not in @taken
+ * (the domain's vGPUs found before); 0 when there is none.
+ */
+static nvmlVgpuInstance_t find_instance(struct vgpu_nvml *n, nvmlDevice_t dev, const char *uuid,
+					unsigned type_id, const nvmlVgpuInstance_t *taken,
+					size_t n_taken)
+{
+	nvmlVgpuInstance_t ids[NVML_VGPUS_MAX];
+	unsigned count = NVML_VGPUS_MAX;
+
+	if (!n->nvmlDeviceGetActiveVgpus || !n->nvmlVgpuInstanceGetVmID ||
+	    n->nvmlDeviceGetActiveVgpus(dev, &count, ids) != NVML_SUCCESS)
+		return 0;
+	for (unsigned i = 0; i < count && i < NVML_VGPUS_MAX; i++) {
+		char vm[NVML_DEVICE_UUID_BUFFER_SIZE + 1] = "";
+		nvmlVgpuVmIdType_t kind;
+		nvmlVgpuTypeId_t t;
+		bool used = false;
+
+		for (size_t k = 0; k < n_taken; k++)
+			used |= taken[k] == ids[i];
+		if (used || !ids[i] ||
+		    n->nvmlVgpuInstanceGetVmID(ids[i], vm, NVML_DEVICE_UUID_BUFFER_SIZE, &kind) !=
+			    NVML_SUCCESS ||
+		    kind != NVML_VGPU_VM_ID_UUID || strcasecmp(vm, uuid) != 0)
+			continue;
+		if (n->nvmlVgpuInstanceGetType &&
+		    n->nvmlVgpuInstanceGetType(ids[i], &t) == NVML_SUCCESS && type_id &&
+		    t != type_id)
+			continue;
+		return ids[i];
+	}
+	return 0;
+}
+
+/* One vGPU instance's metadata, runtime state size and migration bit into @v. */
+static void instance_info(struct vgpu_nvml *n, nvmlVgpuInstance_t id, struct vgpu_mig_vgpu *v,
+			  struct vgpu_mig_host *h)
+{
+	union vgpu_meta vm;
+	unsigned size = sizeof(vm.b);
+
+	memset(&vm, 0, sizeof(vm));
+	if (n->nvmlVgpuInstanceGetMetadata &&
+	    n->nvmlVgpuInstanceGetMetadata(id, &vm.m, &size) == NVML_SUCCESS &&
+	    size >= offsetof(nvmlVgpuMetadata_t, opaqueData) && size <= sizeof(vm.b)) {
+		memcpy(v->nv_metadata, vm.b, size);
+		v->nv_metadata_len = size;
+		build_and(h,
+			  vm.m.vgpuVirtualizationCaps & NVML_VGPU_VIRTUALIZATION_CAP_MIGRATION_YES);
+	}
+	if (n->nvmlVgpuInstanceGetRuntimeStateSize) {
+		nvmlVgpuRuntimeState_v1_t st = { .version = nvmlVgpuRuntimeState_v1 };
+
+		if (n->nvmlVgpuInstanceGetRuntimeStateSize(id, &st) == NVML_SUCCESS)
+			v->runtime_state_bytes = st.size;
+	}
+}
+
+void vgpu_nvml_mig_source(struct vgpu_nvml *n, const struct vgpu_records *recs, const char *domain,
+			  struct vgpu_mig_host *h)
+{
+	VGPU_AUTOFREE nvmlVgpuInstance_t *taken = NULL;
+	size_t k = 0;
+
+	if (!n || !h->n_vgpus)
+		return;
+	taken = vgpu_xcalloc(h->n_vgpus, sizeof(*taken));
+	for (size_t i = 0; i < recs->n && k < h->n_vgpus; i++) {
+		const struct vgpu_record *r = &recs->v[i];
+		struct vgpu_mig_vgpu *v = &h->vgpus[k];
+		union pgpu_meta pm;
+		nvmlDevice_t dev;
+		nvmlVgpuInstance_t id;
+
+		if (!vgpu_mig_record_is(r, domain))
+			continue;
+		k++;
+		if (device(n, r->gpu, &dev) != NVML_SUCCESS)
+			continue;
+		v->ecc = ecc_of(n, dev);
+		if (pgpu_meta(n, dev, &pm))
+			build_and(h, pm.m.pgpuVirtualizationCaps &
+					     NVML_VGPU_PGPU_VIRTUALIZATION_CAP_MIGRATION_YES);
+		id = find_instance(n, dev, r->domain_uuid, r->type_id, taken, k - 1);
+		if (!id)
+			continue;
+		taken[k - 1] = id;
+		instance_info(n, id, v, h);
+	}
+}
+
+/* The GPU of @m that is @addr or has it as a VF; NULL when none. */
+static const struct vgpu_gpu *gpu_of(const struct vgpu_model *m, const char *addr)
+{
+	for (size_t i = 0; i < m->n_gpus; i++) {
+		const struct vgpu_gpu *g = &m->gpus[i];
+
+		if (!strcmp(g->addr, addr))
+			return g;
+		for (size_t p = 0; p < g->n_parents; p++)
+			if (!strcmp(g->parents[p].addr, addr))
+				return g;
+	}
+	return NULL;
+}
+
+void vgpu_nvml_mig_target(struct vgpu_nvml *n, const struct vgpu_model *m,
+			  const struct vgpu_mig_host *src, struct vgpu_mig_host *dst)
+{
+	if (!n || !dst->reasons || !dst->devices)
+		return;
+	for (size_t i = 0; i < dst->n_vgpus && i < src->n_vgpus; i++) {
+		const struct vgpu_mig_vgpu *s = &src->vgpus[i];
+		struct vgpu_mig_vgpu *t = &dst->vgpus[i];
+		const struct vgpu_gpu *g = gpu_of(m, dst->devices[i]);
+		union pgpu_meta pm;
+		nvmlDevice_t dev;
+
+		if (dst->reasons[i] != VGPU_CAP_OK || !g ||
+		    device(n, g->addr, &dev) != NVML_SUCCESS)
+			continue;
+		t->ecc = ecc_of(n, dev);
+		if (!pgpu_meta(n, dev, &pm))
+			continue;
+		build_and(dst, pm.m.pgpuVirtualizationCaps &
+				       NVML_VGPU_PGPU_VIRTUALIZATION_CAP_MIGRATION_YES);
+		if (s->nv_metadata_len >= offsetof(nvmlVgpuMetadata_t, opaqueData) &&
+		    n->nvmlGetVgpuCompatibility) {
+			union vgpu_meta vm;
+			nvmlVgpuPgpuCompatibility_t c = { 0 };
+
+			memset(&vm, 0, sizeof(vm));
+			memcpy(vm.b, s->nv_metadata, s->nv_metadata_len);
+			if (n->nvmlGetVgpuCompatibility(&vm.m, &pm.m, &c) == NVML_SUCCESS) {
+				t->has_nv_compat = true;
+				t->nv_compat = (uint32_t)c.vgpuVmCompatibility;
+				t->nv_limit = c.compatibilityLimitCode;
+			}
+		}
+	}
 }

@@ -94,4 +94,35 @@ int vgpu_nvml_create_gi(struct vgpu_ctx *ctx, struct vgpu_nvml *n, const char *b
  */
 int vgpu_nvml_set_hetero(struct vgpu_ctx *ctx, struct vgpu_nvml *n, const char *bus, bool on);
 
+struct vgpu_mig_host;
+struct vgpu_records;
+
+/**
+ * vgpu_nvml_mig_source() - NVML's part of a live migration's manifest: per
+ * vGPU of @domain (in its owner records' order, as vgpu_mig_manifest_of()
+ * lists them) its GPU's ECC mode, and of the domain's vGPU instance there
+ * (nvmlVgpuInstanceGetVmID is the domain's UUID, of the record's type) the
+ * metadata and the runtime state size; the driver build from the GPUs' and
+ * instances' migration capability bits.
+ * @n: the handle; NULL: nothing is filled
+ * @recs: the owner records
+ * @domain: the domain's name or UUID
+ * @h: the manifest vgpu_mig_manifest_of() filled; what NVML does not say stays unknown
+ */
+void vgpu_nvml_mig_source(struct vgpu_nvml *n, const struct vgpu_records *recs, const char *domain,
+			  struct vgpu_mig_host *h);
+
+/**
+ * vgpu_nvml_mig_target() - NVML's part of a live migration's offer: for each
+ * vGPU given a device, that GPU's ECC mode, its migration capability bit
+ * (the driver build) and nvmlGetVgpuCompatibility() of the source vGPU's
+ * metadata against it.
+ * @n: the handle; NULL: nothing is filled
+ * @m: the target's model (the GPU of each device)
+ * @src: the source's manifest
+ * @dst: the offer vgpu_mig_offer() made
+ */
+void vgpu_nvml_mig_target(struct vgpu_nvml *n, const struct vgpu_model *m,
+			  const struct vgpu_mig_host *src, struct vgpu_mig_host *dst);
+
 #endif

@@ -307,6 +307,39 @@ void vgpu_host_versions(struct vgpu_sysfs *fs, unsigned long *kernel, char *driv
 	}
 }
 
+/* The last bytes of a log that are read: a few days of a busy host's kernel log. */
+#define LOG_TAIL_MAX (4u << 20)
+
+void vgpu_host_driver_build(struct vgpu_sysfs *fs, struct vgpu_mig_host *h)
+{
+	/* the kernel's and the vGPU manager's syslog: Debian, then RHEL, then both in one */
+	static const char *const logs[] = { "var/log/kern.log", "var/log/messages",
+					    "var/log/syslog" };
+	struct vgpu_sysdir root;
+
+	if (h->driver_build_from[0] && h->driver_build != VGPU_UNKNOWN)
+		return; /* NVML said */
+	vgpu_sysdir_root(fs, &root);
+	for (size_t i = 0; i < sizeof(logs) / sizeof(logs[0]); i++) {
+		VGPU_AUTOFREE char *text = NULL;
+		const char *on, *off, *p;
+
+		if (vgpu_sysfs_read_tail(&root, LOG_TAIL_MAX, &text, NULL, "%s", logs[i]) < 0)
+			continue;
+		/* the last line that says either is the build running now */
+		on = off = NULL;
+		for (p = text; (p = strstr(p, "vGPU migration enabled")); p++)
+			on = p;
+		for (p = text; (p = strstr(p, "vGPU migration disabled")); p++)
+			off = p;
+		if (!on && !off)
+			continue;
+		h->driver_build = on && (!off || on > off) ? VGPU_ON : VGPU_OFF;
+		snprintf(h->driver_build_from, sizeof(h->driver_build_from), "kernel log");
+		return;
+	}
+}
+
 void vgpu_host_vgpu_params(struct vgpu_sysfs *fs, const struct vgpu_records *recs,
 			   const char *domain, struct vgpu_mig_host *h)
 {

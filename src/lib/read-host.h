@@ -182,6 +182,19 @@ void vgpu_host_versions(struct vgpu_sysfs *fs, unsigned long *kernel, char *driv
 struct vgpu_mig_host;
 
 /**
+ * vgpu_host_driver_build() - does the host's vGPU manager build migrate, as
+ * its log says ("vGPU migration enabled" / "vGPU migration disabled")?
+ * @fs: the host
+ * @h: a manifest or offer: left alone when NVML already said
+ *     (@h->driver_build_from set), else filled from the last such line of the
+ *     first of var/log/kern.log, var/log/messages, var/log/syslog that has
+ *     one (their last 4 MiB each); unknown when none does.  /dev/kmsg is
+ *     not read: a device, not a file, and its ring forgets a long-running
+ *     host's start.
+ */
+void vgpu_host_driver_build(struct vgpu_sysfs *fs, struct vgpu_mig_host *h);
+
+/**
  * vgpu_host_vgpu_params() - the migration blockers in the vgpu_params of
  * @domain's vGPUs: sys/bus/mdev/devices/UUID/nvidia/vgpu_params (mdev), or
  * sys/bus/pci/devices/VF/nvidia/vgpu_params (vendor VFIO).

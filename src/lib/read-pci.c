@@ -245,6 +245,27 @@ static int read_driver(const struct vgpu_sysdir *d, char *buf, size_t len)
 	return 0;
 }
 
+/*
+ * subsystem_vendor, subsystem_device: the board, which the device ID alone does not name
+ * (an H100 PCIe 80 GB and a board of another maker share 0x2331); a live migration needs
+ * the same one on both hosts.  Missing: unknown, quietly (a tree written by hand).
+ */
+static void read_subsystem(struct vgpu_ctx *ctx, const struct vgpu_sysdir *d, struct vgpu_gpu *g)
+{
+	unsigned long v, s;
+	const char *f = "subsystem_vendor";
+	int r = vgpu_sysfs_read_hex(d, &v, 0xffff, "%s", f);
+
+	if (r == 0) {
+		f = "subsystem_device";
+		r = vgpu_sysfs_read_hex(d, &s, 0xffff, "%s", f);
+	}
+	if (r == 0)
+		g->subsystem = (uint32_t)(v << 16 | s);
+	else if (r != -ENOENT)
+		vgpu_warn_file(ctx, d, f, r, "; board unknown");
+}
+
 static void read_gpu(struct vgpu_ctx *ctx, struct vgpu_sysfs *fs, const struct vgpu_sysdir *d,
 		     struct vgpu_gpu *g)
 {
@@ -253,6 +274,7 @@ static void read_gpu(struct vgpu_ctx *ctx, struct vgpu_sysfs *fs, const struct v
 	int r;
 
 	g->numa_node = read_numa_node(ctx, d);
+	read_subsystem(ctx, d, g);
 	r = vgpu_sysfs_read_cpulist(d, &g->cpus, "local_cpulist");
 	if (r == 0 && vgpu_cpuset_empty(&g->cpus))
 		r = -ENODATA;

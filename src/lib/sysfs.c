@@ -519,6 +519,42 @@ int vgpu_sysfs_read_file(const struct vgpu_sysdir *d, size_t cap, char **out, si
 	return read_all(&rd, cap, out, len);
 }
 
+int vgpu_sysfs_read_tail(const struct vgpu_sysdir *d, size_t cap, char **out, size_t *len,
+			 const char *fmt, ...)
+{
+	VGPU_AUTOCLOSE int fd = -1;
+	VGPU_AUTOFREE char *buf = NULL;
+	struct reader rd;
+	struct stat st;
+	size_t n = 0;
+	int r;
+
+	FORMAT_REL(rel, fmt);
+	r = open_read(d, rel, &rd);
+	if (r < 0)
+		return r;
+	fd = rd.fd;
+	if (fstat(fd, &st) < 0)
+		return -errno;
+	if (S_ISREG(st.st_mode) && (unsigned long long)st.st_size > cap)
+		rd.off = st.st_size - (off_t)cap; /* a log that grows on is read to here */
+	buf = vgpu_xmalloc(cap + 1);
+	while (n < cap) {
+		ssize_t k = reader_read(&rd, buf + n, cap - n);
+
+		if (k < 0)
+			return (int)k;
+		if (k == 0)
+			break;
+		n += (size_t)k;
+	}
+	buf[n] = '\0';
+	if (len)
+		*len = n;
+	*out = vgpu_steal_ptr(&buf);
+	return 0;
+}
+
 /* An O_PATH fd on the entry itself (the link, not its target). */
 static int open_entry(const struct vgpu_sysdir *d, const char *rel, bool follow)
 {

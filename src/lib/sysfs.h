@@ -231,6 +231,19 @@ int vgpu_sysfs_read_cpumask(const struct vgpu_sysdir *d, struct vgpu_cpuset *out
 int vgpu_sysfs_read_file(const struct vgpu_sysdir *d, size_t cap, char **out, size_t *len,
 			 const char *fmt, ...) __attribute__((format(printf, 5, 6)));
 /**
+ * vgpu_sysfs_read_tail() - read the last @cap bytes of a file (a log), NUL-terminated.
+ * @d: the directory the path is relative to
+ * @cap: the most bytes read: a longer file's first bytes are skipped (its
+ *       first line then starts in the middle)
+ * @out: the contents, on success; caller frees
+ * @len: their length without the terminator, on success (NULL: not wanted)
+ * @fmt: printf format of the path, relative to @d
+ * @...: arguments for @fmt
+ * Return: 0 or -errno as for every reader; caller frees *out.
+ */
+int vgpu_sysfs_read_tail(const struct vgpu_sysdir *d, size_t cap, char **out, size_t *len,
+			 const char *fmt, ...) __attribute__((format(printf, 5, 6)));
+/**
  * vgpu_sysfs_readlink() - read a symlink's target.
  * @d: the directory the path is relative to
  * @buf: the target, NUL-terminated

@@ -129,10 +129,10 @@ grep -q '^FAIL capacity a slot per vGPU: A30-4C vs not-supported — not-support
 "$bin" --sysroot "$tmp/src" migrate-check vm1 --json --to x --offer-command "$bin --sysroot $tmp/l40s migrate-offer" >"$tmp/out" 2>"$tmp/err"
 rc=$?
 [ "$rc" = 3 ] || { echo "FAIL: --json exit $rc"; fail=1; }
-check "--json" 'o["verdict"] == "no-go" and [x["status"] for x in o["checks"] if x["id"] == "capacity"] == ["FAIL"] and len(o["checks"]) == 8'
+check "--json" 'o["verdict"] == "no-go" and [x["status"] for x in o["checks"] if x["id"] == "capacity"] == ["FAIL"] and len(o["checks"]) == 10'
 # no way to reach the target: never PASS for a check that compares
 mcheck 1 unknown --to qemu:///system
-for id in engine interface driver-version board ecc topology capacity; do line UNKNOWN "$id"; done
+for id in engine interface driver-build driver-version nvidia-compatibility board ecc topology capacity; do line UNKNOWN "$id"; done
 grep -q "no way to reach 'qemu:///system'" "$tmp/err" || { echo "FAIL: no word on stderr"; cat "$tmp/err"; fail=1; }
 # a target whose command fails: UNKNOWN, and its error on stderr
 mcheck 1 unknown --to x --offer-command "$bin --sysroot $tmp/nonexistent migrate-offer"

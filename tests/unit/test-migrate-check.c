@@ -11,9 +11,11 @@
 #include <cmocka.h>
 
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "migrate-check.h"
+#include "migrate-manifest.h"
 
 struct pair {
 	struct vgpu_mig_host src, dst;
@@ -33,6 +35,12 @@ static const struct vgpu_mig_vgpu h100 = {
 	.enable_uvm = VGPU_OFF,
 	.enable_debugging = VGPU_OFF,
 	.enable_profiling = VGPU_OFF,
+	/* NVML's: the source's metadata, the target's answer (each end reads its own) */
+	.nv_metadata = "standin-metadata",
+	.nv_metadata_len = 16,
+	.has_nv_compat = true,
+	.nv_compat = VGPU_MIG_NV_COMPAT_LIVE | VGPU_MIG_NV_COMPAT_COLD,
+	.runtime_state_bytes = 1 << 20,
 };
 
 /* Two hosts on which one H100-20C migrates: every check passes. */
@@ -46,6 +54,8 @@ static void good(struct pair *p)
 					 .qemu = 9000000,
 					 .kernel = 6008000,
 					 .driver_version = "550.90.05",
+					 .driver_build = VGPU_ON,
+					 .driver_build_from = "nvml",
 					 .vgpus = p->sv,
 					 .n_vgpus = 1 };
 	p->dst = p->src;
@@ -80,7 +90,7 @@ static void test_all_pass(void **state)
 	good(&p);
 	expect_fail(&p, NULL);
 	vgpu_mig_check(&p.src, &p.dst, &r);
-	assert_int_equal(r.n, 8);
+	assert_int_equal(r.n, 10);
 	assert_string_equal(vgpu_mig_result_find(&r, "capacity")->target, "0000:4e:00.5");
 	assert_string_equal(vgpu_mig_result_find(&r, "engine")->source,
 			    "libvirt 10.0.0, QEMU 9.0.0, kernel 6.8.0");
@@ -226,11 +236,141 @@ static void test_vgpu_params(void **state)
 	expect_fail(&p, "vgpu-params");
 }
 
+/* driver-build: off on either end fails and names that end; not said on one end is UNKNOWN. */
+static void test_driver_build(void **state)
+{
+	struct pair p;
+	struct vgpu_mig_results r;
+
+	(void)state;
+	good(&p);
+	p.dst.driver_build = VGPU_OFF;
+	strcpy(p.dst.driver_build_from, "kernel log");
+	expect_fail(&p, "driver-build");
+	vgpu_mig_check(&p.src, &p.dst, &r);
+	assert_string_equal(vgpu_mig_result_find(&r, "driver-build")->target,
+			    "migration off (kernel log)");
+	assert_non_null(strstr(vgpu_mig_result_find(&r, "driver-build")->next, "target's"));
+	vgpu_mig_results_free(&r);
+	good(&p);
+	p.src.driver_build = VGPU_OFF;
+	expect_fail(&p, "driver-build");
+	/* nobody said (a zeroed host): UNKNOWN, never PASS or FAIL */
+	good(&p);
+	p.dst.driver_build_from[0] = '\0';
+	vgpu_mig_check(&p.src, &p.dst, &r);
+	assert_int_equal(vgpu_mig_result_find(&r, "driver-build")->status, VGPU_MIG_UNKNOWN);
+	assert_int_equal(vgpu_mig_verdict_of(&r), VGPU_MIG_UNSURE);
+	vgpu_mig_results_free(&r);
+}
+
+/* nvidia-compatibility: the live bit passes; without it the limit code is named. */
+static void test_nvidia_compat(void **state)
+{
+	static const struct {
+		uint32_t limit;
+		const char *name, *next;
+	} lim[] = {
+		{ VGPU_MIG_NV_LIMIT_HOST_DRIVER, "host driver", "vGPU manager version" },
+		{ VGPU_MIG_NV_LIMIT_GUEST_DRIVER, "guest driver", "guest's NVIDIA driver" },
+		{ VGPU_MIG_NV_LIMIT_GPU, "GPU", "same board" },
+		{ VGPU_MIG_NV_LIMIT_OTHER, "other", "log" },
+	};
+	struct pair p;
+	struct vgpu_mig_results r;
+
+	(void)state;
+	for (size_t i = 0; i < sizeof(lim) / sizeof(lim[0]); i++) {
+		const struct vgpu_mig_result *x;
+
+		good(&p);
+		p.tv[0].nv_compat = VGPU_MIG_NV_COMPAT_COLD | VGPU_MIG_NV_COMPAT_SLEEP;
+		p.tv[0].nv_limit = lim[i].limit;
+		expect_fail(&p, "nvidia-compatibility");
+		vgpu_mig_check(&p.src, &p.dst, &r);
+		x = vgpu_mig_result_find(&r, "nvidia-compatibility");
+		assert_non_null(strstr(x->target, lim[i].name));
+		assert_non_null(strstr(x->target, "sleep+cold"));
+		assert_non_null(strstr(x->next, lim[i].name));
+		assert_non_null(strstr(x->next, lim[i].next));
+		vgpu_mig_results_free(&r);
+	}
+	/* no metadata from the source, or no answer from the target: UNKNOWN */
+	good(&p);
+	p.sv[0].nv_metadata_len = 0;
+	vgpu_mig_check(&p.src, &p.dst, &r);
+	assert_int_equal(vgpu_mig_result_find(&r, "nvidia-compatibility")->status,
+			 VGPU_MIG_UNKNOWN);
+	vgpu_mig_results_free(&r);
+	good(&p);
+	p.tv[0].has_nv_compat = false;
+	vgpu_mig_check(&p.src, &p.dst, &r);
+	assert_int_equal(vgpu_mig_result_find(&r, "nvidia-compatibility")->status,
+			 VGPU_MIG_UNKNOWN);
+	vgpu_mig_results_free(&r);
+}
+
+static int parse(const char *text, struct vgpu_mig_host *h)
+{
+	struct vgpu_ctx ctx;
+	int r;
+
+	vgpu_ctx_init(&ctx, NULL, NULL);
+	r = vgpu_mig_manifest_parse(&ctx, text, strlen(text), h);
+	vgpu_ctx_clear(&ctx);
+	return r;
+}
+
+/* NVML's keys survive the manifest: metadata (base64), runtime state, the answer, the build. */
+static void test_manifest_nvml(void **state)
+{
+	struct pair p;
+	struct vgpu_mig_host h = { 0 };
+	char *text;
+
+	(void)state;
+	good(&p);
+	for (size_t i = 0; i < 5; i++) { /* every length mod 3 and a NUL byte */
+		p.tv[0].nv_metadata_len = 13 + i;
+		p.tv[0].nv_metadata[3] = 0;
+		p.dst.driver_build = i % 2 ? VGPU_ON : VGPU_OFF;
+		text = vgpu_mig_manifest_format(&p.dst);
+		assert_int_equal(parse(text, &h), 0);
+		assert_int_equal(h.vgpus[0].nv_metadata_len, 13 + i);
+		assert_memory_equal(h.vgpus[0].nv_metadata, p.tv[0].nv_metadata, 13 + i);
+		assert_int_equal(h.vgpus[0].runtime_state_bytes, 1 << 20);
+		assert_true(h.vgpus[0].has_nv_compat);
+		assert_int_equal(h.vgpus[0].nv_compat, p.tv[0].nv_compat);
+		assert_int_equal(h.driver_build, p.dst.driver_build);
+		assert_string_equal(h.driver_build_from, "nvml");
+		vgpu_mig_offer_clear(&h);
+		free(text);
+	}
+	/* a subsystem ID and none of NVML's keys: unknown, not zero answers */
+	good(&p);
+	p.sv[0].nv_metadata_len = 0;
+	p.sv[0].has_nv_compat = false;
+	p.sv[0].runtime_state_bytes = 0;
+	p.src.driver_build_from[0] = '\0';
+	text = vgpu_mig_manifest_format(&p.src);
+	assert_non_null(strstr(text, "\"pci-subsystem\": \"10de:1626\""));
+	assert_non_null(strstr(text, "\"driver-build\": null"));
+	assert_int_equal(parse(text, &h), 0);
+	assert_int_equal(h.vgpus[0].nv_metadata_len, 0);
+	assert_false(h.vgpus[0].has_nv_compat);
+	assert_string_equal(h.driver_build_from, "");
+	assert_int_equal(h.vgpus[0].pci_subsystem, 0x10de1626);
+	vgpu_mig_offer_clear(&h);
+	free(text);
+}
+
 /* A target that was not asked: every check that compares is UNKNOWN, never PASS. */
 static void test_no_target(void **state)
 {
-	static const char *const both[] = { "engine", "interface", "driver-version", "board",
-					    "ecc",    "topology",  "capacity" };
+	static const char *const both[] = {
+		"engine", "interface", "driver-build", "driver-version", "nvidia-compatibility",
+		"board",  "ecc",       "topology",     "capacity"
+	};
 	struct pair p;
 	struct vgpu_mig_results r;
 
@@ -350,19 +490,14 @@ static void test_params_parse(void **state)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(test_all_pass),
-		cmocka_unit_test(test_versions),
-		cmocka_unit_test(test_engine),
-		cmocka_unit_test(test_interface),
-		cmocka_unit_test(test_driver_version),
-		cmocka_unit_test(test_board),
-		cmocka_unit_test(test_ecc),
-		cmocka_unit_test(test_topology),
-		cmocka_unit_test(test_capacity),
-		cmocka_unit_test(test_vgpu_params),
-		cmocka_unit_test(test_no_target),
-		cmocka_unit_test(test_offer),
-		cmocka_unit_test(test_params_parse),
+		cmocka_unit_test(test_all_pass),      cmocka_unit_test(test_versions),
+		cmocka_unit_test(test_engine),	      cmocka_unit_test(test_interface),
+		cmocka_unit_test(test_driver_build),  cmocka_unit_test(test_driver_version),
+		cmocka_unit_test(test_nvidia_compat), cmocka_unit_test(test_board),
+		cmocka_unit_test(test_ecc),	      cmocka_unit_test(test_topology),
+		cmocka_unit_test(test_capacity),      cmocka_unit_test(test_vgpu_params),
+		cmocka_unit_test(test_no_target),     cmocka_unit_test(test_offer),
+		cmocka_unit_test(test_params_parse),  cmocka_unit_test(test_manifest_nvml),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
