@@ -23,9 +23,11 @@
 #include <signal.h>
 #include <stdarg.h>
 #include <stdbool.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 #include <sys/file.h>
 #include <sys/stat.h>
 #include <unistd.h>
@@ -1888,5 +1890,380 @@ nvmlReturn_t nvmlDeviceSetVgpuHeterogeneousMode(nvmlDevice_t dev,
 out:
 	lock_drop(fd);
 	return finish(r);
+}
+#endif
+
+/* ---- live migration (#28): ECC, vGPU instances, metadata, compatibility ---- */
+
+/*
+ * Settings (all under st/, read under the lock, every call):
+ *   ecc-<BDF>        "0"/"1": the current (and pending) ECC mode; missing: 1
+ *   vgpus-<BDF>      the GPU's active vGPU instances, "INSTANCE VM_UUID TYPE_ID" a line
+ *   vgpu-<INSTANCE>  "KEY VALUE" lines: migration 0|1 (vgpuVirtualizationCaps, default 1),
+ *                    runtime-state BYTES (default 16 MiB), guest-driver VERSION
+ *                    (default 550.54.15)
+ *   pgpu-<BDF>       "KEY VALUE" lines: migration 0|1 (pgpuVirtualizationCaps, default 1),
+ *                    compat BITS (nvmlGetVgpuCompatibility's answer with this GPU as the
+ *                    pGPU: a number or names joined by ',': none cold hibernate sleep live),
+ *                    limit CODE (a number or none host-driver guest-driver gpu other)
+ */
+
+#define STANDIN_VGPU_META_MAGIC "nvml-standin vgpu "
+#define STANDIN_PGPU_META_MAGIC "nvml-standin pgpu "
+#define STANDIN_OPAQUE 64
+
+/* the value of KEY in st/FILE ("KEY VALUE" lines); false when not there */
+static bool setting(const char *file, const char *key, char *buf, size_t n)
+{
+	char p[PATH_MAX], line[256];
+	bool found = false;
+	FILE *f;
+	int fd;
+
+	if (spath(p, sizeof(p), "%s", file) < 0)
+		return false;
+	fd = lock_take();
+	f = fopen(p, "re");
+	while (f && !found && fgets(line, sizeof(line), f)) {
+		char *t = trim(line);
+		size_t l = strcspn(t, " \t");
+
+		if (l == strlen(key) && strncmp(t, key, l) == 0) {
+			snprintf(buf, n, "%s", trim(t + l));
+			found = true;
+		}
+	}
+	if (f)
+		fclose(f);
+	lock_drop(fd);
+	return found;
+}
+
+static bool setting_on(const char *file, const char *key, bool def)
+{
+	char v[32];
+
+	return setting(file, key, v, sizeof(v)) ? strcmp(v, "0") != 0 : def;
+}
+
+/* "live,cold" or "9" -> 9; names of nvmlVgpuVmCompatibility_t / LimitCode_t bits */
+static unsigned int bits_of(const char *v, const char *const *names, const unsigned int *bits,
+			    size_t n)
+{
+	char buf[128], *save = NULL, *end;
+	unsigned long x = strtoul(v, &end, 0);
+	unsigned int r = 0;
+
+	if (end != v && !*end)
+		return (unsigned int)x;
+	snprintf(buf, sizeof(buf), "%s", v);
+	for (char *w = strtok_r(buf, ", ", &save); w; w = strtok_r(NULL, ", ", &save))
+		for (size_t i = 0; i < n; i++)
+			if (strcmp(w, names[i]) == 0)
+				r |= bits[i];
+	return r;
+}
+
+/* the root's driver version, as proc/driver/nvidia/version names it ("550.54.16") */
+static void host_driver(char *buf, size_t n)
+{
+	char p[PATH_MAX], line[512];
+
+	snprintf(buf, n, "?");
+	if (rpath(p, sizeof(p), "proc/driver/nvidia/version") < 0 ||
+	    read_line(p, line, sizeof(line)))
+		return;
+	for (char *save = NULL, *w = strtok_r(line, " \t", &save); w;
+	     w = strtok_r(NULL, " \t", &save))
+		if (isdigit((unsigned char)w[0]) && strchr(w, '.') && !strchr(w, ':')) {
+			snprintf(buf, n, "%s", w);
+			return;
+		}
+}
+
+nvmlReturn_t nvmlDeviceGetEccMode(nvmlDevice_t dev, nvmlEnableState_t *current,
+				  nvmlEnableState_t *pending)
+{
+	char f[64];
+
+	DEV_ENTER("nvmlDeviceGetEccMode", dev);
+	if (!current || !pending)
+		return NVML_ERROR_INVALID_ARGUMENT;
+	if (!dev->fam)
+		return NVML_ERROR_NOT_SUPPORTED;
+	snprintf(f, sizeof(f), "ecc-%s", dev->bdf);
+	*current = *pending = st_number(f, 1) ? NVML_FEATURE_ENABLED : NVML_FEATURE_DISABLED;
+	return NVML_SUCCESS;
+}
+
+/* one line of a vgpus-<BDF> file */
+struct vinst {
+	unsigned int id, type;
+	char vm[NVML_DEVICE_UUID_BUFFER_SIZE];
+	char bdf[16];
+};
+
+/* the rows of vgpus-@bdf into @v (at most @max); how many */
+static size_t vinst_load(const char *bdf, struct vinst *v, size_t max)
+{
+	char p[PATH_MAX], line[256];
+	size_t n = 0;
+	FILE *f;
+	int fd;
+
+	if (spath(p, sizeof(p), "vgpus-%s", bdf) < 0)
+		return 0;
+	fd = lock_take();
+	f = fopen(p, "re");
+	while (f && n < max && fgets(line, sizeof(line), f)) {
+		if (sscanf(line, "%u %79s %u", &v[n].id, v[n].vm, &v[n].type) == 3 && v[n].id) {
+			snprintf(v[n].bdf, sizeof(v[n].bdf), "%s", bdf);
+			n++;
+		}
+	}
+	if (f)
+		fclose(f);
+	lock_drop(fd);
+	return n;
+}
+
+/* instance @id on any GPU (vgpus-* files): NVML_SUCCESS, INVALID_ARGUMENT (0), NOT_FOUND */
+static nvmlReturn_t vinst_find(unsigned int id, struct vinst *out)
+{
+	DIR *d;
+	struct dirent *e;
+	nvmlReturn_t r = NVML_ERROR_NOT_FOUND;
+
+	if (!id)
+		return NVML_ERROR_INVALID_ARGUMENT;
+	if (!(d = opendir(st)))
+		return NVML_ERROR_NOT_FOUND;
+	while (r != NVML_SUCCESS && (e = readdir(d))) {
+		struct vinst v[MAX_VFS];
+		size_t n;
+
+		if (strncmp(e->d_name, "vgpus-", 6) != 0)
+			continue;
+		n = vinst_load(e->d_name + 6, v, MAX_VFS);
+		for (size_t i = 0; i < n; i++)
+			if (v[i].id == id) {
+				*out = v[i];
+				r = NVML_SUCCESS;
+				break;
+			}
+	}
+	closedir(d);
+	return r;
+}
+
+nvmlReturn_t nvmlDeviceGetActiveVgpus(nvmlDevice_t dev, unsigned int *count,
+				      nvmlVgpuInstance_t *instances)
+{
+	struct vinst v[MAX_VFS];
+	size_t n;
+
+	DEV_ENTER("nvmlDeviceGetActiveVgpus", dev);
+	if (!count)
+		return NVML_ERROR_INVALID_ARGUMENT;
+	n = vinst_load(dev->bdf, v, MAX_VFS);
+	if (*count < n || (!instances && n)) {
+		*count = (unsigned int)n;
+		return NVML_ERROR_INSUFFICIENT_SIZE;
+	}
+	for (size_t i = 0; i < n; i++)
+		instances[i] = v[i].id;
+	*count = (unsigned int)n;
+	return NVML_SUCCESS;
+}
+
+nvmlReturn_t nvmlVgpuInstanceGetVmID(nvmlVgpuInstance_t vgpu, char *vmId, unsigned int size,
+				     nvmlVgpuVmIdType_t *type)
+{
+	struct vinst v;
+	nvmlReturn_t r;
+
+	ENTER("nvmlVgpuInstanceGetVmID");
+	if (!vmId || !type)
+		return NVML_ERROR_INVALID_ARGUMENT;
+	r = vinst_find(vgpu, &v);
+	if (r != NVML_SUCCESS)
+		return r;
+	if (size < NVML_DEVICE_UUID_BUFFER_SIZE)
+		return NVML_ERROR_INSUFFICIENT_SIZE;
+	snprintf(vmId, size, "%s", v.vm);
+	*type = NVML_VGPU_VM_ID_UUID;
+	return NVML_SUCCESS;
+}
+
+nvmlReturn_t nvmlVgpuInstanceGetType(nvmlVgpuInstance_t vgpu, nvmlVgpuTypeId_t *id)
+{
+	struct vinst v;
+	nvmlReturn_t r;
+
+	ENTER("nvmlVgpuInstanceGetType");
+	if (!id)
+		return NVML_ERROR_INVALID_ARGUMENT;
+	r = vinst_find(vgpu, &v);
+	if (r == NVML_SUCCESS)
+		*id = v.type;
+	return r;
+}
+
+/*
+ * The metadata: nvml.h's header, host driver from the root, guest driver and
+ * the migration bit from vgpu-<ID>; opaque data "nvml-standin vgpu BDF ID TYPE".
+ * A short *bufferSize: INSUFFICIENT_SIZE with the size; a NULL buffer with a
+ * size other than 0: INVALID_ARGUMENT (nvml.h).
+ */
+nvmlReturn_t nvmlVgpuInstanceGetMetadata(nvmlVgpuInstance_t vgpu, nvmlVgpuMetadata_t *meta,
+					 unsigned int *bufferSize)
+{
+	unsigned int need = offsetof(nvmlVgpuMetadata_t, opaqueData) + STANDIN_OPAQUE;
+	char f[64], opaque[STANDIN_OPAQUE];
+	struct vinst v;
+	nvmlReturn_t r;
+
+	ENTER("nvmlVgpuInstanceGetMetadata");
+	if (!bufferSize || (!meta && *bufferSize))
+		return NVML_ERROR_INVALID_ARGUMENT;
+	r = vinst_find(vgpu, &v);
+	if (r != NVML_SUCCESS)
+		return r;
+	if (*bufferSize < need) {
+		*bufferSize = need;
+		return NVML_ERROR_INSUFFICIENT_SIZE;
+	}
+	memset(meta, 0, need);
+	meta->version = 1;
+	meta->revision = 1;
+	meta->guestInfoState = 1; /* NVML_VGPU_INSTANCE_GUEST_INFO_STATE_INITIALIZED */
+	snprintf(f, sizeof(f), "vgpu-%u", v.id);
+	if (!setting(f, "guest-driver", meta->guestDriverVersion, sizeof(meta->guestDriverVersion)))
+		snprintf(meta->guestDriverVersion, sizeof(meta->guestDriverVersion), "550.54.15");
+	host_driver(meta->hostDriverVersion, sizeof(meta->hostDriverVersion));
+	meta->vgpuVirtualizationCaps =
+		setting_on(f, "migration", true) ? NVML_VGPU_VIRTUALIZATION_CAP_MIGRATION_YES : 0;
+	meta->guestVgpuVersion = 0x120001;
+	meta->opaqueDataSize = STANDIN_OPAQUE;
+	memset(opaque, 0, sizeof(opaque));
+	snprintf(opaque, sizeof(opaque), STANDIN_VGPU_META_MAGIC "%s %u %u", v.bdf, v.id, v.type);
+	memcpy(meta->opaqueData, opaque, STANDIN_OPAQUE);
+	*bufferSize = need;
+	return NVML_SUCCESS;
+}
+
+/* the GPU's: host driver from the root, the migration bit from pgpu-<BDF>; opaque "... BDF" */
+nvmlReturn_t nvmlDeviceGetVgpuMetadata(nvmlDevice_t dev, nvmlVgpuPgpuMetadata_t *meta,
+				       unsigned int *bufferSize)
+{
+	unsigned int need = offsetof(nvmlVgpuPgpuMetadata_t, opaqueData) + STANDIN_OPAQUE;
+	char f[64], opaque[STANDIN_OPAQUE];
+
+	DEV_ENTER("nvmlDeviceGetVgpuMetadata", dev);
+	if (!bufferSize || (!meta && *bufferSize))
+		return NVML_ERROR_INVALID_ARGUMENT;
+	if (!dev->fam)
+		return NVML_ERROR_NOT_SUPPORTED;
+	if (*bufferSize < need) {
+		*bufferSize = need;
+		return NVML_ERROR_INSUFFICIENT_SIZE;
+	}
+	memset(meta, 0, need);
+	meta->version = 1;
+	meta->revision = 1;
+	host_driver(meta->hostDriverVersion, sizeof(meta->hostDriverVersion));
+	snprintf(f, sizeof(f), "pgpu-%s", dev->bdf);
+	meta->pgpuVirtualizationCaps = setting_on(f, "migration", true) ?
+					       NVML_VGPU_PGPU_VIRTUALIZATION_CAP_MIGRATION_YES :
+					       0;
+	meta->hostSupportedVgpuRange.minVersion = 0x120001;
+	meta->hostSupportedVgpuRange.maxVersion = 0x120004;
+	meta->opaqueDataSize = STANDIN_OPAQUE;
+	memset(opaque, 0, sizeof(opaque));
+	snprintf(opaque, sizeof(opaque), STANDIN_PGPU_META_MAGIC "%s", dev->bdf);
+	memcpy(meta->opaqueData, opaque, STANDIN_OPAQUE);
+	*bufferSize = need;
+	return NVML_SUCCESS;
+}
+
+/*
+ * The answer pgpu-<BDF> sets (compat, limit); unset: every kind of migration
+ * when the host drivers are the same and both migration bits are on, else
+ * none, limited by the host driver (versions differ) or by "other" (a bit
+ * off).  Metadata the stand-in did not write: INVALID_ARGUMENT.
+ */
+nvmlReturn_t nvmlGetVgpuCompatibility(nvmlVgpuMetadata_t *vgpuMeta,
+				      nvmlVgpuPgpuMetadata_t *pgpuMeta,
+				      nvmlVgpuPgpuCompatibility_t *compat)
+{
+	static const char *const cnames[] = { "none", "cold", "hibernate", "sleep", "live" };
+	static const unsigned int cbits[] = { 0, 1, 2, 4, 8 };
+	static const char *const lnames[] = { "none", "host-driver", "guest-driver", "gpu",
+					      "other" };
+	static const unsigned int lbits[] = { 0, 1, 2, 4, 0x80000000u };
+	char bdf[32] = "", f[64], v[128];
+	bool set;
+
+	ENTER("nvmlGetVgpuCompatibility");
+	if (!vgpuMeta || !pgpuMeta || !compat ||
+	    strncmp(vgpuMeta->opaqueData, STANDIN_VGPU_META_MAGIC,
+		    strlen(STANDIN_VGPU_META_MAGIC)) != 0 ||
+	    strncmp(pgpuMeta->opaqueData, STANDIN_PGPU_META_MAGIC,
+		    strlen(STANDIN_PGPU_META_MAGIC)) != 0)
+		return NVML_ERROR_INVALID_ARGUMENT;
+	sscanf(pgpuMeta->opaqueData + strlen(STANDIN_PGPU_META_MAGIC), "%31s", bdf);
+	snprintf(f, sizeof(f), "pgpu-%s", bdf);
+	set = setting(f, "compat", v, sizeof(v));
+	if (set) {
+		compat->vgpuVmCompatibility =
+			(nvmlVgpuVmCompatibility_t)bits_of(v, cnames, cbits, ARRAY_SIZE(cnames));
+		compat->compatibilityLimitCode =
+			setting(f, "limit", v, sizeof(v)) ?
+				bits_of(v, lnames, lbits, ARRAY_SIZE(lnames)) :
+				0;
+		return NVML_SUCCESS;
+	}
+	compat->vgpuVmCompatibility = 0;
+	if (strncmp(vgpuMeta->hostDriverVersion, pgpuMeta->hostDriverVersion,
+		    sizeof(pgpuMeta->hostDriverVersion)) != 0)
+		compat->compatibilityLimitCode = 0x1; /* HOST_DRIVER */
+	else if (!(vgpuMeta->vgpuVirtualizationCaps & NVML_VGPU_VIRTUALIZATION_CAP_MIGRATION_YES) ||
+		 !(pgpuMeta->pgpuVirtualizationCaps &
+		   NVML_VGPU_PGPU_VIRTUALIZATION_CAP_MIGRATION_YES))
+		compat->compatibilityLimitCode = 0x80000000u; /* OTHER */
+	else {
+		compat->vgpuVmCompatibility = 0xf; /* cold, hibernate, sleep, live */
+		compat->compatibilityLimitCode = 0;
+	}
+	return NVML_SUCCESS;
+}
+
+#ifndef STANDIN_OLD
+/* runtime-state of vgpu-<ID>, 16 MiB when unset; the ID is looked at before the version */
+nvmlReturn_t nvmlVgpuInstanceGetRuntimeStateSize(nvmlVgpuInstance_t vgpu,
+						 nvmlVgpuRuntimeState_v1_t *state)
+{
+	char f[64], v[64], *end;
+	struct vinst in;
+	nvmlReturn_t r;
+
+	ENTER("nvmlVgpuInstanceGetRuntimeStateSize");
+	r = vinst_find(vgpu, &in);
+	if (r != NVML_SUCCESS)
+		return r;
+	if (!state)
+		return NVML_ERROR_INVALID_ARGUMENT;
+	if (state->version != nvmlVgpuRuntimeState_v1)
+		return STANDIN_VERSION_MISMATCH;
+	snprintf(f, sizeof(f), "vgpu-%u", in.id);
+	state->size = 16ULL << 20;
+	if (setting(f, "runtime-state", v, sizeof(v))) {
+		unsigned long long x = strtoull(v, &end, 0);
+
+		if (end == v || *end)
+			return NVML_ERROR_UNKNOWN;
+		state->size = x;
+	}
+	return NVML_SUCCESS;
 }
 #endif
