@@ -127,6 +127,7 @@ enum op {
 	OP_READ_CPULIST,
 	OP_READ_CPUMASK,
 	OP_READ_FILE,
+	OP_READ_TAIL,
 	OP_READLINK,
 	OP_LINK_BASENAME,
 	OP_STAT,
@@ -440,6 +441,9 @@ static int run_sysdir(struct env *e)
 		break;
 	case OP_READ_FILE:
 		r = vgpu_sysfs_read_file(&d, 16, &text, NULL, "%s", rel);
+		break;
+	case OP_READ_TAIL:
+		r = vgpu_sysfs_read_tail(&d, 16, &text, NULL, "%s", rel);
 		break;
 	case OP_READLINK:
 		r = vgpu_sysfs_readlink(&d, buf, sizeof(buf), "%s", rel);
@@ -1800,6 +1804,11 @@ static const struct fail_case cases[] = {
 	SYS("vgpu_sysfs_read_file", "a FIFO", OP_READ_FILE, "fifo", -VGPU_ENOTREG),
 	SYS("vgpu_sysfs_read_file", "larger than the cap", OP_READ_FILE, "big", -EFBIG),
 	SYS("vgpu_sysfs_read_file", "read(2) fails", OP_READ_FILE, "host:proc/self/mem", -EIO),
+	SYS("vgpu_sysfs_read_tail", "a path too long", OP_READ_TAIL, "LONG", -ENAMETOOLONG),
+	SYS("vgpu_sysfs_read_tail", "missing", OP_READ_TAIL, "absent", -ENOENT),
+	SYS("vgpu_sysfs_read_tail", "a FIFO", OP_READ_TAIL, "fifo", -VGPU_ENOTREG),
+	SYS("vgpu_sysfs_read_tail", "a directory", OP_READ_TAIL, "dir", -EISDIR),
+	SYS("vgpu_sysfs_read_tail", "read(2) fails", OP_READ_TAIL, "host:proc/self/mem", -EIO),
 	SYS("vgpu_sysfs_readlink", "a path too long", OP_READLINK, "LONG", -ENAMETOOLONG),
 	SYS("vgpu_sysfs_readlink", "missing", OP_READLINK, "absent", -ENOENT),
 	SYS("vgpu_sysfs_readlink", "'..' leaves the directory", OP_READLINK, "../outside",

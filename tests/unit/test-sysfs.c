@@ -535,6 +535,33 @@ static void test_read_str(void **state)
 	}
 }
 
+/* vgpu_sysfs_read_tail: a log's last @cap bytes, a smaller file whole. */
+static void test_read_tail(void **state)
+{
+	struct fixture *f = *state;
+	char big[10000], *text = NULL;
+	size_t len = 0;
+
+	for (size_t i = 0; i < sizeof(big); i++)
+		big[i] = (char)('a' + i % 26);
+	tree_put_len(f->root, "log", big, sizeof(big));
+	assert_int_equal(vgpu_sysfs_read_tail(&f->top, 100, &text, &len, "log"), 0);
+	assert_int_equal(len, 100);
+	assert_memory_equal(text, big + 9900, 100);
+	assert_int_equal(text[100], '\0');
+	free(text);
+	text = NULL;
+	assert_int_equal(vgpu_sysfs_read_tail(&f->top, 1 << 20, &text, &len, "log"), 0);
+	assert_int_equal(len, sizeof(big));
+	assert_memory_equal(text, big, sizeof(big));
+	free(text);
+	text = NULL;
+	tree_put(f->root, "empty", "");
+	assert_int_equal(vgpu_sysfs_read_tail(&f->top, 100, &text, &len, "empty"), 0);
+	assert_int_equal(len, 0);
+	free(text);
+}
+
 /* vgpu_sysfs_read_file: up to the cap, bigger files refused, growth across reads. */
 static void test_read_file(void **state)
 {
@@ -951,6 +978,7 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_read_hex, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_read_str, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_read_file, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_read_tail, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_cpus, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_dangling, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_readlink, setup, teardown),
