@@ -379,7 +379,7 @@ int vgpu_nvml_set_hetero(struct vgpu_ctx *ctx, struct vgpu_nvml *n, const char *
 
 /* ---- live migration (#28): what migrate-check and migrate-offer ask NVML ------------------ */
 
-/* vGPU instances of one GPU, at most (a GPU has at most 48 vGPUs today) */
+/* vGPU instances of one GPU, at most (more than a board takes) */
 #define NVML_VGPUS_MAX 64
 /* pGPU metadata, at most (nvml.h: 256 bytes of opaque data after the header) */
 #define NVML_PGPU_META_MAX 4096
