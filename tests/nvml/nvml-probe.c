@@ -9,7 +9,9 @@
  *       profile-badversion INDEX | placements PROFILE_ID | placements-small PROFILE_ID |
  *       gis | create PROFILE_ID START [SIZE] | create-any PROFILE_ID | ci GI | dci GI |
  *       destroy GI | types | names | hetero | hetero-set MODE | hetero-badversion |
- *       maxpergi-badversion TYPE_ID | handles
+ *       maxpergi-badversion TYPE_ID | handles |
+ *       ecc | vgpus | vgpus-small | meta INSTANCE | meta-small INSTANCE | pmeta |
+ *       compat INSTANCE | state INSTANCE | state-badversion INSTANCE
  *
  * An NVML call that fails prints "FUNCTION: STRING (CODE)" on stdout and exits
  * 1; usage errors and missing symbols exit 2.
@@ -296,6 +298,87 @@ static void handles(const char *bus, nvmlDevice_t dev)
 	printf("stable\n");
 }
 
+/* the instance's metadata (and its size) into @m, @size bytes of room */
+static unsigned int vgpu_meta(nvmlVgpuInstance_t id, nvmlVgpuMetadata_t *m, unsigned int size)
+{
+	CALL(nvmlVgpuInstanceGetMetadata, id, m, &size);
+	return size;
+}
+
+/* the live-migration commands (#28); false for another command */
+static bool migration(nvmlDevice_t dev, const char *cmd, char **arg, int nargs)
+{
+	static union {
+		nvmlVgpuMetadata_t m;
+		char b[1024];
+	} vm;
+	static union {
+		nvmlVgpuPgpuMetadata_t m;
+		char b[1024];
+	} pm;
+	unsigned int size = sizeof(pm.b);
+
+	if (strcmp(cmd, "ecc") == 0) {
+		nvmlEnableState_t cur, pend;
+
+		CALL(nvmlDeviceGetEccMode, dev, &cur, &pend);
+		printf("%d %d\n", cur, pend);
+	} else if (strcmp(cmd, "vgpus") == 0 || strcmp(cmd, "vgpus-small") == 0) {
+		nvmlVgpuInstance_t ids[16];
+		unsigned int n = cmd[5] ? 0 : ARRAY_SIZE(ids);
+
+		if (cmd[5]) {
+			report("nvmlDeviceGetActiveVgpus",
+			       nv.nvmlDeviceGetActiveVgpus(dev, &n, NULL));
+			printf("count %u\n", n);
+			return true;
+		}
+		CALL(nvmlDeviceGetActiveVgpus, dev, &n, ids);
+		for (unsigned int i = 0; i < n; i++) {
+			char vm_id[NVML_DEVICE_UUID_BUFFER_SIZE];
+			nvmlVgpuVmIdType_t kind;
+			nvmlVgpuTypeId_t t;
+
+			CALL(nvmlVgpuInstanceGetVmID, ids[i], vm_id, sizeof(vm_id), &kind);
+			CALL(nvmlVgpuInstanceGetType, ids[i], &t);
+			printf("%u %s %d %u\n", ids[i], vm_id, kind, t);
+		}
+	} else if (strcmp(cmd, "meta") == 0 && nargs == 1) {
+		size = vgpu_meta(num(arg[0]), &vm.m, sizeof(vm.b));
+		printf("size %u guest %s host %s caps %u opaque %u '%s'\n", size,
+		       vm.m.guestDriverVersion, vm.m.hostDriverVersion, vm.m.vgpuVirtualizationCaps,
+		       vm.m.opaqueDataSize, vm.m.opaqueData);
+	} else if (strcmp(cmd, "meta-small") == 0 && nargs == 1) {
+		size = 0;
+		report("nvmlVgpuInstanceGetMetadata",
+		       nv.nvmlVgpuInstanceGetMetadata(num(arg[0]), NULL, &size));
+		printf("size %u\n", size);
+	} else if (strcmp(cmd, "pmeta") == 0) {
+		CALL(nvmlDeviceGetVgpuMetadata, dev, &pm.m, &size);
+		printf("size %u host %s caps %u range %#x-%#x '%s'\n", size, pm.m.hostDriverVersion,
+		       pm.m.pgpuVirtualizationCaps, pm.m.hostSupportedVgpuRange.minVersion,
+		       pm.m.hostSupportedVgpuRange.maxVersion, pm.m.opaqueData);
+	} else if (strcmp(cmd, "compat") == 0 && nargs == 1) {
+		nvmlVgpuPgpuCompatibility_t c;
+
+		vgpu_meta(num(arg[0]), &vm.m, sizeof(vm.b));
+		CALL(nvmlDeviceGetVgpuMetadata, dev, &pm.m, &size);
+		CALL(nvmlGetVgpuCompatibility, &vm.m, &pm.m, &c);
+		printf("vm %#x limit %#x\n", (unsigned int)c.vgpuVmCompatibility,
+		       c.compatibilityLimitCode);
+	} else if (strncmp(cmd, "state", 5) == 0 && nargs == 1) {
+		nvmlVgpuRuntimeState_v1_t st = { .version = nvmlVgpuRuntimeState_v1 };
+
+		if (cmd[5])
+			st.version = NVML_STRUCT_VERSION(nvmlVgpuRuntimeState_v1_t, 2);
+		CALL(nvmlVgpuInstanceGetRuntimeStateSize, num(arg[0]), &st);
+		printf("%llu\n", st.size);
+	} else {
+		return false;
+	}
+	return true;
+}
+
 int main(int argc, char **argv)
 {
 	const char *bus, *cmd;
@@ -462,7 +545,7 @@ int main(int argc, char **argv)
 		printf("%u\n", m.maxInstancePerGI);
 	} else if (strcmp(cmd, "handles") == 0) {
 		handles(bus, dev);
-	} else {
+	} else if (!migration(dev, cmd, arg, nargs)) {
 		usage();
 	}
 	CALL(nvmlShutdown);

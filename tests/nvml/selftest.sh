@@ -454,5 +454,47 @@ expect "L40S profile" 1 "nvmlDeviceGetGpuInstanceProfileInfoV: Not Supported (3)
 p 0000:41:00.0 types
 expect "L40S types" 1 "nvmlDeviceGetSupportedVgpus: Not Supported (3)"
 
+# --- live migration: ECC, vGPU instances, metadata, compatibility, runtime state -----
+use "$tmp/h100"
+p "$gpu" ecc
+expect "ECC by default" 0 "1 1"
+echo 0 >"$st/ecc-$gpu"
+p "$gpu" ecc
+expect "ECC off" 0 "0 0"
+p "$gpu" vgpus
+expect "no vGPU instances" 0 ""
+printf '7 11111111-2222-4333-8444-555555555551 1058\n9 22222222-2222-4333-8444-555555555552 1056\n' \
+	>"$st/vgpus-$gpu"
+p "$gpu" vgpus
+expect "two vGPU instances" 0 $'7 11111111-2222-4333-8444-555555555551 1 1058\n9 22222222-2222-4333-8444-555555555552 1 1056'
+p "$gpu" vgpus-small
+expect "vGPU instances, no room" 0 $'nvmlDeviceGetActiveVgpus: Insufficient Size (7)\ncount 2'
+p "$gpu" meta-small 7
+expect "metadata, no room" 0 $'nvmlVgpuInstanceGetMetadata: Insufficient Size (7)\nsize 272'
+p "$gpu" meta 0
+expect "metadata of instance 0" 1 "nvmlVgpuInstanceGetMetadata: Invalid Argument (2)"
+p "$gpu" meta 8
+expect "metadata of no instance" 1 "nvmlVgpuInstanceGetMetadata: Not Found (6)"
+printf 'migration 0\nguest-driver 535.1\nruntime-state 4096\n' >"$st/vgpu-9"
+p "$gpu" meta 9
+expect "metadata, set" 0 "size 272 guest 535.1 host 550.90.05 caps 0 opaque 64 'nvml-standin vgpu $gpu 9 1056'"
+p "$gpu" pmeta
+expect "GPU metadata" 0 "size 188 host 550.90.05 caps 1 range 0x120001-0x120004 'nvml-standin pgpu $gpu'"
+p "$gpu" compat 7
+expect "compatibility, alike" 0 "vm 0xf limit 0"
+p "$gpu" compat 9
+expect "compatibility, the vGPU's migration bit off" 0 "vm 0 limit 0x80000000"
+printf 'compat sleep,cold\nlimit guest-driver\n' >"$st/pgpu-$gpu"
+p "$gpu" compat 7
+expect "compatibility, set" 0 "vm 0x5 limit 0x2"
+p "$gpu" state 7
+expect "runtime state by default" 0 16777216
+p "$gpu" state 9
+expect "runtime state, set" 0 4096
+p "$gpu" state-badversion 9
+expect "runtime state, wrong version" 1 "nvmlVgpuInstanceGetRuntimeStateSize: Argument version mismatch (25)"
+LIB=$oldlib p "$gpu" state 9
+expect "runtime state, old driver" 2 "missing symbol nvmlVgpuInstanceGetRuntimeStateSize"
+
 if ((fail)); then exit 1; fi
 echo "nvml-standin selftest: all checks passed"
