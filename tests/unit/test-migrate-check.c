@@ -401,6 +401,7 @@ static struct vgpu_model *a30(void)
 	g->sriov_total_vfs = g->sriov_num_vfs = 4;
 	g->mig_current = g->mig_pending = VGPU_OFF;
 	g->fb_mib = 24576;
+	g->subsystem = 0x10de1532;
 	t = vgpu_gpu_add_type(g, 683, "NVIDIA A30-4C");
 	t->max_instances = 6;
 	for (int i = 0; i < 4; i++) {
@@ -435,6 +436,7 @@ static void test_offer(void **state)
 		assert_string_equal(dst.devices[i], "0000:3b:00.0");
 		assert_int_equal(dst.vgpus[i].pci_device, 0x20b7);
 		assert_int_equal(dst.vgpus[i].fb_mib, 24576);
+		assert_int_equal(dst.vgpus[i].pci_subsystem, 0x10de1532); /* the board's */
 		assert_int_equal(dst.vgpus[i].iface, VGPU_IFACE_MDEV);
 	}
 	vgpu_mig_check(&src, &dst, &r);
@@ -466,6 +468,32 @@ static void test_offer(void **state)
 	vgpu_model_free(m);
 }
 
+/* The source's side: the board of each record's GPU, its subsystem ID included. */
+static void test_manifest_of(void **state)
+{
+	struct vgpu_model *m = a30();
+	struct vgpu_record rec[2] = {
+		{ .domain = "vm1",
+		  .domain_uuid = "11111111-2222-4333-8444-555555555551",
+		  .gpu = "0000:3b:00.0",
+		  .iface = VGPU_IFACE_MDEV,
+		  .type_id = 683,
+		  .profile = "A30-4C" },
+		{ .domain = "vm2", .gpu = "0000:3b:00.0" },
+	};
+	struct vgpu_records recs = { .v = rec, .n = 2 };
+	struct vgpu_mig_host h = { 0 };
+
+	(void)state;
+	assert_int_equal(vgpu_mig_manifest_of(m, &recs, "vm1", &h), 1);
+	assert_int_equal(h.vgpus[0].pci_device, 0x20b7);
+	assert_int_equal(h.vgpus[0].pci_subsystem, 0x10de1532);
+	assert_int_equal(h.vgpus[0].ecc, VGPU_UNKNOWN); /* NVML's, not the model's */
+	assert_int_equal(h.vgpus[0].nv_metadata_len, 0);
+	vgpu_mig_offer_clear(&h);
+	vgpu_model_free(m);
+}
+
 /* vgpu_params: comma-separated name=value; what is not named is off. */
 static void test_params_parse(void **state)
 {
@@ -490,14 +518,24 @@ static void test_params_parse(void **state)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(test_all_pass),      cmocka_unit_test(test_versions),
-		cmocka_unit_test(test_engine),	      cmocka_unit_test(test_interface),
-		cmocka_unit_test(test_driver_build),  cmocka_unit_test(test_driver_version),
-		cmocka_unit_test(test_nvidia_compat), cmocka_unit_test(test_board),
-		cmocka_unit_test(test_ecc),	      cmocka_unit_test(test_topology),
-		cmocka_unit_test(test_capacity),      cmocka_unit_test(test_vgpu_params),
-		cmocka_unit_test(test_no_target),     cmocka_unit_test(test_offer),
-		cmocka_unit_test(test_params_parse),  cmocka_unit_test(test_manifest_nvml),
+		cmocka_unit_test(test_all_pass),
+		cmocka_unit_test(test_versions),
+		cmocka_unit_test(test_engine),
+		cmocka_unit_test(test_interface),
+		cmocka_unit_test(test_driver_version),
+		cmocka_unit_test(test_board),
+		cmocka_unit_test(test_ecc),
+		cmocka_unit_test(test_topology),
+		cmocka_unit_test(test_capacity),
+		cmocka_unit_test(test_vgpu_params),
+		cmocka_unit_test(test_no_target),
+		cmocka_unit_test(test_offer),
+		cmocka_unit_test(test_params_parse),
+		/* NVML's checks and keys: driver-build, nvidia-compatibility, the manifest */
+		cmocka_unit_test(test_driver_build),
+		cmocka_unit_test(test_nvidia_compat),
+		cmocka_unit_test(test_manifest_nvml),
+		cmocka_unit_test(test_manifest_of),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
