@@ -278,7 +278,10 @@ static int read_source(struct cli *c, const char *cmd, const char *domain, bool 
 	/* not running, or a driver that does not say: QEMU starts with its default */
 	src->max_downtime_ms = downtime ? downtime : VGPU_MIG_QEMU_DEFAULT_DOWNTIME_MS;
 	src->max_downtime_default = !downtime;
-	(void)active;
+	if (!active)
+		fprintf(c->err,
+			"vgpuctl: %s: domain '%s' does not run: a live migration needs it running (its max downtime is QEMU's default until then)\n",
+			cmd, domain);
 	return 0;
 }
 
