@@ -1,10 +1,9 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
 /*
  * The module loader: the commands that need libxml2, libyaml or libvirt
- * (xml, plan, assign, release, apply, assert, the hook's work, the
- * migrate commands) are
- * vgpuctl-xml.so, loaded on first use, so the inventory commands and the
- * hook's no-op calls never load those libraries.
+ * (xml, plan, assign, release, apply, assert, the hook's work, the migrate
+ * commands) are vgpuctl-xml.so, loaded on first use, so the inventory
+ * commands and the hook's no-op calls never load those libraries.
  */
 #include <dlfcn.h>
 #include <libgen.h>

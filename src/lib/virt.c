@@ -307,7 +307,11 @@ int vgpu_virt_validate(struct vgpu_ctx *ctx, const char *xml)
 	if (r < 0)
 		return r;
 	if (res.status != 0) {
-		vgpu_last_line(res.err && *res.err ? res.err : res.out, line, sizeof(line));
+		/* its first line names the first error; the last says only "- fails to validate" */
+		const char *t = res.err && *res.err ? res.err : res.out ? res.out : "";
+
+		t += strspn(t, "\n");
+		snprintf(line, sizeof(line), "%.*s", (int)strcspn(t, "\n"), t);
 		vgpu_exec_clear(&res);
 		return vgpu_error(ctx, -EINVAL, "the domain XML does not validate: %s", line);
 	}

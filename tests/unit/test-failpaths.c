@@ -1447,6 +1447,18 @@ static int run_virt_versions(struct env *e)
 	return vgpu_virt_versions(&e->ctx, v, &lv, &qv);
 }
 
+/* virt-xml-validate (the system's, as migrate-xml runs it) refuses a domain without a name */
+static int run_virt_validate(struct env *e)
+{
+	assert_int_equal(
+		vgpu_virt_validate(
+			&e->ctx,
+			"<domain type='kvm'><name>x</name><memory>1024</memory><os><type>hvm</type></os></domain>"),
+		0);
+	vgpu_error(&e->ctx, -EIO, STALE);
+	return vgpu_virt_validate(&e->ctx, "<domain type='kvm'><bogus/></domain>");
+}
+
 /* ---- rows: the write side (records.h, live.h, state files in sysfs.h) ---------------------- */
 
 static int with_root(struct env *e, int (*fn)(struct env *e, struct vgpu_sysfs *fs))
@@ -2107,6 +2119,8 @@ static const struct fail_case cases[] = {
 	    "cannot read domain 'fake1': fake libvirt: domain vanished"),
 	ROW("vgpu_virt_versions", "libvirt does not say its version", run_virt_versions, -EIO,
 	    "cannot ask libvirt its version: fake libvirt: no version"),
+	ROW("vgpu_virt_validate", "the XML does not validate", run_virt_validate, -EINVAL,
+	    "the domain XML does not validate: -:1: element domain: Relax-NG validity error"),
 	/* records.h, live.h and the state files of sysfs.h (the write side) */
 	ROW("vgpu_records_read", "the records directory is a file", run_records_read, -ENOTDIR,
 	    "cannot read owner records in 'ROOT/var/lib/vgpuctl/owners'"),
