@@ -115,16 +115,31 @@ static const struct cli_command commands[] = {
 	  "      --textfile DIR       write DIR/vgpuctl.prom atomically (node-exporter's\n"
 	  "                           textfile collector), not stdout\n",
 	  NULL, true },
-	{ "migrate-check", cmd_migrate_check,
+	{ "migrate-check", NULL,
 	  "will a domain's vGPUs survive a live migration? go, no-go or unknown",
-	  "DOMAIN --to URI [--json] [--offer-command CMD]",
+	  "DOMAIN --to URI [--json] [--offer-command CMD] [--postcopy] [--bandwidth MIB_S]",
 	  "      --to URI             the target: qemu+ssh://HOST/system is asked over ssh\n"
 	  "      --offer-command CMD  run CMD (words split at blanks, no shell) as the\n"
-	  "                           target's 'vgpuctl migrate-offer', manifest on stdin\n",
+	  "                           target's 'vgpuctl migrate-offer', manifest on stdin\n"
+	  "      --postcopy           the migration would use post-copy (refused)\n"
+	  "      --bandwidth MIB_S    the migration link's bandwidth in MiB/s, for\n"
+	  "                           downtime (default 1192, 10 Gbit/s)\n"
+	  "  -c, --connect URI        (before the command) the source's libvirt: the\n"
+	  "                           domain, versions and max downtime\n",
 	  NULL, true },
-	{ "migrate-offer", cmd_migrate_offer,
-	  "a migration's target: the GPUs it would give (manifest on stdin)", "", NULL, NULL,
-	  true },
+	{ "migrate-xml", NULL,
+	  "print the domain XML the target's hook would give a migrating domain",
+	  "DOMAIN --to URI [--offer-command CMD] [-o FILE]",
+	  "      --to URI             the target: qemu+ssh://HOST/system is asked over ssh\n"
+	  "      --offer-command CMD  run CMD as the target's 'vgpuctl migrate-offer'\n"
+	  "  -o, --output FILE        write the XML to FILE (default stdout)\n"
+	  "  -c, --connect URI        (before the command) the source's libvirt\n",
+	  NULL, true },
+	{ "migrate-offer", NULL,
+	  "a migration's target: the GPUs and devices it would give (manifest on stdin)", "",
+	  "  -c, --connect URI        (before the command) this host's libvirt, for its\n"
+	  "                           versions (default as virsh, none with --sysroot)\n",
+	  NULL, true },
 	{ "hook", cmd_hook, "libvirt qemu hook: re-create vGPUs at prepare, free at release",
 	  "DOMAIN OPERATION SUB-OPERATION EXTRA  (domain XML on stdin)", NULL, NULL, false },
 };

@@ -1,9 +1,9 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
 /*
  * The module loader: the commands that need libxml2, libyaml or libvirt
- * (xml, plan, assign, release, apply, assert, the hook's work) are
- * vgpuctl-xml.so, loaded on first use, so the inventory commands and the
- * hook's no-op calls never load those libraries.
+ * (xml, plan, assign, release, apply, assert, the hook's work, the migrate
+ * commands) are vgpuctl-xml.so, loaded on first use, so the inventory
+ * commands and the hook's no-op calls never load those libraries.
  */
 #include <dlfcn.h>
 #include <libgen.h>
@@ -46,6 +46,9 @@ int cli_run_module(struct cli *c, const char *name, int argc, char **argv)
 		return EXIT_FAILURE;
 	}
 	snprintf(sym, sizeof(sym), "cmd_%s", name);
+	for (char *p = sym; *p; p++) /* migrate-check: cmd_migrate_check */
+		if (*p == '-')
+			*p = '_';
 	*(void **)&run = dlsym(dl, sym);
 	if (!run) {
 		cli_error(c, "%s lacks %s", XML_MODULE, sym);
