@@ -11,16 +11,21 @@
 #   - mdev -> mdev, the UUID taken here: a new one, the hostdev, our metadata
 #     and the pinning rewritten, what the guest sees byte-identical;
 #   - VF -> VF: the target's VF; release after a failed incoming start frees;
-#   - mdev -> VF: refused below libvirt 11.0 (this host's library), nothing
-#     written; a domain that is not ours: exit 0, nothing printed;
+#   - mdev <-> VF: gated on this host's libvirt library (>= 11.0): refused
+#     with one line and nothing written below it (the real library here, and
+#     a virGetVersion() stand-in saying 10.2.0); with the stand-in saying
+#     11.0.0 the hostdev takes the other form, the guest's children kept;
+#   - a domain that is not ours: exit 0, nothing printed;
 #   - two migrations racing for the last slot: one wins, the other is
 #     refused with one line and has no record;
 #   - an incoming record past its deadline is dropped by the next writer.
-#   migrate-hook.sh VGPUCTL SRCDIR     (VGPU_EMU names the emulator)
+#   migrate-hook.sh VGPUCTL SRCDIR STANDIN  (VGPU_EMU names the emulator; STANDIN is
+#   tests/live/libvirt-version.c built)
 # shellcheck disable=SC2015 # "A && B || fail": fail when either check fails
 set -uo pipefail
 B=$1
 SRC=$2
+STANDIN=$3
 # shellcheck source=tests/emu/lib.sh
 . "$SRC/tests/emu/lib.sh"
 emu_require
@@ -40,8 +45,11 @@ U3=33333333-2222-4333-8444-555555555555
 U4=44444444-2222-4333-8444-555555555555
 U5=55555555-2222-4333-8444-555555555555
 U6=66666666-2222-4333-8444-555555555555
+U7=77777777-2222-4333-8444-555555555555
 M1=aaaaaaaa-0000-4000-8000-000000000001
 W=$(mktemp -d)
+mkdir "$W/lib"
+ln -s "$(realpath "$STANDIN")" "$W/lib/libvirt.so.0" # what dlopen("libvirt.so.0") finds first
 
 # source HOST NAME UUID xml-options...: the domain as libvirt gives it to the destination's hook
 source_xml() {
@@ -57,28 +65,46 @@ source_xml() {
 		fail "$name: the recorded XML lacks what libvirt adds"
 }
 
-# hook ROOT NAME: the destination's hook on NAME's recorded XML; *.out, *.err, *.rc
+# hook ROOT NAME [VERSION]: the destination's hook on NAME's recorded XML (VERSION: the
+# stand-in's libvirt, major * 1000000 + minor * 1000 + micro); *.out, *.err, *.rc
 hook() {
-	"$B" --sysroot "$1" hook "$2" migrate begin - <"$W/$2.xml" >"$W/$2.out" 2>"$W/$2.err"
+	if [ $# -gt 2 ]; then
+		LD_LIBRARY_PATH=$W/lib VGPU_TEST_LIBVIRT_VERSION=$3 \
+			"$B" --sysroot "$1" hook "$2" migrate begin - <"$W/$2.xml" >"$W/$2.out" 2>"$W/$2.err"
+	else
+		"$B" --sysroot "$1" hook "$2" migrate begin - <"$W/$2.xml" >"$W/$2.out" 2>"$W/$2.err"
+	fi
 	echo $? >"$W/$2.rc"
 }
 
-# guest FILE: what the guest sees, serialized by xmllint (quotes normalized)
-guest() {
-	xmllint --xpath '/domain/vcpu | /domain/cpu | /domain/devices/controller | /domain/devices/video |
-		/domain/devices/hostdev/address | /domain/devices/hostdev/alias | /domain/devices/hostdev/rom |
-		/domain/devices/hostdev/@display | /domain/devices/hostdev/@ramfb |
-		//*[local-name()="vgpu"]/@profile' "$1"
+# refused NAME ROOT UUID WHY: exit non-zero, one line naming WHY, nothing printed or recorded
+refused() {
+	[ "$(cat "$W/$1.rc")" != 0 ] && [ "$(wc -l <"$W/$1.err")" = 1 ] && grep -q "$4" "$W/$1.err" ||
+		fail "$1: want one line saying '$4': rc $(cat "$W/$1.rc"): $(cat "$W/$1.err")"
+	[ ! -s "$W/$1.out" ] || fail "$1: refused, yet it printed"
+	[ -z "$(record "$2" "$3")" ] || fail "$1: refused, yet recorded $(record "$2" "$3")"
 }
 
-# rewritten NAME: printed, valid, the guest's view unchanged
+# guest FILE [display]: what the guest sees, serialized by xmllint (quotes normalized); the
+# hostdev's display and ramfb too unless the interface changes (a VF's hostdev has none;
+# the mdevs here have display='off')
+guest() {
+	local show='| /domain/devices/hostdev/@display | /domain/devices/hostdev/@ramfb'
+
+	[ $# -gt 1 ] && show=
+	xmllint --xpath "/domain/vcpu | /domain/cpu | /domain/devices/controller | /domain/devices/video |
+		/domain/devices/hostdev/address | /domain/devices/hostdev/alias | /domain/devices/hostdev/rom |
+		//*[local-name()='vgpu']/@profile $show" "$1"
+}
+
+# rewritten NAME [iface]: printed, valid, the guest's view unchanged
 rewritten() {
 	[ "$(cat "$W/$1.rc")" = 0 ] || fail "$1: migrate begin refused: $(cat "$W/$1.err")"
 	[ -s "$W/$1.out" ] || fail "$1: nothing printed, though its devices changed"
 	virt-xml-validate "$W/$1.out" domain >/dev/null 2>"$W/$1.valid" ||
 		fail "$1: the printed XML does not validate: $(cat "$W/$1.valid")"
-	[ "$(guest "$W/$1.xml")" = "$(guest "$W/$1.out")" ] ||
-		fail "$1: what the guest sees changed: $(diff <(guest "$W/$1.xml") <(guest "$W/$1.out"))"
+	[ "$(guest "$W/$1.xml" "$@")" = "$(guest "$W/$1.out" "$@")" ] ||
+		fail "$1: what the guest sees changed: $(diff <(guest "$W/$1.xml" "$@") <(guest "$W/$1.out" "$@"))"
 }
 
 # record ROOT UUID: the states of the domain's records ("" none)
@@ -107,6 +133,21 @@ NEW=$(xmllint --xpath 'string(/domain/devices/hostdev/source/address/@uuid)' "$W
 grep -q "mdev-uuid=\"$NEW\"" "$W/vm2.out" || fail "vm2: our metadata does not name $NEW"
 grep -q "cpuset=\"0-1,48-49\"" "$W/vm2.out" && fail "vm2: pinned to vm1's CPUs"
 [ "$(record "$DST" $U2)" = "state=incoming " ] || fail "vm2: records $(record "$DST" $U2)"
+# vm7: a VF A30-6C on its source (no fixture has one: vm1's made into the VF form)
+sed -e "s/$U1/$U7/g" -e 's|<name>vm1<|<name>vm7<|' -e "s| mdev-uuid=\"$M1\"||" \
+	-e 's|interface="mdev"|interface="vendor-vfio"|' \
+	-e 's|type="mdev" model="vfio-pci" display="off"|type="pci" managed="no"|' \
+	-e "s|<address uuid=\"$M1\"/>|<address domain=\"0x0000\" bus=\"0x3b\" slot=\"0x00\" function=\"0x4\"/>|" \
+	"$W/vm1.xml" >"$W/vm7.xml"
+hook "$DST" vm7 10002000
+refused vm7 "$DST" $U7 'libvirt is 10.2.0'
+hook "$DST" vm7 11000000
+rewritten vm7 iface
+grep -q '<hostdev mode="subsystem" type="mdev" model="vfio-pci" display="off">' "$W/vm7.out" ||
+	fail "vm7: the hostdev is not an mdev's: $(grep -A3 '<hostdev' "$W/vm7.out")"
+NEW=$(xmllint --xpath 'string(/domain/devices/hostdev/source/address/@uuid)' "$W/vm7.out" 2>/dev/null)
+grep -q "interface=\"mdev\".* mdev-uuid=\"$NEW\"" "$W/vm7.out" || fail "vm7: our metadata does not say mdev $NEW"
+[ "$(record "$DST" $U7)" = "state=incoming " ] || fail "vm7: records $(record "$DST" $U7)"
 
 # ---- VF -> VF on an L40S host; mdev -> VF gated on libvirt 11.0 -------------------
 source_xml "$L40S" vm3 $U3 --vgpu L40S-8Q --vf c1:00.4
@@ -135,14 +176,19 @@ VF=$(xmllint --xpath 'string(/domain/devices/hostdev/source/address/@function)' 
 hook "$DST" vm4
 LIBVIRT=$(virsh --version 2>/dev/null || echo 0)
 if [ "${LIBVIRT%%.*}" -ge 11 ] 2>/dev/null; then
-	rewritten vm4
-	grep -q 'type="pci" managed="no"' "$W/vm4.out" || fail "vm4: the hostdev is not a VF's"
+	rewritten vm4 iface
 else
-	[ "$(cat "$W/vm4.rc")" != 0 ] && [ "$(wc -l <"$W/vm4.err")" = 1 ] && grep -q '11\.0' "$W/vm4.err" ||
-		fail "vm4 (mdev -> VF, libvirt $LIBVIRT here): rc $(cat "$W/vm4.rc"): $(cat "$W/vm4.err")"
-	[ ! -s "$W/vm4.out" ] || fail "vm4: refused, yet it printed"
-	[ -z "$(record "$DST" $U4)" ] || fail "vm4: refused, yet recorded $(record "$DST" $U4)"
+	refused vm4 "$DST" $U4 '11\.0 or later'
 fi
+hook "$DST" vm4 10002000
+refused vm4 "$DST" $U4 'libvirt is 10.2.0'
+hook "$DST" vm4 11000000
+rewritten vm4 iface
+grep -q '<hostdev mode="subsystem" type="pci" managed="no">' "$W/vm4.out" ||
+	fail "vm4: the hostdev is not a VF's: $(grep -A3 '<hostdev' "$W/vm4.out")"
+grep -q 'interface="vendor-vfio"' "$W/vm4.out" && ! grep -q "$M1" "$W/vm4.out" ||
+	fail "vm4: our metadata still says mdev"
+[ "$(record "$DST" $U4)" = "state=incoming " ] || fail "vm4: records $(record "$DST" $U4)"
 # not ours: no metadata, exit 0, nothing printed, nothing written
 printf '<domain type="kvm"><name>plain</name><uuid>%s</uuid><memory unit="GiB">1</memory><os><type arch="x86_64">hvm</type></os></domain>\n' $U5 >"$W/plain.xml"
 hook "$DST" plain
