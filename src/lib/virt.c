@@ -244,7 +244,8 @@ int vgpu_virt_domain_start(struct vgpu_ctx *ctx, struct vgpu_virt *v, const char
 
 int vgpu_virt_local_version(struct vgpu_ctx *ctx, unsigned long *version)
 {
-	void *dl = dlopen("libvirt.so.0", RTLD_NOW | RTLD_LOCAL);
+	/* never unmapped: virGetVersion() initializes libvirt (thread keys with destructors) */
+	void *dl = dlopen("libvirt.so.0", RTLD_NOW | RTLD_LOCAL | RTLD_NODELETE);
 	int (*get)(unsigned long *, const char *, unsigned long *);
 	void *f;
 	int r = 0;
