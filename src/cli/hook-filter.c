@@ -9,6 +9,8 @@
  * with the parsed domain.  Operations and domains that are not ours exit 0
  * without reading stdin or loading libxml2, and so do the calls of every
  * start and stop of an assigned domain that have nothing to change.
+ * migrate begin reads stdin (the domain comes from another host, no record
+ * here names it) and loads the module only when the XML names our metadata.
  */
 #include <errno.h>
 #include <poll.h>

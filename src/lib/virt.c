@@ -318,3 +318,24 @@ int vgpu_virt_validate(struct vgpu_ctx *ctx, const char *xml)
 	vgpu_exec_clear(&res);
 	return 0;
 }
+
+int vgpu_virt_local_version(struct vgpu_ctx *ctx, unsigned long *version)
+{
+	/* never unmapped: virGetVersion() initializes libvirt (thread keys with destructors) */
+	void *dl = dlopen("libvirt.so.0", RTLD_NOW | RTLD_LOCAL | RTLD_NODELETE);
+	int (*get)(unsigned long *, const char *, unsigned long *);
+	void *f;
+	int r = 0;
+
+	if (!dl)
+		return vgpu_error(ctx, -ENOENT, "cannot load libvirt (libvirt.so.0): %s",
+				  dlerror());
+	f = dlsym(dl, "virGetVersion");
+	memcpy(&get, &f, sizeof(get));
+	if (!f)
+		r = vgpu_error(ctx, -ENOENT, "libvirt.so.0 lacks virGetVersion");
+	else if (get(version, NULL, NULL) < 0)
+		r = vgpu_error(ctx, -EIO, "libvirt does not say its version");
+	dlclose(dl);
+	return r;
+}

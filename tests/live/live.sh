@@ -185,12 +185,13 @@ hook vm1 prepare begin <"$W/a.xml" && hook vm1 started begin </dev/null &&
 # there (nothing to do): exit 0 at once and without writing, from a FIFO whose writer
 # never closes.  Operations that need no XML do not read stdin (the FIFO stays empty);
 # prepare and release read the domain XML the writer put there, up to its end tag, and
-# match records by the UUID in it
+# match records by the UUID in it; migrate begin reads it too (a domain from elsewhere)
+# and, without our metadata, prints nothing
 domain other 44444444-2222-4333-8444-555555555555 >"$W/other.xml"
 mkfifo "$W/fifo"
 exec 7<>"$W/fifo"
 emu_clear_journal
-for call in "other prepare begin:other" "vm1 start begin:" "vm1 migrate begin:" \
+for call in "other prepare begin:other" "vm1 start begin:" "other migrate begin:other" \
 	"vm1 reconnect begin:" "vm1 prepare begin:a" "vm1 release end:a"; do
 	xml=${call#*:} call=${call%%:*}
 	[ -z "$xml" ] || cat "$W/$xml.xml" >&7

@@ -1494,14 +1494,14 @@ static void test_retarget(void **state)
 	before = format_ok(doc);
 	set_choice(&to[0], VGPU_IFACE_MDEV, "0000:3b:00.0", "0000:3b:00.4", MDEV_UUID);
 	set_choice(&to[1], VGPU_IFACE_VENDOR_VFIO, "0000:c1:00.0", "0000:c1:00.5", "");
-	assert_int_equal(vgpu_domain_retarget(&f->ctx, doc, &m, to, 2), 0);
+	assert_int_equal(vgpu_domain_retarget(&f->ctx, doc, &m, to, 2, NULL), 0);
 	after = format_ok(doc);
 	assert_string_equal(before, after);
 	free(after);
 
 	set_choice(&to[0], VGPU_IFACE_MDEV, "0000:af:00.0", "0000:af:00.4", mdev2);
 	set_choice(&to[1], VGPU_IFACE_VENDOR_VFIO, "0000:41:00.0", "0000:41:00.6", "");
-	assert_int_equal(vgpu_domain_retarget(&f->ctx, doc, &m, to, 2), 2);
+	assert_int_equal(vgpu_domain_retarget(&f->ctx, doc, &m, to, 2, NULL), 2);
 	after = format_ok(doc);
 	assert_once(after,
 		    "<source>\n        <address uuid=\"aaaaaaaa-0000-4000-8000-000000000002\"/>");
@@ -1527,8 +1527,185 @@ static void test_retarget(void **state)
 	assert_int_equal(vgpu_domain_read_meta(&f->ctx, doc, &m), 0);
 	before = format_ok(doc);
 	set_choice(&to[1], VGPU_IFACE_MDEV, "0000:41:00.0", "0000:41:00.6", mdev2);
-	assert_int_equal(vgpu_domain_retarget(&f->ctx, doc, &m, to, 2), -EINVAL);
-	assert_int_equal(vgpu_domain_retarget(&f->ctx, doc, &m, to, 1), -EINVAL);
+	assert_int_equal(vgpu_domain_retarget(&f->ctx, doc, &m, to, 2, NULL), -EINVAL);
+	assert_int_equal(vgpu_domain_retarget(&f->ctx, doc, &m, to, 1, NULL), -EINVAL);
+	after = format_ok(doc);
+	assert_string_equal(before, after);
+	free(after);
+	free(before);
+	vgpu_meta_clear(&m);
+	xmlFreeDoc(doc);
+}
+
+/*
+ * mdev <-> VF (libvirt >= 11.0): refused unless allowed, @doc untouched;
+ * allowed, each hostdev takes the other interface's form (add_hostdev()'s)
+ * and keeps the guest's <address>, <alias> and <rom>; our metadata follows.
+ * An mdev with a display cannot become a VF.
+ */
+static void test_retarget_interface(void **state)
+{
+	struct fixture *f = *state;
+	struct _xmlDoc *doc = parse_ok(f, retarget_xml);
+	const char *mdev2 = "aaaaaaaa-0000-4000-8000-000000000002";
+	const struct vgpu_retarget_opts allowed = { .iface_change = true, .node = -1 };
+	struct vgpu_choice to[2];
+	struct vgpu_meta m;
+	char *before, *after, *shown;
+
+	assert_int_equal(vgpu_domain_read_meta(&f->ctx, doc, &m), 0);
+	before = format_ok(doc);
+	set_choice(&to[0], VGPU_IFACE_VENDOR_VFIO, "0000:c1:00.0", "0000:c1:00.6", "");
+	set_choice(&to[1], VGPU_IFACE_MDEV, "0000:3b:00.0", "0000:3b:00.5", mdev2);
+	to[0].type_id = 684;
+	to[1].type_id = 1151;
+	assert_int_equal(vgpu_domain_retarget(&f->ctx, doc, &m, to, 2, NULL), -EINVAL);
+	after = format_ok(doc);
+	assert_string_equal(before, after);
+	free(after);
+	assert_int_equal(vgpu_domain_retarget(&f->ctx, doc, &m, to, 2, &allowed), 2);
+	after = format_ok(doc);
+	assert_once(
+		after,
+		"<hostdev mode=\"subsystem\" type=\"pci\" managed=\"no\">\n"
+		"      <source>\n"
+		"        <address domain=\"0x0000\" bus=\"0xc1\" slot=\"0x00\" function=\"0x6\"/>\n"
+		"      </source>\n"
+		"      <alias name=\"hostdev0\"/>\n"
+		"      <rom bar=\"off\"/>\n"
+		"      <address type=\"pci\" domain=\"0x0000\" bus=\"0x06\" slot=\"0x00\" function=\"0x0\"/>\n"
+		"    </hostdev>");
+	assert_once(
+		after,
+		"<hostdev mode=\"subsystem\" type=\"mdev\" model=\"vfio-pci\" display=\"off\">\n"
+		"      <source>\n"
+		"        <address uuid=\"aaaaaaaa-0000-4000-8000-000000000002\"/>\n"
+		"      </source>\n"
+		"      <alias name=\"hostdev1\"/>\n"
+		"      <address type=\"pci\" domain=\"0x0000\" bus=\"0x07\" slot=\"0x00\" function=\"0x0\"/>\n"
+		"    </hostdev>");
+	assert_lacks(after, MDEV_UUID);
+	assert_once(
+		after,
+		"profile=\"A30-6C\" type-id=\"684\" interface=\"vendor-vfio\" backing=\"time-sliced\" gpu=\"0000:c1:00.0\" vf=\"0000:c1:00.6\"/>");
+	assert_once(
+		after,
+		"profile=\"L40S-8Q\" type-id=\"1151\" interface=\"mdev\" backing=\"time-sliced\" gpu=\"0000:3b:00.0\" vf=\"0000:3b:00.5\" mdev-uuid=\"aaaaaaaa-0000-4000-8000-000000000002\"/>");
+	free(after);
+	free(before);
+	vgpu_meta_clear(&m);
+	xmlFreeDoc(doc);
+
+	/* display='on' (or ramfb): a VF hostdev has neither, the guest would lose it */
+	shown = strdup(retarget_xml);
+	memcpy(strstr(shown, "display='off'"), "display='on' ", 13);
+	doc = parse_ok(f, shown);
+	assert_int_equal(vgpu_domain_read_meta(&f->ctx, doc, &m), 0);
+	assert_true(vgpu_domain_hostdev_display(doc, &m.vgpus[0]));
+	assert_false(vgpu_domain_hostdev_display(doc, &m.vgpus[1]));
+	before = format_ok(doc);
+	assert_int_equal(vgpu_domain_retarget(&f->ctx, doc, &m, to, 2, &allowed), -ENOTSUP);
+	after = format_ok(doc);
+	assert_string_equal(before, after);
+	free(after);
+	free(before);
+	free(shown);
+	vgpu_meta_clear(&m);
+	xmlFreeDoc(doc);
+}
+
+static const char pinned_xml[] =
+	"<domain type='kvm'><name>x</name><uuid>" VM_UUID "</uuid><memory>1048576</memory>"
+	"<metadata><v:vgpus xmlns:v='" VGPU_XML_NS "' owner='" VM_UUID "' node='0'%s>"
+	"<v:vgpu profile='L40S-8Q' type-id='1151' interface='vendor-vfio' backing='time-sliced'"
+	" gpu='0000:c1:00.0' vf='0000:c1:00.5'/></v:vgpus></metadata>"
+	"<vcpu placement='static' current='3'>4</vcpu><cputune><vcpupin vcpu='0' cpuset='0'/>"
+	"<vcpupin vcpu='1' cpuset='48'/><vcpupin vcpu='2' cpuset='1'/><vcpupin vcpu='3' cpuset='49'/>"
+	"<emulatorpin cpuset='0-1,48-49'/></cputune><numatune><memory mode='strict' nodeset='0'/>"
+	"<memnode cellid='0' mode='strict' nodeset='0'/></numatune><cpu mode='host-passthrough'>"
+	"<topology sockets='1' dies='1' cores='2' threads='2'/><numa><cell id='0' cpus='0-3'"
+	" memory='1048576' unit='KiB'/></numa></cpu><devices>"
+	"<hostdev mode='subsystem' type='pci' managed='no'><source><address domain='0x0000'"
+	" bus='0xc1' slot='0x00' function='0x5'/></source></hostdev></devices></domain>";
+
+/*
+ * A domain we pinned is re-pinned as xml pins, to the target's node: each
+ * vcpupin to its vCPU's CPU there, the emulator to the domain's CPUs, the
+ * memory nodesets and our metadata's node; <vcpu>, the guest topology and
+ * its cell stay.  Without pins, the CPUs of the set in order.  A domain we
+ * did not pin keeps its pinning; a vCPU without a CPU there is refused.
+ */
+static void test_retarget_pins(void **state)
+{
+	struct fixture *f = *state;
+	char xml[sizeof(pinned_xml) + 32];
+	const unsigned pins[] = { 24, 72, 25, 73 };
+	struct vgpu_cpuset cpus;
+	struct vgpu_retarget_opts o = { .node = 1, .cpus = &cpus, .pins = pins, .n_pins = 4 };
+	struct vgpu_choice to;
+	struct vgpu_meta m;
+	struct _xmlDoc *doc;
+	char *before, *after;
+
+	assert_int_equal(vgpu_cpulist_parse("24-25,72-73", &cpus), 0);
+	set_choice(&to, VGPU_IFACE_VENDOR_VFIO, "0000:c1:00.0", "0000:c1:00.5", "");
+	snprintf(xml, sizeof(xml), pinned_xml, "");
+	doc = parse_ok(f, xml);
+	assert_int_equal(vgpu_domain_read_meta(&f->ctx, doc, &m), 0);
+	before = format_ok(doc);
+	assert_int_equal(vgpu_domain_retarget(&f->ctx, doc, &m, &to, 1, &o), 1);
+	after = format_ok(doc);
+	assert_once(after, "<vcpupin vcpu=\"0\" cpuset=\"24\"/>\n    <vcpupin vcpu=\"1\" "
+			   "cpuset=\"72\"/>\n    <vcpupin vcpu=\"2\" cpuset=\"25\"/>\n    "
+			   "<vcpupin vcpu=\"3\" cpuset=\"73\"/>\n    <emulatorpin "
+			   "cpuset=\"24-25,72-73\"/>");
+	assert_once(after, "<memory mode=\"strict\" nodeset=\"1\"/>");
+	assert_once(after, "<memnode cellid=\"0\" mode=\"strict\" nodeset=\"1\"/>");
+	assert_once(after, "owner=\"" VM_UUID "\" node=\"1\"");
+	assert_once(after, "<vcpu placement=\"static\" current=\"3\">4</vcpu>");
+	assert_once(after, "<topology sockets=\"1\" dies=\"1\" cores=\"2\" threads=\"2\"/>");
+	assert_once(after, "<cell id=\"0\" cpus=\"0-3\" memory=\"1048576\" unit=\"KiB\"/>");
+	assert_once(after, "bus=\"0xc1\" slot=\"0x00\" function=\"0x5\"");
+	free(after);
+	/* the same pinning again: nothing changes */
+	assert_int_equal(vgpu_domain_retarget(&f->ctx, doc, &m, &to, 1, &o), 0);
+	free(before);
+	vgpu_meta_clear(&m);
+	xmlFreeDoc(doc);
+
+	/* no pins: vCPU i gets the set's i-th CPU */
+	doc = parse_ok(f, xml);
+	assert_int_equal(vgpu_domain_read_meta(&f->ctx, doc, &m), 0);
+	o.pins = NULL;
+	assert_int_equal(vgpu_domain_retarget(&f->ctx, doc, &m, &to, 1, &o), 1);
+	after = format_ok(doc);
+	assert_once(after, "<vcpupin vcpu=\"1\" cpuset=\"25\"/>");
+	assert_once(after, "<vcpupin vcpu=\"3\" cpuset=\"73\"/>");
+	free(after);
+	vgpu_meta_clear(&m);
+	xmlFreeDoc(doc);
+
+	/* fewer CPUs than vCPUs: refused, nothing edited */
+	doc = parse_ok(f, xml);
+	assert_int_equal(vgpu_domain_read_meta(&f->ctx, doc, &m), 0);
+	o.pins = pins;
+	o.n_pins = 3;
+	before = format_ok(doc);
+	assert_int_equal(vgpu_domain_retarget(&f->ctx, doc, &m, &to, 1, &o), -EINVAL);
+	after = format_ok(doc);
+	assert_string_equal(before, after);
+	free(after);
+	free(before);
+	vgpu_meta_clear(&m);
+	xmlFreeDoc(doc);
+
+	/* not pinned by us: the admin's pinning stays */
+	snprintf(xml, sizeof(xml), pinned_xml, " pinned='no'");
+	doc = parse_ok(f, xml);
+	assert_int_equal(vgpu_domain_read_meta(&f->ctx, doc, &m), 0);
+	o.n_pins = 4;
+	before = format_ok(doc);
+	assert_int_equal(vgpu_domain_retarget(&f->ctx, doc, &m, &to, 1, &o), 0);
 	after = format_ok(doc);
 	assert_string_equal(before, after);
 	free(after);
@@ -1605,6 +1782,8 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_libvirt_spellings, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_read_meta, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_retarget, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_retarget_interface, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_retarget_pins, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_domain_info_read, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_full_output, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_deterministic, setup, teardown),
