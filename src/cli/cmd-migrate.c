@@ -188,6 +188,11 @@ static void print_json(struct cli *c, const struct vgpu_mig_results *res,
 
 int cmd_migrate_check(struct cli *c, int argc, char **argv)
 {
+	return cli_migrate_check(c, argc, argv, NULL);
+}
+
+int cli_migrate_check(struct cli *c, int argc, char **argv, struct vgpu_mig_results *keep)
+{
 	static const struct option opts[] = {
 		{ "to", required_argument, NULL, 't' },
 		{ "offer-command", required_argument, NULL, 'O' },
@@ -250,8 +255,24 @@ int cmd_migrate_check(struct cli *c, int argc, char **argv)
 		print_json(c, &res, verdict);
 	else
 		print_text(c, &res, verdict);
-	vgpu_mig_results_free(&res);
+	if (keep) /* vgpuctl migrate reads them */
+		*keep = res;
+	else
+		vgpu_mig_results_free(&res);
 	vgpu_mig_offer_clear(&src);
 	vgpu_mig_offer_clear(&dst);
 	return verdict == VGPU_MIG_GO ? EXIT_SUCCESS : verdict == VGPU_MIG_NO_GO ? 3 : EXIT_FAILURE;
+}
+
+int cli_migrate_ssh_argv(struct cli *c, const char *uri, const char *what, char *buf, size_t len,
+			 const char **argv)
+{
+	int r = offer_argv(c, uri, NULL, buf, len, argv);
+	size_t n = 0;
+
+	while (r == 0 && argv[n])
+		n++;
+	if (n) /* "ssh ... HOST vgpuctl migrate-offer": the last word is @what */
+		argv[n - 1] = what;
+	return r;
 }

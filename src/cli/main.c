@@ -122,6 +122,18 @@ static const struct cli_command commands[] = {
 	  "      --offer-command CMD  run CMD (words split at blanks, no shell) as the\n"
 	  "                           target's 'vgpuctl migrate-offer', manifest on stdin\n",
 	  NULL, true },
+	{ "migrate", NULL,
+	  "migrate a running domain live after migrate-check, then check its vGPUs there",
+	  "DOMAIN --to URI [-c URI] [--force] [--migrate-uri URI] [--offer-command CMD] [--target-command CMD]",
+	  "      --to URI             the target's libvirt (peer to peer: as the source's\n"
+	  "                           libvirt reaches it); qemu+ssh://HOST/system\n"
+	  "  -c, --connect URI        the source's libvirt (default: as virsh picks it)\n"
+	  "      --force              migrate when the verdict is unknown (never no-go)\n"
+	  "      --migrate-uri URI    where QEMU's stream goes (tcp://HOST:PORT, unix:///PATH)\n"
+	  "      --offer-command CMD  as migrate-check's\n"
+	  "      --target-command CMD run CMD (words split at blanks, no shell) as the\n"
+	  "                           target's 'vgpuctl vgpus --json' afterwards\n",
+	  NULL, true },
 	{ "migrate-offer", cmd_migrate_offer,
 	  "a migration's target: the GPUs it would give (manifest on stdin)", "", NULL, NULL,
 	  true },

@@ -109,4 +109,34 @@ int vgpu_virt_domain_start(struct vgpu_ctx *ctx, struct vgpu_virt *v, const char
  */
 int vgpu_virt_version(struct vgpu_ctx *ctx, struct vgpu_virt *v, unsigned long *version);
 
+/* ---- live migration (vgpuctl migrate, #28): its symbols are looked up when called ---- */
+
+/**
+ * vgpu_virt_max_downtime() - a running domain's maximum downtime for a live migration.
+ * @ctx: where errors go
+ * @v: the source's connection
+ * @name: the domain
+ * @ms: its value, in milliseconds
+ * Return: 0, or -ENOENT (no such domain) / -EIO with a message in @ctx.
+ */
+int vgpu_virt_max_downtime(struct vgpu_ctx *ctx, struct vgpu_virt *v, const char *name,
+			   unsigned long long *ms);
+/**
+ * vgpu_virt_migrate() - migrate a running domain live, peer to peer
+ * (VIR_MIGRATE_LIVE | PEER2PEER | PERSIST_DEST | UNDEFINE_SOURCE; never
+ * post-copy), after setting its maximum downtime.
+ * @ctx: where errors go
+ * @v: the source's connection
+ * @name: the domain
+ * @dconnuri: the target's libvirt URI, as the source's libvirt daemon reaches it
+ * @migrate_uri: where QEMU's stream goes ("tcp://HOST:PORT", "unix:///PATH"),
+ *               or NULL for libvirt's choice
+ * @downtime_ms: the maximum downtime to set first; 0 leaves the domain's
+ * Return: 0 once the domain runs on the target, or -ENOENT (no such domain) /
+ * -EIO (libvirt's message; the domain still runs here) with a message in @ctx.
+ */
+int vgpu_virt_migrate(struct vgpu_ctx *ctx, struct vgpu_virt *v, const char *name,
+		      const char *dconnuri, const char *migrate_uri,
+		      unsigned long long downtime_ms);
+
 #endif
