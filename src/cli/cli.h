@@ -231,10 +231,13 @@ void cli_vgpus_read(struct cli *c, struct vgpu_rows *out);
 int cli_list_vgpus(struct cli *c, const struct vgpu_rows *rows, const char *name, unsigned states);
 int cmd_inventory(struct cli *c, int argc, char **argv);
 int cmd_metrics(struct cli *c, int argc, char **argv);
+/* In the module (cmd-migrate.c, libvirt and libxml2), looked up by name. */
 /* The target's side of a migration check: the manifest on stdin, the offer on stdout. */
 int cmd_migrate_offer(struct cli *c, int argc, char **argv);
 /* The source's side: the checks of a live migration, the verdict last (exit 0, 3, 1). */
 int cmd_migrate_check(struct cli *c, int argc, char **argv);
+/* The domain XML the target's hook would give: validated, its changes on stderr. */
+int cmd_migrate_xml(struct cli *c, int argc, char **argv);
 struct vgpu_mig_results;
 /*
  * migrate-check with @argv as its own (argv[0] the command), its lines

@@ -61,6 +61,28 @@ static unsigned long long downtime_named(const struct vgpu_mig_results *res)
 }
 
 /*
+ * The verdict migrate acts on: migrate-check's, except that the downtime
+ * check is not held against it when it names a value (migrate sets it).
+ */
+static enum vgpu_mig_verdict migrate_verdict(const struct vgpu_mig_results *res,
+					     unsigned long long downtime)
+{
+	enum vgpu_mig_verdict v = VGPU_MIG_GO;
+
+	for (size_t i = 0; i < res->n; i++) {
+		const struct vgpu_mig_result *x = &res->items[i];
+
+		if (downtime && strcmp(x->id, "downtime") == 0)
+			continue;
+		if (x->status == VGPU_MIG_FAIL)
+			return VGPU_MIG_NO_GO;
+		if (x->status == VGPU_MIG_UNKNOWN)
+			v = VGPU_MIG_UNSURE;
+	}
+	return v;
+}
+
+/*
  * In the target's `vgpus --json`: how many vGPUs held for @uuid are active
  * (*active) and how many are in another state (*other, the first named in
  * @state).  The document is vgpuctl's own: one key per line.
@@ -98,7 +120,6 @@ static int parse_args(struct cli *c, int argc, char **argv, struct migrate_run *
 {
 	static const struct option opts[] = {
 		{ "to", required_argument, NULL, 't' },
-		{ "connect", required_argument, NULL, 'c' },
 		{ "offer-command", required_argument, NULL, 'O' },
 		{ "target-command", required_argument, NULL, 'T' },
 		{ "migrate-uri", required_argument, NULL, 'U' },
@@ -106,16 +127,13 @@ static int parse_args(struct cli *c, int argc, char **argv, struct migrate_run *
 		{ "help", no_argument, NULL, 'h' },
 		{ 0 },
 	};
-	struct cli_opts go = { .cmd = "migrate", .own = opts, .own_short = "c:h" };
+	struct cli_opts go = { .cmd = "migrate", .own = opts, .own_short = "h" };
 	int o;
 
 	while ((o = cli_getopt(c, &go, argc, argv)) != -1) {
 		switch (o) {
 		case 't':
 			m->to = optarg;
-			break;
-		case 'c':
-			m->connect = optarg;
 			break;
 		case 'O':
 			m->offer_cmd = optarg;
@@ -144,8 +162,15 @@ static int parse_args(struct cli *c, int argc, char **argv, struct migrate_run *
 		return cli_usage_error(c, "migrate", "where to? (--to URI)");
 	if (c->json)
 		return cli_usage_error(c, "migrate", "--json is for migrate-check");
-	if (!m->connect)
-		m->connect = c->connect ? c->connect : cli_default_uri();
+	/* as migrate-check: -c before the command, else the default unless --sysroot */
+	m->connect = c->connect ? c->connect : c->sysroot ? NULL : cli_default_uri();
+	if (!m->connect) {
+		cli_error(
+			c,
+			"migrate %s: the domain is migrated through libvirt: give -c URI with --sysroot; nothing moved",
+			m->domain);
+		return EXIT_FAILURE;
+	}
 	return 0;
 }
 
@@ -237,7 +262,7 @@ int cmd_migrate(struct cli *c, int argc, char **argv)
 	VGPU_AUTOPTR(virt) v = NULL;
 	VGPU_AUTOPTR(xmldoc) doc = NULL;
 	struct vgpu_domain_info dom = { 0 };
-	unsigned long long downtime = 0, current = 0;
+	unsigned long long downtime = 0;
 	enum vgpu_mig_verdict verdict;
 	size_t n = 0, want = 0;
 	bool active = false;
@@ -263,8 +288,8 @@ int cmd_migrate(struct cli *c, int argc, char **argv)
 	r = cli_migrate_check(c, (int)n, (char **)check, &res);
 	if (!res.n) /* the checks did not run: migrate-check said why */
 		return r ? r : EXIT_FAILURE;
-	verdict = vgpu_mig_verdict_of(&res);
 	downtime = downtime_named(&res);
+	verdict = migrate_verdict(&res, downtime);
 	vgpu_mig_results_free(&res);
 	if (verdict == VGPU_MIG_NO_GO) {
 		cli_error(c, "migrate %s: refused: a check failed (FAIL above); nothing moved",
@@ -295,10 +320,7 @@ int cmd_migrate(struct cli *c, int argc, char **argv)
 		return EXIT_FAILURE;
 	}
 	vgpu_domain_read(c->fs, doc, &dom);
-	if (!downtime && vgpu_virt_max_downtime(&c->ctx, v, m.domain, &current) == 0)
-		fprintf(c->err, "vgpuctl: migrate %s: maximum downtime %llu ms (the domain's)\n",
-			m.domain, current);
-	else if (downtime)
+	if (downtime)
 		fprintf(c->err,
 			"vgpuctl: migrate %s: maximum downtime set to %llu ms (the downtime check's)\n",
 			m.domain, downtime);

@@ -2,13 +2,19 @@
 /*
  * vgpuctl migrate-offer: the target's side of a live migration check.  It
  * reads the source's manifest on stdin and answers with the offer: this
- * host's versions and, per vGPU, the GPU the capacity model would give or
- * why none (docs/migration.md).  It writes nothing.
+ * host's versions (libvirt and QEMU from its libvirt connection) and, per
+ * vGPU, the GPU and device the capacity model would give or why none
+ * (docs/migration.md).  It writes nothing and reserves nothing.
  *
- * vgpuctl migrate-check DOMAIN --to URI: the source's side.  It builds the
- * manifest of the domain's vGPUs (its owner records), sends it to the
- * target's migrate-offer (--offer-command, or ssh for a qemu+ssh URI), runs
- * the checks and prints one line each, then the verdict.
+ * vgpuctl migrate-check DOMAIN --to URI: the source's side.  It reads the
+ * domain from libvirt (its migratable XML and vgpuctl's metadata, the
+ * versions, the max downtime; owner records only without a connection),
+ * sends the manifest to the target's migrate-offer (--offer-command, or ssh
+ * for a qemu+ssh URI), runs the checks and prints one line each, then the
+ * verdict.
+ *
+ * vgpuctl migrate-xml DOMAIN --to URI: the domain XML the target's hook
+ * would produce from the same offer, validated, with its changes on stderr.
  */
 #include <errno.h>
 #include <getopt.h>
@@ -17,11 +23,40 @@
 #include <string.h>
 
 #include "cleanup.h"
+#include "cli.h"
+#include "cpuset.h"
+#include "domxml.h"
 #include "exec.h"
 #include "json.h"
-#include "cli.h"
 #include "migrate-manifest.h"
+#include "outfile.h"
 #include "read-host.h"
+#include "records.h"
+#include "virt.h"
+
+/*
+ * The libvirt connection of a migrate command: -c URI, else the default
+ * URI unless --sysroot names another tree (its libvirt is not this one's).
+ * *v stays NULL when there is none; an explicit -c that fails is an error
+ * (1), an implicit one that fails is said on stderr when @say.
+ */
+static int connect_libvirt(struct cli *c, const char *cmd, bool say, struct vgpu_virt **v)
+{
+	const char *uri = c->connect ? c->connect : c->sysroot ? NULL : cli_default_uri();
+
+	*v = NULL;
+	if (!uri)
+		return 0;
+	if (vgpu_virt_open_host(&c->ctx, uri, c->fs, v) == 0)
+		return 0;
+	if (c->connect) {
+		cli_error(c, "%s: %s", cmd, vgpu_ctx_error(&c->ctx));
+		return EXIT_FAILURE;
+	}
+	if (say)
+		fprintf(c->err, "vgpuctl: %s: %s\n", cmd, vgpu_ctx_error(&c->ctx));
+	return 0;
+}
 
 int cmd_migrate_offer(struct cli *c, int argc, char **argv)
 {
@@ -32,6 +67,7 @@ int cmd_migrate_offer(struct cli *c, int argc, char **argv)
 	struct cli_opts go = { .cmd = "migrate-offer", .own = opts, .own_short = "h" };
 	VGPU_AUTOFREE char *text = vgpu_xmalloc(VGPU_MIG_MANIFEST_MAX + 1);
 	VGPU_AUTOFREE char *answer = NULL;
+	VGPU_AUTOPTR(virt) v = NULL;
 	struct vgpu_mig_host src = { 0 }, dst = { 0 };
 	size_t len;
 	int o, r;
@@ -53,13 +89,27 @@ int cmd_migrate_offer(struct cli *c, int argc, char **argv)
 		cli_error(c, "migrate-offer: %s", vgpu_ctx_error(&c->ctx));
 		return EXIT_FAILURE;
 	}
-	r = cli_read_host(c, VGPU_READ_TYPES | CLI_READ_NVML);
+	r = cli_read_host(c, VGPU_READ_TYPES | VGPU_READ_TOPOLOGY | CLI_READ_NVML);
+	if (r == 0)
+		r = connect_libvirt(c, "migrate-offer", true, &v);
 	if (r) {
 		vgpu_mig_offer_clear(&src);
 		return r;
 	}
 	vgpu_mig_offer(c->model, &c->recs, &src, &dst);
+	/* an mdev whose UUID is taken here gets a new one, as the hook would give it */
+	for (size_t i = 0; i < dst.n_vgpus; i++)
+		if (dst.reasons[i] == VGPU_CAP_OK && dst.vgpus[i].iface == VGPU_IFACE_MDEV &&
+		    !dst.vgpus[i].mdev_uuid[0] &&
+		    vgpu_uuid_generate(&c->ctx, dst.vgpus[i].mdev_uuid) < 0) {
+			cli_error(c, "migrate-offer: %s", vgpu_ctx_error(&c->ctx));
+			vgpu_mig_offer_clear(&dst);
+			vgpu_mig_offer_clear(&src);
+			return EXIT_FAILURE;
+		}
 	vgpu_host_versions(c->fs, &dst.kernel, dst.driver_version, sizeof(dst.driver_version));
+	if (v && vgpu_virt_versions(&c->ctx, v, &dst.libvirt, &dst.qemu) < 0)
+		fprintf(c->err, "vgpuctl: migrate-offer: %s\n", vgpu_ctx_error(&c->ctx));
 	answer = vgpu_mig_manifest_format(&dst);
 	fputs(answer, c->out);
 	vgpu_mig_offer_clear(&dst);
@@ -75,8 +125,8 @@ int cmd_migrate_offer(struct cli *c, int argc, char **argv)
  * (no quoting, no shell), else ssh for a qemu+ssh:// URI; NULL (n = 0)
  * when there is no way.  The words point into @buf.
  */
-static int offer_argv(struct cli *c, const char *uri, const char *cmd, char *buf, size_t len,
-		      const char **argv)
+static int offer_argv(struct cli *c, const char *name, const char *uri, const char *cmd, char *buf,
+		      size_t len, const char **argv)
 {
 	size_t n = 0;
 	char *save = NULL;
@@ -87,15 +137,14 @@ static int offer_argv(struct cli *c, const char *uri, const char *cmd, char *buf
 		     w = strtok_r(NULL, " \t", &save))
 			argv[n++] = w;
 		if (!n)
-			return cli_usage_error(c, "migrate-check", "--offer-command is empty");
+			return cli_usage_error(c, name, "--offer-command is empty");
 	} else if (!strncmp(uri, "qemu+ssh://", 11)) {
 		char *host = buf, *port;
 
 		snprintf(buf, len, "%s", uri + 11);
 		host[strcspn(host, "/?")] = '\0';
 		if (!*host || *host == '-')
-			return cli_usage_error(c, "migrate-check", "--to '%s': no host to reach",
-					       uri);
+			return cli_usage_error(c, name, "--to '%s': no host to reach", uri);
 		argv[n++] = "ssh";
 		argv[n++] = "-o";
 		argv[n++] = "BatchMode=yes";
@@ -123,8 +172,8 @@ static int offer_argv(struct cli *c, const char *uri, const char *cmd, char *buf
 }
 
 /* Ask the target; 0 with *dst filled, or -1 (said on stderr) when it gave no offer. */
-static int ask_target(struct cli *c, const char *const *argv, const char *manifest,
-		      struct vgpu_mig_host *dst)
+static int ask_target(struct cli *c, const char *name, const char *const *argv,
+		      const char *manifest, struct vgpu_mig_host *dst)
 {
 	struct vgpu_exec_result res;
 	int r = vgpu_exec_input(&c->ctx, argv, manifest, strlen(manifest), OFFER_TIMEOUT_MS, &res);
@@ -139,10 +188,97 @@ static int ask_target(struct cli *c, const char *const *argv, const char *manife
 	}
 	vgpu_exec_clear(&res);
 	if (r < 0) {
-		fprintf(c->err, "vgpuctl: migrate-check: the target gave no offer: %s\n",
+		fprintf(c->err, "vgpuctl: %s: the target gave no offer: %s\n", name,
 			vgpu_ctx_error(&c->ctx));
 		return -1;
 	}
+	return 0;
+}
+
+/* The source domain as the migrate commands read it. */
+struct source {
+	struct vgpu_virt *virt; /* NULL: no connection, the owner records speak */
+	struct _xmlDoc *doc; /* its migratable XML; NULL without a connection */
+	struct vgpu_meta meta; /* our metadata in it (n_vgpus 0: none) */
+	struct vgpu_mig_domain facts;
+};
+
+static void source_clear(struct source *s)
+{
+	vgpu_meta_clear(&s->meta);
+	vgpu_xml_doc_free(s->doc);
+	vgpu_virt_close(s->virt);
+	memset(s, 0, sizeof(*s));
+}
+
+/*
+ * Fill @src, the manifest of @domain: from libvirt when there is a
+ * connection (its migratable XML, our metadata in it, the versions, the
+ * max downtime), else from the owner records (said on stderr).  @need_xml:
+ * a connection is required.  Return: 0 or an exit status (said).
+ */
+static int read_source(struct cli *c, const char *cmd, const char *domain, bool need_xml,
+		       struct source *s, struct vgpu_mig_host *src)
+{
+	VGPU_AUTOFREE char *xml = NULL;
+	struct vgpu_records recs = { 0 };
+	unsigned long long downtime = 0;
+	bool active = false;
+	int r = connect_libvirt(c, cmd, !need_xml, &s->virt);
+
+	if (r)
+		return r;
+	if (!s->virt) {
+		if (need_xml) {
+			cli_error(c, "%s: the domain is read from libvirt: give -c URI%s", cmd,
+				  c->sysroot ? " with --sysroot" : "");
+			return EXIT_FAILURE;
+		}
+		fprintf(c->err,
+			"vgpuctl: %s: no libvirt connection%s: the domain's vGPUs come from its owner records; qemu-blockers is UNKNOWN\n",
+			cmd, c->sysroot ? " (--sysroot without -c)" : "");
+		vgpu_mig_manifest_of(c->model, &c->recs, domain, src);
+		vgpu_host_vgpu_params(c->fs, &c->recs, domain, src);
+		return 0;
+	}
+	if (vgpu_virt_versions(&c->ctx, s->virt, &src->libvirt, &src->qemu) < 0 ||
+	    vgpu_virt_domain_migratable(&c->ctx, s->virt, domain, &xml, &active, &downtime) < 0 ||
+	    vgpu_domain_parse(&c->ctx, xml, strlen(xml), "the domain's migratable XML", &s->doc) <
+		    0) {
+		cli_error(c, "%s: %s", cmd, vgpu_ctx_error(&c->ctx));
+		return EXIT_FAILURE;
+	}
+	r = vgpu_domain_read_meta(&c->ctx, s->doc, &s->meta);
+	if (r == -EINVAL) {
+		cli_error(c, "%s: domain '%s': %s", cmd, domain, vgpu_ctx_error(&c->ctx));
+		return EXIT_FAILURE;
+	}
+	if (r < 0)
+		memset(&s->meta, 0, sizeof(s->meta)); /* no vGPU of ours: topology says so */
+	/* the metadata's vGPUs as records, so the manifest is built as from records */
+	recs.v = vgpu_xcalloc(s->meta.n_vgpus + 1, sizeof(*recs.v));
+	for (size_t i = 0; i < s->meta.n_vgpus; i++) {
+		const struct vgpu_meta_vgpu *m = &s->meta.vgpus[i];
+		struct vgpu_record *rec = &recs.v[recs.n++];
+
+		snprintf(rec->domain, sizeof(rec->domain), "%s", domain);
+		snprintf(rec->domain_uuid, sizeof(rec->domain_uuid), "%s", s->meta.owner);
+		snprintf(rec->gpu, sizeof(rec->gpu), "%s", m->gpu);
+		snprintf(rec->parent, sizeof(rec->parent), "%s", m->vf);
+		snprintf(rec->profile, sizeof(rec->profile), "%s", m->profile);
+		snprintf(rec->mdev_uuid, sizeof(rec->mdev_uuid), "%s", m->mdev_uuid);
+		rec->iface = m->iface;
+		rec->type_id = m->type_id;
+	}
+	vgpu_mig_manifest_of(c->model, &recs, domain, src);
+	vgpu_host_vgpu_params(c->fs, &recs, domain, src);
+	free(recs.v);
+	vgpu_domain_mig_facts(s->doc, s->meta.n_vgpus ? &s->meta : NULL, &s->facts);
+	src->domain = &s->facts;
+	/* not running, or a driver that does not say: QEMU starts with its default */
+	src->max_downtime_ms = downtime ? downtime : VGPU_MIG_QEMU_DEFAULT_DOWNTIME_MS;
+	src->max_downtime_default = !downtime;
+	(void)active;
 	return 0;
 }
 
@@ -186,37 +322,63 @@ static void print_json(struct cli *c, const struct vgpu_mig_results *res,
 	fprintf(c->out, "\n],\n\"verdict\": \"%s\"}\n", verdict_name(verdict));
 }
 
-int cmd_migrate_check(struct cli *c, int argc, char **argv)
-{
-	return cli_migrate_check(c, argc, argv, NULL);
-}
+/* The options migrate-check and migrate-xml share, and what they read. */
+struct mig_args {
+	const char *to, *cmd, *domain, *output;
+	bool postcopy;
+	unsigned long bandwidth;
+	const char *target_argv[OFFER_MAX_WORDS + 1];
+	char *buf;
+};
 
-int cli_migrate_check(struct cli *c, int argc, char **argv, struct vgpu_mig_results *keep)
+static int parse_args(struct cli *c, const char *name, bool xml, int argc, char **argv,
+		      struct mig_args *a)
 {
-	static const struct option opts[] = {
+	static const struct option check_opts[] = {
 		{ "to", required_argument, NULL, 't' },
 		{ "offer-command", required_argument, NULL, 'O' },
+		{ "postcopy", no_argument, NULL, 'P' },
+		{ "bandwidth", required_argument, NULL, 'B' },
 		{ "help", no_argument, NULL, 'h' },
 		{ 0 },
 	};
-	struct cli_opts go = { .cmd = "migrate-check", .own = opts, .own_short = "h" };
-	const char *to = NULL, *cmd = NULL, *domain, *target_argv[OFFER_MAX_WORDS + 1];
-	VGPU_AUTOFREE char *manifest = NULL;
-	VGPU_AUTOFREE char *buf = NULL;
-	struct vgpu_mig_host src = { 0 }, dst = { 0 };
-	struct vgpu_mig_results res;
-	enum vgpu_mig_verdict verdict;
-	bool asked = false;
-	int o, r;
+	static const struct option xml_opts[] = {
+		{ "to", required_argument, NULL, 't' },
+		{ "offer-command", required_argument, NULL, 'O' },
+		{ "output", required_argument, NULL, 'o' },
+		{ "help", no_argument, NULL, 'h' },
+		{ 0 },
+	};
+	struct cli_opts go = { .cmd = name,
+			       .own = xml ? xml_opts : check_opts,
+			       .own_short = xml ? "ho:" : "h" };
+	size_t len;
+	int o;
 
 	while ((o = cli_getopt(c, &go, argc, argv)) != -1) {
 		switch (o) {
 		case 't':
-			to = optarg;
+			a->to = optarg;
 			break;
 		case 'O':
-			cmd = optarg;
+			a->cmd = optarg;
 			break;
+		case 'o':
+			a->output = optarg;
+			break;
+		case 'P':
+			a->postcopy = true;
+			break;
+		case 'B': {
+			char *end;
+
+			a->bandwidth = strtoul(optarg, &end, 10);
+			if (*end || !a->bandwidth || a->bandwidth > 1000000000UL || *optarg == '-')
+				return cli_usage_error(
+					c, name, "--bandwidth '%s': MiB/s, a whole number above 0",
+					optarg);
+			break;
+		}
 		case 'h':
 			return CLI_HELP;
 		default:
@@ -224,31 +386,53 @@ int cli_migrate_check(struct cli *c, int argc, char **argv, struct vgpu_mig_resu
 		}
 	}
 	if (optind >= argc)
-		return cli_usage_error(c, "migrate-check",
-				       "which domain? (DOMAIN: a name or UUID)");
-	domain = argv[optind++];
+		return cli_usage_error(c, name, "which domain? (DOMAIN: a name or UUID)");
+	a->domain = argv[optind++];
 	if (optind < argc)
-		return cli_usage_error(c, "migrate-check", "unexpected argument '%s'",
-				       argv[optind]);
-	if (!to)
-		return cli_usage_error(c, "migrate-check", "where to? (--to URI)");
-	buf = vgpu_xmalloc(strlen(to) + (cmd ? strlen(cmd) : 0) + 1);
-	r = offer_argv(c, to, cmd, buf, strlen(to) + (cmd ? strlen(cmd) : 0) + 1, target_argv);
-	if (r)
+		return cli_usage_error(c, name, "unexpected argument '%s'", argv[optind]);
+	if (!a->to)
+		return cli_usage_error(c, name, "where to? (--to URI)");
+	len = strlen(a->to) + (a->cmd ? strlen(a->cmd) : 0) + 1;
+	a->buf = vgpu_xmalloc(len);
+	return offer_argv(c, name, a->to, a->cmd, a->buf, len, a->target_argv);
+}
+
+int cmd_migrate_check(struct cli *c, int argc, char **argv)
+{
+	return cli_migrate_check(c, argc, argv, NULL);
+}
+
+int cli_migrate_check(struct cli *c, int argc, char **argv, struct vgpu_mig_results *keep)
+{
+	struct mig_args a = { 0 };
+	VGPU_AUTOFREE char *manifest = NULL;
+	struct source s = { 0 };
+	struct vgpu_mig_host src = { 0 }, dst = { 0 };
+	struct vgpu_mig_results res;
+	enum vgpu_mig_verdict verdict;
+	bool asked = false;
+	int r = parse_args(c, "migrate-check", false, argc, argv, &a);
+
+	if (r == 0)
+		r = cli_read_host(c, VGPU_READ_TYPES | CLI_READ_NVML);
+	if (r == 0)
+		r = read_source(c, "migrate-check", a.domain, false, &s, &src);
+	if (r) {
+		free(a.buf);
+		vgpu_mig_offer_clear(&src);
+		source_clear(&s);
 		return r;
-	r = cli_read_host(c, VGPU_READ_TYPES | CLI_READ_NVML);
-	if (r)
-		return r;
-	vgpu_mig_manifest_of(c->model, &c->recs, domain, &src);
-	vgpu_host_vgpu_params(c->fs, &c->recs, domain, &src);
+	}
+	src.postcopy = a.postcopy;
+	src.bandwidth_mib_s = a.bandwidth;
 	vgpu_host_versions(c->fs, &src.kernel, src.driver_version, sizeof(src.driver_version));
 	manifest = vgpu_mig_manifest_format(&src);
-	if (!target_argv[0])
+	if (!a.target_argv[0])
 		fprintf(c->err,
 			"vgpuctl: migrate-check: no way to reach '%s' (a qemu+ssh:// URI, or --offer-command): its checks are UNKNOWN\n",
-			to);
+			a.to);
 	else
-		asked = ask_target(c, target_argv, manifest, &dst) == 0;
+		asked = ask_target(c, "migrate-check", a.target_argv, manifest, &dst) == 0;
 	vgpu_mig_check(&src, asked ? &dst : NULL, &res);
 	verdict = vgpu_mig_verdict_of(&res);
 	if (c->json)
@@ -261,13 +445,176 @@ int cli_migrate_check(struct cli *c, int argc, char **argv, struct vgpu_mig_resu
 		vgpu_mig_results_free(&res);
 	vgpu_mig_offer_clear(&src);
 	vgpu_mig_offer_clear(&dst);
+	source_clear(&s);
+	free(a.buf);
 	return verdict == VGPU_MIG_GO ? EXIT_SUCCESS : verdict == VGPU_MIG_NO_GO ? 3 : EXIT_FAILURE;
+}
+
+/* "vGPU 1 (A30-4C): FIELD OLD -> NEW" on stderr when they differ. */
+static void say_change(struct cli *c, size_t i, const char *profile, const char *field,
+		       const char *old, const char *new)
+{
+	if (strcasecmp(old, new))
+		fprintf(c->err, "vGPU %zu (%s): %s %s -> %s\n", i + 1, profile, field,
+			*old ? old : "-", *new ? new : "-");
+}
+
+/* The offer's devices as the retarget takes them; 0 or an exit status (said). */
+static int offer_choices(struct cli *c, const struct source *s, const struct vgpu_mig_host *dst,
+			 struct vgpu_choice *to)
+{
+	if (dst->n_vgpus != s->meta.n_vgpus) {
+		cli_error(c, "migrate-xml: the target answered for %zu vGPUs, the domain has %zu",
+			  dst->n_vgpus, s->meta.n_vgpus);
+		return EXIT_FAILURE;
+	}
+	for (size_t i = 0; i < dst->n_vgpus; i++) {
+		const struct vgpu_meta_vgpu *m = &s->meta.vgpus[i];
+		const struct vgpu_mig_vgpu *t = &dst->vgpus[i];
+
+		if (dst->reasons[i] != VGPU_CAP_OK) {
+			cli_error(c,
+				  "migrate-xml: the target has no room for vGPU %zu (%s): %s: %s",
+				  i + 1, m->profile, vgpu_cap_reason_code(dst->reasons[i]),
+				  vgpu_cap_reason_text(dst->reasons[i]));
+			return EXIT_FAILURE;
+		}
+		if (!t->parent[0] || (t->iface == VGPU_IFACE_MDEV && !t->mdev_uuid[0])) {
+			cli_error(
+				c,
+				"migrate-xml: the target names no device for vGPU %zu (%s): run the same vgpuctl on both hosts",
+				i + 1, m->profile);
+			return EXIT_FAILURE;
+		}
+		snprintf(to[i].gpu, sizeof(to[i].gpu), "%s", dst->devices[i]);
+		snprintf(to[i].parent, sizeof(to[i].parent), "%s", t->parent);
+		snprintf(to[i].mdev_uuid, sizeof(to[i].mdev_uuid), "%s",
+			 t->iface == VGPU_IFACE_MDEV ? t->mdev_uuid : "");
+		to[i].iface = t->iface;
+		to[i].type_id = m->type_id;
+		to[i].backing = m->backing;
+	}
+	return 0;
+}
+
+/* One line per host-side field the rewrite changed, on stderr. */
+static void summarize(struct cli *c, const struct source *s, const struct vgpu_mig_host *dst,
+		      const struct vgpu_choice *to, const struct vgpu_cpuset *before,
+		      struct _xmlDoc *doc)
+{
+	struct vgpu_cpuset after;
+	char b[VGPU_CPULIST_LEN], a[VGPU_CPULIST_LEN];
+	bool pins;
+
+	for (size_t i = 0; i < s->meta.n_vgpus; i++) {
+		const struct vgpu_meta_vgpu *m = &s->meta.vgpus[i];
+		bool mdev = m->iface == VGPU_IFACE_MDEV;
+
+		say_change(c, i, m->profile, "GPU", m->gpu, to[i].gpu);
+		say_change(c, i, m->profile, mdev ? "parent" : "VF", m->vf, to[i].parent);
+		if (mdev)
+			say_change(c, i, m->profile, "mdev UUID", m->mdev_uuid, to[i].mdev_uuid);
+	}
+	vgpu_cpuset_zero(&after);
+	vgpu_domain_doc_pinned_cpus(doc, &after);
+	pins = !(vgpu_cpuset_subset(before, &after) && vgpu_cpuset_subset(&after, before));
+	if (pins)
+		fprintf(c->err, "host CPUs: %s -> %s\n", vgpu_cpulist_format(before, b, sizeof(b)),
+			vgpu_cpulist_format(&after, a, sizeof(a)));
+	/* the target GPU's node, when the pinning names another one and stayed */
+	if (!pins && s->meta.pinned && dst->n_vgpus && dst->vgpus[0].numa_node >= 0 &&
+	    dst->vgpus[0].numa_node != s->meta.node)
+		fprintf(c->err,
+			"note: <cputune> and <numatune> pin to node %d; the target GPU is on node %d (CPUs %s)\n",
+			s->meta.node, dst->vgpus[0].numa_node,
+			dst->vgpus[0].cpus[0] ? dst->vgpus[0].cpus : "?");
+}
+
+int cmd_migrate_xml(struct cli *c, int argc, char **argv)
+{
+	struct mig_args a = { 0 };
+	VGPU_AUTOFREE char *manifest = NULL, *out = NULL;
+	struct source s = { 0 };
+	struct vgpu_mig_host src = { 0 }, dst = { 0 };
+	struct vgpu_choice to[VGPU_MAX_VGPUS];
+	struct vgpu_cpuset before;
+	struct vgpu_outfile of = { .fd = -1, .dirfd = -1 };
+	int r = parse_args(c, "migrate-xml", true, argc, argv, &a), changed = 0;
+
+	memset(to, 0, sizeof(to));
+	if (r == 0 && !a.target_argv[0])
+		r = cli_usage_error(
+			c, "migrate-xml",
+			"no way to reach '%s': a qemu+ssh:// URI, or --offer-command CMD", a.to);
+	/* the output file is checked before anything else is asked */
+	if (r == 0 && a.output && vgpu_outfile_open(&c->ctx, a.output, &of) < 0) {
+		cli_error(c, "migrate-xml: %s", vgpu_ctx_error(&c->ctx));
+		r = EXIT_FAILURE;
+	}
+	if (r == 0)
+		r = cli_read_host(c, VGPU_READ_TYPES | CLI_READ_NVML);
+	if (r == 0)
+		r = read_source(c, "migrate-xml", a.domain, true, &s, &src);
+	if (r == 0 && !s.meta.n_vgpus) {
+		cli_error(
+			c,
+			"migrate-xml: domain '%s' has no vGPU in vgpuctl's metadata: nothing to retarget",
+			a.domain);
+		r = EXIT_FAILURE;
+	}
+	if (r == 0) {
+		vgpu_host_versions(c->fs, &src.kernel, src.driver_version,
+				   sizeof(src.driver_version));
+		manifest = vgpu_mig_manifest_format(&src);
+		r = ask_target(c, "migrate-xml", a.target_argv, manifest, &dst) ? EXIT_FAILURE : 0;
+	}
+	if (r == 0)
+		r = offer_choices(c, &s, &dst, to);
+	if (r == 0) {
+		vgpu_cpuset_zero(&before);
+		vgpu_domain_doc_pinned_cpus(s.doc, &before);
+		changed = vgpu_domain_retarget(&c->ctx, s.doc, &s.meta, to, s.meta.n_vgpus);
+		if (changed < 0 || vgpu_domain_format(&c->ctx, s.doc, &out) < 0) {
+			cli_error(c, "migrate-xml: %s", vgpu_ctx_error(&c->ctx));
+			r = EXIT_FAILURE;
+		}
+	}
+	if (r == 0) {
+		int v = vgpu_virt_validate(&c->ctx, out);
+
+		if (v == -ENOENT) {
+			fprintf(c->err, "vgpuctl: migrate-xml: warning: %s\n",
+				vgpu_ctx_error(&c->ctx));
+		} else if (v < 0) {
+			cli_error(c, "migrate-xml: %s", vgpu_ctx_error(&c->ctx));
+			r = EXIT_FAILURE;
+		}
+	}
+	if (r == 0) {
+		summarize(c, &s, &dst, to, &before, s.doc);
+		if (!changed)
+			fprintf(c->err, "the target gives the same devices: nothing changes\n");
+		if (a.output) {
+			if (vgpu_outfile_write(&c->ctx, &of, out, strlen(out)) < 0) {
+				cli_error(c, "migrate-xml: %s", vgpu_ctx_error(&c->ctx));
+				r = EXIT_FAILURE;
+			}
+		} else {
+			fputs(out, c->out);
+		}
+	}
+	vgpu_outfile_close(&of);
+	vgpu_mig_offer_clear(&src);
+	vgpu_mig_offer_clear(&dst);
+	source_clear(&s);
+	free(a.buf);
+	return r;
 }
 
 int cli_migrate_ssh_argv(struct cli *c, const char *uri, const char *what, char *buf, size_t len,
 			 const char **argv)
 {
-	int r = offer_argv(c, uri, NULL, buf, len, argv);
+	int r = offer_argv(c, "migrate", uri, NULL, buf, len, argv);
 	size_t n = 0;
 
 	while (r == 0 && argv[n])

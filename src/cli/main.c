@@ -115,28 +115,43 @@ static const struct cli_command commands[] = {
 	  "      --textfile DIR       write DIR/vgpuctl.prom atomically (node-exporter's\n"
 	  "                           textfile collector), not stdout\n",
 	  NULL, true },
-	{ "migrate-check", cmd_migrate_check,
+	{ "migrate-check", NULL,
 	  "will a domain's vGPUs survive a live migration? go, no-go or unknown",
-	  "DOMAIN --to URI [--json] [--offer-command CMD]",
+	  "DOMAIN --to URI [--json] [--offer-command CMD] [--postcopy] [--bandwidth MIB_S]",
 	  "      --to URI             the target: qemu+ssh://HOST/system is asked over ssh\n"
 	  "      --offer-command CMD  run CMD (words split at blanks, no shell) as the\n"
-	  "                           target's 'vgpuctl migrate-offer', manifest on stdin\n",
+	  "                           target's 'vgpuctl migrate-offer', manifest on stdin\n"
+	  "      --postcopy           the migration would use post-copy (refused)\n"
+	  "      --bandwidth MIB_S    the migration link's bandwidth in MiB/s, for\n"
+	  "                           downtime (default 1192, 10 Gbit/s)\n"
+	  "  -c, --connect URI        (before the command) the source's libvirt: the\n"
+	  "                           domain, versions and max downtime\n",
+	  NULL, true },
+	{ "migrate-xml", NULL,
+	  "print the domain XML the target's hook would give a migrating domain",
+	  "DOMAIN --to URI [--offer-command CMD] [-o FILE]",
+	  "      --to URI             the target: qemu+ssh://HOST/system is asked over ssh\n"
+	  "      --offer-command CMD  run CMD as the target's 'vgpuctl migrate-offer'\n"
+	  "  -o, --output FILE        write the XML to FILE (default stdout)\n"
+	  "  -c, --connect URI        (before the command) the source's libvirt\n",
+	  NULL, true },
+	{ "migrate-offer", NULL,
+	  "a migration's target: the GPUs and devices it would give (manifest on stdin)", "",
+	  "  -c, --connect URI        (before the command) this host's libvirt, for its\n"
+	  "                           versions (default as virsh, none with --sysroot)\n",
 	  NULL, true },
 	{ "migrate", NULL,
 	  "migrate a running domain live after migrate-check, then check its vGPUs there",
-	  "DOMAIN --to URI [-c URI] [--force] [--migrate-uri URI] [--offer-command CMD] [--target-command CMD]",
+	  "DOMAIN --to URI [--force] [--migrate-uri URI] [--offer-command CMD] [--target-command CMD]",
 	  "      --to URI             the target's libvirt (peer to peer: as the source's\n"
 	  "                           libvirt reaches it); qemu+ssh://HOST/system\n"
-	  "  -c, --connect URI        the source's libvirt (default: as virsh picks it)\n"
 	  "      --force              migrate when the verdict is unknown (never no-go)\n"
 	  "      --migrate-uri URI    where QEMU's stream goes (tcp://HOST:PORT, unix:///PATH)\n"
 	  "      --offer-command CMD  as migrate-check's\n"
 	  "      --target-command CMD run CMD (words split at blanks, no shell) as the\n"
-	  "                           target's 'vgpuctl vgpus --json' afterwards\n",
+	  "                           target's 'vgpuctl vgpus --json' afterwards\n"
+	  "  -c, --connect URI        (before the command) the source's libvirt\n",
 	  NULL, true },
-	{ "migrate-offer", cmd_migrate_offer,
-	  "a migration's target: the GPUs it would give (manifest on stdin)", "", NULL, NULL,
-	  true },
 	{ "hook", cmd_hook, "libvirt qemu hook: re-create vGPUs at prepare, free at release",
 	  "DOMAIN OPERATION SUB-OPERATION EXTRA  (domain XML on stdin)", NULL, NULL, false },
 };

@@ -46,6 +46,9 @@ int cli_run_module(struct cli *c, const char *name, int argc, char **argv)
 		return EXIT_FAILURE;
 	}
 	snprintf(sym, sizeof(sym), "cmd_%s", name);
+	for (char *p = sym; *p; p++) /* migrate-check: cmd_migrate_check */
+		if (*p == '-')
+			*p = '_';
 	*(void **)&run = dlsym(dl, sym);
 	if (!run) {
 		cli_error(c, "%s lacks %s", XML_MODULE, sym);

@@ -11,6 +11,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 
 #include <libxml/parser.h>
 #include <libxml/tree.h>
@@ -19,6 +20,7 @@
 
 #include "domxml-priv.h"
 #include "domxml.h"
+#include "migrate-check.h"
 
 void vgpu_xml_doc_free(xmlDocPtr doc)
 {
@@ -501,4 +503,91 @@ bool vgpu_domain_doc_is(xmlDocPtr doc, const char *self_name, const char *self_u
 		return true;
 	return self_uuid && uuid && vgpu_uuid_normalize(self_uuid, a) &&
 	       vgpu_uuid_normalize(uuid, b) && strcmp(a, b) == 0;
+}
+
+#define QEMU_XML_NS "http://libvirt.org/schemas/domain/qemu/1.0"
+
+/* "off", "false", "no" or "0": a QEMU property turned off */
+static bool qemu_off(const char *v)
+{
+	return v && (!strcasecmp(v, "off") || !strcasecmp(v, "false") || !strcasecmp(v, "no") ||
+		     !strcmp(v, "0"));
+}
+
+/*
+ * enable-migration=off (or x-enable-migration, QEMU 7) anywhere below @n in
+ * libvirt's QEMU namespace: a <qemu:arg value='...enable-migration=off'/>
+ * of <qemu:commandline>, or a <qemu:property name='enable-migration'
+ * value='off'/> of <qemu:override>'s frontend.
+ */
+static bool migration_off(xmlNodePtr n)
+{
+	for (xmlNodePtr c = n ? n->children : NULL; c; c = c->next) {
+		if (c->type != XML_ELEMENT_NODE)
+			continue;
+		if (c->ns && xmlStrEqual(c->ns->href, X(QEMU_XML_NS))) {
+			VGPU_AUTOFREE char *name = get_attr(c, "name");
+			VGPU_AUTOFREE char *value = get_attr(c, "value");
+			const char *p;
+
+			if (xmlStrEqual(c->name, X("arg")) && value &&
+			    (p = strstr(value, "enable-migration=")) &&
+			    qemu_off(p + strlen("enable-migration=")))
+				return true;
+			if (xmlStrEqual(c->name, X("property")) && name &&
+			    (!strcmp(name, "enable-migration") ||
+			     !strcmp(name, "x-enable-migration")) &&
+			    qemu_off(value))
+				return true;
+		}
+		if (migration_off(c))
+			return true;
+	}
+	return false;
+}
+
+void vgpu_domain_mig_facts(xmlDocPtr doc, const struct vgpu_meta *meta, struct vgpu_mig_domain *out)
+{
+	xmlNodePtr dom = xmlDocGetRootElement(doc);
+	xmlNodePtr devices = child(dom, "devices");
+	VGPU_AUTOFREE char *name = vgpu_domain_field(doc, "name");
+	VGPU_AUTOFREE char *machine = get_attr(child(child(dom, "os"), "type"), "machine");
+
+	memset(out, 0, sizeof(*out));
+	snprintf(out->name, sizeof(out->name), "%s", name ? name : "");
+	snprintf(out->machine, sizeof(out->machine), "%s", machine ? machine : "");
+	out->migration_off = migration_off(dom);
+	for (xmlNodePtr d = devices ? devices->children : NULL; d; d = d->next) {
+		if (d->type != XML_ELEMENT_NODE || d->ns)
+			continue;
+		if (xmlStrEqual(d->name, X("iommu"))) {
+			out->iommu = true;
+		} else if (xmlStrEqual(d->name, X("video"))) {
+			VGPU_AUTOFREE char *model = get_attr(child(d, "model"), "type");
+
+			if (model && !strcmp(model, "ramfb"))
+				out->ramfb = true;
+		} else if (xmlStrEqual(d->name, X("hostdev"))) {
+			VGPU_AUTOFREE char *mode = get_attr(d, "mode");
+			VGPU_AUTOFREE char *type = get_attr(d, "type");
+			VGPU_AUTOFREE char *ramfb = get_attr(d, "ramfb");
+			bool ours = false;
+
+			if ((mode && strcmp(mode, "subsystem")) || !type ||
+			    (strcmp(type, "mdev") && strcmp(type, "pci")))
+				continue;
+			out->n_vfio++;
+			if (ramfb && !strcmp(ramfb, "on"))
+				out->ramfb = true;
+			for (size_t i = 0; meta && i < meta->n_vgpus && !ours; i++) {
+				const struct vgpu_meta_vgpu *v = &meta->vgpus[i];
+
+				ours = domxml_hostdev_matches(
+					d, v->iface == VGPU_IFACE_MDEV ? v->mdev_uuid : NULL,
+					v->iface == VGPU_IFACE_MDEV ? NULL : v->vf);
+			}
+			if (!ours)
+				out->n_vfio_other++;
+		}
+	}
 }

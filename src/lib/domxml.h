@@ -232,6 +232,19 @@ size_t vgpu_domain_strip(struct _xmlDoc *doc, const char *vf);
  * @vfs: the PCI addresses are appended
  */
 void vgpu_domain_hostdevs(struct _xmlDoc *doc, struct vgpu_strv *mdevs, struct vgpu_strv *vfs);
+struct vgpu_mig_domain;
+/**
+ * vgpu_domain_mig_facts() - what a domain says that QEMU will not migrate
+ * (migrate-check's qemu-blockers): a guest <iommu>, enable-migration=off in
+ * <qemu:commandline> or <qemu:override>, ramfb (a hostdev's ramfb='on' or a
+ * ramfb video device) with the machine type, and its VFIO devices (mdev and
+ * PCI hostdevs), counting those that are not our vGPUs apart.
+ * @doc: the domain (its migratable XML)
+ * @meta: our metadata of @doc, or NULL (then every VFIO device is another's)
+ * @out: overwritten
+ */
+void vgpu_domain_mig_facts(struct _xmlDoc *doc, const struct vgpu_meta *meta,
+			   struct vgpu_mig_domain *out);
 /**
  * vgpu_domain_pinned_cpus() - add to @out the host CPUs one domain definition
  * pins (vcpupin, emulatorpin, iothreadpin, <vcpu cpuset>; libvirt's "^N"

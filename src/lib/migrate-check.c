@@ -10,6 +10,7 @@
 #include <strings.h>
 
 #include "cleanup.h"
+#include "cpuset.h"
 #include "ctx.h"
 #include "migrate-check.h"
 #include "records.h"
@@ -404,6 +405,164 @@ static void check_params(const struct vgpu_mig_host *src, struct vgpu_mig_result
 		    "enable_uvm, enable_debugging, enable_profiling", sv, "-", "%s", "");
 }
 
+/* ---- libvirt's checks: qemu-blockers, downtime, post-copy ------------------ */
+
+bool vgpu_mig_machine_before(const char *machine, unsigned min)
+{
+	const char *v = strrchr(machine, '-');
+	unsigned long major, minor = 0;
+	char *end;
+
+	/* "pc-q35-8.0", "virt-7.2": the version follows the last '-' */
+	if (!v || v[1] < '0' || v[1] > '9')
+		return false;
+	major = strtoul(v + 1, &end, 10);
+	if (*end == '.')
+		minor = strtoul(end + 1, &end, 10);
+	if (*end || major > 999 || minor > 999)
+		return false;
+	return major * 1000 + minor < min;
+}
+
+/*
+ * QEMU 8.1 migrates ramfb's state (vfio-pci's x-ramfb-migrate, ramfb's
+ * x-migrate), but hw_compat_8_0 turns it off for machine types before 8.1
+ */
+#define RAMFB_MIGRATE_MACHINE 8001
+
+static void check_qemu_blockers(const struct vgpu_mig_host *src, struct vgpu_mig_results *r)
+{
+	const struct vgpu_mig_domain *d = src->domain;
+	const char *what = "guest IOMMU, enable-migration, ramfb, VFIO devices";
+	VGPU_AUTOFREE char *sv = NULL, *fail = NULL, *warn = NULL;
+
+	if (!d) {
+		add(r, "qemu-blockers", VGPU_MIG_UNKNOWN, what, "?", "-", "%s",
+		    "read the domain from libvirt (a libvirt connection to the source)");
+		return;
+	}
+	if (d->iommu) {
+		vgpu_append(&sv, "%s<iommu>", sv ? ", " : "");
+		vgpu_append(
+			&fail,
+			"%sremove the guest <iommu> (QEMU does not migrate VFIO devices behind a vIOMMU)",
+			fail ? "; " : "");
+	}
+	if (d->migration_off) {
+		vgpu_append(&sv, "%senable-migration=off", sv ? ", " : "");
+		vgpu_append(
+			&fail,
+			"%sdrop enable-migration=off from the domain's qemu:commandline or qemu:override",
+			fail ? "; " : "");
+	}
+	if (d->ramfb && vgpu_mig_machine_before(d->machine, RAMFB_MIGRATE_MACHINE)) {
+		vgpu_append(&sv, "%sramfb on %s", sv ? ", " : "", d->machine);
+		vgpu_append(
+			&fail,
+			"%sramfb migrates from machine type 8.1 on: set ramfb='off', or move the domain to a machine type >= 8.1 (a restart)",
+			fail ? "; " : "");
+	}
+	if (d->n_vfio > 1) {
+		vgpu_append(&sv, "%s%u VFIO devices", sv ? ", " : "", d->n_vfio);
+		vgpu_append(
+			&warn,
+			"QEMU migrates several VFIO devices only when every one supports P2P migration");
+		if (d->n_vfio_other)
+			vgpu_append(&warn,
+				    " (%u not vgpuctl's: each must support migration itself)",
+				    d->n_vfio_other);
+	} else if (d->n_vfio_other) {
+		vgpu_append(&sv, "%s%u VFIO device not vgpuctl's", sv ? ", " : "", d->n_vfio_other);
+		vgpu_append(&warn, "a passed-through device must support migration itself");
+	}
+	if (fail)
+		add(r, "qemu-blockers", VGPU_MIG_FAIL, what, sv, "-", "%s", fail);
+	else if (warn)
+		add(r, "qemu-blockers", VGPU_MIG_WARN, what, sv, "-", "%s", warn);
+	else
+		add(r, "qemu-blockers", VGPU_MIG_PASS, what, "none", "-", "%s", "");
+}
+
+unsigned long long vgpu_mig_downtime_need_ms(const struct vgpu_mig_host *src, bool *known)
+{
+	unsigned long long bytes = 0, bw = src->bandwidth_mib_s ? src->bandwidth_mib_s :
+								  VGPU_MIG_BANDWIDTH_MIB_S;
+
+	*known = src->n_vgpus > 0;
+	for (size_t i = 0; i < src->n_vgpus; i++) {
+		if (!src->vgpus[i].type_fb_mib)
+			*known = false;
+		bytes += src->vgpus[i].type_fb_mib * 1048576ULL + src->vgpus[i].runtime_state_bytes;
+	}
+	if (!*known)
+		return 0;
+	bw *= 1048576ULL;
+	return (bytes * 1000 + bw - 1) / bw;
+}
+
+unsigned long long vgpu_mig_downtime_advice_ms(unsigned long long need_ms)
+{
+	unsigned long long ms = need_ms + (need_ms + 3) / 4;
+
+	ms = (ms + 99) / 100 * 100;
+	return ms < VGPU_MIG_QEMU_DEFAULT_DOWNTIME_MS ? VGPU_MIG_QEMU_DEFAULT_DOWNTIME_MS : ms;
+}
+
+static void check_downtime(const struct vgpu_mig_host *src, struct vgpu_mig_results *r)
+{
+	const char *what = "framebuffer + runtime state vs max downtime";
+	const char *dom = src->domain && src->domain->name[0] ? src->domain->name : "DOMAIN";
+	unsigned long bw = src->bandwidth_mib_s ? src->bandwidth_mib_s : VGPU_MIG_BANDWIDTH_MIB_S;
+	VGPU_AUTOFREE char *sv = NULL, *tv = NULL;
+	unsigned long long fb = 0, state = 0, need, advice;
+	bool known, state_known = src->n_vgpus > 0;
+
+	for (size_t i = 0; i < src->n_vgpus; i++) {
+		fb += src->vgpus[i].type_fb_mib;
+		state += src->vgpus[i].runtime_state_bytes;
+		if (!src->vgpus[i].runtime_state_bytes)
+			state_known = false;
+	}
+	need = vgpu_mig_downtime_need_ms(src, &known);
+	if (!known) {
+		add(r, "downtime", VGPU_MIG_UNKNOWN, what, "?", "-", "%s",
+		    "the vGPU type's framebuffer is not known: read the domain's vGPUs from libvirt");
+		return;
+	}
+	advice = vgpu_mig_downtime_advice_ms(need);
+	if (state_known)
+		vgpu_append(&sv, "%lluMiB + %lluB state at %luMiB/s = %llums", fb, state, bw, need);
+	else
+		vgpu_append(&sv, "%lluMiB + state ? at %luMiB/s = %llums", fb, bw, need);
+	if (src->max_downtime_ms)
+		vgpu_append(&tv, "max downtime %llums%s", src->max_downtime_ms,
+			    src->max_downtime_default ? " (QEMU's default)" : "");
+	else
+		tv = vgpu_xstrdup("max downtime ?");
+	if (!src->max_downtime_ms)
+		add(r, "downtime", VGPU_MIG_UNKNOWN, what, sv, tv,
+		    "the max downtime is read through libvirt: virsh migrate-setmaxdowntime %s %llu",
+		    dom, advice);
+	else if (src->max_downtime_ms < need)
+		add(r, "downtime", VGPU_MIG_FAIL, what, sv, tv,
+		    "virsh migrate-setmaxdowntime %s %llu (before the migration)", dom, advice);
+	else if (!state_known)
+		add(r, "downtime", VGPU_MIG_WARN, what, sv, tv,
+		    "the runtime state is not known (counted 0): virsh migrate-setmaxdowntime %s %llu leaves room",
+		    dom, advice);
+	else
+		add(r, "downtime", VGPU_MIG_PASS, what, sv, tv, "%s", "");
+}
+
+static void check_postcopy(const struct vgpu_mig_host *src, struct vgpu_mig_results *r)
+{
+	if (src->postcopy)
+		add(r, "post-copy", VGPU_MIG_FAIL, "post-copy", "asked", "-", "%s",
+		    "migrate with pre-copy only: VFIO devices cannot be post-copied (NVIDIA and RHEL do not support it)");
+	else
+		add(r, "post-copy", VGPU_MIG_PASS, "post-copy", "not used", "-", "%s", "");
+}
+
 /* The GPU of @m with a slot of @spec, not counting @given[g] slots given already. */
 static const struct vgpu_gpu *pick(const struct vgpu_model *m, const struct vgpu_records *recs,
 				   const struct vgpu_mig_vgpu *s, long *given,
@@ -441,6 +600,60 @@ static const struct vgpu_gpu *pick(const struct vgpu_model *m, const struct vgpu
 	return best;
 }
 
+/* Does any record of @recs or any parent of @m hold mdev @uuid? */
+static bool mdev_taken(const struct vgpu_model *m, const struct vgpu_records *recs,
+		       const char *uuid)
+{
+	for (size_t i = 0; recs && i < recs->n; i++)
+		if (!strcasecmp(recs->v[i].mdev_uuid, uuid))
+			return true;
+	for (size_t g = 0; g < m->n_gpus; g++)
+		for (size_t p = 0; p < m->gpus[g].n_parents; p++) {
+			const struct vgpu_strv *u = &m->gpus[g].parents[p].mdevs;
+
+			for (size_t k = 0; k < u->n; k++)
+				if (!strcasecmp(u->items[k], uuid))
+					return true;
+		}
+	return false;
+}
+
+/* Does a record of @recs claim parent @addr? */
+static bool parent_claimed(const struct vgpu_records *recs, const char *addr)
+{
+	for (size_t i = 0; recs && i < recs->n; i++)
+		if (!strcmp(recs->v[i].parent, addr))
+			return true;
+	return false;
+}
+
+/*
+ * The parent of @g that the hook would give type @type_id, counting what
+ * @out's first @n vGPUs were given already: a free VF (vendor VFIO), or a
+ * parent with an instance of the type left (mdev); NULL when the model does
+ * not name one.
+ */
+static const struct vgpu_parent *pick_parent(const struct vgpu_gpu *g,
+					     const struct vgpu_records *recs, unsigned type_id,
+					     const struct vgpu_mig_host *out, size_t n)
+{
+	for (size_t p = 0; p < g->n_parents; p++) {
+		const struct vgpu_parent *pa = &g->parents[p];
+		long given = 0;
+
+		for (size_t i = 0; i < n; i++)
+			given += !strcmp(out->vgpus[i].parent, pa->addr);
+		if (pa->iface == VGPU_IFACE_VENDOR_VFIO &&
+		    (pa->in_use || pa->n_claimed || pa->n_reserved || given ||
+		     parent_claimed(recs, pa->addr)))
+			continue;
+		for (size_t t = 0; t < pa->n_types; t++)
+			if (pa->types[t].type->id == type_id && pa->types[t].available > given)
+				return pa;
+	}
+	return NULL;
+}
+
 void vgpu_mig_offer(const struct vgpu_model *m, const struct vgpu_records *recs,
 		    const struct vgpu_mig_host *src, struct vgpu_mig_host *out)
 {
@@ -462,12 +675,41 @@ void vgpu_mig_offer(const struct vgpu_model *m, const struct vgpu_records *recs,
 		t->fb_mib = 0;
 		t->ecc = t->enable_uvm = t->enable_debugging = t->enable_profiling = VGPU_UNKNOWN;
 		t->iface = VGPU_IFACE_NONE;
+		t->parent[0] = '\0';
+		t->cpus[0] = '\0';
+		t->numa_node = -1;
+		t->mdev_uuid[0] = '\0';
 		if (!g)
 			continue;
 		t->iface = g->iface;
 		t->pci_device = g->device_id;
 		t->fb_mib = vgpu_gpu_framebuffer_mib(m, g);
 		snprintf(out->devices[i], sizeof(out->devices[i]), "%s", g->addr);
+		/* libvirt's fields: the device the hook would give, and where it sits */
+		{
+			const struct vgpu_type *ty = vgpu_gpu_match_type(g, s->type_name);
+			const struct vgpu_parent *pa = ty ? pick_parent(g, recs, ty->id, out, i) :
+							    NULL;
+
+			if (pa)
+				snprintf(t->parent, sizeof(t->parent), "%s", pa->addr);
+			if (ty)
+				t->type_id = ty->id;
+			t->numa_node = g->numa_node;
+			if (g->has_cpus)
+				vgpu_cpulist_format(&g->cpus, t->cpus, sizeof(t->cpus));
+			/* the source's mdev UUID when no one here holds it; "": a new one */
+			if (g->iface == VGPU_IFACE_MDEV && s->mdev_uuid[0] &&
+			    !mdev_taken(m, recs, s->mdev_uuid)) {
+				bool dup = false;
+
+				for (size_t k = 0; k < i; k++)
+					dup |= !strcasecmp(out->vgpus[k].mdev_uuid, s->mdev_uuid);
+				if (!dup)
+					snprintf(t->mdev_uuid, sizeof(t->mdev_uuid), "%s",
+						 s->mdev_uuid);
+			}
+		}
 	}
 }
 
@@ -523,15 +765,23 @@ size_t vgpu_mig_manifest_of(const struct vgpu_model *m, const struct vgpu_record
 			continue;
 		*v = (struct vgpu_mig_vgpu){ .type_id = r->type_id,
 					     .iface = r->iface,
+					     .numa_node = -1,
 					     .ecc = VGPU_UNKNOWN,
 					     .enable_uvm = VGPU_UNKNOWN,
 					     .enable_debugging = VGPU_UNKNOWN,
 					     .enable_profiling = VGPU_UNKNOWN };
 		snprintf(v->type_name, sizeof(v->type_name), "%s", r->profile);
+		snprintf(v->mdev_uuid, sizeof(v->mdev_uuid), "%s", r->mdev_uuid);
 		for (size_t g = 0; g < m->n_gpus; g++)
 			if (!strcmp(m->gpus[g].addr, r->gpu)) {
-				v->pci_device = m->gpus[g].device_id;
-				v->fb_mib = vgpu_gpu_framebuffer_mib(m, &m->gpus[g]);
+				const struct vgpu_gpu *gp = &m->gpus[g];
+
+				v->pci_device = gp->device_id;
+				v->fb_mib = vgpu_gpu_framebuffer_mib(m, gp);
+				/* libvirt's field: the type's framebuffer, for downtime */
+				for (size_t t = 0; t < gp->n_types; t++)
+					if (gp->types[t]->id == r->type_id)
+						v->type_fb_mib = gp->types[t]->info.fb_mib;
 			}
 		n++;
 	}
@@ -563,6 +813,9 @@ void vgpu_mig_check(const struct vgpu_mig_host *src, const struct vgpu_mig_host 
 	check_topology(src, dst, &r);
 	check_capacity(src, dst, &r);
 	check_params(src, &r);
+	check_qemu_blockers(src, &r);
+	check_downtime(src, &r);
+	check_postcopy(src, &r);
 	*out = r;
 }
 

@@ -27,6 +27,17 @@ struct vgpu_mig_vgpu {
 	enum vgpu_tristate ecc; /* the board's ECC mode */
 	/* vgpu_params (source only): each must be off for migration */
 	enum vgpu_tristate enable_uvm, enable_debugging, enable_profiling;
+	/* -- libvirt's fields (downtime, migrate-xml) -- */
+	uint64_t type_fb_mib; /* the vGPU type's framebuffer in MiB, 0 unknown */
+	uint64_t runtime_state_bytes; /* the vGPU's runtime state (NVML), 0 unknown */
+	/*
+	 * mdev: the source's UUID; in an offer the UUID the target would give
+	 * (the source's when free there, else a new one); "" none (a VF)
+	 */
+	char mdev_uuid[VGPU_UUID_LEN];
+	char parent[VGPU_BDF_LEN]; /* offer: the VF (or mdev parent) it would give; "" unknown */
+	int numa_node; /* offer: the target GPU's NUMA node, -1 unknown */
+	char cpus[256]; /* offer: that GPU's CPUs ("0-5,48-53"), "" unknown */
 };
 
 /* One host's side: versions and its vGPUs (source: the domain's; target: one per source vGPU). */
@@ -44,7 +55,58 @@ struct vgpu_mig_host {
 	 */
 	enum vgpu_cap_reason *reasons;
 	char (*devices)[32];
+	/* -- libvirt's fields (engine, qemu-blockers, downtime, post-copy): source only -- */
+	struct vgpu_mig_domain *domain; /* what its XML says; NULL when it was not read */
+	unsigned long long max_downtime_ms; /* the domain's now, 0 unknown */
+	bool max_downtime_default; /* not read (not running): QEMU's default assumed */
+	unsigned long bandwidth_mib_s; /* the migration's bandwidth; 0: VGPU_MIG_BANDWIDTH_MIB_S */
+	bool postcopy; /* the caller asks for post-copy */
 };
+
+/* What the source domain's XML says that QEMU refuses to migrate (qemu-blockers). */
+struct vgpu_mig_domain {
+	char name[256]; /* the domain's name, for the next steps */
+	char machine[64]; /* <os><type machine=...>, "pc-q35-8.2"; "" none */
+	bool iommu; /* a guest <iommu> */
+	bool migration_off; /* enable-migration=off (qemu:commandline or qemu:override) */
+	bool ramfb; /* a vGPU hostdev with ramfb='on', or a ramfb video device */
+	unsigned n_vfio; /* VFIO devices: <hostdev mode='subsystem'> of type mdev or pci */
+	unsigned n_vfio_other; /* of them, those that are not vgpuctl's vGPUs */
+};
+
+/*
+ * downtime: the bandwidth assumed when none is given: 10 Gbit/s (1192 MiB/s,
+ * a 10 GbE link's payload rounded down)
+ */
+#define VGPU_MIG_BANDWIDTH_MIB_S 1192UL
+/* QEMU's max downtime when nobody set one */
+#define VGPU_MIG_QEMU_DEFAULT_DOWNTIME_MS 300ULL
+
+/**
+ * vgpu_mig_downtime_need_ms() - the downtime the source's vGPUs need at most:
+ * each vGPU type's framebuffer plus its runtime state, sent at the bandwidth.
+ * @src: the source's manifest (type_fb_mib, runtime_state_bytes, bandwidth_mib_s)
+ * @known: set to false when a vGPU's type framebuffer is not known (then 0 is
+ *         returned), else true
+ * Return: ceil(bytes * 1000 / (bandwidth MiB/s * 2^20)) in ms, at least 1 for any vGPU.
+ */
+unsigned long long vgpu_mig_downtime_need_ms(const struct vgpu_mig_host *src, bool *known);
+/**
+ * vgpu_mig_downtime_advice_ms() - the max downtime to set before a migration
+ * (`virsh migrate-setmaxdowntime DOMAIN MS`): the need plus a quarter, rounded
+ * up to 100 ms, and never below QEMU's default of 300 ms.
+ * @need_ms: vgpu_mig_downtime_need_ms()
+ * Return: the value in ms.
+ */
+unsigned long long vgpu_mig_downtime_advice_ms(unsigned long long need_ms);
+/**
+ * vgpu_mig_machine_before() - is the machine type versioned below @min?
+ * @machine: "pc-q35-8.0", "pc-i440fx-7.2", "virt-8.1", "q35" (unversioned: the
+ *           newest, false), "pc-q35-rhel9.2.0" (RHEL's numbering: false)
+ * @min: major * 1000 + minor (8001 for 8.1)
+ * Return: true when the name ends in an upstream version below @min.
+ */
+bool vgpu_mig_machine_before(const char *machine, unsigned min);
 
 enum vgpu_mig_status {
 	VGPU_MIG_PASS,
@@ -156,8 +218,8 @@ void vgpu_mig_offer_clear(struct vgpu_mig_host *h);
  * @out: the answers in check order; free with vgpu_mig_results_free()
  *
  * Checks, in order: engine, interface, driver-version, board, ecc,
- * topology, capacity, vgpu-params.  A check that compares the two ends is
- * UNKNOWN when @dst is NULL or either value is not known.
+ * topology, capacity, vgpu-params, qemu-blockers, downtime, post-copy.  A check that compares the
+ * two ends is UNKNOWN when @dst is NULL or either value is not known.
  */
 void vgpu_mig_check(const struct vgpu_mig_host *src, const struct vgpu_mig_host *dst,
 		    struct vgpu_mig_results *out);

@@ -11,6 +11,7 @@
 
 #include "cleanup.h"
 #include "migrate-manifest.h"
+#include "util.h"
 
 #define MAX_DEPTH 16
 
@@ -82,6 +83,27 @@ char *vgpu_mig_manifest_format(const struct vgpu_mig_host *h)
 			", \"ecc\": %s, \"enable_uvm\": %s, \"enable_debugging\": %s, \"enable_profiling\": %s",
 			tri_json(v->ecc), tri_json(v->enable_uvm), tri_json(v->enable_debugging),
 			tri_json(v->enable_profiling));
+		/* libvirt's keys: downtime's sizes, migrate-xml's device */
+		if (v->type_fb_mib)
+			vgpu_append(&s, ", \"type-framebuffer-mib\": %llu",
+				    (unsigned long long)v->type_fb_mib);
+		if (v->runtime_state_bytes)
+			vgpu_append(&s, ", \"runtime-state-bytes\": %llu",
+				    (unsigned long long)v->runtime_state_bytes);
+		if (v->mdev_uuid[0]) {
+			vgpu_append(&s, ", \"mdev-uuid\": ");
+			put_str(&s, v->mdev_uuid);
+		}
+		if (v->parent[0]) {
+			vgpu_append(&s, ", \"parent\": ");
+			put_str(&s, v->parent);
+		}
+		if (v->numa_node >= 0)
+			vgpu_append(&s, ", \"numa-node\": %d", v->numa_node);
+		if (v->cpus[0]) {
+			vgpu_append(&s, ", \"cpus\": ");
+			put_str(&s, v->cpus);
+		}
 		if (h->reasons && h->reasons[i] != VGPU_CAP_OK) {
 			vgpu_append(&s, ", \"reason\": \"%s\"",
 				    vgpu_cap_reason_code(h->reasons[i]));
@@ -347,7 +369,8 @@ static bool parse_vgpu(struct jp *j, struct vgpu_mig_vgpu *v, char *device,
 	*v = (struct vgpu_mig_vgpu){ .ecc = VGPU_UNKNOWN,
 				     .enable_uvm = VGPU_UNKNOWN,
 				     .enable_debugging = VGPU_UNKNOWN,
-				     .enable_profiling = VGPU_UNKNOWN };
+				     .enable_profiling = VGPU_UNKNOWN,
+				     .numa_node = -1 };
 	*offered = 0;
 	if (!eat(j, '{'))
 		return bad(j, "a vGPU object was expected");
@@ -401,6 +424,38 @@ static bool parse_vgpu(struct jp *j, struct vgpu_mig_vgpu *v, char *device,
 				return false;
 		} else if (!strcmp(key, "enable_profiling")) {
 			if (!tri(j, &v->enable_profiling))
+				return false;
+		} else if (!strcmp(key, "type-framebuffer-mib")) { /* libvirt's keys */
+			if (!whole_num(j, 1ULL << 40, &x))
+				return false;
+			v->type_fb_mib = x;
+		} else if (!strcmp(key, "runtime-state-bytes")) {
+			if (!whole_num(j, 1ULL << 50, &x))
+				return false;
+			v->runtime_state_bytes = x;
+		} else if (!strcmp(key, "mdev-uuid")) {
+			if (!ostr(j, buf, sizeof(buf)))
+				return false;
+			if (buf[0] && !vgpu_uuid_valid(buf))
+				return bad(j, "mdev-uuid is not a UUID");
+			snprintf(v->mdev_uuid, sizeof(v->mdev_uuid), "%s", buf);
+		} else if (!strcmp(key, "parent")) {
+			if (!ostr(j, buf, sizeof(buf)))
+				return false;
+			if (!buf[0])
+				v->parent[0] = '\0';
+			else if (vgpu_bdf_normalize(buf, v->parent) < 0)
+				return bad(j, "parent is not a PCI address");
+		} else if (!strcmp(key, "numa-node")) {
+			if (word(j, "null")) {
+				v->numa_node = -1;
+			} else {
+				if (!whole_num(j, 4095, &x))
+					return false;
+				v->numa_node = (int)x;
+			}
+		} else if (!strcmp(key, "cpus")) {
+			if (!ostr(j, v->cpus, sizeof(v->cpus)))
 				return false;
 		} else if (!strcmp(key, "device")) {
 			if (!ostr(j, device, 32))

@@ -16,6 +16,7 @@
 #include <libvirt/virterror.h>
 
 #include "domxml.h"
+#include "exec.h"
 #include "sysfs.h"
 #include "virt.h"
 
@@ -34,6 +35,11 @@ struct virt_api {
 	int (*lib_version)(virConnectPtr, unsigned long *);
 	int (*create)(virDomainPtr);
 	char *(*hostname)(virConnectPtr);
+	/* migrate-check: the domain, the versions, the max downtime */
+	virDomainPtr (*lookup_uuid)(virConnectPtr, const char *);
+	const char *(*conn_type)(virConnectPtr);
+	int (*hv_version)(virConnectPtr, unsigned long *);
+	int (*max_downtime)(virDomainPtr, unsigned long long *, unsigned int);
 };
 
 struct vgpu_virt {
@@ -69,6 +75,10 @@ static int load_api(struct vgpu_ctx *ctx, struct vgpu_virt *v)
 		{ "virConnectGetLibVersion", offsetof(struct virt_api, lib_version) },
 		{ "virDomainCreate", offsetof(struct virt_api, create) },
 		{ "virConnectGetHostname", offsetof(struct virt_api, hostname) },
+		{ "virDomainLookupByUUIDString", offsetof(struct virt_api, lookup_uuid) },
+		{ "virConnectGetType", offsetof(struct virt_api, conn_type) },
+		{ "virConnectGetVersion", offsetof(struct virt_api, hv_version) },
+		{ "virDomainMigrateGetMaxDowntime", offsetof(struct virt_api, max_downtime) },
 	};
 
 	v->dl = dlopen("libvirt.so.0", RTLD_NOW | RTLD_LOCAL);
@@ -243,6 +253,69 @@ int vgpu_virt_domain_start(struct vgpu_ctx *ctx, struct vgpu_virt *v, const char
 	return r;
 }
 
+int vgpu_virt_versions(struct vgpu_ctx *ctx, struct vgpu_virt *v, unsigned long *libvirt,
+		       unsigned long *qemu)
+{
+	const char *type;
+	unsigned long hv = 0;
+
+	if (vgpu_virt_version(ctx, v, libvirt) < 0)
+		return -EIO;
+	/* virConnectGetVersion() is the hypervisor's: QEMU's only for the QEMU driver */
+	type = v->api.conn_type(v->conn);
+	*qemu = 0;
+	if (type && !strcasecmp(type, "QEMU") && v->api.hv_version(v->conn, &hv) == 0)
+		*qemu = hv;
+	return 0;
+}
+
+int vgpu_virt_domain_migratable(struct vgpu_ctx *ctx, struct vgpu_virt *v, const char *domain,
+				char **xml, bool *active, unsigned long long *max_downtime_ms)
+{
+	virDomainPtr d = v->api.lookup_name(v->conn, domain);
+	unsigned long long ms = 0;
+	char *x;
+
+	if (!d && vgpu_uuid_valid(domain))
+		d = v->api.lookup_uuid(v->conn, domain);
+	if (!d)
+		return vgpu_error(ctx, -ENOENT, "domain '%s': %s", domain, v->api.last_error());
+	*active = v->api.is_active(d) == 1;
+	/* QEMU answers for a running domain only; the test driver not at all: 0, unknown */
+	if (!*active || v->api.max_downtime(d, &ms, 0) < 0)
+		ms = 0;
+	x = v->api.get_xml(d, VIR_DOMAIN_XML_MIGRATABLE);
+	v->api.dom_free(d);
+	if (!x)
+		return vgpu_error(ctx, -EIO, "cannot read domain '%s': %s", domain,
+				  v->api.last_error());
+	*xml = x;
+	*max_downtime_ms = ms;
+	return 0;
+}
+
+int vgpu_virt_validate(struct vgpu_ctx *ctx, const char *xml)
+{
+	static const char *const argv[] = { "virt-xml-validate", "-", "domain", NULL };
+	struct vgpu_exec_result res;
+	char line[256];
+	int r = vgpu_exec_input(ctx, argv, xml, strlen(xml), 60000, &res);
+
+	if (r == -ENOENT)
+		return vgpu_error(
+			ctx, -ENOENT,
+			"virt-xml-validate is not installed: the domain XML is not checked against libvirt's schema");
+	if (r < 0)
+		return r;
+	if (res.status != 0) {
+		vgpu_last_line(res.err && *res.err ? res.err : res.out, line, sizeof(line));
+		vgpu_exec_clear(&res);
+		return vgpu_error(ctx, -EINVAL, "the domain XML does not validate: %s", line);
+	}
+	vgpu_exec_clear(&res);
+	return 0;
+}
+
 /* ---- live migration (vgpuctl migrate, #28) ---- */
 
 /* @sym of the loaded libvirt, or NULL with a message in @ctx. */
@@ -253,26 +326,6 @@ static void *virt_sym(struct vgpu_ctx *ctx, struct vgpu_virt *v, const char *sym
 	if (!f)
 		vgpu_error(ctx, -ENOENT, "libvirt.so.0 lacks %s", sym);
 	return f;
-}
-
-int vgpu_virt_max_downtime(struct vgpu_ctx *ctx, struct vgpu_virt *v, const char *name,
-			   unsigned long long *ms)
-{
-	int (*get)(virDomainPtr, unsigned long long *, unsigned int);
-	virDomainPtr d;
-	int r = 0;
-
-	*(void **)&get = virt_sym(ctx, v, "virDomainMigrateGetMaxDowntime");
-	if (!get)
-		return -ENOENT;
-	d = v->api.lookup_name(v->conn, name);
-	if (!d)
-		return vgpu_error(ctx, -ENOENT, "domain '%s': %s", name, v->api.last_error());
-	if (get(d, ms, 0) < 0)
-		r = vgpu_error(ctx, -EIO, "cannot read domain '%s''s maximum downtime: %s", name,
-			       v->api.last_error());
-	v->api.dom_free(d);
-	return r;
 }
 
 int vgpu_virt_migrate(struct vgpu_ctx *ctx, struct vgpu_virt *v, const char *name,

@@ -108,19 +108,46 @@ int vgpu_virt_domain_start(struct vgpu_ctx *ctx, struct vgpu_virt *v, const char
  * Return: 0 or -EIO with libvirt's message in @ctx.
  */
 int vgpu_virt_version(struct vgpu_ctx *ctx, struct vgpu_virt *v, unsigned long *version);
+/**
+ * vgpu_virt_versions() - the versions a live migration needs: libvirt's and,
+ * on the QEMU driver, QEMU's (virConnectGetVersion() is the hypervisor's).
+ * @ctx: where errors go
+ * @v: the connection
+ * @libvirt: virConnectGetLibVersion(), on success
+ * @qemu: QEMU's version, 0 on another driver (the test driver's is its own)
+ * Return: 0 or -EIO with libvirt's message in @ctx.
+ */
+int vgpu_virt_versions(struct vgpu_ctx *ctx, struct vgpu_virt *v, unsigned long *libvirt,
+		       unsigned long *qemu);
+/**
+ * vgpu_virt_domain_migratable() - what a live migration sends of @domain:
+ * its XML as virDomainGetXMLDesc(VIR_DOMAIN_XML_MIGRATABLE) gives it, and
+ * its current max downtime (virDomainMigrateGetMaxDowntime()).
+ * @ctx: where errors go
+ * @v: the connection
+ * @domain: the domain's name or UUID
+ * @xml: the migratable XML, on success; the caller frees it
+ * @active: whether the domain runs
+ * @max_downtime_ms: the max downtime in ms; 0 when not known (a domain that
+ *                   does not run, a driver that does not say)
+ * Return: 0 or -errno with a message in @ctx (-ENOENT: no such domain; -EIO:
+ * its XML cannot be read).
+ */
+int vgpu_virt_domain_migratable(struct vgpu_ctx *ctx, struct vgpu_virt *v, const char *domain,
+				char **xml, bool *active, unsigned long long *max_downtime_ms);
+/**
+ * vgpu_virt_validate() - check a domain XML against libvirt's schema with
+ * virt-xml-validate (run as "virt-xml-validate - domain", the XML on stdin).
+ * @ctx: where errors go
+ * @xml: the domain's text
+ * Return: 0 when it validates, -ENOENT when virt-xml-validate is not installed
+ * (with a message), -EINVAL with its last line of output when it does not
+ * validate, or another -errno of running it.
+ */
+int vgpu_virt_validate(struct vgpu_ctx *ctx, const char *xml);
 
 /* ---- live migration (vgpuctl migrate, #28): its symbols are looked up when called ---- */
 
-/**
- * vgpu_virt_max_downtime() - a running domain's maximum downtime for a live migration.
- * @ctx: where errors go
- * @v: the source's connection
- * @name: the domain
- * @ms: its value, in milliseconds
- * Return: 0, or -ENOENT (no such domain) / -EIO with a message in @ctx.
- */
-int vgpu_virt_max_downtime(struct vgpu_ctx *ctx, struct vgpu_virt *v, const char *name,
-			   unsigned long long *ms);
 /**
  * vgpu_virt_migrate() - migrate a running domain live, peer to peer
  * (VIR_MIGRATE_LIVE | PEER2PEER | PERSIST_DEST | UNDEFINE_SOURCE; never
