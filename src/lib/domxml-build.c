@@ -619,52 +619,219 @@ static xmlNodePtr meta_vgpu_of(xmlNodePtr md, const struct vgpu_meta_vgpu *v)
 	return NULL;
 }
 
-int vgpu_domain_retarget(struct vgpu_ctx *ctx, xmlDocPtr doc, const struct vgpu_meta *from,
-			 const struct vgpu_choice *to, size_t n)
+/* Is attribute @name of @n "on"? */
+static bool attr_on(xmlNodePtr n, const char *name)
 {
+	VGPU_AUTOFREE char *v = get_attr(n, name);
+
+	return v && strcmp(v, "on") == 0;
+}
+
+/* The hostdev of @devices that our metadata's vGPU @v names, or NULL. */
+static xmlNodePtr hostdev_of(xmlNodePtr devices, const struct vgpu_meta_vgpu *v)
+{
+	bool mdev = v->iface == VGPU_IFACE_MDEV;
+
+	for (xmlNodePtr hd = devices ? devices->children : NULL; hd; hd = hd->next)
+		if (hd->type == XML_ELEMENT_NODE && xmlStrEqual(hd->name, X("hostdev")) &&
+		    domxml_hostdev_matches(hd, mdev ? v->mdev_uuid : NULL, mdev ? NULL : v->vf))
+			return hd;
+	return NULL;
+}
+
+bool vgpu_domain_hostdev_display(xmlDocPtr doc, const struct vgpu_meta_vgpu *v)
+{
+	xmlNodePtr hd = hostdev_of(child(xmlDocGetRootElement(doc), "devices"), v);
+
+	return hd && (attr_on(hd, "display") || attr_on(hd, "ramfb"));
+}
+
+/* Set attribute @name of @n to @value; true when that changed it. */
+static bool update_attr(xmlNodePtr n, const char *name, const char *value)
+{
+	VGPU_AUTOFREE char *was = get_attr(n, name);
+
+	if (was && strcmp(was, value) == 0)
+		return false;
+	set_attr(n, name, value);
+	return true;
+}
+
+/*
+ * The hostdev @hd becomes the other interface's form (add_hostdev()'s):
+ * an mdev <hostdev type='mdev' model='vfio-pci'> with <source><address
+ * uuid=...>, or a VF <hostdev type='pci' managed='no'> with its address.
+ * Its other children (the guest's <address>, <alias>, <rom>, <boot>) stay.
+ */
+static void change_form(xmlNodePtr hd, const struct vgpu_choice *c)
+{
+	xmlNodePtr src = child(hd, "source"), addr;
+
+	set_attr(hd, "type", c->iface == VGPU_IFACE_MDEV ? "mdev" : "pci");
+	remove_children(src, NULL); /* a PCI source may carry more than the address */
+	addr = add_el(src, "address");
+	if (c->iface == VGPU_IFACE_MDEV) {
+		xmlUnsetProp(hd, X("managed"));
+		set_attr(hd, "model", "vfio-pci");
+		set_attr(hd, "display", "off");
+		set_attr(addr, "uuid", c->mdev_uuid);
+		drop_node(child(hd, "driver")); /* a PCI hostdev's only */
+	} else {
+		xmlUnsetProp(hd, X("model"));
+		xmlUnsetProp(hd, X("display"));
+		xmlUnsetProp(hd, X("ramfb"));
+		xmlUnsetProp(hd, X("managed"));
+		/* NVIDIA: "a vGPU is supported only in unmanaged libvirt mode" */
+		set_attr(hd, "managed", "no");
+		set_pci_address(addr, c->parent);
+	}
+}
+
+/* vCPU @vcpu's host CPU there: @o's pins, else the @vcpu-th CPU of @o->cpus; -1: none. */
+static long pin_of(const struct vgpu_retarget_opts *o, unsigned long vcpu)
+{
+	int cpu = -1;
+
+	if (o->pins)
+		return vcpu < o->n_pins ? (long)o->pins[vcpu] : -1;
+	for (unsigned long k = 0; o->cpus; k++) {
+		cpu = vgpu_cpuset_next(o->cpus, cpu < 0 ? 0 : (unsigned)cpu + 1);
+		if (cpu < 0 || k == vcpu)
+			break;
+	}
+	return cpu;
+}
+
+/* Every vcpupin of @cputune has a CPU there (checked before any edit)? */
+static int check_pins(struct vgpu_ctx *ctx, xmlNodePtr cputune, const struct vgpu_retarget_opts *o)
+{
+	for (xmlNodePtr p = cputune ? cputune->children : NULL; p; p = p->next) {
+		VGPU_AUTOFREE char *vcpu = NULL;
+		long i;
+
+		if (p->type != XML_ELEMENT_NODE || !xmlStrEqual(p->name, X("vcpupin")))
+			continue;
+		vcpu = get_attr(p, "vcpu");
+		if (!vcpu || vgpu_parse_long(vcpu, &i) < 0 || i < 0)
+			return vgpu_error(ctx, -EINVAL, "a <vcpupin> has no usable 'vcpu': '%s'",
+					  vcpu ? vcpu : "");
+		if (pin_of(o, (unsigned long)i) < 0)
+			return vgpu_error(ctx, -EINVAL, "vCPU %ld has no host CPU on NUMA node %d",
+					  i, o->node);
+	}
+	return 0;
+}
+
+/*
+ * Re-pin as vgpu_domain_build() pins, to the target's node: each vcpupin
+ * on its vCPU's CPU, the emulator on the domain's CPUs, the memory (and
+ * each guest cell's) strictly on the node.  Only the host-side nodesets and
+ * cpusets change: <vcpu>, the guest topology and cells stay.  How many
+ * attributes changed.
+ */
+static int repin(xmlNodePtr dom, const struct vgpu_retarget_opts *o)
+{
+	VGPU_AUTOFREE char *list = vgpu_xmalloc(VGPU_CPULIST_LEN);
+	xmlNodePtr cputune = child(dom, "cputune"), numatune = child(dom, "numatune");
+	xmlNodePtr md = domxml_our_metadata(dom);
+	char buf[32];
+	int changed = 0;
+
+	for (xmlNodePtr p = cputune ? cputune->children : NULL; p; p = p->next) {
+		VGPU_AUTOFREE char *vcpu = NULL;
+		long i;
+
+		if (p->type != XML_ELEMENT_NODE)
+			continue;
+		if (xmlStrEqual(p->name, X("emulatorpin")) && o->cpus) {
+			changed += update_attr(
+				p, "cpuset", vgpu_cpulist_format(o->cpus, list, VGPU_CPULIST_LEN));
+			continue;
+		}
+		if (!xmlStrEqual(p->name, X("vcpupin")))
+			continue;
+		vcpu = get_attr(p, "vcpu");
+		if (!vcpu || vgpu_parse_long(vcpu, &i) < 0 || i < 0)
+			continue; /* check_pins() refused it */
+		snprintf(buf, sizeof(buf), "%ld", pin_of(o, (unsigned long)i));
+		changed += update_attr(p, "cpuset", buf);
+	}
+	snprintf(buf, sizeof(buf), "%d", o->node);
+	for (xmlNodePtr n = numatune ? numatune->children : NULL; n; n = n->next)
+		if (n->type == XML_ELEMENT_NODE &&
+		    (xmlStrEqual(n->name, X("memory")) || xmlStrEqual(n->name, X("memnode"))) &&
+		    xmlHasProp(n, X("nodeset")))
+			changed += update_attr(n, "nodeset", buf);
+	if (md)
+		changed += update_attr(md, "node", buf);
+	return changed;
+}
+
+int vgpu_domain_retarget(struct vgpu_ctx *ctx, xmlDocPtr doc, const struct vgpu_meta *from,
+			 const struct vgpu_choice *to, size_t n, const struct vgpu_retarget_opts *o)
+{
+	static const struct vgpu_retarget_opts none = { .node = -1 };
 	xmlNodePtr dom = xmlDocGetRootElement(doc);
 	xmlNodePtr devices = child(dom, "devices");
 	xmlNodePtr md = domxml_our_metadata(dom);
+	xmlNodePtr hds[VGPU_MAX_VGPUS] = { NULL };
+	bool repinning;
 	int changed = 0;
 
-	if (n != from->n_vgpus)
+	o = o ? o : &none;
+	repinning = from->pinned && o->node >= 0;
+	if (n != from->n_vgpus || n > VGPU_MAX_VGPUS)
 		return vgpu_error(ctx, -EINVAL, "%zu devices for %zu vGPUs", n, from->n_vgpus);
-	for (size_t i = 0; i < n; i++) /* before any edit */
-		if (to[i].iface != from->vgpus[i].iface)
+	for (size_t i = 0; i < n; i++) { /* before any edit */
+		const struct vgpu_meta_vgpu *v = &from->vgpus[i];
+
+		/* none: the domain names the vGPU in our metadata only, which follows */
+		hds[i] = hostdev_of(devices, v);
+		if (to[i].iface == v->iface)
+			continue;
+		if (!o->iface_change)
 			return vgpu_error(ctx, -EINVAL, "vGPU %zu (%s) would change its interface",
-					  i + 1, from->vgpus[i].profile);
+					  i + 1, v->profile);
+		if (hds[i] && (attr_on(hds[i], "display") || attr_on(hds[i], "ramfb")))
+			return vgpu_error(
+				ctx, -ENOTSUP,
+				"vGPU %zu (%s): its mdev hostdev has a display or ramfb, which a VF hostdev cannot have",
+				i + 1, v->profile);
+	}
+	if (repinning && check_pins(ctx, child(dom, "cputune"), o) < 0)
+		return -EINVAL;
 	for (size_t i = 0; i < n; i++) {
 		const struct vgpu_meta_vgpu *v = &from->vgpus[i];
 		const struct vgpu_choice *c = &to[i];
-		bool mdev = v->iface == VGPU_IFACE_MDEV;
-		xmlNodePtr hd = NULL, addr, mv;
+		bool mdev = c->iface == VGPU_IFACE_MDEV;
+		xmlNodePtr addr = child(child(hds[i], "source"), "address"), mv;
 
-		if (strcmp(v->gpu, c->gpu) == 0 && strcmp(v->vf, c->parent) == 0 &&
-		    strcmp(v->mdev_uuid, c->mdev_uuid) == 0)
+		if (c->iface == v->iface && strcmp(v->gpu, c->gpu) == 0 &&
+		    strcmp(v->vf, c->parent) == 0 && strcmp(v->mdev_uuid, c->mdev_uuid) == 0)
 			continue; /* the same device: nothing to say */
-		for (hd = devices ? devices->children : NULL; hd; hd = hd->next)
-			if (hd->type == XML_ELEMENT_NODE && xmlStrEqual(hd->name, X("hostdev")) &&
-			    domxml_hostdev_matches(hd, mdev ? v->mdev_uuid : NULL,
-						   mdev ? NULL : v->vf))
-				break;
-		if (!hd)
-			return vgpu_error(ctx, -ENOENT,
-					  "vGPU %zu (%s): the definition has no hostdev for %s %s",
-					  i + 1, v->profile, mdev ? "mdev" : "VF",
-					  mdev ? v->mdev_uuid : v->vf);
-		addr = child(child(hd, "source"), "address");
-		if (mdev && strcmp(v->mdev_uuid, c->mdev_uuid) != 0)
+		mv = meta_vgpu_of(md, v); /* found by the source's device: before the edit */
+		if (!hds[i])
+			; /* in our metadata only */
+		else if (c->iface != v->iface)
+			change_form(hds[i], c);
+		else if (mdev && strcmp(v->mdev_uuid, c->mdev_uuid) != 0)
 			set_attr(addr, "uuid", c->mdev_uuid);
-		else if (!mdev)
+		else if (!mdev && addr)
 			set_pci_address(addr, c->parent);
-		mv = meta_vgpu_of(md, v);
 		if (mv) {
+			set_attr(mv, "interface", vgpu_iface_str(c->iface));
+			if (c->type_id)
+				set_attr_u(mv, "type-id", c->type_id);
 			set_attr(mv, "gpu", c->gpu);
 			set_attr(mv, "vf", c->parent);
 			if (mdev)
 				set_attr(mv, "mdev-uuid", c->mdev_uuid);
+			else
+				xmlUnsetProp(mv, X("mdev-uuid"));
 		}
 		changed++;
 	}
+	if (repinning && repin(dom, o) > 0)
+		changed++;
 	return changed;
 }

@@ -77,26 +77,55 @@ int vgpu_domain_parse(struct vgpu_ctx *ctx, const char *buf, size_t len, const c
 int vgpu_domain_build(struct vgpu_ctx *ctx, struct _xmlDoc *doc, const struct vgpu_plan *plan,
 		      const struct vgpu_domain_opts *o);
 struct vgpu_meta;
+struct vgpu_meta_vgpu;
+/* What vgpu_domain_retarget() may change besides the hostdevs' sources. */
+struct vgpu_retarget_opts {
+	bool iface_change; /* a vGPU may change its interface (mdev <-> VF: libvirt >= 11.0) */
+	int node; /* the target GPUs' NUMA node; -1: the pinning stays as it is */
+	const struct vgpu_cpuset *cpus; /* the domain's host CPUs there (emulatorpin) */
+	const unsigned *pins; /* pins[i]: vCPU i's host CPU; NULL: @cpus' CPUs in order */
+	size_t n_pins;
+};
 /**
  * vgpu_domain_retarget() - point the domain's vGPU hostdevs and our
  * metadata at other host devices (a migration: the destination's).  Only
  * each hostdev's <source><address> changes (the mdev UUID, or the VF's
- * domain, bus, slot and function) and our metadata's gpu, vf and
- * mdev-uuid of that vGPU (so an mdev that keeps its UUID on another parent
- * changes our metadata only); what the guest sees (the hostdev's own
- * <address>, <alias>, <rom>, display, type) is left as it is.
+ * domain, bus, slot and function) and our metadata's interface, type-id,
+ * gpu, vf and mdev-uuid of that vGPU (so an mdev that keeps its UUID on
+ * another parent changes our metadata only); what the guest sees (the
+ * hostdev's own <address>, <alias>, <rom>, display, type) is left as it
+ * is.  With @o->iface_change a vGPU may change its interface: its hostdev
+ * takes the other form (type='mdev' model='vfio-pci' display='off', or
+ * type='pci' managed='no'), its other children kept.  When we pinned the
+ * domain (@from->pinned) and @o->node is set, the host side of the
+ * pinning follows, as vgpu_domain_build() pins: each <vcpupin> to its
+ * vCPU's CPU there, <emulatorpin> to @o->cpus, the nodesets of <numatune>'s
+ * <memory> and <memnode> and our metadata's node to @o->node; <vcpu>, the
+ * guest topology and cells stay.  A vGPU without its hostdev (named in our
+ * metadata only) changes our metadata only.
  * @ctx: where errors go
  * @doc: the domain
  * @from: our metadata as read from @doc (vgpu_domain_read_meta())
- * @to: for each vGPU of @from, in its order, the device it gets; the
- *      interface must be the one @from names
+ * @to: for each vGPU of @from, in its order, the device it gets
  * @n: how many @to holds (@from's n_vgpus)
- * Return: how many vGPUs changed (0: @doc is as it was), or -ENOENT (a vGPU
- * without its hostdev) / -EINVAL (another interface, or @n not @from's
- * count; @doc is left as it was) with a message in @ctx.
+ * @o: the interface change and the pinning there; NULL: neither
+ * Return: how many vGPUs changed, plus one when the pinning did (0: @doc
+ * is as it was), or, with @doc left as it was and a message in @ctx:
+ * -EINVAL (another interface not allowed, @n not @from's count, a vCPU
+ * without a CPU there), -ENOTSUP (an mdev with a display or ramfb would
+ * become a VF).
  */
 int vgpu_domain_retarget(struct vgpu_ctx *ctx, struct _xmlDoc *doc, const struct vgpu_meta *from,
-			 const struct vgpu_choice *to, size_t n);
+			 const struct vgpu_choice *to, size_t n,
+			 const struct vgpu_retarget_opts *o);
+/**
+ * vgpu_domain_hostdev_display() - does the hostdev of our metadata's vGPU
+ * @v show a display (display='on' or ramfb='on'), which only an mdev can?
+ * @doc: the domain
+ * @v: a vGPU of its metadata
+ * Return: true when it does; false also when @doc has no hostdev for @v.
+ */
+bool vgpu_domain_hostdev_display(struct _xmlDoc *doc, const struct vgpu_meta_vgpu *v);
 /**
  * vgpu_domain_format() - serialise without XML declaration, 2-space indent.
  * @ctx: where errors go

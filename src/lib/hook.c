@@ -10,6 +10,7 @@
 #include <time.h>
 
 #include "cleanup.h"
+#include "domxml.h"
 #include "hook.h"
 #include "read-host.h"
 #include "live.h"
@@ -786,13 +787,26 @@ static int migrate_locked(struct vgpu_ctx *ctx, struct vgpu_sysfs *fs, const str
 		e = vgpu_plan_set_ids(ctx, plan, &req, d->uuid, NULL, 0);
 	if (e < 0)
 		return e;
-	for (size_t i = 0; i < plan->n_vgpus; i++)
-		if (plan->vgpus[i].iface != pd->vgpus[i].iface)
+	for (size_t i = 0; i < plan->n_vgpus; i++) {
+		const struct vgpu_hook_vgpu *v = &pd->vgpus[i];
+
+		if (plan->vgpus[i].iface == v->iface)
+			continue;
+		if (!pd->iface_change)
 			return vgpu_error(
 				ctx, -ENOTSUP,
-				"vGPU %zu (%s) is %s on the source and would be %s here; the hook does not change the interface",
-				i + 1, pd->vgpus[i].profile, vgpu_iface_str(pd->vgpus[i].iface),
-				vgpu_iface_str(plan->vgpus[i].iface));
+				"vGPU %zu (%s) is %s on the source and would be %s here: %s", i + 1,
+				v->profile, vgpu_iface_str(v->iface),
+				vgpu_iface_str(plan->vgpus[i].iface),
+				pd->iface_change_why ?
+					pd->iface_change_why :
+					"an interface change needs libvirt 11.0 or later on both ends");
+		if (v->iface == VGPU_IFACE_MDEV && v->display)
+			return vgpu_error(
+				ctx, -ENOTSUP,
+				"vGPU %zu (%s) is mdev on the source with a display or ramfb, and would be a VF here, whose hostdev has none: the guest would lose its display",
+				i + 1, v->profile);
+	}
 	vgpu_txn_init(&txn, ctx, fs, false);
 	for (size_t i = 0; e == 0 && i < plan->n_vgpus; i++) {
 		const struct vgpu_choice *c = &plan->vgpus[i];
@@ -826,13 +840,26 @@ static int migrate_locked(struct vgpu_ctx *ctx, struct vgpu_sysfs *fs, const str
 		snprintf(l->parent, sizeof(l->parent), "%s", c->parent);
 		snprintf(l->gpu, sizeof(l->gpu), "%s", c->gpu);
 		snprintf(l->mdev_uuid, sizeof(l->mdev_uuid), "%s", c->mdev_uuid);
-		l->changed = c->iface == VGPU_IFACE_MDEV ?
-				     !v->mdev_uuid || strcmp(v->mdev_uuid, c->mdev_uuid) != 0 :
-				     !v->vf || strcmp(v->vf, c->parent) != 0;
+		l->iface = c->iface;
+		l->type_id = c->type_id;
+		if (c->iface != v->iface)
+			l->changed = true;
+		else if (c->iface == VGPU_IFACE_MDEV)
+			l->changed = !v->mdev_uuid || strcmp(v->mdev_uuid, c->mdev_uuid) != 0;
+		else
+			l->changed = !v->vf || strcmp(v->vf, c->parent) != 0;
 	}
 	out->n_landing = plan->n_vgpus;
 	out->node = plan->node;
 	out->cpus = plan->cpus;
+	/* every slot of the guest topology (cores x threads) has its CPU */
+	out->n_pins = plan->cores * plan->threads;
+	if (out->n_pins > VGPU_MAX_CPUS)
+		out->n_pins = VGPU_MAX_CPUS;
+	if (plan->pins)
+		memcpy(out->pins, plan->pins, out->n_pins * sizeof(out->pins[0]));
+	else
+		out->n_pins = 0;
 	return 0;
 }
 
@@ -860,6 +887,19 @@ static int migrate_in(struct vgpu_ctx *ctx, struct vgpu_sysfs *fs, const struct 
 	return e;
 }
 
+int vgpu_hook_migrate_abandon(struct vgpu_ctx *ctx, struct vgpu_sysfs *fs, const char *name,
+			      const char *uuid, unsigned lock_wait_ms)
+{
+	const struct dom d = { .name = name, .uuid = uuid };
+	int e = vgpu_sysfs_lock(ctx, fs, lock_wait_ms);
+
+	if (e < 0)
+		return e;
+	e = drop_earlier_attempt(ctx, fs, &d); /* incoming only: active ones refuse */
+	vgpu_sysfs_unlock(fs);
+	return e;
+}
+
 /* ---- the entry ---------------------------------------------------------------- */
 
 static bool is(const char *a, const char *b)
@@ -884,6 +924,8 @@ bool vgpu_hook_phase_of(const char *name, const char *op, const char *sub,
 		*phase = VGPU_HOOK_STARTED;
 	else if (is(op, "release") && is(sub, "end"))
 		*phase = VGPU_HOOK_RELEASE;
+	else if (is(op, "migrate") && is(sub, "begin"))
+		*phase = VGPU_HOOK_MIGRATE; /* on the destination, before anything moves */
 	else
 		return false;
 	return true;
@@ -902,8 +944,18 @@ static int cheap_pass(struct vgpu_ctx *ctx, struct vgpu_sysfs *fs, enum vgpu_hoo
 	int e;
 
 	if (phase == VGPU_HOOK_MIGRATE) {
-		/* a domain from elsewhere: only its metadata says whether it has our vGPUs */
-		*next = VGPU_HOOK_PARSE_XML;
+		/*
+		 * A domain from elsewhere: no record here names it, only its
+		 * metadata says whether it has our vGPUs.  libvirt writes the
+		 * namespace as we gave it; without it the domain is not ours.
+		 */
+		e = in->read_xml ?
+			    in->read_xml(in->xml_data, ctx, &xml, &len) :
+			    vgpu_error(ctx, -EINVAL, "no domain XML to read for '%s'", in->name);
+		if (e < 0)
+			return e;
+		if (memmem(xml, len, VGPU_XML_NS, strlen(VGPU_XML_NS)))
+			*next = VGPU_HOOK_PARSE_XML;
 		return 0;
 	}
 	e = vgpu_records_read(ctx, fs, &recs);

@@ -50,6 +50,7 @@ struct vgpu_hook_vgpu {
 	enum vgpu_iface iface; /* on the source */
 	const char *mdev_uuid; /* mdev: the UUID its hostdev names on the source; else NULL */
 	const char *vf; /* vendor VFIO: the source's VF its hostdev names; else NULL */
+	bool display; /* mdev: its hostdev has display or ramfb on, which a VF hostdev cannot */
 };
 
 /* The domain as the hardened parser read it from the XML on stdin. */
@@ -64,6 +65,9 @@ struct vgpu_hook_domain {
 	uint64_t memory_kib; /* guest memory, checked against the node; 0: not checked */
 	bool per_start; /* the metadata says per-start: the records say so too */
 	bool pinned; /* the metadata says we pinned it: the records hold the CPUs chosen here */
+	/* mdev<->VF allowed: libvirt >= 11.0 here (the source's is migrate-check's) */
+	bool iface_change;
+	const char *iface_change_why; /* why not, for the refusal (NULL: a plain sentence) */
 };
 
 /* migrate: where one vGPU lands on this host. */
@@ -71,6 +75,8 @@ struct vgpu_hook_landing {
 	char parent[VGPU_BDF_LEN]; /* the VF (vendor VFIO) or mdev parent here */
 	char gpu[VGPU_BDF_LEN];
 	char mdev_uuid[VGPU_UUID_LEN]; /* mdev: the source's when it was free here, else new */
+	enum vgpu_iface iface; /* here: another than the source's only when iface_change */
+	unsigned type_id; /* the type's ID here */
 	bool changed; /* the hostdev must name another device than on the source */
 };
 
@@ -104,11 +110,14 @@ struct vgpu_hook_result {
 	size_t n_landing; /* 0: nothing written, nothing to print */
 	int node; /* the target GPUs' NUMA node (-1: unknown) */
 	struct vgpu_cpuset cpus; /* the host CPUs chosen there for the domain's vCPUs */
+	unsigned pins[VGPU_MAX_CPUS]; /* pins[i]: the host CPU of vCPU i there, whole cores */
+	unsigned n_pins; /* at least the domain's vcpus */
 };
 
 /**
  * vgpu_hook_phase_of() - is a hook call one the hook acts on: prepare begin,
- * started begin or release end of a domain whose name can be one of ours
+ * started begin, release end or migrate begin (on the destination) of a
+ * domain whose name can be one of ours
  * (libvirt refuses '/' in names; "." and ".." are not names)?
  * @name: the domain's name (argv[1])
  * @op: the operation (argv[2]), or NULL
@@ -135,6 +144,8 @@ bool vgpu_hook_phase_of(const char *name, const char *op, const char *sub,
  * XML names a vGPU another domain's record holds; release when the domain
  * has a per-start vGPU or a failed start left a note.  An XML the scanner
  * cannot read goes to the hardened parser when a record names the domain.
+ * migrate reads stdin whatever the records say (the domain comes from
+ * elsewhere) and has work only when the XML names our metadata's namespace.
  *
  * The locked pass (@in->parsed set; records matched by UUID, so a renamed
  * domain keeps its vGPUs) reads the records and the vGPUs' state once under
@@ -149,7 +160,7 @@ bool vgpu_hook_phase_of(const char *name, const char *op, const char *sub,
  * what a failed start's prepare created, under the GPUs' locks only; the
  * records stay.  One transaction per pass: a failure undoes every step.
  *
- * migrate (locked pass only; the cheap pass asks for the parse) chooses,
+ * migrate (locked pass) chooses,
  * under the host lock, a device here for each vGPU the metadata names with
  * the capacity model, as assign does: an mdev keeps its UUID when no mdev
  * and no record here has it, else gets a new one; a vendor-VFIO vGPU gets a
@@ -159,7 +170,8 @@ bool vgpu_hook_phase_of(const char *name, const char *op, const char *sub,
  * lands in @out.  Incoming records a failed earlier attempt of the same
  * domain left are replaced.  Refused (-ENOSPC, -EEXIST, -ENOTSUP), nothing
  * is written: no room, records of the domain here already active, or an
- * interface that would change (mdev and VF on the two ends).
+ * interface that would change (mdev and VF on the two ends) when
+ * ->iface_change does not allow it or the mdev's hostdev shows a display.
  * @ctx: errors and warnings
  * @fs: the host root
  * @phase: the phase
@@ -169,5 +181,20 @@ bool vgpu_hook_phase_of(const char *name, const char *op, const char *sub,
  */
 int vgpu_hook_run(struct vgpu_ctx *ctx, struct vgpu_sysfs *fs, enum vgpu_hook_phase phase,
 		  const struct vgpu_hook_input *in, struct vgpu_hook_result *out);
+
+/**
+ * vgpu_hook_migrate_abandon() - drop the incoming records a migrate pass
+ * wrote for the domain @uuid, under the host lock (the caller could not
+ * give libvirt the rewritten definition: the migration will not come).
+ * @ctx: errors
+ * @fs: the host root
+ * @name: the domain's name, for messages
+ * @uuid: the domain's UUID, normalized
+ * @lock_wait_ms: how long to wait for the host lock
+ * Return: 0 or -errno with a message in @ctx (-EEXIST: its records here are
+ * active; nothing is dropped).
+ */
+int vgpu_hook_migrate_abandon(struct vgpu_ctx *ctx, struct vgpu_sysfs *fs, const char *name,
+			      const char *uuid, unsigned lock_wait_ms);
 
 #endif

@@ -366,3 +366,23 @@ int vgpu_virt_migrate(struct vgpu_ctx *ctx, struct vgpu_virt *v, const char *nam
 	v->api.dom_free(d);
 	return r;
 }
+
+int vgpu_virt_local_version(struct vgpu_ctx *ctx, unsigned long *version)
+{
+	void *dl = dlopen("libvirt.so.0", RTLD_NOW | RTLD_LOCAL);
+	int (*get)(unsigned long *, const char *, unsigned long *);
+	void *f;
+	int r = 0;
+
+	if (!dl)
+		return vgpu_error(ctx, -ENOENT, "cannot load libvirt (libvirt.so.0): %s",
+				  dlerror());
+	f = dlsym(dl, "virGetVersion");
+	memcpy(&get, &f, sizeof(get));
+	if (!f)
+		r = vgpu_error(ctx, -ENOENT, "libvirt.so.0 lacks virGetVersion");
+	else if (get(version, NULL, NULL) < 0)
+		r = vgpu_error(ctx, -EIO, "libvirt does not say its version");
+	dlclose(dl);
+	return r;
+}

@@ -165,5 +165,14 @@ int vgpu_virt_validate(struct vgpu_ctx *ctx, const char *xml);
 int vgpu_virt_migrate(struct vgpu_ctx *ctx, struct vgpu_virt *v, const char *name,
 		      const char *dconnuri, const char *migrate_uri,
 		      unsigned long long downtime_ms);
+/**
+ * vgpu_virt_local_version() - the version of the libvirt library on this
+ * host, without a connection (virGetVersion(); the hook may not connect):
+ * major * 1000000 + minor * 1000 + micro.
+ * @ctx: where errors go
+ * @version: the version, on success
+ * Return: 0, -ENOENT (no libvirt.so.0) or -EIO, with a message in @ctx.
+ */
+int vgpu_virt_local_version(struct vgpu_ctx *ctx, unsigned long *version);
 
 #endif

@@ -1494,14 +1494,14 @@ static void test_retarget(void **state)
 	before = format_ok(doc);
 	set_choice(&to[0], VGPU_IFACE_MDEV, "0000:3b:00.0", "0000:3b:00.4", MDEV_UUID);
 	set_choice(&to[1], VGPU_IFACE_VENDOR_VFIO, "0000:c1:00.0", "0000:c1:00.5", "");
-	assert_int_equal(vgpu_domain_retarget(&f->ctx, doc, &m, to, 2), 0);
+	assert_int_equal(vgpu_domain_retarget(&f->ctx, doc, &m, to, 2, NULL), 0);
 	after = format_ok(doc);
 	assert_string_equal(before, after);
 	free(after);
 
 	set_choice(&to[0], VGPU_IFACE_MDEV, "0000:af:00.0", "0000:af:00.4", mdev2);
 	set_choice(&to[1], VGPU_IFACE_VENDOR_VFIO, "0000:41:00.0", "0000:41:00.6", "");
-	assert_int_equal(vgpu_domain_retarget(&f->ctx, doc, &m, to, 2), 2);
+	assert_int_equal(vgpu_domain_retarget(&f->ctx, doc, &m, to, 2, NULL), 2);
 	after = format_ok(doc);
 	assert_once(after,
 		    "<source>\n        <address uuid=\"aaaaaaaa-0000-4000-8000-000000000002\"/>");
@@ -1527,8 +1527,8 @@ static void test_retarget(void **state)
 	assert_int_equal(vgpu_domain_read_meta(&f->ctx, doc, &m), 0);
 	before = format_ok(doc);
 	set_choice(&to[1], VGPU_IFACE_MDEV, "0000:41:00.0", "0000:41:00.6", mdev2);
-	assert_int_equal(vgpu_domain_retarget(&f->ctx, doc, &m, to, 2), -EINVAL);
-	assert_int_equal(vgpu_domain_retarget(&f->ctx, doc, &m, to, 1), -EINVAL);
+	assert_int_equal(vgpu_domain_retarget(&f->ctx, doc, &m, to, 2, NULL), -EINVAL);
+	assert_int_equal(vgpu_domain_retarget(&f->ctx, doc, &m, to, 1, NULL), -EINVAL);
 	after = format_ok(doc);
 	assert_string_equal(before, after);
 	free(after);

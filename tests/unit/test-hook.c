@@ -588,7 +588,10 @@ static void test_phase_of(void **state)
 	assert_false(vgpu_hook_phase_of("vm1", "prepare", "end", &p));
 	assert_false(vgpu_hook_phase_of("vm1", "release", "begin", &p));
 	assert_false(vgpu_hook_phase_of("vm1", "stopped", "end", &p));
-	assert_false(vgpu_hook_phase_of("vm1", "migrate", "begin", &p));
+	assert_false(vgpu_hook_phase_of("vm1", "migrate", "end", &p));
+	assert_false(vgpu_hook_phase_of("vm1", "restore", "begin", &p));
+	assert_false(vgpu_hook_phase_of("vm1", "migrate", NULL, &p));
+	assert_false(vgpu_hook_phase_of("a/b", "migrate", "begin", &p));
 	assert_false(vgpu_hook_phase_of("vm1", "prepare", NULL, &p));
 	assert_false(vgpu_hook_phase_of("vm1", NULL, NULL, &p));
 	/* a name that would be a path is not one of ours */
@@ -598,6 +601,9 @@ static void test_phase_of(void **state)
 	assert_false(vgpu_hook_phase_of("", "prepare", "begin", &p));
 	assert_false(vgpu_hook_phase_of(NULL, "prepare", "begin", &p));
 	assert_int_equal((int)p, -1);
+	/* libvirt on the destination: NAME migrate begin -, the migratable XML on stdin */
+	assert_true(vgpu_hook_phase_of("vm1", "migrate", "begin", &p));
+	assert_int_equal(p, VGPU_HOOK_MIGRATE);
 }
 
 /* ---- the cheap pass -------------------------------------------------------------------- */
@@ -1385,13 +1391,30 @@ static void migrate_ok(struct env *e, const char *name, const char *uuid,
 		fail_msg("migrate: %d: %s", r, vgpu_ctx_error(&e->ctx));
 }
 
-/* The cheap pass always asks for the parse: only the metadata says whether the domain is ours. */
+/*
+ * The cheap pass reads stdin even on a host without records (the domain
+ * comes from elsewhere) and asks for the parse only when the XML names our
+ * metadata's namespace: another domain's migration is answered at once.
+ */
 static void test_migrate_cheap(void **state)
 {
 	struct env *e = *state;
+	const char *ours = "<metadata><vgpuctl:vgpus xmlns:vgpuctl='urn:vgpuctl:domain:1' "
+			   "owner='" VM1 "'/></metadata>";
+	char xml[4096];
 
 	assert_int_equal(cheap_ok(e, VGPU_HOOK_MIGRATE, "vm1", dom_xml("vm1", VM1, "")),
-			 VGPU_HOOK_PARSE_XML);
+			 VGPU_HOOK_DONE);
+	assert_int_equal(e->xml_reads, 1);
+	snprintf(xml, sizeof(xml), "%s", dom_xml("vm1", VM1, ""));
+	memcpy(strstr(xml, "  <devices>"), ours, strlen(ours)); /* over the devices */
+	snprintf(strstr(xml, "</metadata>") + strlen("</metadata>"), 32, "\n</domain>\n");
+	assert_int_equal(cheap_ok(e, VGPU_HOOK_MIGRATE, "vm1", xml), VGPU_HOOK_PARSE_XML);
+	assert_int_equal(e->xml_reads, 2);
+	/* stdin that cannot be read fails the call (the migration is cancelled) */
+	e->xml_err = -EIO;
+	assert_int_equal(cheap(e, VGPU_HOOK_MIGRATE, "vm1", xml, &(enum vgpu_hook_next){ 0 }),
+			 -EIO);
 }
 
 /* No vGPU in the metadata: not ours; nothing written, nothing to print. */
@@ -1604,7 +1627,28 @@ static void test_migrate_mdev_uuid_taken(void **state)
 	assert_string_not_equal(res.landing[0].mdev_uuid, MDEV2);
 }
 
-/* A VF vGPU cannot become an mdev here: refused with one line, nothing written. */
+/* The locked migrate pass with mdev<->VF allowed or not (@why: the refusal's reason). */
+static int migrate_iface(struct env *e, const struct vgpu_hook_vgpu *v, bool allowed,
+			 const char *why, struct vgpu_hook_result *res)
+{
+	const struct vgpu_hook_domain d = { .uuid = VM1,
+					    .vgpus = v,
+					    .n_vgpus = 1,
+					    .vcpus = 2,
+					    .iface_change = allowed,
+					    .iface_change_why = why };
+	const struct vgpu_hook_input in = { .name = "vm1", .parsed = &d, .lock_wait_ms = 300 };
+
+	memset(res, 0, sizeof(*res));
+	vgpu_ctx_clear(&e->ctx);
+	return vgpu_hook_run(&e->ctx, e->fs, VGPU_HOOK_MIGRATE, &in, res);
+}
+
+/*
+ * A VF vGPU that would be an mdev here: refused with one line naming the
+ * reason the caller gave (this host's libvirt), nothing written; allowed
+ * (libvirt >= 11.0), it lands on an mdev with a new UUID, recorded as one.
+ */
 static void test_migrate_interface_change(void **state)
 {
 	struct env *e = *state;
@@ -1612,12 +1656,144 @@ static void test_migrate_interface_change(void **state)
 					  .iface = VGPU_IFACE_VENDOR_VFIO,
 					  .vf = "0000:3b:00.4" };
 	struct vgpu_hook_result res;
-	char recs[64];
+	VGPU_AUTORECORDS recs = { 0 };
+	char text[64];
 
-	assert_int_equal(migrate(e, "vm1", VM1, &v, 1, &res), -ENOTSUP);
-	assert_contains(vgpu_ctx_error(&e->ctx), "does not change the interface");
-	records_now(e, recs, sizeof(recs));
-	assert_string_equal(recs, "");
+	assert_int_equal(migrate_iface(e, &v, false, "this host's libvirt is 10.0.0", &res),
+			 -ENOTSUP);
+	assert_contains(vgpu_ctx_error(&e->ctx), "vendor-vfio on the source and would be mdev");
+	assert_contains(vgpu_ctx_error(&e->ctx), "this host's libvirt is 10.0.0");
+	assert_null(strchr(vgpu_ctx_error(&e->ctx), '\n'));
+	assert_int_equal(res.n_landing, 0);
+	records_now(e, text, sizeof(text));
+	assert_string_equal(text, "");
+	assert_int_equal(migrate_iface(e, &v, false, NULL, &res), -ENOTSUP);
+	assert_contains(vgpu_ctx_error(&e->ctx), "libvirt 11.0 or later on both ends");
+
+	assert_int_equal(migrate_iface(e, &v, true, NULL, &res), 0);
+	assert_int_equal(res.n_landing, 1);
+	assert_int_equal(res.landing[0].iface, VGPU_IFACE_MDEV);
+	assert_int_equal(res.landing[0].type_id, A30_6C);
+	assert_true(res.landing[0].changed);
+	assert_true(vgpu_uuid_valid(res.landing[0].mdev_uuid));
+	assert_int_equal(vgpu_records_read(&e->ctx, e->fs, &recs), 0);
+	assert_int_equal(recs.n, 1);
+	assert_int_equal(recs.v[0].iface, VGPU_IFACE_MDEV);
+	assert_string_equal(recs.v[0].mdev_uuid, res.landing[0].mdev_uuid);
+	assert_int_equal(recs.v[0].state, VGPU_RECORD_INCOMING);
+}
+
+/*
+ * An mdev vGPU that would be a VF here: gated the same way; allowed, it
+ * lands on a VF.  An mdev whose hostdev shows a display (or ramfb) cannot
+ * become a VF, whose hostdev has none: refused even when allowed.
+ */
+static void test_migrate_mdev_to_vf(void **state)
+{
+	struct env *e = *state;
+	struct vgpu_hook_vgpu v = {
+		.profile = "L40S-8Q", .iface = VGPU_IFACE_MDEV, .mdev_uuid = MDEV1, .display = true
+	};
+	struct vgpu_hook_result res;
+	VGPU_AUTORECORDS recs = { 0 };
+	char text[64];
+
+	assert_int_equal(migrate_iface(e, &v, false, NULL, &res), -ENOTSUP);
+	assert_int_equal(migrate_iface(e, &v, true, NULL, &res), -ENOTSUP);
+	assert_contains(vgpu_ctx_error(&e->ctx), "display");
+	records_now(e, text, sizeof(text));
+	assert_string_equal(text, "");
+	v.display = false;
+	assert_int_equal(migrate_iface(e, &v, true, NULL, &res), 0);
+	assert_int_equal(res.landing[0].iface, VGPU_IFACE_VENDOR_VFIO);
+	assert_string_equal(res.landing[0].mdev_uuid, "");
+	assert_true(res.landing[0].changed);
+	assert_int_equal(vgpu_records_read(&e->ctx, e->fs, &recs), 0);
+	assert_int_equal(recs.n, 1);
+	assert_int_equal(recs.v[0].iface, VGPU_IFACE_VENDOR_VFIO);
+	assert_string_equal(recs.v[0].parent, res.landing[0].parent);
+}
+
+/*
+ * The CPUs for a pinned domain's re-pin: one per vCPU slot, on whole cores
+ * of the target GPU's node, vCPUs 2i and 2i+1 on one core's siblings (as
+ * xml pins); the record holds the same CPUs.
+ */
+static void test_migrate_pins(void **state)
+{
+	struct env *e = *state;
+	const struct vgpu_hook_vgpu v = { .profile = "L40S-8Q", .iface = VGPU_IFACE_VENDOR_VFIO };
+	const struct vgpu_hook_domain d = {
+		.uuid = VM1, .vgpus = &v, .n_vgpus = 1, .vcpus = 4, .pinned = true
+	};
+	const struct vgpu_hook_input in = { .name = "vm1", .parsed = &d, .lock_wait_ms = 300 };
+	struct vgpu_hook_result res = { .n_landing = 0 };
+	struct vgpu_cpuset pinned;
+	VGPU_AUTORECORDS recs = { 0 };
+
+	assert_int_equal(vgpu_hook_run(&e->ctx, e->fs, VGPU_HOOK_MIGRATE, &in, &res), 0);
+	assert_true(res.node >= 0);
+	assert_true(res.n_pins >= 4);
+	vgpu_cpuset_zero(&pinned);
+	for (unsigned i = 0; i < res.n_pins; i++)
+		vgpu_cpuset_set(&pinned, res.pins[i]);
+	assert_int_equal(vgpu_cpuset_count(&pinned), res.n_pins); /* each CPU once */
+	assert_true(vgpu_cpuset_subset(&pinned, &res.cpus));
+	assert_int_equal(vgpu_cpuset_count(&res.cpus), res.n_pins); /* whole cores, no spare */
+	assert_int_equal(vgpu_records_read(&e->ctx, e->fs, &recs), 0);
+	assert_true(vgpu_cpuset_subset(&recs.v[0].cpus, &res.cpus));
+	assert_true(vgpu_cpuset_subset(&res.cpus, &recs.v[0].cpus));
+}
+
+/*
+ * The CLI could not give libvirt the rewritten XML: the incoming records
+ * the pass wrote go; a domain whose records here are active keeps them.
+ */
+static void test_migrate_abandon(void **state)
+{
+	struct env *e = *state;
+	const struct vgpu_hook_vgpu v = { .profile = "L40S-8Q", .iface = VGPU_IFACE_VENDOR_VFIO };
+	struct vgpu_record a =
+		vfio_rec("vm2", VM2, "0000:c1:00.4", L40S_8Q, VGPU_LIFETIME_PERSISTENT);
+	struct vgpu_hook_result res;
+	char text[128];
+
+	migrate_ok(e, "vm1", VM1, &v, 1, &res);
+	put_rec(e, &a);
+	assert_int_equal(vgpu_hook_migrate_abandon(&e->ctx, e->fs, "vm1", VM1, 300), 0);
+	records_now(e, text, sizeof(text));
+	assert_string_equal(text, "vm2 0000:c1:00.4\n");
+	assert_int_equal(vgpu_hook_migrate_abandon(&e->ctx, e->fs, "vm2", VM2, 300), -EEXIST);
+	records_now(e, text, sizeof(text));
+	assert_string_equal(text, "vm2 0000:c1:00.4\n");
+	assert_false(host_locked(e));
+}
+
+/*
+ * An incoming record past its deadline (a migration that never came) holds
+ * the last L40S-48Q slot: the next migrate drops it and takes the slot.
+ */
+static void test_migrate_drops_expired(void **state)
+{
+	struct env *e = *state;
+	const struct vgpu_hook_vgpu v = { .profile = "L40S-48Q", .iface = VGPU_IFACE_VENDOR_VFIO };
+	struct vgpu_record gone =
+		incoming(vfio_rec("vm2", VM2, "0000:c1:00.4", 1155, VGPU_LIFETIME_PERSISTENT), 600);
+	struct vgpu_hook_result res;
+	char text[128], want[128], rel[128], *t;
+
+	snprintf(gone.profile, sizeof(gone.profile), "L40S-48Q");
+	put_rec(e, &gone);
+	assert_true(migrate(e, "vm1", VM1, &v, 1, &res) < 0); /* held until its deadline */
+	gone.deadline = 1000; /* long past: written as a migration left it */
+	t = vgpu_record_format(&gone);
+	snprintf(rel, sizeof(rel), "%s/0000:c1:00.4", VGPU_RECORDS_DIR);
+	tree_put(e->root, rel, t);
+	free(t);
+	migrate_ok(e, "vm1", VM1, &v, 1, &res);
+	snprintf(want, sizeof(want), "vm1 %s\n", res.landing[0].parent);
+	records_now(e, text, sizeof(text));
+	assert_string_equal(text, want);
 }
 
 /*
@@ -1702,6 +1878,10 @@ int main(int argc, char **argv)
 		cmocka_unit_test_setup_teardown(test_migrate_mdev_kept, setup_a30, teardown),
 		cmocka_unit_test_setup_teardown(test_migrate_mdev_uuid_taken, setup_a30, teardown),
 		cmocka_unit_test_setup_teardown(test_migrate_interface_change, setup_a30, teardown),
+		cmocka_unit_test_setup_teardown(test_migrate_mdev_to_vf, setup_l40s, teardown),
+		cmocka_unit_test_setup_teardown(test_migrate_pins, setup_l40s, teardown),
+		cmocka_unit_test_setup_teardown(test_migrate_abandon, setup_l40s, teardown),
+		cmocka_unit_test_setup_teardown(test_migrate_drops_expired, setup_l40s, teardown),
 		cmocka_unit_test_setup_teardown(test_migrate_then_prepare, setup_l40s, teardown),
 	};
 
