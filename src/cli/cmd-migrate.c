@@ -573,7 +573,7 @@ int cmd_migrate_xml(struct cli *c, int argc, char **argv)
 	if (r == 0) {
 		vgpu_cpuset_zero(&before);
 		vgpu_domain_doc_pinned_cpus(s.doc, &before);
-		changed = vgpu_domain_retarget(&c->ctx, s.doc, &s.meta, to, s.meta.n_vgpus);
+		changed = vgpu_domain_retarget(&c->ctx, s.doc, &s.meta, to, s.meta.n_vgpus, NULL);
 		if (changed < 0 || vgpu_domain_format(&c->ctx, s.doc, &out) < 0) {
 			cli_error(c, "migrate-xml: %s", vgpu_ctx_error(&c->ctx));
 			r = EXIT_FAILURE;
