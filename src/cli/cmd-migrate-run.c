@@ -290,6 +290,10 @@ int cmd_migrate(struct cli *c, int argc, char **argv)
 		return r ? r : EXIT_FAILURE;
 	downtime = downtime_named(&res);
 	verdict = migrate_verdict(&res, downtime);
+	if (downtime && vgpu_mig_result_find(&res, "downtime")->status != VGPU_MIG_PASS)
+		fprintf(c->err,
+			"vgpuctl: migrate %s: downtime is not held against it: migrate sets the maximum downtime to %llu ms first\n",
+			m.domain, downtime);
 	vgpu_mig_results_free(&res);
 	if (verdict == VGPU_MIG_NO_GO) {
 		cli_error(c, "migrate %s: refused: a check failed (FAIL above); nothing moved",
@@ -320,10 +324,6 @@ int cmd_migrate(struct cli *c, int argc, char **argv)
 		return EXIT_FAILURE;
 	}
 	vgpu_domain_read(c->fs, doc, &dom);
-	if (downtime)
-		fprintf(c->err,
-			"vgpuctl: migrate %s: maximum downtime set to %llu ms (the downtime check's)\n",
-			m.domain, downtime);
 	if (vgpu_virt_migrate(&c->ctx, v, m.domain, m.to, m.migrate_uri, downtime) < 0) {
 		cli_error(c, "migrate %s: %s", m.domain, vgpu_ctx_error(&c->ctx));
 		vgpu_domain_info_clear(&dom);
