@@ -542,10 +542,13 @@ int cmd_migrate_xml(struct cli *c, int argc, char **argv)
 	int r = parse_args(c, "migrate-xml", true, argc, argv, &a), changed = 0;
 
 	memset(to, 0, sizeof(to));
-	if (r == 0 && !a.target_argv[0])
-		r = cli_usage_error(
-			c, "migrate-xml",
-			"no way to reach '%s': a qemu+ssh:// URI, or --offer-command CMD", a.to);
+	if (r == 0 && !a.target_argv[0]) {
+		cli_error(
+			c,
+			"migrate-xml: no way to reach '%s': a qemu+ssh:// URI, or --offer-command CMD",
+			a.to);
+		r = EXIT_FAILURE;
+	}
 	/* the output file is checked before anything else is asked */
 	if (r == 0 && a.output && vgpu_outfile_open(&c->ctx, a.output, &of) < 0) {
 		cli_error(c, "migrate-xml: %s", vgpu_ctx_error(&c->ctx));

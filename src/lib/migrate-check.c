@@ -618,20 +618,21 @@ static bool mdev_taken(const struct vgpu_model *m, const struct vgpu_records *re
 	return false;
 }
 
-/* Does a record of @recs claim parent @addr? */
-static bool parent_claimed(const struct vgpu_records *recs, const char *addr)
+/* How many records of @recs claim parent @addr. */
+static long parent_claims(const struct vgpu_records *recs, const char *addr)
 {
+	long n = 0;
+
 	for (size_t i = 0; recs && i < recs->n; i++)
-		if (!strcmp(recs->v[i].parent, addr))
-			return true;
-	return false;
+		n += !strcmp(recs->v[i].parent, addr);
+	return n;
 }
 
 /*
  * The parent of @g that the hook would give type @type_id, counting what
- * @out's first @n vGPUs were given already: a free VF (vendor VFIO), or a
- * parent with an instance of the type left (mdev); NULL when the model does
- * not name one.
+ * @out's first @n vGPUs were given already and what records claim (a
+ * record's vGPU may not exist now): a free VF (vendor VFIO), or a parent
+ * with an instance of the type left (mdev); NULL when the model names none.
  */
 static const struct vgpu_parent *pick_parent(const struct vgpu_gpu *g,
 					     const struct vgpu_records *recs, unsigned type_id,
@@ -639,16 +640,15 @@ static const struct vgpu_parent *pick_parent(const struct vgpu_gpu *g,
 {
 	for (size_t p = 0; p < g->n_parents; p++) {
 		const struct vgpu_parent *pa = &g->parents[p];
-		long given = 0;
+		long taken = parent_claims(recs, pa->addr);
 
 		for (size_t i = 0; i < n; i++)
-			given += !strcmp(out->vgpus[i].parent, pa->addr);
+			taken += !strcmp(out->vgpus[i].parent, pa->addr);
 		if (pa->iface == VGPU_IFACE_VENDOR_VFIO &&
-		    (pa->in_use || pa->n_claimed || pa->n_reserved || given ||
-		     parent_claimed(recs, pa->addr)))
+		    (pa->in_use || pa->n_claimed || pa->n_reserved || taken))
 			continue;
 		for (size_t t = 0; t < pa->n_types; t++)
-			if (pa->types[t].type->id == type_id && pa->types[t].available > given)
+			if (pa->types[t].type->id == type_id && pa->types[t].available > taken)
 				return pa;
 	}
 	return NULL;

@@ -10,6 +10,11 @@
 # pass and the verdict is unknown (libvirt and QEMU versions are not read yet:
 # engine is UNKNOWN); with enable_uvm=1 in its vgpu_params vgpu-params fails; to the L40S host capacity and driver-version fail, no-go (exit 3);
 # with no way to reach the target every compared check is UNKNOWN (exit 1).
+# With a libvirt connection (-c, the test driver over a node file): the domain's
+# vGPUs come from its migratable XML and vgpuctl's metadata; each of engine,
+# qemu-blockers, downtime and post-copy gets a source/target pair that fails it,
+# and it alone.  migrate-xml: the target's device (UUID kept, or taken and
+# replaced), validated, its guest-visible lines byte-identical to the source's.
 #   migrate.sh VGPUCTL SRCDIR
 set -u
 bin=$(realpath "$1") src=$(realpath "$2")
@@ -17,7 +22,8 @@ cd "$src" || exit 1
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 cp -a tests/data/hosts/a30-dual-mdev "$tmp/a30"
-cp -a tests/data/hosts/vfio-ts-l40s "$tmp/l40s"
+# copies cost ~2 s each here: the L40S host is only read (migrate-offer writes nothing)
+ln -s "$src/tests/data/hosts/vfio-ts-l40s" "$tmp/l40s"
 # the tree's every path, kind, size, link target and mtime
 snap() { (cd "$1" && find . -printf '%p %y %s %l %T@\n' | sort); }
 snap "$tmp/a30" >"$tmp/a30.before"
@@ -48,6 +54,7 @@ if offer a30; then
 	check "a type the host lacks" 'o["vgpus"][1]["reason"] == "not-supported" and "device" not in o["vgpus"][1]'
 	check "the target's driver version" 'o["driver-version"] == "550.54.16" and o["vgpuctl-migrate"] == 1'
 	check "versions it cannot read are null" 'o["libvirt"] is None and o["qemu"] is None'
+	check "the device the hook would give" 'o["vgpus"][0]["parent"] == "0000:3b:00.4" and o["vgpus"][0]["numa-node"] == 0 and len(o["vgpus"][0]["mdev-uuid"]) == 36'
 else
 	echo "FAIL: migrate-offer on the dual-A30 host exited $?"; cat "$tmp/err"; fail=1
 fi
@@ -129,7 +136,7 @@ grep -q '^FAIL capacity a slot per vGPU: A30-4C vs not-supported — not-support
 "$bin" --sysroot "$tmp/src" migrate-check vm1 --json --to x --offer-command "$bin --sysroot $tmp/l40s migrate-offer" >"$tmp/out" 2>"$tmp/err"
 rc=$?
 [ "$rc" = 3 ] || { echo "FAIL: --json exit $rc"; fail=1; }
-check "--json" 'o["verdict"] == "no-go" and [x["status"] for x in o["checks"] if x["id"] == "capacity"] == ["FAIL"] and len(o["checks"]) == 8'
+check "--json" 'o["verdict"] == "no-go" and [x["status"] for x in o["checks"] if x["id"] == "capacity"] == ["FAIL"] and len(o["checks"]) == 11'
 # no way to reach the target: never PASS for a check that compares
 mcheck 1 unknown --to qemu:///system
 for id in engine interface driver-version board ecc topology capacity; do line UNKNOWN "$id"; done
@@ -144,4 +151,175 @@ rc=$?
 if [ "$rc" != 3 ] || ! grep -q '^FAIL topology ' "$tmp/out"; then
 	echo "FAIL: vm2 (no records): exit $rc"; cat "$tmp/out"; fail=1
 fi
+
+# ---- the source domain from libvirt: the test driver over a node file ----
+M1=aaaaaaaa-2222-4333-8444-555555555551
+# dom NAME MACHINE HOSTDEV-ATTRIBUTES [MORE-DEVICES]: $tmp/NAME.xml holds vm1, an A30-4C
+# mdev vGPU in vgpuctl's metadata with its hostdev (the records above say the same)
+dom() {
+	cat >"$tmp/$1.xml" <<EOF
+<node>
+<domain type='test'>
+  <name>vm1</name>
+  <uuid>11111111-2222-4333-8444-555555555551</uuid>
+  <metadata>
+    <vgpuctl:vgpus xmlns:vgpuctl="urn:vgpuctl:domain:1" owner="11111111-2222-4333-8444-555555555551" node="0">
+      <vgpuctl:vgpu profile="A30-4C" type-id="683" interface="mdev" backing="time-sliced" gpu="0000:3b:00.0" vf="0000:3b:00.4" mdev-uuid="$M1"/>
+    </vgpuctl:vgpus>
+  </metadata>
+  <memory unit='KiB'>4194304</memory>
+  <vcpu placement='static'>2</vcpu>
+  <os><type arch='x86_64' machine='$2'>hvm</type></os>
+  <devices>
+    <hostdev mode='subsystem' type='mdev' managed='no' model='vfio-pci' $3>
+      <source><address uuid='$M1'/></source>
+      <alias name='ua-vgpu0'/>
+      <address type='pci' domain='0x0000' bus='0x06' slot='0x00' function='0x0'/>
+    </hostdev>
+    ${4-}
+  </devices>
+</domain>
+</node>
+EOF
+}
+offer_cmd="$bin --sysroot $tmp/a30 -c test:///default migrate-offer"
+# lcheck NODE-FILE WANT-EXIT WANT-VERDICT [ARGS...]: migrate-check vm1 read through -c
+lcheck() {
+	local node=$1 want=$2 verdict=$3 rc
+	shift 3
+	"$bin" --sysroot "$tmp/src" -c "test://$tmp/$node.xml" migrate-check vm1 --to x "$@" >"$tmp/out" 2>"$tmp/err"
+	rc=$?
+	if [ "$rc" != "$want" ] || [ "$(tail -n 1 "$tmp/out")" != "$verdict" ]; then
+		echo "FAIL: migrate-check ($node) $*: exit $rc (want $want), verdict '$(tail -n 1 "$tmp/out")' (want $verdict):"
+		cat "$tmp/out" "$tmp/err"
+		fail=1
+	fi
+}
+# only ID: the one FAIL line is ID's
+only() {
+	if [ "$(grep -c '^FAIL ' "$tmp/out")" != 1 ] || ! grep -q "^FAIL $1 " "$tmp/out"; then
+		echo "FAIL: not only $1 fails:"; cat "$tmp/out"; fail=1
+	fi
+}
+# a fast link (100000 MiB/s: 41 ms for 4 GiB) so that only the check under test fails
+fast=(--bandwidth 100000)
+dom good pc-q35-8.2 "display='off'"
+lcheck good 1 unknown --offer-command "$offer_cmd" "${fast[@]}"
+line PASS qemu-blockers
+line WARN downtime # the runtime state is not known without NVML
+line PASS post-copy
+line PASS capacity
+line UNKNOWN engine # the test driver has no QEMU version
+grep -q '^UNKNOWN engine .*: libvirt [0-9]*\.[0-9]*\.[0-9]*, QEMU ?, kernel ? vs libvirt [0-9]' "$tmp/out" ||
+	{ echo "FAIL: engine does not show libvirt's versions:"; cat "$tmp/out"; fail=1; }
+# (the mdev directory made for its vgpu_params above is not the kernel's link: warned about)
+if grep -q '^FAIL ' "$tmp/out" || grep -v 'warning: cannot read link' "$tmp/err"; then
+	echo "FAIL: a check fails, or a word on stderr:"; cat "$tmp/out"; fail=1
+fi
+# qemu-blockers: a guest IOMMU; ramfb on a machine type before 8.1 (8.1 is fine); a second VFIO device warns
+dom iommu pc-q35-8.2 "display='off'" "<iommu model='intel'/>"
+lcheck iommu 3 no-go --offer-command "$offer_cmd" "${fast[@]}"
+only qemu-blockers
+grep -q '^FAIL qemu-blockers .*: <iommu> vs - — remove the guest <iommu>' "$tmp/out" || { echo "FAIL: iommu not named:"; cat "$tmp/out"; fail=1; }
+dom ramfb pc-q35-7.2 "display='on' ramfb='on'"
+lcheck ramfb 3 no-go --offer-command "$offer_cmd" "${fast[@]}"
+only qemu-blockers
+grep -q '^FAIL qemu-blockers .*: ramfb on pc-q35-7.2 vs' "$tmp/out" || { echo "FAIL: ramfb not named:"; cat "$tmp/out"; fail=1; }
+dom ramfb81 pc-q35-8.1 "display='on' ramfb='on'"
+lcheck ramfb81 1 unknown --offer-command "$offer_cmd" "${fast[@]}"
+line PASS qemu-blockers
+dom two pc-q35-8.2 "display='off'" "<hostdev mode='subsystem' type='pci' managed='yes'><source><address domain='0x0000' bus='0x5e' slot='0x00' function='0x2'/></source></hostdev>"
+lcheck two 1 unknown --offer-command "$offer_cmd" "${fast[@]}"
+line WARN qemu-blockers
+# downtime: 4 GiB at 10 Gbit/s is 3437 ms; the domain runs with QEMU's default of 300 ms
+lcheck good 3 no-go --offer-command "$offer_cmd"
+only downtime
+grep -q '^FAIL downtime .*: 4096MiB + state ? at 1192MiB/s = 3437ms vs max downtime 300ms (QEMU.s default) — virsh migrate-setmaxdowntime vm1 4300 ' "$tmp/out" ||
+	{ echo "FAIL: downtime's numbers:"; cat "$tmp/out"; fail=1; }
+# post-copy: refused
+lcheck good 3 no-go --offer-command "$offer_cmd" "${fast[@]}" --postcopy
+only post-copy
+# engine: a target on kernel 5.10 (the a30 copy, for this run only)
+mkdir -p "$tmp/a30/proc/sys/kernel"
+echo 5.10.0-28-amd64 >"$tmp/a30/proc/sys/kernel/osrelease"
+lcheck good 3 no-go --offer-command "$offer_cmd" "${fast[@]}"
+rm "$tmp/a30/proc/sys/kernel/osrelease"
+only engine
+grep -q '^FAIL engine .*kernel 5.10.0 — upgrade the target to at least kernel 5.18.0' "$tmp/out" || { echo "FAIL: engine's line:"; cat "$tmp/out"; fail=1; }
+# a -c that cannot connect, a domain libvirt does not have: exit 1, our one message
+for c in "test://$tmp/none.xml" test:///default; do
+	"$bin" --sysroot "$tmp/src" -c "$c" migrate-check vm1 --to x --offer-command "$offer_cmd" >"$tmp/out" 2>"$tmp/err"
+	rc=$?
+	if [ "$rc" != 1 ] || [ -s "$tmp/out" ] || [ "$(grep -c '^vgpuctl: migrate-check: ' "$tmp/err")" != 1 ]; then
+		echo "FAIL: -c $c: exit $rc:"; cat "$tmp/out" "$tmp/err"; fail=1
+	fi
+done
+
+# ---- migrate-xml: the XML the target's hook would give ----
+# xmlrun NAME TARGET [ARGS]: migrate-xml vm1 into $tmp/NAME.out, stderr $tmp/NAME.err
+xmlrun() {
+	local name=$1 target=$2
+	shift 2
+	"$bin" --sysroot "$tmp/src" -c "test://$tmp/good.xml" migrate-xml vm1 --to x \
+		--offer-command "$bin --sysroot $tmp/$target -c test:///default migrate-offer" "$@" >"$tmp/$name.out" 2>"$tmp/$name.err"
+}
+valid() {
+	virt-xml-validate "$1" domain >"$tmp/v" 2>&1 || { echo "FAIL: $1 does not validate:"; cat "$tmp/v"; fail=1; }
+}
+# the UUID is free on the target: nothing changes
+xmlrun same a30 || { echo "FAIL: migrate-xml to a30: exit $?"; cat "$tmp/same.err"; fail=1; }
+valid "$tmp/same.out"
+grep -q 'nothing changes' "$tmp/same.err" || { echo "FAIL: no word that nothing changes:"; cat "$tmp/same.err"; fail=1; }
+# another domain holds the UUID and its VF on the target (the a30 copy from now on):
+# a new UUID, the next VF
+ln -s a30 "$tmp/taken"
+mkdir -p "$tmp/taken/var/lib/vgpuctl/owners"
+printf 'domain=other\ndomain_uuid=11111111-2222-4333-8444-555555555559\ngpu=0000:3b:00.0\nparent=0000:3b:00.4\ninterface=mdev\ntype_id=683\nprofile=A30-4C\nmdev_uuid=%s\nlifetime=persistent\n' "$M1" \
+	>"$tmp/taken/var/lib/vgpuctl/owners/0000:3b:00.4_$M1"
+if xmlrun new taken; then
+	valid "$tmp/new.out"
+	new=$(sed -n "s/^vGPU 1 (A30-4C): mdev UUID $M1 -> \([0-9a-f-]*\)$/\1/p" "$tmp/new.err")
+	if [ "${#new}" != 36 ] || [ "$new" = "$M1" ] ||
+		! grep -qx 'vGPU 1 (A30-4C): parent 0000:3b:00.4 -> 0000:3b:00.5' "$tmp/new.err" ||
+		[ "$(grep -vc 'warning: cannot read link' "$tmp/new.err")" != 2 ]; then
+		echo "FAIL: migrate-xml's summary:"; cat "$tmp/new.err"; fail=1
+	fi
+	# every line but the hostdev's source UUID and our metadata's vGPU is the source's, byte for byte
+	python3 - "$tmp/same.out" "$tmp/new.out" "$M1" "$new" <<'PY' || fail=1
+import sys
+a, b = (open(f).read().split("\n") for f in sys.argv[1:3])
+old, new = sys.argv[3:5]
+ok = len(a) == len(b)
+for x, y in zip(a, b):
+    if x == y:
+        continue
+    host = (x.strip() == '<address uuid="%s"/>' % old and y.strip() == '<address uuid="%s"/>' % new) or (
+        x.strip().startswith("<vgpuctl:vgpu ")
+        and y == x.replace(old, new).replace('vf="0000:3b:00.4"', 'vf="0000:3b:00.5"'))
+    if not host:
+        ok = False
+        print("FAIL: a line the guest sees changed:\n  %s\n  %s" % (x, y))
+if not ok or a == b:
+    print("FAIL: migrate-xml's output is not the source's with the host side retargeted")
+sys.exit(0 if ok and a != b else 1)
+PY
+	# -o FILE: the XML in the file, nothing on stdout
+	xmlrun file taken -o "$tmp/file.xml"
+	if [ -s "$tmp/file.out" ] || ! grep -q 'mdev UUID' "$tmp/file.err" || ! [ -s "$tmp/file.xml" ]; then
+		echo "FAIL: migrate-xml -o:"; cat "$tmp/file.err"; fail=1
+	fi
+	valid "$tmp/file.xml"
+else
+	echo "FAIL: migrate-xml to a target holding the UUID: exit $?"; cat "$tmp/new.err"; fail=1
+fi
+# no room on the target (an L40S host): exit 1, why, and no XML
+xmlrun none l40s
+rc=$?
+if [ "$rc" != 1 ] || [ -s "$tmp/none.out" ] || ! grep -q 'no room for vGPU 1 (A30-4C): not-supported' "$tmp/none.err"; then
+	echo "FAIL: migrate-xml to the L40S host: exit $rc"; cat "$tmp/none.out" "$tmp/none.err"; fail=1
+fi
+# the domain comes from libvirt only: --sysroot without -c is refused
+"$bin" --sysroot "$tmp/src" migrate-xml vm1 --to x --offer-command "$offer_cmd" >"$tmp/out" 2>"$tmp/err"
+rc=$?
+if [ "$rc" != 1 ] || ! grep -q 'give -c URI' "$tmp/err"; then echo "FAIL: migrate-xml without -c: exit $rc"; cat "$tmp/err"; fail=1; fi
 exit $fail

@@ -104,4 +104,13 @@ if [ $rc != 1 ] || ! grep -q "^vgpuctl: cannot connect to 'test:///nonexistent-d
 	cat "$tmp/err"
 	fail=1
 fi
+# migrate-check -c: the QEMU driver reports the installed QEMU's version (the test
+# driver's is its own); engine fails on the end below QEMU 8.1
+"$bin" --sysroot $h/a30-dual-mdev -c "$uri" migrate-check vm1 --to x >"$tmp/mc" 2>&1
+qv=$(qemu-system-x86_64 --version | sed -n '1s/^QEMU emulator version \([0-9]*\.[0-9]*\.[0-9]*\).*/\1/p')
+need "$tmp/mc" "engine libvirt, QEMU, kernel: libvirt $(virsh -c "$uri" version | sed -n 's/^Using library: libvirt //p'), QEMU $qv,"
+if [ "$(printf '%s\n' "$qv" 8.1.0 | sort -V | head -1)" != 8.1.0 ]; then
+	need "$tmp/mc" "FAIL engine "
+	need "$tmp/mc" "upgrade the source to at least QEMU 8.1.0"
+fi
 exit $fail

@@ -1394,6 +1394,59 @@ static int run_virt_xml_then_garbage(struct env *e)
 	return r;
 }
 
+/* migrate-check's reads: the domain's migratable XML, the versions */
+static int migratable_fails(struct env *e, const char *fail, const char *domain)
+{
+	VGPU_AUTOPTR(virt) v = NULL;
+	char *xml = (char *)&xml;
+	unsigned long long ms = 7;
+	bool active = true;
+	int r;
+
+	assert_stand_in();
+	unsetenv("FAKE_LIBVIRT_FAIL");
+	if ((r = vgpu_virt_open(&e->ctx, "test:///fake", &v)) < 0)
+		fail_msg("vgpu_virt_open: %s", vgpu_ctx_error(&e->ctx));
+	if (fail)
+		setenv("FAKE_LIBVIRT_FAIL", fail, 1);
+	vgpu_error(&e->ctx, -EIO, STALE);
+	r = vgpu_virt_domain_migratable(&e->ctx, v, domain, &xml, &active, &ms);
+	if (r == 0)
+		free(xml);
+	else if (xml != (char *)&xml)
+		fail_msg("vgpu_virt_domain_migratable() failed and wrote *xml");
+	return r;
+}
+
+static int run_virt_migratable_lookup(struct env *e)
+{
+	return migratable_fails(e, NULL, "nope");
+}
+
+static int run_virt_migratable_xml(struct env *e)
+{
+	return migratable_fails(e, "xml", "fake1");
+}
+
+static int run_virt_versions(struct env *e)
+{
+	VGPU_AUTOPTR(virt) v = NULL;
+	unsigned long lv = 0, qv = 1;
+	int r;
+
+	assert_stand_in();
+	unsetenv("FAKE_LIBVIRT_FAIL");
+	if ((r = vgpu_virt_open(&e->ctx, "test:///fake", &v)) < 0)
+		fail_msg("vgpu_virt_open: %s", vgpu_ctx_error(&e->ctx));
+	/* the stand-in is the "Test" driver: its hypervisor version is not QEMU's */
+	assert_int_equal(vgpu_virt_versions(&e->ctx, v, &lv, &qv), 0);
+	assert_int_equal(lv, 9000000);
+	assert_int_equal(qv, 0);
+	setenv("FAKE_LIBVIRT_FAIL", "version", 1);
+	vgpu_error(&e->ctx, -EIO, STALE);
+	return vgpu_virt_versions(&e->ctx, v, &lv, &qv);
+}
+
 /* ---- rows: the write side (records.h, live.h, state files in sysfs.h) ---------------------- */
 
 static int with_root(struct env *e, int (*fn)(struct env *e, struct vgpu_sysfs *fs))
@@ -2048,6 +2101,12 @@ static const struct fail_case cases[] = {
 	ROW("vgpu_virt_pinned_cpus", "one domain unreadable, a later one not XML",
 	    run_virt_xml_then_garbage, -EIO,
 	    "cannot read a domain's XML: fake libvirt: domain vanished"),
+	ROW("vgpu_virt_domain_migratable", "no such domain", run_virt_migratable_lookup, -ENOENT,
+	    "domain 'nope': fake libvirt: domain not found"),
+	ROW("vgpu_virt_domain_migratable", "its XML cannot be read", run_virt_migratable_xml, -EIO,
+	    "cannot read domain 'fake1': fake libvirt: domain vanished"),
+	ROW("vgpu_virt_versions", "libvirt does not say its version", run_virt_versions, -EIO,
+	    "cannot ask libvirt its version: fake libvirt: no version"),
 	/* records.h, live.h and the state files of sysfs.h (the write side) */
 	ROW("vgpu_records_read", "the records directory is a file", run_records_read, -ENOTDIR,
 	    "cannot read owner records in 'ROOT/var/lib/vgpuctl/owners'"),

@@ -13,13 +13,16 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "cpuset.h"
 #include "migrate-check.h"
+#include "records.h"
 
 struct pair {
 	struct vgpu_mig_host src, dst;
 	struct vgpu_mig_vgpu sv[2], tv[2];
 	enum vgpu_cap_reason reasons[2];
 	char devices[2][32];
+	struct vgpu_mig_domain dom; /* the source domain's XML, as qemu-blockers reads it */
 };
 
 static const struct vgpu_mig_vgpu h100 = {
@@ -33,6 +36,8 @@ static const struct vgpu_mig_vgpu h100 = {
 	.enable_uvm = VGPU_OFF,
 	.enable_debugging = VGPU_OFF,
 	.enable_profiling = VGPU_OFF,
+	.type_fb_mib = 20480, /* H100-20C */
+	.runtime_state_bytes = 64 << 20,
 };
 
 /* Two hosts on which one H100-20C migrates: every check passes. */
@@ -48,7 +53,12 @@ static void good(struct pair *p)
 					 .driver_version = "550.90.05",
 					 .vgpus = p->sv,
 					 .n_vgpus = 1 };
+	/* libvirt's: a domain QEMU migrates, a max downtime above the need (17235 ms a vGPU) */
+	p->dom = (struct vgpu_mig_domain){ .name = "vm1", .machine = "pc-q35-9.0", .n_vfio = 1 };
+	p->src.domain = &p->dom;
+	p->src.max_downtime_ms = 60000;
 	p->dst = p->src;
+	p->dst.domain = NULL;
 	p->dst.vgpus = p->tv;
 	p->dst.reasons = p->reasons;
 	p->dst.devices = p->devices;
@@ -80,7 +90,7 @@ static void test_all_pass(void **state)
 	good(&p);
 	expect_fail(&p, NULL);
 	vgpu_mig_check(&p.src, &p.dst, &r);
-	assert_int_equal(r.n, 8);
+	assert_int_equal(r.n, 11);
 	assert_string_equal(vgpu_mig_result_find(&r, "capacity")->target, "0000:4e:00.5");
 	assert_string_equal(vgpu_mig_result_find(&r, "engine")->source,
 			    "libvirt 10.0.0, QEMU 9.0.0, kernel 6.8.0");
@@ -226,6 +236,121 @@ static void test_vgpu_params(void **state)
 	expect_fail(&p, "vgpu-params");
 }
 
+static void test_qemu_blockers(void **state)
+{
+	struct pair p;
+	struct vgpu_mig_results r;
+	const struct vgpu_mig_result *x;
+
+	(void)state;
+	good(&p);
+	p.dom.iommu = true; /* QEMU refuses VFIO migration behind a vIOMMU */
+	expect_fail(&p, "qemu-blockers");
+	good(&p);
+	p.dom.migration_off = true;
+	expect_fail(&p, "qemu-blockers");
+	/* ramfb: on a machine type before 8.1 it fails, from 8.1 on it passes */
+	good(&p);
+	p.dom.ramfb = true;
+	strcpy(p.dom.machine, "pc-q35-8.0");
+	expect_fail(&p, "qemu-blockers");
+	strcpy(p.dom.machine, "pc-q35-8.1");
+	expect_fail(&p, NULL);
+	strcpy(p.dom.machine, "q35"); /* unversioned: the newest */
+	expect_fail(&p, NULL);
+	/* several VFIO devices: a warning (P2P), not a failure */
+	good(&p);
+	p.dom.n_vfio = 2;
+	vgpu_mig_check(&p.src, &p.dst, &r);
+	x = vgpu_mig_result_find(&r, "qemu-blockers");
+	assert_int_equal(x->status, VGPU_MIG_WARN);
+	assert_string_equal(x->source, "2 VFIO devices");
+	assert_non_null(strstr(x->next, "P2P"));
+	assert_int_equal(vgpu_mig_verdict_of(&r), VGPU_MIG_GO);
+	vgpu_mig_results_free(&r);
+	/* a passed-through device of another kind: it must migrate by itself */
+	p.dom.n_vfio_other = 1;
+	vgpu_mig_check(&p.src, &p.dst, &r);
+	x = vgpu_mig_result_find(&r, "qemu-blockers");
+	assert_int_equal(x->status, VGPU_MIG_WARN);
+	assert_non_null(strstr(x->next, "1 not vgpuctl's"));
+	vgpu_mig_results_free(&r);
+	/* the domain's XML not read (no libvirt): UNKNOWN, never PASS */
+	good(&p);
+	p.src.domain = NULL;
+	vgpu_mig_check(&p.src, &p.dst, &r);
+	assert_int_equal(vgpu_mig_result_find(&r, "qemu-blockers")->status, VGPU_MIG_UNKNOWN);
+	vgpu_mig_results_free(&r);
+}
+
+static void test_machine_before(void **state)
+{
+	(void)state;
+	assert_true(vgpu_mig_machine_before("pc-q35-8.0", 8001));
+	assert_true(vgpu_mig_machine_before("pc-i440fx-7.2", 8001));
+	assert_true(vgpu_mig_machine_before("virt-6.2", 8001));
+	assert_false(vgpu_mig_machine_before("pc-q35-8.1", 8001));
+	assert_false(vgpu_mig_machine_before("pc-q35-10.0", 8001));
+	assert_false(vgpu_mig_machine_before("q35", 8001));
+	assert_false(vgpu_mig_machine_before("pc-q35-rhel9.2.0", 8001));
+	assert_false(vgpu_mig_machine_before("", 8001));
+}
+
+static void test_downtime(void **state)
+{
+	struct pair p;
+	struct vgpu_mig_results r;
+	const struct vgpu_mig_result *x;
+	bool known;
+
+	(void)state;
+	good(&p);
+	/* (20480 MiB + 64 MiB) at 1192 MiB/s: 17235 ms; advice + 1/4, to 100 ms: 21600 */
+	assert_int_equal(vgpu_mig_downtime_need_ms(&p.src, &known), 17235);
+	assert_true(known);
+	assert_int_equal(vgpu_mig_downtime_advice_ms(17235), 21600);
+	assert_int_equal(vgpu_mig_downtime_advice_ms(10), 300);
+	p.src.max_downtime_ms = 17000;
+	expect_fail(&p, "downtime");
+	vgpu_mig_check(&p.src, &p.dst, &r);
+	x = vgpu_mig_result_find(&r, "downtime");
+	assert_string_equal(x->next,
+			    "virsh migrate-setmaxdowntime vm1 21600 (before the migration)");
+	assert_string_equal(x->target, "max downtime 17000ms");
+	vgpu_mig_results_free(&r);
+	/* a faster link: the same max downtime is enough */
+	p.src.bandwidth_mib_s = 11920;
+	assert_int_equal(vgpu_mig_downtime_need_ms(&p.src, &known), 1724);
+	expect_fail(&p, NULL);
+	/* the runtime state not known: counted 0, a warning when the rest fits */
+	good(&p);
+	p.sv[0].runtime_state_bytes = 0;
+	vgpu_mig_check(&p.src, &p.dst, &r);
+	assert_int_equal(vgpu_mig_result_find(&r, "downtime")->status, VGPU_MIG_WARN);
+	vgpu_mig_results_free(&r);
+	/* the type's framebuffer not known, or the max downtime: UNKNOWN */
+	good(&p);
+	p.sv[0].type_fb_mib = 0;
+	vgpu_mig_check(&p.src, &p.dst, &r);
+	assert_int_equal(vgpu_mig_result_find(&r, "downtime")->status, VGPU_MIG_UNKNOWN);
+	vgpu_mig_results_free(&r);
+	good(&p);
+	p.src.max_downtime_ms = 0;
+	vgpu_mig_check(&p.src, &p.dst, &r);
+	assert_int_equal(vgpu_mig_result_find(&r, "downtime")->status, VGPU_MIG_UNKNOWN);
+	vgpu_mig_results_free(&r);
+}
+
+static void test_postcopy(void **state)
+{
+	struct pair p;
+
+	(void)state;
+	good(&p);
+	p.src.postcopy = true;
+	expect_fail(&p, "post-copy");
+}
+
 /* A target that was not asked: every check that compares is UNKNOWN, never PASS. */
 static void test_no_target(void **state)
 {
@@ -326,6 +451,53 @@ static void test_offer(void **state)
 	vgpu_model_free(m);
 }
 
+/* The device the offer names per vGPU: a parent each, the mdev UUID kept when free. */
+static void test_offer_devices(void **state)
+{
+	struct vgpu_model *m = a30();
+	struct vgpu_mig_vgpu v[2];
+	struct vgpu_mig_host src = { .vgpus = v, .n_vgpus = 2 }, dst = { 0 };
+	struct vgpu_record rec = { .domain = "other",
+				   .parent = "0000:3b:00.4",
+				   .gpu = "0000:3b:00.0",
+				   .iface = VGPU_IFACE_MDEV,
+				   .mdev_uuid = "aaaaaaaa-2222-4333-8444-555555555551" };
+	struct vgpu_records recs = { .v = &rec, .n = 1 };
+
+	(void)state;
+	m->gpus[0].numa_node = 1;
+	vgpu_cpulist_parse("12-23,60-71", &m->gpus[0].cpus);
+	m->gpus[0].has_cpus = true;
+	for (size_t i = 0; i < 2; i++)
+		v[i] = (struct vgpu_mig_vgpu){ .type_name = "A30-4C", .iface = VGPU_IFACE_MDEV };
+	strcpy(v[0].mdev_uuid, "aaaaaaaa-2222-4333-8444-555555555551");
+	strcpy(v[1].mdev_uuid, "bbbbbbbb-2222-4333-8444-555555555552");
+	/* nobody here holds them: both UUIDs kept, one VF each, the GPU's node and CPUs */
+	vgpu_mig_offer(m, NULL, &src, &dst);
+	assert_string_equal(dst.vgpus[0].parent, "0000:3b:00.4");
+	assert_string_equal(dst.vgpus[1].parent, "0000:3b:00.5");
+	assert_string_equal(dst.vgpus[0].mdev_uuid, v[0].mdev_uuid);
+	assert_string_equal(dst.vgpus[1].mdev_uuid, v[1].mdev_uuid);
+	assert_int_equal(dst.vgpus[0].numa_node, 1);
+	assert_string_equal(dst.vgpus[0].cpus, "12-23,60-71");
+	assert_int_equal(dst.vgpus[0].type_id, 683);
+	vgpu_mig_offer_clear(&dst);
+	/* a record here holds the first UUID and its VF: a new UUID ("") and the next VFs */
+	vgpu_mig_offer(m, &recs, &src, &dst);
+	assert_string_equal(dst.vgpus[0].mdev_uuid, "");
+	assert_string_equal(dst.vgpus[1].mdev_uuid, v[1].mdev_uuid);
+	assert_string_equal(dst.vgpus[0].parent, "0000:3b:00.5");
+	assert_string_equal(dst.vgpus[1].parent, "0000:3b:00.6");
+	vgpu_mig_offer_clear(&dst);
+	/* an mdev of the target's has the UUID: taken too */
+	vgpu_strv_push(&m->gpus[0].parents[3].mdevs,
+		       vgpu_xstrdup("BBBBBBBB-2222-4333-8444-555555555552"));
+	vgpu_mig_offer(m, NULL, &src, &dst);
+	assert_string_equal(dst.vgpus[1].mdev_uuid, "");
+	vgpu_mig_offer_clear(&dst);
+	vgpu_model_free(m);
+}
+
 /* vgpu_params: comma-separated name=value; what is not named is off. */
 static void test_params_parse(void **state)
 {
@@ -360,8 +532,13 @@ int main(void)
 		cmocka_unit_test(test_topology),
 		cmocka_unit_test(test_capacity),
 		cmocka_unit_test(test_vgpu_params),
+		cmocka_unit_test(test_qemu_blockers),
+		cmocka_unit_test(test_machine_before),
+		cmocka_unit_test(test_downtime),
+		cmocka_unit_test(test_postcopy),
 		cmocka_unit_test(test_no_target),
 		cmocka_unit_test(test_offer),
+		cmocka_unit_test(test_offer_devices),
 		cmocka_unit_test(test_params_parse),
 	};
 

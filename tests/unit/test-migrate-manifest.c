@@ -202,10 +202,61 @@ static void test_bounds(void **state)
 	free(text);
 }
 
+/* libvirt's keys: downtime's sizes and the device migrate-xml retargets to. */
+static void test_libvirt_keys(void **state)
+{
+	struct vgpu_mig_vgpu v = h100;
+	struct vgpu_mig_host h = { .vgpus = &v, .n_vgpus = 1 }, back;
+	enum vgpu_cap_reason ok = VGPU_CAP_OK;
+	char dev[1][32] = { "0000:3b:00.0" };
+	char *text;
+
+	(void)state;
+	v.type_fb_mib = 20480;
+	v.runtime_state_bytes = 123456789;
+	strcpy(v.mdev_uuid, "aaaaaaaa-2222-4333-8444-555555555551");
+	strcpy(v.parent, "0000:3b:00.5");
+	v.numa_node = 1;
+	strcpy(v.cpus, "12-23,60-71");
+	h.reasons = &ok;
+	h.devices = dev;
+	text = vgpu_mig_manifest_format(&h);
+	assert_non_null(strstr(
+		text,
+		"\"type-framebuffer-mib\": 20480, \"runtime-state-bytes\": 123456789, \"mdev-uuid\": \"aaaaaaaa-2222-4333-8444-555555555551\", \"parent\": \"0000:3b:00.5\", \"numa-node\": 1, \"cpus\": \"12-23,60-71\""));
+	assert_int_equal(parse(text, &back), 0);
+	assert_int_equal(back.vgpus[0].type_fb_mib, 20480);
+	assert_int_equal(back.vgpus[0].runtime_state_bytes, 123456789);
+	assert_string_equal(back.vgpus[0].mdev_uuid, v.mdev_uuid);
+	assert_string_equal(back.vgpus[0].parent, "0000:3b:00.5");
+	assert_int_equal(back.vgpus[0].numa_node, 1);
+	assert_string_equal(back.vgpus[0].cpus, "12-23,60-71");
+	vgpu_mig_offer_clear(&back);
+	free(text);
+	/* not given: unknown (node -1); a parent in another spelling is normalized */
+	assert_int_equal(
+		parse("{\"vgpuctl-migrate\": 1, \"vgpus\": [{\"parent\": \"3B:00.5\", \"numa-node\": null}, {}]}",
+		      &back),
+		0);
+	assert_string_equal(back.vgpus[0].parent, "0000:3b:00.5");
+	assert_int_equal(back.vgpus[0].numa_node, -1);
+	assert_int_equal(back.vgpus[1].numa_node, -1);
+	assert_int_equal(back.vgpus[1].mdev_uuid[0], '\0');
+	vgpu_mig_offer_clear(&back);
+	/* values that would become paths are checked */
+	assert_int_equal(parse("{\"vgpuctl-migrate\": 1, \"vgpus\": [{\"mdev-uuid\": \"../x\"}]}",
+			       &back),
+			 -EINVAL);
+	assert_int_equal(parse("{\"vgpuctl-migrate\": 1, \"vgpus\": [{\"parent\": \"../../x\"}]}",
+			       &back),
+			 -EINVAL);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_manifest_round_trip),
+		cmocka_unit_test(test_libvirt_keys),
 		cmocka_unit_test(test_offer_round_trip),
 		cmocka_unit_test(test_unknown_keys),
 		cmocka_unit_test(test_refused),

@@ -168,3 +168,35 @@ char *virConnectGetHostname(virConnectPtr conn)
 	}
 	return strdup("fakehost");
 }
+
+/* migrate-check's calls: no domain by UUID, the test driver's type, no max downtime */
+virDomainPtr virDomainLookupByUUIDString(virConnectPtr conn, const char *uuid)
+{
+	(void)conn;
+	(void)uuid;
+	set_error("no such domain");
+	return NULL;
+}
+
+const char *virConnectGetType(virConnectPtr conn)
+{
+	(void)conn;
+	return "Test";
+}
+
+int virConnectGetVersion(virConnectPtr conn, unsigned long *version)
+{
+	(void)conn;
+	*version = 2;
+	return 0;
+}
+
+int virDomainMigrateGetMaxDowntime(virDomainPtr dom, unsigned long long *downtime,
+				   unsigned int flags)
+{
+	(void)dom;
+	(void)flags;
+	*downtime = 0;
+	set_error("not supported");
+	return -1;
+}
