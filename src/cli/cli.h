@@ -238,6 +238,22 @@ int cmd_migrate_offer(struct cli *c, int argc, char **argv);
 int cmd_migrate_check(struct cli *c, int argc, char **argv);
 /* The domain XML the target's hook would give: validated, its changes on stderr. */
 int cmd_migrate_xml(struct cli *c, int argc, char **argv);
+struct vgpu_mig_results;
+/*
+ * migrate-check with @argv as its own (argv[0] the command), its lines
+ * printed; with @keep set the answers are moved there (free them with
+ * vgpu_mig_results_free()) when the checks ran.  Return: its exit status.
+ */
+int cli_migrate_check(struct cli *c, int argc, char **argv, struct vgpu_mig_results *keep);
+/*
+ * The argv of `ssh HOST vgpuctl WHAT` for a qemu+ssh:// @uri, as migrate-check
+ * reaches the target (words in @buf of @len, at least strlen(@uri) + 1);
+ * argv[0] NULL for another URI.  Return: 0 or EXIT_USAGE (said).
+ */
+int cli_migrate_ssh_argv(struct cli *c, const char *uri, const char *what, char *buf, size_t len,
+			 const char **argv);
+/* vgpuctl migrate DOMAIN --to URI (module: libvirt): check, migrate live, verify the target. */
+int cmd_migrate(struct cli *c, int argc, char **argv);
 /*
  * A vGPU type a VF holds that no list names (a full vendor-VFIO GPU lists
  * nothing; H100 type 1059 beside free GIs of other profiles): ask NVML, the

@@ -416,6 +416,11 @@ static int parse_args(struct cli *c, const char *name, bool xml, int argc, char 
 
 int cmd_migrate_check(struct cli *c, int argc, char **argv)
 {
+	return cli_migrate_check(c, argc, argv, NULL);
+}
+
+int cli_migrate_check(struct cli *c, int argc, char **argv, struct vgpu_mig_results *keep)
+{
 	struct mig_args a = { 0 };
 	VGPU_AUTOFREE char *manifest = NULL;
 	struct source s = { 0 };
@@ -451,7 +456,10 @@ int cmd_migrate_check(struct cli *c, int argc, char **argv)
 		print_json(c, &res, verdict);
 	else
 		print_text(c, &res, verdict);
-	vgpu_mig_results_free(&res);
+	if (keep) /* vgpuctl migrate reads them */
+		*keep = res;
+	else
+		vgpu_mig_results_free(&res);
 	vgpu_mig_offer_clear(&src);
 	vgpu_mig_offer_clear(&dst);
 	source_clear(&s);
@@ -620,5 +628,18 @@ int cmd_migrate_xml(struct cli *c, int argc, char **argv)
 	vgpu_mig_offer_clear(&dst);
 	source_clear(&s);
 	free(a.buf);
+	return r;
+}
+
+int cli_migrate_ssh_argv(struct cli *c, const char *uri, const char *what, char *buf, size_t len,
+			 const char **argv)
+{
+	int r = offer_argv(c, "migrate", uri, NULL, buf, len, argv);
+	size_t n = 0;
+
+	while (r == 0 && argv[n])
+		n++;
+	if (n) /* "ssh ... HOST vgpuctl migrate-offer": the last word is @what */
+		argv[n - 1] = what;
 	return r;
 }

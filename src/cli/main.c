@@ -140,6 +140,18 @@ static const struct cli_command commands[] = {
 	  "  -c, --connect URI        (before the command) this host's libvirt, for its\n"
 	  "                           versions (default as virsh, none with --sysroot)\n",
 	  NULL, true },
+	{ "migrate", NULL,
+	  "migrate a running domain live after migrate-check, then check its vGPUs there",
+	  "DOMAIN --to URI [--force] [--migrate-uri URI] [--offer-command CMD] [--target-command CMD]",
+	  "      --to URI             the target's libvirt (peer to peer: as the source's\n"
+	  "                           libvirt reaches it); qemu+ssh://HOST/system\n"
+	  "      --force              migrate when the verdict is unknown (never no-go)\n"
+	  "      --migrate-uri URI    where QEMU's stream goes (tcp://HOST:PORT, unix:///PATH)\n"
+	  "      --offer-command CMD  as migrate-check's\n"
+	  "      --target-command CMD run CMD (words split at blanks, no shell) as the\n"
+	  "                           target's 'vgpuctl vgpus --json' afterwards\n"
+	  "  -c, --connect URI        (before the command) the source's libvirt\n",
+	  NULL, true },
 	{ "hook", cmd_hook, "libvirt qemu hook: re-create vGPUs at prepare, free at release",
 	  "DOMAIN OPERATION SUB-OPERATION EXTRA  (domain XML on stdin)", NULL, NULL, false },
 };

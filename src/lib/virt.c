@@ -7,6 +7,7 @@
  */
 #include <dlfcn.h>
 #include <errno.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
@@ -317,6 +318,57 @@ int vgpu_virt_validate(struct vgpu_ctx *ctx, const char *xml)
 	}
 	vgpu_exec_clear(&res);
 	return 0;
+}
+
+/* ---- live migration (vgpuctl migrate, #28) ---- */
+
+/* @sym of the loaded libvirt, or NULL with a message in @ctx. */
+static void *virt_sym(struct vgpu_ctx *ctx, struct vgpu_virt *v, const char *sym)
+{
+	void *f = dlsym(v->dl, sym);
+
+	if (!f)
+		vgpu_error(ctx, -ENOENT, "libvirt.so.0 lacks %s", sym);
+	return f;
+}
+
+int vgpu_virt_migrate(struct vgpu_ctx *ctx, struct vgpu_virt *v, const char *name,
+		      const char *dconnuri, const char *migrate_uri, unsigned long long downtime_ms)
+{
+	int (*set_downtime)(virDomainPtr, unsigned long long, unsigned int);
+	int (*migrate)(virDomainPtr, const char *, virTypedParameterPtr, unsigned int,
+		       unsigned int);
+	virTypedParameter params[1];
+	unsigned n = 0;
+	virDomainPtr d;
+	int r = 0;
+
+	*(void **)&set_downtime = virt_sym(ctx, v, "virDomainMigrateSetMaxDowntime");
+	*(void **)&migrate = virt_sym(ctx, v, "virDomainMigrateToURI3");
+	if (!set_downtime || !migrate)
+		return -ENOENT;
+	memset(params, 0, sizeof(params));
+	if (migrate_uri) {
+		snprintf(params[0].field, sizeof(params[0].field), "%s", VIR_MIGRATE_PARAM_URI);
+		params[0].type = VIR_TYPED_PARAM_STRING;
+		params[0].value.s = (char *)migrate_uri;
+		n = 1;
+	}
+	d = v->api.lookup_name(v->conn, name);
+	if (!d)
+		return vgpu_error(ctx, -ENOENT, "domain '%s': %s", name, v->api.last_error());
+	if (downtime_ms && set_downtime(d, downtime_ms, 0) < 0)
+		r = vgpu_error(ctx, -EIO,
+			       "cannot set domain '%s''s maximum downtime to %llu ms: %s", name,
+			       downtime_ms, v->api.last_error());
+	/* never VIR_MIGRATE_POSTCOPY: NVIDIA and RHEL do not support it for vGPUs */
+	if (r == 0 && migrate(d, dconnuri, params, n,
+			      VIR_MIGRATE_LIVE | VIR_MIGRATE_PEER2PEER | VIR_MIGRATE_PERSIST_DEST |
+				      VIR_MIGRATE_UNDEFINE_SOURCE) < 0)
+		r = vgpu_error(ctx, -EIO, "libvirt did not migrate domain '%s' to '%s': %s", name,
+			       dconnuri, v->api.last_error());
+	v->api.dom_free(d);
+	return r;
 }
 
 int vgpu_virt_local_version(struct vgpu_ctx *ctx, unsigned long *version)

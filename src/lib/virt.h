@@ -145,6 +145,26 @@ int vgpu_virt_domain_migratable(struct vgpu_ctx *ctx, struct vgpu_virt *v, const
  * validate, or another -errno of running it.
  */
 int vgpu_virt_validate(struct vgpu_ctx *ctx, const char *xml);
+
+/* ---- live migration (vgpuctl migrate, #28): its symbols are looked up when called ---- */
+
+/**
+ * vgpu_virt_migrate() - migrate a running domain live, peer to peer
+ * (VIR_MIGRATE_LIVE | PEER2PEER | PERSIST_DEST | UNDEFINE_SOURCE; never
+ * post-copy), after setting its maximum downtime.
+ * @ctx: where errors go
+ * @v: the source's connection
+ * @name: the domain
+ * @dconnuri: the target's libvirt URI, as the source's libvirt daemon reaches it
+ * @migrate_uri: where QEMU's stream goes ("tcp://HOST:PORT", "unix:///PATH"),
+ *               or NULL for libvirt's choice
+ * @downtime_ms: the maximum downtime to set first; 0 leaves the domain's
+ * Return: 0 once the domain runs on the target, or -ENOENT (no such domain) /
+ * -EIO (libvirt's message; the domain still runs here) with a message in @ctx.
+ */
+int vgpu_virt_migrate(struct vgpu_ctx *ctx, struct vgpu_virt *v, const char *name,
+		      const char *dconnuri, const char *migrate_uri,
+		      unsigned long long downtime_ms);
 /**
  * vgpu_virt_local_version() - the version of the libvirt library on this
  * host, without a connection (virGetVersion(); the hook may not connect):

@@ -85,7 +85,7 @@ has() {
 checks() { # MODE
 	local m=$1 s="vgpuctl --sysroot $host"
 	expect "$m" "vgpuctl ty" types
-	expect "$m" "vgpuctl mi" mig migrate-check migrate-offer migrate-xml
+	expect "$m" "vgpuctl mi" mig migrate migrate-check migrate-offer migrate-xml
 	has "$m" "vgpuctl " gpus vfs types topology xml plan assign release mig apply assert why \
 		vgpus hook help
 	expect "$m" "vgpuctl --s" --sysroot

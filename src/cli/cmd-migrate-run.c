@@ -1,0 +1,341 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+/*
+ * vgpuctl migrate DOMAIN --to URI: a live migration in one command (issue
+ * #28).  It runs migrate-check (the same code and output), refuses on
+ * no-go (exit 3) and on unknown unless --force (exit 1), sets the maximum
+ * downtime the downtime check names, and has libvirt migrate the domain
+ * live, peer to peer, persistent on the target and undefined here (never
+ * post-copy: NVIDIA does not support it for vGPUs).  The target's hook
+ * chooses its devices (migrate begin) and makes them (prepare).  Then it
+ * asks the target for its vGPUs (`vgpuctl vgpus --json` over ssh for a
+ * qemu+ssh:// URI, or --target-command CMD): each of the domain's must be
+ * active there and held for its UUID.  Only then are the source's vGPUs and
+ * records freed, as release does (the domain is no longer defined here).
+ * Exit status as assert: 0 done, 3 refused by a check, 1 failed, 2 usage.
+ */
+#include <errno.h>
+#include <getopt.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "assign.h"
+#include "cleanup.h"
+#include "cli.h"
+#include "exec.h"
+#include "migrate-check.h"
+#include "records.h"
+#include "release.h"
+#include "virt.h"
+
+#define MIGRATE_WORDS 64
+#define TARGET_TIMEOUT_MS 60000
+
+/* @cmd split at blanks (no quoting, no shell) into @argv (MIGRATE_WORDS + 1); words in @buf. */
+static size_t split_words(char *buf, const char **argv)
+{
+	size_t n = 0;
+	char *save = NULL;
+
+	for (char *w = strtok_r(buf, " \t", &save); w && n < MIGRATE_WORDS - 1;
+	     w = strtok_r(NULL, " \t", &save))
+		argv[n++] = w;
+	argv[n] = NULL;
+	return n;
+}
+
+/* The ms the downtime check's next step names (migrate-setmaxdowntime DOMAIN MS); 0: none. */
+static unsigned long long downtime_named(const struct vgpu_mig_results *res)
+{
+	const struct vgpu_mig_result *x = vgpu_mig_result_find(res, "downtime");
+	const char *p = x && x->next ? strstr(x->next, "migrate-setmaxdowntime") : NULL;
+
+	if (!p)
+		return 0;
+	p += strlen("migrate-setmaxdowntime");
+	for (int word = 0; word < 2 && *p; word++) { /* past DOMAIN, to MS */
+		p += strspn(p, " ");
+		if (word == 0)
+			p += strcspn(p, " ");
+	}
+	return strtoull(p, NULL, 10);
+}
+
+/*
+ * The verdict migrate acts on: migrate-check's, except that the downtime
+ * check is not held against it when it names a value (migrate sets it).
+ */
+static enum vgpu_mig_verdict migrate_verdict(const struct vgpu_mig_results *res,
+					     unsigned long long downtime)
+{
+	enum vgpu_mig_verdict v = VGPU_MIG_GO;
+
+	for (size_t i = 0; i < res->n; i++) {
+		const struct vgpu_mig_result *x = &res->items[i];
+
+		if (downtime && strcmp(x->id, "downtime") == 0)
+			continue;
+		if (x->status == VGPU_MIG_FAIL)
+			return VGPU_MIG_NO_GO;
+		if (x->status == VGPU_MIG_UNKNOWN)
+			v = VGPU_MIG_UNSURE;
+	}
+	return v;
+}
+
+/*
+ * In the target's `vgpus --json`: how many vGPUs held for @uuid are active
+ * (*active) and how many are in another state (*other, the first named in
+ * @state).  The document is vgpuctl's own: one key per line.
+ */
+static void count_target(const char *json, const char *uuid, size_t *active, size_t *other,
+			 char *state, size_t len)
+{
+	char key[80];
+	const char *p = json;
+
+	*active = *other = 0;
+	snprintf(key, sizeof(key), "\"domain_uuid\": \"%s\"", uuid);
+	while ((p = strstr(p, key))) {
+		const char *end = strchr(p, '}');
+		const char *s = strstr(p, "\"state\": \"");
+
+		p += strlen(key);
+		if (!s || (end && s > end))
+			continue;
+		s += strlen("\"state\": \"");
+		if (strncmp(s, "active\"", 7) == 0) {
+			(*active)++;
+		} else if ((*other)++ == 0) {
+			snprintf(state, len, "%.*s", (int)strcspn(s, "\""), s);
+		}
+	}
+}
+
+struct migrate_run {
+	const char *domain, *to, *connect, *offer_cmd, *target_cmd, *migrate_uri;
+	bool force;
+};
+
+static int parse_args(struct cli *c, int argc, char **argv, struct migrate_run *m)
+{
+	static const struct option opts[] = {
+		{ "to", required_argument, NULL, 't' },
+		{ "offer-command", required_argument, NULL, 'O' },
+		{ "target-command", required_argument, NULL, 'T' },
+		{ "migrate-uri", required_argument, NULL, 'U' },
+		{ "force", no_argument, NULL, 'f' },
+		{ "help", no_argument, NULL, 'h' },
+		{ 0 },
+	};
+	struct cli_opts go = { .cmd = "migrate", .own = opts, .own_short = "h" };
+	int o;
+
+	while ((o = cli_getopt(c, &go, argc, argv)) != -1) {
+		switch (o) {
+		case 't':
+			m->to = optarg;
+			break;
+		case 'O':
+			m->offer_cmd = optarg;
+			break;
+		case 'T':
+			m->target_cmd = optarg;
+			break;
+		case 'U':
+			m->migrate_uri = optarg;
+			break;
+		case 'f':
+			m->force = true;
+			break;
+		case 'h':
+			return CLI_HELP;
+		default:
+			return EXIT_USAGE; /* cli_getopt() said why */
+		}
+	}
+	if (optind >= argc)
+		return cli_usage_error(c, "migrate", "which domain? (DOMAIN: a name or UUID)");
+	m->domain = argv[optind++];
+	if (optind < argc)
+		return cli_usage_error(c, "migrate", "unexpected argument '%s'", argv[optind]);
+	if (!m->to)
+		return cli_usage_error(c, "migrate", "where to? (--to URI)");
+	if (c->json)
+		return cli_usage_error(c, "migrate", "--json is for migrate-check");
+	/* as migrate-check: -c before the command, else the default unless --sysroot */
+	m->connect = c->connect ? c->connect : c->sysroot ? NULL : cli_default_uri();
+	if (!m->connect) {
+		cli_error(
+			c,
+			"migrate %s: the domain is migrated through libvirt: give -c URI with --sysroot; nothing moved",
+			m->domain);
+		return EXIT_FAILURE;
+	}
+	return 0;
+}
+
+/* Ask the target for its vGPUs: 0 when every one of @uuid's @want is active there. */
+static int verify_target(struct cli *c, const char *const *argv, const struct migrate_run *m,
+			 const char *uuid, size_t want)
+{
+	struct vgpu_exec_result res;
+	size_t active, other;
+	char state[32] = "";
+	int r = vgpu_exec(&c->ctx, argv, TARGET_TIMEOUT_MS, &res);
+
+	if (r == 0 && res.status != 0)
+		r = vgpu_exec_failed(&c->ctx, argv, &res);
+	if (r < 0) {
+		vgpu_exec_clear(&res);
+		cli_error(
+			c,
+			"migrate %s: it runs on '%s', but its vGPUs there are not known: %s; the source's vGPUs are kept",
+			m->domain, m->to, vgpu_ctx_error(&c->ctx));
+		return EXIT_FAILURE;
+	}
+	count_target(res.out, uuid, &active, &other, state, sizeof(state));
+	vgpu_exec_clear(&res);
+	if (active != want || other) {
+		cli_error(
+			c,
+			"migrate %s: it runs on '%s', but %zu of its %zu vGPUs are active there (%zu %s); the source's vGPUs are kept",
+			m->domain, m->to, active, want, other, other ? state : "missing");
+		return EXIT_FAILURE;
+	}
+	return 0;
+}
+
+/* After the migration: free what the domain held here (the definition went with it). */
+static int release_source(struct cli *c, const struct migrate_run *m, struct _xmlDoc *doc,
+			  const struct vgpu_domain_info *dom)
+{
+	struct vgpu_domain_target t = { 0 }; /* the edited definition is handed back, dropped */
+	char *xml = NULL;
+	int r = vgpu_release(&c->ctx, c->fs, doc, dom, NULL, &t, &xml);
+
+	free(xml);
+	if (r < 0) {
+		cli_error(
+			c,
+			"migrate %s: it runs on '%s' with its vGPUs, but the source's were not freed: %s; free them with vgpuctl release --from FILE",
+			m->domain, m->to, vgpu_ctx_error(&c->ctx));
+		return EXIT_FAILURE;
+	}
+	return 0;
+}
+
+/* The target's argv for `vgpuctl vgpus --json`, into @argv; 0 or an exit status (said). */
+static int target_argv(struct cli *c, const struct migrate_run *m, char *buf, size_t len,
+		       const char **argv)
+{
+	size_t n = 0;
+
+	if (m->target_cmd) {
+		snprintf(buf, len, "%s", m->target_cmd);
+		if (!split_words(buf, argv))
+			return cli_usage_error(c, "migrate", "--target-command is empty");
+		return 0;
+	}
+	if (cli_migrate_ssh_argv(c, m->to, "vgpus", buf, len, argv))
+		return EXIT_USAGE;
+	while (argv[n])
+		n++;
+	if (!n) { /* as migrate-check's: not a usage error, but nothing can be verified */
+		cli_error(
+			c,
+			"migrate %s: --to '%s': no way to ask the target for its vGPUs afterwards (a qemu+ssh:// URI, or --target-command CMD); nothing moved",
+			m->domain, m->to);
+		return EXIT_FAILURE;
+	}
+	argv[n++] = "--json";
+	argv[n] = NULL;
+	return 0;
+}
+
+int cmd_migrate(struct cli *c, int argc, char **argv)
+{
+	struct migrate_run m = { 0 };
+	struct vgpu_mig_results res = { 0 };
+	const char *check[8], *target[MIGRATE_WORDS + 1];
+	VGPU_AUTOFREE char *buf = NULL;
+	VGPU_AUTOFREE char *xml = NULL;
+	VGPU_AUTOPTR(virt) v = NULL;
+	VGPU_AUTOPTR(xmldoc) doc = NULL;
+	struct vgpu_domain_info dom = { 0 };
+	unsigned long long downtime = 0;
+	enum vgpu_mig_verdict verdict;
+	size_t n = 0, want = 0;
+	bool active = false;
+	int r = parse_args(c, argc, argv, &m);
+
+	if (r)
+		return r;
+	buf = vgpu_xmalloc(strlen(m.to) + (m.target_cmd ? strlen(m.target_cmd) : 0) + 16);
+	r = target_argv(c, &m, buf, strlen(m.to) + (m.target_cmd ? strlen(m.target_cmd) : 0) + 16,
+			target);
+	if (r)
+		return r;
+	/* migrate-check, as its own command: its lines and verdict are ours */
+	check[n++] = "migrate-check";
+	check[n++] = m.domain;
+	check[n++] = "--to";
+	check[n++] = m.to;
+	if (m.offer_cmd) {
+		check[n++] = "--offer-command";
+		check[n++] = m.offer_cmd;
+	}
+	check[n] = NULL;
+	r = cli_migrate_check(c, (int)n, (char **)check, &res);
+	if (!res.n) /* the checks did not run: migrate-check said why */
+		return r ? r : EXIT_FAILURE;
+	downtime = downtime_named(&res);
+	verdict = migrate_verdict(&res, downtime);
+	if (downtime && vgpu_mig_result_find(&res, "downtime")->status != VGPU_MIG_PASS)
+		fprintf(c->err,
+			"vgpuctl: migrate %s: downtime is not held against it: migrate sets the maximum downtime to %llu ms first\n",
+			m.domain, downtime);
+	vgpu_mig_results_free(&res);
+	if (verdict == VGPU_MIG_NO_GO) {
+		cli_error(c, "migrate %s: refused: a check failed (FAIL above); nothing moved",
+			  m.domain);
+		return EXIT_DIFFERS;
+	}
+	if (verdict == VGPU_MIG_UNSURE && !m.force) {
+		cli_error(
+			c,
+			"migrate %s: the verdict is unknown (UNKNOWN above); nothing moved; --force migrates anyway",
+			m.domain);
+		return EXIT_FAILURE;
+	}
+	for (size_t i = 0; i < c->recs.n; i++)
+		want += vgpu_mig_record_is(&c->recs.v[i], m.domain);
+	/* the source's definition, for the release here afterwards */
+	if (vgpu_virt_open_host(&c->ctx, m.connect, c->fs, &v) < 0 ||
+	    vgpu_virt_domain_xml(&c->ctx, v, m.domain, &xml, &active) < 0 ||
+	    vgpu_domain_parse(&c->ctx, xml, strlen(xml), m.domain, &doc) < 0) {
+		cli_error(c, "migrate %s: %s; nothing moved", m.domain, vgpu_ctx_error(&c->ctx));
+		return EXIT_FAILURE;
+	}
+	if (!active) {
+		cli_error(
+			c,
+			"migrate %s: the domain is not running; a live migration needs it running; nothing moved",
+			m.domain);
+		return EXIT_FAILURE;
+	}
+	vgpu_domain_read(c->fs, doc, &dom);
+	if (vgpu_virt_migrate(&c->ctx, v, m.domain, m.to, m.migrate_uri, downtime) < 0) {
+		cli_error(c, "migrate %s: %s", m.domain, vgpu_ctx_error(&c->ctx));
+		vgpu_domain_info_clear(&dom);
+		return EXIT_FAILURE;
+	}
+	r = verify_target(c, target, &m, dom.uuid, want);
+	if (r == 0 && want)
+		r = release_source(c, &m, doc, &dom);
+	if (r == 0)
+		fprintf(c->out,
+			"migrated: %s runs on %s with %zu vGPU%s active there; the source's %s freed\n",
+			m.domain, m.to, want, want == 1 ? "" : "s", want == 1 ? "is" : "are");
+	vgpu_domain_info_clear(&dom);
+	return r;
+}
