@@ -534,7 +534,8 @@ static bool parse_vgpu(struct jp *j, struct vgpu_mig_vgpu *v, char *device,
 				return false;
 			if (buf[0] && !vgpu_uuid_valid(buf))
 				return bad(j, "mdev-uuid is not a UUID");
-			snprintf(v->mdev_uuid, sizeof(v->mdev_uuid), "%s", buf);
+			snprintf(v->mdev_uuid, sizeof(v->mdev_uuid), "%.*s", VGPU_UUID_LEN - 1,
+				 buf);
 		} else if (!strcmp(key, "parent")) {
 			if (!ostr(j, buf, sizeof(buf)))
 				return false;
