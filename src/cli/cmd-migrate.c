@@ -61,6 +61,15 @@ static int connect_libvirt(struct cli *c, const char *cmd, bool say, struct vgpu
 	return 0;
 }
 
+/* Does @p give a vGPU of @src another interface? */
+static bool iface_changes(const struct vgpu_mig_host *src, const struct vgpu_mplan *p)
+{
+	for (size_t i = 0; i < p->n_landing && i < src->n_vgpus; i++)
+		if (p->landing[i].iface != src->vgpus[i].iface)
+			return true;
+	return false;
+}
+
 /*
  * The hook's decision for the source's domain (vgpu_mplan_make(), as its
  * migrate begin would make it now): in @dst->plan, or why not in
@@ -98,6 +107,15 @@ static void offer_plan(struct cli *c, const struct vgpu_mig_host *src, struct vg
 			.display = s->display,
 		};
 	}
+	dst->plan = vgpu_xcalloc(1, sizeof(*dst->plan));
+	/* without an interface change the gate does not matter: libvirt is not loaded */
+	in.iface_change = true;
+	if (vgpu_mplan_make(&c->ctx, c->model, &live, &in, dst->plan) == 0 &&
+	    !iface_changes(src, dst->plan)) {
+		free(live.v);
+		return;
+	}
+	vgpu_ctx_clear(&c->ctx);
 	/* the hook's gate is this host's libvirt; the source's is in its manifest */
 	in.iface_change = cli_iface_change_allowed(&c->ctx, why, sizeof(why));
 	if (in.iface_change && src->libvirt < VGPU_MIG_MIN_LIBVIRT_CROSS) {
@@ -114,7 +132,6 @@ static void offer_plan(struct cli *c, const struct vgpu_mig_host *src, struct vg
 				"the source's libvirt version is unknown, and an interface change needs libvirt 11.0 or later on both ends");
 	}
 	in.iface_change_why = why;
-	dst->plan = vgpu_xcalloc(1, sizeof(*dst->plan));
 	if (vgpu_mplan_make(&c->ctx, c->model, &live, &in, dst->plan) < 0) {
 		snprintf(dst->plan_error, sizeof(dst->plan_error), "%s", vgpu_ctx_error(&c->ctx));
 		vgpu_ctx_clear(&c->ctx);
