@@ -2,9 +2,11 @@
 /*
  * vgpuctl migrate-offer: the target's side of a live migration check.  It
  * reads the source's manifest on stdin and answers with the offer: this
- * host's versions (libvirt and QEMU from its libvirt connection) and, per
- * vGPU, the GPU and device the capacity model would give or why none
- * (docs/migration.md).  It writes nothing and reserves nothing.
+ * host's versions (libvirt and QEMU from its libvirt connection), per vGPU
+ * the GPU the capacity model would give or why none, and the decision this
+ * host's hook would make at migrate begin (vgpu_mplan_make(): each vGPU's
+ * landing, the node, CPUs and pins, or the hook's refusal;
+ * docs/migration.md).  It writes nothing and reserves nothing.
  *
  * vgpuctl migrate-check DOMAIN --to URI: the source's side.  It reads the
  * domain from libvirt (its migratable XML and vgpuctl's metadata, the
@@ -14,7 +16,8 @@
  * verdict.
  *
  * vgpuctl migrate-xml DOMAIN --to URI: the domain XML the target's hook
- * would produce from the same offer, validated, with its changes on stderr.
+ * would produce, from the offer's decision and retargeted as the hook does
+ * (the same options), validated, with its changes on stderr.
  */
 #include <errno.h>
 #include <getopt.h>
