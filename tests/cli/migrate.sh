@@ -14,7 +14,9 @@
 # vGPUs come from its migratable XML and vgpuctl's metadata; each of engine,
 # qemu-blockers, downtime and post-copy gets a source/target pair that fails it,
 # and it alone.  migrate-xml: the target's device (UUID kept, or taken and
-# replaced), validated, its guest-visible lines byte-identical to the source's.
+# replaced), validated, its guest-visible lines byte-identical to the source's;
+# for a domain pinned on node 1 landing on node 0 and for a taken mdev UUID,
+# byte for byte the XML the target's hook prints (the new UUID normalized).
 #   migrate.sh VGPUCTL SRCDIR
 # shellcheck disable=SC2015 # "A && B || fail": fail when either check fails
 set -u
