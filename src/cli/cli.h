@@ -4,6 +4,7 @@
 
 #include <getopt.h>
 #include <stdbool.h>
+#include <stdint.h>
 #include <stdio.h>
 
 #include "ctx.h"
@@ -214,6 +215,19 @@ int cmd_release(struct cli *c, int argc, char **argv);
 /* The hook's filter (core): the work, once stdin must be parsed, is cmd_hook_live (module). */
 int cmd_hook(struct cli *c, int argc, char **argv);
 int cmd_hook_live(struct cli *c, int argc, char **argv);
+/*
+ * (cmd-hook.c, module) May a vGPU migrating here change its interface: this
+ * host's libvirt library (no connection) is 11.0 or later?  @why says why
+ * not, for the refusal.  The hook and migrate-offer ask the same.
+ */
+bool cli_iface_change_allowed(struct vgpu_ctx *ctx, char *why, size_t len);
+/*
+ * (cmd-hook.c, module) A migrating domain's <vcpu> (1 when none) and memory
+ * in KiB (0: not checked), as the hook and migrate-xml read them; 0 or -EINVAL.
+ */
+struct _xmlDoc;
+int cli_migrate_size(struct vgpu_ctx *ctx, struct _xmlDoc *doc, unsigned *vcpus,
+		     uint64_t *memory_kib);
 /* Run cmd_@name from the XML module. */
 int cli_run_module(struct cli *c, const char *name, int argc, char **argv);
 int cmd_vgpus(struct cli *c, int argc, char **argv);

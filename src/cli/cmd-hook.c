@@ -50,12 +50,7 @@ static int parse_domain(struct vgpu_ctx *ctx, const struct cli *c, char uuid[VGP
 
 #define LIBVIRT_IFACE_CHANGE 11000000ul /* mdev <-> VF migrates from libvirt 11.0 on */
 
-/*
- * May a vGPU change its interface here: this host's libvirt library (no
- * connection: the daemon waits for the hook) is 11.0 or later?  @why says
- * why not, for the refusal.
- */
-static bool iface_change_allowed(struct vgpu_ctx *ctx, char *why, size_t len)
+bool cli_iface_change_allowed(struct vgpu_ctx *ctx, char *why, size_t len)
 {
 	unsigned long v = 0;
 
@@ -74,9 +69,8 @@ static bool iface_change_allowed(struct vgpu_ctx *ctx, char *why, size_t len)
 	return v >= LIBVIRT_IFACE_CHANGE;
 }
 
-/* migrate: what the hook needs of our metadata and the definition (@m read from @doc). */
-static int migrate_inputs(struct vgpu_ctx *ctx, struct _xmlDoc *doc, const struct vgpu_meta *m,
-			  struct vgpu_hook_vgpu *v, struct vgpu_hook_domain *d)
+int cli_migrate_size(struct vgpu_ctx *ctx, struct _xmlDoc *doc, unsigned *vcpus,
+		     uint64_t *memory_kib)
 {
 	VGPU_AUTOFREE char *vcpu = vgpu_domain_field(doc, "vcpu");
 	long n = 1;
@@ -85,11 +79,22 @@ static int migrate_inputs(struct vgpu_ctx *ctx, struct _xmlDoc *doc, const struc
 	if (vcpu && (vgpu_parse_long(vcpu, &n) < 0 || n < 1 || n > VGPU_MAX_CPUS))
 		return vgpu_error(ctx, -EINVAL, "the domain's <vcpu> '%s' is not a vCPU count",
 				  vcpu);
-	d->vcpus = (unsigned)n;
-	if (vgpu_domain_memory_kib(ctx, doc, &d->memory_kib) < 0) {
+	*vcpus = (unsigned)n;
+	if (vgpu_domain_memory_kib(ctx, doc, memory_kib) < 0) {
 		vgpu_ctx_clear(ctx); /* not checked against the node */
-		d->memory_kib = 0;
+		*memory_kib = 0;
 	}
+	return 0;
+}
+
+/* migrate: what the hook needs of our metadata and the definition (@m read from @doc). */
+static int migrate_inputs(struct vgpu_ctx *ctx, struct _xmlDoc *doc, const struct vgpu_meta *m,
+			  struct vgpu_hook_vgpu *v, struct vgpu_hook_domain *d)
+{
+	int e = cli_migrate_size(ctx, doc, &d->vcpus, &d->memory_kib);
+
+	if (e < 0)
+		return e;
 	for (size_t i = 0; i < m->n_vgpus; i++) {
 		const struct vgpu_meta_vgpu *mv = &m->vgpus[i];
 
@@ -162,7 +167,7 @@ static int migrate(struct cli *c, struct _xmlDoc *doc, struct vgpu_hook_domain *
 	if (e == 0)
 		e = migrate_inputs(&c->ctx, doc, &m, v, d);
 	if (e == 0 && m.n_vgpus) {
-		d->iface_change = iface_change_allowed(&c->ctx, why, sizeof(why));
+		d->iface_change = cli_iface_change_allowed(&c->ctx, why, sizeof(why));
 		d->iface_change_why = why;
 	}
 	if (e == 0 && !c->fs)

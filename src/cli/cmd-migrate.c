@@ -2,9 +2,11 @@
 /*
  * vgpuctl migrate-offer: the target's side of a live migration check.  It
  * reads the source's manifest on stdin and answers with the offer: this
- * host's versions (libvirt and QEMU from its libvirt connection) and, per
- * vGPU, the GPU and device the capacity model would give or why none
- * (docs/migration.md).  It writes nothing and reserves nothing.
+ * host's versions (libvirt and QEMU from its libvirt connection), per vGPU
+ * the GPU the capacity model would give or why none, and the decision this
+ * host's hook would make at migrate begin (vgpu_mplan_make(): each vGPU's
+ * landing, the node, CPUs and pins, or the hook's refusal;
+ * docs/migration.md).  It writes nothing and reserves nothing.
  *
  * vgpuctl migrate-check DOMAIN --to URI: the source's side.  It reads the
  * domain from libvirt (its migratable XML and vgpuctl's metadata, the
@@ -14,13 +16,15 @@
  * verdict.
  *
  * vgpuctl migrate-xml DOMAIN --to URI: the domain XML the target's hook
- * would produce from the same offer, validated, with its changes on stderr.
+ * would produce, from the offer's decision and retargeted as the hook does
+ * (the same options), validated, with its changes on stderr.
  */
 #include <errno.h>
 #include <getopt.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 #include "cleanup.h"
 #include "cli.h"
@@ -29,6 +33,7 @@
 #include "exec.h"
 #include "json.h"
 #include "migrate-manifest.h"
+#include "migrate-plan.h"
 #include "nvml.h"
 #include "outfile.h"
 #include "read-host.h"
@@ -57,6 +62,84 @@ static int connect_libvirt(struct cli *c, const char *cmd, bool say, struct vgpu
 	if (say)
 		fprintf(c->err, "vgpuctl: %s: %s\n", cmd, vgpu_ctx_error(&c->ctx));
 	return 0;
+}
+
+/* Does @p give a vGPU of @src another interface? */
+static bool iface_changes(const struct vgpu_mig_host *src, const struct vgpu_mplan *p)
+{
+	for (size_t i = 0; i < p->n_landing && i < src->n_vgpus; i++)
+		if (p->landing[i].iface != src->vgpus[i].iface)
+			return true;
+	return false;
+}
+
+/*
+ * The hook's decision for the source's domain (vgpu_mplan_make(), as its
+ * migrate begin would make it now): in @dst->plan, or why not in
+ * @dst->plan_error.  An older source's manifest (no domain UUID) gets none.
+ */
+static void offer_plan(struct cli *c, const struct vgpu_mig_host *src, struct vgpu_mig_host *dst)
+{
+	struct vgpu_mplan_vgpu v[VGPU_MAX_VGPUS];
+	struct vgpu_records live = { 0 };
+	struct vgpu_mplan_in in = { .uuid = src->uuid,
+				    .vgpus = v,
+				    .n_vgpus = src->n_vgpus,
+				    .vcpus = src->vcpus,
+				    .memory_kib = src->memory_kib,
+				    .pinned = src->pinned };
+	long long now = (long long)time(NULL);
+	char why[512];
+
+	if (!src->uuid[0] || !src->n_vgpus)
+		return;
+	/* what the hook's writer sees: expired incoming records dropped */
+	live.v = vgpu_xcalloc(c->recs.n + 1, sizeof(*live.v));
+	for (size_t i = 0; i < c->recs.n; i++)
+		if (!vgpu_record_expired(&c->recs.v[i], now))
+			live.v[live.n++] = c->recs.v[i];
+	for (size_t i = 0; i < src->n_vgpus && i < VGPU_MAX_VGPUS; i++) {
+		const struct vgpu_mig_vgpu *s = &src->vgpus[i];
+		bool mdev = s->iface == VGPU_IFACE_MDEV;
+
+		v[i] = (struct vgpu_mplan_vgpu){
+			.profile = s->type_name,
+			.iface = s->iface,
+			.mdev_uuid = mdev && s->mdev_uuid[0] ? s->mdev_uuid : NULL,
+			.vf = !mdev && s->parent[0] ? s->parent : NULL,
+			.display = s->display,
+		};
+	}
+	dst->plan = vgpu_xcalloc(1, sizeof(*dst->plan));
+	/* without an interface change the gate does not matter: libvirt is not loaded */
+	in.iface_change = true;
+	if (vgpu_mplan_make(&c->ctx, c->model, &live, &in, dst->plan) == 0 &&
+	    !iface_changes(src, dst->plan)) {
+		free(live.v);
+		return;
+	}
+	vgpu_ctx_clear(&c->ctx);
+	/* the hook's gate is this host's libvirt; the source's is in its manifest */
+	in.iface_change = cli_iface_change_allowed(&c->ctx, why, sizeof(why));
+	if (in.iface_change && src->libvirt < VGPU_MIG_MIN_LIBVIRT_CROSS) {
+		in.iface_change = false;
+		if (src->libvirt)
+			snprintf(
+				why, sizeof(why),
+				"the source's libvirt is %lu.%lu.%lu, and an interface change needs libvirt 11.0 or later on both ends",
+				src->libvirt / 1000000, src->libvirt / 1000 % 1000,
+				src->libvirt % 1000);
+		else
+			snprintf(
+				why, sizeof(why),
+				"the source's libvirt version is unknown, and an interface change needs libvirt 11.0 or later on both ends");
+	}
+	in.iface_change_why = why;
+	if (vgpu_mplan_make(&c->ctx, c->model, &live, &in, dst->plan) < 0) {
+		snprintf(dst->plan_error, sizeof(dst->plan_error), "%s", vgpu_ctx_error(&c->ctx));
+		vgpu_ctx_clear(&c->ctx);
+	}
+	free(live.v);
 }
 
 int cmd_migrate_offer(struct cli *c, int argc, char **argv)
@@ -100,16 +183,7 @@ int cmd_migrate_offer(struct cli *c, int argc, char **argv)
 	vgpu_mig_offer(c->model, &c->recs, &src, &dst);
 	vgpu_nvml_mig_target(c->nvml, c->model, &src, &dst);
 	vgpu_host_driver_build(c->fs, &dst);
-	/* an mdev whose UUID is taken here gets a new one, as the hook would give it */
-	for (size_t i = 0; i < dst.n_vgpus; i++)
-		if (dst.reasons[i] == VGPU_CAP_OK && dst.vgpus[i].iface == VGPU_IFACE_MDEV &&
-		    !dst.vgpus[i].mdev_uuid[0] &&
-		    vgpu_uuid_generate(&c->ctx, dst.vgpus[i].mdev_uuid) < 0) {
-			cli_error(c, "migrate-offer: %s", vgpu_ctx_error(&c->ctx));
-			vgpu_mig_offer_clear(&dst);
-			vgpu_mig_offer_clear(&src);
-			return EXIT_FAILURE;
-		}
+	offer_plan(c, &src, &dst);
 	vgpu_host_versions(c->fs, &dst.kernel, dst.driver_version, sizeof(dst.driver_version));
 	if (v && vgpu_virt_versions(&c->ctx, v, &dst.libvirt, &dst.qemu) < 0)
 		fprintf(c->err, "vgpuctl: migrate-offer: %s\n", vgpu_ctx_error(&c->ctx));
@@ -228,6 +302,27 @@ static void source_of(struct cli *c, const struct vgpu_records *recs, const char
 }
 
 /*
+ * The shared plan's keys of the manifest (migrate-plan.h): the domain's UUID,
+ * size and pinning, and per vGPU its source VF and display, as the target's
+ * hook reads them from the migratable XML.  0 or -errno (said in the ctx).
+ */
+static int source_plan_facts(struct cli *c, const struct source *s, struct vgpu_mig_host *src)
+{
+	VGPU_AUTOFREE char *uuid = vgpu_domain_field(s->doc, "uuid");
+
+	if (uuid && !vgpu_uuid_normalize(uuid, src->uuid))
+		src->uuid[0] = '\0';
+	src->pinned = s->meta.pinned;
+	for (size_t i = 0; i < src->n_vgpus && i < s->meta.n_vgpus; i++) {
+		const struct vgpu_meta_vgpu *m = &s->meta.vgpus[i];
+
+		snprintf(src->vgpus[i].parent, sizeof(src->vgpus[i].parent), "%s", m->vf);
+		src->vgpus[i].display = vgpu_domain_hostdev_display(s->doc, m);
+	}
+	return cli_migrate_size(&c->ctx, s->doc, &src->vcpus, &src->memory_kib) < 0;
+}
+
+/*
  * Fill @src, the manifest of @domain: from libvirt when there is a
  * connection (its migratable XML, our metadata in it, the versions, the
  * max downtime), else from the owner records (said on stderr).  @need_xml:
@@ -287,6 +382,11 @@ static int read_source(struct cli *c, const char *cmd, const char *domain, bool 
 	}
 	source_of(c, &recs, domain, src);
 	free(recs.v);
+	r = source_plan_facts(c, s, src);
+	if (r) {
+		cli_error(c, "%s: domain '%s': %s", cmd, domain, vgpu_ctx_error(&c->ctx));
+		return EXIT_FAILURE;
+	}
 	vgpu_domain_mig_facts(s->doc, s->meta.n_vgpus ? &s->meta : NULL, &s->facts);
 	src->domain = &s->facts;
 	/* not running, or a driver that does not say: QEMU starts with its default */
@@ -476,9 +576,13 @@ static void say_change(struct cli *c, size_t i, const char *profile, const char 
 			*old ? old : "-", *new ? new : "-");
 }
 
-/* The offer's devices as the retarget takes them; 0 or an exit status (said). */
+/*
+ * The offer's landings (the target hook's decision) as the retarget takes
+ * them, a new mdev UUID made where the offer names "" (as the hook makes
+ * one), @fresh[i] set for it; 0 or an exit status (said).
+ */
 static int offer_choices(struct cli *c, const struct source *s, const struct vgpu_mig_host *dst,
-			 struct vgpu_choice *to)
+			 struct vgpu_choice *to, bool *fresh)
 {
 	if (dst->n_vgpus != s->meta.n_vgpus) {
 		cli_error(c, "migrate-xml: the target answered for %zu vGPUs, the domain has %zu",
@@ -487,7 +591,6 @@ static int offer_choices(struct cli *c, const struct source *s, const struct vgp
 	}
 	for (size_t i = 0; i < dst->n_vgpus; i++) {
 		const struct vgpu_meta_vgpu *m = &s->meta.vgpus[i];
-		const struct vgpu_mig_vgpu *t = &dst->vgpus[i];
 
 		if (dst->reasons[i] != VGPU_CAP_OK) {
 			cli_error(c,
@@ -496,32 +599,41 @@ static int offer_choices(struct cli *c, const struct source *s, const struct vgp
 				  vgpu_cap_reason_text(dst->reasons[i]));
 			return EXIT_FAILURE;
 		}
-		if (!t->parent[0] || (t->iface == VGPU_IFACE_MDEV && !t->mdev_uuid[0])) {
-			cli_error(
-				c,
-				"migrate-xml: the target names no device for vGPU %zu (%s): run the same vgpuctl on both hosts",
-				i + 1, m->profile);
+	}
+	if (dst->plan_error[0]) {
+		cli_error(c, "migrate-xml: the target's hook would refuse: %s", dst->plan_error);
+		return EXIT_FAILURE;
+	}
+	if (!dst->plan || dst->plan->n_landing != dst->n_vgpus) {
+		cli_error(
+			c,
+			"migrate-xml: the target names no landing for the domain's vGPUs: run the same vgpuctl on both hosts");
+		return EXIT_FAILURE;
+	}
+	for (size_t i = 0; i < dst->n_vgpus; i++) {
+		const struct vgpu_mplan_landing *l = &dst->plan->landing[i];
+
+		snprintf(to[i].gpu, sizeof(to[i].gpu), "%s", l->gpu);
+		snprintf(to[i].parent, sizeof(to[i].parent), "%s", l->parent);
+		snprintf(to[i].mdev_uuid, sizeof(to[i].mdev_uuid), "%s", l->mdev_uuid);
+		to[i].iface = l->iface;
+		to[i].type_id = l->type_id;
+		to[i].backing = s->meta.vgpus[i].backing;
+		fresh[i] = l->iface == VGPU_IFACE_MDEV && !l->mdev_uuid[0];
+		if (fresh[i] && vgpu_uuid_generate(&c->ctx, to[i].mdev_uuid) < 0) {
+			cli_error(c, "migrate-xml: %s", vgpu_ctx_error(&c->ctx));
 			return EXIT_FAILURE;
 		}
-		snprintf(to[i].gpu, sizeof(to[i].gpu), "%s", dst->devices[i]);
-		snprintf(to[i].parent, sizeof(to[i].parent), "%s", t->parent);
-		snprintf(to[i].mdev_uuid, sizeof(to[i].mdev_uuid), "%s",
-			 t->iface == VGPU_IFACE_MDEV ? t->mdev_uuid : "");
-		to[i].iface = t->iface;
-		to[i].type_id = m->type_id;
-		to[i].backing = m->backing;
 	}
 	return 0;
 }
 
 /* One line per host-side field the rewrite changed, on stderr. */
-static void summarize(struct cli *c, const struct source *s, const struct vgpu_mig_host *dst,
-		      const struct vgpu_choice *to, const struct vgpu_cpuset *before,
-		      struct _xmlDoc *doc)
+static void summarize(struct cli *c, const struct source *s, const struct vgpu_choice *to,
+		      const bool *fresh, const struct vgpu_cpuset *before, struct _xmlDoc *doc)
 {
 	struct vgpu_cpuset after;
 	char b[VGPU_CPULIST_LEN], a[VGPU_CPULIST_LEN];
-	bool pins;
 
 	for (size_t i = 0; i < s->meta.n_vgpus; i++) {
 		const struct vgpu_meta_vgpu *m = &s->meta.vgpus[i];
@@ -529,22 +641,21 @@ static void summarize(struct cli *c, const struct source *s, const struct vgpu_m
 
 		say_change(c, i, m->profile, "GPU", m->gpu, to[i].gpu);
 		say_change(c, i, m->profile, mdev ? "parent" : "VF", m->vf, to[i].parent);
-		if (mdev)
+		if (mdev && to[i].iface == VGPU_IFACE_MDEV)
 			say_change(c, i, m->profile, "mdev UUID", m->mdev_uuid, to[i].mdev_uuid);
+		if (m->iface != to[i].iface)
+			fprintf(c->err, "vGPU %zu (%s): interface %s -> %s\n", i + 1, m->profile,
+				vgpu_iface_str(m->iface), vgpu_iface_str(to[i].iface));
+		if (fresh[i])
+			fprintf(c->err,
+				"vGPU %zu (%s): the mdev UUID is new (the source's is taken there), made here as the target's hook would make one\n",
+				i + 1, m->profile);
 	}
 	vgpu_cpuset_zero(&after);
 	vgpu_domain_doc_pinned_cpus(doc, &after);
-	pins = !(vgpu_cpuset_subset(before, &after) && vgpu_cpuset_subset(&after, before));
-	if (pins)
+	if (!(vgpu_cpuset_subset(before, &after) && vgpu_cpuset_subset(&after, before)))
 		fprintf(c->err, "host CPUs: %s -> %s\n", vgpu_cpulist_format(before, b, sizeof(b)),
 			vgpu_cpulist_format(&after, a, sizeof(a)));
-	/* the target GPU's node, when the pinning names another one and stayed */
-	if (!pins && s->meta.pinned && dst->n_vgpus && dst->vgpus[0].numa_node >= 0 &&
-	    dst->vgpus[0].numa_node != s->meta.node)
-		fprintf(c->err,
-			"note: <cputune> and <numatune> pin to node %d; the target GPU is on node %d (CPUs %s)\n",
-			s->meta.node, dst->vgpus[0].numa_node,
-			dst->vgpus[0].cpus[0] ? dst->vgpus[0].cpus : "?");
 }
 
 int cmd_migrate_xml(struct cli *c, int argc, char **argv)
@@ -554,6 +665,7 @@ int cmd_migrate_xml(struct cli *c, int argc, char **argv)
 	struct source s = { 0 };
 	struct vgpu_mig_host src = { 0 }, dst = { 0 };
 	struct vgpu_choice to[VGPU_MAX_VGPUS];
+	bool fresh[VGPU_MAX_VGPUS] = { false };
 	struct vgpu_cpuset before;
 	struct vgpu_outfile of = { .fd = -1, .dirfd = -1 };
 	int r = parse_args(c, "migrate-xml", true, argc, argv, &a), changed = 0;
@@ -589,11 +701,21 @@ int cmd_migrate_xml(struct cli *c, int argc, char **argv)
 		r = ask_target(c, "migrate-xml", a.target_argv, manifest, &dst) ? EXIT_FAILURE : 0;
 	}
 	if (r == 0)
-		r = offer_choices(c, &s, &dst, to);
+		r = offer_choices(c, &s, &dst, to, fresh);
 	if (r == 0) {
+		/* as the target's hook retargets (cmd-hook.c migrate_print) */
+		const struct vgpu_retarget_opts o = {
+			.iface_change = src.libvirt >= VGPU_MIG_MIN_LIBVIRT_CROSS &&
+					dst.libvirt >= VGPU_MIG_MIN_LIBVIRT_CROSS,
+			.node = dst.plan->node,
+			.cpus = &dst.plan->cpus,
+			.pins = dst.plan->pins,
+			.n_pins = dst.plan->n_pins
+		};
+
 		vgpu_cpuset_zero(&before);
 		vgpu_domain_doc_pinned_cpus(s.doc, &before);
-		changed = vgpu_domain_retarget(&c->ctx, s.doc, &s.meta, to, s.meta.n_vgpus, NULL);
+		changed = vgpu_domain_retarget(&c->ctx, s.doc, &s.meta, to, s.meta.n_vgpus, &o);
 		if (changed < 0 || vgpu_domain_format(&c->ctx, s.doc, &out) < 0) {
 			cli_error(c, "migrate-xml: %s", vgpu_ctx_error(&c->ctx));
 			r = EXIT_FAILURE;
@@ -611,7 +733,7 @@ int cmd_migrate_xml(struct cli *c, int argc, char **argv)
 		}
 	}
 	if (r == 0) {
-		summarize(c, &s, &dst, to, &before, s.doc);
+		summarize(c, &s, to, fresh, &before, s.doc);
 		if (!changed)
 			fprintf(c->err, "the target gives the same devices: nothing changes\n");
 		if (a.output) {

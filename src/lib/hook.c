@@ -14,6 +14,7 @@
 #include "hook.h"
 #include "read-host.h"
 #include "live.h"
+#include "migrate-plan.h"
 #include "read-live.h"
 #include "sysfs-lock.h"
 #include "sysfs-state.h"
@@ -708,21 +709,6 @@ static int prepare(struct vgpu_ctx *ctx, struct vgpu_sysfs *fs, const struct dom
 
 /* ---- migrate: a domain coming here -------------------------------------------------- */
 
-/* Is mdev @uuid on this host already, as a device or in a record? */
-static bool mdev_taken(const struct vgpu_model *m, const struct vgpu_records *recs,
-		       const char *uuid)
-{
-	for (size_t i = 0; i < recs->n; i++)
-		if (strcmp(recs->v[i].mdev_uuid, uuid) == 0)
-			return true;
-	for (size_t g = 0; g < m->n_gpus; g++)
-		for (size_t p = 0; p < m->gpus[g].n_parents; p++)
-			for (size_t k = 0; k < m->gpus[g].parents[p].mdevs.n; k++)
-				if (strcmp(m->gpus[g].parents[p].mdevs.items[k], uuid) == 0)
-					return true;
-	return false;
-}
-
 /*
  * Under the host lock: this domain's records here.  Active ones refuse the
  * migration; incoming ones (an earlier attempt that failed) are dropped.
@@ -752,16 +738,23 @@ static int drop_earlier_attempt(struct vgpu_ctx *ctx, struct vgpu_sysfs *fs, con
 	return e;
 }
 
-/* Under the host lock: choose, write the incoming records (all or none), say where. */
+/* Under the host lock: choose (vgpu_mplan_make()), write the incoming records (all or none), say
+ * where. */
 static int migrate_locked(struct vgpu_ctx *ctx, struct vgpu_sysfs *fs, const struct dom *d,
 			  const struct vgpu_hook_domain *pd, struct vgpu_hook_result *out)
 {
 	VGPU_AUTOPTR(model) m = NULL;
-	VGPU_AUTOPTR(plan) plan = NULL;
 	VGPU_AUTORECORDS recs = { 0 };
-	struct vgpu_request req = { .vcpus = pd->vcpus ? pd->vcpus : 1,
-				    .uuid = d->uuid,
-				    .memory_kib = pd->memory_kib };
+	VGPU_AUTOFREE struct vgpu_mplan *plan = vgpu_xcalloc(1, sizeof(*plan));
+	struct vgpu_mplan_vgpu v[VGPU_MAX_VGPUS];
+	const struct vgpu_mplan_in in = { .uuid = d->uuid,
+					  .vgpus = v,
+					  .n_vgpus = pd->n_vgpus,
+					  .vcpus = pd->vcpus,
+					  .memory_kib = pd->memory_kib,
+					  .pinned = pd->pinned,
+					  .iface_change = pd->iface_change,
+					  .iface_change_why = pd->iface_change_why };
 	long long deadline = (long long)time(NULL) + VGPU_INCOMING_MAX_S;
 	struct vgpu_txn txn;
 	int e = drop_earlier_attempt(ctx, fs, d);
@@ -772,46 +765,24 @@ static int migrate_locked(struct vgpu_ctx *ctx, struct vgpu_sysfs *fs, const str
 		e = vgpu_records_drop_expired(ctx, fs, &recs, (long long)time(NULL));
 	if (e < 0)
 		return e;
-	for (size_t i = 0; i < recs.n; i++) /* other domains' pinned CPUs are taken */
-		vgpu_cpuset_or(&req.exclude, &recs.v[i].cpus);
-	req.n_profiles = pd->n_vgpus;
-	for (size_t i = 0; i < pd->n_vgpus; i++) {
-		const char *u = pd->vgpus[i].mdev_uuid;
-
-		req.profiles[i] = pd->vgpus[i].profile;
-		/* the UUID the guest's hostdev names stays when nobody here has it */
-		req.mdev_uuids[i] = u && *u && !mdev_taken(m, &recs, u) ? u : NULL;
-	}
-	e = vgpu_plan_make(ctx, m, &req, &plan);
-	if (e == 0)
-		e = vgpu_plan_set_ids(ctx, plan, &req, d->uuid, NULL, 0);
+	for (size_t i = 0; i < pd->n_vgpus; i++)
+		v[i] = (struct vgpu_mplan_vgpu){ .profile = pd->vgpus[i].profile,
+						 .iface = pd->vgpus[i].iface,
+						 .mdev_uuid = pd->vgpus[i].mdev_uuid,
+						 .vf = pd->vgpus[i].vf,
+						 .display = pd->vgpus[i].display };
+	e = vgpu_mplan_make(ctx, m, &recs, &in, plan);
+	/* a new UUID where the source's is taken here (migrate-offer names "" for it) */
+	for (size_t i = 0; e == 0 && i < plan->n_landing; i++)
+		if (plan->landing[i].iface == VGPU_IFACE_MDEV && !plan->landing[i].mdev_uuid[0])
+			e = vgpu_uuid_generate(ctx, plan->landing[i].mdev_uuid);
 	if (e < 0)
 		return e;
-	for (size_t i = 0; i < plan->n_vgpus; i++) {
-		const struct vgpu_hook_vgpu *v = &pd->vgpus[i];
-
-		if (plan->vgpus[i].iface == v->iface)
-			continue;
-		if (!pd->iface_change)
-			return vgpu_error(
-				ctx, -ENOTSUP,
-				"vGPU %zu (%s) is %s on the source and would be %s here: %s", i + 1,
-				v->profile, vgpu_iface_str(v->iface),
-				vgpu_iface_str(plan->vgpus[i].iface),
-				pd->iface_change_why ?
-					pd->iface_change_why :
-					"an interface change needs libvirt 11.0 or later on both ends");
-		if (v->iface == VGPU_IFACE_MDEV && v->display)
-			return vgpu_error(
-				ctx, -ENOTSUP,
-				"vGPU %zu (%s) is mdev on the source with a display or ramfb, and would be a VF here, whose hostdev has none: the guest would lose its display",
-				i + 1, v->profile);
-	}
 	vgpu_txn_init(&txn, ctx, fs, false);
-	for (size_t i = 0; e == 0 && i < plan->n_vgpus; i++) {
-		const struct vgpu_choice *c = &plan->vgpus[i];
-		struct vgpu_record r = { .iface = c->iface,
-					 .type_id = c->type_id,
+	for (size_t i = 0; e == 0 && i < plan->n_landing; i++) {
+		const struct vgpu_mplan_landing *l = &plan->landing[i];
+		struct vgpu_record r = { .iface = l->iface,
+					 .type_id = l->type_id,
 					 .lifetime = pd->per_start ? VGPU_LIFETIME_PER_START :
 								     VGPU_LIFETIME_PERSISTENT,
 					 .state = VGPU_RECORD_INCOMING,
@@ -819,10 +790,10 @@ static int migrate_locked(struct vgpu_ctx *ctx, struct vgpu_sysfs *fs, const str
 
 		snprintf(r.domain, sizeof(r.domain), "%s", d->name);
 		snprintf(r.domain_uuid, sizeof(r.domain_uuid), "%s", d->uuid);
-		snprintf(r.gpu, sizeof(r.gpu), "%s", c->gpu);
-		snprintf(r.parent, sizeof(r.parent), "%s", c->parent);
-		snprintf(r.profile, sizeof(r.profile), "%s", c->profile);
-		snprintf(r.mdev_uuid, sizeof(r.mdev_uuid), "%s", c->mdev_uuid);
+		snprintf(r.gpu, sizeof(r.gpu), "%s", l->gpu);
+		snprintf(r.parent, sizeof(r.parent), "%s", l->parent);
+		snprintf(r.profile, sizeof(r.profile), "%s", l->profile);
+		snprintf(r.mdev_uuid, sizeof(r.mdev_uuid), "%s", l->mdev_uuid);
 		if (pd->pinned) /* the CPUs it will be pinned to here are taken */
 			r.cpus = plan->cpus;
 		e = vgpu_txn_record_put(&txn, &r, NULL);
@@ -832,34 +803,22 @@ static int migrate_locked(struct vgpu_ctx *ctx, struct vgpu_sysfs *fs, const str
 		return e;
 	}
 	vgpu_txn_commit(&txn);
-	for (size_t i = 0; i < plan->n_vgpus; i++) {
-		const struct vgpu_choice *c = &plan->vgpus[i];
-		const struct vgpu_hook_vgpu *v = &pd->vgpus[i];
-		struct vgpu_hook_landing *l = &out->landing[i];
+	for (size_t i = 0; i < plan->n_landing; i++) {
+		const struct vgpu_mplan_landing *l = &plan->landing[i];
+		struct vgpu_hook_landing *o = &out->landing[i];
 
-		snprintf(l->parent, sizeof(l->parent), "%s", c->parent);
-		snprintf(l->gpu, sizeof(l->gpu), "%s", c->gpu);
-		snprintf(l->mdev_uuid, sizeof(l->mdev_uuid), "%s", c->mdev_uuid);
-		l->iface = c->iface;
-		l->type_id = c->type_id;
-		if (c->iface != v->iface)
-			l->changed = true;
-		else if (c->iface == VGPU_IFACE_MDEV)
-			l->changed = !v->mdev_uuid || strcmp(v->mdev_uuid, c->mdev_uuid) != 0;
-		else
-			l->changed = !v->vf || strcmp(v->vf, c->parent) != 0;
+		snprintf(o->parent, sizeof(o->parent), "%s", l->parent);
+		snprintf(o->gpu, sizeof(o->gpu), "%s", l->gpu);
+		snprintf(o->mdev_uuid, sizeof(o->mdev_uuid), "%s", l->mdev_uuid);
+		o->iface = l->iface;
+		o->type_id = l->type_id;
+		o->changed = l->changed;
 	}
-	out->n_landing = plan->n_vgpus;
+	out->n_landing = plan->n_landing;
 	out->node = plan->node;
 	out->cpus = plan->cpus;
-	/* every slot of the guest topology (cores x threads) has its CPU */
-	out->n_pins = plan->cores * plan->threads;
-	if (out->n_pins > VGPU_MAX_CPUS)
-		out->n_pins = VGPU_MAX_CPUS;
-	if (plan->pins)
-		memcpy(out->pins, plan->pins, out->n_pins * sizeof(out->pins[0]));
-	else
-		out->n_pins = 0;
+	out->n_pins = plan->n_pins;
+	memcpy(out->pins, plan->pins, plan->n_pins * sizeof(out->pins[0]));
 	return 0;
 }
 

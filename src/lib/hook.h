@@ -162,7 +162,8 @@ bool vgpu_hook_phase_of(const char *name, const char *op, const char *sub,
  *
  * migrate (locked pass) chooses,
  * under the host lock, a device here for each vGPU the metadata names with
- * the capacity model, as assign does: an mdev keeps its UUID when no mdev
+ * the capacity model, as assign does (vgpu_mplan_make(), the decision
+ * migrate-offer makes too; a new mdev UUID made here): an mdev keeps its UUID when no mdev
  * and no record here has it, else gets a new one; a vendor-VFIO vGPU gets a
  * VF of this host.  It writes their records as incoming, held for the
  * domain's UUID until VGPU_INCOMING_MAX_S from now (with the CPUs chosen

@@ -931,6 +931,8 @@ void vgpu_mig_offer_clear(struct vgpu_mig_host *h)
 	free(h->vgpus);
 	free(h->reasons);
 	free(h->devices);
+	free(h->plan); /* the shared plan's */
+	h->plan = NULL;
 	h->vgpus = NULL;
 	h->reasons = NULL;
 	h->devices = NULL;

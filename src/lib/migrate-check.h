@@ -15,6 +15,7 @@
 #include <stdint.h>
 
 #include "capacity.h"
+#include "migrate-plan.h"
 #include "model.h"
 
 /*
@@ -60,6 +61,8 @@ struct vgpu_mig_vgpu {
 	char parent[VGPU_BDF_LEN]; /* offer: the VF (or mdev parent) it would give; "" unknown */
 	int numa_node; /* offer: the target GPU's NUMA node, -1 unknown */
 	char cpus[256]; /* offer: that GPU's CPUs ("0-5,48-53"), "" unknown */
+	/* -- the shared plan's fields (migrate-plan.h): migrate-offer, migrate-xml -- */
+	bool display; /* source, mdev: its hostdev shows a display or ramfb */
 };
 
 /* One host's side: versions and its vGPUs (source: the domain's; target: one per source vGPU). */
@@ -90,6 +93,17 @@ struct vgpu_mig_host {
 	bool max_downtime_default; /* not read (not running): QEMU's default assumed */
 	unsigned long bandwidth_mib_s; /* the migration's bandwidth; 0: VGPU_MIG_BANDWIDTH_MIB_S */
 	bool postcopy; /* the caller asks for post-copy */
+	/* -- the shared plan's fields (migrate-plan.h): migrate-offer, migrate-xml -- */
+	char uuid[VGPU_UUID_LEN]; /* source: the domain's UUID; "" unknown */
+	unsigned vcpus; /* source: the domain's <vcpu>; 0 unknown */
+	uint64_t memory_kib; /* source: its memory; 0 unknown */
+	bool pinned; /* source: vgpuctl pinned it (its metadata says so) */
+	/*
+	 * target: the hook's decision for the source's domain (vgpu_mplan_make(),
+	 * a new mdev UUID named ""), allocated; NULL when the offer has none
+	 */
+	struct vgpu_mplan *plan;
+	char plan_error[512]; /* target: why the hook would refuse; "" when it would not */
 };
 
 /* What the source domain's XML says that QEMU refuses to migrate (qemu-blockers). */

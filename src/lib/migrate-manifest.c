@@ -129,6 +129,61 @@ static void put_nv_vgpu(char **s, const struct vgpu_mig_vgpu *v)
 			    (unsigned)v->nv_compat, (unsigned)v->nv_limit);
 }
 
+/* ---- the shared plan's keys (migrate-plan.h): migrate-offer, migrate-xml ------------------ */
+
+static const char *iface_json(enum vgpu_iface i)
+{
+	return i == VGPU_IFACE_MDEV ? "mdev" : i == VGPU_IFACE_VENDOR_VFIO ? "vf" : "?";
+}
+
+/* the host's keys: the domain's "uuid", "vcpus", "memory-kib", "pinned"; the offer's "plan" */
+static void put_plan_host(char **s, const struct vgpu_mig_host *h)
+{
+	if (h->uuid[0]) {
+		vgpu_append(s, "  \"uuid\": ");
+		put_str(s, h->uuid);
+		vgpu_append(s, ",\n  \"vcpus\": %u,\n  \"memory-kib\": %llu,\n  \"pinned\": %s,\n",
+			    h->vcpus, (unsigned long long)h->memory_kib,
+			    h->pinned ? "true" : "false");
+	}
+	if (h->plan_error[0]) {
+		vgpu_append(s, "  \"plan-error\": ");
+		put_str(s, h->plan_error);
+		vgpu_append(s, ",\n");
+	} else if (h->plan) {
+		char cpus[VGPU_CPULIST_LEN];
+
+		vgpu_append(s, "  \"plan\": { \"node\": %d, \"cpus\": ", h->plan->node);
+		put_str(s, vgpu_cpulist_format(&h->plan->cpus, cpus, sizeof(cpus)));
+		vgpu_append(s, ", \"pins\": [");
+		for (unsigned i = 0; i < h->plan->n_pins; i++)
+			vgpu_append(s, "%s%u", i ? ", " : "", h->plan->pins[i]);
+		vgpu_append(s, "] },\n");
+	}
+}
+
+/* a vGPU's keys: the source's "display"; the offer's "landing" */
+static void put_plan_vgpu(char **s, const struct vgpu_mig_host *h, size_t i)
+{
+	const struct vgpu_mplan_landing *l;
+
+	if (h->vgpus[i].display)
+		vgpu_append(s, ", \"display\": true");
+	if (!h->plan || h->plan_error[0] || i >= h->plan->n_landing)
+		return;
+	l = &h->plan->landing[i];
+	vgpu_append(s, ", \"landing\": { \"gpu\": ");
+	put_str(s, l->gpu);
+	vgpu_append(s, ", \"parent\": ");
+	put_str(s, l->parent);
+	vgpu_append(s, ", \"interface\": \"%s\", \"type-id\": %u, \"type\": ", iface_json(l->iface),
+		    l->type_id);
+	put_str(s, l->profile);
+	vgpu_append(s, ", \"mdev-uuid\": ");
+	put_str(s, l->mdev_uuid);
+	vgpu_append(s, ", \"changed\": %s }", l->changed ? "true" : "false");
+}
+
 char *vgpu_mig_manifest_format(const struct vgpu_mig_host *h)
 {
 	char *s = NULL;
@@ -144,6 +199,7 @@ char *vgpu_mig_manifest_format(const struct vgpu_mig_host *h)
 		vgpu_append(&s, "null");
 	vgpu_append(&s, ",\n");
 	put_nv_host(&s, h);
+	put_plan_host(&s, h);
 	vgpu_append(&s, "  \"vgpus\": [");
 	for (size_t i = 0; i < h->n_vgpus; i++) {
 		const struct vgpu_mig_vgpu *v = &h->vgpus[i];
@@ -186,6 +242,7 @@ char *vgpu_mig_manifest_format(const struct vgpu_mig_host *h)
 			vgpu_append(&s, ", \"cpus\": ");
 			put_str(&s, v->cpus);
 		}
+		put_plan_vgpu(&s, h, i);
 		if (h->reasons && h->reasons[i] != VGPU_CAP_OK) {
 			vgpu_append(&s, ", \"reason\": \"%s\"",
 				    vgpu_cap_reason_code(h->reasons[i]));
@@ -440,8 +497,172 @@ static bool hex16(const char *s, unsigned *v)
 	return true;
 }
 
+/* ---- the shared plan's keys (migrate-plan.h), read ------------------------------------------ */
+
+static bool boolean(struct jp *j, bool *b)
+{
+	if (word(j, "true"))
+		*b = true;
+	else if (word(j, "false") || word(j, "null"))
+		*b = false;
+	else
+		return bad(j, "true or false was expected");
+	return true;
+}
+
+static enum vgpu_iface iface_of(const char *s)
+{
+	return !strcmp(s, "mdev") ? VGPU_IFACE_MDEV :
+	       !strcmp(s, "vf")	  ? VGPU_IFACE_VENDOR_VFIO :
+				    VGPU_IFACE_NONE;
+}
+
+/* "landing": {"gpu", "parent", "interface", "type-id", "type", "mdev-uuid", "changed"} */
+static bool parse_landing(struct jp *j, struct vgpu_mplan_landing *l)
+{
+	char key[32], buf[64];
+	unsigned long long x;
+
+	memset(l, 0, sizeof(*l));
+	if (!eat(j, '{'))
+		return bad(j, "a landing object was expected");
+	if (eat(j, '}'))
+		return true;
+	do {
+		if (!str(j, key, sizeof(key)) || !(eat(j, ':') || bad(j, "':' was expected")))
+			return false;
+		if (!strcmp(key, "gpu") || !strcmp(key, "parent")) {
+			if (!ostr(j, buf, sizeof(buf)))
+				return false;
+			if (buf[0] &&
+			    vgpu_bdf_normalize(buf, key[0] == 'g' ? l->gpu : l->parent) < 0)
+				return bad(j, "a landing's gpu or parent is not a PCI address");
+		} else if (!strcmp(key, "interface")) {
+			if (!ostr(j, buf, sizeof(buf)))
+				return false;
+			l->iface = iface_of(buf);
+		} else if (!strcmp(key, "type-id")) {
+			if (!whole_num(j, 0xffffffffULL, &x))
+				return false;
+			l->type_id = (unsigned)x;
+		} else if (!strcmp(key, "type")) {
+			if (!ostr(j, l->profile, sizeof(l->profile)))
+				return false;
+		} else if (!strcmp(key, "mdev-uuid")) {
+			if (!ostr(j, buf, sizeof(buf)))
+				return false;
+			if (buf[0] && !vgpu_uuid_valid(buf))
+				return bad(j, "a landing's mdev-uuid is not a UUID");
+			snprintf(l->mdev_uuid, sizeof(l->mdev_uuid), "%s", buf);
+		} else if (!strcmp(key, "changed")) {
+			if (!boolean(j, &l->changed))
+				return false;
+		} else if (!skip(j, 3)) {
+			return false;
+		}
+	} while (eat(j, ','));
+	return eat(j, '}') || bad(j, "'}' was expected");
+}
+
+static struct vgpu_mplan *plan_of(struct vgpu_mig_host *h)
+{
+	if (!h->plan) {
+		h->plan = vgpu_xcalloc(1, sizeof(*h->plan));
+		h->plan->node = -1;
+	}
+	return h->plan;
+}
+
+/* "plan": {"node", "cpus", "pins"}: the domain's side of the target's plan */
+static bool parse_plan(struct jp *j, struct vgpu_mplan *p)
+{
+	VGPU_AUTOFREE char *cpus = vgpu_xmalloc(VGPU_CPULIST_LEN);
+	unsigned long long x;
+	char key[32];
+
+	if (!eat(j, '{'))
+		return bad(j, "plan is not an object");
+	if (eat(j, '}'))
+		return true;
+	do {
+		if (!str(j, key, sizeof(key)) || !(eat(j, ':') || bad(j, "':' was expected")))
+			return false;
+		if (!strcmp(key, "node")) {
+			if (word(j, "null")) {
+				p->node = -1;
+			} else {
+				if (!whole_num(j, 4095, &x))
+					return false;
+				p->node = (int)x;
+			}
+		} else if (!strcmp(key, "cpus")) {
+			if (!ostr(j, cpus, VGPU_CPULIST_LEN))
+				return false;
+			vgpu_cpuset_zero(&p->cpus);
+			if (cpus[0] && vgpu_cpulist_parse(cpus, &p->cpus) < 0)
+				return bad(j, "the plan's cpus is not a CPU list");
+		} else if (!strcmp(key, "pins")) {
+			p->n_pins = 0;
+			if (!eat(j, '['))
+				return bad(j, "pins is not a list");
+			if (!eat(j, ']')) {
+				do {
+					if (p->n_pins >= VGPU_MAX_CPUS)
+						return bad(j, "too many pins");
+					if (!whole_num(j, VGPU_MAX_CPUS - 1, &x))
+						return false;
+					p->pins[p->n_pins++] = (unsigned)x;
+				} while (eat(j, ','));
+				if (!eat(j, ']'))
+					return bad(j, "']' was expected");
+			}
+		} else if (!skip(j, 2)) {
+			return false;
+		}
+	} while (eat(j, ','));
+	return eat(j, '}') || bad(j, "'}' was expected");
+}
+
+/* The host's keys of the shared plan; *known false when @key is none of them. */
+static bool plan_host_key(struct jp *j, const char *key, struct vgpu_mig_host *h, bool *known)
+{
+	unsigned long long x;
+
+	*known = true;
+	if (!strcmp(key, "uuid")) {
+		char buf[64];
+
+		if (!ostr(j, buf, sizeof(buf)))
+			return false;
+		if (buf[0] && !vgpu_uuid_normalize(buf, h->uuid))
+			return bad(j, "uuid is not a UUID");
+		return true;
+	}
+	if (!strcmp(key, "vcpus")) {
+		if (!whole_num(j, VGPU_MAX_CPUS, &x))
+			return false;
+		h->vcpus = (unsigned)x;
+		return true;
+	}
+	if (!strcmp(key, "memory-kib")) {
+		if (!whole_num(j, 1ULL << 50, &x))
+			return false;
+		h->memory_kib = x;
+		return true;
+	}
+	if (!strcmp(key, "pinned"))
+		return boolean(j, &h->pinned);
+	if (!strcmp(key, "plan"))
+		return parse_plan(j, plan_of(h));
+	if (!strcmp(key, "plan-error"))
+		return ostr(j, h->plan_error, sizeof(h->plan_error));
+	*known = false;
+	return true;
+}
+
 static bool parse_vgpu(struct jp *j, struct vgpu_mig_vgpu *v, char *device,
-		       enum vgpu_cap_reason *reason, int *offered)
+		       enum vgpu_cap_reason *reason, int *offered,
+		       struct vgpu_mplan_landing *landing, bool *has_landing)
 {
 	char key[32], buf[64];
 	unsigned long long x;
@@ -454,6 +675,7 @@ static bool parse_vgpu(struct jp *j, struct vgpu_mig_vgpu *v, char *device,
 				     .enable_profiling = VGPU_UNKNOWN,
 				     .numa_node = -1 };
 	*offered = 0;
+	*has_landing = false;
 	if (!eat(j, '{'))
 		return bad(j, "a vGPU object was expected");
 	if (eat(j, '}'))
@@ -573,6 +795,13 @@ static bool parse_vgpu(struct jp *j, struct vgpu_mig_vgpu *v, char *device,
 				return bad(j,
 					   "the reason is not one of the capacity model's codes");
 			*offered = 1;
+		} else if (!strcmp(key, "display")) { /* the shared plan's keys */
+			if (!boolean(j, &v->display))
+				return false;
+		} else if (!strcmp(key, "landing")) {
+			if (!parse_landing(j, landing))
+				return false;
+			*has_landing = true;
 		} else if (!skip(j, 2)) {
 			return false;
 		}
@@ -589,6 +818,8 @@ static bool parse_vgpus(struct jp *j, struct vgpu_mig_host *h, size_t *offered)
 		return true;
 	do {
 		size_t n = h->n_vgpus;
+		struct vgpu_mplan_landing landing;
+		bool has_landing;
 		int off;
 
 		if (n >= VGPU_MIG_MANIFEST_MAX_VGPUS) {
@@ -603,8 +834,15 @@ static bool parse_vgpus(struct jp *j, struct vgpu_mig_host *h, size_t *offered)
 		h->reasons[n] = VGPU_CAP_OK;
 		h->devices[n][0] = '\0';
 		h->n_vgpus++;
-		if (!parse_vgpu(j, &h->vgpus[n], h->devices[n], &h->reasons[n], &off))
+		if (!parse_vgpu(j, &h->vgpus[n], h->devices[n], &h->reasons[n], &off, &landing,
+				&has_landing))
 			return false;
+		if (has_landing) { /* the shared plan's: in order, one per vGPU */
+			if (n >= VGPU_MAX_VGPUS || (h->plan && h->plan->n_landing != n))
+				return bad(j, "a landing out of place");
+			plan_of(h)->landing[n] = landing;
+			h->plan->n_landing = n + 1;
+		}
 		*offered += (size_t)off;
 	} while (eat(j, ','));
 	return eat(j, ']') || bad(j, "']' was expected");
@@ -637,7 +875,7 @@ int vgpu_mig_manifest_parse(struct vgpu_ctx *ctx, const char *text, size_t len,
 	struct vgpu_mig_host h = { 0 };
 	unsigned long long format = 0;
 	size_t offered = 0;
-	bool ok = true, vgpus = false;
+	bool ok = true, vgpus = false, known;
 	char key[32];
 
 	if (len > VGPU_MIG_MANIFEST_MAX)
@@ -667,8 +905,8 @@ int vgpu_mig_manifest_parse(struct vgpu_ctx *ctx, const char *text, size_t len,
 				ok = ostr(&j, h.driver_build_from, sizeof(h.driver_build_from));
 			else if (!strcmp(key, "vgpus"))
 				ok = vgpus = parse_vgpus(&j, &h, &offered);
-			else
-				ok = skip(&j, 1);
+			else if (!(ok = plan_host_key(&j, key, &h, &known)) || !known)
+				ok = ok && skip(&j, 1);
 		} while (ok && eat(&j, ','));
 		if (ok && !eat(&j, '}'))
 			ok = bad(&j, "'}' was expected");
@@ -689,6 +927,8 @@ int vgpu_mig_manifest_parse(struct vgpu_ctx *ctx, const char *text, size_t len,
 		ok = bad(&j, "no \"vgpus\" list");
 	if (ok && offered && offered != h.n_vgpus)
 		ok = bad(&j, "some vGPUs name a device or reason and some do not");
+	if (ok && h.plan && !h.plan_error[0] && h.plan->n_landing != h.n_vgpus)
+		ok = bad(&j, "some vGPUs name a landing and some do not");
 	if (!ok) {
 		vgpu_mig_offer_clear(&h);
 		return j.err ? j.err : -EINVAL;

@@ -14,8 +14,11 @@
 # vGPUs come from its migratable XML and vgpuctl's metadata; each of engine,
 # qemu-blockers, downtime and post-copy gets a source/target pair that fails it,
 # and it alone.  migrate-xml: the target's device (UUID kept, or taken and
-# replaced), validated, its guest-visible lines byte-identical to the source's.
+# replaced), validated, its guest-visible lines byte-identical to the source's;
+# for a domain pinned on node 1 landing on node 0 and for a taken mdev UUID,
+# byte for byte the XML the target's hook prints (the new UUID normalized).
 #   migrate.sh VGPUCTL SRCDIR
+# shellcheck disable=SC2015 # "A && B || fail": fail when either check fails
 set -u
 bin=$(realpath "$1") src=$(realpath "$2")
 cd "$src" || exit 1
@@ -56,8 +59,8 @@ if offer a30; then
 	check "the board it would run on" 'o["vgpus"][0]["pci-device"] == "20b7" and o["vgpus"][0]["interface"] == "mdev"'
 	check "a type the host lacks" 'o["vgpus"][1]["reason"] == "not-supported" and "device" not in o["vgpus"][1]'
 	check "the target's driver version" 'o["driver-version"] == "550.54.16" and o["vgpuctl-migrate"] == 1'
-	# and the device the hook would give: a VF, a new mdev UUID (the manifest names none), the node
-	check "versions it cannot read are null; the device" 'o["libvirt"] is None and o["qemu"] is None and o["vgpus"][0]["parent"] == "0000:3b:00.4" and o["vgpus"][0]["numa-node"] == 0 and len(o["vgpus"][0]["mdev-uuid"]) == 36'
+	# the capacity check's device and node; no domain UUID in this manifest: no landing
+	check "versions it cannot read are null; the device" 'o["libvirt"] is None and o["qemu"] is None and o["vgpus"][0]["parent"] == "0000:3b:00.4" and o["vgpus"][0]["numa-node"] == 0 and "landing" not in o["vgpus"][0] and "plan" not in o'
 else
 	echo "FAIL: migrate-offer on the dual-A30 host exited $?"; cat "$tmp/err"; fail=1
 fi
@@ -291,7 +294,8 @@ if xmlrun new taken; then
 	new=$(sed -n "s/^vGPU 1 (A30-4C): mdev UUID $M1 -> \([0-9a-f-]*\)$/\1/p" "$tmp/new.err")
 	if [ "${#new}" != 36 ] || [ "$new" = "$M1" ] ||
 		! grep -qx 'vGPU 1 (A30-4C): parent 0000:3b:00.4 -> 0000:3b:00.5' "$tmp/new.err" ||
-		[ "$(grep -vc 'warning: cannot read link' "$tmp/new.err")" != 2 ]; then
+		! grep -q '^vGPU 1 (A30-4C): the mdev UUID is new ' "$tmp/new.err" ||
+		[ "$(grep -vc 'warning: cannot read link' "$tmp/new.err")" != 3 ]; then
 		echo "FAIL: migrate-xml's summary:"; cat "$tmp/new.err"; fail=1
 	fi
 	# the source's XML with the host side retargeted (the hostdev's source UUID, our
@@ -322,4 +326,53 @@ fi
 "$bin" --sysroot "$tmp/src" migrate-xml vm1 --to x --offer-command "$offer_cmd" >"$tmp/out" 2>"$tmp/err"
 rc=$?
 if [ "$rc" != 1 ] || ! grep -q 'give -c URI' "$tmp/err"; then echo "FAIL: migrate-xml without -c: exit $rc"; cat "$tmp/err"; fail=1; fi
+
+# ---- migrate-xml prints what the target's hook prints (one decision, migrate-plan.c) ----
+# Domains made by `vgpuctl xml` on a source whose A30 3b:00.0 sits on node 1 (pinned there),
+# read through the test driver; the target (the a30 copy: 'other' holds $M1 on 3b:00.4)
+# puts them on node 0.  vmp: its UUID free there (kept), re-pinned; vmt: its UUID $M1 taken
+# (a new one: the one difference, normalized), and the CPUs vmp's incoming record holds
+# are left out.  migrate-xml's XML equals, byte for byte, what `hook NAME migrate begin -`
+# prints for the same migratable XML (virsh dumpxml --migratable: the hook's stdin).
+if command -v virsh >/dev/null; then
+	copy tests/data/hosts/a30-dual-mdev "$tmp/psrc"
+	for f in "$tmp"/psrc/sys/devices/pci0000:3b/0000:3b:00.*/numa_node; do
+		rm -f "$f" && echo 1 >"$f" # a new file: the fixture's is hard-linked
+	done
+	echo '<node>' >"$tmp/pin.xml"
+	for d in vmp:11111111-2222-4333-8444-555555555556:aaaaaaaa-2222-4333-8444-555555555552 \
+		vmt:11111111-2222-4333-8444-555555555557:$M1; do
+		IFS=: read -r name uuid mdev <<<"$d"
+		"$bin" --sysroot "$tmp/psrc" xml --name "$name" --uuid "$uuid" --vcpus 4 --memory 4G \
+			--vgpu A30-4C --mdev-uuid "$mdev" 2>"$tmp/err" | sed 's|<domain type="kvm"|<domain type="test"|' >>"$tmp/pin.xml" ||
+			{ echo "FAIL: xml $name on the source:"; cat "$tmp/err"; fail=1; }
+	done
+	echo '</node>' >>"$tmp/pin.xml"
+	grep -q 'emulatorpin cpuset="24-25,72-73"' "$tmp/pin.xml" || { echo "FAIL: the source does not pin to node 1:"; grep cpuset "$tmp/pin.xml"; fail=1; }
+	for name in vmp vmt; do
+		virsh -c "test://$tmp/pin.xml" dumpxml --migratable "$name" >"$tmp/$name.mig" 2>"$tmp/err" ||
+			{ echo "FAIL: virsh dumpxml $name:"; cat "$tmp/err"; fail=1; }
+		"$bin" --sysroot "$tmp/psrc" -c "test://$tmp/pin.xml" migrate-xml "$name" --to x \
+			--offer-command "$bin --sysroot $tmp/a30 migrate-offer" >"$tmp/$name.x" 2>"$tmp/$name.xerr" ||
+			{ echo "FAIL: migrate-xml $name: exit $?"; cat "$tmp/$name.xerr"; fail=1; }
+		"$bin" --sysroot "$tmp/a30" hook "$name" migrate begin - <"$tmp/$name.mig" >"$tmp/$name.h" 2>"$tmp/err" ||
+			{ echo "FAIL: the target's hook on $name: exit $?"; cat "$tmp/err"; fail=1; }
+		valid "$tmp/$name.x"
+	done
+	grep -qx 'host CPUs: 24-25,72-73 -> 0-1,48-49' "$tmp/vmp.xerr" && ! grep -q 'mdev UUID' "$tmp/vmp.xerr" ||
+		{ echo "FAIL: vmp's summary (re-pinned to node 0, its UUID kept):"; cat "$tmp/vmp.xerr"; fail=1; }
+	grep -q 'nodeset="0"' "$tmp/vmp.x" && ! grep -q 'nodeset="1"' "$tmp/vmp.x" ||
+		{ echo "FAIL: vmp not re-pinned to node 0:"; grep nodeset "$tmp/vmp.x"; fail=1; }
+	cmp "$tmp/vmp.x" "$tmp/vmp.h" || { echo "FAIL: migrate-xml vmp is not the hook's:"; diff "$tmp/vmp.x" "$tmp/vmp.h"; fail=1; }
+	grep -qx 'host CPUs: 24-25,72-73 -> 2-3,50-51' "$tmp/vmt.xerr" && grep -q '^vGPU 1 (A30-4C): the mdev UUID is new' "$tmp/vmt.xerr" ||
+		{ echo "FAIL: vmt's summary (a new UUID, vmp's CPUs left out):"; cat "$tmp/vmt.xerr"; fail=1; }
+	new=$(sed -n 's|.*<address uuid="\([0-9a-f-]*\)"/>.*|\1|p' "$tmp/vmt.h")
+	mine=$(sed -n 's|.*<address uuid="\([0-9a-f-]*\)"/>.*|\1|p' "$tmp/vmt.x")
+	[ "${#new}" = 36 ] && [ "$new" != "$M1" ] && [ "$new" != "$mine" ] ||
+		{ echo "FAIL: vmt's new UUIDs: hook '$new', migrate-xml '$mine'"; fail=1; }
+	sed "s|$mine|$new|g" "$tmp/vmt.x" | cmp - "$tmp/vmt.h" ||
+		{ echo "FAIL: migrate-xml vmt is not the hook's (but its new UUID):"; diff <(sed "s|$mine|$new|g" "$tmp/vmt.x") "$tmp/vmt.h"; fail=1; }
+else
+	echo "no virsh: migrate-xml against the hook's output skipped"
+fi
 exit $fail

@@ -17,6 +17,7 @@
 #include <string.h>
 
 #include "migrate-manifest.h"
+#include "test-util.h"
 
 static const struct vgpu_mig_vgpu h100 = {
 	.type_id = 1023,
@@ -253,11 +254,108 @@ static void test_libvirt_keys(void **state)
 			 -EINVAL);
 }
 
+/* The shared plan's keys (migrate-plan.h): the manifest's domain, the offer's landing and plan. */
+static void test_plan_keys(void **state)
+{
+	struct vgpu_mig_vgpu v[2] = { h100, h100 };
+	enum vgpu_cap_reason ok[2] = { VGPU_CAP_OK, VGPU_CAP_OK };
+	char dev[2][32] = { "0000:4e:00.0", "0000:4e:00.0" };
+	struct vgpu_mplan *plan = calloc(1, sizeof(*plan));
+	struct vgpu_mig_host src = { .vgpus = v,
+				     .n_vgpus = 2,
+				     .vcpus = 4,
+				     .memory_kib = 4194304,
+				     .pinned = true },
+			     dst, back;
+	char *text;
+
+	(void)state;
+	assert_non_null(plan);
+	strcpy(src.uuid, "11111111-2222-4333-8444-555555555551");
+	v[0].display = true;
+	text = vgpu_mig_manifest_format(&src);
+	assert_non_null(strstr(
+		text,
+		"\"uuid\": \"11111111-2222-4333-8444-555555555551\",\n  \"vcpus\": 4,\n  \"memory-kib\": 4194304,\n  \"pinned\": true,\n"));
+	assert_int_equal(parse(text, &back), 0);
+	free(text);
+	assert_string_equal(back.uuid, src.uuid);
+	assert_int_equal(back.vcpus, 4);
+	assert_int_equal(back.memory_kib, 4194304);
+	assert_true(back.pinned);
+	assert_true(back.vgpus[0].display);
+	assert_false(back.vgpus[1].display);
+	assert_null(back.plan);
+	vgpu_mig_offer_clear(&back);
+	/* the offer: a landing per vGPU ("" mdev UUID: a new one), the node, CPUs and pins */
+	plan->n_landing = 2;
+	plan->node = 1;
+	assert_int_equal(vgpu_cpulist_parse("24-25,72-73", &plan->cpus), 0);
+	plan->n_pins = 4;
+	memcpy(plan->pins, (unsigned[]){ 24, 72, 25, 73 }, 4 * sizeof(unsigned));
+	for (size_t i = 0; i < 2; i++) {
+		struct vgpu_mplan_landing *l = &plan->landing[i];
+
+		strcpy(l->gpu, "0000:4e:00.0");
+		snprintf(l->parent, sizeof(l->parent), "0000:4e:00.%zu", 4 + i);
+		l->iface = i ? VGPU_IFACE_MDEV : VGPU_IFACE_VENDOR_VFIO;
+		l->type_id = 1023;
+		strcpy(l->profile, "H100-20C");
+		l->changed = i == 1;
+	}
+	strcpy(plan->landing[1].mdev_uuid, "");
+	dst = (struct vgpu_mig_host){
+		.vgpus = v, .n_vgpus = 2, .reasons = ok, .devices = dev, .plan = plan
+	};
+	text = vgpu_mig_manifest_format(&dst);
+	assert_non_null(strstr(
+		text,
+		"\"plan\": { \"node\": 1, \"cpus\": \"24-25,72-73\", \"pins\": [24, 72, 25, 73] },\n"));
+	assert_non_null(strstr(
+		text,
+		"\"landing\": { \"gpu\": \"0000:4e:00.0\", \"parent\": \"0000:4e:00.5\", \"interface\": \"mdev\", \"type-id\": 1023, \"type\": \"H100-20C\", \"mdev-uuid\": \"\", \"changed\": true }"));
+	assert_int_equal(parse(text, &back), 0);
+	free(text);
+	assert_non_null(back.plan);
+	assert_int_equal(back.plan->n_landing, 2);
+	assert_int_equal(back.plan->node, 1);
+	assert_cpus(&back.plan->cpus, "24-25,72-73");
+	assert_int_equal(back.plan->n_pins, 4);
+	assert_int_equal(back.plan->pins[3], 73);
+	assert_memory_equal(&back.plan->landing[0], &plan->landing[0], sizeof(plan->landing[0]));
+	assert_memory_equal(&back.plan->landing[1], &plan->landing[1], sizeof(plan->landing[1]));
+	vgpu_mig_offer_clear(&back);
+	assert_null(back.plan);
+	/* refused: the hook's one line instead of a plan */
+	dst.plan = NULL;
+	strcpy(dst.plan_error, "vGPU 1 (H100-20C) is vf on the source and would be mdev here: no");
+	text = vgpu_mig_manifest_format(&dst);
+	assert_null(strstr(text, "landing"));
+	assert_int_equal(parse(text, &back), 0);
+	free(text);
+	assert_null(back.plan);
+	assert_string_equal(back.plan_error, dst.plan_error);
+	vgpu_mig_offer_clear(&back);
+	free(plan);
+	/* a landing for one vGPU of two, a bad pin, a landing's path-like value: refused */
+	assert_int_equal(parse("{\"vgpuctl-migrate\": 1, \"vgpus\": [{\"landing\": {}}, {}]}",
+			       &back),
+			 -EINVAL);
+	assert_int_equal(
+		parse("{\"vgpuctl-migrate\": 1, \"vgpus\": [], \"plan\": {\"pins\": [-1]}}", &back),
+		-EINVAL);
+	assert_int_equal(
+		parse("{\"vgpuctl-migrate\": 1, \"vgpus\": [{\"landing\": {\"parent\": \"../x\"}}]}",
+		      &back),
+		-EINVAL);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_manifest_round_trip),
 		cmocka_unit_test(test_libvirt_keys),
+		cmocka_unit_test(test_plan_keys),
 		cmocka_unit_test(test_offer_round_trip),
 		cmocka_unit_test(test_unknown_keys),
 		cmocka_unit_test(test_refused),
