@@ -483,6 +483,23 @@ static bool ostr(struct jp *j, char *buf, size_t size)
 	return str(j, buf, size);
 }
 
+/* An mdev UUID or null (""); @what names it in the error. */
+static bool ouuid(struct jp *j, char out[VGPU_UUID_LEN], const char *what)
+{
+	char buf[64];
+
+	if (!ostr(j, buf, sizeof(buf)))
+		return false;
+	if (buf[0] && !vgpu_uuid_valid(buf))
+		return bad(j, what);
+	if (!buf[0]) {
+		out[0] = '\0';
+		return true;
+	}
+	memcpy(out, buf, VGPU_UUID_LEN); /* a valid UUID is 36 characters and its NUL */
+	return true;
+}
+
 static bool hex16(const char *s, unsigned *v)
 {
 	char *end;
@@ -549,11 +566,8 @@ static bool parse_landing(struct jp *j, struct vgpu_mplan_landing *l)
 			if (!ostr(j, l->profile, sizeof(l->profile)))
 				return false;
 		} else if (!strcmp(key, "mdev-uuid")) {
-			if (!ostr(j, buf, sizeof(buf)))
+			if (!ouuid(j, l->mdev_uuid, "a landing's mdev-uuid is not a UUID"))
 				return false;
-			if (buf[0] && !vgpu_uuid_valid(buf))
-				return bad(j, "a landing's mdev-uuid is not a UUID");
-			snprintf(l->mdev_uuid, sizeof(l->mdev_uuid), "%s", buf);
 		} else if (!strcmp(key, "changed")) {
 			if (!boolean(j, &l->changed))
 				return false;
@@ -752,12 +766,8 @@ static bool parse_vgpu(struct jp *j, struct vgpu_mig_vgpu *v, char *device,
 			*(key[0] == 'v' ? &v->nv_compat : &v->nv_limit) = (uint32_t)x;
 			v->has_nv_compat |= key[0] == 'v'; /* the limit alone says nothing */
 		} else if (!strcmp(key, "mdev-uuid")) {
-			if (!ostr(j, buf, sizeof(buf)))
+			if (!ouuid(j, v->mdev_uuid, "mdev-uuid is not a UUID"))
 				return false;
-			if (buf[0] && !vgpu_uuid_valid(buf))
-				return bad(j, "mdev-uuid is not a UUID");
-			snprintf(v->mdev_uuid, sizeof(v->mdev_uuid), "%.*s", VGPU_UUID_LEN - 1,
-				 buf);
 		} else if (!strcmp(key, "parent")) {
 			if (!ostr(j, buf, sizeof(buf)))
 				return false;
