@@ -43,23 +43,6 @@ static size_t split_words(char *buf, const char **argv)
 	return n;
 }
 
-/* The ms the downtime check's next step names (migrate-setmaxdowntime DOMAIN MS); 0: none. */
-static unsigned long long downtime_named(const struct vgpu_mig_results *res)
-{
-	const struct vgpu_mig_result *x = vgpu_mig_result_find(res, "downtime");
-	const char *p = x && x->next ? strstr(x->next, "migrate-setmaxdowntime") : NULL;
-
-	if (!p)
-		return 0;
-	p += strlen("migrate-setmaxdowntime");
-	for (int word = 0; word < 2 && *p; word++) { /* past DOMAIN, to MS */
-		p += strspn(p, " ");
-		if (word == 0)
-			p += strcspn(p, " ");
-	}
-	return strtoull(p, NULL, 10);
-}
-
 /*
  * The verdict migrate acts on: migrate-check's, except that the downtime
  * check is not held against it when it names a value (migrate sets it).
@@ -288,7 +271,7 @@ int cmd_migrate(struct cli *c, int argc, char **argv)
 	r = cli_migrate_check(c, (int)n, (char **)check, &res);
 	if (!res.n) /* the checks did not run: migrate-check said why */
 		return r ? r : EXIT_FAILURE;
-	downtime = downtime_named(&res);
+	downtime = res.downtime_advice_ms;
 	verdict = migrate_verdict(&res, downtime);
 	if (downtime && vgpu_mig_result_find(&res, "downtime")->status != VGPU_MIG_PASS)
 		fprintf(c->err,

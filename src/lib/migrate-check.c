@@ -660,6 +660,7 @@ static void check_downtime(const struct vgpu_mig_host *src, struct vgpu_mig_resu
 		return;
 	}
 	advice = vgpu_mig_downtime_advice_ms(need);
+	r->downtime_advice_ms = advice;
 	if (state_known)
 		vgpu_append(&sv, "%lluMiB + %lluB state at %luMiB/s = %llums", fb, state, bw, need);
 	else
@@ -682,6 +683,8 @@ static void check_downtime(const struct vgpu_mig_host *src, struct vgpu_mig_resu
 		    dom, advice);
 	else
 		add(r, "downtime", VGPU_MIG_PASS, what, sv, tv, "%s", "");
+	if (r->items[r->n - 1].status == VGPU_MIG_PASS)
+		r->downtime_advice_ms = 0; /* the domain's own is enough */
 }
 
 static void check_postcopy(const struct vgpu_mig_host *src, struct vgpu_mig_results *r)

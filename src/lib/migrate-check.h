@@ -171,6 +171,8 @@ struct vgpu_mig_result {
 struct vgpu_mig_results {
 	struct vgpu_mig_result *items;
 	size_t n;
+	/* the max downtime the downtime check names to set first, in ms; 0 when it names none */
+	unsigned long long downtime_advice_ms;
 };
 
 enum vgpu_mig_verdict {

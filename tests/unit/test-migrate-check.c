@@ -454,16 +454,22 @@ static void test_downtime(void **state)
 	assert_string_equal(x->next,
 			    "virsh migrate-setmaxdowntime vm1 21600 (before the migration)");
 	assert_string_equal(x->target, "max downtime 17000ms");
+	/* the value vgpuctl migrate sets first, as data */
+	assert_int_equal(r.downtime_advice_ms, 21600);
 	vgpu_mig_results_free(&r);
-	/* a faster link: the same max downtime is enough */
+	/* a faster link: the same max downtime is enough, and nothing is to be set */
 	p.src.bandwidth_mib_s = 11920;
 	assert_int_equal(vgpu_mig_downtime_need_ms(&p.src, &known), 1724);
 	expect_fail(&p, NULL);
+	vgpu_mig_check(&p.src, &p.dst, &r);
+	assert_int_equal(r.downtime_advice_ms, 0);
+	vgpu_mig_results_free(&r);
 	/* the runtime state not known: counted 0, a warning when the rest fits */
 	good(&p);
 	p.sv[0].runtime_state_bytes = 0;
 	vgpu_mig_check(&p.src, &p.dst, &r);
 	assert_int_equal(vgpu_mig_result_find(&r, "downtime")->status, VGPU_MIG_WARN);
+	assert_int_equal(r.downtime_advice_ms, 21500);
 	vgpu_mig_results_free(&r);
 	/* the type's framebuffer not known, or the max downtime: UNKNOWN */
 	good(&p);
