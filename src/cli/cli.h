@@ -260,12 +260,16 @@ struct vgpu_mig_results;
  */
 int cli_migrate_check(struct cli *c, int argc, char **argv, struct vgpu_mig_results *keep);
 /*
- * The argv of `ssh HOST vgpuctl WHAT` for a qemu+ssh:// @uri, as migrate-check
- * reaches the target (words in @buf of @len, at least strlen(@uri) + 1);
- * argv[0] NULL for another URI.  Return: 0 or EXIT_USAGE (said).
+ * The argv that runs `vgpuctl WHAT` on the target: @cmd (given as option
+ * @opt) split at blanks (no quoting, no shell), else `ssh HOST vgpuctl
+ * WHAT` for a qemu+ssh:// @uri; argv[0] NULL when there is no way.  The
+ * words point into @buf of @len (at least strlen(@uri) + strlen(@cmd) + 1);
+ * @argv holds CLI_TARGET_WORDS + 1.  Return: 0 or EXIT_USAGE (said, as command @name).
  */
-int cli_migrate_ssh_argv(struct cli *c, const char *uri, const char *what, char *buf, size_t len,
-			 const char **argv);
+#define CLI_TARGET_WORDS 64
+int cli_migrate_target_argv(struct cli *c, const char *name, const char *uri, const char *cmd,
+			    const char *opt, const char *what, char *buf, size_t len,
+			    const char **argv);
 /* vgpuctl migrate DOMAIN --to URI (module: libvirt): check, migrate live, verify the target. */
 int cmd_migrate(struct cli *c, int argc, char **argv);
 /*

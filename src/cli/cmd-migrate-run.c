@@ -27,21 +27,7 @@
 #include "release.h"
 #include "virt.h"
 
-#define MIGRATE_WORDS 64
 #define TARGET_TIMEOUT_MS 60000
-
-/* @cmd split at blanks (no quoting, no shell) into @argv (MIGRATE_WORDS + 1); words in @buf. */
-static size_t split_words(char *buf, const char **argv)
-{
-	size_t n = 0;
-	char *save = NULL;
-
-	for (char *w = strtok_r(buf, " \t", &save); w && n < MIGRATE_WORDS - 1;
-	     w = strtok_r(NULL, " \t", &save))
-		argv[n++] = w;
-	argv[n] = NULL;
-	return n;
-}
 
 /*
  * The verdict migrate acts on: migrate-check's, except that the downtime
@@ -213,13 +199,8 @@ static int target_argv(struct cli *c, const struct migrate_run *m, char *buf, si
 {
 	size_t n = 0;
 
-	if (m->target_cmd) {
-		snprintf(buf, len, "%s", m->target_cmd);
-		if (!split_words(buf, argv))
-			return cli_usage_error(c, "migrate", "--target-command is empty");
-		return 0;
-	}
-	if (cli_migrate_ssh_argv(c, m->to, "vgpus", buf, len, argv))
+	if (cli_migrate_target_argv(c, "migrate", m->to, m->target_cmd, "--target-command", "vgpus",
+				    buf, len, argv))
 		return EXIT_USAGE;
 	while (argv[n])
 		n++;
@@ -230,8 +211,10 @@ static int target_argv(struct cli *c, const struct migrate_run *m, char *buf, si
 			m->domain, m->to);
 		return EXIT_FAILURE;
 	}
-	argv[n++] = "--json";
-	argv[n] = NULL;
+	if (!m->target_cmd) { /* CMD is the whole command; over ssh: vgpuctl vgpus --json */
+		argv[n++] = "--json";
+		argv[n] = NULL;
+	}
 	return 0;
 }
 
@@ -239,7 +222,7 @@ int cmd_migrate(struct cli *c, int argc, char **argv)
 {
 	struct migrate_run m = { 0 };
 	struct vgpu_mig_results res = { 0 };
-	const char *check[8], *target[MIGRATE_WORDS + 1];
+	const char *check[8], *target[CLI_TARGET_WORDS + 2];
 	VGPU_AUTOFREE char *buf = NULL;
 	VGPU_AUTOFREE char *xml = NULL;
 	VGPU_AUTOPTR(virt) v = NULL;

@@ -195,26 +195,21 @@ int cmd_migrate_offer(struct cli *c, int argc, char **argv)
 }
 
 #define OFFER_TIMEOUT_MS 60000
-#define OFFER_MAX_WORDS 64
 
-/*
- * The argv that reaches the target's migrate-offer: @cmd split at blanks
- * (no quoting, no shell), else ssh for a qemu+ssh:// URI; NULL (n = 0)
- * when there is no way.  The words point into @buf.
- */
-static int offer_argv(struct cli *c, const char *name, const char *uri, const char *cmd, char *buf,
-		      size_t len, const char **argv)
+int cli_migrate_target_argv(struct cli *c, const char *name, const char *uri, const char *cmd,
+			    const char *opt, const char *what, char *buf, size_t len,
+			    const char **argv)
 {
 	size_t n = 0;
 	char *save = NULL;
 
 	if (cmd) {
 		snprintf(buf, len, "%s", cmd);
-		for (char *w = strtok_r(buf, " \t", &save); w && n < OFFER_MAX_WORDS;
+		for (char *w = strtok_r(buf, " \t", &save); w && n < CLI_TARGET_WORDS;
 		     w = strtok_r(NULL, " \t", &save))
 			argv[n++] = w;
 		if (!n)
-			return cli_usage_error(c, name, "--offer-command is empty");
+			return cli_usage_error(c, name, "%s is empty", opt);
 	} else if (!strncmp(uri, "qemu+ssh://", 11)) {
 		char *host = buf, *port;
 
@@ -242,7 +237,7 @@ static int offer_argv(struct cli *c, const char *name, const char *uri, const ch
 		argv[n++] = "--";
 		argv[n++] = host;
 		argv[n++] = "vgpuctl";
-		argv[n++] = "migrate-offer";
+		argv[n++] = what;
 	}
 	argv[n] = NULL;
 	return 0;
@@ -444,7 +439,7 @@ struct mig_args {
 	const char *to, *cmd, *domain, *output;
 	bool postcopy;
 	unsigned long bandwidth;
-	const char *target_argv[OFFER_MAX_WORDS + 1];
+	const char *target_argv[CLI_TARGET_WORDS + 1];
 	char *buf;
 };
 
@@ -511,7 +506,8 @@ static int parse_args(struct cli *c, const char *name, bool xml, int argc, char 
 		return cli_usage_error(c, name, "where to? (--to URI)");
 	len = strlen(a->to) + (a->cmd ? strlen(a->cmd) : 0) + 1;
 	a->buf = vgpu_xmalloc(len);
-	return offer_argv(c, name, a->to, a->cmd, a->buf, len, a->target_argv);
+	return cli_migrate_target_argv(c, name, a->to, a->cmd, "--offer-command", "migrate-offer",
+				       a->buf, len, a->target_argv);
 }
 
 int cmd_migrate_check(struct cli *c, int argc, char **argv)
@@ -750,18 +746,5 @@ int cmd_migrate_xml(struct cli *c, int argc, char **argv)
 	vgpu_mig_offer_clear(&dst);
 	source_clear(&s);
 	free(a.buf);
-	return r;
-}
-
-int cli_migrate_ssh_argv(struct cli *c, const char *uri, const char *what, char *buf, size_t len,
-			 const char **argv)
-{
-	int r = offer_argv(c, "migrate", uri, NULL, buf, len, argv);
-	size_t n = 0;
-
-	while (r == 0 && argv[n])
-		n++;
-	if (n) /* "ssh ... HOST vgpuctl migrate-offer": the last word is @what */
-		argv[n - 1] = what;
 	return r;
 }
