@@ -60,6 +60,9 @@ struct vgpu_mig_vgpu {
 	char parent[VGPU_BDF_LEN]; /* offer: the VF (or mdev parent) it would give; "" unknown */
 	int numa_node; /* offer: the target GPU's NUMA node, -1 unknown */
 	char cpus[256]; /* offer: that GPU's CPUs ("0-5,48-53"), "" unknown */
+	/* -- NVLink's fields (topology): the GPU's active NVLinks, NVML's -- */
+	bool has_nvlinks; /* NVML answered (source: the vGPU's GPU; offer: the GPU given) */
+	unsigned nvlinks; /* how many links are active; 0 on a board without NVLink */
 };
 
 /* One host's side: versions and its vGPUs (source: the domain's; target: one per source vGPU). */
