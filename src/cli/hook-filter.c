@@ -110,7 +110,10 @@ int cmd_hook(struct cli *c, int argc, char **argv)
 	struct vgpu_hook_input in = { .name = argc > 1 ? argv[1] : NULL,
 				      .read_xml = give_xml,
 				      .xml_data = c,
-				      .lock_wait_ms = VGPU_HOOK_LOCK_WAIT_MS };
+				      .lock_wait_ms = VGPU_HOOK_LOCK_WAIT_MS,
+				      /* EXTRA: release's shut-off reason (libvirt 10.5 and later)
+				       */
+				      .reason = argc > 4 ? argv[4] : NULL };
 	struct vgpu_hook_result res;
 	enum vgpu_hook_phase phase;
 

@@ -30,6 +30,7 @@ struct dom {
 	const char *uuid; /* normalized: records and hostdevs are matched by it */
 	const struct vgpu_strv *mdevs; /* hostdevs: mdev UUIDs, or NULL (not parsed) */
 	const struct vgpu_strv *vfs; /* hostdevs: PCI functions, or NULL */
+	bool migrated; /* release: libvirt says the domain migrated (it runs elsewhere now) */
 };
 
 /* One locked pass of prepare or release. */
@@ -242,6 +243,8 @@ static bool has_work(struct vgpu_ctx *ctx, struct vgpu_sysfs *fs, enum vgpu_hook
 			continue;
 		if (release && r->lifetime == VGPU_LIFETIME_PER_START)
 			return true;
+		if (release && d->migrated && r->state != VGPU_RECORD_INCOMING)
+			return true; /* it runs elsewhere: its vGPUs and records here go */
 		if (!release && r->state == VGPU_RECORD_INCOMING)
 			return true; /* a domain migrating here: its records become active */
 		/* unreadable: the locked pass says what is wrong, or fixes it */
@@ -543,7 +546,10 @@ static bool note_arrived(struct vgpu_sysfs *fs, const char *name)
 /*
  * Per-start vGPUs go at each stop, and after a failed start what its
  * prepare created; after a failed incoming start (a migration here that
- * did not go through) the records the migration wrote go too.
+ * did not go through) the records the migration wrote go too.  A domain
+ * that migrated away runs elsewhere: every vGPU and record of it here
+ * goes, as `release` frees them (incoming records aside: a migration
+ * coming here holds those).
  */
 static int do_release(struct hook *h)
 {
@@ -558,6 +564,12 @@ static int do_release(struct hook *h)
 
 		if (!owns(h->d, r))
 			continue;
+		if (h->d->migrated) {
+			if (r->state != VGPU_RECORD_INCOMING &&
+			    (e = vgpu_txn_release(&h->txn, r)) < 0)
+				return e;
+			continue;
+		}
 		if (r->lifetime == VGPU_LIFETIME_PER_START || listed(&failed_start, r))
 			e = vgpu_txn_destroy(&h->txn, r);
 		if (e == -ESTALE) { /* not ours any more: leave it, say so */
@@ -604,8 +616,11 @@ static int release_gpus(void *arg, struct vgpu_gpu_locks *want)
 	struct hook *h = arg;
 	int e = read_records(h);
 
-	/* records that arrived with a failed incoming start are dropped: under the host lock */
-	h->slow = e == 0 && note_arrived(h->fs, h->d->name);
+	/*
+	 * records that arrived with a failed incoming start, or of a domain that
+	 * migrated away, are dropped: under the host lock
+	 */
+	h->slow = e == 0 && (h->d->migrated || note_arrived(h->fs, h->d->name));
 	for (size_t i = 0; e == 0 && i < h->recs.n; i++)
 		if (owns(h->d, &h->recs.v[i]))
 			vgpu_gpu_locks_add(want, h->recs.v[i].gpu);
@@ -890,13 +905,21 @@ bool vgpu_hook_phase_of(const char *name, const char *op, const char *sub,
 	return true;
 }
 
+/* release: does libvirt (10.5 and later) say the domain stopped because it migrated away? */
+static bool migrated(const struct vgpu_hook_input *in)
+{
+	return in->reason && strcmp(in->reason, "migrated") == 0;
+}
+
 /* Without a lock: is there anything for the locked pass to do?  Only "no" is final. */
 static int cheap_pass(struct vgpu_ctx *ctx, struct vgpu_sysfs *fs, enum vgpu_hook_phase phase,
 		      const struct vgpu_hook_input *in, enum vgpu_hook_next *next)
 {
 	VGPU_AUTORECORDS recs = { 0 };
 	char uuid[VGPU_UUID_LEN];
-	const struct dom d = { .name = in->name, .uuid = uuid };
+	const struct dom d = { .name = in->name,
+			       .uuid = uuid,
+			       .migrated = phase == VGPU_HOOK_RELEASE && migrated(in) };
 	const char *xml = NULL;
 	size_t len = 0;
 	bool ours = false;
@@ -946,7 +969,7 @@ int vgpu_hook_run(struct vgpu_ctx *ctx, struct vgpu_sysfs *fs, enum vgpu_hook_ph
 {
 	/* one budget for the whole call, whichever way it goes */
 	uint64_t until = vgpu_monotonic_ms() + in->lock_wait_ms;
-	struct dom d = { .name = in->name };
+	struct dom d = { .name = in->name, .migrated = phase == VGPU_HOOK_RELEASE && migrated(in) };
 	enum vgpu_hook_next next = VGPU_HOOK_DONE;
 	int e = 0;
 

@@ -9,7 +9,10 @@
  * incoming records a migration here wrote become active.
  * release end: per-start vGPUs are destroyed, and so is what the prepare of
  * a start that failed created (after a failed incoming start, the records
- * the migration wrote go too); the others stay until release.
+ * the migration wrote go too); the others stay until release.  A release
+ * whose reason is "migrated" (libvirt 10.5 and later) frees all of the
+ * domain's vGPUs here and drops their records, as `release` does: the
+ * domain runs on another host now.
  *
  * A start that fails after prepare ends in release without started (the
  * daemon calls stopped and release on every failure path).  prepare notes
@@ -94,6 +97,12 @@ struct vgpu_hook_input {
 	/* NULL: the cheap pass; else what the hardened parser read (the locked pass) */
 	const struct vgpu_hook_domain *parsed;
 	unsigned lock_wait_ms; /* the whole call's budget for the locks (VGPU_HOOK_LOCK_WAIT_MS) */
+	/*
+	 * release: the shut-off reason, the hook's 4th argument (EXTRA) since
+	 * libvirt 10.5 ("migrated", "shutdown", "destroyed", ...); "-" before,
+	 * NULL when not given.  "migrated": the domain runs elsewhere now.
+	 */
+	const char *reason;
 };
 
 /* What the caller does next. */
@@ -142,7 +151,8 @@ bool vgpu_hook_phase_of(const char *name, const char *op, const char *sub,
  * the XML with a plain scanner, then: prepare has work when a vGPU of the
  * domain is missing, of another type, elsewhere or unreadable, or when the
  * XML names a vGPU another domain's record holds; release when the domain
- * has a per-start vGPU or a failed start left a note.  An XML the scanner
+ * has a per-start vGPU or a failed start left a note, or, migrated
+ * (@in->reason), has any record here but an incoming one.  An XML the scanner
  * cannot read goes to the hardened parser when a record names the domain.
  * migrate reads stdin whatever the records say (the domain comes from
  * elsewhere) and has work only when the XML names our metadata's namespace.
@@ -158,7 +168,10 @@ bool vgpu_hook_phase_of(const char *name, const char *op, const char *sub,
  * GPU that offers its type (the record follows).  What was created is noted
  * for a failed start's release.  release destroys the per-start vGPUs and
  * what a failed start's prepare created, under the GPUs' locks only; the
- * records stay.  One transaction per pass: a failure undoes every step.
+ * records stay.  A migrated release (@in->reason "migrated") frees every
+ * vGPU of the domain's records (incoming ones aside) and drops the records,
+ * as vgpu_txn_release() does, keeping the host lock for the record writes.
+ * One transaction per pass: a failure undoes every step.
  *
  * migrate (locked pass) chooses,
  * under the host lock, a device here for each vGPU the metadata names with

@@ -433,24 +433,82 @@ static void check_ecc(const struct vgpu_mig_host *src, const struct vgpu_mig_hos
 				     "");
 }
 
+/*
+ * topology, NVLink's part: per vGPU the active NVLinks of its GPU on the
+ * source against the GPU the target gives it (a guest that uses NVLink
+ * needs as many links there).  FAIL when a vGPU's two counts differ, else
+ * UNKNOWN when one end does not know (no NVML, or no device offered), else PASS.
+ */
+static enum vgpu_mig_status topology_links(const struct vgpu_mig_host *src,
+					   const struct vgpu_mig_host *dst, char **sv, char **tv,
+					   char **next)
+{
+	enum vgpu_mig_status st = VGPU_MIG_PASS;
+
+	for (size_t i = 0; i < src->n_vgpus; i++) {
+		const struct vgpu_mig_vgpu *s = &src->vgpus[i], *t = slot(dst, i);
+
+		if (s->has_nvlinks)
+			vgpu_append(sv, "%s%u", i ? "," : "", s->nvlinks);
+		else
+			vgpu_append(sv, "%s?", i ? "," : "");
+		if (t && t->has_nvlinks)
+			vgpu_append(tv, "%s%u", i ? "," : "", t->nvlinks);
+		else
+			vgpu_append(tv, "%s?", i ? "," : "");
+		if (!t || !s->has_nvlinks || !t->has_nvlinks) {
+			if (st != VGPU_MIG_FAIL)
+				st = VGPU_MIG_UNKNOWN;
+		} else if (s->nvlinks != t->nvlinks && st != VGPU_MIG_FAIL) {
+			st = VGPU_MIG_FAIL;
+			vgpu_append(
+				next,
+				"vGPU %zu's GPU has %u active NVLinks here and %u on the target: choose a target GPU with the same NVLink width, or migrate only a guest that does not use NVLink",
+				i + 1, s->nvlinks, t->nvlinks);
+		}
+	}
+	return st;
+}
+
+/*
+ * topology: the target answered for as many vGPUs as the domain has (and it
+ * has one), and each vGPU's GPU has as many active NVLinks on both ends.
+ * FAIL when either part fails, else UNKNOWN when an NVLink count is not
+ * known, else PASS.
+ */
 static void check_topology(const struct vgpu_mig_host *src, const struct vgpu_mig_host *dst,
 			   struct vgpu_mig_results *r)
 {
-	char sv[32], tv[32];
+	const char *what = "vGPU count, active NVLinks per vGPU";
+	VGPU_AUTOFREE char *sv = NULL, *tv = NULL, *lsv = NULL, *ltv = NULL, *lnext = NULL;
+	enum vgpu_mig_status links;
 
-	snprintf(sv, sizeof(sv), "%zu vGPUs", src->n_vgpus);
-	snprintf(tv, sizeof(tv), dst ? "%zu vGPUs" : "?", dst ? dst->n_vgpus : 0);
-	if (!dst)
-		add(r, "topology", VGPU_MIG_UNKNOWN, "vGPU count", sv, tv, "%s",
+	vgpu_append(&sv, "%zu vGPUs", src->n_vgpus);
+	if (!dst) {
+		add(r, "topology", VGPU_MIG_UNKNOWN, what, sv, "?", "%s",
 		    "reach the target to count what it would give");
-	else if (!src->n_vgpus)
-		add(r, "topology", VGPU_MIG_FAIL, "vGPU count", sv, tv, "%s",
+		return;
+	}
+	vgpu_append(&tv, "%zu vGPUs", dst->n_vgpus);
+	if (!src->n_vgpus) {
+		add(r, "topology", VGPU_MIG_FAIL, what, sv, tv, "%s",
 		    "the domain has no vGPU that vgpuctl knows: assign it first, or migrate it without vgpuctl");
-	else if (dst->n_vgpus != src->n_vgpus)
-		add(r, "topology", VGPU_MIG_FAIL, "vGPU count", sv, tv, "%s",
-		    "the target answered for another number of vGPUs: run the same vgpuctl version on both hosts");
+		return;
+	}
+	links = topology_links(src, dst, &lsv, &ltv, &lnext);
+	vgpu_append(&sv, ", NVLinks %s", lsv);
+	vgpu_append(&tv, ", NVLinks %s", ltv);
+	if (dst->n_vgpus != src->n_vgpus)
+		add(r, "topology", VGPU_MIG_FAIL, what, sv, tv, "%s%s%s",
+		    "the target answered for another number of vGPUs: run the same vgpuctl version on both hosts",
+		    lnext ? "; " : "", lnext ? lnext : "");
+	else if (links == VGPU_MIG_FAIL)
+		add(r, "topology", VGPU_MIG_FAIL, what, sv, tv, "%s", lnext);
+	else if (links == VGPU_MIG_UNKNOWN)
+		add(r, "topology", VGPU_MIG_UNKNOWN, what, sv, tv, "%s",
+		    "read the active NVLinks on both hosts (nvidia-smi nvlink -s): vgpuctl reads them through NVML");
 	else
-		add(r, "topology", VGPU_MIG_PASS, "vGPU count", sv, tv, "%s", "");
+		add(r, "topology", VGPU_MIG_PASS, what, sv, tv, "%s", "");
 }
 
 static void check_capacity(const struct vgpu_mig_host *src, const struct vgpu_mig_host *dst,

@@ -63,6 +63,9 @@ struct vgpu_mig_vgpu {
 	char cpus[256]; /* offer: that GPU's CPUs ("0-5,48-53"), "" unknown */
 	/* -- the shared plan's fields (migrate-plan.h): migrate-offer, migrate-xml -- */
 	bool display; /* source, mdev: its hostdev shows a display or ramfb */
+	/* -- NVLink's fields (topology): the GPU's active NVLinks, NVML's -- */
+	bool has_nvlinks; /* NVML answered (source: the vGPU's GPU; offer: the GPU given) */
+	unsigned nvlinks; /* how many links are active; 0 on a board without NVLink */
 };
 
 /* One host's side: versions and its vGPUs (source: the domain's; target: one per source vGPU). */

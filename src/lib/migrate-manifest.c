@@ -224,6 +224,9 @@ char *vgpu_mig_manifest_format(const struct vgpu_mig_host *h)
 			tri_json(v->ecc), tri_json(v->enable_uvm), tri_json(v->enable_debugging),
 			tri_json(v->enable_profiling));
 		put_nv_vgpu(&s, v);
+		/* NVLink's key (topology): the GPU's active NVLinks, left out when not known */
+		if (v->has_nvlinks)
+			vgpu_append(&s, ", \"nvlinks\": %u", v->nvlinks);
 		/* libvirt's keys: downtime's sizes, migrate-xml's device */
 		if (v->type_fb_mib)
 			vgpu_append(&s, ", \"type-framebuffer-mib\": %llu",
@@ -765,6 +768,15 @@ static bool parse_vgpu(struct jp *j, struct vgpu_mig_vgpu *v, char *device,
 				return false;
 			*(key[0] == 'v' ? &v->nv_compat : &v->nv_limit) = (uint32_t)x;
 			v->has_nv_compat |= key[0] == 'v'; /* the limit alone says nothing */
+		} else if (!strcmp(key, "nvlinks")) { /* NVLink's key (topology) */
+			v->has_nvlinks = false;
+			v->nvlinks = 0;
+			if (!word(j, "null")) {
+				if (!whole_num(j, 1024, &x))
+					return false;
+				v->has_nvlinks = true;
+				v->nvlinks = (unsigned)x;
+			}
 		} else if (!strcmp(key, "mdev-uuid")) {
 			if (!ouuid(j, v->mdev_uuid, "mdev-uuid is not a UUID"))
 				return false;

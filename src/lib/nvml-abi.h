@@ -188,6 +188,9 @@ typedef struct {
 } nvmlVgpuRuntimeState_v1_t;
 #define nvmlVgpuRuntimeState_v1 NVML_STRUCT_VERSION(nvmlVgpuRuntimeState_v1_t, 1)
 
+/* NVLink (migrate-check's topology): links 0 .. NVML_NVLINK_MAX_LINKS - 1 (nvml.h, CUDA 12.x) */
+#define NVML_NVLINK_MAX_LINKS 18
+
 /*
  * The entry points, as function types: X(return, name, parameters).  nvml.c
  * expands the list into a table of pointers filled by dlsym(); the stand-in
@@ -196,8 +199,9 @@ typedef struct {
  * MaxInstancesPerGpuInstance: 575 and later, heterogeneous mode and
  * vGPU placements: 550 and later); vgpuctl then falls back to nvidia-smi or
  * to the tables.  The migration calls (ECC mode, vGPU instances, metadata,
- * compatibility: CUDA 9 era; the runtime state size: recent drivers only) only
- * feed migrate-check's checks, which are UNKNOWN without them.
+ * compatibility: CUDA 9 era; the runtime state size: recent drivers only; NVLink
+ * state: CUDA 8 era) only feed migrate-check's checks, which are UNKNOWN
+ * without them.
  */
 #define VGPU_NVML_REQUIRED(X)                                                                      \
 	X(nvmlReturn_t, nvmlInit_v2, (void))                                                       \
@@ -260,6 +264,8 @@ typedef struct {
 	  (nvmlVgpuMetadata_t * vgpuMeta, nvmlVgpuPgpuMetadata_t * pgpuMeta,                       \
 	   nvmlVgpuPgpuCompatibility_t * compat))                                                  \
 	X(nvmlReturn_t, nvmlVgpuInstanceGetRuntimeStateSize,                                       \
-	  (nvmlVgpuInstance_t vgpu, nvmlVgpuRuntimeState_v1_t * state))
+	  (nvmlVgpuInstance_t vgpu, nvmlVgpuRuntimeState_v1_t * state))                            \
+	X(nvmlReturn_t, nvmlDeviceGetNvLinkState,                                                  \
+	  (nvmlDevice_t dev, unsigned int link, nvmlEnableState_t *isActive))
 
 #endif

@@ -410,6 +410,31 @@ static enum vgpu_tristate ecc_of(struct vgpu_nvml *n, nvmlDevice_t dev)
 	return cur == NVML_FEATURE_ENABLED ? VGPU_ON : VGPU_OFF;
 }
 
+/*
+ * The GPU's active NVLinks into @v (topology).  A link NVML does not have
+ * (NOT_SUPPORTED: a board without NVLink, INVALID_ARGUMENT: past the
+ * board's links) is not counted; any other error leaves the count unknown.
+ */
+static void nvlinks_of(struct vgpu_nvml *n, nvmlDevice_t dev, struct vgpu_mig_vgpu *v)
+{
+	unsigned active = 0;
+
+	if (!n->nvmlDeviceGetNvLinkState)
+		return;
+	for (unsigned l = 0; l < NVML_NVLINK_MAX_LINKS; l++) {
+		nvmlEnableState_t on = NVML_FEATURE_DISABLED;
+		nvmlReturn_t r = n->nvmlDeviceGetNvLinkState(dev, l, &on);
+
+		if (r == NVML_ERROR_NOT_SUPPORTED || r == NVML_ERROR_INVALID_ARGUMENT)
+			continue;
+		if (r != NVML_SUCCESS)
+			return;
+		active += on == NVML_FEATURE_ENABLED;
+	}
+	v->has_nvlinks = true;
+	v->nvlinks = active;
+}
+
 /* The GPU's vGPU metadata into @pm; false when NVML gives none. */
 static bool pgpu_meta(struct vgpu_nvml *n, nvmlDevice_t dev, union pgpu_meta *pm)
 {
@@ -513,6 +538,7 @@ void vgpu_nvml_mig_source(struct vgpu_nvml *n, const struct vgpu_records *recs, 
 		if (device(n, r->gpu, &dev) != NVML_SUCCESS)
 			continue;
 		v->ecc = ecc_of(n, dev);
+		nvlinks_of(n, dev, v);
 		if (pgpu_meta(n, dev, &pm))
 			build_and(h, pm.m.pgpuVirtualizationCaps &
 					     NVML_VGPU_PGPU_VIRTUALIZATION_CAP_MIGRATION_YES);
@@ -555,6 +581,7 @@ void vgpu_nvml_mig_target(struct vgpu_nvml *n, const struct vgpu_model *m,
 		    device(n, g->addr, &dev) != NVML_SUCCESS)
 			continue;
 		t->ecc = ecc_of(n, dev);
+		nvlinks_of(n, dev, t);
 		if (!pgpu_meta(n, dev, &pm))
 			continue;
 		build_and(dst, pm.m.pgpuVirtualizationCaps &

@@ -100,7 +100,7 @@ struct vgpu_records;
 /**
  * vgpu_nvml_mig_source() - NVML's part of a live migration's manifest: per
  * vGPU of @domain (in its owner records' order, as vgpu_mig_manifest_of()
- * lists them) its GPU's ECC mode, and of the domain's vGPU instance there
+ * lists them) its GPU's ECC mode and active NVLinks, and of the domain's vGPU instance there
  * (nvmlVgpuInstanceGetVmID is the domain's UUID, of the record's type) the
  * metadata and the runtime state size; the driver build from the GPUs' and
  * instances' migration capability bits.
@@ -114,7 +114,7 @@ void vgpu_nvml_mig_source(struct vgpu_nvml *n, const struct vgpu_records *recs, 
 
 /**
  * vgpu_nvml_mig_target() - NVML's part of a live migration's offer: for each
- * vGPU given a device, that GPU's ECC mode, its migration capability bit
+ * vGPU given a device, that GPU's ECC mode, its active NVLinks, its migration capability bit
  * (the driver build) and nvmlGetVgpuCompatibility() of the source vGPU's
  * metadata against it.
  * @n: the handle; NULL: nothing is filled

@@ -109,15 +109,7 @@ static int release_vgpus(struct vgpu_txn *txn, const struct vgpu_records *recs,
 
 		if (strcmp(rec->domain_uuid, uuid) != 0 || !on_vf(rec, m, vf))
 			continue;
-		r = vgpu_txn_destroy(txn, rec);
-		/* the host no longer has what the record says: the claim goes all the same */
-		if (r == -ESTALE) {
-			vgpu_warn(txn->ctx, "%s; the record is dropped, the host left as it is",
-				  vgpu_ctx_error(txn->ctx));
-			r = 0;
-		}
-		if (r == 0)
-			r = vgpu_txn_record_drop(txn, rec);
+		r = vgpu_txn_release(txn, rec);
 		if (r < 0)
 			return r;
 	}

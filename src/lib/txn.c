@@ -282,3 +282,16 @@ int vgpu_txn_record_drop(struct vgpu_txn *t, const struct vgpu_record *r)
 		 "drop owner record %s (domain %s)", key, r->domain);
 	return 0;
 }
+
+int vgpu_txn_release(struct vgpu_txn *t, const struct vgpu_record *r)
+{
+	int err = vgpu_txn_destroy(t, r);
+
+	/* the host no longer has what the record says: the claim goes all the same */
+	if (err == -ESTALE) {
+		vgpu_warn(t->ctx, "%s; the record is dropped, the host left as it is",
+			  vgpu_ctx_error(t->ctx));
+		err = 0;
+	}
+	return err < 0 ? err : vgpu_txn_record_drop(t, r);
+}

@@ -142,5 +142,15 @@ int vgpu_txn_record_put(struct vgpu_txn *t, const struct vgpu_record *r,
  * Return: 0 or -errno with a message in @t's context.
  */
 int vgpu_txn_record_drop(struct vgpu_txn *t, const struct vgpu_record *r);
+/**
+ * vgpu_txn_release() - free the vGPU @r describes and drop its record, as
+ * `release` does: a vGPU the host no longer has as @r says (-ESTALE from
+ * vgpu_txn_destroy(): its VF gone, another vGPU there) is left as it is and
+ * said as a warning, and the record goes all the same.
+ * @t: the transaction
+ * @r: the record (copied into the steps)
+ * Return: 0 or -errno with a message in @t's context.
+ */
+int vgpu_txn_release(struct vgpu_txn *t, const struct vgpu_record *r);
 
 #endif

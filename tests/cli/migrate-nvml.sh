@@ -1,7 +1,7 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0-or-later
 # vgpuctl migrate-check's NVML and board checks (driver-build, nvidia-compatibility,
-# board, ecc) between two dual-A30 fixture hosts (copies), each with the NVML
+# board, ecc, topology's NVLinks) between two dual-A30 fixture hosts (copies), each with the NVML
 # stand-in speaking for its own tree (FAKE_NV_ROOT, --nvml) and the target reached
 # through --offer-command.  Each check gets a pair of hosts that fails it, and the
 # one FAIL line must be that check's.  With every setting alike the four pass, and
@@ -82,6 +82,7 @@ line PASS driver-build "migration on (nvml) vs migration on (nvml)"
 line PASS nvidia-compatibility "metadata vs live+sleep+hibernate+cold"
 line PASS board "10de:20b7 10de:1532 24576MiB vs 10de:20b7 10de:1532 24576MiB"
 line PASS ecc "on vs on"
+line PASS topology "1 vGPUs, NVLinks 0 vs 1 vGPUs, NVLinks 0"
 grep -q '^FAIL ' "$tmp/out" && { echo "FAIL: a check fails between alike hosts:"; cat "$tmp/out"; fail=1; }
 python3 -c 'import json, sys
 m = json.load(open(sys.argv[1]))
@@ -107,6 +108,7 @@ mcheck --no-nvml
 only_fail driver-build "migration on (kernel log) vs migration off (kernel log)"
 line UNKNOWN nvidia-compatibility
 line UNKNOWN ecc
+line UNKNOWN topology "NVLinks ? vs 1 vGPUs, NVLinks ?"
 
 # nvidia-compatibility: NVIDIA's answer on the target is cold only, limited by the guest driver
 fresh
@@ -127,4 +129,15 @@ fresh
 for g in $gpus; do echo 0 >"$tmp/dst/var/lib/fake-nvidia/ecc-$g"; done
 mcheck
 only_fail ecc "on vs off — set the target's ECC mode"
+# topology: as many active NVLinks on both ends pass (the manifest says how many);
+# the target's GPUs without NVLink (a PCIe board) fail
+fresh
+for g in $gpus; do echo 4 >"$tmp/src/var/lib/fake-nvidia/nvlinks-$g"; echo 4 >"$tmp/dst/var/lib/fake-nvidia/nvlinks-$g"; done
+mcheck
+line PASS topology "1 vGPUs, NVLinks 4 vs 1 vGPUs, NVLinks 4"
+python3 -c 'import json, sys; sys.exit(json.load(open(sys.argv[1]))["vgpus"][0]["nvlinks"] != 4)' "$tmp/manifest" ||
+	{ echo "FAIL: the manifest lacks nvlinks 4:"; cat "$tmp/manifest"; fail=1; }
+rm -f "$tmp"/dst/var/lib/fake-nvidia/nvlinks-*
+mcheck
+only_fail topology "NVLinks 4 vs 1 vGPUs, NVLinks 0 — vGPU 1's GPU has 4 active NVLinks here and 0 on the target: choose a target GPU with the same NVLink width"
 exit $fail

@@ -1898,6 +1898,7 @@ out:
 /*
  * Settings (all under st/, read under the lock, every call):
  *   ecc-<BDF>        "0"/"1": the current (and pending) ECC mode; missing: 1
+ *   nvlinks-<BDF>    the active NVLinks (0-18); missing: 0, every link NOT_SUPPORTED
  *   vgpus-<BDF>      the GPU's active vGPU instances, "INSTANCE VM_UUID TYPE_ID" a line
  *   vgpu-<INSTANCE>  "KEY VALUE" lines: migration 0|1 (vgpuVirtualizationCaps, default 1),
  *                    runtime-state BYTES (default 16 MiB), guest-driver VERSION
@@ -1993,6 +1994,28 @@ nvmlReturn_t nvmlDeviceGetEccMode(nvmlDevice_t dev, nvmlEnableState_t *current,
 		return NVML_ERROR_NOT_SUPPORTED;
 	snprintf(f, sizeof(f), "ecc-%s", dev->bdf);
 	*current = *pending = st_number(f, 1) ? NVML_FEATURE_ENABLED : NVML_FEATURE_DISABLED;
+	return NVML_SUCCESS;
+}
+
+/*
+ * nvlinks-<BDF>: how many NVLinks are active (links 0 .. N-1; the rest
+ * inactive); missing or 0: a board without NVLink (every link NOT_SUPPORTED,
+ * as on a PCIe board)
+ */
+nvmlReturn_t nvmlDeviceGetNvLinkState(nvmlDevice_t dev, unsigned int link,
+				      nvmlEnableState_t *isActive)
+{
+	char f[64];
+	long n;
+
+	DEV_ENTER("nvmlDeviceGetNvLinkState", dev);
+	if (!isActive || link >= NVML_NVLINK_MAX_LINKS)
+		return NVML_ERROR_INVALID_ARGUMENT;
+	snprintf(f, sizeof(f), "nvlinks-%s", dev->bdf);
+	n = st_number(f, 0);
+	if (n <= 0)
+		return NVML_ERROR_NOT_SUPPORTED;
+	*isActive = (long)link < n ? NVML_FEATURE_ENABLED : NVML_FEATURE_DISABLED;
 	return NVML_SUCCESS;
 }
 

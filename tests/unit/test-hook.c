@@ -56,9 +56,11 @@ struct env {
 	int fail_create; /* -errno: every create fails */
 	char fail_create_on[16]; /* only creates on this parent fail ("" every one) */
 	int fail_destroy;
+	char fail_destroy_on[16]; /* only frees on this parent fail ("" every one) */
 	int n_create, n_destroy;
 	bool host_locked_in_write; /* the host lock was held during a create or destroy */
 	bool holding; /* the test holds the host lock itself */
+	const char *reason; /* release's shut-off reason (the hook's EXTRA), NULL: none */
 };
 
 static struct env *cur;
@@ -371,7 +373,8 @@ int __wrap_vgpu_live_destroy(struct vgpu_ctx *ctx, struct vgpu_sysfs *fs,
 	*freed = false;
 	e->n_destroy++;
 	e->host_locked_in_write |= host_locked(e);
-	if (e->fail_destroy)
+	if (e->fail_destroy &&
+	    (!e->fail_destroy_on[0] || strcmp(e->fail_destroy_on, r->parent) == 0))
 		return vgpu_error(ctx, e->fail_destroy, "free on %s fails (simulated)", r->parent);
 	if (r->iface == VGPU_IFACE_VENDOR_VFIO) {
 		long t = vf_type(e, r->parent);
@@ -507,9 +510,11 @@ static const char *dom_xml(const char *name, const char *uuid, const char *devic
 static int cheap(struct env *e, enum vgpu_hook_phase phase, const char *name, const char *xml,
 		 enum vgpu_hook_next *next)
 {
-	const struct vgpu_hook_input in = {
-		.name = name, .read_xml = give_xml, .xml_data = e, .lock_wait_ms = 300
-	};
+	const struct vgpu_hook_input in = { .name = name,
+					    .read_xml = give_xml,
+					    .xml_data = e,
+					    .lock_wait_ms = 300,
+					    .reason = e->reason };
 	struct vgpu_hook_result res = { .next = (enum vgpu_hook_next) - 1 };
 	int r;
 
@@ -540,7 +545,9 @@ static int locked(struct env *e, enum vgpu_hook_phase phase, const char *name, c
 	VGPU_AUTOSTRV mdevs = { 0 };
 	VGPU_AUTOSTRV vfs = { 0 };
 	const struct vgpu_hook_domain d = { .uuid = uuid, .mdevs = &mdevs, .vfs = &vfs };
-	const struct vgpu_hook_input in = { .name = name, .parsed = &d, .lock_wait_ms = 300 };
+	const struct vgpu_hook_input in = {
+		.name = name, .parsed = &d, .lock_wait_ms = 300, .reason = e->reason
+	};
 	struct vgpu_hook_result res = { .next = (enum vgpu_hook_next) - 1 };
 	int r;
 
@@ -1256,6 +1263,100 @@ static void test_release_lock_timeout(void **state)
 	vgpu_sysfs_free(other);
 }
 
+/*
+ * libvirt 10.5 and later: a release whose reason is "migrated" (the domain
+ * runs elsewhere now) frees all of the domain's vGPUs here, persistent ones
+ * too, and drops their records, with the host lock held for the record
+ * writes; other domains' stay.  The cheap pass sees that work.
+ */
+static void test_release_migrated(void **state)
+{
+	struct env *e = *state;
+	struct vgpu_record p =
+		vfio_rec("vm1", VM1, "0000:c1:00.4", L40S_8Q, VGPU_LIFETIME_PERSISTENT);
+	struct vgpu_record s =
+		vfio_rec("vm1", VM1, "0000:c1:00.5", L40S_8Q, VGPU_LIFETIME_PER_START);
+	struct vgpu_record o =
+		vfio_rec("vm2", VM2, "0000:c1:00.6", L40S_8Q, VGPU_LIFETIME_PERSISTENT);
+	char recs[512];
+
+	put_rec(e, &p);
+	put_rec(e, &o);
+	set_vf(e, "0000:c1:00.4", L40S_8Q);
+	set_vf(e, "0000:c1:00.5", L40S_8Q);
+	set_vf(e, "0000:c1:00.6", L40S_8Q);
+	e->reason = "migrated";
+	/* a persistent vGPU alone, no note: work only because it migrated */
+	assert_int_equal(cheap_ok(e, VGPU_HOOK_RELEASE, "vm1", dom_xml("vm1", VM1, "")),
+			 VGPU_HOOK_PARSE_XML);
+	/* another domain's release that migrated: nothing of vm1's */
+	assert_int_equal(cheap_ok(e, VGPU_HOOK_RELEASE, "vm3",
+				  dom_xml("vm3", "33333333-2222-4333-8444-555555555555", "")),
+			 VGPU_HOOK_DONE);
+	put_rec(e, &s);
+	locked_ok(e, VGPU_HOOK_RELEASE, "vm1", VM1);
+	assert_int_equal(vf_type(e, "0000:c1:00.4"), 0);
+	assert_int_equal(vf_type(e, "0000:c1:00.5"), 0);
+	assert_int_equal(vf_type(e, "0000:c1:00.6"), L40S_8Q);
+	assert_true(e->host_locked_in_write); /* records dropped: under the host lock */
+	records_now(e, recs, sizeof(recs));
+	assert_string_equal(recs, "vm2 0000:c1:00.6\n");
+	/* nothing left: the next release of vm1 has no work */
+	assert_int_equal(cheap_ok(e, VGPU_HOOK_RELEASE, "vm1", dom_xml("vm1", VM1, "")),
+			 VGPU_HOOK_DONE);
+}
+
+/* Any other reason ("-" before libvirt 10.5, "shutdown", none): persistent vGPUs and records stay.
+ */
+static void test_release_other_reasons(void **state)
+{
+	struct env *e = *state;
+	struct vgpu_record p =
+		vfio_rec("vm1", VM1, "0000:c1:00.4", L40S_8Q, VGPU_LIFETIME_PERSISTENT);
+	static const char *const reasons[] = { "-", "shutdown", "destroyed", "Migrated", NULL };
+	char recs[512];
+
+	put_rec(e, &p);
+	set_vf(e, "0000:c1:00.4", L40S_8Q);
+	for (size_t i = 0; i < ARRAY_SIZE(reasons); i++) {
+		e->reason = reasons[i];
+		assert_int_equal(cheap_ok(e, VGPU_HOOK_RELEASE, "vm1", dom_xml("vm1", VM1, "")),
+				 VGPU_HOOK_DONE);
+		locked_ok(e, VGPU_HOOK_RELEASE, "vm1", VM1);
+		assert_int_equal(vf_type(e, "0000:c1:00.4"), L40S_8Q);
+		records_now(e, recs, sizeof(recs));
+		assert_string_equal(recs, "vm1 0000:c1:00.4\n");
+	}
+	assert_int_equal(e->n_destroy, 0);
+}
+
+/* A migrated release whose second free fails: an error, the first vGPU made again, every record
+ * kept. */
+static void test_release_migrated_fails(void **state)
+{
+	struct env *e = *state;
+	struct vgpu_record a =
+		vfio_rec("vm1", VM1, "0000:c1:00.4", L40S_8Q, VGPU_LIFETIME_PERSISTENT);
+	struct vgpu_record b =
+		vfio_rec("vm1", VM1, "0000:c1:00.5", L40S_8Q, VGPU_LIFETIME_PERSISTENT);
+	char recs[512];
+
+	put_rec(e, &a);
+	put_rec(e, &b);
+	set_vf(e, "0000:c1:00.4", L40S_8Q);
+	set_vf(e, "0000:c1:00.5", L40S_8Q);
+	e->reason = "migrated";
+	e->fail_destroy = -EBUSY;
+	snprintf(e->fail_destroy_on, sizeof(e->fail_destroy_on), "0000:c1:00.5");
+	assert_int_equal(locked(e, VGPU_HOOK_RELEASE, "vm1", VM1, NULL, NULL), -EBUSY);
+	assert_contains(vgpu_ctx_error(&e->ctx), "free on 0000:c1:00.5 fails");
+	assert_int_equal(e->n_destroy, 2);
+	assert_int_equal(vf_type(e, "0000:c1:00.4"), L40S_8Q); /* made again */
+	assert_int_equal(vf_type(e, "0000:c1:00.5"), L40S_8Q);
+	records_now(e, recs, sizeof(recs));
+	assert_string_equal(recs, "vm1 0000:c1:00.4\nvm1 0000:c1:00.5\n");
+}
+
 /* ---- a domain migrating here (incoming records) ----------------------------------------- */
 
 /*
@@ -1370,7 +1471,9 @@ static int migrate(struct env *e, const char *name, const char *uuid,
 		   const struct vgpu_hook_vgpu *v, size_t n, struct vgpu_hook_result *res)
 {
 	const struct vgpu_hook_domain d = { .uuid = uuid, .vgpus = v, .n_vgpus = n, .vcpus = 2 };
-	const struct vgpu_hook_input in = { .name = name, .parsed = &d, .lock_wait_ms = 300 };
+	const struct vgpu_hook_input in = {
+		.name = name, .parsed = &d, .lock_wait_ms = 300, .reason = e->reason
+	};
 	int r;
 
 	memset(res, 0, sizeof(*res));
@@ -1868,6 +1971,9 @@ int main(int argc, char **argv)
 		cmocka_unit_test_setup_teardown(test_release_stale, setup_l40s, teardown),
 		cmocka_unit_test_setup_teardown(test_release_fails, setup_l40s, teardown),
 		cmocka_unit_test_setup_teardown(test_release_lock_timeout, setup_l40s, teardown),
+		cmocka_unit_test_setup_teardown(test_release_migrated, setup_l40s, teardown),
+		cmocka_unit_test_setup_teardown(test_release_other_reasons, setup_l40s, teardown),
+		cmocka_unit_test_setup_teardown(test_release_migrated_fails, setup_l40s, teardown),
 		cmocka_unit_test_setup_teardown(test_migrate_cheap, setup_l40s, teardown),
 		cmocka_unit_test_setup_teardown(test_migrate_not_ours, setup_l40s, teardown),
 		cmocka_unit_test_setup_teardown(test_migrate_vf, setup_l40s, teardown),

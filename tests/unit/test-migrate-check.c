@@ -45,6 +45,9 @@ static const struct vgpu_mig_vgpu h100 = {
 	.nv_compat = VGPU_MIG_NV_COMPAT_LIVE | VGPU_MIG_NV_COMPAT_COLD,
 	.runtime_state_bytes = 64 << 20,
 	.type_fb_mib = 20480, /* H100-20C */
+	/* NVLink's (topology): an SXM board's 18 links, all active */
+	.has_nvlinks = true,
+	.nvlinks = 18,
 };
 
 /* Two hosts on which one H100-20C migrates: every check passes. */
@@ -208,6 +211,75 @@ static void test_topology(void **state)
 		assert_int_equal(vgpu_mig_verdict_of(&r), VGPU_MIG_NO_GO);
 		vgpu_mig_results_free(&r);
 	}
+}
+
+/* The check's answer for @id, after running every check on @p. */
+static enum vgpu_mig_status status_of(struct pair *p, const char *id)
+{
+	struct vgpu_mig_results r;
+	enum vgpu_mig_status st;
+
+	vgpu_mig_check(&p->src, &p->dst, &r);
+	st = vgpu_mig_result_find(&r, id)->status;
+	vgpu_mig_results_free(&r);
+	return st;
+}
+
+/* topology's NVLinks: another width fails, an unknown one is UNKNOWN, a count mismatch wins */
+static void test_topology_nvlinks(void **state)
+{
+	struct pair p;
+	struct vgpu_mig_results r;
+	const struct vgpu_mig_result *t;
+
+	(void)state;
+	good(&p);
+	p.tv[0].nvlinks = 0; /* the target's GPU: a PCIe board */
+	expect_fail(&p, "topology");
+	vgpu_mig_check(&p.src, &p.dst, &r);
+	t = vgpu_mig_result_find(&r, "topology");
+	assert_string_equal(t->source, "1 vGPUs, NVLinks 18");
+	assert_string_equal(t->target, "1 vGPUs, NVLinks 0");
+	assert_non_null(strstr(t->next, "choose a target GPU with the same NVLink width"));
+	vgpu_mig_results_free(&r);
+
+	/* no NVLink on either end is a width too: both 0 passes */
+	p.sv[0].nvlinks = 0;
+	expect_fail(&p, NULL);
+
+	/* either end not knowing (no NVML) is UNKNOWN, never PASS */
+	good(&p);
+	p.tv[0].has_nvlinks = false;
+	assert_int_equal(status_of(&p, "topology"), VGPU_MIG_UNKNOWN);
+	good(&p);
+	p.sv[0].has_nvlinks = false;
+	assert_int_equal(status_of(&p, "topology"), VGPU_MIG_UNKNOWN);
+	/* no device offered for the vGPU: its target width is not known */
+	good(&p);
+	p.reasons[0] = VGPU_CAP_FB_FULL;
+	assert_int_equal(status_of(&p, "topology"), VGPU_MIG_UNKNOWN);
+
+	/* two vGPUs: the second's width differs while the first's is unknown: FAIL wins */
+	good(&p);
+	p.src.n_vgpus = p.dst.n_vgpus = 2;
+	p.sv[1] = p.tv[1] = h100;
+	p.reasons[1] = VGPU_CAP_OK;
+	strcpy(p.devices[1], "0000:4e:00.6");
+	p.tv[0].has_nvlinks = false;
+	p.tv[1].nvlinks = 12;
+	vgpu_mig_check(&p.src, &p.dst, &r);
+	t = vgpu_mig_result_find(&r, "topology");
+	assert_int_equal(t->status, VGPU_MIG_FAIL);
+	assert_string_equal(t->target, "2 vGPUs, NVLinks ?,12");
+	assert_non_null(strstr(t->next, "vGPU 2's GPU has 18 active NVLinks here and 12"));
+	vgpu_mig_results_free(&r);
+
+	/* the count fails even when every width is unknown */
+	good(&p);
+	p.src.n_vgpus = 2;
+	p.sv[1] = h100;
+	p.sv[0].has_nvlinks = p.sv[1].has_nvlinks = false;
+	assert_int_equal(status_of(&p, "topology"), VGPU_MIG_FAIL);
 }
 
 static void test_capacity(void **state)
@@ -571,7 +643,8 @@ static void test_offer(void **state)
 	}
 	vgpu_mig_check(&src, &dst, &r);
 	assert_int_equal(vgpu_mig_result_find(&r, "capacity")->status, VGPU_MIG_PASS);
-	assert_int_equal(vgpu_mig_result_find(&r, "topology")->status, VGPU_MIG_PASS);
+	/* the model knows no NVLinks (NVML's): topology cannot pass */
+	assert_int_equal(vgpu_mig_result_find(&r, "topology")->status, VGPU_MIG_UNKNOWN);
 	vgpu_mig_results_free(&r);
 	vgpu_mig_offer_clear(&dst);
 
@@ -703,6 +776,7 @@ int main(void)
 		cmocka_unit_test(test_board),
 		cmocka_unit_test(test_ecc),
 		cmocka_unit_test(test_topology),
+		cmocka_unit_test(test_topology_nvlinks),
 		cmocka_unit_test(test_capacity),
 		cmocka_unit_test(test_vgpu_params),
 		cmocka_unit_test(test_qemu_blockers),
