@@ -174,6 +174,23 @@ static int verify_target(struct cli *c, const char *const *argv, const struct mi
 	return 0;
 }
 
+/*
+ * Does the domain still hold records here?  With libvirt >= 10.5 the
+ * source's hook freed them at release end migrated; a records directory
+ * that cannot be read counts as held (release then says why).
+ */
+static bool source_holds(struct cli *c, const char *domain)
+{
+	VGPU_AUTORECORDS recs = { 0 };
+	bool held = false;
+
+	if (vgpu_records_read(&c->ctx, c->fs, &recs) < 0)
+		return true;
+	for (size_t i = 0; i < recs.n && !held; i++)
+		held = vgpu_mig_record_is(&recs.v[i], domain);
+	return held;
+}
+
 /* After the migration: free what the domain held here (the definition went with it). */
 static int release_source(struct cli *c, const struct migrate_run *m, struct _xmlDoc *doc,
 			  const struct vgpu_domain_info *dom)
@@ -296,7 +313,7 @@ int cmd_migrate(struct cli *c, int argc, char **argv)
 		return EXIT_FAILURE;
 	}
 	r = verify_target(c, target, &m, dom.uuid, want);
-	if (r == 0 && want)
+	if (r == 0 && want && source_holds(c, m.domain))
 		r = release_source(c, &m, doc, &dom);
 	if (r == 0)
 		fprintf(c->out,
