@@ -19,7 +19,12 @@
 # same in one command and takes the domain back.  Where the daemons refuse
 # the migration, libvirt's error is printed and the test is skipped (77)
 # after the parts that do not need a migration passed.
-#   migrate-daemons.sh VGPUCTL SRCDIR     (VGPU_EMU names the emulator; root)
+# The mdev variant does the same with an A30-6C mdev on a30-dual-mdev: the
+# source's mdev UUID is taken on the destination (an mdev made there with that
+# UUID), so the destination's hook names a new one in our metadata, and its
+# prepare creates that; the refusals of `vgpuctl migrate` run in the VF
+# variant only.
+#   migrate-daemons.sh VGPUCTL SRCDIR [vf|mdev]  (VGPU_EMU names the emulator; root)
 set -uo pipefail
 if [ "$(id -u)" != 0 ] || ! command -v libvirtd >/dev/null || ! command -v unshare >/dev/null; then
 	echo "needs root, libvirtd and unshare: skipped"
@@ -27,6 +32,14 @@ if [ "$(id -u)" != 0 ] || ! command -v libvirtd >/dev/null || ! command -v unsha
 fi
 B=$(realpath "$1")
 SRC=$(realpath "$2")
+VARIANT=${3:-vf}
+case $VARIANT in
+vf | mdev) ;;
+*)
+	echo "migrate-daemons.sh: variant '$VARIANT': vf or mdev" >&2
+	exit 2
+	;;
+esac
 # shellcheck source=tests/emu/lib.sh
 . "$SRC/tests/emu/lib.sh"
 emu_require
@@ -34,16 +47,22 @@ fail() { emu_fail "$@"; }
 t0=$(date +%s%N)
 ms() { echo $((($(date +%s%N) - t0) / 1000000)); }
 
-L40S=$SRC/tests/data/hosts/vfio-ts-l40s
-emu_start "$L40S"
+if [ "$VARIANT" = vf ]; then
+	HOST=$SRC/tests/data/hosts/vfio-ts-l40s PROFILE=L40S-8Q SVF=0000:c1:00.4
+else
+	HOST=$SRC/tests/data/hosts/a30-dual-mdev PROFILE=A30-6C SVF=0000:3b:00.4
+fi
+emu_start "$HOST"
 SROOT=$EMU_ROOT
-emu_start "$L40S"
+emu_start "$HOST"
 DROOT=$EMU_ROOT
 W=$EMU_DIR # the destination emulator's directory: the daemons' files too
-# the source's VF is taken on the destination by a vGPU of another domain: the hook must choose
-# another VF there
-echo 1158 >"$DROOT/sys/bus/pci/devices/0000:c1:00.4/nvidia/current_vgpu_type" ||
-	{ fail "cannot take c1:00.4 on the destination"; exit 1; }
+# VF: the source's VF is taken on the destination by a vGPU of another domain, the hook must
+# choose another VF there (mdev: the source's UUID is taken there, once the source has one)
+if [ "$VARIANT" = vf ]; then
+	echo 1158 >"$DROOT/sys/bus/pci/devices/$SVF/nvidia/current_vgpu_type" ||
+		{ fail "cannot take $SVF on the destination"; exit 1; }
+fi
 
 pids=()
 cleanup() {
@@ -105,6 +124,7 @@ vd() { "$B" --sysroot "$DROOT" "$@"; }
 # STATE SYSROOT DOMAIN: the state of the domain's vGPU(s) there, one per line
 state() { "$B" --sysroot "$1" vgpus -n -r -o DOMAIN,STATE | awk -v d="$2" '$1 == d {print $2}'; }
 vf_of() { "$B" --sysroot "$1" vgpus -n -r -o DOMAIN,VF | awk -v d="$2" '$1 == d {print $2}'; }
+mdev_of() { "$B" --sysroot "$1" vgpus -n -r -o DOMAIN,MDEV | awk -v d="$2" '$1 == d {print $2}'; }
 
 [ "$(S capabilities | grep -o '<uuid>[^<]*' | head -1)" != "$(D capabilities | grep -o '<uuid>[^<]*' | head -1)" ] ||
 	fail "the two daemons report the same host UUID"
@@ -125,8 +145,17 @@ cat >"$W/m1.xml" <<'EOF'
   </devices>
 </domain>
 EOF
-vs assign --from "$W/m1.xml" -o "$W/m1.out" --vgpu L40S-8Q --vf c1:00.4 --per-start --no-pin \
+vs assign --from "$W/m1.xml" -o "$W/m1.out" --vgpu "$PROFILE" --vf "$SVF" --per-start --no-pin \
 	2>"$W/err" || fail "assign m1: $(cat "$W/err")"
+if [ "$VARIANT" = mdev ]; then
+	# the source's mdev UUID, made on the destination (no record there: a device nobody
+	# owns) on the same parent, as the kernel's create does: the hook must choose another
+	smdev=$(mdev_of "$SROOT" m1)
+	[ -n "$smdev" ] || { fail "assign m1 recorded no mdev UUID"; exit 1; }
+	echo "$smdev" >"$DROOT/sys/bus/pci/devices/$SVF/mdev_supported_types/nvidia-684/create" ||
+		{ fail "cannot create mdev $smdev on the destination"; exit 1; }
+	[ -e "$DROOT/sys/bus/mdev/devices/$smdev" ] || fail "no mdev $smdev on the destination"
+fi
 sed '/<hostdev/,/<\/hostdev>/d' "$W/m1.out" >"$W/m1.def"
 S define "$W/m1.def" >/dev/null || fail "define m1 on the source"
 if ! S start m1 >"$W/start.log" 2>&1; then
@@ -160,21 +189,40 @@ grep -qx "m1 release end -\|m1 release end migrated" "$W/src/hook.log" ||
 grep -qx "m1 incoming" "$W/dst/at-prepare" ||
 	fail "m1's record on the destination was not incoming at prepare: $(cat "$W/dst/at-prepare")"
 [ "$(state "$DROOT" m1)" = active ] || fail "m1's vGPU on the destination is '$(state "$DROOT" m1)'"
-dvf=$(vf_of "$DROOT" m1)
-if [ -z "$dvf" ] || [ "$dvf" = 0000:c1:00.4 ]; then
-	fail "m1 got VF '$dvf' on the destination, where c1:00.4 holds another vGPU"
-fi
-[ "$(cat "$DROOT/sys/bus/pci/devices/$dvf/nvidia/current_vgpu_type" 2>/dev/null)" = 1151 ] ||
-	fail "the destination's prepare did not make L40S-8Q (1151) on $dvf"
-# libvirt used the hook's output: the destination's definition names that VF in our metadata
 D dumpxml m1 >"$W/m1.dst.xml"
-grep -q "vf=\"$dvf\"" "$W/m1.dst.xml" ||
-	fail "the destination's dumpxml does not name $dvf: $(grep 'vgpuctl:vgpu ' "$W/m1.dst.xml")"
-# the source: its per-start vGPU freed by its release; libvirt >= 10.5 says `release end
-# migrated` and the hook drops the record too; before, the record stays (the domain left,
-# undefined): release --from its definition frees it, as docs/migration.md says
-[ "$(cat "$SROOT/sys/bus/pci/devices/0000:c1:00.4/nvidia/current_vgpu_type")" = 0 ] ||
-	fail "the source's release did not free m1's vGPU on c1:00.4"
+dvf=$(vf_of "$DROOT" m1)
+if [ "$VARIANT" = vf ]; then
+	if [ -z "$dvf" ] || [ "$dvf" = "$SVF" ]; then
+		fail "m1 got VF '$dvf' on the destination, where $SVF holds another vGPU"
+	fi
+	[ "$(cat "$DROOT/sys/bus/pci/devices/$dvf/nvidia/current_vgpu_type" 2>/dev/null)" = 1151 ] ||
+		fail "the destination's prepare did not make L40S-8Q (1151) on $dvf"
+	# libvirt used the hook's output: the destination's definition names that VF in our metadata
+	grep -q "vf=\"$dvf\"" "$W/m1.dst.xml" ||
+		fail "the destination's dumpxml does not name $dvf: $(grep 'vgpuctl:vgpu ' "$W/m1.dst.xml")"
+	# the source: its per-start vGPU freed by its release
+	[ "$(cat "$SROOT/sys/bus/pci/devices/$SVF/nvidia/current_vgpu_type")" = 0 ] ||
+		fail "the source's release did not free m1's vGPU on $SVF"
+else
+	# the source's UUID is taken here: the hook chose a new one, and prepare created it
+	dmdev=$(mdev_of "$DROOT" m1)
+	if [ -z "$dmdev" ] || [ "$dmdev" = "$smdev" ]; then
+		fail "m1 got mdev '$dmdev' on the destination, where $smdev is taken"
+	fi
+	[ -e "$DROOT/sys/bus/mdev/devices/$dmdev" ] || fail "the destination's prepare did not create mdev $dmdev"
+	[ "$(basename "$(readlink "$DROOT/sys/bus/mdev/devices/$dmdev/mdev_type")")" = nvidia-684 ] ||
+		fail "mdev $dmdev on the destination is not an A30-6C (nvidia-684)"
+	[ -e "$DROOT/sys/bus/mdev/devices/$smdev" ] || fail "the other mdev $smdev on the destination is gone"
+	# libvirt used the hook's output: our metadata names the new UUID, not the source's
+	grep -q "interface=\"mdev\".* mdev-uuid=\"$dmdev\"" "$W/m1.dst.xml" ||
+		fail "the destination's dumpxml does not name mdev $dmdev: $(grep 'vgpuctl:vgpu ' "$W/m1.dst.xml")"
+	grep -q "$smdev" "$W/m1.dst.xml" && fail "the destination's dumpxml still names the source's mdev $smdev"
+	# the source: its per-start mdev removed by its release
+	[ -e "$SROOT/sys/bus/mdev/devices/$smdev" ] && fail "the source's release did not remove m1's mdev $smdev"
+fi
+# libvirt >= 10.5 says `release end migrated` and the hook drops the source's record too;
+# before, the record stays (the domain left, undefined): release --from its definition frees
+# it, as docs/migration.md says
 if grep -qx "m1 release end migrated" "$W/src/hook.log"; then
 	[ -z "$(state "$SROOT" m1)" ] || fail "release end migrated left m1's record on the source"
 else
@@ -182,21 +230,23 @@ else
 	vs release --from "$W/m1.def" -o /dev/null 2>"$W/err" || fail "release m1 on the source: $(cat "$W/err")"
 	[ -z "$(state "$SROOT" m1)" ] || fail "release left m1's record on the source"
 fi
-echo "virsh migrate: m1 on $dvf at the destination, the source freed, after $(ms) ms"
+echo "virsh migrate: m1 on $dvf${dmdev:+ (mdev $dmdev)} at the destination, the source freed, after $(ms) ms"
 
 # ---- vgpuctl migrate, back to the source: the checks first, through both daemons
 back=(-c "$DURI" migrate m1 --to "$SURI" --migrate-uri "unix://$W/mig2.sock"
 	--offer-command "$B --sysroot $SROOT -c $SURI migrate-offer"
 	--target-command "$B --sysroot $SROOT vgpus --json")
-# no-go: a target without the L40S type (an A30 host's offer) is refused, nothing moves
-rc=0
-vd -c "$DURI" migrate m1 --to "$SURI" --target-command /bin/false \
-	--offer-command "$B --sysroot $SRC/tests/data/hosts/a30-dual-mdev migrate-offer" >"$W/out" 2>&1 || rc=$?
-[ $rc = 3 ] || fail "migrate to a target without room: exit $rc, want 3: $(cat "$W/out")"
-grep -q "^FAIL capacity " "$W/out" || fail "migrate to a target without room: no FAIL capacity: $(cat "$W/out")"
-grep -q "^vgpuctl: migrate m1: refused: a check failed (FAIL above); nothing moved$" "$W/out" ||
-	fail "migrate to a target without room: $(cat "$W/out")"
-[ "$(D domstate m1)" = running ] || fail "a refused migrate moved m1"
+# no-go: a target without the L40S type (an A30 host's offer) is refused, nothing moves (VF only)
+if [ "$VARIANT" = vf ]; then
+	rc=0
+	vd -c "$DURI" migrate m1 --to "$SURI" --target-command /bin/false \
+		--offer-command "$B --sysroot $SRC/tests/data/hosts/a30-dual-mdev migrate-offer" >"$W/out" 2>&1 || rc=$?
+	[ $rc = 3 ] || fail "migrate to a target without room: exit $rc, want 3: $(cat "$W/out")"
+	grep -q "^FAIL capacity " "$W/out" || fail "migrate to a target without room: no FAIL capacity: $(cat "$W/out")"
+	grep -q "^vgpuctl: migrate m1: refused: a check failed (FAIL above); nothing moved$" "$W/out" ||
+		fail "migrate to a target without room: $(cat "$W/out")"
+	[ "$(D domstate m1)" = running ] || fail "a refused migrate moved m1"
+fi
 rc=0
 vd "${back[@]}" >"$W/out" 2>&1 || rc=$?
 if [ $rc = 3 ] && grep -q "^FAIL engine .*QEMU [0-7]\." "$W/out"; then
@@ -223,8 +273,12 @@ grep -q "^migrated: m1 runs on $SURI with 1 vGPU active there" "$W/out" ||
 D dominfo m1 >/dev/null 2>&1 && fail "vgpuctl migrate left m1 defined on the destination"
 [ "$(state "$SROOT" m1)" = active ] || fail "m1's vGPU on the source is '$(state "$SROOT" m1)'"
 [ -z "$(state "$DROOT" m1)" ] || fail "vgpuctl migrate left m1's record on the destination"
-[ "$(cat "$DROOT/sys/bus/pci/devices/$dvf/nvidia/current_vgpu_type")" = 0 ] ||
-	fail "the destination still holds m1's vGPU on $dvf"
+if [ "$VARIANT" = vf ]; then
+	[ "$(cat "$DROOT/sys/bus/pci/devices/$dvf/nvidia/current_vgpu_type")" = 0 ] ||
+		fail "the destination still holds m1's vGPU on $dvf"
+else
+	[ -e "$DROOT/sys/bus/mdev/devices/$dmdev" ] && fail "the destination still holds m1's mdev $dmdev"
+fi
 echo "vgpuctl migrate: m1 back on the source, the destination freed, after $(ms) ms"
 S destroy m1 >/dev/null
 [ "$EMU_FAILS" = 0 ] && echo "migrate-daemons: all passed in $(ms) ms"
