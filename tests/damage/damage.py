@@ -4,7 +4,10 @@ under every kind of damage.
 
   damage.py VGPUCTL SRCDIR [-v] [FILTER...]
 
-FILTER keeps cases whose id ("host kind damage") contains it.  For each
+FILTER keeps cases whose id ("host kind damage") contains it.  With
+VGPU_DAMAGE_ONE_HOST=1 each (file kind, damage) pair runs on one host only,
+the hosts taken in turn (the sanitizer build: every reader under every
+damage, without repeating it on each host).  For each
 (host, file kind) one representative path is damaged in a private copy of the
 host, the commands below run with --json under a 10 s timeout, and the path is
 restored.  Per command run it asserts:
@@ -385,6 +388,14 @@ def main():
                     if filters and not any(f in cid for f in filters):
                         continue
                     cases.append((h, kind, rel, what, d))
+        if os.environ.get('VGPU_DAMAGE_ONE_HOST') == '1':
+            seen, kept = {}, []
+            for c in cases:
+                seen.setdefault((c[1], c[4]), []).append(c)
+            for i, group in enumerate(seen.values()):
+                kept.append(group[i % len(group)])
+            kept_set = set(kept)
+            cases = [c for c in cases if c in kept_set]
         atime_ok = atime_works(base)
         if not atime_ok:
             print('note: no atime updates under %s; escape reads detected by value only' % base)
