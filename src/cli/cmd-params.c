@@ -251,6 +251,15 @@ static int run(struct cli *c, struct params_args *a)
 		e = store(c, a, virt, doc);
 	if (e < 0)
 		return e;
+	/* a domain with vGPUs here: vgpus shows the set beside what the files read */
+	for (size_t i = 0; i < recs.n; i++)
+		if (strcmp(recs.v[i].domain_uuid, uuid) == 0) {
+			if (vgpu_live_params_note(&c->ctx, c->fs, uuid, set) < 0) {
+				vgpu_warn(&c->ctx, "%s", vgpu_ctx_error(&c->ctx));
+				vgpu_ctx_clear(&c->ctx);
+			}
+			break;
+		}
 	if (virt || a->output)
 		print_set(c, name ? name : "?", set);
 	if (active)

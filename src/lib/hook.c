@@ -531,6 +531,11 @@ static int write_params(struct hook *h)
 			return e;
 		}
 	}
+	/* what vgpus shows as configured: the set this start took */
+	if (vgpu_live_params_note(h->ctx, h->fs, h->d->uuid, set) < 0) {
+		vgpu_warn(h->ctx, "%s", vgpu_ctx_error(h->ctx));
+		vgpu_ctx_clear(h->ctx);
+	}
 	return 0;
 }
 

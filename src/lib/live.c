@@ -15,6 +15,7 @@
 
 #include "live.h"
 #include "read-live.h"
+#include "sysfs-state.h"
 
 #define VFIO_ATTR VGPU_LIVE_VFIO_ATTR
 #define MDEV_DIR VGPU_LIVE_MDEV_DIR
@@ -386,4 +387,39 @@ int vgpu_live_params_write(struct vgpu_ctx *ctx, struct vgpu_sysfs *fs, const st
 				  vgpu_sysdir_show(&root, rel, show, sizeof(show)),
 				  vgpu_params_format(&got, got_text, sizeof(got_text)));
 	return 0;
+}
+
+int vgpu_live_params_note(struct vgpu_ctx *ctx, struct vgpu_sysfs *fs, const char *uuid,
+			  const struct vgpu_params *set)
+{
+	VGPU_AUTOSYSDIR d = { .fd = -1 };
+	char text[VGPU_PARAMS_TEXT_MAX + 1];
+	int err;
+
+	if (!vgpu_uuid_valid(uuid))
+		return vgpu_error(ctx, -EINVAL, "'%s' is not a domain UUID", uuid);
+	vgpu_params_format(set, text, sizeof(text) - 1);
+	strcat(text, "\n");
+	err = vgpu_sysfs_mkdirs_ctx(ctx, fs, &d, VGPU_PARAMS_NOTE_DIR);
+	if (err == 0 && (err = vgpu_sysfs_replace(&d, uuid, text, strlen(text))) < 0)
+		vgpu_error(ctx, err, "cannot write %s/%s: %s", VGPU_PARAMS_NOTE_DIR, uuid,
+			   vgpu_strerror(err));
+	return err;
+}
+
+int vgpu_live_params_noted(struct vgpu_ctx *ctx, struct vgpu_sysfs *fs, const char *uuid,
+			   struct vgpu_params *out)
+{
+	char text[VGPU_PARAMS_TEXT_MAX];
+	struct vgpu_sysdir root;
+	int err;
+
+	if (!vgpu_uuid_valid(uuid))
+		return vgpu_error(ctx, -EINVAL, "'%s' is not a domain UUID", uuid);
+	vgpu_sysdir_root(fs, &root);
+	err = vgpu_sysfs_read_str(&root, text, sizeof(text), VGPU_PARAMS_NOTE_DIR "/%s", uuid);
+	if (err < 0)
+		return vgpu_error(ctx, err, "cannot read %s/%s: %s", VGPU_PARAMS_NOTE_DIR, uuid,
+				  vgpu_strerror(err));
+	return vgpu_params_parse(ctx, text, out);
 }

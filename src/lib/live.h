@@ -90,5 +90,29 @@ int vgpu_live_params_read(struct vgpu_ctx *ctx, struct vgpu_sysfs *fs, const str
  */
 int vgpu_live_params_write(struct vgpu_ctx *ctx, struct vgpu_sysfs *fs, const struct vgpu_record *r,
 			   const struct vgpu_params *set);
+/* The set `params` last kept for a domain, one file per domain UUID (what vgpus shows). */
+#define VGPU_PARAMS_NOTE_DIR "var/lib/vgpuctl/params"
+/**
+ * vgpu_live_params_note() - note @set as the vgpu_params set configured for
+ * the domain @uuid (VGPU_PARAMS_NOTE_DIR/UUID, replaced atomically), so
+ * `vgpus` can show it beside what the files read before the next start.
+ * @ctx: where errors go
+ * @fs: the host root
+ * @uuid: the domain's UUID, normalized
+ * @set: the set
+ * Return: 0 or -errno with a message in @ctx.
+ */
+int vgpu_live_params_note(struct vgpu_ctx *ctx, struct vgpu_sysfs *fs, const char *uuid,
+			  const struct vgpu_params *set);
+/**
+ * vgpu_live_params_noted() - the set vgpu_live_params_note() kept for @uuid.
+ * @ctx: where errors go
+ * @fs: the host root
+ * @uuid: the domain's UUID, normalized
+ * @out: the set, on success
+ * Return: 0 or -errno with a message in @ctx (-ENOENT: none noted).
+ */
+int vgpu_live_params_noted(struct vgpu_ctx *ctx, struct vgpu_sysfs *fs, const char *uuid,
+			   struct vgpu_params *out);
 
 #endif

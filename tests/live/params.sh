@@ -85,7 +85,14 @@ echo "enable_uvm=1" >"$EMU_ROOT/$MP" 2>/dev/null && fail "a write to an open vGP
 emu_close $M
 # a vGPU that is there gets the set at the next prepare (for its next open)
 v params --from "$W/p2.xml" -o "$W/p3.xml" --clear --set enable_debugging=1 >/dev/null || fail "params --clear --set"
+# vgpus: the configured set beside what the file reads (JSON only: the text listing stays)
+v vgpus --json | tr -d ' \n' >"$W/vg"
+grep -q '"params":"enable_debugging=1","params_file":"disable_vnc=1,frame_rate_limiter=0"' "$W/vg" ||
+	fail "vgpus --json: $(cat "$W/vg")"
+v vgpus | grep -q PARAMS && fail "vgpus shows a PARAMS column by default"
 hook m1 prepare begin <"$W/p3.xml" 2>"$W/err" || fail "prepare, mdev there: $(cat "$W/err")"
+v vgpus --json | tr -d ' \n' | grep -q '"params":"enable_debugging=1","params_file":"enable_debugging=1"' ||
+	fail "vgpus --json after prepare: $(v vgpus --json)"
 [ "$(cat "$EMU_ROOT/$MP")" = "enable_debugging=1" ] || fail "the set was not written to the mdev there"
 # --clear keeps an empty set: a space clears the file
 v params --from "$W/p3.xml" -o "$W/p4.xml" --clear >/dev/null || fail "params --clear"
