@@ -69,6 +69,14 @@ v assign --from "$W/p.xml" -o "$W/p2.xml" --vgpu A30-6C 2>"$W/err" || fail "assi
 validate "$W/p2.xml"
 [ "$(v params --from "$W/p2.xml" --json)" = "$(v params --from "$W/p.xml" --json)" ] ||
 	fail "assign again lost the set: $(v params --from "$W/p2.xml")"
+# and libvirt's: defined and dumped again by the test driver (one virsh process)
+if command -v virsh >/dev/null; then
+	virsh -q -c test:///default "define $W/p2.xml; dumpxml m1" >"$W/rt.xml" 2>"$W/err" ||
+		fail "virsh define/dumpxml: $(cat "$W/err")"
+	[ "$(v params --from "$W/rt.xml" --json)" = "$(v params --from "$W/p.xml" --json)" ] ||
+		fail "libvirt's round trip lost the set: $(v params --from "$W/rt.xml")"
+	cp "$W/rt.xml" "$W/p2.xml"
+fi
 
 # ---- the hook: after a reboot it creates the mdev and writes the set before the open
 echo 1 >"$EMU_ROOT/sys/bus/mdev/devices/$M/remove" || fail "remove by hand"
