@@ -377,8 +377,9 @@ int vgpu_live_params_write(struct vgpu_ctx *ctx, struct vgpu_sysfs *fs, const st
 		return vgpu_error(
 			ctx, err, "cannot write '%s' to '%s': %s%s", text,
 			vgpu_sysdir_show(&root, rel, show, sizeof(show)), vgpu_strerror(err),
-			err == -EBUSY ? " (the vGPU is open: the set is taken at its next start)" :
-					"");
+			err == -EBUSY ?
+				" (the vGPU is open: the driver takes a new set only while it is closed)" :
+				"");
 	err = vgpu_live_params_read(ctx, fs, r, &got);
 	if (err < 0)
 		return err;
