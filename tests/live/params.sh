@@ -134,6 +134,22 @@ v params --from "$W/a2.xml" -o "$W/p2.xml" --set enable_profiling=1 >/dev/null 2
 	fail "profiling on a second domain of GPU c1 was accepted"
 grep -q "domain 'v1' ($U1) has profiling on GPU 0000:c1:00.0" "$W/err" || fail "the refusal: $(cat "$W/err")"
 [ ! -e "$W/p2.xml" ] || fail "the refused set was written"
+# the hook refuses it too, for a definition edited by hand: the start fails, nothing is written
+sed 's|</vgpuctl:vgpus>|<vgpuctl:params><vgpuctl:param name="enable_profiling" value="1"/></vgpuctl:params></vgpuctl:vgpus>|' \
+	"$W/a2.xml" >"$W/h2.xml"
+emu_clear_journal
+hook v2 prepare begin <"$W/h2.xml" 2>"$W/err" && fail "prepare of a second profiling domain went on"
+grep -q "domain 'v1' ($U1) has profiling on GPU 0000:c1:00.0.*the domain cannot start" "$W/err" ||
+	fail "the hook's refusal: $(cat "$W/err")"
+[ -z "$(emu_writes)" ] || fail "the refused prepare wrote: $(emu_writes)"
+# with libvirt (-c): the domain is read from the connection and redefined there
+if command -v virsh >/dev/null; then
+	{ echo '<node>'; sed 's/<domain type=.kvm.>/<domain type="test">/' "$W/p1.xml"; echo '</node>'; } >"$W/node.xml"
+	v params v1 -c "test://$W/node.xml" --set disable_vnc=1 >"$W/out" 2>"$W/err" ||
+		fail "params -c: $(cat "$W/err")"
+	grep -q '^disable_vnc  *1$' "$W/out" && grep -q '^enable_profiling  *1 ' "$W/out" ||
+		fail "params -c printed: $(cat "$W/out")"
+fi
 emu_stop
 
 [ $EMU_FAILS = 0 ] && echo "ok: params (metadata, validation, redefinition, written before the open, failure undone, EBUSY, profiling)"
