@@ -203,6 +203,8 @@ int cmd_hook_live(struct cli *c, int argc, char **argv)
 	const char *op = argv[2];
 	struct vgpu_hook_result res;
 	enum vgpu_hook_phase phase;
+	VGPU_AUTOFREE struct vgpu_params *params = vgpu_xcalloc(1, sizeof(*params));
+	bool has_params = false;
 	int e = -EINVAL;
 
 	openlog("vgpuctl", LOG_PID, LOG_DAEMON);
@@ -213,6 +215,11 @@ int cmd_hook_live(struct cli *c, int argc, char **argv)
 		vgpu_error(&c->ctx, -EINVAL, "not a call the hook acts on");
 	else
 		e = parse_domain(&c->ctx, c, uuid, &mdevs, &vfs, &doc);
+	/* prepare: the vgpu_params set our metadata keeps, written after the creates */
+	if (e == 0 && phase == VGPU_HOOK_PREPARE) {
+		e = vgpu_domain_read_params(&c->ctx, doc, params, &has_params);
+		d.params = has_params ? params : NULL;
+	}
 	if (e == 0 && phase == VGPU_HOOK_MIGRATE) {
 		e = migrate(c, doc, &d, &in);
 	} else {

@@ -297,6 +297,31 @@ static void source_of(struct cli *c, const struct vgpu_records *recs, const char
 }
 
 /*
+ * The vgpu_params set our metadata keeps (`params`) is what the vGPUs take at
+ * their next open, the target's at its prepare too: a blocker on there counts
+ * as on, whatever the running vGPU's file reads.
+ */
+static void source_params(const struct vgpu_params *set, struct vgpu_mig_host *src)
+{
+	for (size_t k = 0; k < set->n; k++) {
+		const struct vgpu_param *p = &set->v[k];
+
+		if (!vgpu_param_blocks_migration(p))
+			continue;
+		for (size_t i = 0; i < src->n_vgpus; i++) {
+			struct vgpu_mig_vgpu *v = &src->vgpus[i];
+
+			if (strcmp(p->key, "enable_uvm") == 0)
+				v->enable_uvm = VGPU_ON;
+			else if (strcmp(p->key, "enable_debugging") == 0)
+				v->enable_debugging = VGPU_ON;
+			else
+				v->enable_profiling = VGPU_ON;
+		}
+	}
+}
+
+/*
  * The shared plan's keys of the manifest (migrate-plan.h): the domain's UUID,
  * size and pinning, and per vGPU its source VF and display, as the target's
  * hook reads them from the migratable XML.  0 or -errno (said in the ctx).
@@ -376,6 +401,7 @@ static int read_source(struct cli *c, const char *cmd, const char *domain, bool 
 		rec->type_id = m->type_id;
 	}
 	source_of(c, &recs, domain, src);
+	source_params(&s->meta.params, src);
 	free(recs.v);
 	r = source_plan_facts(c, s, src);
 	if (r) {

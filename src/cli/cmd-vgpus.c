@@ -26,6 +26,9 @@ static const struct col vgpu_cols[] = {
 	{ "RECORD", "record", COL_STR, COL_JSON_ONLY },
 	/* state config: the host config label whose apply made it (runs.h) */
 	{ "CONFIG", "config", COL_STR, COL_JSON_ONLY },
+	/* vgpu_params: what `params` configured, what the file reads (the next start's) */
+	{ "PARAMS", "params", COL_STR, COL_JSON_ONLY },
+	{ "PARAMS_FILE", "params_file", COL_STR, COL_JSON_ONLY },
 };
 
 static const char *const vgpu_desc[] = {
@@ -41,6 +44,8 @@ static const char *const vgpu_desc[] = {
 	"present, reserved, missing, damaged, orphan or config",
 	"the owner record's file",
 	"the host config whose apply made it",
+	"the domain's vgpu_params set, as params keeps it (k=v,...)",
+	"what the vGPU's vgpu_params file reads (what its next open takes)",
 };
 
 const struct cli_columns cli_vgpus_columns = CLI_COLUMNS(vgpu_cols, vgpu_desc, NULL);
@@ -72,6 +77,8 @@ static void add_record(struct cli *c, struct cli_table *t, const struct vgpu_row
 	cli_cell_str(ln, 8, vgpu_lifetime_str(r->lifetime));
 	cli_cell_str(ln, 9, vgpu_state_str(v->state));
 	cli_cell(ln, 10, record_path(c, v->key));
+	cli_cell_str(ln, 12, v->params);
+	cli_cell_str(ln, 13, v->params_file);
 }
 
 /* A record that cannot be read: its parent stays blocked until someone looks at the file. */

@@ -74,6 +74,17 @@ static const struct cli_command commands[] = {
 	  "      --vf BDF             only the vGPU on this VF\n"
 	  "      --dry-run            print the domain, change nothing\n",
 	  NULL, false },
+	{ "params", NULL, "keep a domain's NVIDIA vgpu_params set, written at each start",
+	  "([-c URI] DOMAIN | --from FILE [-o OUT]) [--set KEY=VALUE]... [--unset KEY]... [--clear] [--raw]",
+	  "  -c, --connect URI        the domain's libvirt connection (it is redefined)\n"
+	  "      --from FILE          a definition file instead of a libvirt domain\n"
+	  "  -o, --output OUT         with --from: write the domain to the file OUT\n"
+	  "                           (default stdout); a file here, not table columns\n"
+	  "      --set KEY=VALUE      set a parameter (repeatable)\n"
+	  "      --unset KEY          drop a parameter (repeatable)\n"
+	  "      --clear              drop them all (the file is cleared at the next start)\n"
+	  "      --raw                accept a parameter NVIDIA does not document\n",
+	  NULL, false },
 	{ "mig", cmd_mig, "plan MIG GPU instances, or show those that exist and their vGPUs",
 	  "plan (--gpu BDF | --board NAME) [--lgi FILE] PROFILE[xN]...\n"
 	  "       vgpuctl [global options] mig show [--gpu BDF] [--nvidia-smi PATH]",

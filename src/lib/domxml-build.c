@@ -510,7 +510,7 @@ static int check_no_foreign_hostdev(struct vgpu_ctx *ctx, xmlNodePtr devices,
 
 /* One element in our namespace carries what the hook needs without libvirt. */
 static void build_metadata(xmlNodePtr dom, const struct vgpu_plan *plan,
-			   const struct vgpu_domain_opts *o, xmlNodePtr saved)
+			   const struct vgpu_domain_opts *o, xmlNodePtr saved, xmlNodePtr params)
 {
 	xmlNodePtr md = domain_child(dom, "metadata");
 	xmlNodePtr root = xmlNewNode(NULL, X("vgpus"));
@@ -539,6 +539,13 @@ static void build_metadata(xmlNodePtr dom, const struct vgpu_plan *plan,
 		if (c->mdev_uuid[0])
 			set_attr(n, "mdev-uuid", c->mdev_uuid);
 	}
+	if (params) { /* the vgpu_params set stays with the domain, whatever its vGPUs */
+		xmlSetNs(params, ns);
+		for (xmlNodePtr n = params->children; n; n = n->next)
+			if (n->type == XML_ELEMENT_NODE)
+				xmlSetNs(n, ns);
+		xmlAddChild(root, params);
+	}
 	if (saved) {
 		xmlSetNs(saved, ns);
 		for (xmlNodePtr n = saved->children; n; n = n->next)
@@ -551,7 +558,7 @@ static void build_metadata(xmlNodePtr dom, const struct vgpu_plan *plan,
 int vgpu_domain_build(struct vgpu_ctx *ctx, xmlDocPtr doc, const struct vgpu_plan *plan,
 		      const struct vgpu_domain_opts *o)
 {
-	xmlNodePtr dom = xmlDocGetRootElement(doc), devices, saved;
+	xmlNodePtr dom = xmlDocGetRootElement(doc), devices, saved, params;
 	uint64_t mem_kib = 0;
 	int r;
 
@@ -588,15 +595,51 @@ int vgpu_domain_build(struct vgpu_ctx *ctx, xmlDocPtr doc, const struct vgpu_pla
 		build_cpu(dom, plan, mem_kib, o);
 	}
 	devices = domain_child(dom, "devices");
+	params = domxml_params_of(domxml_our_metadata(dom));
+	if (params)
+		xmlUnlinkNode(params);
 	drop_previous_vgpus(dom, devices);
 	r = check_no_foreign_hostdev(ctx, devices, plan);
 	if (r < 0) {
 		xmlFreeNode(saved);
+		xmlFreeNode(params);
 		return r;
 	}
 	for (size_t i = 0; i < plan->n_vgpus; i++)
 		add_hostdev(devices, &plan->vgpus[i], plan->vgpus[i].mdev_uuid);
-	build_metadata(dom, plan, o, saved);
+	build_metadata(dom, plan, o, saved, params);
+	return 0;
+}
+
+int vgpu_domain_set_params(struct vgpu_ctx *ctx, xmlDocPtr doc, const struct vgpu_params *set)
+{
+	xmlNodePtr md = domxml_our_metadata(xmlDocGetRootElement(doc)), old, ps;
+
+	if (!md)
+		return vgpu_error(
+			ctx, -ENOENT,
+			"the domain has no vGPUs of vgpuctl (no <%s:vgpus> in its metadata)",
+			VGPU_XML_NS_PREFIX);
+	old = domxml_params_of(md);
+	ps = xmlNewDocNode(md->doc, md->ns, X("params"), NULL);
+	for (size_t i = 0; i < set->n; i++) {
+		xmlNodePtr p = xmlNewChild(ps, md->ns, X("param"), NULL);
+
+		set_attr(p, "name", set->v[i].key);
+		set_attr(p, "value", set->v[i].value);
+	}
+	if (old) {
+		xmlReplaceNode(old, ps);
+		xmlFreeNode(old);
+	} else {
+		/* before <vgpuctl:saved>, after the vGPUs: the order assign writes */
+		xmlNodePtr saved = domxml_saved_of(md);
+
+		if (saved)
+			xmlAddPrevSibling(saved, ps);
+		else
+			xmlAddChild(md, ps);
+	}
 	return 0;
 }
 

@@ -157,6 +157,8 @@ void domxml_quiet(void);
 xmlNodePtr domxml_our_metadata(xmlNodePtr dom);
 /* The <vgpuctl:saved> originals in our metadata @md (may be NULL), or NULL (domxml.c). */
 xmlNodePtr domxml_saved_of(xmlNodePtr md);
+/* The <vgpuctl:params> of our metadata @md, or NULL. */
+xmlNodePtr domxml_params_of(xmlNodePtr md);
 /* Is the hostdev @hd the mdev @mdev_uuid or the VF @vf (either may be NULL or "")? (domxml.c) */
 bool domxml_hostdev_matches(xmlNodePtr hd, const char *mdev_uuid, const char *vf);
 /* Drop the hostdevs in @devices that are the vGPU @v of our metadata (domxml-strip.c). */

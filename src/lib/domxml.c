@@ -247,6 +247,40 @@ static int read_meta_vgpu(struct vgpu_ctx *ctx, xmlNodePtr v, struct vgpu_meta_v
 	return 0;
 }
 
+xmlNodePtr domxml_params_of(xmlNodePtr md)
+{
+	for (xmlNodePtr n = md ? md->children : NULL; n; n = n->next)
+		if (n->type == XML_ELEMENT_NODE && n->ns && xmlStrEqual(n->name, X("params")))
+			return n;
+	return NULL;
+}
+
+int vgpu_domain_read_params(struct vgpu_ctx *ctx, xmlDocPtr doc, struct vgpu_params *out,
+			    bool *present)
+{
+	xmlNodePtr ps = domxml_params_of(domxml_our_metadata(xmlDocGetRootElement(doc)));
+	struct vgpu_params set = { .n = 0 };
+
+	for (xmlNodePtr n = ps ? ps->children : NULL; n; n = n->next) {
+		VGPU_AUTOFREE char *name = NULL, *value = NULL;
+		int r;
+
+		if (n->type != XML_ELEMENT_NODE || !xmlStrEqual(n->name, X("param")))
+			continue;
+		name = get_attr(n, "name");
+		value = get_attr(n, "value");
+		/* what the file may hold: undocumented names too (params --raw wrote them) */
+		r = vgpu_params_set(ctx, &set, name ? name : "", value ? value : "", true);
+		if (r < 0) {
+			vgpu_error_append(ctx, "in the vgpuctl metadata");
+			return r;
+		}
+	}
+	*out = set;
+	*present = ps != NULL;
+	return 0;
+}
+
 int vgpu_domain_read_meta(struct vgpu_ctx *ctx, xmlDocPtr doc, struct vgpu_meta *out)
 {
 	xmlNodePtr md = domxml_our_metadata(xmlDocGetRootElement(doc));
@@ -282,6 +316,11 @@ int vgpu_domain_read_meta(struct vgpu_ctx *ctx, xmlDocPtr doc, struct vgpu_meta 
 			vgpu_meta_clear(&m);
 			return r;
 		}
+	}
+	r = vgpu_domain_read_params(ctx, doc, &m.params, &m.has_params);
+	if (r < 0) {
+		vgpu_meta_clear(&m);
+		return r;
 	}
 	*out = m;
 	return 0;

@@ -16,6 +16,7 @@
 #include "cleanup.h"
 #include "cpuset.h"
 #include "ctx.h"
+#include "params.h"
 #include "plan.h"
 #include "util.h"
 
@@ -170,6 +171,8 @@ struct vgpu_meta {
 	bool per_start;
 	struct vgpu_meta_vgpu vgpus[VGPU_MAX_VGPUS];
 	size_t n_vgpus;
+	bool has_params; /* <vgpuctl:params> is there (empty: the file is cleared) */
+	struct vgpu_params params; /* the set the hook writes to each vGPU's vgpu_params */
 };
 /**
  * vgpu_domain_check_guest() - refuse a guest vGPUs cannot go to: another
@@ -190,6 +193,31 @@ int vgpu_domain_check_guest(struct vgpu_ctx *ctx, struct _xmlDoc *doc, const cha
  * attribute), with a message in @ctx; clear *@out with vgpu_meta_clear().
  */
 int vgpu_domain_read_meta(struct vgpu_ctx *ctx, struct _xmlDoc *doc, struct vgpu_meta *out);
+/**
+ * vgpu_domain_read_params() - the vgpu_params set of our metadata
+ * (<vgpuctl:params> in <vgpuctl:vgpus>, one <vgpuctl:param name= value=/>
+ * per parameter), every name and value checked.
+ * @ctx: where errors go
+ * @doc: the domain
+ * @out: the set, on success (empty when there is none)
+ * @present: whether the domain has the element (an empty one clears the file)
+ * Return: 0 (also without our metadata), or -EINVAL (a damaged parameter,
+ * named) with a message in @ctx.
+ */
+int vgpu_domain_read_params(struct vgpu_ctx *ctx, struct _xmlDoc *doc, struct vgpu_params *out,
+			    bool *present);
+/**
+ * vgpu_domain_set_params() - keep @set in our metadata as <vgpuctl:params>,
+ * replacing the one there: it moves with the definition, and assign run
+ * again keeps it (vgpu_domain_build()).
+ * @ctx: where errors go
+ * @doc: the domain, edited in place
+ * @set: the set (empty: the file is cleared at the next start)
+ * Return: 0 or -ENOENT (the domain has no vgpuctl metadata: no vGPU of
+ * ours to write it to) with a message in @ctx.
+ */
+int vgpu_domain_set_params(struct vgpu_ctx *ctx, struct _xmlDoc *doc,
+			   const struct vgpu_params *set);
 /**
  * vgpu_meta_clear() - free what vgpu_domain_read_meta() filled in.
  * @m: the metadata (zeroed: fine)

@@ -31,6 +31,7 @@ struct dom {
 	const struct vgpu_strv *mdevs; /* hostdevs: mdev UUIDs, or NULL (not parsed) */
 	const struct vgpu_strv *vfs; /* hostdevs: PCI functions, or NULL */
 	bool migrated; /* release: libvirt says the domain migrated (it runs elsewhere now) */
+	const struct vgpu_params *params; /* prepare: the set for vgpu_params, or NULL */
 };
 
 /* One locked pass of prepare or release. */
@@ -484,6 +485,60 @@ static int drop_interrupted_moves(struct hook *h)
 	return 0;
 }
 
+/* Does the vGPU of another domain's record @r have profiling on (its vgpu_params)? */
+static bool profiling_of(void *data, const struct vgpu_record *r)
+{
+	struct hook *h = data;
+	struct vgpu_params p;
+	struct vgpu_ctx quiet;
+	bool on = false;
+
+	vgpu_ctx_init(&quiet, NULL, NULL);
+	if (vgpu_live_params_read(&quiet, h->fs, r, &p) == 0)
+		on = vgpu_params_profiling(&p);
+	vgpu_ctx_clear(&quiet);
+	return on;
+}
+
+/*
+ * The metadata's vgpu_params set, whole, to each of the domain's vGPUs
+ * (created now or there before), read back: after the creates, before
+ * QEMU opens them (oVirt's order, vdsm mdev_create).  A failure fails the
+ * start; the transaction undoes the creates.
+ */
+static int write_params(struct hook *h)
+{
+	const struct vgpu_params *set = h->d->params;
+	int e;
+
+	if (!set)
+		return 0;
+	e = vgpu_params_check_profiling(h->ctx, &h->recs, h->d->uuid, set, profiling_of, h);
+	if (e < 0) {
+		vgpu_error_append(h->ctx, "the domain cannot start");
+		return e;
+	}
+	for (size_t i = 0; i < h->recs.n; i++) {
+		const struct vgpu_record *r = &h->recs.v[i];
+
+		if (!owns(h->d, r))
+			continue;
+		e = vgpu_live_params_write(h->ctx, h->fs, r, set);
+		if (e < 0) {
+			vgpu_error_append(h->ctx, "vgpu_params of %s %s: the domain cannot start",
+					  r->iface == VGPU_IFACE_MDEV ? "mdev" : "the vGPU on VF",
+					  r->iface == VGPU_IFACE_MDEV ? r->mdev_uuid : r->parent);
+			return e;
+		}
+	}
+	/* what vgpus shows as configured: the set this start took */
+	if (vgpu_live_params_note(h->ctx, h->fs, h->d->uuid, set) < 0) {
+		vgpu_warn(h->ctx, "%s", vgpu_ctx_error(h->ctx));
+		vgpu_ctx_clear(h->ctx);
+	}
+	return 0;
+}
+
 /* Under the host lock and the GPUs' locks: everything prepare may have to do. */
 static int prepare_slow(struct hook *h)
 {
@@ -492,6 +547,8 @@ static int prepare_slow(struct hook *h)
 	for (size_t i = 0; e == 0 && i < h->recs.n; i++)
 		if (owns(h->d, &h->recs.v[i]))
 			e = prepare_one(h, i);
+	if (e == 0)
+		e = write_params(h);
 	return e < 0 ? e : write_note(h);
 }
 
@@ -502,6 +559,8 @@ static int prepare_slow(struct hook *h)
  */
 static int prepare_fast(struct hook *h)
 {
+	int e;
+
 	for (size_t i = 0; i < h->recs.n; i++) {
 		const struct vgpu_record *r = &h->recs.v[i];
 
@@ -514,7 +573,8 @@ static int prepare_fast(struct hook *h)
 		}
 		note_created(h, r);
 	}
-	return write_note(h);
+	e = write_params(h);
+	return e < 0 ? e : write_note(h);
 }
 
 /* ---- release ---------------------------------------------------------------- */
@@ -664,8 +724,9 @@ static int prepare_gpus(void *arg, struct vgpu_gpu_locks *want)
 		if (!h->ready[i] && parent_of_other(h, r))
 			h->slow = true;
 	}
+	/* a vgpu_params set goes to every vGPU of the domain: under its GPU's lock */
 	for (i = 0; i < h->recs.n; i++)
-		if (owns(h->d, &h->recs.v[i]) && (h->slow || !h->ready[i]))
+		if (owns(h->d, &h->recs.v[i]) && (h->slow || !h->ready[i] || h->d->params))
 			vgpu_gpu_locks_add(want, h->recs.v[i].gpu);
 	return 0;
 }
@@ -911,6 +972,15 @@ static bool migrated(const struct vgpu_hook_input *in)
 	return in->reason && strcmp(in->reason, "migrated") == 0;
 }
 
+/*
+ * Does the XML keep a vgpu_params set (<vgpuctl:params>, in any prefix)?  A
+ * false "yes" costs only the parse; the set is written at every start.
+ */
+static bool has_params(const char *xml, size_t len)
+{
+	return memmem(xml, len, ":params", 7) && memmem(xml, len, VGPU_XML_NS, strlen(VGPU_XML_NS));
+}
+
 /* Without a lock: is there anything for the locked pass to do?  Only "no" is final. */
 static int cheap_pass(struct vgpu_ctx *ctx, struct vgpu_sysfs *fs, enum vgpu_hook_phase phase,
 		      const struct vgpu_hook_input *in, enum vgpu_hook_next *next)
@@ -959,6 +1029,7 @@ static int cheap_pass(struct vgpu_ctx *ctx, struct vgpu_sysfs *fs, enum vgpu_hoo
 	for (size_t i = 0; i < recs.n && !ours; i++)
 		ours = owns(&d, &recs.v[i]);
 	if ((phase == VGPU_HOOK_PREPARE && maybe_foreign(xml, &recs, uuid)) ||
+	    (ours && phase == VGPU_HOOK_PREPARE && has_params(xml, len)) ||
 	    (ours && has_work(ctx, fs, phase, &d, &recs)))
 		*next = VGPU_HOOK_PARSE_XML;
 	return 0;
@@ -983,6 +1054,7 @@ int vgpu_hook_run(struct vgpu_ctx *ctx, struct vgpu_sysfs *fs, enum vgpu_hook_ph
 		d.uuid = in->parsed->uuid;
 		d.mdevs = in->parsed->mdevs;
 		d.vfs = in->parsed->vfs;
+		d.params = in->parsed->params;
 		if (phase == VGPU_HOOK_PREPARE)
 			e = prepare(ctx, fs, &d, until);
 		else if (phase == VGPU_HOOK_MIGRATE)

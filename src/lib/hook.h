@@ -27,6 +27,7 @@
 
 #include "cpuset.h"
 #include "ctx.h"
+#include "params.h"
 #include "plan.h"
 #include "records.h"
 #include "sysfs.h"
@@ -71,6 +72,8 @@ struct vgpu_hook_domain {
 	/* mdev<->VF allowed: libvirt >= 11.0 here (the source's is migrate-check's) */
 	bool iface_change;
 	const char *iface_change_why; /* why not, for the refusal (NULL: a plain sentence) */
+	/* prepare: the set our metadata keeps for each vGPU's vgpu_params; NULL: none kept */
+	const struct vgpu_params *params;
 };
 
 /* migrate: where one vGPU lands on this host. */
@@ -166,7 +169,14 @@ bool vgpu_hook_phase_of(const char *name, const char *op, const char *sub,
  * vGPU, an interrupted move or a create that fails is decided under the
  * host lock instead, where an mdev may move to a free parent of the same
  * GPU that offers its type (the record follows).  What was created is noted
- * for a failed start's release.  release destroys the per-start vGPUs and
+ * for a failed start's release.  When the metadata keeps a vgpu_params set
+ * (->params), prepare writes it whole to each of the domain's vGPUs, those
+ * it created and those that were there (the set is for the next open),
+ * before QEMU opens them, and reads it back; a write that fails or reads
+ * back otherwise fails the start, undoing the creates (enable_profiling is
+ * refused while another domain's active vGPU on one of its GPUs has it on).
+ * The cheap pass sends a domain whose XML names a set to the locked pass.
+ * release destroys the per-start vGPUs and
  * what a failed start's prepare created, under the GPUs' locks only; the
  * records stay.  A migrated release (@in->reason "migrated") frees every
  * vGPU of the domain's records (incoming ones aside) and drops the records,

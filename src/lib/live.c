@@ -15,6 +15,7 @@
 
 #include "live.h"
 #include "read-live.h"
+#include "sysfs-state.h"
 
 #define VFIO_ATTR VGPU_LIVE_VFIO_ATTR
 #define MDEV_DIR VGPU_LIVE_MDEV_DIR
@@ -319,4 +320,107 @@ int vgpu_live_destroy(struct vgpu_ctx *ctx, struct vgpu_sysfs *fs, const struct 
 	*freed = false;
 	return r->iface == VGPU_IFACE_MDEV ? destroy_mdev(ctx, fs, r, freed) :
 					     destroy_vfio(ctx, fs, r, freed);
+}
+
+/* The record validated (vgpu_live_query()) and the relative path of its vgpu_params. */
+static int params_path(struct vgpu_ctx *ctx, struct vgpu_sysfs *fs, const struct vgpu_record *r,
+		       char *rel, size_t len)
+{
+	struct vgpu_live_state st;
+	int err = vgpu_live_query(ctx, fs, r, &st);
+
+	if (err < 0)
+		return err;
+	if (r->iface == VGPU_IFACE_MDEV)
+		snprintf(rel, len, VGPU_LIVE_MDEV_PARAMS, r->mdev_uuid);
+	else
+		snprintf(rel, len, VGPU_LIVE_VFIO_PARAMS, r->parent);
+	return 0;
+}
+
+int vgpu_live_params_read(struct vgpu_ctx *ctx, struct vgpu_sysfs *fs, const struct vgpu_record *r,
+			  struct vgpu_params *out)
+{
+	char rel[VGPU_PATH_MAX], show[VGPU_SHOW_LEN], text[VGPU_PARAMS_TEXT_MAX];
+	struct vgpu_sysdir root;
+	int err = params_path(ctx, fs, r, rel, sizeof(rel));
+
+	if (err < 0)
+		return err;
+	vgpu_sysdir_root(fs, &root);
+	err = vgpu_sysfs_read_str(&root, text, sizeof(text), "%s", rel);
+	if (err < 0)
+		return vgpu_error(ctx, err, "cannot read '%s': %s",
+				  vgpu_sysdir_show(&root, rel, show, sizeof(show)),
+				  vgpu_strerror(err));
+	err = vgpu_params_parse(ctx, text, out);
+	if (err < 0)
+		vgpu_error_append(ctx, "in '%s'", vgpu_sysdir_show(&root, rel, show, sizeof(show)));
+	return err;
+}
+
+int vgpu_live_params_write(struct vgpu_ctx *ctx, struct vgpu_sysfs *fs, const struct vgpu_record *r,
+			   const struct vgpu_params *set)
+{
+	char rel[VGPU_PATH_MAX], show[VGPU_SHOW_LEN], text[VGPU_PARAMS_TEXT_MAX];
+	char got_text[VGPU_PARAMS_TEXT_MAX];
+	struct vgpu_params got;
+	struct vgpu_sysdir root;
+	int err = params_path(ctx, fs, r, rel, sizeof(rel));
+
+	if (err < 0)
+		return err;
+	vgpu_sysdir_root(fs, &root);
+	vgpu_params_file_text(set, text, sizeof(text));
+	err = vgpu_sysfs_write(&root, text, "%s", rel);
+	if (err < 0)
+		return vgpu_error(
+			ctx, err, "cannot write '%s' to '%s': %s%s", text,
+			vgpu_sysdir_show(&root, rel, show, sizeof(show)), vgpu_strerror(err),
+			err == -EBUSY ?
+				" (the vGPU is open: the driver takes a new set only while it is closed)" :
+				"");
+	err = vgpu_live_params_read(ctx, fs, r, &got);
+	if (err < 0)
+		return err;
+	if (!vgpu_params_equal(&got, set))
+		return vgpu_error(ctx, -EIO, "wrote '%s' to '%s', but it reads '%s'", text,
+				  vgpu_sysdir_show(&root, rel, show, sizeof(show)),
+				  vgpu_params_format(&got, got_text, sizeof(got_text)));
+	return 0;
+}
+
+int vgpu_live_params_note(struct vgpu_ctx *ctx, struct vgpu_sysfs *fs, const char *uuid,
+			  const struct vgpu_params *set)
+{
+	VGPU_AUTOSYSDIR d = { .fd = -1 };
+	char text[VGPU_PARAMS_TEXT_MAX + 1];
+	int err;
+
+	if (!vgpu_uuid_valid(uuid))
+		return vgpu_error(ctx, -EINVAL, "'%s' is not a domain UUID", uuid);
+	vgpu_params_format(set, text, sizeof(text) - 1);
+	strcat(text, "\n");
+	err = vgpu_sysfs_mkdirs_ctx(ctx, fs, &d, VGPU_PARAMS_NOTE_DIR);
+	if (err == 0 && (err = vgpu_sysfs_replace(&d, uuid, text, strlen(text))) < 0)
+		vgpu_error(ctx, err, "cannot write %s/%s: %s", VGPU_PARAMS_NOTE_DIR, uuid,
+			   vgpu_strerror(err));
+	return err;
+}
+
+int vgpu_live_params_noted(struct vgpu_ctx *ctx, struct vgpu_sysfs *fs, const char *uuid,
+			   struct vgpu_params *out)
+{
+	char text[VGPU_PARAMS_TEXT_MAX];
+	struct vgpu_sysdir root;
+	int err;
+
+	if (!vgpu_uuid_valid(uuid))
+		return vgpu_error(ctx, -EINVAL, "'%s' is not a domain UUID", uuid);
+	vgpu_sysdir_root(fs, &root);
+	err = vgpu_sysfs_read_str(&root, text, sizeof(text), VGPU_PARAMS_NOTE_DIR "/%s", uuid);
+	if (err < 0)
+		return vgpu_error(ctx, err, "cannot read %s/%s: %s", VGPU_PARAMS_NOTE_DIR, uuid,
+				  vgpu_strerror(err));
+	return vgpu_params_parse(ctx, text, out);
 }

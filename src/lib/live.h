@@ -14,6 +14,7 @@
 #include <stddef.h>
 
 #include "ctx.h"
+#include "params.h"
 #include "records.h"
 #include "sysfs.h"
 
@@ -58,5 +59,60 @@ int vgpu_live_create(struct vgpu_ctx *ctx, struct vgpu_sysfs *fs, const struct v
  */
 int vgpu_live_destroy(struct vgpu_ctx *ctx, struct vgpu_sysfs *fs, const struct vgpu_record *r,
 		      bool *freed);
+
+/* The vgpu_params file of an mdev, or of a VF (vendor VFIO). */
+#define VGPU_LIVE_MDEV_PARAMS "sys/bus/mdev/devices/%s/nvidia/vgpu_params"
+#define VGPU_LIVE_VFIO_PARAMS "sys/bus/pci/devices/%s/nvidia/vgpu_params"
+/**
+ * vgpu_live_params_read() - what the vgpu_params file of the vGPU @r
+ * describes holds now.
+ * @ctx: where errors go
+ * @fs: the host root
+ * @r: the vGPU's record (validated before it becomes a path)
+ * @out: the set, on success
+ * Return: 0 or -errno with a message in @ctx (-ENOENT: no such file, the
+ * vGPU is not there; -EINVAL: the record does not validate or the file
+ * does not read as name=value pairs).
+ */
+int vgpu_live_params_read(struct vgpu_ctx *ctx, struct vgpu_sysfs *fs, const struct vgpu_record *r,
+			  struct vgpu_params *out);
+/**
+ * vgpu_live_params_write() - write @set whole to the vgpu_params file of
+ * the vGPU @r describes (a single space for the empty set: that clears
+ * it), then read it back.  The driver refuses the write while the vGPU is
+ * open (its errno is returned as is).
+ * @ctx: where errors go
+ * @fs: the host root
+ * @r: the vGPU's record (validated before it becomes a path)
+ * @set: the set
+ * Return: 0 or -errno with a message in @ctx naming the file (-EIO: the
+ * file reads back another set than was written).
+ */
+int vgpu_live_params_write(struct vgpu_ctx *ctx, struct vgpu_sysfs *fs, const struct vgpu_record *r,
+			   const struct vgpu_params *set);
+/* The set `params` last kept for a domain, one file per domain UUID (what vgpus shows). */
+#define VGPU_PARAMS_NOTE_DIR "var/lib/vgpuctl/params"
+/**
+ * vgpu_live_params_note() - note @set as the vgpu_params set configured for
+ * the domain @uuid (VGPU_PARAMS_NOTE_DIR/UUID, replaced atomically), so
+ * `vgpus` can show it beside what the files read before the next start.
+ * @ctx: where errors go
+ * @fs: the host root
+ * @uuid: the domain's UUID, normalized
+ * @set: the set
+ * Return: 0 or -errno with a message in @ctx.
+ */
+int vgpu_live_params_note(struct vgpu_ctx *ctx, struct vgpu_sysfs *fs, const char *uuid,
+			  const struct vgpu_params *set);
+/**
+ * vgpu_live_params_noted() - the set vgpu_live_params_note() kept for @uuid.
+ * @ctx: where errors go
+ * @fs: the host root
+ * @uuid: the domain's UUID, normalized
+ * @out: the set, on success
+ * Return: 0 or -errno with a message in @ctx (-ENOENT: none noted).
+ */
+int vgpu_live_params_noted(struct vgpu_ctx *ctx, struct vgpu_sysfs *fs, const char *uuid,
+			   struct vgpu_params *out);
 
 #endif

@@ -6,7 +6,24 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "live.h"
 #include "vgpus.h"
+
+/* A record's vgpu_params: configured (the note params keeps) and as the file reads. */
+static void row_params(struct vgpu_sysfs *fs, struct vgpu_row *row)
+{
+	char text[VGPU_PARAMS_TEXT_MAX];
+	struct vgpu_params set;
+	struct vgpu_ctx quiet;
+
+	vgpu_ctx_init(&quiet, NULL, NULL);
+	if (vgpu_live_params_noted(&quiet, fs, row->rec->domain_uuid, &set) == 0)
+		row->params = vgpu_xstrdup(vgpu_params_format(&set, text, sizeof(text)));
+	if (row->state == VGPU_STATE_ACTIVE &&
+	    vgpu_live_params_read(&quiet, fs, row->rec, &set) == 0)
+		row->params_file = vgpu_xstrdup(vgpu_params_format(&set, text, sizeof(text)));
+	vgpu_ctx_clear(&quiet);
+}
 
 void vgpu_rows_read(struct vgpu_ctx *ctx, struct vgpu_sysfs *fs, const struct vgpu_model *m,
 		    const struct vgpu_records *recs, const struct vgpu_run *runs, size_t n_runs,
@@ -34,6 +51,7 @@ void vgpu_rows_read(struct vgpu_ctx *ctx, struct vgpu_sysfs *fs, const struct vg
 		vgpu_record_key(v[n].rec, key);
 		v[n].key = vgpu_xstrdup(key);
 		v[n].state = vgpu_host_record_state(ctx, fs, v[n].rec);
+		row_params(fs, &v[n]);
 	}
 	for (size_t i = 0; i < recs->damaged_keys.n; i++, n++) {
 		/* the file name: the parent it claims, then "_MDEV" for an mdev (records.h) */
@@ -64,8 +82,11 @@ void vgpu_rows_read(struct vgpu_ctx *ctx, struct vgpu_sysfs *fs, const struct vg
 
 void vgpu_rows_clear(struct vgpu_rows *rows)
 {
-	for (size_t i = 0; i < rows->n; i++)
+	for (size_t i = 0; i < rows->n; i++) {
 		free(rows->v[i].key);
+		free(rows->v[i].params);
+		free(rows->v[i].params_file);
+	}
 	free(rows->v);
 	free(rows->orphans);
 	vgpu_runs_free(rows->runs_read, rows->n_runs_read);

@@ -31,6 +31,10 @@ struct vgpu_row {
 	const struct vgpu_parent *parent;
 	const struct vgpu_type *type; /* unclaimed: the type it holds, NULL when no list names it */
 	const char *config; /* unclaimed and CONFIG: the config label whose apply made it */
+	/* a record's: the vgpu_params set `params` last configured (owned), NULL: none */
+	char *params;
+	/* a record's: what its vgpu_params file reads, as "k=v,..." (owned), NULL: no file */
+	char *params_file;
 };
 
 struct vgpu_rows {

@@ -254,6 +254,11 @@ lcheck good 3 no-go --offer-command "$offer_cmd" "${fast[@]}"
 rm "$tmp/a30/proc/sys/kernel/osrelease"
 only engine
 grep -q '^FAIL engine .*kernel 5.10.0 — upgrade the target to at least kernel 5.18.0' "$tmp/out" || { echo "FAIL: engine's line:"; cat "$tmp/out"; fail=1; }
+# vgpu-params: UVM on in the set vgpuctl params keeps (the file reads it off)
+sed 's|</vgpuctl:vgpus>|<vgpuctl:params><vgpuctl:param name="enable_uvm" value="1"/></vgpuctl:params></vgpuctl:vgpus>|' \
+	"$tmp/good.xml" >"$tmp/uvm.xml"
+lcheck uvm 3 no-go --offer-command "$offer_cmd" "${fast[@]}"
+only vgpu-params
 # a domain without vgpuctl's metadata (its vGPUs are not ours to move): topology fails, and
 # the owner records the fixture holds for vm1 are not used with a connection
 sed '/<metadata>/,/<\/metadata>/d' "$tmp/good.xml" >"$tmp/nometa.xml"

@@ -1681,7 +1681,7 @@ static int gate(unsigned int op, const char *r, const char *r2)
 /* ------------------------------------------------------------------------------------ */
 /* driver files */
 
-enum skind { SK_NONE, SK_VFIO, SK_CREATE, SK_REMOVE, SK_GONE };
+enum skind { SK_NONE, SK_VFIO, SK_CREATE, SK_REMOVE, SK_GONE, SK_PARAMS };
 
 /* which driver file R is (g_lock held); *a is the parent, *b the type id or instance */
 static enum skind special(const char *r, int *a, int *b)
@@ -1698,6 +1698,30 @@ static enum skind special(const char *r, int *a, int *b)
 		if (p >= 0 && parents[p].vfio) {
 			*a = p;
 			return SK_VFIO;
+		}
+		return SK_NONE;
+	}
+	/* a vGPU's nvidia/vgpu_params: a VF's (vendor VFIO) or an mdev's */
+	if (!strcmp(s, "/vgpu_params") && l > 7 && !strncmp(s - 7, "/nvidia", 7)) {
+		size_t d = l - 7;
+
+		p = parent_find(r, d);
+		if (p >= 0 && parents[p].vfio) {
+			*a = p;
+			*b = -1;
+			return SK_PARAMS;
+		}
+		if (p < 0 && d > UUID_LEN + 1 && r[d - UUID_LEN - 1] == '/') {
+			char uuid[UUID_LEN + 1];
+
+			memcpy(uuid, r + d - UUID_LEN, UUID_LEN);
+			uuid[UUID_LEN] = '\0';
+			i = uuid_name(uuid) ? inst_by_uuid(uuid) : -1;
+			if (i >= 0) {
+				*a = insts[i].parent;
+				*b = i;
+				return SK_PARAMS;
+			}
 		}
 		return SK_NONE;
 	}
@@ -2429,6 +2453,32 @@ static int e_read(const char *path, char *buf, size_t size, off_t off, struct fu
 	return k < 0 ? -e : (int)k;
 }
 
+/*
+ * A write to a vGPU's vgpu_params (parent @p, mdev instance @i or -1 for a
+ * VF): the whole set at once, replacing the file (blanks only: cleared, as
+ * "a space clears it"); refused while the vGPU is open (`open ID` rule) with
+ * EBUSY.  NVIDIA documents no errno for that: the parameters are read when
+ * the vGPU is opened, and EBUSY is what the driver returns for its other
+ * writes to a device in use.
+ */
+static int params_store(const char *r, int p, int i, const char *val, size_t n)
+{
+	char out[SYSFS_MAX + 2];
+	const char *id = i >= 0 ? insts[i].uuid : base(parents[p].dir);
+	size_t k = n;
+
+	if (is_open(id))
+		return -EBUSY;
+	while (k && (val[k - 1] == '\n' || val[k - 1] == ' ' || val[k - 1] == '\t'))
+		k--;
+	if (strspn(val, " \t\n") >= k)
+		k = 0;
+	memcpy(out, val, k);
+	out[k] = '\n';
+	out[k + 1] = '\0';
+	return put(r, k ? out : "", 0644);
+}
+
 static int e_write(const char *path, const char *buf, size_t size, off_t off,
 		   struct fuse_file_info *fi)
 {
@@ -2472,6 +2522,9 @@ static int e_write(const char *path, const char *buf, size_t size, off_t off,
 			break;
 		case SK_GONE:
 			e = -ENODEV;
+			break;
+		case SK_PARAMS:
+			e = params_store(r, a, b, val, n);
 			break;
 		case SK_NONE:
 			break;

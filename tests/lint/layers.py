@@ -38,7 +38,7 @@ ROWS = [
     ("host files", ["sysfs.c", "sysfs-state.c", "sysfs-lock.c", "sysfs-priv.h", "outfile.c"],
      True, False),
     ("state", ["records.c", "catalog.c", "runs.c"], False, False),
-    ("decisions", ["capacity.c", "migrate-check.c", "migrate-manifest.c", "migrate-plan.c", "plan.c", "domxml.c", "domxml-build.c",
+    ("decisions", ["capacity.c", "migrate-check.c", "migrate-manifest.c", "migrate-plan.c", "params.c", "plan.c", "domxml.c", "domxml-build.c",
                    "domxml-strip.c", "domxml-priv.h"], True, True),
     ("host read", ["read-pci.c", "read-types.c", "read-topo.c", "read-live.c", "read-priv.h",
                    "read-host.c", "nvml.c", "nvml-abi.h", "hostcfg.c", "hostcfg-yaml.c",
