@@ -1,0 +1,340 @@
+// SPDX-License-Identifier: LGPL-2.1-or-later
+/*
+ * vgpuctl diagnose: the logs of one vGPU or VM, joined and matched.
+ *
+ * Sources (under the root): the kernel's and the vGPU manager's syslog
+ * files (var/log/kern.log, messages, syslog: Debian, RHEL, both in one) and
+ * the domain's QEMU log (var/log/libvirt/qemu/NAME.log).  Each is read from
+ * its tail, at most LOG_TAIL_MAX bytes, and walked once: the cost is linear
+ * in what is read (a line is searched for each identity, then for each
+ * row's literal before its expression runs).
+ */
+#include <ctype.h>
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "cleanup.h"
+#include "diagnose.h"
+#include "sysfs.h"
+
+/* The last bytes of a log that are read: a few days of a busy host's kernel log. */
+#define LOG_TAIL_MAX (4u << 20)
+
+static const char *const host_logs[] = { "var/log/kern.log", "var/log/messages",
+					 "var/log/syslog" };
+
+static bool word_char(char c)
+{
+	return isalnum((unsigned char)c) || c == '_' || c == '-';
+}
+
+/* "dddd:bb:dd": a GPU's address without its function (the Xid lines' "PCI:0000:3b:00") */
+static bool is_slot_form(const char *id)
+{
+	return strlen(id) == 10 && id[4] == ':' && id[7] == ':';
+}
+
+/* Whether @line names @id as a whole word, case-insensitively. */
+static bool names_id(const char *line, const char *id)
+{
+	size_t l = strlen(id);
+
+	for (const char *p = line; (p = strcasestr(p, id)); p++) {
+		char after = p[l];
+
+		if (p > line && word_char(p[-1]))
+			continue;
+		if (word_char(after) || (after == '.' && is_slot_form(id)))
+			continue;
+		return true;
+	}
+	return false;
+}
+
+static int month_of(const char *s)
+{
+	static const char months[] = "JanFebMarAprMayJunJulAugSepOctNovDec";
+
+	for (int i = 0; i < 12; i++)
+		if (!strncmp(s, months + 3 * i, 3))
+			return i;
+	return -1;
+}
+
+/* @n digits at @s as a number, or -1 */
+static int digits(const char *s, int n)
+{
+	int v = 0;
+
+	for (int i = 0; i < n; i++) {
+		if (!isdigit((unsigned char)s[i]))
+			return -1;
+		v = v * 10 + (s[i] - '0');
+	}
+	return v;
+}
+
+size_t vgpu_diag_parse_time(const char *s, long long now, long long *out)
+{
+	struct tm tm = { 0 };
+	const char *p = s;
+	long off = 0;
+	bool zone = false;
+	time_t t;
+
+	tm.tm_isdst = -1;
+	if (digits(p, 4) >= 0 && p[4] == '-' && digits(p + 5, 2) >= 0 && p[7] == '-' &&
+	    digits(p + 8, 2) >= 0) {
+		tm.tm_year = digits(p, 4) - 1900;
+		tm.tm_mon = digits(p + 5, 2) - 1;
+		tm.tm_mday = digits(p + 8, 2);
+		p += 10;
+		if ((*p == 'T' || *p == ' ') && digits(p + 1, 2) >= 0 && p[3] == ':' &&
+		    digits(p + 4, 2) >= 0) {
+			tm.tm_hour = digits(p + 1, 2);
+			tm.tm_min = digits(p + 4, 2);
+			p += 6;
+			if (*p == ':' && digits(p + 1, 2) >= 0) {
+				tm.tm_sec = digits(p + 1, 2);
+				p += 3;
+				if (*p == '.' || *p == ',')
+					for (p++; isdigit((unsigned char)*p); p++)
+						;
+			}
+			if (*p == 'Z') {
+				zone = true;
+				p++;
+			} else if ((*p == '+' || *p == '-') && digits(p + 1, 2) >= 0) {
+				int sign = *p == '-' ? -1 : 1;
+				const char *m = p + 3;
+
+				if (*m == ':')
+					m++;
+				if (digits(m, 2) >= 0) {
+					zone = true;
+					off = sign * (digits(p + 1, 2) * 3600L + digits(m, 2) * 60L);
+					p = m + 2;
+				}
+			}
+		}
+		if (tm.tm_mon > 11 || tm.tm_mday < 1 || tm.tm_mday > 31 || tm.tm_hour > 23 ||
+		    tm.tm_min > 59 || tm.tm_sec > 60)
+			return 0;
+		t = zone ? timegm(&tm) - off : mktime(&tm);
+	} else if (month_of(p) >= 0 && p[3] == ' ') {
+		time_t n = (time_t)now;
+		struct tm nowtm;
+		int day;
+
+		tm.tm_mon = month_of(p);
+		p += 4;
+		if (*p == ' ')
+			p++;
+		day = isdigit((unsigned char)p[1]) ? digits(p, 2) : digits(p, 1);
+		if (day < 1 || day > 31)
+			return 0;
+		p += day > 9 || *p == '0' ? 2 : 1;
+		if (*p != ' ' || digits(p + 1, 2) < 0 || p[3] != ':' || digits(p + 4, 2) < 0 ||
+		    p[6] != ':' || digits(p + 7, 2) < 0)
+			return 0;
+		tm.tm_mday = day;
+		tm.tm_hour = digits(p + 1, 2);
+		tm.tm_min = digits(p + 4, 2);
+		tm.tm_sec = digits(p + 7, 2);
+		p += 9;
+		localtime_r(&n, &nowtm);
+		tm.tm_year = nowtm.tm_year;
+		t = mktime(&tm);
+		if ((long long)t > now + 86400) { /* December's lines read in January */
+			tm.tm_year--;
+			tm.tm_isdst = -1;
+			t = mktime(&tm);
+		}
+	} else {
+		return 0;
+	}
+	if (t == (time_t)-1)
+		return 0;
+	*out = (long long)t;
+	return (size_t)(p - s);
+}
+
+void vgpu_diag_lines(const struct vgpu_catalogue *cat, const struct vgpu_strv *ids,
+		     const char *source, const char *text, bool all_lines,
+		     const struct vgpu_diag_query *q, struct vgpu_diag *out)
+{
+	long long when = 0;
+	size_t lineno = 0;
+	const char *p = text;
+
+	while (*p) {
+		const char *nl = strchr(p, '\n');
+		size_t len = nl ? (size_t)(nl - p) : strlen(p);
+		VGPU_AUTOFREE char *line = vgpu_xstrndup(p, len);
+		const struct vgpu_cat_row *row;
+		unsigned long code = 0;
+		bool joined = all_lines || !ids->n;
+		long long t;
+
+		lineno++;
+		p += len + (nl ? 1 : 0);
+		if (vgpu_diag_parse_time(line, q->now, &t))
+			when = t;
+		if (q->since && when && when < q->since)
+			continue;
+		for (size_t i = 0; !joined && i < ids->n; i++)
+			joined = names_id(line, ids->items[i]);
+		if (!joined)
+			continue;
+		code = ~0ul;
+		row = vgpu_catalogue_match(cat, line, &code);
+		if (!row)
+			continue;
+		out->v = vgpu_xreallocarray(out->v, out->n + 1, sizeof(*out->v));
+		out->v[out->n] = (struct vgpu_diag_entry){
+			.source = source,
+			.lineno = lineno,
+			.text = vgpu_steal_ptr(&line),
+			.when = when,
+			.row = row,
+			.has_code = row->decode != VGPU_CAT_DECODE_NONE && code != ~0ul,
+			.code = code,
+			.seq = out->n,
+		};
+		out->n++;
+	}
+}
+
+static int entry_cmp(const void *a, const void *b)
+{
+	const struct vgpu_diag_entry *x = a, *y = b;
+
+	if (x->when != y->when)
+		return x->when < y->when ? -1 : 1;
+	return x->seq < y->seq ? -1 : x->seq > y->seq;
+}
+
+void vgpu_diag_finish(struct vgpu_diag *d)
+{
+	if (d->n)
+		qsort(d->v, d->n, sizeof(*d->v), entry_cmp);
+	d->verdict = d->symptom = NULL;
+	for (size_t i = 0; i < d->n && !d->verdict; i++) {
+		if (d->v[i].row->kind == VGPU_CAT_CAUSE)
+			d->verdict = &d->v[i];
+		else if (d->v[i].row->kind == VGPU_CAT_SYMPTOM && !d->symptom)
+			d->symptom = &d->v[i];
+	}
+	if (d->verdict)
+		d->symptom = NULL;
+}
+
+void vgpu_diag_clear(struct vgpu_diag *d)
+{
+	for (size_t i = 0; i < d->n; i++)
+		free(d->v[i].text);
+	free(d->v);
+	vgpu_strv_clear(&d->identities);
+	vgpu_strv_clear(&d->logs);
+	*d = (struct vgpu_diag){ 0 };
+}
+
+/* A PCI address in the forms logs use: 0000:3b:00.7, 00:3b:00.7, 0:3b:0.7 (and 0000:3b:00 for a
+ * GPU). */
+static void add_bdf(struct vgpu_strv *ids, const char *bdf, bool gpu)
+{
+	unsigned dom, bus, dev, fn;
+
+	if (!*bdf || sscanf(bdf, "%x:%x:%x.%x", &dom, &bus, &dev, &fn) != 4)
+		return;
+	vgpu_strv_push(ids, vgpu_asprintf("%04x:%02x:%02x.%x", dom, bus, dev, fn));
+	vgpu_strv_push(ids, vgpu_asprintf("%02x:%02x:%02x.%x", dom & 0xff, bus, dev, fn));
+	vgpu_strv_push(ids, vgpu_asprintf("%x:%x:%x.%x", dom, bus, dev, fn));
+	if (gpu)
+		vgpu_strv_push(ids, vgpu_asprintf("%04x:%02x:%02x", dom, bus, dev));
+}
+
+static void add_str(struct vgpu_strv *ids, const char *s)
+{
+	if (*s)
+		vgpu_strv_push(ids, vgpu_xstrdup(s));
+}
+
+static void read_log(struct vgpu_sysfs *fs, const struct vgpu_catalogue *cat,
+		     const struct vgpu_strv *ids, const char *path, bool all_lines,
+		     const struct vgpu_diag_query *q, struct vgpu_diag *d)
+{
+	VGPU_AUTOFREE char *text = NULL;
+	struct vgpu_sysdir root;
+
+	vgpu_sysdir_root(fs, &root);
+	if (vgpu_sysfs_read_tail(&root, LOG_TAIL_MAX, &text, NULL, "%s", path) < 0)
+		return;
+	vgpu_strv_push(&d->logs, vgpu_xstrdup(path));
+	vgpu_diag_lines(cat, ids, d->logs.items[d->logs.n - 1], text, all_lines, q, d);
+}
+
+int vgpu_diagnose(struct vgpu_ctx *ctx, struct vgpu_sysfs *fs, const struct vgpu_records *recs,
+		  const struct vgpu_catalogue *cat, const struct vgpu_diag_query *q,
+		  struct vgpu_diag *out)
+{
+	struct vgpu_diag d = { 0 };
+	VGPU_AUTOSTRV domains = { 0 };
+	char uuid[VGPU_UUID_LEN] = "", bdf[VGPU_BDF_LEN] = "";
+	bool found = false;
+
+	if (q->target) {
+		const char *t = q->target;
+		bool is_uuid = vgpu_uuid_normalize(t, uuid);
+		bool is_bdf = !is_uuid && vgpu_bdf_normalize(t, bdf) == 0;
+
+		if (!is_uuid && !is_bdf && vgpu_domain_name_check(t))
+			return vgpu_error(ctx, -EINVAL,
+					  "'%s' is no domain name, UUID or PCI address: %s", t,
+					  vgpu_domain_name_check(t));
+		for (size_t i = 0; i < recs->n; i++) {
+			const struct vgpu_record *r = &recs->v[i];
+
+			if (is_uuid ? strcasecmp(r->mdev_uuid, uuid) && strcasecmp(r->domain_uuid, uuid)
+			    : is_bdf ? strcmp(r->parent, bdf) && strcmp(r->gpu, bdf)
+				     : strcmp(r->domain, t))
+				continue;
+			found = true;
+			add_str(&d.identities, r->domain);
+			add_str(&d.identities, r->domain_uuid);
+			add_str(&d.identities, r->mdev_uuid);
+			add_bdf(&d.identities, r->parent, !strcmp(r->parent, r->gpu));
+			add_bdf(&d.identities, r->gpu, true);
+			add_str(&domains, r->domain);
+		}
+		if (!found) {
+			if (is_uuid) {
+				add_str(&d.identities, uuid);
+			} else if (is_bdf) {
+				add_bdf(&d.identities, bdf, true);
+			} else {
+				add_str(&d.identities, t);
+				add_str(&domains, t);
+			}
+		}
+		vgpu_strv_uniq(&d.identities);
+		vgpu_strv_uniq(&domains);
+	}
+	for (size_t i = 0; i < sizeof(host_logs) / sizeof(host_logs[0]); i++)
+		read_log(fs, cat, &d.identities, host_logs[i], false, q, &d);
+	for (size_t i = 0; i < domains.n; i++) {
+		VGPU_AUTOFREE char *path = NULL;
+
+		if (vgpu_domain_name_check(domains.items[i]))
+			continue; /* no '/' may make it another path */
+		path = vgpu_asprintf("var/log/libvirt/qemu/%s.log", domains.items[i]);
+
+		read_log(fs, cat, &d.identities, path, true, q, &d);
+	}
+	vgpu_diag_finish(&d);
+	*out = d;
+	return 0;
+}
