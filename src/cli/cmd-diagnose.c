@@ -30,12 +30,9 @@
 #define CATALOGUE_MAX (1u << 20)
 
 static const struct col cat_cols[] = {
-	{ "ID", "id", COL_STR, false },
-	{ "KIND", "kind", COL_STR, false },
-	{ "DECODE", "decode", COL_STR, false },
-	{ "CAUSE", "cause", COL_STR, false },
-	{ "NEXT", "next", COL_STR, false },
-	{ "SOURCE", "source", COL_STR, false },
+	{ "ID", "id", COL_STR, false },		{ "KIND", "kind", COL_STR, false },
+	{ "DECODE", "decode", COL_STR, false }, { "CAUSE", "cause", COL_STR, false },
+	{ "NEXT", "next", COL_STR, false },	{ "SOURCE", "source", COL_STR, false },
 	{ "REGEX", "regex", COL_STR, false },
 };
 static const char *const cat_desc[] = {
@@ -59,8 +56,7 @@ static int catalogue_load(struct cli *c, struct vgpu_catalogue *cat)
 	char *save = NULL;
 	size_t len = 0;
 
-	if (cli_from_build_tree() &&
-	    access(VGPUCTL_BUILD_DATA_DIR "/" CATALOGUE_FILE, R_OK) == 0)
+	if (cli_from_build_tree() && access(VGPUCTL_BUILD_DATA_DIR "/" CATALOGUE_FILE, R_OK) == 0)
 		found = vgpu_xstrdup(VGPUCTL_BUILD_DATA_DIR "/" CATALOGUE_FILE);
 	for (char *d = strtok_r(dirs, ":", &save); d && !found; d = strtok_r(NULL, ":", &save)) {
 		char *p = vgpu_asprintf("%s/" CATALOGUE_FILE, d);
@@ -153,8 +149,8 @@ static void print_text(struct cli *c, const struct vgpu_diag *d)
 			d->logs.n == 1 ? "" : "s", d->n, d->n == 1 ? "" : "s");
 		return;
 	}
-	fprintf(f, "verdict: %s (%s:%zu)\ncause: %s\nnext: %s\nsource: %s\n", v->row->id,
-		v->source, v->lineno, v->row->cause, v->row->next, v->row->source);
+	fprintf(f, "verdict: %s (%s:%zu)\ncause: %s\nnext: %s\nsource: %s\n", v->row->id, v->source,
+		v->lineno, v->row->cause, v->row->next, v->row->source);
 }
 
 static void json_entry_fields(FILE *f, const struct vgpu_diag_entry *e)

@@ -184,9 +184,10 @@ static int row_parse(struct vgpu_ctx *ctx, char *line, const char *path, size_t 
 		p = tab + 1;
 	}
 	if (n != FIELDS)
-		return vgpu_error(ctx, -EINVAL,
-				  "%s:%zu: %zu fields, not %d (id, kind, decode, regex, cause, next, source, separated by one TAB)",
-				  path, lineno, n, FIELDS);
+		return vgpu_error(
+			ctx, -EINVAL,
+			"%s:%zu: %zu fields, not %d (id, kind, decode, regex, cause, next, source, separated by one TAB)",
+			path, lineno, n, FIELDS);
 	for (size_t i = 0; i < FIELDS; i++)
 		if (!*f[i])
 			return vgpu_error(ctx, -EINVAL, "%s:%zu: field %zu is empty", path, lineno,
@@ -204,8 +205,8 @@ static int row_parse(struct vgpu_ctx *ctx, char *line, const char *path, size_t 
 				  "%s:%zu: kind '%s': not cause, symptom, info or noise", path,
 				  lineno, f[1]);
 	if (decode_parse(f[2], &r->decode) < 0)
-		return vgpu_error(ctx, -EINVAL, "%s:%zu: decode '%s': not -, status or xid",
-				  path, lineno, f[2]);
+		return vgpu_error(ctx, -EINVAL, "%s:%zu: decode '%s': not -, status or xid", path,
+				  lineno, f[2]);
 	e = regcomp(&r->re, f[3], REG_EXTENDED);
 	if (e) {
 		char msg[256];
@@ -215,9 +216,10 @@ static int row_parse(struct vgpu_ctx *ctx, char *line, const char *path, size_t 
 	}
 	if (r->decode != VGPU_CAT_DECODE_NONE && r->re.re_nsub < 1) {
 		regfree(&r->re);
-		return vgpu_error(ctx, -EINVAL,
-				  "%s:%zu: decode '%s' needs a group in the regex to capture the code",
-				  path, lineno, f[2]);
+		return vgpu_error(
+			ctx, -EINVAL,
+			"%s:%zu: decode '%s' needs a group in the regex to capture the code", path,
+			lineno, f[2]);
 	}
 	r->id = vgpu_xstrdup(f[0]);
 	r->regex = vgpu_xstrdup(f[3]);
@@ -273,8 +275,8 @@ bool vgpu_catalogue_row_matches(const struct vgpu_cat_row *row, const char *line
 	return regexec(&row->re, line, 0, NULL, 0) == 0;
 }
 
-const struct vgpu_cat_row *vgpu_catalogue_match(const struct vgpu_catalogue *cat,
-						const char *line, unsigned long *code)
+const struct vgpu_cat_row *vgpu_catalogue_match(const struct vgpu_catalogue *cat, const char *line,
+						unsigned long *code)
 {
 	for (size_t i = 0; i < cat->n; i++) {
 		const struct vgpu_cat_row *r = &cat->rows[i];

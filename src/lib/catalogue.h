@@ -80,8 +80,8 @@ void vgpu_catalogue_clear(struct vgpu_catalogue *cat);
  *        left alone (NULL: not wanted)
  * Return: the row (borrowed from @cat), or NULL when none matches.
  */
-const struct vgpu_cat_row *vgpu_catalogue_match(const struct vgpu_catalogue *cat,
-						const char *line, unsigned long *code);
+const struct vgpu_cat_row *vgpu_catalogue_match(const struct vgpu_catalogue *cat, const char *line,
+						unsigned long *code);
 
 /**
  * vgpu_catalogue_row_matches() - whether one row's expression matches a line.

@@ -23,8 +23,7 @@
 /* The last bytes of a log that are read: a few days of a busy host's kernel log. */
 #define LOG_TAIL_MAX (4u << 20)
 
-static const char *const host_logs[] = { "var/log/kern.log", "var/log/messages",
-					 "var/log/syslog" };
+static const char *const host_logs[] = { "var/log/kern.log", "var/log/messages", "var/log/syslog" };
 
 static bool word_char(char c)
 {
@@ -115,7 +114,8 @@ size_t vgpu_diag_parse_time(const char *s, long long now, long long *out)
 					m++;
 				if (digits(m, 2) >= 0) {
 					zone = true;
-					off = sign * (digits(p + 1, 2) * 3600L + digits(m, 2) * 60L);
+					off = sign *
+					      (digits(p + 1, 2) * 3600L + digits(m, 2) * 60L);
 					p = m + 2;
 				}
 			}
@@ -162,13 +162,47 @@ size_t vgpu_diag_parse_time(const char *s, long long now, long long *out)
 	return (size_t)(p - s);
 }
 
+/*
+ * The vGPU manager's vmiop_log lines name no vGPU: one nvidia-vgpu-mgr
+ * process serves one VM, so a process whose line names an identity (its
+ * "Received start call ... mdev uuid ...") makes all its lines the object's.
+ * The tags ("nvidia-vgpu-mgr[PID]") of @text's such processes into @tags.
+ */
+static void manager_tags(const struct vgpu_strv *ids, const char *text, struct vgpu_strv *tags)
+{
+	static const char tag[] = "nvidia-vgpu-mgr[";
+
+	for (const char *p = text; (p = strstr(p, tag));) {
+		const char *eol = strchr(p, '\n');
+		const char *end = strchr(p, ']');
+		size_t len = eol ? (size_t)(eol - p) : strlen(p);
+		VGPU_AUTOFREE char *line = NULL;
+
+		if (end && (!eol || end < eol)) {
+			line = vgpu_xstrndup(p, len);
+			for (size_t i = 0; i < ids->n; i++)
+				if (names_id(line, ids->items[i])) {
+					vgpu_strv_push(tags,
+						       vgpu_xstrndup(p, (size_t)(end - p) + 1));
+					break;
+				}
+		}
+		p += len;
+	}
+	vgpu_strv_uniq(tags);
+}
+
 void vgpu_diag_lines(const struct vgpu_catalogue *cat, const struct vgpu_strv *ids,
 		     const char *source, const char *text, bool all_lines,
 		     const struct vgpu_diag_query *q, struct vgpu_diag *out)
 {
+	VGPU_AUTOSTRV tags = { 0 };
 	long long when = 0;
 	size_t lineno = 0;
 	const char *p = text;
+
+	if (!all_lines && ids->n)
+		manager_tags(ids, text, &tags);
 
 	while (*p) {
 		const char *nl = strchr(p, '\n');
@@ -187,6 +221,8 @@ void vgpu_diag_lines(const struct vgpu_catalogue *cat, const struct vgpu_strv *i
 			continue;
 		for (size_t i = 0; !joined && i < ids->n; i++)
 			joined = names_id(line, ids->items[i]);
+		for (size_t i = 0; !joined && i < tags.n; i++)
+			joined = strstr(line, tags.items[i]) != NULL;
 		if (!joined)
 			continue;
 		code = ~0ul;
@@ -298,9 +334,10 @@ int vgpu_diagnose(struct vgpu_ctx *ctx, struct vgpu_sysfs *fs, const struct vgpu
 		for (size_t i = 0; i < recs->n; i++) {
 			const struct vgpu_record *r = &recs->v[i];
 
-			if (is_uuid ? strcasecmp(r->mdev_uuid, uuid) && strcasecmp(r->domain_uuid, uuid)
-			    : is_bdf ? strcmp(r->parent, bdf) && strcmp(r->gpu, bdf)
-				     : strcmp(r->domain, t))
+			if (is_uuid ? strcasecmp(r->mdev_uuid, uuid) &&
+					      strcasecmp(r->domain_uuid, uuid) :
+			    is_bdf ? strcmp(r->parent, bdf) && strcmp(r->gpu, bdf) :
+				     strcmp(r->domain, t))
 				continue;
 			found = true;
 			add_str(&d.identities, r->domain);
