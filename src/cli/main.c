@@ -117,9 +117,9 @@ static const struct cli_command commands[] = {
 	  NULL, true },
 	{ "diagnose", cmd_diagnose,
 	  "why a vGPU or VM failed: its log lines matched against known driver messages",
-	  "[DOMAIN|UUID|BDF] [--since TIME] [--json] | --catalogue [--json]",
+	  "[DOMAIN|UUID|BDF] [--since TIME] [--json]",
 	  "      --since TIME         lines from TIME on (2026-11-28 19:02, or an age: 30m, 2h)\n"
-	  "      --catalogue          list the message catalogue\n",
+	  "      --catalogue          list the message catalogue instead (alone, or with --json)\n",
 	  &cli_diagnose_columns, true },
 	{ "migrate-check", NULL,
 	  "will a domain's vGPUs survive a live migration? go, no-go or unknown",
