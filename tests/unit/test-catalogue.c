@@ -196,6 +196,31 @@ static void test_malformed(void **state)
 	assert_malformed("# nothing\n", "cat.tsv: no rows");
 }
 
+/* The literal searched before regexec() is one every match holds: never an optional part. */
+static void test_needle(void **state)
+{
+	struct vgpu_catalogue cat = { 0 };
+	struct vgpu_ctx ctx;
+
+	(void)state;
+	vgpu_ctx_init(&ctx, NULL, NULL);
+	assert_int_equal(
+		vgpu_catalogue_parse(&ctx,
+				     "a\tcause\t-\tab( optional long part)?z\tw\tn\ts\n"
+				     "b\tcause\t-\tcolou?r of [a-z]+ things{1,2}\tw\tn\ts\n"
+				     "c\tcause\t-\tone\\.two or three\tw\tn\ts\n",
+				     "t.tsv", &cat),
+		0);
+	assert_string_equal(cat.rows[0].needle, "ab");
+	assert_string_equal(cat.rows[1].needle, " thing");
+	assert_string_equal(cat.rows[2].needle, "one.two or three");
+	assert_ptr_equal(vgpu_catalogue_match(&cat, "x abz y", NULL), &cat.rows[0]);
+	assert_ptr_equal(vgpu_catalogue_match(&cat, "color of red thing", NULL), &cat.rows[1]);
+	assert_null(vgpu_catalogue_match(&cat, "onextwo or three", NULL));
+	vgpu_catalogue_clear(&cat);
+	vgpu_ctx_clear(&ctx);
+}
+
 static const struct vgpu_diag_query q0 = { .now = 1795000000 }; /* 2026-11-18 */
 
 /* Noise, info and symptoms are never the verdict; the first cause is, even after a symptom. */
@@ -321,6 +346,7 @@ int main(int argc, char **argv)
 		cmocka_unit_test(test_negative), cmocka_unit_test(test_malformed),
 		cmocka_unit_test(test_verdict),	 cmocka_unit_test(test_decode),
 		cmocka_unit_test(test_join),	 cmocka_unit_test(test_since),
+		cmocka_unit_test(test_needle),
 	};
 
 	srcdir = test_srcdir(argc, argv);
