@@ -215,7 +215,7 @@ static void test_needle(void **state)
 	assert_string_equal(cat.rows[1].needle, " thing");
 	assert_string_equal(cat.rows[2].needle, "one.two or three");
 	assert_ptr_equal(vgpu_catalogue_match(&cat, "x abz y", NULL), &cat.rows[0]);
-	assert_ptr_equal(vgpu_catalogue_match(&cat, "color of red thing", NULL), &cat.rows[1]);
+	assert_ptr_equal(vgpu_catalogue_match(&cat, "color of red things", NULL), &cat.rows[1]);
 	assert_null(vgpu_catalogue_match(&cat, "onextwo or three", NULL));
 	vgpu_catalogue_clear(&cat);
 	vgpu_ctx_clear(&ctx);
