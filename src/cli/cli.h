@@ -249,6 +249,13 @@ int cmd_inventory(struct cli *c, int argc, char **argv);
 int cmd_metrics(struct cli *c, int argc, char **argv);
 /* vgpuctl diagnose: a vGPU's or VM's log lines matched against the message catalogue. */
 int cmd_diagnose(struct cli *c, int argc, char **argv);
+/*
+ * After a failed write (assign, release, apply, the hook): the first root
+ * cause the kernel logs have from @since (Unix seconds, the command's start)
+ * on, as "vgpuctl: cause: ..." and "vgpuctl: next: ..." lines on stderr;
+ * nothing when no catalogue row matches (or the catalogue is not there).
+ */
+void cli_explain_failure(struct cli *c, long long since);
 /* In the module (cmd-migrate.c, libvirt and libxml2), looked up by name. */
 /* The target's side of a migration check: the manifest on stdin, the offer on stdout. */
 int cmd_migrate_offer(struct cli *c, int argc, char **argv);

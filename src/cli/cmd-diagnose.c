@@ -48,7 +48,7 @@ const struct cli_columns cli_diagnose_columns =
 	CLI_COLUMNS(cat_cols, cat_desc, "(with --catalogue)");
 
 /* The installed catalogue, or the build tree's for a binary run from there. */
-static int catalogue_load(struct cli *c, struct vgpu_catalogue *cat)
+static int catalogue_load(struct cli *c, struct vgpu_catalogue *cat, bool quiet)
 {
 	VGPU_AUTOFREE char *found = NULL;
 	VGPU_AUTOFREE char *buf = NULL;
@@ -67,13 +67,16 @@ static int catalogue_load(struct cli *c, struct vgpu_catalogue *cat)
 			free(p);
 	}
 	if (!found) {
+		if (quiet)
+			return EXIT_FAILURE;
 		cli_error(c, "the message catalogue %s is not in %s", CATALOGUE_FILE,
 			  VGPUCTL_TEMPLATE_DIRS);
 		return EXIT_FAILURE;
 	}
 	if (vgpu_file_read(&c->ctx, found, CATALOGUE_MAX, &buf, &len) < 0 ||
 	    vgpu_catalogue_parse(&c->ctx, buf, found, cat) < 0) {
-		cli_error(c, "%s", vgpu_ctx_error(&c->ctx));
+		if (!quiet)
+			cli_error(c, "%s", vgpu_ctx_error(&c->ctx));
 		return EXIT_FAILURE;
 	}
 	return 0;
@@ -265,7 +268,7 @@ int cmd_diagnose(struct cli *c, int argc, char **argv)
 			c, "diagnose",
 			"--since '%s': not a time (2026-11-28 19:02[:SS], 2026-11-28T19:02:11Z) or an age (30m, 2h, 1d)",
 			since);
-	rc = catalogue_load(c, &cat);
+	rc = catalogue_load(c, &cat, false);
 	if (rc)
 		return rc;
 	if (list) {
@@ -294,4 +297,31 @@ int cmd_diagnose(struct cli *c, int argc, char **argv)
 	vgpu_records_clear(&recs);
 	vgpu_catalogue_clear(&cat);
 	return rc;
+}
+
+void cli_explain_failure(struct cli *c, long long since)
+{
+	struct vgpu_catalogue cat = { 0 };
+	struct vgpu_records none = { 0 };
+	struct vgpu_diag d = { 0 };
+	/* syslog stamps whole seconds, and a log line may precede the failure by a moment */
+	struct vgpu_diag_query q = { .since = since - 2,
+				     .now = (long long)time(NULL),
+				     .timed_only = true };
+	struct vgpu_ctx ctx;
+
+	if (catalogue_load(c, &cat, true))
+		return;
+	vgpu_ctx_init(&ctx, NULL, NULL);
+	if ((c->fs || vgpu_sysfs_open(&ctx, c->sysroot, &c->fs) == 0) &&
+	    vgpu_diagnose(&ctx, c->fs, &none, &cat, &q, &d) == 0 && d.verdict) {
+		VGPU_AUTOFREE char *dec = decoded(d.verdict);
+
+		fprintf(c->err, "vgpuctl: cause: %s%s%s (%s:%zu: %s)\nvgpuctl: next: %s\n",
+			d.verdict->row->cause, dec ? "; " : "", dec ? dec : "", d.verdict->source,
+			d.verdict->lineno, d.verdict->row->id, d.verdict->row->next);
+	}
+	vgpu_diag_clear(&d);
+	vgpu_ctx_clear(&ctx);
+	vgpu_catalogue_clear(&cat);
 }

@@ -9,6 +9,7 @@
 #include <signal.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "cli.h"
@@ -253,6 +254,17 @@ static void open_std_fds(void)
  * The exit status of @cmd's result @rc (enum cli_result): CLI_HELP prints
  * the command's help on stdout and exits 0; the exit codes are themselves.
  */
+/* The commands whose failure may be a driver's refusal of a write (a cause: line follows). */
+static bool writes_host(const char *name)
+{
+	static const char *const names[] = { "assign", "release", "apply", "hook" };
+
+	for (size_t i = 0; i < ARRAY_SIZE(names); i++)
+		if (!strcmp(name, names[i]))
+			return true;
+	return false;
+}
+
 static int command_exit(const struct cli_command *cmd, int rc)
 {
 	if (rc == CLI_HELP) {
@@ -298,8 +310,12 @@ int main(int argc, char **argv)
 	size_t bl = strlen(base);
 
 	if (bl > 8 && strcmp(base + bl - 8, "-vgpuctl") == 0) {
+		long long t0 = (long long)time(NULL);
+
 		argv[0] = "hook";
 		rc = cmd_hook(&c, argc, argv);
+		if (rc == EXIT_FAILURE)
+			cli_explain_failure(&c, t0);
 		cli_cleanup(&c);
 		/* libvirt asks for no help: a help request is a failed hook, as before */
 		return rc == CLI_HELP ? EXIT_FAILURE : rc;
@@ -422,9 +438,14 @@ int main(int argc, char **argv)
 			cli_cleanup(&c);
 			return EXIT_FAILURE;
 		}
+		long long t0 = (long long)time(NULL);
+
 		rc = commands[i].run ? commands[i].run(&c, subc, sub) :
 				       cli_run_module(&c, commands[i].name, subc, sub);
 		rc = command_exit(&commands[i], rc);
+		/* a failed write: what the driver logged meanwhile, when the catalogue knows it */
+		if (rc == EXIT_FAILURE && writes_host(commands[i].name))
+			cli_explain_failure(&c, t0);
 		cli_cleanup(&c);
 		return close_stdout(rc);
 	}

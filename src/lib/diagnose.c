@@ -217,7 +217,7 @@ void vgpu_diag_lines(const struct vgpu_catalogue *cat, const struct vgpu_strv *i
 		p += len + (nl ? 1 : 0);
 		if (vgpu_diag_parse_time(line, q->now, &t))
 			when = t;
-		if (q->since && when && when < q->since)
+		if (q->since && (when ? when < q->since : q->timed_only))
 			continue;
 		for (size_t i = 0; !joined && i < ids->n; i++)
 			joined = names_id(line, ids->items[i]);

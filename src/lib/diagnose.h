@@ -24,6 +24,7 @@ struct vgpu_diag_query {
 	const char *target; /* a domain name, an mdev or VM UUID, a PCI address; NULL: the host */
 	long long since; /* Unix seconds: lines before are left out; 0: all */
 	long long now; /* Unix seconds: the year of syslog lines that carry none */
+	bool timed_only; /* with since: leave out lines whose time is unknown */
 };
 
 struct vgpu_diag_entry {
