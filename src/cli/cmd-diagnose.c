@@ -28,6 +28,7 @@
 #endif
 #define CATALOGUE_FILE "catalogue.tsv"
 #define CATALOGUE_MAX (1u << 20)
+#define JOURNALCTL "/usr/bin/journalctl"
 
 static const struct col cat_cols[] = {
 	{ "ID", "id", COL_STR, false },		{ "KIND", "kind", COL_STR, false },
@@ -236,6 +237,7 @@ int cmd_diagnose(struct cli *c, int argc, char **argv)
 	static const struct option opts[] = {
 		{ "since", required_argument, NULL, 's' },
 		{ "catalogue", no_argument, NULL, 'C' },
+		{ "journalctl", required_argument, NULL, 'j' },
 		{ "help", no_argument, NULL, 'h' },
 		{ 0 },
 	};
@@ -244,7 +246,7 @@ int cmd_diagnose(struct cli *c, int argc, char **argv)
 	struct vgpu_records recs = { 0 };
 	struct vgpu_diag d = { 0 };
 	struct vgpu_diag_query q = { .now = (long long)time(NULL) };
-	const char *since = NULL;
+	const char *since = NULL, *journalctl = NULL;
 	bool list = false;
 	int o, rc;
 
@@ -253,6 +255,8 @@ int cmd_diagnose(struct cli *c, int argc, char **argv)
 			since = optarg;
 		else if (o == 'C')
 			list = true;
+		else if (o == 'j')
+			journalctl = optarg;
 		else
 			return o == 'h' ? CLI_HELP : EXIT_USAGE;
 	}
@@ -268,6 +272,14 @@ int cmd_diagnose(struct cli *c, int argc, char **argv)
 			c, "diagnose",
 			"--since '%s': not a time (2026-11-28 19:02[:SS], 2026-11-28T19:02:11Z) or an age (30m, 2h, 1d)",
 			since);
+	/*
+	 * The journal of this host, where systemd's journalctl is installed;
+	 * another tree's (--sysroot) only through the program named.
+	 */
+	if (journalctl)
+		q.journalctl = journalctl;
+	else if ((!c->sysroot || !strcmp(c->sysroot, "/")) && access(JOURNALCTL, X_OK) == 0)
+		q.journalctl = JOURNALCTL;
 	rc = catalogue_load(c, &cat, false);
 	if (rc)
 		return rc;

@@ -120,7 +120,9 @@ static const struct cli_command commands[] = {
 	  "why a vGPU or VM failed: its log lines matched against known driver messages",
 	  "[DOMAIN|UUID|BDF] [--since TIME] [--json]",
 	  "      --since TIME         lines from TIME on (2026-11-28 19:02, or an age: 30m, 2h)\n"
-	  "      --catalogue          list the message catalogue instead (alone, or with --json)\n",
+	  "      --catalogue          list the message catalogue instead (alone, or with --json)\n"
+	  "      --journalctl PATH    the journal of nvidia-vgpu-mgr and nvidia-vgpud from PATH -o json\n"
+	  "                           (default /usr/bin/journalctl; with --sysroot none unless named)\n",
 	  &cli_diagnose_columns, true },
 	{ "migrate-check", NULL,
 	  "will a domain's vGPUs survive a live migration? go, no-go or unknown",

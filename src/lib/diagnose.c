@@ -18,7 +18,11 @@
 
 #include "cleanup.h"
 #include "diagnose.h"
+#include "exec.h"
 #include "sysfs.h"
+
+/* How long journalctl may take: its output is capped by vgpu_exec() (VGPU_EXEC_OUTPUT_MAX). */
+#define JOURNAL_TIMEOUT_MS 10000
 
 /* The last bytes of a log that are read: a few days of a busy host's kernel log. */
 #define LOG_TAIL_MAX (4u << 20)
@@ -268,6 +272,193 @@ void vgpu_diag_finish(struct vgpu_diag *d)
 		d->symptom = NULL;
 }
 
+/*
+ * The JSON string at @p (after its opening quote) into @out, escapes decoded
+ * (\uXXXX as UTF-8; a surrogate pair's halves each as U+FFFD: the journal
+ * writes non-ASCII as UTF-8 bytes).  Return: after the closing quote, or NULL.
+ */
+static const char *json_str(const char *p, char **out)
+{
+	size_t n = 0, cap = 64;
+	char *s = vgpu_xmalloc(cap);
+
+	for (; *p && *p != '"'; p++) {
+		char c = *p;
+		unsigned u = 0;
+
+		if (n + 4 >= cap)
+			s = vgpu_xrealloc(s, cap *= 2);
+		if (c != '\\') {
+			s[n++] = c;
+			continue;
+		}
+		c = *++p;
+		switch (c) {
+		case 'n':
+			s[n++] = '\n';
+			break;
+		case 't':
+			s[n++] = '\t';
+			break;
+		case 'r':
+		case 'b':
+		case 'f':
+			s[n++] = ' ';
+			break;
+		case 'u':
+			for (int i = 1; i <= 4; i++) {
+				if (!isxdigit((unsigned char)p[i])) {
+					free(s);
+					return NULL;
+				}
+				u = u * 16 +
+				    (unsigned)(isdigit((unsigned char)p[i]) ?
+						       p[i] - '0' :
+						       (tolower((unsigned char)p[i]) - 'a' + 10));
+			}
+			p += 4;
+			if (u >= 0xd800 && u < 0xe000)
+				u = 0xfffd;
+			if (u < 0x80) {
+				s[n++] = (char)u;
+			} else if (u < 0x800) {
+				s[n++] = (char)(0xc0 | (u >> 6));
+				s[n++] = (char)(0x80 | (u & 0x3f));
+			} else {
+				s[n++] = (char)(0xe0 | (u >> 12));
+				s[n++] = (char)(0x80 | ((u >> 6) & 0x3f));
+				s[n++] = (char)(0x80 | (u & 0x3f));
+			}
+			break;
+		case '\0':
+			free(s);
+			return NULL;
+		default: /* " \ / */
+			s[n++] = c;
+		}
+	}
+	if (*p != '"') {
+		free(s);
+		return NULL;
+	}
+	s[n] = '\0';
+	*out = s;
+	return p + 1;
+}
+
+/* The string value of @key in the one-line JSON object @obj, or NULL (allocated). */
+static char *json_get(const char *obj, const char *key)
+{
+	size_t kl = strlen(key);
+
+	for (const char *p = obj; (p = strchr(p, '"'));) {
+		char *k = NULL, *v = NULL;
+		const char *q = json_str(p + 1, &k);
+		bool hit;
+
+		if (!q)
+			return NULL;
+		hit = strlen(k) == kl && !memcmp(k, key, kl);
+		free(k);
+		while (*q == ' ')
+			q++;
+		if (*q != ':') { /* a value, not a key: go on after it */
+			p = q;
+			continue;
+		}
+		for (q++; *q == ' '; q++)
+			;
+		if (*q != '"') { /* a number, null or an array (binary data): skip it */
+			p = q;
+			while (*p && *p != ',' && *p != '}')
+				p += *p == '[' ? strcspn(p, "]") : 1;
+			if (hit)
+				return NULL;
+			continue;
+		}
+		q = json_str(q + 1, &v);
+		if (!q)
+			return NULL;
+		if (hit)
+			return v;
+		free(v);
+		p = q;
+	}
+	return NULL;
+}
+
+char *vgpu_diag_journal_text(const char *json)
+{
+	char *text = NULL;
+	size_t size = 0;
+	FILE *f = open_memstream(&text, &size);
+
+	if (!f)
+		abort(); /* no memory for a stream: the OOM policy (metrics.c does the same) */
+
+	for (const char *p = json; *p;) {
+		size_t len = strcspn(p, "\n");
+		VGPU_AUTOFREE char *line = vgpu_xstrndup(p, len);
+		VGPU_AUTOFREE char *msg = json_get(line, "MESSAGE");
+		VGPU_AUTOFREE char *ts = json_get(line, "__REALTIME_TIMESTAMP");
+		VGPU_AUTOFREE char *id = json_get(line, "SYSLOG_IDENTIFIER");
+		VGPU_AUTOFREE char *pid = json_get(line, "_PID");
+		char when[40] = "";
+
+		p += len + (p[len] ? 1 : 0);
+		if (!msg)
+			continue;
+		if (ts) {
+			long long us = strtoll(ts, NULL, 10);
+			time_t t = (time_t)(us / 1000000);
+			char day[24];
+			struct tm tm;
+
+			if (us > 0 && gmtime_r(&t, &tm) &&
+			    strftime(day, sizeof(day), "%Y-%m-%dT%H:%M:%S", &tm))
+				snprintf(when, sizeof(when), "%s.%06lldZ ", day, us % 1000000);
+		}
+		/* one record, one line: a message's own newlines become blanks */
+		for (char *m = msg; *m; m++)
+			if (*m == '\n')
+				*m = ' ';
+		fprintf(f, "%s%s", when, id ? id : "journal");
+		if (pid)
+			fprintf(f, "[%s]", pid);
+		fprintf(f, ": %s\n", msg);
+	}
+	if (fclose(f))
+		abort();
+	return text;
+}
+
+/* nvidia-vgpu-mgr's and nvidia-vgpud's journal, when a journalctl is named. */
+static void read_journal(struct vgpu_ctx *ctx, const struct vgpu_catalogue *cat,
+			 const struct vgpu_diag_query *q, struct vgpu_diag *d)
+{
+	char since[32];
+	const char *argv[] = {
+		q->journalctl, "-o",	       "json", "--no-pager", "-u", "nvidia-vgpu-mgr",
+		"-u",	       "nvidia-vgpud", NULL,   NULL,	     NULL
+	};
+	struct vgpu_exec_result res = { 0 };
+	VGPU_AUTOFREE char *text = NULL;
+
+	if (q->since) {
+		snprintf(since, sizeof(since), "@%lld", q->since);
+		argv[8] = "--since";
+		argv[9] = since;
+	}
+	if (vgpu_exec_ok(ctx, argv, JOURNAL_TIMEOUT_MS, &res) < 0) {
+		vgpu_log(ctx, LOG_WARNING, "the journal is left out: %s", vgpu_ctx_error(ctx));
+		return;
+	}
+	text = vgpu_diag_journal_text(res.out);
+	vgpu_exec_clear(&res);
+	vgpu_strv_push(&d->logs, vgpu_xstrdup("journal"));
+	vgpu_diag_lines(cat, &d->identities, d->logs.items[d->logs.n - 1], text, false, q, d);
+}
+
 void vgpu_diag_clear(struct vgpu_diag *d)
 {
 	for (size_t i = 0; i < d->n; i++)
@@ -362,6 +553,8 @@ int vgpu_diagnose(struct vgpu_ctx *ctx, struct vgpu_sysfs *fs, const struct vgpu
 	}
 	for (size_t i = 0; i < sizeof(host_logs) / sizeof(host_logs[0]); i++)
 		read_log(fs, cat, &d.identities, host_logs[i], false, q, &d);
+	if (q->journalctl)
+		read_journal(ctx, cat, q, &d);
 	for (size_t i = 0; i < domains.n; i++) {
 		VGPU_AUTOFREE char *path = NULL;
 

@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
 /*
  * diagnose.h - why a vGPU or its VM failed: the host's logs (the kernel log
- * files, the domain's QEMU log) read under the root, their lines joined on
+ * files, the domain's QEMU log) read under the root, the vGPU manager's
+ * journal (journalctl -o json), their lines joined on
  * every identity of the object (mdev UUID, the VF and GPU addresses in their
  * full, short and odd forms, the VM's UUID and name, from the owner
  * records), each matched against the message catalogue (catalogue.h); a
@@ -25,6 +26,9 @@ struct vgpu_diag_query {
 	long long since; /* Unix seconds: lines before are left out; 0: all */
 	long long now; /* Unix seconds: the year of syslog lines that carry none */
 	bool timed_only; /* with since: leave out lines whose time is unknown */
+	/* journalctl to ask for nvidia-vgpu-mgr's and nvidia-vgpud's journal (-o json); NULL: none
+	 */
+	const char *journalctl;
 };
 
 struct vgpu_diag_entry {
@@ -92,6 +96,15 @@ void vgpu_diag_finish(struct vgpu_diag *d);
  * Return: the number of characters read, or 0 when @s starts with no time.
  */
 size_t vgpu_diag_parse_time(const char *s, long long now, long long *out);
+
+/**
+ * vgpu_diag_journal_text() - journalctl -o json's records as log lines:
+ * "2026-11-28T19:02:11.123456Z IDENTIFIER[PID]: MESSAGE" (the time from
+ * __REALTIME_TIMESTAMP), one per record that has a MESSAGE string.
+ * @json: journalctl's output, one JSON object per line, NUL-terminated
+ * Return: the text, allocated; caller frees.
+ */
+char *vgpu_diag_journal_text(const char *json);
 
 /**
  * vgpu_diag_clear() - free a diagnosis.

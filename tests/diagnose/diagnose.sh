@@ -84,6 +84,16 @@ assert [e["decoded"] for e in d["timeline"] if e["row"] == "xid"] == ["Xid 43: G
 	echo "FAIL: diagnose vm1 --json"
 	fail=1
 }
+# the vGPU manager's journal through a journalctl stand-in: its process 2314 named the
+# vGPU, so its vmiop_log lines are the VM's; process 2290's (another VM's) are not
+"$bin" --sysroot "$tmp/fs" diagnose vm1 --journalctl "$src/$dir/journalctl" >"$tmp/out" 2>&1
+if ! grep -q '^journal:2  guest-driver-range (cause)$' "$tmp/out" ||
+	grep -q 'error allocating framebuffer' "$tmp/out" ||
+	! grep -q '^verdict: slow-cleanup' "$tmp/out" || grep -q 'warning' "$tmp/out"; then
+	echo "FAIL: diagnose vm1 --journalctl"
+	cat "$tmp/out"
+	fail=1
+fi
 # --since after the start: only the Xid is left, and no cause before it
 "$bin" --sysroot "$tmp/fs" diagnose vm1 --since '2026-11-28 19:03' >"$tmp/out" 2>&1
 if [ "$(grep -c '^var/log' "$tmp/out")" != 1 ] || ! grep -q '^verdict: xid' "$tmp/out"; then

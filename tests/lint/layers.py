@@ -42,11 +42,11 @@ ROWS = [
                    "domxml-strip.c", "domxml-priv.h", "catalogue.c"], True, True),
     ("host read", ["read-pci.c", "read-types.c", "read-topo.c", "read-live.c", "read-priv.h",
                    "read-host.c", "nvml.c", "nvml-abi.h", "hostcfg.c", "hostcfg-yaml.c",
-                   "hostcfg-priv.h", "diagnose.c"], True, False),
+                   "hostcfg-priv.h"], True, False),
     ("actions", ["exec.c", "nvtools.c", "live.c", "txn.c", "virt.c"], True, False),
     ("use cases", ["apply.c", "apply-resolve.c", "apply-host.c", "apply-ops.c", "apply-priv.h",
                    "gpu-runner.c", "assign.c", "release.c", "assign-priv.h", "hook.c", "metrics.c",
-                   "vgpus.c"],
+                   "vgpus.c", "diagnose.c"],
      True, False),
 ]
 CLI_ROW = ("src/cli", None, True, False)  # every file of src/cli/

@@ -339,6 +339,21 @@ static void test_since(void **state)
 	vgpu_diag_clear(&d);
 }
 
+/* journalctl -o json: one line per record with a MESSAGE string, its escapes decoded. */
+static void test_journal(void **state)
+{
+	VGPU_AUTOFREE char *text = NULL;
+
+	(void)state;
+	text = vgpu_diag_journal_text(
+		"{\"__REALTIME_TIMESTAMP\":\"1795892531000002\",\"_PID\":\"2314\",\"SYSLOG_IDENTIFIER\":\"nvidia-vgpu-mgr\",\"MESSAGE\":\"a \\\"b\\\"\\nc \\u00e9\"}\n"
+		"{\"MESSAGE\":[98,105,110],\"_PID\":\"1\"}\n"
+		"{\"_PID\":\"7\",\"MESSAGE\":\"no time, no name\",\"X\":null}\n");
+	assert_string_equal(
+		text, "2026-11-28T19:02:11.000002Z nvidia-vgpu-mgr[2314]: a \"b\" c \xc3\xa9\n"
+		      "journal[7]: no time, no name\n");
+}
+
 int main(int argc, char **argv)
 {
 	const struct CMUnitTest tests[] = {
@@ -346,7 +361,7 @@ int main(int argc, char **argv)
 		cmocka_unit_test(test_negative), cmocka_unit_test(test_malformed),
 		cmocka_unit_test(test_verdict),	 cmocka_unit_test(test_decode),
 		cmocka_unit_test(test_join),	 cmocka_unit_test(test_since),
-		cmocka_unit_test(test_needle),
+		cmocka_unit_test(test_needle),	 cmocka_unit_test(test_journal),
 	};
 
 	srcdir = test_srcdir(argc, argv);
