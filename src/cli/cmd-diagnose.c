@@ -148,6 +148,11 @@ static void print_text(struct cli *c, const struct vgpu_diag *d)
 		fprintf(f, "cause: %s\nnext: %s\n", d->symptom->row->cause, d->symptom->row->next);
 		return;
 	}
+	if (!d->logs.n) {
+		fputs("verdict: none: no log could be read (var/log/kern.log, messages, syslog, the domain's QEMU log; not root?)\n",
+		      f);
+		return;
+	}
 	if (!v) {
 		fprintf(f, "verdict: no root cause in %zu log%s (%zu line%s matched)\n", d->logs.n,
 			d->logs.n == 1 ? "" : "s", d->n, d->n == 1 ? "" : "s");

@@ -65,6 +65,14 @@ if ! grep -q '^verdict: no root cause in 1 log' "$tmp/out" ||
 	fail=1
 fi
 
+# no log at all is said, not taken for a healthy host
+mkdir "$tmp/empty"
+"$bin" --sysroot "$tmp/empty" diagnose >"$tmp/out" 2>&1
+grep -q '^verdict: none: no log could be read' "$tmp/out" || {
+	echo "FAIL: no logs: $(cat "$tmp/out")"
+	fail=1
+}
+
 # 3. a failed start: the same story by domain, mdev UUID and the VF's odd address
 cp -r $dir/failed-start "$tmp/fs"
 mkdir -p "$tmp/fs/var/lib/vgpuctl/owners"
