@@ -490,15 +490,57 @@ static void add_str(struct vgpu_strv *ids, const char *s)
 		vgpu_strv_push(ids, vgpu_xstrdup(s));
 }
 
-static void read_log(struct vgpu_sysfs *fs, const struct vgpu_catalogue *cat,
-		     const struct vgpu_strv *ids, const char *path, bool all_lines,
-		     const struct vgpu_diag_query *q, struct vgpu_diag *d)
+/*
+ * The identities a domain's QEMU log gives, for a domain without owner
+ * records (another manager's): its -uuid (the last start's), and each
+ * device's sysfsdev= path: an mdev's UUID, a PCI address (a VF, or an mdev's
+ * parent in the /sys/bus/pci/devices/BDF/UUID form).
+ */
+static void qemu_log_ids(const char *text, struct vgpu_strv *ids)
 {
-	VGPU_AUTOFREE char *text = NULL;
+	static const char mdev[] = "/sys/bus/mdev/devices/", pci[] = "/sys/bus/pci/devices/";
+	const char *last = NULL;
+	char u[VGPU_UUID_LEN], b[VGPU_BDF_LEN], buf[64];
+
+	for (const char *p = text; (p = strstr(p, "-uuid ")); p += 6)
+		last = p + 6;
+	if (last && sscanf(last, "%36s", buf) == 1 && vgpu_uuid_normalize(buf, u))
+		add_str(ids, u);
+	for (const char *p = text; (p = strstr(p, mdev)); p += sizeof(mdev) - 1)
+		if (sscanf(p + sizeof(mdev) - 1, "%36[0-9a-fA-F-]", buf) == 1 &&
+		    vgpu_uuid_normalize(buf, u))
+			add_str(ids, u);
+	for (const char *p = text; (p = strstr(p, pci)); p += sizeof(pci) - 1) {
+		const char *a = p + sizeof(pci) - 1;
+
+		if (sscanf(a, "%12[0-9a-fA-F:.]", buf) == 1 && vgpu_bdf_normalize(buf, b) == 0)
+			add_bdf(ids, b, false);
+		a += strlen(buf);
+		if (*a == '/' && sscanf(a + 1, "%36[0-9a-fA-F-]", buf) == 1 &&
+		    vgpu_uuid_normalize(buf, u))
+			add_str(ids, u);
+	}
+}
+
+/* A log's tail, or NULL when it cannot be read (it is then left out). */
+static char *log_text(struct vgpu_sysfs *fs, const char *path)
+{
+	char *text = NULL;
 	struct vgpu_sysdir root;
 
 	vgpu_sysdir_root(fs, &root);
 	if (vgpu_sysfs_read_tail(&root, LOG_TAIL_MAX, &text, NULL, "%s", path) < 0)
+		return NULL;
+	return text;
+}
+
+static void read_log(struct vgpu_sysfs *fs, const struct vgpu_catalogue *cat,
+		     const struct vgpu_strv *ids, const char *path, bool all_lines,
+		     const struct vgpu_diag_query *q, struct vgpu_diag *d)
+{
+	VGPU_AUTOFREE char *text = log_text(fs, path);
+
+	if (!text)
 		return;
 	vgpu_strv_push(&d->logs, vgpu_xstrdup(path));
 	vgpu_diag_lines(cat, ids, d->logs.items[d->logs.n - 1], text, all_lines, q, d);
@@ -510,6 +552,8 @@ int vgpu_diagnose(struct vgpu_ctx *ctx, struct vgpu_sysfs *fs, const struct vgpu
 {
 	struct vgpu_diag d = { 0 };
 	VGPU_AUTOSTRV domains = { 0 };
+	VGPU_AUTOSTRV qemu_paths = { 0 };
+	VGPU_AUTOSTRV qemu_texts = { 0 };
 	char uuid[VGPU_UUID_LEN] = "", bdf[VGPU_BDF_LEN] = "";
 	bool found = false;
 
@@ -548,21 +592,37 @@ int vgpu_diagnose(struct vgpu_ctx *ctx, struct vgpu_sysfs *fs, const struct vgpu
 				add_str(&domains, t);
 			}
 		}
-		vgpu_strv_uniq(&d.identities);
 		vgpu_strv_uniq(&domains);
 	}
-	for (size_t i = 0; i < sizeof(host_logs) / sizeof(host_logs[0]); i++)
-		read_log(fs, cat, &d.identities, host_logs[i], false, q, &d);
-	if (q->journalctl)
-		read_journal(ctx, cat, q, &d);
+	/*
+	 * The domains' QEMU logs are read first: they name the domain's devices
+	 * (a domain of another manager has no records).  Their lines are matched
+	 * last, all of them the domain's, so a line of the kernel's and one of
+	 * QEMU's in the same second keep that order (the kernel refused, QEMU said).
+	 */
 	for (size_t i = 0; i < domains.n; i++) {
 		VGPU_AUTOFREE char *path = NULL;
+		char *text;
 
 		if (vgpu_domain_name_check(domains.items[i]))
 			continue; /* no '/' may make it another path */
 		path = vgpu_asprintf("var/log/libvirt/qemu/%s.log", domains.items[i]);
-
-		read_log(fs, cat, &d.identities, path, true, q, &d);
+		text = log_text(fs, path);
+		if (!text)
+			continue;
+		qemu_log_ids(text, &d.identities);
+		vgpu_strv_push(&qemu_paths, vgpu_steal_ptr(&path));
+		vgpu_strv_push(&qemu_texts, text);
+	}
+	vgpu_strv_uniq(&d.identities);
+	for (size_t i = 0; i < sizeof(host_logs) / sizeof(host_logs[0]); i++)
+		read_log(fs, cat, &d.identities, host_logs[i], false, q, &d);
+	if (q->journalctl)
+		read_journal(ctx, cat, q, &d);
+	for (size_t i = 0; i < qemu_paths.n; i++) {
+		vgpu_strv_push(&d.logs, vgpu_xstrdup(qemu_paths.items[i]));
+		vgpu_diag_lines(cat, &d.identities, d.logs.items[d.logs.n - 1], qemu_texts.items[i],
+				true, q, &d);
 	}
 	vgpu_diag_finish(&d);
 	*out = d;

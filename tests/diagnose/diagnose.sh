@@ -5,7 +5,8 @@
 #    negative corpus after them: one run, each row line reported with its
 #    own row, no negative line with a cause or symptom;
 #  - the negative corpus alone: no verdict;
-#  - a realistic failed start (kernel log + the domain's QEMU log, the owner
+#  - a realistic failed start (kernel log + the domain's QEMU log; first without an owner
+#    record: the QEMU log names the VM UUID and the mdev; then the owner
 #    record written here): the timeline and verdict by domain, by mdev UUID
 #    and by the VF's odd address form, compared byte for byte with
 #    failed-start.golden (VGPU_TEST_REGENERATE=1 rewrites it);
@@ -75,6 +76,17 @@ grep -q '^verdict: none: no log could be read' "$tmp/out" || {
 
 # 3. a failed start: the same story by domain, mdev UUID and the VF's odd address
 cp -r $dir/failed-start "$tmp/fs"
+# another manager's domain (no owner record): its QEMU log names the VM's UUID and the mdev
+"$bin" --sysroot "$tmp/fs" diagnose vm1 --json >"$tmp/out" 2>&1 || fail=1
+python3 -c 'import json, sys
+d = json.load(open(sys.argv[1]))
+assert d["verdict"]["row"] == "slow-cleanup", d["verdict"]
+assert "3f6a1c2e-8d4b-4e6f-9a1b-2c3d4e5f6a7b" in d["identities"], d["identities"]
+assert "11111111-2222-4333-8444-555555555551" in d["identities"], d["identities"]
+assert "erestartsys-open" in [e["row"] for e in d["timeline"]]' "$tmp/out" || {
+	echo "FAIL: diagnose vm1 without an owner record"
+	fail=1
+}
 mkdir -p "$tmp/fs/var/lib/vgpuctl/owners"
 printf 'domain=vm1\ndomain_uuid=11111111-2222-4333-8444-555555555551\ngpu=0000:3b:00.0\nparent=0000:3b:00.4\ninterface=mdev\ntype_id=683\nprofile=A30-4C\nmdev_uuid=3f6a1c2e-8d4b-4e6f-9a1b-2c3d4e5f6a7b\nlifetime=persistent\n' \
 	>"$tmp/fs/var/lib/vgpuctl/owners/0000:3b:00.4_3f6a1c2e-8d4b-4e6f-9a1b-2c3d4e5f6a7b"
