@@ -9,6 +9,7 @@
  * (VGPUCTL_TEMPLATE_DIRS); a binary run from its build tree reads the build
  * tree's copy.  Reading and matching are the library's (diagnose.h).
  */
+#include <ctype.h>
 #include <errno.h>
 #include <getopt.h>
 #include <stdio.h>
@@ -227,11 +228,13 @@ static int parse_since(const char *s, long long now, long long *out)
 	char *end;
 	long long n;
 
-	if (vgpu_diag_parse_time(s, now, out) == strlen(s))
+	if (*s && vgpu_diag_parse_time(s, now, out) == strlen(s))
 		return 0;
-	n = strtoll(*s == '-' ? s + 1 : s, &end, 10);
-	if (end == s || n < 0 || !strchr("smhd", *end) || !*end ||
-	    (end[1] && strcmp(end + 1, " ago")))
+	if (*s == '-')
+		s++;
+	n = strtoll(s, &end, 10);
+	if (end == s || !isdigit((unsigned char)*s) || n < 0 || n > 100000000 ||
+	    !strchr("smhd", *end) || !*end || (end[1] && strcmp(end + 1, " ago")))
 		return -EINVAL;
 	*out = now - n * (*end == 's' ? 1 : *end == 'm' ? 60 : *end == 'h' ? 3600 : 86400);
 	return 0;

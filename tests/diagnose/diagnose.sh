@@ -134,10 +134,18 @@ got=$("$bin" diagnose --catalogue --noheadings | wc -l)
 	echo "FAIL: --catalogue with a domain is no usage error"
 	fail=1
 }
-"$bin" --sysroot "$tmp/fs" diagnose vm1 --since yesterday >/dev/null 2>"$tmp/err"
-rc=$?
-if [ $rc != 2 ] || ! grep -q "since 'yesterday'" "$tmp/err"; then
-	echo "FAIL: --since yesterday"
-	fail=1
-fi
+for bad in yesterday '' -h 2x '2h later'; do
+	"$bin" --sysroot "$tmp/fs" diagnose vm1 --since "$bad" >/dev/null 2>"$tmp/err"
+	rc=$?
+	if [ $rc != 2 ] || ! grep -q "since '$bad'" "$tmp/err"; then
+		echo "FAIL: --since '$bad' (exit $rc)"
+		fail=1
+	fi
+done
+for good in 30m -2h '1d ago' 2026-11-28T19:02:11Z; do
+	"$bin" --sysroot "$tmp/fs" diagnose vm1 --since "$good" >/dev/null 2>&1 || {
+		echo "FAIL: --since '$good'"
+		fail=1
+	}
+done
 exit $fail
