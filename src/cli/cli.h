@@ -101,7 +101,7 @@ void cli_columns_help(FILE *f, const struct cli_columns *cc);
 /* The columns of each listing (next to the code that fills them). */
 extern const struct cli_columns cli_gpus_columns, cli_vfs_columns, cli_types_columns,
 	cli_topology_columns, cli_why_columns, cli_vgpus_columns, cli_mig_show_columns,
-	cli_inventory_columns;
+	cli_inventory_columns, cli_diagnose_columns;
 enum {
 	COL_RIGHT = 1, /* right-aligned text */
 	COL_JSON_ONLY = 2 /* a key of the JSON output, no text column */
@@ -127,6 +127,8 @@ int cli_usage_error(struct cli *c, const char *cmd, const char *fmt, ...)
 /* cli_read_host(): a listing of GPUs: say "no NVIDIA GPU found" when there is none */
 #define CLI_READ_GPUS 0x200
 int cli_read_host(struct cli *c, unsigned what);
+/* Whether this binary is the one in its build tree's src/ (it reads the build tree's data). */
+bool cli_from_build_tree(void);
 /*
  * NVML for this run, loaded on first use: NULL when it is absent, or when
  * --sysroot names another host and --nvml does not say which NVML speaks
@@ -246,6 +248,15 @@ void cli_vgpus_read(struct cli *c, struct vgpu_rows *out);
 int cli_list_vgpus(struct cli *c, const struct vgpu_rows *rows, const char *name, unsigned states);
 int cmd_inventory(struct cli *c, int argc, char **argv);
 int cmd_metrics(struct cli *c, int argc, char **argv);
+/* vgpuctl diagnose: a vGPU's or VM's log lines matched against the message catalogue. */
+int cmd_diagnose(struct cli *c, int argc, char **argv);
+/*
+ * After a failed write (assign, release, apply, the hook): the first root
+ * cause the kernel logs have from @since (Unix seconds, the command's start)
+ * on, as "vgpuctl: cause: ..." and "vgpuctl: next: ..." lines on stderr;
+ * nothing when no catalogue row matches (or the catalogue is not there).
+ */
+void cli_explain_failure(struct cli *c, long long since);
 /* In the module (cmd-migrate.c, libvirt and libxml2), looked up by name. */
 /* The target's side of a migration check: the manifest on stdin, the offer on stdout. */
 int cmd_migrate_offer(struct cli *c, int argc, char **argv);

@@ -20,20 +20,6 @@
 #define VGPUCTL_TEMPLATE_DIRS "/usr/share/vgpuctl"
 #endif
 
-/* Whether this binary is the one in its build tree's src/ (not an installed copy). */
-static bool from_build_tree(void)
-{
-	char exe[PATH_MAX];
-	ssize_t n = readlink("/proc/self/exe", exe, sizeof(exe) - 1);
-	size_t l = strlen(VGPUCTL_BUILD_BIN_DIR);
-
-	if (n <= 0)
-		return false;
-	exe[n] = '\0';
-	return (size_t)n > l && strncmp(exe, VGPUCTL_BUILD_BIN_DIR, l) == 0 && exe[l] == '/' &&
-	       !strchr(exe + l + 1, '/');
-}
-
 const char *xml_error_hint(const struct vgpu_ctx *ctx)
 {
 	unsigned h = vgpu_ctx_hints(ctx);
@@ -58,7 +44,7 @@ int xml_load_template(struct cli *c, const struct xml_args *a, struct _xmlDoc **
 		char dirs[] = VGPUCTL_TEMPLATE_DIRS;
 		char *save = NULL;
 
-		if (from_build_tree() &&
+		if (cli_from_build_tree() &&
 		    access(VGPUCTL_BUILD_TEMPLATE_DIR "/domain.xml", R_OK) == 0)
 			found = vgpu_xstrdup(VGPUCTL_BUILD_TEMPLATE_DIR "/domain.xml");
 		for (char *d = strtok_r(dirs, ":", &save); d && !found;

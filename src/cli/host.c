@@ -1,10 +1,12 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
 /* Opening and reading the host for a command; the library's log sink. */
 #include <errno.h>
+#include <limits.h>
 #include <signal.h>
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "cli.h"
 #include "read-host.h"
@@ -91,6 +93,20 @@ const char *cli_default_uri(void)
 	const char *uri = getenv("LIBVIRT_DEFAULT_URI");
 
 	return uri && *uri ? uri : "qemu:///system";
+}
+
+/* Whether this binary is the one in its build tree's src/ (not an installed copy). */
+bool cli_from_build_tree(void)
+{
+	char exe[PATH_MAX];
+	ssize_t n = readlink("/proc/self/exe", exe, sizeof(exe) - 1);
+	size_t l = strlen(VGPUCTL_BUILD_BIN_DIR);
+
+	if (n <= 0)
+		return false;
+	exe[n] = '\0';
+	return (size_t)n > l && strncmp(exe, VGPUCTL_BUILD_BIN_DIR, l) == 0 && exe[l] == '/' &&
+	       !strchr(exe + l + 1, '/');
 }
 
 int cli_read_host(struct cli *c, unsigned what)

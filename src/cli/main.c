@@ -9,6 +9,7 @@
 #include <signal.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "cli.h"
@@ -126,6 +127,14 @@ static const struct cli_command commands[] = {
 	  "      --textfile DIR       write DIR/vgpuctl.prom atomically (node-exporter's\n"
 	  "                           textfile collector), not stdout\n",
 	  NULL, true },
+	{ "diagnose", cmd_diagnose,
+	  "why a vGPU or VM failed: its log lines matched against known driver messages",
+	  "[DOMAIN|UUID|BDF] [--since TIME] [--json]",
+	  "      --since TIME         lines from TIME on (2026-11-28 19:02, or an age: 30m, 2h)\n"
+	  "      --catalogue          list the message catalogue instead (alone, or with --json)\n"
+	  "      --journalctl PATH    the journal of nvidia-vgpu-mgr and nvidia-vgpud from PATH -o json\n"
+	  "                           (default /usr/bin/journalctl; with --sysroot none unless named)\n",
+	  &cli_diagnose_columns, true },
 	{ "migrate-check", NULL,
 	  "will a domain's vGPUs survive a live migration? go, no-go or unknown",
 	  "DOMAIN --to URI [--json] [--offer-command CMD] [--postcopy] [--bandwidth MIB_S]",
@@ -258,6 +267,17 @@ static void open_std_fds(void)
  * The exit status of @cmd's result @rc (enum cli_result): CLI_HELP prints
  * the command's help on stdout and exits 0; the exit codes are themselves.
  */
+/* The commands whose failure may be a driver's refusal of a write (a cause: line follows). */
+static bool writes_host(const char *name)
+{
+	static const char *const names[] = { "assign", "release", "apply", "hook" };
+
+	for (size_t i = 0; i < ARRAY_SIZE(names); i++)
+		if (!strcmp(name, names[i]))
+			return true;
+	return false;
+}
+
 static int command_exit(const struct cli_command *cmd, int rc)
 {
 	if (rc == CLI_HELP) {
@@ -303,8 +323,12 @@ int main(int argc, char **argv)
 	size_t bl = strlen(base);
 
 	if (bl > 8 && strcmp(base + bl - 8, "-vgpuctl") == 0) {
+		long long t0 = (long long)time(NULL);
+
 		argv[0] = "hook";
 		rc = cmd_hook(&c, argc, argv);
+		if (rc == EXIT_FAILURE)
+			cli_explain_failure(&c, t0);
 		cli_cleanup(&c);
 		/* libvirt asks for no help: a help request is a failed hook, as before */
 		return rc == CLI_HELP ? EXIT_FAILURE : rc;
@@ -427,9 +451,14 @@ int main(int argc, char **argv)
 			cli_cleanup(&c);
 			return EXIT_FAILURE;
 		}
+		long long t0 = (long long)time(NULL);
+
 		rc = commands[i].run ? commands[i].run(&c, subc, sub) :
 				       cli_run_module(&c, commands[i].name, subc, sub);
 		rc = command_exit(&commands[i], rc);
+		/* a failed write: what the driver logged meanwhile, when the catalogue knows it */
+		if (rc == EXIT_FAILURE && writes_host(commands[i].name))
+			cli_explain_failure(&c, t0);
 		cli_cleanup(&c);
 		return close_stdout(rc);
 	}

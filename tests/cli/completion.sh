@@ -108,6 +108,7 @@ checks() { # MODE
 	expect "$m" "vgpuctl mig plan --b" --board
 	has "$m" "vgpuctl mig show --" --gpu --nvidia-smi
 	has "$m" "vgpuctl apply --" --config --dry-run --nvidia-smi --sriov-manage
+	has "$m" "vgpuctl diagnose --" --since --catalogue --journalctl --json
 	# -o: a listing's columns (LIST[,LIST...]), assign's and release's file
 	has "$m" "$s gpus -o " ADDRESS INDEX MODEL MIG
 	expect "$m" "$s gpus -n -o ADDRESS,IND" ADDRESS,INDEX

@@ -1421,6 +1421,7 @@ struct rule {
 	long after, count, ms;
 	long seen, fired;
 	bool taken; /* reload bookkeeping */
+	char nvrm[16]; /* fail: the status of the NVRM line the driver logs, "" none */
 };
 
 static struct rule rules[MAX_RULES];
@@ -1459,7 +1460,11 @@ static bool parse_rule(char *line, struct rule *ru)
 				ru->after = strtol(tok[i] + 6, &end, 10);
 			else if (!strncmp(tok[i], "count=", 6))
 				ru->count = strtol(tok[i] + 6, &end, 10);
-			else
+			else if (!strncmp(tok[i], "nvrm=", 5) && tok[i][5] &&
+				 strlen(tok[i]) < 5 + sizeof(ru->nvrm)) {
+				strcpy(ru->nvrm, tok[i] + 5);
+				continue;
+			} else
 				return false;
 			if (*end || end == tok[i] + 6)
 				return false;
@@ -1588,6 +1593,32 @@ static bool vanished(const char *r)
 }
 
 /* the error a fail rule injects into operation OP on R (or R2), 0 none (g_lock held) */
+/*
+ * The driver's kernel log line for a create it refused (cubecos: EIO and
+ * "NVRM: Failed to add vgpu create request: 0x38"), appended to the tree's
+ * var/log/kern.log as syslog writes it, for vgpuctl's cause: line.
+ */
+static void kmsg_nvrm(const char *status)
+{
+	char line[256], when[32];
+	time_t now = time(NULL);
+	struct tm tm;
+	int fd;
+
+	localtime_r(&now, &tm);
+	strftime(when, sizeof(when), "%b %e %H:%M:%S", &tm);
+	snprintf(line, sizeof(line),
+		 "%s host kernel: NVRM: Failed to add vgpu create request: %s\n", when, status);
+	mkdirat(g_bfd, "var", 0755);
+	mkdirat(g_bfd, "var/log", 0755);
+	fd = openat(g_bfd, "var/log/kern.log", O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0644);
+	if (fd < 0)
+		return;
+	if (write(fd, line, strlen(line)) < 0)
+		note("cannot append to var/log/kern.log: %s", strerror(errno));
+	close(fd);
+}
+
 static int fault(unsigned int op, const char *r, const char *r2)
 {
 	int i, err = 0;
@@ -1602,6 +1633,8 @@ static int fault(unsigned int op, const char *r, const char *r2)
 			continue;
 		ru->fired++;
 		err = -ru->err;
+		if (ru->nvrm[0])
+			kmsg_nvrm(ru->nvrm);
 	}
 	return err;
 }

@@ -17,6 +17,7 @@ import sys
 # file -> the options of programs it runs (and names in what it says about them)
 ALLOWED = {
     "nvtools.c": {"--query-gpu", "--format"},  # nvidia-smi's argv
+    "diagnose.c": {"--no-pager", "--since"},  # journalctl's argv
     "mig-smi.c": {"--query-gpu"},  # "nvidia-smi --query-gpu=...": what its parser reads
 }
 OPTION = re.compile(r"(?:^|(?<=[\s(\"'`]))(--[a-z][a-z0-9-]*)")

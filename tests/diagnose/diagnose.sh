@@ -1,0 +1,151 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0-or-later
+# vgpuctl diagnose over fixture copies:
+#  - every line of tests/diagnose/rows in one var/log/kern.log, then the
+#    negative corpus after them: one run, each row line reported with its
+#    own row, no negative line with a cause or symptom;
+#  - the negative corpus alone: no verdict;
+#  - a realistic failed start (kernel log + the domain's QEMU log; first without an owner
+#    record: the QEMU log names the VM UUID and the mdev; then the owner
+#    record written here): the timeline and verdict by domain, by mdev UUID
+#    and by the VF's odd address form, compared byte for byte with
+#    failed-start.golden (VGPU_TEST_REGENERATE=1 rewrites it);
+#  - --catalogue lists every row; usage errors.
+#   diagnose.sh VGPUCTL SRCDIR
+set -u
+bin=$(realpath "$1") src=$2
+cd "$src" || exit 1
+# shellcheck source=tests/cli/lib.sh
+. tests/cli/lib.sh
+export TZ=UTC
+dir=tests/diagnose
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+fail=0
+
+# 1. every row line, then the negative corpus, in one kernel log
+mkdir -p "$tmp/all/var/log"
+grep -v '^#' $dir/rows | cut -f2- >"$tmp/all/var/log/kern.log"
+nrows=$(wc -l <"$tmp/all/var/log/kern.log")
+grep -v '^#' $dir/negative >>"$tmp/all/var/log/kern.log"
+"$bin" --sysroot "$tmp/all" diagnose >"$tmp/out" 2>"$tmp/err" || {
+	echo "FAIL: diagnose over every row line exited $?"
+	cat "$tmp/err"
+	fail=1
+}
+# what each line was reported as: "LINE ROW KIND"
+sed -n 's/^var\/log\/kern\.log:\([0-9]*\)  \([a-z0-9-]*\) (\([a-z]*\))$/\1 \2 \3/p' "$tmp/out" |
+	sort -n >"$tmp/got"
+grep -v '^#' $dir/rows | cut -f1 | awk '{ print NR, $1 }' >"$tmp/want"
+if ! awk -v nrows="$nrows" '
+	NR == FNR { want[$1] = $2; next }
+	{ got[$1] = $2; kind[$1] = $3 }
+	END {
+		bad = 0
+		for (i = 1; i <= nrows; i++)
+			if (got[i] != want[i]) { print "FAIL: row line " i ": want " want[i] ", got " (i in got ? got[i] : "nothing"); bad = 1 }
+		for (i in got)
+			if (i + 0 > nrows && (kind[i] == "cause" || kind[i] == "symptom")) { print "FAIL: negative line " i - nrows " matched " got[i]; bad = 1 }
+		exit bad
+	}' "$tmp/want" "$tmp/got"; then
+	fail=1
+fi
+grep -q '^verdict: ' "$tmp/out" || {
+	echo "FAIL: no verdict line"
+	fail=1
+}
+
+# 2. the negative corpus alone: nothing to blame
+mkdir -p "$tmp/neg/var/log"
+grep -v '^#' $dir/negative >"$tmp/neg/var/log/kern.log"
+"$bin" --sysroot "$tmp/neg" diagnose >"$tmp/out" 2>&1
+if ! grep -q '^verdict: no root cause in 1 log' "$tmp/out" ||
+	grep -Eq '\((cause|symptom)\)$' "$tmp/out"; then
+	echo "FAIL: the negative corpus found a cause"
+	cat "$tmp/out"
+	fail=1
+fi
+
+# no log at all is said, not taken for a healthy host
+mkdir "$tmp/empty"
+"$bin" --sysroot "$tmp/empty" diagnose >"$tmp/out" 2>&1
+grep -q '^verdict: none: no log could be read' "$tmp/out" || {
+	echo "FAIL: no logs: $(cat "$tmp/out")"
+	fail=1
+}
+
+# 3. a failed start: the same story by domain, mdev UUID and the VF's odd address
+cp -r $dir/failed-start "$tmp/fs"
+# another manager's domain (no owner record): its QEMU log names the VM's UUID and the mdev
+"$bin" --sysroot "$tmp/fs" diagnose vm1 --json >"$tmp/out" 2>&1 || fail=1
+python3 -c 'import json, sys
+d = json.load(open(sys.argv[1]))
+assert d["verdict"]["row"] == "slow-cleanup", d["verdict"]
+assert "3f6a1c2e-8d4b-4e6f-9a1b-2c3d4e5f6a7b" in d["identities"], d["identities"]
+assert "11111111-2222-4333-8444-555555555551" in d["identities"], d["identities"]
+assert "erestartsys-open" in [e["row"] for e in d["timeline"]]' "$tmp/out" || {
+	echo "FAIL: diagnose vm1 without an owner record"
+	fail=1
+}
+mkdir -p "$tmp/fs/var/lib/vgpuctl/owners"
+printf 'domain=vm1\ndomain_uuid=11111111-2222-4333-8444-555555555551\ngpu=0000:3b:00.0\nparent=0000:3b:00.4\ninterface=mdev\ntype_id=683\nprofile=A30-4C\nmdev_uuid=3f6a1c2e-8d4b-4e6f-9a1b-2c3d4e5f6a7b\nlifetime=persistent\n' \
+	>"$tmp/fs/var/lib/vgpuctl/owners/0000:3b:00.4_3f6a1c2e-8d4b-4e6f-9a1b-2c3d4e5f6a7b"
+for who in vm1 3F6A1C2E-8D4B-4E6F-9A1B-2C3D4E5F6A7B 0:3b:0.4; do
+	"$bin" --sysroot "$tmp/fs" diagnose "$who" >"$tmp/out" 2>&1
+	echo "exit $?" >>"$tmp/out"
+	golden_cmp "$tmp/out" $dir/failed-start.golden "diagnose $who"
+done
+"$bin" --sysroot "$tmp/fs" diagnose vm1 --json >"$tmp/out" 2>&1 || fail=1
+python3 -c 'import json, sys
+d = json.load(open(sys.argv[1]))
+assert d["verdict"]["row"] == "slow-cleanup", d["verdict"]
+assert "0:3b:0.4" in d["identities"] and "11111111-2222-4333-8444-555555555551" in d["identities"]
+assert [e["decoded"] for e in d["timeline"] if e["row"] == "xid"] == ["Xid 43: GPU stopped processing; resolution bucket RESTART_APP"]' "$tmp/out" || {
+	echo "FAIL: diagnose vm1 --json"
+	fail=1
+}
+# the vGPU manager's journal through a journalctl stand-in: its process 2314 named the
+# vGPU, so its vmiop_log lines are the VM's; process 2290's (another VM's) are not
+"$bin" --sysroot "$tmp/fs" diagnose vm1 --journalctl "$src/$dir/journalctl" >"$tmp/out" 2>&1
+if ! grep -q '^journal:2  guest-driver-range (cause)$' "$tmp/out" ||
+	grep -q 'error allocating framebuffer' "$tmp/out" ||
+	! grep -q '^verdict: slow-cleanup' "$tmp/out" || grep -q 'warning' "$tmp/out"; then
+	echo "FAIL: diagnose vm1 --journalctl"
+	cat "$tmp/out"
+	fail=1
+fi
+# --since after the start: only the Xid is left, and no cause before it
+"$bin" --sysroot "$tmp/fs" diagnose vm1 --since '2026-11-28 19:03' >"$tmp/out" 2>&1
+if [ "$(grep -c '^var/log' "$tmp/out")" != 1 ] || ! grep -q '^verdict: xid' "$tmp/out"; then
+	echo "FAIL: --since"
+	cat "$tmp/out"
+	fail=1
+fi
+
+# 4. the catalogue, and usage errors
+n=$(grep -Evc '^(#|$)' data/catalogue.tsv)
+got=$("$bin" diagnose --catalogue --noheadings | wc -l)
+[ "$got" = "$n" ] || {
+	echo "FAIL: --catalogue lists $got rows, not $n"
+	fail=1
+}
+"$bin" diagnose --catalogue vm1 >/dev/null 2>&1
+[ $? = 2 ] || {
+	echo "FAIL: --catalogue with a domain is no usage error"
+	fail=1
+}
+for bad in yesterday '' -h 2x '2h later'; do
+	"$bin" --sysroot "$tmp/fs" diagnose vm1 --since "$bad" >/dev/null 2>"$tmp/err"
+	rc=$?
+	if [ $rc != 2 ] || ! grep -q "since '$bad'" "$tmp/err"; then
+		echo "FAIL: --since '$bad' (exit $rc)"
+		fail=1
+	fi
+done
+for good in 30m -2h '1d ago' 2026-11-28T19:02:11Z; do
+	"$bin" --sysroot "$tmp/fs" diagnose vm1 --since "$good" >/dev/null 2>&1 || {
+		echo "FAIL: --since '$good'"
+		fail=1
+	}
+done
+exit $fail
