@@ -101,7 +101,7 @@ void cli_columns_help(FILE *f, const struct cli_columns *cc);
 /* The columns of each listing (next to the code that fills them). */
 extern const struct cli_columns cli_gpus_columns, cli_vfs_columns, cli_types_columns,
 	cli_topology_columns, cli_why_columns, cli_vgpus_columns, cli_mig_show_columns,
-	cli_inventory_columns;
+	cli_inventory_columns, cli_scheduler_columns;
 enum {
 	COL_RIGHT = 1, /* right-aligned text */
 	COL_JSON_ONLY = 2 /* a key of the JSON output, no text column */
@@ -245,6 +245,7 @@ void cli_vgpus_read(struct cli *c, struct vgpu_rows *out);
 int cli_list_vgpus(struct cli *c, const struct vgpu_rows *rows, const char *name, unsigned states);
 int cmd_inventory(struct cli *c, int argc, char **argv);
 int cmd_metrics(struct cli *c, int argc, char **argv);
+int cmd_scheduler(struct cli *c, int argc, char **argv);
 /* In the module (cmd-migrate.c, libvirt and libxml2), looked up by name. */
 /* The target's side of a migration check: the manifest on stdin, the offer on stdout. */
 int cmd_migrate_offer(struct cli *c, int argc, char **argv);
