@@ -207,8 +207,9 @@ int vgpu_sched_set(struct vgpu_ctx *ctx, struct vgpu_sysfs *fs, const struct vgp
 	for (size_t i = 0; !n_gpus && i < all.n_devs; i++)
 		vgpu_log(
 			ctx, LOG_WARNING,
-			"GPU '%s' keeps its own RmPVMRL=0x%x of NVreg_RegistryDwordsPerDevice ('%s'): it beats the one for every GPU",
-			all.devs[i].bdf, all.devs[i].value, all.per_device_from);
+			"GPU '%s' keeps its own RmPVMRL=0x%0*x of NVreg_RegistryDwordsPerDevice ('%s'): it beats the one for every GPU",
+			all.devs[i].bdf, all.devs[i].value > 0xff ? 8 : 2, all.devs[i].value,
+			all.per_device_from);
 	vgpu_sched_conf_clear(&all);
 	vgpu_sched_conf_clear(&ours);
 	vgpu_sysdir_root(fs, &root);
