@@ -100,7 +100,7 @@ static int parse_uint(struct cli *c, const char *opt, const char *arg, unsigned 
 
 	errno = 0;
 	v = strtoul(arg, &end, 10);
-	if (errno || end == arg || *end || *arg == '-' || v > max)
+	if (errno || end == arg || *end || *arg == '-' || !v || v > max)
 		return cli_usage_error(c, "scheduler", "%s '%s': a number from 1 to %u", opt, arg,
 				       max);
 	*out = (unsigned)v;

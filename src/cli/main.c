@@ -112,7 +112,7 @@ static const struct cli_command commands[] = {
 	  NULL, &cli_inventory_columns, true },
 	{ "scheduler", cmd_scheduler,
 	  "the vGPU scheduler per GPU: live, configured in modprobe.d, pending a reload",
-	  "[GPU...] [--set POLICY [--timeslice MS | --average-factor N --frequency HZ]] [--dry-run]",
+	  "[GPU...] [--set POLICY [--timeslice MS | --average-factor N --frequency HZ] [--dry-run]]",
 	  "      --set POLICY         best-effort, equal-share or fixed-share: write\n"
 	  "                           /etc/modprobe.d/vgpuctl-scheduler.conf, for every GPU,\n"
 	  "                           or per device for the GPUs named\n"

@@ -95,6 +95,7 @@ VALUES = {  # the value of an option's argument, whatever the form calls it
     '--file': 'tests/data/configs/vgpu-device-manager-example.yaml', '--config': 'A30-1-6C',
     '--nvidia-smi': tmp + '/none/nvidia-smi', '--sriov-manage': tmp + '/none/sriov-manage',
     '--textfile': tmp + '/prom', '--bandwidth': '10000',
+    '--set': 'equal-share', '--timeslice': '3', '--average-factor': '60', '--frequency': '960',
 }
 POSITIONAL = {  # a placeholder that is an argument of its own
     'PROFILE': 'A30-1-6C', 'GPU': '0000:3b:00.0', 'BDF': '0000:3b:00.0', 'DOMAIN': 'vm-none',
