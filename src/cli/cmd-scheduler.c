@@ -110,14 +110,16 @@ static int parse_uint(struct cli *c, const char *opt, const char *arg, unsigned 
 static int set(struct cli *c, const struct vgpu_sched *s, const struct vgpu_gpu *const *only,
 	       size_t n_only, bool dry_run)
 {
-	VGPU_AUTOFREE const char **gpus = vgpu_xcalloc(n_only + 1, sizeof(*gpus));
+	VGPU_AUTOFREE struct vgpu_sched_want *w = vgpu_xcalloc(n_only + 1, sizeof(*w));
 	VGPU_AUTOFREE char *text = NULL;
 	bool changed = false;
 
 	for (size_t i = 0; i < n_only; i++)
-		gpus[i] = only[i]->addr;
-	if (vgpu_sched_set(&c->ctx, c->fs, c->model, s, gpus, n_only, dry_run, &text, &changed) <
-	    0) {
+		w[i] = (struct vgpu_sched_want){ .gpu = only[i]->addr, .s = *s };
+	if (!n_only)
+		w[0].s = *s; /* every GPU */
+	if (vgpu_sched_set(&c->ctx, c->fs, c->model, w, n_only ? n_only : 1, dry_run, &text,
+			   &changed) < 0) {
 		cli_error(c, "%s", vgpu_ctx_error(&c->ctx));
 		return EXIT_FAILURE;
 	}

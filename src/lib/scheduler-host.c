@@ -162,16 +162,12 @@ static void warn_later(struct vgpu_ctx *ctx, const char *from, const char *param
 			from, param, ours);
 }
 
-int vgpu_sched_set(struct vgpu_ctx *ctx, struct vgpu_sysfs *fs, const struct vgpu_model *m,
-		   const struct vgpu_sched *s, const char *const *gpus, size_t n_gpus, bool dry_run,
-		   char **text, bool *changed)
+/* @w's value; the error says why NVIDIA has no such setting, or names the GPU in mixed-size mode.
+ */
+static int want_value(struct vgpu_ctx *ctx, const struct vgpu_model *m,
+		      const struct vgpu_sched_want *w, uint32_t *value)
 {
-	VGPU_AUTOFREE char *out = NULL;
-	VGPU_AUTOFREE char *old = NULL;
-	struct vgpu_sched_conf all, ours;
-	struct vgpu_sysdir root, dir;
-	uint32_t value;
-	int r = vgpu_sched_encode(s, &value);
+	int r = vgpu_sched_encode(&w->s, value);
 
 	if (r == -ERANGE)
 		return vgpu_error(
@@ -183,33 +179,68 @@ int vgpu_sched_set(struct vgpu_ctx *ctx, struct vgpu_sysfs *fs, const struct vgp
 		return vgpu_error(
 			ctx, r,
 			"no such scheduler setting: best effort takes no time slice, and a time slice and adaptive round robin exclude each other");
-	if (s->policy == VGPU_SCHED_FIXED_SHARE)
-		for (size_t i = 0; i < m->n_gpus; i++) {
-			const struct vgpu_gpu *g = &m->gpus[i];
-			bool hit = !n_gpus;
+	for (size_t i = 0; w->s.policy == VGPU_SCHED_FIXED_SHARE && i < m->n_gpus; i++) {
+		const struct vgpu_gpu *g = &m->gpus[i];
 
-			for (size_t k = 0; k < n_gpus; k++)
-				hit |= strcmp(gpus[k], g->addr) == 0;
-			if (hit && g->hetero == VGPU_ON)
-				return vgpu_error(
-					ctx, -EINVAL,
-					"GPU '%s' is in mixed-size mode: fixed share is not supported with vGPUs of several sizes (best effort or equal share are)",
-					g->addr);
+		if ((!w->gpu || strcmp(w->gpu, g->addr) == 0) && g->hetero == VGPU_ON)
+			return vgpu_error(
+				ctx, -EINVAL,
+				"GPU '%s' is in mixed-size mode: fixed share is not supported with vGPUs of several sizes (best effort or equal share are)",
+				g->addr);
+	}
+	return 0;
+}
+
+int vgpu_sched_set(struct vgpu_ctx *ctx, struct vgpu_sysfs *fs, const struct vgpu_model *m,
+		   const struct vgpu_sched_want *w, size_t n, bool dry_run, char **text,
+		   bool *changed)
+{
+	VGPU_AUTOFREE char *out = NULL;
+	VGPU_AUTOFREE char *old = NULL;
+	VGPU_AUTOFREE const char **gpus = vgpu_xcalloc(n + 1, sizeof(*gpus));
+	VGPU_AUTOFREE uint32_t *values = vgpu_xcalloc(n + 1, sizeof(*values));
+	struct vgpu_sched_conf all, ours;
+	struct vgpu_sysdir root, dir;
+	uint32_t global = 0;
+	bool has_global = false;
+	size_t n_gpus = 0;
+	int r;
+
+	for (size_t i = 0; i < n; i++) {
+		uint32_t v;
+
+		r = want_value(ctx, m, &w[i], &v);
+		if (r < 0)
+			return r;
+		if (!w[i].gpu) {
+			global = v;
+			has_global = true;
+		} else {
+			gpus[n_gpus] = w[i].gpu;
+			values[n_gpus++] = v;
 		}
+	}
 	r = vgpu_sched_conf_read(ctx, fs, &all, &ours);
 	if (r < 0)
 		return r;
-	out = vgpu_sched_conf_render(&all, &ours, value, gpus, n_gpus);
+	out = vgpu_sched_conf_render(&all, &ours, has_global ? &global : NULL, gpus, values,
+				     n_gpus);
 	if (n_gpus)
 		warn_later(ctx, all.per_device_from, "NVreg_RegistryDwordsPerDevice");
-	else
+	if (has_global)
 		warn_later(ctx, all.dwords_from, "NVreg_RegistryDwords");
-	for (size_t i = 0; !n_gpus && i < all.n_devs; i++)
-		vgpu_log(
-			ctx, LOG_WARNING,
-			"GPU '%s' keeps its own RmPVMRL=0x%0*x of NVreg_RegistryDwordsPerDevice ('%s'): it beats the one for every GPU",
-			all.devs[i].bdf, all.devs[i].value > 0xff ? 8 : 2, all.devs[i].value,
-			all.per_device_from);
+	for (size_t i = 0; has_global && i < all.n_devs; i++) {
+		bool set_now = false;
+
+		for (size_t k = 0; k < n_gpus; k++)
+			set_now |= strcmp(gpus[k], all.devs[i].bdf) == 0;
+		if (!set_now)
+			vgpu_log(
+				ctx, LOG_WARNING,
+				"GPU '%s' keeps its own RmPVMRL=0x%0*x of NVreg_RegistryDwordsPerDevice ('%s'): it beats the one for every GPU",
+				all.devs[i].bdf, all.devs[i].value > 0xff ? 8 : 2,
+				all.devs[i].value, all.per_device_from);
+	}
 	vgpu_sched_conf_clear(&all);
 	vgpu_sched_conf_clear(&ours);
 	vgpu_sysdir_root(fs, &root);

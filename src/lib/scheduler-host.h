@@ -61,17 +61,23 @@ int vgpu_sched_conf_read(struct vgpu_ctx *ctx, struct vgpu_sysfs *fs, struct vgp
 int vgpu_sched_rows(struct vgpu_ctx *ctx, struct vgpu_sysfs *fs, struct vgpu_nvml *n,
 		    const struct vgpu_model *m, struct vgpu_sched_row **rows);
 
+/* One setting asked for: for one GPU, or for every GPU. */
+struct vgpu_sched_want {
+	const char *gpu; /* a normalized address of the model; NULL: every GPU */
+	struct vgpu_sched s;
+};
+
 /**
  * vgpu_sched_set() - give GPUs a scheduler at the next driver load: the one
  * file vgpuctl owns in etc/modprobe.d is replaced atomically
- * (NVreg_RegistryDwords without @gpus, NVreg_RegistryDwordsPerDevice with
- * them; the other registry keys and GPUs the driver gets now are kept).
+ * (NVreg_RegistryDwords for a setting of every GPU, NVreg_RegistryDwordsPerDevice
+ * for those of one GPU; the other registry keys and GPUs the driver gets now
+ * are kept).
  * @ctx: where the error goes; warnings when a later file overrides it
  * @fs: the host root
- * @m: the host's GPUs
- * @s: the setting
- * @gpus: the GPUs (normalized addresses of @m); none: every GPU
- * @n_gpus: how many
+ * @m: the host's GPUs (their mixed-size mode)
+ * @w: the settings (at most one for every GPU, one per GPU)
+ * @n: how many (at least one)
  * @dry_run: write nothing
  * @text: the file's new text (heap), on success
  * @changed: whether it differs from the file there now
@@ -80,7 +86,7 @@ int vgpu_sched_rows(struct vgpu_ctx *ctx, struct vgpu_sysfs *fs, struct vgpu_nvm
  * the read or write, each with a message.
  */
 int vgpu_sched_set(struct vgpu_ctx *ctx, struct vgpu_sysfs *fs, const struct vgpu_model *m,
-		   const struct vgpu_sched *s, const char *const *gpus, size_t n_gpus, bool dry_run,
-		   char **text, bool *changed);
+		   const struct vgpu_sched_want *w, size_t n, bool dry_run, char **text,
+		   bool *changed);
 
 #endif

@@ -405,16 +405,17 @@ static void append_value(char **s, uint32_t v)
 	vgpu_append(s, "%s" REG_KEY "=0x%0*x", **s ? ";" : "", v > 0xff ? 8 : 2, v);
 }
 
-static bool is_target(const char *bdf, const char *const *gpus, size_t n)
+/* The index of @bdf in @gpus, or -1. */
+static long target_of(const char *bdf, const char *const *gpus, size_t n)
 {
 	for (size_t i = 0; *bdf && i < n; i++)
 		if (strcmp(bdf, gpus[i]) == 0)
-			return true;
-	return false;
+			return (long)i;
+	return -1;
 }
 
-/* @old with RmPVMRL=@v for every GPU of @gpus (per device), or for all (n 0) */
-static char *reg_set(const char *old, uint32_t v, const char *const *gpus, size_t n)
+/* @old with RmPVMRL=@vals[i] for each GPU @gpus[i] (per device), or =@vals[0] for all (n 0) */
+static char *reg_set(const char *old, const uint32_t *vals, const char *const *gpus, size_t n)
 {
 	char *out = vgpu_xstrdup("");
 	char cur[VGPU_BDF_LEN] = "";
@@ -426,8 +427,8 @@ static char *reg_set(const char *old, uint32_t v, const char *const *gpus, size_
 		bool pci = n && klen == 3 && strncasecmp(p, "pci", 3) == 0 && klen < len;
 
 		/* leaving a target GPU's group: its value goes last in it */
-		if ((pci || !*p) && n && is_target(cur, gpus, n)) {
-			append_value(&out, v);
+		if ((pci || !*p) && n && target_of(cur, gpus, n) >= 0) {
+			append_value(&out, vals[target_of(cur, gpus, n)]);
 			for (size_t i = 0; i < n; i++)
 				done[i] |= strcmp(cur, gpus[i]) == 0;
 		}
@@ -441,18 +442,18 @@ static char *reg_set(const char *old, uint32_t v, const char *const *gpus, size_
 				cur[0] = '\0';
 		}
 		if (len && !(klen == strlen(REG_KEY) && strncasecmp(p, REG_KEY, klen) == 0 &&
-			     (!n || is_target(cur, gpus, n))))
+			     (!n || target_of(cur, gpus, n) >= 0)))
 			vgpu_append(&out, "%s%.*s", *out ? ";" : "", (int)len, p);
 		p += len;
 		if (*p == ';')
 			p++;
 	}
 	if (!n)
-		append_value(&out, v);
+		append_value(&out, vals[0]);
 	for (size_t i = 0; i < n; i++)
 		if (!done[i]) {
 			vgpu_append(&out, "%spci=%s", *out ? ";" : "", gpus[i]);
-			append_value(&out, v);
+			append_value(&out, vals[target_of(gpus[i], gpus, n)]);
 			done[i] = true;
 			for (size_t k = i + 1; k < n; k++)
 				done[k] |= strcmp(gpus[i], gpus[k]) == 0;
@@ -462,19 +463,21 @@ static char *reg_set(const char *old, uint32_t v, const char *const *gpus, size_
 }
 
 char *vgpu_sched_conf_render(const struct vgpu_sched_conf *all, const struct vgpu_sched_conf *ours,
-			     uint32_t value, const char *const *gpus, size_t n_gpus)
+			     const uint32_t *global, const char *const *gpus,
+			     const uint32_t *values, size_t n_gpus)
 {
 	VGPU_AUTOFREE char *dw = NULL;
 	VGPU_AUTOFREE char *pd = NULL;
 	char *s;
 
-	if (n_gpus) {
-		pd = reg_set(all->per_device, value, gpus, n_gpus);
-		dw = ours->dwords ? vgpu_xstrdup(ours->dwords) : NULL;
-	} else {
-		dw = reg_set(all->dwords, value, NULL, 0);
+	if (n_gpus)
+		pd = reg_set(all->per_device, values, gpus, n_gpus);
+	else
 		pd = ours->per_device ? vgpu_xstrdup(ours->per_device) : NULL;
-	}
+	if (global)
+		dw = reg_set(all->dwords, global, NULL, 0);
+	else
+		dw = ours->dwords ? vgpu_xstrdup(ours->dwords) : NULL;
 	s = vgpu_xstrdup(
 		"# The vGPU scheduler (NVIDIA's RmPVMRL registry key), read when the nvidia\n"
 		"# module loads: written by vgpuctl scheduler.\n");

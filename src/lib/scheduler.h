@@ -151,17 +151,19 @@ int vgpu_sched_conf_of(const struct vgpu_sched_conf *c, const char *bdf, uint32_
  * vgpu_sched_conf_render() - the text of vgpuctl's modprobe.d file after a change.
  * @all: the keys of every file (what the driver gets now)
  * @ours: the keys of vgpuctl's file alone
- * @value: the new RmPVMRL value
- * @gpus: the GPUs it is for (normalized addresses); none: every GPU (NVreg_RegistryDwords)
- * @n_gpus: how many
+ * @global: the new RmPVMRL for every GPU (NVreg_RegistryDwords); NULL: unchanged
+ * @gpus: GPUs given their own (normalized addresses, NVreg_RegistryDwordsPerDevice)
+ * @values: their values, one per GPU
+ * @n_gpus: how many; 0: per device unchanged
  *
- * The changed parameter starts from its value in @all, so the other registry
- * keys and the other GPUs' entries the driver gets now are kept; the other
- * parameter stays as @ours has it.
+ * A changed parameter starts from its value in @all, so the other registry
+ * keys and the other GPUs' entries the driver gets now are kept; an unchanged
+ * one stays as @ours has it.
  * Return: the file's text (heap).
  */
 char *vgpu_sched_conf_render(const struct vgpu_sched_conf *all, const struct vgpu_sched_conf *ours,
-			     uint32_t value, const char *const *gpus, size_t n_gpus);
+			     const uint32_t *global, const char *const *gpus,
+			     const uint32_t *values, size_t n_gpus);
 
 /* The live scheduler of a GPU as the kernel log reports it. */
 struct vgpu_sched_log {

@@ -269,6 +269,8 @@ static void test_render(void **state)
 {
 	struct vgpu_sched_conf all = { 0 }, ours = { 0 };
 	const char *gpus[] = { "0000:3b:00.0", "0000:af:00.0" };
+	const uint32_t fs2[] = { 0x11, 0x11 }, es[] = { 0x01 }, mix[] = { 0x00, 0x00180011 };
+	const uint32_t all_es = 0x01;
 	char *s;
 
 	(void)state;
@@ -277,14 +279,18 @@ static void test_render(void **state)
 		"options nvidia NVreg_RegistryDwords=\"PerfLevelSrc=0x2222;RmPVMRL=0x01\"\n"
 		"options nvidia NVreg_RegistryDwordsPerDevice=\"pci=0000:86:00.0;RmPVMRL=0x11;pci=0000:3b:00.0;Other=1;RmPVMRL=0x01\"\n");
 	/* every GPU: the other key kept, RmPVMRL replaced */
-	s = vgpu_sched_conf_render(&all, &ours, 0x00030001, NULL, 0);
+	{
+		const uint32_t v = 0x00030001;
+
+		s = vgpu_sched_conf_render(&all, &ours, &v, NULL, NULL, 0);
+	}
 	assert_non_null(strstr(
 		s,
 		"options nvidia NVreg_RegistryDwords=\"PerfLevelSrc=0x2222;RmPVMRL=0x00030001\"\n"));
 	assert_null(strstr(s, "PerDevice"));
 	free(s);
 	/* two GPUs: 86 kept, 3b's entry replaced in its group, af added */
-	s = vgpu_sched_conf_render(&all, &ours, 0x11, gpus, 2);
+	s = vgpu_sched_conf_render(&all, &ours, NULL, gpus, fs2, 2);
 	assert_non_null(strstr(
 		s,
 		"options nvidia NVreg_RegistryDwordsPerDevice=\"pci=0000:86:00.0;RmPVMRL=0x11;pci=0000:3b:00.0;Other=1;RmPVMRL=0x11;pci=0000:af:00.0;RmPVMRL=0x11\"\n"));
@@ -293,9 +299,16 @@ static void test_render(void **state)
 	/* our own global line stays when a GPU is set */
 	parse_ok(&ours, "vgpuctl-scheduler.conf",
 		 "options nvidia NVreg_RegistryDwords=RmPVMRL=0x00\n");
-	s = vgpu_sched_conf_render(&all, &ours, 0x01, gpus, 1);
+	s = vgpu_sched_conf_render(&all, &ours, NULL, gpus, es, 1);
 	assert_non_null(strstr(s, "NVreg_RegistryDwords=\"RmPVMRL=0x00\"\n"));
 	assert_non_null(strstr(s, "pci=0000:3b:00.0;Other=1;RmPVMRL=0x01\"\n"));
+	free(s);
+	/* both at once (apply), one value per GPU */
+	s = vgpu_sched_conf_render(&all, &ours, &all_es, gpus, mix, 2);
+	assert_non_null(strstr(s, "NVreg_RegistryDwords=\"PerfLevelSrc=0x2222;RmPVMRL=0x01\"\n"));
+	assert_non_null(strstr(
+		s,
+		"pci=0000:3b:00.0;Other=1;RmPVMRL=0x00;pci=0000:af:00.0;RmPVMRL=0x00180011\"\n"));
 	free(s);
 	vgpu_sched_conf_clear(&all);
 	vgpu_sched_conf_clear(&ours);
