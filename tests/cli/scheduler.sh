@@ -29,6 +29,7 @@ check() { # NAME ARGS... (vgpuctl's, after --sysroot and --nvml)
 	shift
 	FAKE_NV_ROOT=$h "$bin" --sysroot "$h" --nvml "$nvml" "$@" >"$tmp/out" 2>"$tmp/err"
 	echo "exit $?" >>"$tmp/err"
+	sed -i "s|$tmp|TMP|g" "$tmp/out" "$tmp/err"
 	local ext=txt
 	case " $* " in *" --json "*) ext=json ;; esac
 	golden_cmp "$tmp/out" "$exp/$name.$ext" "vgpuctl $*"
@@ -95,6 +96,42 @@ check malformed-set scheduler --set best-effort
 printf 'options nvidia NVreg_RegistryDwordsPerDevice="RmPVMRL=0x11"\n' >"$conf/bad.conf"
 check malformed-pci scheduler
 rm "$conf/bad.conf"
+
+# apply's scheduler: key on a fresh copy: a write step when the file differs, none when
+# it is the same; assert says when it differs; fixed share where the config makes
+# mixed sizes is refused before anything changes
+h=$tmp/a
+cp -a tests/data/hosts/vfio-ts-l40s "$h"
+st=$h/var/lib/fake-nvidia
+mkdir -p "$st"
+cat >"$tmp/host.yaml" <<'Y'
+version: v1
+vgpu-configs:
+  ts:
+    - devices: ["0000:41:00.0"]
+      vgpu-devices: {}
+  mixed:
+    - devices: ["0000:c1:00.0"]
+      vgpu-devices: {"L40S-4Q": 1, "L40S-8Q": 1}
+scheduler:
+  ts:
+    - policy: equal-share
+      timeslice: 3
+    - devices: ["0000:c1:00.0"]
+      policy: fixed-share
+  mixed:
+    - policy: fixed-share
+Y
+apply=(-f "$tmp/host.yaml" --nvidia-smi /nonexistent)
+check apply-dry apply "${apply[@]}" --config ts --dry-run
+check apply-dry-json apply "${apply[@]}" --config ts --dry-run --json
+check apply apply "${apply[@]}" --config ts
+golden_cmp "$h/etc/modprobe.d/vgpuctl-scheduler.conf" "$exp/apply.conf" "the file apply wrote"
+check apply-same apply "${apply[@]}" --config ts --dry-run --json
+check assert-same assert "${apply[@]}" --config ts
+sed -i 's/timeslice: 3/timeslice: 4/' "$tmp/host.yaml"
+check assert-differs assert "${apply[@]}" --config ts
+check apply-mixed apply "${apply[@]}" --config mixed --dry-run
 
 # arguments
 check bad-timeslice scheduler --set equal-share --timeslice 31
