@@ -20,9 +20,12 @@
 /* The last bytes of a log read: as vgpu_host_driver_build() reads them. */
 #define LOG_TAIL_MAX (4u << 20)
 
-static int name_cmp(const void *a, const void *b)
+/* by file name, bytewise, whatever the directory: the order modprobe reads them in */
+static int base_cmp(const void *a, const void *b)
 {
-	return strcmp(*(char *const *)a, *(char *const *)b);
+	const char *x = *(char *const *)a, *y = *(char *const *)b;
+
+	return strcmp(strrchr(x, '/') + 1, strrchr(y, '/') + 1);
 }
 
 static bool is_conf(const char *name)
@@ -32,10 +35,48 @@ static bool is_conf(const char *name)
 	return l > 5 && name[0] != '.' && strcmp(name + l - 5, ".conf") == 0;
 }
 
+/*
+ * Every NAME.conf of the directories modprobe reads (kmod's list, the first
+ * first): a name in an earlier directory hides the same name in a later one.
+ * Root-relative paths with a leading '/' into @out, sorted by name.
+ */
+static int conf_files(struct vgpu_ctx *ctx, const struct vgpu_sysdir *root, struct vgpu_strv *out)
+{
+	static const char *const dirs[] = { VGPU_SCHED_DIR, "run/modprobe.d",
+					    "usr/local/lib/modprobe.d", "usr/lib/modprobe.d",
+					    "lib/modprobe.d" };
+
+	for (size_t d = 0; d < ARRAY_SIZE(dirs); d++) {
+		VGPU_AUTOSTRV names = { 0 };
+		int r = vgpu_sysfs_list_dir(root, &names, "%s", dirs[d]);
+
+		if (r == -ENOENT || r == -ENOTDIR)
+			continue;
+		if (r < 0)
+			return vgpu_error(ctx, r, "cannot list '/%s': %s", dirs[d],
+					  vgpu_strerror(r));
+		for (size_t i = 0; i < names.n; i++) {
+			bool hidden = false;
+
+			if (!is_conf(names.items[i]))
+				continue;
+			for (size_t k = 0; k < out->n && !hidden; k++)
+				hidden = strcmp(strrchr(out->items[k], '/') + 1, names.items[i]) ==
+					 0;
+			if (!hidden)
+				vgpu_strv_push(out,
+					       vgpu_asprintf("/%s/%s", dirs[d], names.items[i]));
+		}
+	}
+	qsort(out->items, out->n, sizeof(*out->items), base_cmp);
+	return 0;
+}
+
 int vgpu_sched_conf_read(struct vgpu_ctx *ctx, struct vgpu_sysfs *fs, struct vgpu_sched_conf *all,
 			 struct vgpu_sched_conf *ours)
 {
-	VGPU_AUTOSTRV names = { 0 };
+	static const char mine[] = "/" VGPU_SCHED_DIR "/" VGPU_SCHED_FILE;
+	VGPU_AUTOSTRV files = { 0 };
 	struct vgpu_sysdir root;
 	int r;
 
@@ -43,39 +84,26 @@ int vgpu_sched_conf_read(struct vgpu_ctx *ctx, struct vgpu_sysfs *fs, struct vgp
 	if (ours)
 		memset(ours, 0, sizeof(*ours));
 	vgpu_sysdir_root(fs, &root);
-	r = vgpu_sysfs_list_dir(&root, &names, VGPU_SCHED_DIR);
-	if (r == -ENOENT)
-		return 0;
-	if (r < 0)
-		return vgpu_error(ctx, r, "cannot list '/%s': %s", VGPU_SCHED_DIR,
-				  vgpu_strerror(r));
-	/* modprobe reads them in the order of their names, bytewise */
-	qsort(names.items, names.n, sizeof(*names.items), name_cmp);
-	for (size_t i = 0; i < names.n; i++) {
+	r = conf_files(ctx, &root, &files);
+	for (size_t i = 0; r == 0 && i < files.n; i++) {
 		VGPU_AUTOFREE char *text = NULL;
-		char rel[512];
+		const char *rel = files.items[i];
 
-		if (!is_conf(names.items[i]))
-			continue;
-		snprintf(rel, sizeof(rel), "/%s/%s", VGPU_SCHED_DIR, names.items[i]);
 		r = vgpu_sysfs_read_file(&root, CONF_MAX, &text, NULL, "%s", rel + 1);
 		if (r < 0) {
-			vgpu_sched_conf_clear(all);
-			if (ours)
-				vgpu_sched_conf_clear(ours);
-			return vgpu_error(ctx, r, "cannot read '%s': %s", rel, vgpu_strerror(r));
+			r = vgpu_error(ctx, r, "cannot read '%s': %s", rel, vgpu_strerror(r));
+			break;
 		}
 		r = vgpu_sched_conf_parse(ctx, all, rel, text);
-		if (r == 0 && ours && strcmp(names.items[i], VGPU_SCHED_FILE) == 0)
+		if (r == 0 && ours && strcmp(rel, mine) == 0)
 			r = vgpu_sched_conf_parse(ctx, ours, rel, text);
-		if (r < 0) {
-			vgpu_sched_conf_clear(all);
-			if (ours)
-				vgpu_sched_conf_clear(ours);
-			return r;
-		}
 	}
-	return 0;
+	if (r < 0) {
+		vgpu_sched_conf_clear(all);
+		if (ours)
+			vgpu_sched_conf_clear(ours);
+	}
+	return r;
 }
 
 /* The scheduler lines of the first log that has any. */
@@ -155,7 +183,7 @@ static void warn_later(struct vgpu_ctx *ctx, const char *from, const char *param
 {
 	static const char ours[] = "/" VGPU_SCHED_DIR "/" VGPU_SCHED_FILE;
 
-	if (from && strcmp(from, ours) > 0)
+	if (from && strcmp(strrchr(from, '/') + 1, VGPU_SCHED_FILE) > 0)
 		vgpu_log(
 			ctx, LOG_WARNING,
 			"'%s' sets %s too and is read after '%s': its value is the one the driver gets",

@@ -36,13 +36,15 @@ struct vgpu_sched_row {
 };
 
 /**
- * vgpu_sched_conf_read() - the scheduler's registry keys of every
- * etc/modprobe.d/NAME.conf, in name order (a later file's parameter wins).
+ * vgpu_sched_conf_read() - the scheduler's registry keys of every NAME.conf
+ * modprobe reads: etc/modprobe.d, run/modprobe.d, usr/local/lib/modprobe.d,
+ * usr/lib/modprobe.d, lib/modprobe.d (a name in an earlier directory hides
+ * it in the later ones), in name order (a later file's parameter wins).
  * @ctx: where the error goes
  * @fs: the host root
  * @all: the keys of every file (zeroed first; clear with vgpu_sched_conf_clear())
  * @ours: the keys of vgpuctl's file alone (NULL: not wanted)
- * Return: 0 (no directory: none), or -errno with a message naming the file
+ * Return: 0 (no such directory: none), or -errno with a message naming the file
  * (a malformed line, a file that cannot be read).
  */
 int vgpu_sched_conf_read(struct vgpu_ctx *ctx, struct vgpu_sysfs *fs, struct vgpu_sched_conf *all,

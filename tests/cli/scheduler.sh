@@ -133,6 +133,16 @@ sed -i 's/timeslice: 3/timeslice: 4/' "$tmp/host.yaml"
 check assert-differs assert "${apply[@]}" --config ts
 check apply-mixed apply "${apply[@]}" --config mixed --dry-run
 
+# the directories modprobe reads: a distribution's lib/modprobe.d file counts (named
+# after ours, its per-device value replaces ours whole), and a file of the same name
+# in etc/modprobe.d hides it
+mkdir -p "$h/lib/modprobe.d"
+printf 'options nvidia NVreg_RegistryDwordsPerDevice="pci=0000:41:00.0;RmPVMRL=0x11"\n' \
+	>"$h/lib/modprobe.d/zz-distro.conf"
+check lib-dir scheduler
+printf '# nothing for nvidia here\n' >"$h/etc/modprobe.d/zz-distro.conf"
+check lib-dir-hidden scheduler
+
 # arguments
 check bad-timeslice scheduler --set equal-share --timeslice 31
 check bad-policy scheduler --set round-robin
