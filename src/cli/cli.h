@@ -101,7 +101,7 @@ void cli_columns_help(FILE *f, const struct cli_columns *cc);
 /* The columns of each listing (next to the code that fills them). */
 extern const struct cli_columns cli_gpus_columns, cli_vfs_columns, cli_types_columns,
 	cli_topology_columns, cli_why_columns, cli_vgpus_columns, cli_mig_show_columns,
-	cli_inventory_columns, cli_diagnose_columns;
+	cli_inventory_columns, cli_diagnose_columns, cli_scheduler_columns;
 enum {
 	COL_RIGHT = 1, /* right-aligned text */
 	COL_JSON_ONLY = 2 /* a key of the JSON output, no text column */
@@ -257,6 +257,8 @@ int cmd_diagnose(struct cli *c, int argc, char **argv);
  * nothing when no catalogue row matches (or the catalogue is not there).
  */
 void cli_explain_failure(struct cli *c, long long since);
+/* vgpuctl scheduler: the vGPU scheduler per GPU, live, configured and pending; --set. */
+int cmd_scheduler(struct cli *c, int argc, char **argv);
 /* In the module (cmd-migrate.c, libvirt and libxml2), looked up by name. */
 /* The target's side of a migration check: the manifest on stdin, the offer on stdout. */
 int cmd_migrate_offer(struct cli *c, int argc, char **argv);

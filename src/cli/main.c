@@ -122,6 +122,17 @@ static const struct cli_command commands[] = {
 	{ "inventory", cmd_inventory,
 	  "the whole host in one document: GPUs, VFs, types, GIs, vGPUs, topology", "[--json]",
 	  NULL, &cli_inventory_columns, true },
+	{ "scheduler", cmd_scheduler,
+	  "the vGPU scheduler per GPU: live, configured in modprobe.d, pending a reload",
+	  "[GPU...] [--set POLICY [--timeslice MS | --average-factor N --frequency HZ] [--dry-run]]",
+	  "      --set POLICY         best-effort, equal-share or fixed-share: write\n"
+	  "                           /etc/modprobe.d/vgpuctl-scheduler.conf, for every GPU,\n"
+	  "                           or per device for the GPUs named\n"
+	  "      --timeslice MS       strict round robin's time slice, 1 to 30 ms\n"
+	  "      --average-factor N   adaptive round robin's averaging factor, 1 to 60\n"
+	  "      --frequency HZ       adaptive round robin's frequency, 63 to 960 Hz\n"
+	  "      --dry-run            print the file, write nothing\n",
+	  &cli_scheduler_columns, true },
 	{ "metrics", cmd_metrics, "vGPU state for Prometheus (text exposition format)",
 	  "[--textfile DIR]",
 	  "      --textfile DIR       write DIR/vgpuctl.prom atomically (node-exporter's\n"
@@ -229,7 +240,7 @@ static void command_usage(FILE *f, const struct cli_command *cmd)
 }
 
 /* the commands that print tables, which -o/--output, -n and -r shape */
-#define LISTINGS "gpus, vfs, types, topology, why, vgpus, mig show and inventory"
+#define LISTINGS "gpus, vfs, types, topology, why, vgpus, mig show, inventory and scheduler"
 
 /* Exit quietly on a closed pipe (vgpuctl types | head -1), loudly on other write errors. */
 static int close_stdout(int rc)

@@ -17,6 +17,7 @@
 #include "exec.h"
 #include "gpu-runner.h"
 #include "read-host.h"
+#include "scheduler-host.h"
 #include "sysfs-lock.h"
 #include "txn.h"
 #include "virt.h"
@@ -58,6 +59,99 @@ static int start_domains(struct vgpu_apply *a, const struct vgpu_hostcfg *cfg, c
 			vgpu_log(ctx, LOG_INFO, "domains: started '%s'", name);
 	}
 	return e;
+}
+
+/*
+ * The configuration's scheduler (scheduler: LABEL): vgpuctl's modprobe.d
+ * file, written when it differs (the driver reads it at its next load);
+ * nothing when it is the same.  @probe: only check, before any change, that
+ * every GPU named is there and that fixed share is not asked of a GPU in
+ * mixed-size mode as the configuration leaves it.
+ */
+static int set_scheduler(struct vgpu_apply *a, struct vgpu_sysfs *fs,
+			 const struct vgpu_hostcfg *cfg, bool probe)
+{
+	static const char path[] = VGPU_SCHED_DIR "/" VGPU_SCHED_FILE;
+	struct vgpu_ctx *ctx = a->ctx;
+	VGPU_AUTOFREE struct vgpu_sched_want *w = NULL;
+	VGPU_AUTOFREE char *text = NULL;
+	size_t n = 0, max = 0;
+	bool changed = false;
+	int e;
+
+	for (size_t i = 0; i < cfg->n_sched; i++)
+		max += cfg->sched[i].n_addrs ? cfg->sched[i].n_addrs : 1;
+	if (!max)
+		return 0;
+	w = vgpu_xcalloc(max, sizeof(*w));
+	for (size_t i = 0; i < cfg->n_sched; i++) {
+		const struct vgpu_cfg_sched *c = &cfg->sched[i];
+
+		if (!c->n_addrs)
+			w[n++] = (struct vgpu_sched_want){ .s = c->s };
+		for (size_t k = 0; k < c->n_addrs; k++) {
+			const struct vgpu_gpu *g = vgpu_model_find_gpu(a->model, c->addrs[k]);
+
+			if (!g)
+				return vgpu_error(
+					ctx, -ENODEV,
+					"%s:%u: scheduler: GPU '%s' is not an NVIDIA GPU of this host",
+					a->file, c->line, c->addrs[k]);
+			w[n++] = (struct vgpu_sched_want){ .gpu = g->addr, .s = c->s };
+		}
+	}
+	if (probe) {
+		/* mixed-size mode as the configuration leaves each GPU: refused before any change
+		 */
+		for (size_t i = 0; i < n; i++)
+			for (size_t g = 0;
+			     w[i].s.policy == VGPU_SCHED_FIXED_SHARE && g < a->model->n_gpus; g++) {
+				const char *addr = a->model->gpus[g].addr;
+				bool mixed = a->model->gpus[g].hetero == VGPU_ON;
+
+				for (size_t k = 0; k < a->n_gpus; k++)
+					if (strcmp(a->gpus[k].addr, addr) == 0)
+						mixed = a->gpus[k].hetero;
+				if (mixed && (!w[i].gpu || strcmp(w[i].gpu, addr) == 0))
+					return vgpu_error(
+						ctx, -EINVAL,
+						"%s: GPU '%s' has vGPUs of several sizes (mixed-size mode): fixed share is not supported there (best effort or equal share are)",
+						a->file, addr);
+			}
+		return 0;
+	}
+	e = vgpu_sched_set(ctx, fs, a->model, w, n, a->dry_run || a->check, &text, &changed);
+	if (e < 0 || !changed)
+		return e;
+	if (a->check) {
+		vgpu_steps_push(&a->diffs,
+				&(const struct vgpu_step){
+					.kind = VGPU_STEP_WRITE,
+					.means = VGPU_STEP_BY_WRITE,
+					.path = path,
+					.value = text,
+					.count = 1,
+					.want = "as configured",
+					.have = "different",
+					.text = "scheduler: /" VGPU_SCHED_DIR "/" VGPU_SCHED_FILE
+						" differs from the configuration" });
+	} else if (a->dry_run) {
+		vgpu_step_reportf(
+			ctx,
+			&(const struct vgpu_step){ .kind = VGPU_STEP_WRITE,
+						   .means = VGPU_STEP_BY_WRITE,
+						   .path = path,
+						   .value = text,
+						   .count = 1 },
+			"write: the vGPU scheduler (RmPVMRL) > /%s (read at the next load of the nvidia module)",
+			path);
+	} else {
+		vgpu_log(
+			ctx, LOG_INFO,
+			"scheduler: wrote /%s; it takes effect at the next load of the nvidia module (a driver reload or reboot)",
+			path);
+	}
+	return 0;
 }
 
 /* The config's vGPUs after a successful apply (vgpu_apply_opts.owned). */
@@ -192,6 +286,8 @@ static int apply_host(struct vgpu_ctx *ctx, struct vgpu_sysfs *fs, const struct 
 	e = apply_read_host(&h, ctx, &a.model);
 	if (e == 0)
 		e = vgpu_apply_resolve(&a, &cfg);
+	if (e == 0)
+		e = set_scheduler(&a, fs, &cfg, true);
 	if (e == 0 && locked) {
 		/* under the lock, from what the host is now */
 		/*
@@ -226,6 +322,8 @@ static int apply_host(struct vgpu_ctx *ctx, struct vgpu_sysfs *fs, const struct 
 	if (e == 0 && locked && o->owned)
 		config_vgpus(&a, &h, o->owned);
 	vgpu_gpu_locks_release(&gl);
+	if (e == 0)
+		e = set_scheduler(&a, fs, &cfg, false);
 	if (e == 0)
 		e = start_domains(&a, &cfg, o->uri, v);
 	for (size_t i = 0; e == 0 && i < a.diffs.n; i++)

@@ -30,8 +30,10 @@ struct cfgp {
 	struct vgpu_strv labels;
 };
 
-static const char *const top_keys[] = { "version", "mig-configs", "vgpu-configs", "start-domains",
-					NULL };
+static const char *const top_keys[] = { "version",	 "mig-configs", "vgpu-configs",
+					"start-domains", "scheduler",	NULL };
+static const char *const sched_keys[] = { "policy",    "timeslice", "average-factor",
+					  "frequency", "devices",   NULL };
 static const char *const mig_keys[] = { "devices", "device-filter", "mig-enabled", "mig-devices",
 					NULL };
 static const char *const vgpu_keys[] = { "devices", "device-filter", "vgpu-devices", NULL };
@@ -490,6 +492,124 @@ static int get_domains(struct cfgp *p, const struct node *v)
 	return r;
 }
 
+/* One SCHED of scheduler.LABEL: {policy, timeslice | average-factor + frequency, devices} */
+static int get_sched(struct cfgp *p, const struct node *m, const char *where,
+		     struct vgpu_cfg_sched *out)
+{
+	const struct node *vals[ARRAY_SIZE(sched_keys) - 1] = { 0 };
+	struct vgpu_sched *s = &out->s;
+	unsigned v;
+	uint32_t x;
+	int r;
+
+	out->line = m->line;
+	if (m->kind != NODE_MAP)
+		return type_error(p, m, "entry", where, "a mapping (policy, timeslice, devices)");
+	r = check_dups(p, m, where);
+	for (size_t i = 0; r == 0 && i < m->n / 2; i++) {
+		int ki = key_index(sched_keys, S(p, key_at(m, i)));
+
+		if (ki < 0)
+			return unknown_key(p, key_at(m, i), where, sched_keys);
+		vals[ki] = val_at(m, i);
+	}
+	if (r < 0)
+		return r;
+	if (!vals[0])
+		return vgpu_error(p->doc.ctx, -EINVAL, "%s:%u: no 'policy' %s", p->doc.file,
+				  m->line, where);
+	if (vals[0]->kind != NODE_SCALAR || vgpu_sched_policy_parse(S(p, vals[0]), &s->policy))
+		return type_error(p, vals[0], "policy", where,
+				  "best-effort, equal-share or fixed-share");
+	if (vals[1] && (r = get_count(p, vals[1], "timeslice", where, VGPU_SCHED_TIMESLICE_MAX,
+				      &s->timeslice_ms)) < 0)
+		return r;
+	if (vals[2] &&
+	    (r = get_count(p, vals[2], "average-factor", where, VGPU_SCHED_AVG_MAX, &v)) < 0)
+		return r;
+	s->avg_factor = vals[2] ? v : 0;
+	if (vals[3] && (r = get_count(p, vals[3], "frequency", where, VGPU_SCHED_FREQ_MAX, &v)) < 0)
+		return r;
+	s->frequency_hz = vals[3] ? v : 0;
+	s->adaptive = vals[2] || vals[3];
+	r = vgpu_sched_encode(s, &x);
+	if (r < 0)
+		return vgpu_error(
+			p->doc.ctx, -EINVAL,
+			"%s:%u: no such scheduler %s: best effort takes no time slice, a time slice (1-%u ms) and adaptive round robin (average-factor 0-%u with frequency %u-%u Hz) exclude each other",
+			p->doc.file, m->line, where, VGPU_SCHED_TIMESLICE_MAX, VGPU_SCHED_AVG_MAX,
+			VGPU_SCHED_FREQ_MIN, VGPU_SCHED_FREQ_MAX);
+	if (vals[4]) {
+		struct vgpu_cfg_entry e = { 0 };
+
+		r = get_devices(p, vals[4], where, &e);
+		if (r == 0 && e.n_indexes)
+			r = vgpu_error(
+				p->doc.ctx, -EINVAL,
+				"%s:%u: GPU index %d in 'devices' %s: the scheduler is set per PCI address (0000:3b:00.0), which does not move",
+				p->doc.file, vals[4]->line, e.indexes[0], where);
+		if (r == 0 && !e.is_all) {
+			out->addrs = vgpu_steal_ptr(&e.addrs);
+			out->n_addrs = e.n_addrs;
+		}
+		entry_clear(&e);
+	}
+	return r;
+}
+
+/* scheduler: {LABEL: [SCHED, ...], ...}, vgpuctl's own */
+static int get_scheduler(struct cfgp *p, const struct node *v)
+{
+	char where[320];
+	int r;
+
+	if (v->kind != NODE_MAP)
+		return type_error(p, v, "scheduler", "at the top level",
+				  "a mapping of labels to lists of scheduler settings");
+	r = check_dups(p, v, "in scheduler");
+	for (size_t i = 0; r == 0 && i < v->n / 2; i++) {
+		const struct node *k = key_at(v, i), *list = val_at(v, i);
+		VGPU_AUTOFREE struct vgpu_cfg_sched *e = NULL;
+		bool selected, global = false;
+
+		r = get_label_key(p, k, "in scheduler", &selected);
+		if (r < 0)
+			return r;
+		if (list->kind != NODE_SEQ || list->n == 0)
+			return type_error(p, list, S(p, k), "in scheduler",
+					  "a non-empty list of scheduler settings");
+		e = vgpu_xcalloc(list->n, sizeof(*e));
+		for (uint32_t j = 0; r == 0 && j < list->n; j++) {
+			snprintf(where, sizeof(where), "in scheduler.%.200s[%u]", S(p, k), j);
+			r = get_sched(p, &list->kids[j], where, &e[j]);
+			if (r == 0 && !e[j].n_addrs && global)
+				r = vgpu_error(p->doc.ctx, -EINVAL,
+					       "%s:%u: a second setting for every GPU %s",
+					       p->doc.file, e[j].line, where);
+			global |= r == 0 && !e[j].n_addrs;
+			/* a GPU named twice: which one wins would be the file's order */
+			for (uint32_t q = 0; r == 0 && q <= j; q++)
+				for (size_t a = 0; r == 0 && a < e[q].n_addrs; a++)
+					for (size_t b = 0; r == 0 && b < e[j].n_addrs; b++)
+						if ((q != j || a < b) &&
+						    strcmp(e[q].addrs[a], e[j].addrs[b]) == 0)
+							r = vgpu_error(
+								p->doc.ctx, -EINVAL,
+								"%s:%u: GPU %s has a scheduler setting twice %s",
+								p->doc.file, e[j].line,
+								e[j].addrs[b], where);
+		}
+		if (r == 0 && selected) {
+			p->c.sched = vgpu_steal_ptr(&e);
+			p->c.n_sched = list->n;
+		} else {
+			for (uint32_t j = 0; j < list->n; j++)
+				free(e[j].addrs);
+		}
+	}
+	return r;
+}
+
 static int get_version(struct cfgp *p, const struct node *v)
 {
 	if (v->kind != NODE_SCALAR)
@@ -540,6 +660,8 @@ static int get_top(struct cfgp *p, const struct node *root)
 		r = get_section(p, vals[2], "vgpu-configs", VGPU_CFG_VGPU);
 	if (r == 0 && vals[3])
 		r = get_domains(p, vals[3]);
+	if (r == 0 && vals[4])
+		r = get_scheduler(p, vals[4]);
 	return r;
 }
 
@@ -575,6 +697,9 @@ void vgpu_hostcfg_clear(struct vgpu_hostcfg *c)
 		free(c->domains[i]);
 	for (size_t i = 0; i < c->n_labels; i++)
 		free(c->labels[i]);
+	for (size_t i = 0; i < c->n_sched; i++)
+		free(c->sched[i].addrs);
+	free(c->sched);
 	free(c->entries);
 	free(c->domains);
 	free(c->labels);

@@ -6,12 +6,16 @@
  *   mig-configs:  {LABEL: [ENTRY...]}   as NVIDIA mig-parted reads it
  *   vgpu-configs: {LABEL: [ENTRY...]}   as NVIDIA vgpu-device-manager reads it
  *   start-domains: {LABEL: [NAME...]}   vgpuctl's own: domains started last
+ *   scheduler:    {LABEL: [SCHED...]}   vgpuctl's own: the vGPU scheduler (RmPVMRL)
  * and an admin picks one LABEL (`--config LABEL`); a label may be in any of
  * the three maps.  An ENTRY holds `devices` (`all`, or a list of GPU indexes
  * and, a vgpuctl extension, PCI addresses: indexes move when a GPU is added
  * or fails), `device-filter` (PCI ids "0x20B710DE", device << 16 | vendor),
  * and `mig-enabled` + `mig-devices` (mig-configs) or `vgpu-devices`
- * (vgpu-configs).
+ * (vgpu-configs).  A SCHED holds `policy` (best-effort, equal-share,
+ * fixed-share), optionally `timeslice` (ms) or `average-factor` and
+ * `frequency` (adaptive round robin), and `devices` (`all` or PCI addresses;
+ * left out: every GPU); at most one SCHED is for every GPU, a GPU in one SCHED.
  *
  * The whole file is validated, not only the selected label: a typo in any
  * label is found the first time the file is used, not on the day that label
@@ -34,6 +38,7 @@
 #include <stdint.h>
 
 #include "ctx.h"
+#include "scheduler.h"
 #include "util.h"
 
 #define VGPU_CFG_MAX_BYTES (16u << 20) /* larger files are refused unread */
@@ -72,6 +77,14 @@ struct vgpu_cfg_entry {
 	size_t n_vgpu;
 };
 
+/* One entry of scheduler[label]: a setting for every GPU or for some. */
+struct vgpu_cfg_sched {
+	unsigned line;
+	struct vgpu_sched s;
+	char (*addrs)[VGPU_BDF_LEN]; /* devices, normalized; none: every GPU */
+	size_t n_addrs;
+};
+
 /* The selected label of one file. */
 struct vgpu_hostcfg {
 	char *file; /* as named in messages */
@@ -80,6 +93,8 @@ struct vgpu_hostcfg {
 	size_t n_entries;
 	char **domains; /* start-domains[label] */
 	size_t n_domains;
+	struct vgpu_cfg_sched *sched; /* scheduler[label] */
+	size_t n_sched;
 	char **labels; /* every label of the file, sorted, once each */
 	size_t n_labels;
 };

@@ -192,6 +192,35 @@ typedef struct {
 #define NVML_NVLINK_MAX_LINKS 18
 
 /*
+ * The vGPU scheduler state (nvml.h, NVML 12.x and later; NVIDIA's layout):
+ * the policy NVML_VGPU_SCHEDULER_POLICY_*, whether adaptive round robin is
+ * on, and the time slice in ns (with the averaging factor in ARR mode).
+ */
+#define NVML_VGPU_SCHEDULER_POLICY_UNKNOWN 0
+#define NVML_VGPU_SCHEDULER_POLICY_BEST_EFFORT 1
+#define NVML_VGPU_SCHEDULER_POLICY_EQUAL_SHARE 2
+#define NVML_VGPU_SCHEDULER_POLICY_FIXED_SHARE 3
+#define NVML_VGPU_SCHEDULER_ARR_DEFAULT 0
+#define NVML_VGPU_SCHEDULER_ARR_DISABLE 1
+#define NVML_VGPU_SCHEDULER_ARR_ENABLE 2
+
+typedef union {
+	struct {
+		unsigned int avgFactor; /* averaging factor of adaptive round robin */
+		unsigned int timeslice; /* ns */
+	} vgpuSchedDataWithARR;
+	struct {
+		unsigned int timeslice; /* ns */
+	} vgpuSchedData;
+} nvmlVgpuSchedulerParams_t;
+
+typedef struct nvmlVgpuSchedulerGetState_st {
+	unsigned int schedulerPolicy;
+	unsigned int isEnabledARR;
+	nvmlVgpuSchedulerParams_t schedulerParams;
+} nvmlVgpuSchedulerGetState_t;
+
+/*
  * The entry points, as function types: X(return, name, parameters).  nvml.c
  * expands the list into a table of pointers filled by dlsym(); the stand-in
  * into definitions.  Required ones first; the rest may be missing in an
@@ -266,6 +295,8 @@ typedef struct {
 	X(nvmlReturn_t, nvmlVgpuInstanceGetRuntimeStateSize,                                       \
 	  (nvmlVgpuInstance_t vgpu, nvmlVgpuRuntimeState_v1_t * state))                            \
 	X(nvmlReturn_t, nvmlDeviceGetNvLinkState,                                                  \
-	  (nvmlDevice_t dev, unsigned int link, nvmlEnableState_t *isActive))
+	  (nvmlDevice_t dev, unsigned int link, nvmlEnableState_t *isActive))                      \
+	X(nvmlReturn_t, nvmlDeviceGetVgpuSchedulerState,                                           \
+	  (nvmlDevice_t dev, nvmlVgpuSchedulerGetState_t * state))
 
 #endif

@@ -20,6 +20,7 @@
 #include "nvml-abi.h"
 #include "nvml.h"
 #include "records.h"
+#include "scheduler.h"
 
 struct vgpu_nvml {
 	void *dl;
@@ -600,4 +601,47 @@ void vgpu_nvml_mig_target(struct vgpu_nvml *n, const struct vgpu_model *m,
 			}
 		}
 	}
+}
+
+int vgpu_nvml_sched(struct vgpu_nvml *n, const char *bus, struct vgpu_sched *out)
+{
+	nvmlVgpuSchedulerGetState_t st;
+	struct vgpu_sched s = { 0 };
+	nvmlDevice_t dev;
+	nvmlReturn_t r;
+	unsigned ns;
+
+	if (!n || !n->nvmlDeviceGetVgpuSchedulerState)
+		return -ENOSYS;
+	r = device(n, bus, &dev);
+	if (r == NVML_SUCCESS) {
+		memset(&st, 0, sizeof(st));
+		r = n->nvmlDeviceGetVgpuSchedulerState(dev, &st);
+	}
+	if (r != NVML_SUCCESS)
+		return nv_errno(r);
+	switch (st.schedulerPolicy) {
+	case NVML_VGPU_SCHEDULER_POLICY_BEST_EFFORT:
+		s.policy = VGPU_SCHED_BEST_EFFORT;
+		break;
+	case NVML_VGPU_SCHEDULER_POLICY_EQUAL_SHARE:
+		s.policy = VGPU_SCHED_EQUAL_SHARE;
+		break;
+	case NVML_VGPU_SCHEDULER_POLICY_FIXED_SHARE:
+		s.policy = VGPU_SCHED_FIXED_SHARE;
+		break;
+	default:
+		return -ENOENT; /* no active scheduling */
+	}
+	if (s.policy != VGPU_SCHED_BEST_EFFORT && st.isEnabledARR) {
+		s.adaptive = true;
+		s.avg_factor = st.schedulerParams.vgpuSchedDataWithARR.avgFactor;
+		ns = st.schedulerParams.vgpuSchedDataWithARR.timeslice;
+	} else {
+		ns = st.schedulerParams.vgpuSchedData.timeslice;
+	}
+	if (s.policy != VGPU_SCHED_BEST_EFFORT && !s.adaptive)
+		s.timeslice_ms = (ns + 500000u) / 1000000u;
+	*out = s;
+	return 0;
 }

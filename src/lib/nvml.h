@@ -125,4 +125,18 @@ void vgpu_nvml_mig_source(struct vgpu_nvml *n, const struct vgpu_records *recs, 
 void vgpu_nvml_mig_target(struct vgpu_nvml *n, const struct vgpu_model *m,
 			  const struct vgpu_mig_host *src, struct vgpu_mig_host *dst);
 
+struct vgpu_sched;
+
+/**
+ * vgpu_nvml_sched() - the live vGPU scheduler of a GPU
+ * (nvmlDeviceGetVgpuSchedulerState): policy, adaptive round robin with its
+ * averaging factor, or the time slice (ns, rounded to ms).
+ * @n: the handle; NULL: -ENOSYS
+ * @bus: the GPU's PCI address
+ * @out: the setting, written only on success
+ * Return: 0; -ENOSYS when this NVML cannot tell (too old, not a vGPU
+ * host); -ENOENT when no scheduling is active; -errno for NVML's other errors.
+ */
+int vgpu_nvml_sched(struct vgpu_nvml *n, const char *bus, struct vgpu_sched *out);
+
 #endif

@@ -20,7 +20,8 @@ v() {
 v apply --dry-run >"$tmp/out" 2>"$tmp/err" || { echo "FAIL: dry run: $(cat "$tmp/err")"; fail=1; }
 for want in "fake-nvidia-smi -i 0000:af:00.0 -mig 1" "fake-nvidia-smi mig -i 0000:af:00.0 -cgi 5,14,14 -C" \
 	"create 4 vGPUs of A30-6C on GPU 0000:3b:00.0" "create 1 vGPUs of A30-2-12C on GPU 0000:af:00.0" \
-	"create 2 vGPUs of A30-1-6C on GPU 0000:af:00.0"; do
+	"create 2 vGPUs of A30-1-6C on GPU 0000:af:00.0" \
+	"write: the vGPU scheduler (RmPVMRL) > /etc/modprobe.d/vgpuctl-scheduler.conf"; do
 	grep -qF -- "$want" "$tmp/out" || { echo "FAIL: dry run lacks '$want':"; cat "$tmp/out"; fail=1; }
 done
 RC=0

@@ -95,6 +95,10 @@ VALUES = {  # the value of an option's argument, whatever the form calls it
     '--file': 'tests/data/configs/vgpu-device-manager-example.yaml', '--config': 'A30-1-6C',
     '--nvidia-smi': tmp + '/none/nvidia-smi', '--sriov-manage': tmp + '/none/sriov-manage',
     '--textfile': tmp + '/prom', '--bandwidth': '10000', '--since': '2h',
+    '--timeslice': '3', '--average-factor': '60', '--frequency': '960',
+}
+CMD_VALUES = {  # where one option name takes another value per command
+    'scheduler': {'--set': 'equal-share'},  # params' --set KEY=VALUE stays as the form says
 }
 POSITIONAL = {  # a placeholder that is an argument of its own
     'PROFILE': 'A30-1-6C', 'GPU': '0000:3b:00.0', 'BDF': '0000:3b:00.0', 'DOMAIN': 'vm-none',
@@ -172,6 +176,8 @@ def instantiate(words):
                 out.append({'gpus': 'ADDRESS', 'vfs': 'ADDRESS', 'topology': 'NODE'}.get(cmd, 'GPU'))
             else:
                 out.append(w)
+        elif prev in CMD_VALUES.get(cmd, {}) and not w.startswith('-'):
+            out.append(CMD_VALUES[cmd][prev])
         elif prev in VALUES and not w.startswith('-'):
             out.append(VALUES[prev])
         elif w in POSITIONAL:

@@ -28,13 +28,15 @@ run gpus-json V gpus --json
 run topology V topology
 run inventory V inventory --json
 run types V types
+run scheduler V scheduler
+run scheduler-json V scheduler --json
 # our declarations against the real library: read-only entry points only
 run probe-syms P "$nvml" - syms
 for bus in $(nvidia-smi --query-gpu=pci.bus_id --format=csv,noheader); do
 	b=$(echo "$bus" | tr 'A-F' 'a-f' | sed 's/^0000\(....\)/\1/; s/^\(....\):/0000:/')
 	d=/sys/bus/pci/devices/$b
 	run "sysfs-$b" cat "$d/vendor" "$d/device" "$d/subsystem_vendor" "$d/subsystem_device" "$d/numa_node"
-	for q in handle mig mem ecc types hetero pmeta vgpus; do
+	for q in handle mig mem ecc types hetero pmeta vgpus sched; do
 		run "probe-$b-$q" P "$nvml" "$b" "$q"
 	done
 done

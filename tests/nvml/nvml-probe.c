@@ -8,7 +8,7 @@
  *   nvml-probe LIB BUS handle | mig | mem | profiles | profile INDEX |
  *       profile-badversion INDEX | placements PROFILE_ID | placements-small PROFILE_ID |
  *       gis | create PROFILE_ID START [SIZE] | create-any PROFILE_ID | ci GI | dci GI |
- *       destroy GI | types | names | hetero | hetero-set MODE | hetero-badversion |
+ *       destroy GI | types | names | hetero | hetero-set MODE | hetero-badversion | sched |
  *       maxpergi-badversion TYPE_ID | handles |
  *       ecc | vgpus | vgpus-small | meta INSTANCE | meta-small INSTANCE | pmeta |
  *       compat INSTANCE | state INSTANCE | state-badversion INSTANCE
@@ -532,6 +532,14 @@ int main(int argc, char **argv)
 			m.version = NVML_STRUCT_VERSION(nvmlVgpuHeterogeneousMode_v1_t, 2);
 		CALL(nvmlDeviceGetVgpuHeterogeneousMode, dev, &m);
 		printf("%u\n", m.mode);
+	} else if (strcmp(cmd, "sched") == 0) {
+		nvmlVgpuSchedulerGetState_t st = { 0 };
+
+		CALL(nvmlDeviceGetVgpuSchedulerState, dev, &st);
+		printf("policy %u arr %u avg %u timeslice %u\n", st.schedulerPolicy,
+		       st.isEnabledARR, st.schedulerParams.vgpuSchedDataWithARR.avgFactor,
+		       st.isEnabledARR ? st.schedulerParams.vgpuSchedDataWithARR.timeslice :
+					 st.schedulerParams.vgpuSchedData.timeslice);
 	} else if (strcmp(cmd, "hetero-set") == 0 && nargs == 1) {
 		nvmlVgpuHeterogeneousMode_v1_t m = { .version = nvmlVgpuHeterogeneousMode_v1,
 						     .mode = num(arg[0]) };

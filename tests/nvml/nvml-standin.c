@@ -2290,3 +2290,43 @@ nvmlReturn_t nvmlVgpuInstanceGetRuntimeStateSize(nvmlVgpuInstance_t vgpu,
 	return NVML_SUCCESS;
 }
 #endif
+
+#ifndef STANDIN_OLD
+/*
+ * sched-<BDF>: the GPU's live vGPU scheduler, "KEY VALUE" lines: policy
+ * (best-effort, equal-share, fixed-share or NVML's number), timeslice (ms;
+ * answered in ns as NVML does), arr 0|1 and avg-factor N (adaptive round
+ * robin).  Missing: NOT_SUPPORTED, as a driver without the call answers.
+ */
+nvmlReturn_t nvmlDeviceGetVgpuSchedulerState(nvmlDevice_t dev, nvmlVgpuSchedulerGetState_t *state)
+{
+	static const char *const names[] = { "unknown", "best-effort", "equal-share",
+					     "fixed-share" };
+	char f[64], v[64];
+	unsigned int ts = 0;
+
+	DEV_ENTER("nvmlDeviceGetVgpuSchedulerState", dev);
+	if (!state)
+		return NVML_ERROR_INVALID_ARGUMENT;
+	snprintf(f, sizeof(f), "sched-%s", dev->bdf);
+	if (!setting(f, "policy", v, sizeof(v)))
+		return NVML_ERROR_NOT_SUPPORTED;
+	memset(state, 0, sizeof(*state));
+	state->schedulerPolicy = (unsigned int)strtoul(v, NULL, 0);
+	for (unsigned int i = 0; i < sizeof(names) / sizeof(names[0]); i++)
+		if (strcmp(v, names[i]) == 0)
+			state->schedulerPolicy = i;
+	if (setting(f, "timeslice", v, sizeof(v)))
+		ts = (unsigned int)strtoul(v, NULL, 0) * 1000000u;
+	state->isEnabledARR = setting_on(f, "arr", false);
+	if (state->isEnabledARR) {
+		state->schedulerParams.vgpuSchedDataWithARR.avgFactor =
+			setting(f, "avg-factor", v, sizeof(v)) ? (unsigned int)strtoul(v, NULL, 0) :
+								 33;
+		state->schedulerParams.vgpuSchedDataWithARR.timeslice = ts;
+	} else {
+		state->schedulerParams.vgpuSchedData.timeslice = ts;
+	}
+	return NVML_SUCCESS;
+}
+#endif

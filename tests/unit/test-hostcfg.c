@@ -242,7 +242,7 @@ static void test_unknown_keys(void **state)
 	assert_refused(
 		HEAD "      mig-enabled: false\nfoo: 1\n", NULL,
 		"t.yaml:6: unknown key 'foo' at the top level (expected version, mig-configs, "
-		"vgpu-configs, start-domains)");
+		"vgpu-configs, start-domains, scheduler)");
 	assert_refused(HEAD "      mig-enabled: true\n      mig-device: {}\n", "a",
 		       "t.yaml:6: unknown key 'mig-device' in mig-configs.a[0] (expected devices, "
 		       "device-filter, mig-enabled, mig-devices)");
@@ -519,6 +519,74 @@ static void test_syntax(void **state)
 }
 
 /* The reader: FIFOs and directories refused without blocking, size capped. */
+/* scheduler: {LABEL: [SCHED...]}: every GPU and per PCI address, checked as NVIDIA documents
+ * RmPVMRL */
+static void test_scheduler(void **state)
+{
+	static const struct {
+		const char *text, *msg;
+	} bad[] = {
+		{ "      bogus: 1\n",
+		  "t.yaml:8: unknown key 'bogus' in scheduler.v[0] (expected policy, timeslice, average-factor, frequency, devices)" },
+		{ "      timeslice: 3\n", "t.yaml:8: no 'policy' in scheduler.v[0]" },
+		{ "      policy: round-robin\n",
+		  "t.yaml:8: 'policy' in scheduler.v[0] must be best-effort, equal-share or fixed-share, not 'round-robin'" },
+		{ "      policy: equal-share\n      timeslice: 31\n",
+		  "t.yaml:9: 'timeslice' in scheduler.v[0] is 31, out of 0..30" },
+		{ "      policy: best-effort\n      timeslice: 3\n",
+		  "t.yaml:8: no such scheduler in scheduler.v[0]: best effort takes no time slice, a time slice (1-30 ms) and adaptive round robin (average-factor 0-60 with frequency 63-960 Hz) exclude each other" },
+		{ "      policy: equal-share\n      average-factor: 60\n",
+		  "t.yaml:8: no such scheduler in scheduler.v[0]: best effort takes no time slice, a time slice (1-30 ms) and adaptive round robin (average-factor 0-60 with frequency 63-960 Hz) exclude each other" },
+		{ "      policy: equal-share\n    - policy: fixed-share\n",
+		  "t.yaml:9: a second setting for every GPU in scheduler.v[1]" },
+		{ "      policy: equal-share\n      devices: [\"3b:00.0\"]\n    - policy: fixed-share\n      devices: [\"0000:3b:00.0\"]\n",
+		  "t.yaml:10: GPU 0000:3b:00.0 has a scheduler setting twice in scheduler.v[1]" },
+		{ "      policy: equal-share\n      devices: [0]\n",
+		  "t.yaml:9: GPU index 0 in 'devices' in scheduler.v[0]: the scheduler is set per PCI address (0000:3b:00.0), which does not move" },
+	};
+	struct vgpu_hostcfg c = { 0 };
+	char text[1024];
+
+	(void)state;
+	assert_int_equal(parse(VHEAD "      vgpu-devices: {A30-4C: 6}\n"
+				     "scheduler:\n"
+				     "  v:\n"
+				     "    - policy: equal-share\n"
+				     "      timeslice: 3\n"
+				     "    - devices: [\"af:00.0\", \"0000:3b:00.0\"]\n"
+				     "      policy: equal-share\n"
+				     "      average-factor: 60\n"
+				     "      frequency: 960\n"
+				     "  other:\n"
+				     "    - policy: fixed-share\n"
+				     "      devices: all\n",
+			       "v", &c),
+			 0);
+	assert_int_equal(c.n_sched, 2);
+	assert_int_equal(c.sched[0].n_addrs, 0);
+	assert_int_equal(c.sched[0].s.policy, VGPU_SCHED_EQUAL_SHARE);
+	assert_int_equal(c.sched[0].s.timeslice_ms, 3);
+	assert_int_equal(c.sched[1].n_addrs, 2);
+	assert_string_equal(c.sched[1].addrs[0], "0000:af:00.0");
+	assert_true(c.sched[1].s.adaptive);
+	assert_int_equal(c.sched[1].s.avg_factor, 60);
+	assert_int_equal(c.sched[1].s.frequency_hz, 960);
+	vgpu_hostcfg_clear(&c);
+	/* another label's: not selected, still checked */
+	assert_int_equal(
+		parse(VHEAD
+		      "      vgpu-devices: {A30-4C: 6}\nscheduler:\n  w:\n    - policy: best-effort\n",
+		      "v", &c),
+		0);
+	assert_int_equal(c.n_sched, 0);
+	vgpu_hostcfg_clear(&c);
+	for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+		snprintf(text, sizeof(text), "%s%s%s", VHEAD "      vgpu-devices: {A30-4C: 6}\n",
+			 "scheduler:\n  v:\n    - ", bad[i].text + 6);
+		assert_refused(text, "v", bad[i].msg);
+	}
+}
+
 static void test_load_files(void **state)
 {
 	char dir[PATH_MAX], path[PATH_MAX + 16];
@@ -565,6 +633,7 @@ int main(int argc, char **argv)
 		cmocka_unit_test(test_deep_nesting),
 		cmocka_unit_test(test_syntax),
 		cmocka_unit_test(test_load_files),
+		cmocka_unit_test(test_scheduler),
 	};
 	int r;
 

@@ -1,0 +1,548 @@
+// SPDX-License-Identifier: LGPL-2.1-or-later
+/*
+ * The vGPU scheduler's RmPVMRL value, the modprobe.d lines that carry it and
+ * the kernel log lines that report it.  The layout of the value is NVIDIA's
+ * (vGPU user guide 17, "Changing Time-Sliced vGPU Scheduling Behavior" /
+ * "RmPVMRL Registry Key"; AI Enterprise 5.0 user guide §7):
+ *
+ *   0x00          best effort
+ *   0x01          equal share, default time slice
+ *   0x00TT0001    equal share, time slice TT ms (0x01-0x1E)
+ *   0x11          fixed share, default time slice
+ *   0x00TT0011    fixed share, time slice TT ms
+ *   0xAAFFF001    adaptive round robin: averaging factor AA (0x01-0x3C,
+ *   0xAAFFF011    00 the default 33), frequency FFF Hz (0x3F-0x3C0)
+ */
+#include <ctype.h>
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+
+#include "cleanup.h"
+#include "scheduler.h"
+
+#define POLICY_BYTE_BE 0x00u
+#define POLICY_BYTE_ES 0x01u
+#define POLICY_BYTE_FS 0x11u
+
+int vgpu_sched_decode(uint32_t v, struct vgpu_sched *out)
+{
+	struct vgpu_sched s = { 0 };
+	unsigned aa = v >> 24, tt = (v >> 16) & 0xff, mid = (v >> 8) & 0xff;
+
+	switch (v & 0xff) {
+	case POLICY_BYTE_BE:
+		if (v)
+			return -EINVAL; /* best effort has no time slice */
+		s.policy = VGPU_SCHED_BEST_EFFORT;
+		*out = s;
+		return 0;
+	case POLICY_BYTE_ES:
+		s.policy = VGPU_SCHED_EQUAL_SHARE;
+		break;
+	case POLICY_BYTE_FS:
+		s.policy = VGPU_SCHED_FIXED_SHARE;
+		break;
+	default:
+		return -EINVAL;
+	}
+	if (aa == 0 && mid == 0) {
+		if (tt > VGPU_SCHED_TIMESLICE_MAX)
+			return -EINVAL;
+		s.timeslice_ms = tt;
+	} else {
+		unsigned f = (v >> 12) & 0xfff;
+
+		if ((v >> 8) & 0xf || aa > VGPU_SCHED_AVG_MAX || f < VGPU_SCHED_FREQ_MIN ||
+		    f > VGPU_SCHED_FREQ_MAX)
+			return -EINVAL;
+		s.adaptive = true;
+		s.avg_factor = aa;
+		s.frequency_hz = f;
+	}
+	*out = s;
+	return 0;
+}
+
+int vgpu_sched_encode(const struct vgpu_sched *s, uint32_t *out)
+{
+	uint32_t pol, aa;
+
+	switch (s->policy) {
+	case VGPU_SCHED_BEST_EFFORT:
+		if (s->adaptive || s->timeslice_ms || s->avg_factor || s->frequency_hz)
+			return -EINVAL;
+		*out = POLICY_BYTE_BE;
+		return 0;
+	case VGPU_SCHED_EQUAL_SHARE:
+		pol = POLICY_BYTE_ES;
+		break;
+	case VGPU_SCHED_FIXED_SHARE:
+		pol = POLICY_BYTE_FS;
+		break;
+	default:
+		return -EINVAL;
+	}
+	if (!s->adaptive) {
+		if (s->avg_factor || s->frequency_hz)
+			return -EINVAL;
+		if (s->timeslice_ms > VGPU_SCHED_TIMESLICE_MAX)
+			return -ERANGE;
+		*out = (uint32_t)s->timeslice_ms << 16 | pol;
+		return 0;
+	}
+	if (s->timeslice_ms)
+		return -EINVAL;
+	if (s->avg_factor > VGPU_SCHED_AVG_MAX || s->frequency_hz < VGPU_SCHED_FREQ_MIN ||
+	    s->frequency_hz > VGPU_SCHED_FREQ_MAX)
+		return -ERANGE;
+	aa = s->avg_factor;
+	/* 0x00FFF001 with FFF ending in 0 reads as a strict time slice: say the default */
+	if (!aa && !(s->frequency_hz & 0xf))
+		aa = VGPU_SCHED_AVG_DEFAULT;
+	*out = aa << 24 | (uint32_t)s->frequency_hz << 12 | pol;
+	return 0;
+}
+
+static const char *const policy_names[] = { NULL, "best-effort", "equal-share", "fixed-share" };
+static const char *const policy_nv[] = { NULL, "BEST_EFFORT", "EQUAL_SHARE", "FIXED_SHARE" };
+
+const char *vgpu_sched_policy_name(enum vgpu_sched_policy p)
+{
+	return (unsigned)p < ARRAY_SIZE(policy_names) ? policy_names[p] : NULL;
+}
+
+int vgpu_sched_policy_parse(const char *s, enum vgpu_sched_policy *out)
+{
+	for (size_t i = 1; i < ARRAY_SIZE(policy_names); i++)
+		if (strcmp(s, policy_names[i]) == 0 || strcmp(s, policy_nv[i]) == 0) {
+			*out = (enum vgpu_sched_policy)i;
+			return 0;
+		}
+	return -EINVAL;
+}
+
+void vgpu_sched_text(const struct vgpu_sched *s, char *buf, size_t len)
+{
+	const char *name = vgpu_sched_policy_name(s->policy);
+
+	if (!name)
+		snprintf(buf, len, "%s", "");
+	else if (s->adaptive)
+		snprintf(buf, len, "%s adaptive %u/%uHz", name,
+			 s->avg_factor ? s->avg_factor : VGPU_SCHED_AVG_DEFAULT, s->frequency_hz);
+	else if (s->timeslice_ms)
+		snprintf(buf, len, "%s %ums", name, s->timeslice_ms);
+	else
+		snprintf(buf, len, "%s", name);
+}
+
+bool vgpu_sched_differs(const struct vgpu_sched *want, const struct vgpu_sched *live)
+{
+	if (want->policy != live->policy)
+		return true;
+	if (want->policy == VGPU_SCHED_BEST_EFFORT)
+		return false;
+	if (want->adaptive != live->adaptive && (live->adaptive || live->timeslice_ms))
+		return true; /* the log says nothing of adaptive mode: a bare policy is no answer */
+	return !want->adaptive && want->timeslice_ms && live->timeslice_ms &&
+	       want->timeslice_ms != live->timeslice_ms;
+}
+
+/* ---- modprobe.d ---- */
+
+#define REG_GLOBAL "NVreg_RegistryDwords"
+#define REG_PER_DEVICE "NVreg_RegistryDwordsPerDevice"
+#define REG_KEY "RmPVMRL"
+
+/* "0x11" or "17" to a 32-bit number, the whole string */
+static int reg_number(const char *s, size_t len, uint32_t *out)
+{
+	char buf[32], *end;
+	unsigned long long v;
+
+	if (!len || len >= sizeof(buf) || !isdigit((unsigned char)*s))
+		return -EINVAL;
+	memcpy(buf, s, len);
+	buf[len] = '\0';
+	errno = 0;
+	v = strtoull(buf, &end, 0);
+	if (errno || *end || v > 0xffffffffull)
+		return -EINVAL;
+	*out = (uint32_t)v;
+	return 0;
+}
+
+static void add_dev(struct vgpu_sched_dev **devs, size_t *n, const char *bdf, uint32_t v)
+{
+	for (size_t i = 0; i < *n; i++)
+		if (strcmp((*devs)[i].bdf, bdf) == 0) {
+			(*devs)[i].value = v;
+			return;
+		}
+	*devs = vgpu_xrealloc(*devs, (*n + 1) * sizeof(**devs));
+	snprintf((*devs)[*n].bdf, sizeof((*devs)[*n].bdf), "%s", bdf);
+	(*devs)[(*n)++].value = v;
+}
+
+/*
+ * A registry string "Key=Value;Key=Value" (per device: "pci=ADDR;Key=Value;
+ * pci=ADDR;..."): its RmPVMRL entries, checked.  @why gets the reason.
+ */
+static int reg_parse(const char *val, bool per_device, bool *has_global, uint32_t *global,
+		     struct vgpu_sched_dev **devs, size_t *n_devs, char *why, size_t whylen)
+{
+	char cur[VGPU_BDF_LEN] = "";
+	const char *p = val;
+
+	while (*p) {
+		size_t len = strcspn(p, ";"), klen = strcspn(p, "=;");
+		const char *v = p + klen + 1;
+		size_t vlen = len > klen ? len - klen - 1 : 0;
+		struct vgpu_sched s;
+		uint32_t x;
+
+		if (per_device && klen == 3 && strncasecmp(p, "pci", 3) == 0 && klen < len) {
+			char addr[64];
+
+			snprintf(addr, sizeof(addr), "%.*s", (int)vlen, v);
+			if (vlen >= sizeof(addr) || vgpu_bdf_normalize(addr, cur) < 0) {
+				snprintf(why, whylen, "pci=%.*s is not a PCI address", (int)vlen,
+					 v);
+				return -EINVAL;
+			}
+		} else if (klen == strlen(REG_KEY) && strncasecmp(p, REG_KEY, klen) == 0) {
+			if (klen >= len || reg_number(v, vlen, &x) < 0 ||
+			    vgpu_sched_decode(x, &s) < 0) {
+				snprintf(
+					why, whylen,
+					"%.*s is not a scheduler value NVIDIA documents (0x00, 0x01, 0x11, 0x00TT0001, 0x00TT0011, 0xAAFFF001, 0xAAFFF011)",
+					(int)len, p);
+				return -EINVAL;
+			}
+			if (!per_device) {
+				*has_global = true;
+				*global = x;
+			} else if (!*cur) {
+				snprintf(why, whylen, "%.*s comes before any pci=ADDR", (int)len,
+					 p);
+				return -EINVAL;
+			} else {
+				add_dev(devs, n_devs, cur, x);
+			}
+		}
+		p += len;
+		if (*p == ';')
+			p++;
+	}
+	return 0;
+}
+
+/*
+ * The next word of an "options" line into @w (quotes removed), NULL at the
+ * end; -1 in *@bad for an unterminated quote.
+ */
+static const char *next_word(const char *p, char **w, int *bad)
+{
+	char *o;
+	bool q = false;
+
+	while (*p == ' ' || *p == '\t')
+		p++;
+	if (!*p)
+		return NULL;
+	o = *w = vgpu_xmalloc(strlen(p) + 1);
+	for (; *p && (q || (*p != ' ' && *p != '\t')); p++)
+		if (*p == '"')
+			q = !q;
+		else
+			*o++ = *p;
+	*o = '\0';
+	if (q)
+		*bad = -1;
+	return p;
+}
+
+/* module and parameter names: '-' and '_' are the same to modprobe */
+static bool name_is(const char *s, size_t len, const char *name)
+{
+	if (len != strlen(name))
+		return false;
+	for (size_t i = 0; i < len; i++)
+		if (s[i] != name[i] && !(strchr("-_", s[i]) && strchr("-_", name[i])))
+			return false;
+	return true;
+}
+
+int vgpu_sched_conf_parse(struct vgpu_ctx *ctx, struct vgpu_sched_conf *c, const char *file,
+			  const char *text)
+{
+	VGPU_AUTOFREE char *dw = NULL;
+	VGPU_AUTOFREE char *pd = NULL;
+	const char *p = text;
+	unsigned line = 0;
+
+	while (*p) {
+		VGPU_AUTOFREE char *logical = NULL;
+		VGPU_AUTOFREE char *w1 = NULL;
+		VGPU_AUTOFREE char *w2 = NULL;
+		unsigned first = line + 1;
+		const char *q;
+		int bad = 0;
+
+		/* one logical line: a backslash at the end joins the next */
+		logical = vgpu_xstrdup("");
+		for (;;) {
+			size_t len = strcspn(p, "\n");
+			bool more = len && p[len - 1] == '\\';
+
+			line++;
+			vgpu_append(&logical, "%.*s", (int)(more ? len - 1 : len), p);
+			p += len;
+			if (*p)
+				p++;
+			if (!more || !*p)
+				break;
+		}
+		q = next_word(logical, &w1, &bad);
+		if (!q || w1[0] == '#' || strcmp(w1, "options") != 0)
+			continue;
+		q = next_word(q, &w2, &bad);
+		if (!q || !name_is(w2, strlen(w2), "nvidia"))
+			continue;
+		for (;;) {
+			VGPU_AUTOFREE char *w = NULL;
+			size_t klen;
+			char why[512];
+			bool per;
+			bool g = false;
+			uint32_t gv = 0;
+			struct vgpu_sched_dev *devs = NULL;
+			size_t nd = 0;
+			int r;
+
+			q = next_word(q, &w, &bad);
+			if (bad)
+				return vgpu_error(ctx, -EINVAL, "%s:%u: a quote is not closed",
+						  file, first);
+			if (!q)
+				break;
+			klen = strcspn(w, "=");
+			if (name_is(w, klen, REG_GLOBAL))
+				per = false;
+			else if (name_is(w, klen, REG_PER_DEVICE))
+				per = true;
+			else
+				continue;
+			r = reg_parse(w[klen] ? w + klen + 1 : "", per, &g, &gv, &devs, &nd, why,
+				      sizeof(why));
+			free(devs);
+			if (r < 0)
+				return vgpu_error(ctx, r, "%s:%u: %.*s: %s", file, first, (int)klen,
+						  w, why);
+			free(per ? pd : dw);
+			if (per)
+				pd = vgpu_xstrdup(w[klen] ? w + klen + 1 : "");
+			else
+				dw = vgpu_xstrdup(w[klen] ? w + klen + 1 : "");
+		}
+	}
+	/* the file is whole: its last values replace the earlier files' */
+	if (dw) {
+		free(c->dwords);
+		free(c->dwords_from);
+		c->dwords = vgpu_steal_ptr(&dw);
+		c->dwords_from = vgpu_xstrdup(file);
+		c->has_global = false;
+		c->global = 0;
+		reg_parse(c->dwords, false, &c->has_global, &c->global, NULL, NULL, NULL, 0);
+	}
+	if (pd) {
+		char why[8];
+
+		free(c->per_device);
+		free(c->per_device_from);
+		free(c->devs);
+		c->devs = NULL;
+		c->n_devs = 0;
+		c->per_device = vgpu_steal_ptr(&pd);
+		c->per_device_from = vgpu_xstrdup(file);
+		reg_parse(c->per_device, true, NULL, NULL, &c->devs, &c->n_devs, why, sizeof(why));
+	}
+	return 0;
+}
+
+void vgpu_sched_conf_clear(struct vgpu_sched_conf *c)
+{
+	free(c->dwords);
+	free(c->dwords_from);
+	free(c->per_device);
+	free(c->per_device_from);
+	free(c->devs);
+	memset(c, 0, sizeof(*c));
+}
+
+int vgpu_sched_conf_of(const struct vgpu_sched_conf *c, const char *bdf, uint32_t *value,
+		       const char **from)
+{
+	for (size_t i = 0; i < c->n_devs; i++)
+		if (strcmp(c->devs[i].bdf, bdf) == 0) {
+			*value = c->devs[i].value;
+			*from = c->per_device_from;
+			return 0;
+		}
+	if (!c->has_global)
+		return -ENOENT;
+	*value = c->global;
+	*from = c->dwords_from;
+	return 0;
+}
+
+static void append_value(char **s, uint32_t v)
+{
+	vgpu_append(s, "%s" REG_KEY "=0x%0*x", **s ? ";" : "", v > 0xff ? 8 : 2, v);
+}
+
+/* The index of @bdf in @gpus, or -1. */
+static long target_of(const char *bdf, const char *const *gpus, size_t n)
+{
+	for (size_t i = 0; *bdf && i < n; i++)
+		if (strcmp(bdf, gpus[i]) == 0)
+			return (long)i;
+	return -1;
+}
+
+/* @old with RmPVMRL=@vals[i] for each GPU @gpus[i] (per device), or =@vals[0] for all (n 0) */
+static char *reg_set(const char *old, const uint32_t *vals, const char *const *gpus, size_t n)
+{
+	char *out = vgpu_xstrdup("");
+	char cur[VGPU_BDF_LEN] = "";
+	bool *done = vgpu_xcalloc(n + 1, sizeof(*done));
+	const char *p = old ? old : "";
+
+	for (;;) {
+		size_t len = strcspn(p, ";"), klen = strcspn(p, "=;");
+		bool pci = n && klen == 3 && strncasecmp(p, "pci", 3) == 0 && klen < len;
+
+		/* leaving a target GPU's group: its value goes last in it */
+		if ((pci || !*p) && n && target_of(cur, gpus, n) >= 0) {
+			append_value(&out, vals[target_of(cur, gpus, n)]);
+			for (size_t i = 0; i < n; i++)
+				done[i] |= strcmp(cur, gpus[i]) == 0;
+		}
+		if (!*p)
+			break;
+		if (pci) {
+			char addr[64];
+
+			snprintf(addr, sizeof(addr), "%.*s", (int)(len - klen - 1), p + klen + 1);
+			if (vgpu_bdf_normalize(addr, cur) < 0)
+				cur[0] = '\0';
+		}
+		if (len && !(klen == strlen(REG_KEY) && strncasecmp(p, REG_KEY, klen) == 0 &&
+			     (!n || target_of(cur, gpus, n) >= 0)))
+			vgpu_append(&out, "%s%.*s", *out ? ";" : "", (int)len, p);
+		p += len;
+		if (*p == ';')
+			p++;
+	}
+	if (!n)
+		append_value(&out, vals[0]);
+	for (size_t i = 0; i < n; i++)
+		if (!done[i]) {
+			vgpu_append(&out, "%spci=%s", *out ? ";" : "", gpus[i]);
+			append_value(&out, vals[target_of(gpus[i], gpus, n)]);
+			done[i] = true;
+			for (size_t k = i + 1; k < n; k++)
+				done[k] |= strcmp(gpus[i], gpus[k]) == 0;
+		}
+	free(done);
+	return out;
+}
+
+char *vgpu_sched_conf_render(const struct vgpu_sched_conf *all, const struct vgpu_sched_conf *ours,
+			     const uint32_t *global, const char *const *gpus,
+			     const uint32_t *values, size_t n_gpus)
+{
+	VGPU_AUTOFREE char *dw = NULL;
+	VGPU_AUTOFREE char *pd = NULL;
+	char *s;
+
+	if (n_gpus)
+		pd = reg_set(all->per_device, values, gpus, n_gpus);
+	else
+		pd = ours->per_device ? vgpu_xstrdup(ours->per_device) : NULL;
+	if (global)
+		dw = reg_set(all->dwords, global, NULL, 0);
+	else
+		dw = ours->dwords ? vgpu_xstrdup(ours->dwords) : NULL;
+	s = vgpu_xstrdup(
+		"# The vGPU scheduler (NVIDIA's RmPVMRL registry key), read when the nvidia\n"
+		"# module loads: written by vgpuctl scheduler.\n");
+	if (dw && *dw)
+		vgpu_append(&s, "options nvidia " REG_GLOBAL "=\"%s\"\n", dw);
+	if (pd && *pd)
+		vgpu_append(&s, "options nvidia " REG_PER_DEVICE "=\"%s\"\n", pd);
+	return s;
+}
+
+/* ---- the kernel log ---- */
+
+size_t vgpu_sched_log_parse(const char *text, struct vgpu_sched_log **out)
+{
+	static const char gpu_at[] = "GPU at ", has[] = " has software scheduler ",
+			  policy[] = " with policy ", ts[] = "Software scheduler timeslice set to ";
+	struct vgpu_sched_log *v = NULL;
+	size_t n = 0;
+	long cur = -1;
+
+	for (const char *p = text; *p;) {
+		size_t len = strcspn(p, "\n");
+		VGPU_AUTOFREE char *l = vgpu_xstrndup(p, len);
+		const char *a, *h, *w;
+
+		p += len + (p[len] == '\n');
+		if ((h = strstr(l, has)) && (a = strstr(l, gpu_at)) && a < h &&
+		    (w = strstr(h, policy))) {
+			char addr[64], bdf[VGPU_BDF_LEN], name[32];
+			enum vgpu_sched_policy pol;
+			size_t i;
+
+			a += strlen(gpu_at);
+			if (strncmp(a, "PCI:", 4) == 0)
+				a += 4;
+			/* "0000:3b:00.0", or the "PCI:0000:3b:00: GPU-UUID" of other NVRM lines */
+			snprintf(addr, sizeof(addr), "%.*s", (int)strcspn(a, " \t"), a);
+			if (*addr && addr[strlen(addr) - 1] == ':')
+				addr[strlen(addr) - 1] = '\0';
+			if (!strchr(addr, '.') && strlen(addr) + 3 <= sizeof(addr))
+				strcat(addr, ".0");
+			w += strlen(policy);
+			snprintf(name, sizeof(name), "%.*s", (int)strcspn(w, ". \t\r"), w);
+			if (vgpu_bdf_normalize(addr, bdf) < 0 ||
+			    vgpu_sched_policy_parse(name, &pol) < 0) {
+				cur = -1;
+				continue;
+			}
+			for (i = 0; i < n && strcmp(v[i].bdf, bdf); i++)
+				;
+			if (i == n) {
+				v = vgpu_xrealloc(v, (n + 1) * sizeof(*v));
+				snprintf(v[n++].bdf, sizeof(v->bdf), "%s", bdf);
+			}
+			memset(&v[i].s, 0, sizeof(v[i].s));
+			v[i].s.policy = pol;
+			cur = (long)i;
+		} else if ((a = strstr(l, ts)) && cur >= 0) {
+			char *end;
+			unsigned long ms = strtoul(a + strlen(ts), &end, 10);
+
+			if (end != a + strlen(ts) && strncmp(end, " ms", 3) == 0 && ms < 1000)
+				v[cur].s.timeslice_ms = (unsigned)ms;
+		}
+	}
+	*out = v;
+	return n;
+}

@@ -1,0 +1,364 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+/*
+ * scheduler.c: the RmPVMRL codec against every example NVIDIA documents
+ * (decode -> fields -> encode gives the same value, and the fields say what
+ * the documentation's sentence says), the modprobe.d lines (per-device
+ * beating global, a later file beating an earlier one, malformed lines named
+ * with file and line), the file vgpuctl writes (other keys and GPUs kept)
+ * and the kernel log's scheduler lines.
+ */
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <setjmp.h>
+#include <cmocka.h>
+
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "scheduler.h"
+
+/*
+ * Every RmPVMRL example of NVIDIA's documentation, with its sentence:
+ *  - vGPU user guide 17 §8 "Changing Time-Sliced vGPU Scheduling Behavior",
+ *    table "RmPVMRL Registry Key" (also AI Enterprise 5.0 user guide §7 and
+ *    https://docs.omniverse.nvidia.com/prod_deployment/prod_deployment/advance-gpu.html):
+ *    0x00 best effort (default); 0x01 equal share with the default time
+ *    slice length; 0x00TT0001 equal share with a user-defined time slice
+ *    length TT; 0x11 fixed share with the default time slice length;
+ *    0x00TT0011 fixed share with a user-defined time slice length TT;
+ *    TT 0x01-0x1E ms.
+ *  - its examples: 0x00030001 "equal share scheduler with time slice that is
+ *    3 ms long", 0x00180011 "fixed share scheduler with time slice that is
+ *    24 (0x18) ms long", 0x00120001 (equal share, 18 ms).
+ *  - adaptive round robin (vGPU 17 and later): 0xAAFFF001 with averaging
+ *    factor AA 0x01-0x3C and frequency FFF 0x3F-0x3C0 Hz; example
+ *    0x3c3c0001 (factor 60, 960 Hz).
+ * (shared/reference/driver-messages.md "vgpu_params and the scheduler",
+ * vgpu-host.md §5.3.)
+ */
+static const struct example {
+	uint32_t value;
+	enum vgpu_sched_policy policy;
+	unsigned timeslice_ms;
+	bool adaptive;
+	unsigned avg_factor, frequency_hz;
+	const char *text; /* vgpu_sched_text(): the sentence in vgpuctl's words */
+	const char *doc; /* NVIDIA's sentence */
+} examples[] = {
+	{ 0x00, VGPU_SCHED_BEST_EFFORT, 0, false, 0, 0, "best-effort", "Best effort scheduler" },
+	{ 0x01, VGPU_SCHED_EQUAL_SHARE, 0, false, 0, 0, "equal-share",
+	  "Equal share scheduler with the default time slice length" },
+	{ 0x11, VGPU_SCHED_FIXED_SHARE, 0, false, 0, 0, "fixed-share",
+	  "Fixed share scheduler with the default time slice length" },
+	{ 0x00030001, VGPU_SCHED_EQUAL_SHARE, 3, false, 0, 0, "equal-share 3ms",
+	  "equal share scheduler with time slice that is 3 ms long" },
+	{ 0x00180011, VGPU_SCHED_FIXED_SHARE, 24, false, 0, 0, "fixed-share 24ms",
+	  "fixed share scheduler with time slice that is 24 (0x18) ms long" },
+	{ 0x00120001, VGPU_SCHED_EQUAL_SHARE, 18, false, 0, 0, "equal-share 18ms",
+	  "equal share scheduler with a user-defined time slice length TT = 0x12 (18 ms)" },
+	{ 0x00010001, VGPU_SCHED_EQUAL_SHARE, 1, false, 0, 0, "equal-share 1ms",
+	  "0x00TT0001 with the shortest time slice, TT = 0x01" },
+	{ 0x001e0011, VGPU_SCHED_FIXED_SHARE, 30, false, 0, 0, "fixed-share 30ms",
+	  "0x00TT0011 with the longest time slice, TT = 0x1E" },
+	{ 0x3c3c0001, VGPU_SCHED_EQUAL_SHARE, 0, true, 60, 960, "equal-share adaptive 60/960Hz",
+	  "adaptive round robin, averaging factor 0x3C, frequency 0x3C0 Hz" },
+	{ 0x0103f011, VGPU_SCHED_FIXED_SHARE, 0, true, 1, 63, "fixed-share adaptive 1/63Hz",
+	  "0xAAFFF011 at the low ends: AA 0x01, FFF 0x3F" },
+};
+
+static void test_documented_examples(void **state)
+{
+	(void)state;
+	for (size_t i = 0; i < sizeof(examples) / sizeof(examples[0]); i++) {
+		const struct example *e = &examples[i];
+		struct vgpu_sched s;
+		uint32_t back = 0xdeadbeef;
+		char text[64];
+
+		print_message("RmPVMRL=0x%08x: %s\n", e->value, e->doc);
+		assert_int_equal(vgpu_sched_decode(e->value, &s), 0);
+		assert_int_equal(s.policy, e->policy);
+		assert_int_equal(s.timeslice_ms, e->timeslice_ms);
+		assert_int_equal(s.adaptive, e->adaptive);
+		assert_int_equal(s.avg_factor, e->avg_factor);
+		assert_int_equal(s.frequency_hz, e->frequency_hz);
+		vgpu_sched_text(&s, text, sizeof(text));
+		assert_string_equal(text, e->text);
+		assert_int_equal(vgpu_sched_encode(&s, &back), 0);
+		assert_int_equal(back, e->value);
+	}
+}
+
+/* values NVIDIA does not document are refused, not guessed at */
+static void test_decode_refuses(void **state)
+{
+	static const uint32_t bad[] = {
+		0x02, /* no such policy byte */
+		0x10,	    0x00030000, /* best effort with a time slice */
+		0x001f0001, /* TT above 0x1E */
+		0x00ff0011, /* TT above 0x1E */
+		0x3d3c0001, /* AA above 0x3C */
+		0x3c030001, /* FFF below 0x3F */
+		0x3c3d0001, /* FFF above 0x3C0 */
+		0x3c3c0101, /* bits 8-11 set */
+		0x00000101,
+	};
+	struct vgpu_sched s = { .policy = VGPU_SCHED_FIXED_SHARE, .timeslice_ms = 7 };
+
+	(void)state;
+	for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+		print_message("0x%08x\n", bad[i]);
+		assert_int_equal(vgpu_sched_decode(bad[i], &s), -EINVAL);
+	}
+	assert_int_equal(s.policy, VGPU_SCHED_FIXED_SHARE); /* untouched */
+	assert_int_equal(s.timeslice_ms, 7);
+}
+
+static void test_encode(void **state)
+{
+	struct vgpu_sched s = { .policy = VGPU_SCHED_EQUAL_SHARE, .timeslice_ms = 31 };
+	uint32_t v = 0;
+
+	(void)state;
+	assert_int_equal(vgpu_sched_encode(&s, &v), -ERANGE);
+	s = (struct vgpu_sched){ .policy = VGPU_SCHED_BEST_EFFORT, .timeslice_ms = 3 };
+	assert_int_equal(vgpu_sched_encode(&s, &v), -EINVAL);
+	s = (struct vgpu_sched){ .policy = VGPU_SCHED_NONE };
+	assert_int_equal(vgpu_sched_encode(&s, &v), -EINVAL);
+	s = (struct vgpu_sched){ .policy = VGPU_SCHED_FIXED_SHARE, .adaptive = true };
+	assert_int_equal(vgpu_sched_encode(&s, &v), -ERANGE); /* no frequency */
+	s = (struct vgpu_sched){ .policy = VGPU_SCHED_FIXED_SHARE,
+				 .adaptive = true,
+				 .avg_factor = 61,
+				 .frequency_hz = 960 };
+	assert_int_equal(vgpu_sched_encode(&s, &v), -ERANGE);
+	/* AA 00 with FFF ending in 0 would read as 16 ms strict: the default 33 is written */
+	s = (struct vgpu_sched){ .policy = VGPU_SCHED_EQUAL_SHARE,
+				 .adaptive = true,
+				 .frequency_hz = 0x100 };
+	assert_int_equal(vgpu_sched_encode(&s, &v), 0);
+	assert_int_equal(v, 0x21100001);
+	assert_int_equal(vgpu_sched_decode(v, &s), 0);
+	assert_true(s.adaptive);
+	assert_int_equal(s.avg_factor, 33);
+	/* AA 00 otherwise: the driver's default, kept as 00 */
+	assert_int_equal(vgpu_sched_decode(0x0003f001, &s), 0);
+	assert_true(s.adaptive);
+	assert_int_equal(s.avg_factor, 0);
+	assert_int_equal(s.frequency_hz, 63);
+	assert_int_equal(vgpu_sched_encode(&s, &v), 0);
+	assert_int_equal(v, 0x0003f001);
+}
+
+static void test_policy_names(void **state)
+{
+	enum vgpu_sched_policy p = VGPU_SCHED_NONE;
+
+	(void)state;
+	assert_int_equal(vgpu_sched_policy_parse("fixed-share", &p), 0);
+	assert_int_equal(p, VGPU_SCHED_FIXED_SHARE);
+	assert_int_equal(vgpu_sched_policy_parse("EQUAL_SHARE", &p), 0);
+	assert_int_equal(p, VGPU_SCHED_EQUAL_SHARE);
+	assert_int_equal(vgpu_sched_policy_parse("round-robin", &p), -EINVAL);
+	assert_null(vgpu_sched_policy_name(VGPU_SCHED_NONE));
+	assert_string_equal(vgpu_sched_policy_name(VGPU_SCHED_BEST_EFFORT), "best-effort");
+}
+
+static void test_differs(void **state)
+{
+	struct vgpu_sched want = { .policy = VGPU_SCHED_EQUAL_SHARE };
+	struct vgpu_sched live = { .policy = VGPU_SCHED_EQUAL_SHARE, .timeslice_ms = 2 };
+
+	(void)state;
+	assert_false(vgpu_sched_differs(&want, &live)); /* the default is what the driver chose */
+	want.timeslice_ms = 3;
+	assert_true(vgpu_sched_differs(&want, &live));
+	want.timeslice_ms = 2;
+	assert_false(vgpu_sched_differs(&want, &live));
+	live.policy = VGPU_SCHED_FIXED_SHARE;
+	assert_true(vgpu_sched_differs(&want, &live));
+}
+
+static void parse_ok(struct vgpu_sched_conf *c, const char *file, const char *text)
+{
+	struct vgpu_ctx ctx;
+
+	vgpu_ctx_init(&ctx, NULL, NULL);
+	if (vgpu_sched_conf_parse(&ctx, c, file, text) != 0)
+		fail_msg("%s: %s", file, vgpu_ctx_error(&ctx));
+	vgpu_ctx_clear(&ctx);
+}
+
+static void test_conf_per_device_beats_global(void **state)
+{
+	struct vgpu_sched_conf c = { 0 };
+	const char *from = NULL;
+	uint32_t v = 0;
+
+	(void)state;
+	parse_ok(
+		&c, "a.conf",
+		"# a comment\n"
+		"options nouveau modeset=0\n"
+		"options nvidia NVreg_EnablePCIeGen3=0 NVreg_RegistryDwords=\"PerfLevelSrc=0x2222;RmPVMRL=0x01\"\n"
+		"options nvidia NVreg_RegistryDwordsPerDevice=\\\n"
+		"\"pci=0000:86:00.0;RmPVMRL=0x11;pci=3B:00.0;RmPVMRL=0x00180011\"\n");
+	assert_int_equal(vgpu_sched_conf_of(&c, "0000:86:00.0", &v, &from), 0);
+	assert_int_equal(v, 0x11);
+	assert_string_equal(from, "a.conf");
+	assert_int_equal(vgpu_sched_conf_of(&c, "0000:3b:00.0", &v, &from), 0);
+	assert_int_equal(v, 0x00180011);
+	assert_int_equal(vgpu_sched_conf_of(&c, "0000:af:00.0", &v, &from), 0);
+	assert_int_equal(v, 0x01);
+	/* a later file's parameter replaces the earlier one, as the kernel keeps the last */
+	parse_ok(&c, "b.conf", "options nvidia NVreg_RegistryDwords=RmPVMRL=0x00030001\n");
+	assert_int_equal(vgpu_sched_conf_of(&c, "0000:af:00.0", &v, &from), 0);
+	assert_int_equal(v, 0x00030001);
+	assert_string_equal(from, "b.conf");
+	assert_int_equal(vgpu_sched_conf_of(&c, "0000:86:00.0", &v, &from), 0);
+	assert_int_equal(v, 0x11);
+	/* a global value without RmPVMRL: nothing for every GPU */
+	parse_ok(&c, "c.conf", "options nvidia NVreg_RegistryDwords=\"PerfLevelSrc=0x2222\"\n");
+	assert_int_equal(vgpu_sched_conf_of(&c, "0000:af:00.0", &v, &from), -ENOENT);
+	vgpu_sched_conf_clear(&c);
+	assert_int_equal(vgpu_sched_conf_of(&c, "0000:86:00.0", &v, &from), -ENOENT);
+}
+
+static void test_conf_malformed(void **state)
+{
+	static const struct {
+		const char *text, *msg;
+	} bad[] = {
+		{ "\noptions nvidia NVreg_RegistryDwords=\"RmPVMRL=0x5\"\n",
+		  "x.conf:2: NVreg_RegistryDwords: RmPVMRL=0x5 is not a scheduler value NVIDIA documents" },
+		{ "options nvidia NVreg_RegistryDwords=RmPVMRL=fast\n",
+		  "x.conf:1: NVreg_RegistryDwords: RmPVMRL=fast is not" },
+		{ "options nvidia NVreg_RegistryDwords=RmPVMRL=\n",
+		  "x.conf:1: NVreg_RegistryDwords: RmPVMRL= is not" },
+		{ "options nvidia NVreg_RegistryDwordsPerDevice=\"RmPVMRL=0x11\"\n",
+		  "x.conf:1: NVreg_RegistryDwordsPerDevice: RmPVMRL=0x11 comes before any pci=ADDR" },
+		{ "options nvidia NVreg_RegistryDwordsPerDevice=\"pci=zz;RmPVMRL=0x11\"\n",
+		  "x.conf:1: NVreg_RegistryDwordsPerDevice: pci=zz is not a PCI address" },
+		{ "options nvidia NVreg_RegistryDwords=\"RmPVMRL=0x11\n",
+		  "x.conf:1: a quote is not closed" },
+	};
+	struct vgpu_ctx ctx;
+	struct vgpu_sched_conf c = { 0 };
+	const char *from;
+	uint32_t v;
+
+	(void)state;
+	vgpu_ctx_init(&ctx, NULL, NULL);
+	parse_ok(&c, "ok.conf", "options nvidia NVreg_RegistryDwords=RmPVMRL=0x11\n");
+	for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+		assert_int_equal(vgpu_sched_conf_parse(&ctx, &c, "x.conf", bad[i].text), -EINVAL);
+		if (strncmp(vgpu_ctx_error(&ctx), bad[i].msg, strlen(bad[i].msg)) != 0)
+			fail_msg("got '%s', want '%s...'", vgpu_ctx_error(&ctx), bad[i].msg);
+		/* the file is refused whole: what was read before stays */
+		assert_int_equal(vgpu_sched_conf_of(&c, "0000:01:00.0", &v, &from), 0);
+		assert_int_equal(v, 0x11);
+	}
+	vgpu_sched_conf_clear(&c);
+	vgpu_ctx_clear(&ctx);
+}
+
+static void test_render(void **state)
+{
+	struct vgpu_sched_conf all = { 0 }, ours = { 0 };
+	const char *gpus[] = { "0000:3b:00.0", "0000:af:00.0" };
+	const uint32_t fs2[] = { 0x11, 0x11 }, es[] = { 0x01 }, mix[] = { 0x00, 0x00180011 };
+	const uint32_t all_es = 0x01;
+	char *s;
+
+	(void)state;
+	parse_ok(
+		&all, "nvidia.conf",
+		"options nvidia NVreg_RegistryDwords=\"PerfLevelSrc=0x2222;RmPVMRL=0x01\"\n"
+		"options nvidia NVreg_RegistryDwordsPerDevice=\"pci=0000:86:00.0;RmPVMRL=0x11;pci=0000:3b:00.0;Other=1;RmPVMRL=0x01\"\n");
+	/* every GPU: the other key kept, RmPVMRL replaced */
+	{
+		const uint32_t v = 0x00030001;
+
+		s = vgpu_sched_conf_render(&all, &ours, &v, NULL, NULL, 0);
+	}
+	assert_non_null(strstr(
+		s,
+		"options nvidia NVreg_RegistryDwords=\"PerfLevelSrc=0x2222;RmPVMRL=0x00030001\"\n"));
+	assert_null(strstr(s, "PerDevice"));
+	free(s);
+	/* two GPUs: 86 kept, 3b's entry replaced in its group, af added */
+	s = vgpu_sched_conf_render(&all, &ours, NULL, gpus, fs2, 2);
+	assert_non_null(strstr(
+		s,
+		"options nvidia NVreg_RegistryDwordsPerDevice=\"pci=0000:86:00.0;RmPVMRL=0x11;pci=0000:3b:00.0;Other=1;RmPVMRL=0x11;pci=0000:af:00.0;RmPVMRL=0x11\"\n"));
+	assert_null(strstr(s, "NVreg_RegistryDwords="));
+	free(s);
+	/* our own global line stays when a GPU is set */
+	parse_ok(&ours, "vgpuctl-scheduler.conf",
+		 "options nvidia NVreg_RegistryDwords=RmPVMRL=0x00\n");
+	s = vgpu_sched_conf_render(&all, &ours, NULL, gpus, es, 1);
+	assert_non_null(strstr(s, "NVreg_RegistryDwords=\"RmPVMRL=0x00\"\n"));
+	assert_non_null(strstr(s, "pci=0000:3b:00.0;Other=1;RmPVMRL=0x01\"\n"));
+	free(s);
+	/* both at once (apply), one value per GPU */
+	s = vgpu_sched_conf_render(&all, &ours, &all_es, gpus, mix, 2);
+	assert_non_null(strstr(s, "NVreg_RegistryDwords=\"PerfLevelSrc=0x2222;RmPVMRL=0x01\"\n"));
+	assert_non_null(strstr(
+		s,
+		"pci=0000:3b:00.0;Other=1;RmPVMRL=0x00;pci=0000:af:00.0;RmPVMRL=0x00180011\"\n"));
+	free(s);
+	vgpu_sched_conf_clear(&all);
+	vgpu_sched_conf_clear(&ours);
+}
+
+static void test_log(void **state)
+{
+	struct vgpu_sched_log *v = NULL;
+	size_t n;
+
+	(void)state;
+	n = vgpu_sched_log_parse(
+		"Nov 28 10:00:00 h kernel: NVRM: GPU at 0000:3b:00.0 has software scheduler ENABLED with policy EQUAL_SHARE.\n"
+		"Nov 28 10:00:00 h kernel: NVRM: Software scheduler timeslice set to 3 ms.\n"
+		"Nov 28 10:00:00 h kernel: NVRM: GPU at PCI:0000:af:00: GPU-1 has software scheduler DISABLED with policy BEST_EFFORT.\n"
+		"Nov 28 11:00:00 h kernel: NVRM: GPU at 0000:3b:00.0 has software scheduler ENABLED with policy FIXED_SHARE.\n"
+		"Nov 28 11:00:00 h kernel: NVRM: GPU at 0000:3c:00.0 has software scheduler ENABLED with policy ROUND_ROBIN.\n"
+		"Nov 28 11:00:00 h kernel: NVRM: Software scheduler timeslice set to 9 ms.\n",
+		&v);
+	assert_int_equal(n, 2);
+	assert_string_equal(v[0].bdf, "0000:3b:00.0");
+	assert_int_equal(v[0].s.policy, VGPU_SCHED_FIXED_SHARE); /* the last load's */
+	assert_int_equal(v[0].s.timeslice_ms, 0); /* 9 ms is the unknown policy's */
+	assert_string_equal(v[1].bdf, "0000:af:00.0");
+	assert_int_equal(v[1].s.policy, VGPU_SCHED_BEST_EFFORT);
+	free(v);
+	n = vgpu_sched_log_parse(
+		"NVRM: GPU at 0000:3b:00.0 has software scheduler ENABLED with policy EQUAL_SHARE.\n"
+		"NVRM: Software scheduler timeslice set to 3 ms.",
+		&v);
+	assert_int_equal(n, 1);
+	assert_int_equal(v[0].s.timeslice_ms, 3);
+	free(v);
+	assert_int_equal(vgpu_sched_log_parse("nothing here\n", &v), 0);
+	assert_null(v);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_documented_examples),
+		cmocka_unit_test(test_decode_refuses),
+		cmocka_unit_test(test_encode),
+		cmocka_unit_test(test_policy_names),
+		cmocka_unit_test(test_differs),
+		cmocka_unit_test(test_conf_per_device_beats_global),
+		cmocka_unit_test(test_conf_malformed),
+		cmocka_unit_test(test_render),
+		cmocka_unit_test(test_log),
+	};
+
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
