@@ -35,12 +35,16 @@ run probe-syms P "$nvml" - syms
 for bus in $(nvidia-smi --query-gpu=pci.bus_id --format=csv,noheader); do
 	b=$(echo "$bus" | tr 'A-F' 'a-f' | sed 's/^0000\(....\)/\1/; s/^\(....\):/0000:/')
 	d=/sys/bus/pci/devices/$b
-	run "sysfs-$b" cat "$d/vendor" "$d/device" "$d/subsystem_vendor" "$d/subsystem_device" "$d/numa_node"
+	n=${b//[:.]/-} # a file name without ':' (the device tool returns plain names only)
+	run "sysfs-$n" cat "$d/vendor" "$d/device" "$d/subsystem_vendor" "$d/subsystem_device" "$d/numa_node"
 	for q in handle mig mem ecc types hetero pmeta vgpus sched; do
-		run "probe-$b-$q" P "$nvml" "$b" "$q"
+		run "probe-$n-$q" P "$nvml" "$b" "$q"
 	done
 done
 # the target's side of a migration on a host without a vGPU manager: no type, no slot
 printf '%s\n' '{"vgpuctl-migrate": 1, "vgpus": [{"type": "H200-141C", "interface": "vf"}]}' >"$out/manifest.json"
 run migrate-offer V migrate-offer <"$out/manifest.json"
+# the host's own kernel log through the catalogue (read only)
+run diagnose V diagnose
+run kern-nvrm sh -c 'journalctl -k -b --no-pager 2>/dev/null | grep -E "NVRM|nvidia" | tail -40'
 ls "$out"
