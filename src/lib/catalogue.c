@@ -301,7 +301,10 @@ const struct vgpu_cat_row *vgpu_catalogue_match(const struct vgpu_catalogue *cat
 	return NULL;
 }
 
-/* nvstatuscodes.h (NVIDIA/open-gpu-kernel-modules), the codes vGPU logs show */
+/*
+ * NVIDIA/open-gpu-kernel-modules src/common/sdk/nvidia/inc/nvstatuscodes.h,
+ * the codes vGPU logs show (each checked against that file, 2026-11-28)
+ */
 static const struct {
 	unsigned long code;
 	const char *name;
@@ -336,7 +339,13 @@ const char *vgpu_status_name(unsigned long code)
 
 /*
  * NVIDIA's Xid catalogue, "Resolution Bucket (Immediate Action)", for the
- * Xids a vGPU host sees most; others: see the catalogue.
+ * Xids a vGPU host sees most; others: see the catalogue.  Checked against
+ * https://docs.nvidia.com/deploy/xid-errors/analyzing-xid-catalog.html and
+ * NVIDIA/NVSentinel distros/kubernetes/nvsentinel/charts/gpu-health-monitor/
+ * xiderrorsmapping.csv (NVIDIA's machine-readable copy of that column).
+ * WORKFLOW_* buckets name a documented workflow: WORKFLOW_XID_45 (solo:
+ * RESTART_FM, else IGNORE), WORKFLOW_XID_48 (solo: RESET_GPU; with Xid 63 or
+ * 64: DRAIN_AND_RESET).
  */
 static const struct {
 	unsigned long xid;
@@ -346,12 +355,12 @@ static const struct {
 	{ 8, "GPU stopped processing", "RESTART_APP" },
 	{ 13, "graphics engine exception", "RESTART_APP" },
 	{ 31, "GPU memory page fault", "RESTART_APP" },
-	{ 43, "GPU stopped processing", "RESTART_APP" },
-	{ 45, "preemptive cleanup, due to a previous error", "IGNORE" },
-	{ 48, "double bit ECC error", "RESET_GPU" },
-	{ 63, "row remapping pending", "RESET_GPU" },
+	{ 43, "GPU stopped processing", "IGNORE" },
+	{ 45, "preemptive cleanup, due to a previous error", "WORKFLOW_XID_45" },
+	{ 48, "double bit ECC error", "WORKFLOW_XID_48" },
+	{ 63, "row remapping recording event", "IGNORE" },
 	{ 64, "row remapping failure", "RESET_GPU" },
-	{ 74, "NVLink error", "RESET_GPU" },
+	{ 74, "NVLink error", "WORKFLOW_NVLINK_ERR" },
 	{ 79, "GPU has fallen off the bus", "RESTART_BM" },
 	{ 94, "contained ECC error", "RESTART_APP" },
 	{ 95, "uncontained ECC error", "RESET_GPU" },

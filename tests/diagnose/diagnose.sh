@@ -100,7 +100,7 @@ python3 -c 'import json, sys
 d = json.load(open(sys.argv[1]))
 assert d["verdict"]["row"] == "slow-cleanup", d["verdict"]
 assert "0:3b:0.4" in d["identities"] and "11111111-2222-4333-8444-555555555551" in d["identities"]
-assert [e["decoded"] for e in d["timeline"] if e["row"] == "xid"] == ["Xid 43: GPU stopped processing; resolution bucket RESTART_APP"]' "$tmp/out" || {
+assert [e["decoded"] for e in d["timeline"] if e["row"] == "xid"] == ["Xid 43: GPU stopped processing; resolution bucket IGNORE"]' "$tmp/out" || {
 	echo "FAIL: diagnose vm1 --json"
 	fail=1
 }

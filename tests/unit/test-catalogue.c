@@ -282,6 +282,11 @@ static void test_decode(void **state)
 	assert_int_equal(code, 79);
 	assert_string_equal(vgpu_xid_info(code, &bucket), "GPU has fallen off the bus");
 	assert_string_equal(bucket, "RESTART_BM");
+	/* NVIDIA's catalogue: Xid 43 follows another Xid (IGNORE), 48 has its own workflow */
+	assert_non_null(vgpu_xid_info(43, &bucket));
+	assert_string_equal(bucket, "IGNORE");
+	assert_non_null(vgpu_xid_info(48, &bucket));
+	assert_string_equal(bucket, "WORKFLOW_XID_48");
 	assert_null(vgpu_status_name(0x9999));
 	assert_null(vgpu_xid_info(9999, &bucket));
 }
