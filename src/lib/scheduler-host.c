@@ -68,7 +68,8 @@ static int conf_files(struct vgpu_ctx *ctx, const struct vgpu_sysdir *root, stru
 					       vgpu_asprintf("/%s/%s", dirs[d], names.items[i]));
 		}
 	}
-	qsort(out->items, out->n, sizeof(*out->items), base_cmp);
+	if (out->n) /* qsort() of no array: NULL is undefined (UBSan) */
+		qsort(out->items, out->n, sizeof(*out->items), base_cmp);
 	return 0;
 }
 
