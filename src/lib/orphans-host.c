@@ -258,28 +258,6 @@ static void mark_wedged(struct vgpu_ctx *ctx, struct vgpu_sysfs *fs, const struc
 	fclose(f);
 }
 
-bool vgpu_wedged_parent(struct vgpu_sysfs *fs, const char *parent)
-{
-	VGPU_AUTOSTRV names = { 0 };
-	struct vgpu_sysdir root;
-
-	vgpu_sysdir_root(fs, &root);
-	if (vgpu_sysfs_list_dir(&root, &names, VGPU_WEDGED_DIR) < 0)
-		return false;
-	for (size_t i = 0; i < names.n; i++) {
-		char text[128], want[VGPU_BDF_LEN + 16];
-
-		if (strcmp(names.items[i], parent) == 0)
-			return true;
-		snprintf(want, sizeof(want), "parent=%s\n", parent);
-		if (vgpu_sysfs_read_str(&root, text, sizeof(text), VGPU_WEDGED_DIR "/%s",
-					names.items[i]) == 0 &&
-		    strncmp(text, want, strlen(want) - 1) == 0)
-			return true;
-	}
-	return false;
-}
-
 static bool wanted(enum vgpu_oclass c, unsigned what)
 {
 	return (c == VGPU_OCLASS_ORPHAN && (what & VGPU_REAP_ORPHANS)) ||

@@ -51,13 +51,4 @@ int vgpu_orphans_scan(struct vgpu_ctx *ctx, struct vgpu_sysfs *fs, struct vgpu_v
 int vgpu_orphans_reap(struct vgpu_ctx *ctx, struct vgpu_sysfs *fs, struct vgpu_virt *v,
 		      unsigned what, long long grace_s, bool dry_run, size_t *freed);
 
-/**
- * vgpu_wedged_parent() - is a vGPU on @parent marked wedged?  Planners
- * treat such a parent as taken until the marker is cleared.
- * @fs: the host root
- * @parent: the parent's normalized PCI address
- * Return: true when a marker names @parent.
- */
-bool vgpu_wedged_parent(struct vgpu_sysfs *fs, const char *parent);
-
 #endif

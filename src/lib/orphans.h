@@ -16,8 +16,6 @@
 #include "records.h"
 #include "util.h"
 
-/* Marker files of vGPUs whose free failed, one per vGPU (mdev UUID or VF address). */
-#define VGPU_WEDGED_DIR "var/lib/vgpuctl/wedged"
 /* The default grace period: a younger vGPU nobody names may be one being set up. */
 #define VGPU_ORPHAN_GRACE_S 300
 

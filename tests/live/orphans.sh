@@ -147,6 +147,14 @@ emu_clear_journal
 v -c "$C" release --orphans --grace 0 >"$W/o" 2>"$W/err" && grep -q '^freed 0 vGPUs$' "$W/o" ||
 	fail "a wedged vGPU: $(cat "$W/o" "$W/err")"
 [ -z "$(emu_writes)" ] || fail "wrote to a wedged vGPU: $(emu_writes)"
+# its parent stays taken for plan and assign until the marker is cleared, even once it cleared
+echo 1 >"$EMU_ROOT/sys/bus/mdev/devices/$MR/remove" || fail "remove $MR"
+domain late2 33333333-2222-4333-8444-555555555556 >"$W/l2.xml"
+v assign --from "$W/l2.xml" -o "$W/l2-a.xml" --vgpu A30-2-12C --vf 0000:af:00.5 >/dev/null 2>"$W/err" &&
+	fail "assign took the wedged vGPU's parent"
+rm "$EMU_ROOT/var/lib/vgpuctl/wedged/$MR"
+v assign --from "$W/l2.xml" -o "$W/l2-a.xml" --vgpu A30-2-12C --vf 0000:af:00.5 >/dev/null 2>"$W/err" ||
+	fail "assign after the marker was cleared: $(cat "$W/err")"
 emu_stop
 
 [ $EMU_FAILS = 0 ] && echo "ok: orphans (evidence, classes, reaper, changed evidence, fail closed, wedged)"
