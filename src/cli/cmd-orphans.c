@@ -39,6 +39,12 @@ static int parse_grace(struct cli *c, const char *cmd, const char *s, long long 
 	return 0;
 }
 
+/* The domains, read from the connection each time the library asks. */
+static int read_domains(struct vgpu_ctx *ctx, void *arg, struct vgpu_odom **out, size_t *n)
+{
+	return vgpu_virt_domains(ctx, arg, out, n);
+}
+
 static int open_host(struct cli *c, const char *uri, struct vgpu_virt **v)
 {
 	if (!c->fs && vgpu_sysfs_open(&c->ctx, c->sysroot, &c->fs) < 0)
@@ -84,6 +90,7 @@ int cmd_vgpus_orphans(struct cli *c, int argc, char **argv)
 	struct vgpu_orow *rows = NULL;
 	struct cli_table *t;
 	size_t n = 0;
+	struct vgpu_odom_source src = { read_domains, NULL };
 	int o;
 
 	while ((o = cli_getopt(c, &go, argc, argv)) != -1) {
@@ -98,8 +105,10 @@ int cmd_vgpus_orphans(struct cli *c, int argc, char **argv)
 	}
 	if (optind < argc)
 		return cli_usage_error(c, "vgpus", "unexpected argument '%s'", argv[optind]);
-	if (open_host(c, uri, &v) < 0 ||
-	    vgpu_orphans_scan(&c->ctx, c->fs, v, grace, &rows, &n) < 0) {
+	if (open_host(c, uri, &v) == 0)
+		src.arg = v;
+	if (!c->fs || (uri && !v) ||
+	    vgpu_orphans_scan(&c->ctx, c->fs, v ? &src : NULL, grace, &rows, &n) < 0) {
 		cli_error(c, "vgpus: %s", vgpu_ctx_error(&c->ctx));
 		return EXIT_FAILURE;
 	}
@@ -165,8 +174,11 @@ int cmd_release_orphans(struct cli *c, int argc, char **argv)
 		uri = cli_default_uri();
 	cli_catch_stops();
 	r = open_host(c, uri, &v);
-	if (r == 0)
-		r = vgpu_orphans_reap(&c->ctx, c->fs, v, what, grace, dry, &freed);
+	if (r == 0) {
+		struct vgpu_odom_source src = { read_domains, v };
+
+		r = vgpu_orphans_reap(&c->ctx, c->fs, &src, what, grace, dry, &freed);
+	}
 	cli_reraise_stop();
 	if (r < 0) {
 		cli_error(c, "release: %s", vgpu_ctx_error(&c->ctx));

@@ -23,7 +23,6 @@
 #include "sysfs-lock.h"
 #include "sysfs.h"
 #include "vgpus.h"
-#include "virt.h"
 
 #define MDEV_DEV "sys/bus/mdev/devices/%s"
 #define PCI_DEV "sys/bus/pci/devices/%s"
@@ -124,7 +123,7 @@ static bool is_wedged(const struct vgpu_sysdir *root, const struct vgpu_orow *o)
 }
 
 /* What the domains say about @o. */
-static void domain_evidence(struct vgpu_orow *o, const struct vgpu_virt_dom *d, size_t nd)
+static void domain_evidence(struct vgpu_orow *o, const struct vgpu_odom *d, size_t nd)
 {
 	for (size_t i = 0; i < nd; i++) {
 		const struct vgpu_strv *names = o->mdev[0] ? &d[i].mdevs : &d[i].vfs;
@@ -187,13 +186,14 @@ static size_t host_rows(struct vgpu_ctx *ctx, struct vgpu_sysfs *fs, const struc
 	return n;
 }
 
-int vgpu_orphans_scan(struct vgpu_ctx *ctx, struct vgpu_sysfs *fs, struct vgpu_virt *v,
-		      long long grace_s, struct vgpu_orow **out, size_t *n)
+int vgpu_orphans_scan(struct vgpu_ctx *ctx, struct vgpu_sysfs *fs,
+		      const struct vgpu_odom_source *src, long long grace_s, struct vgpu_orow **out,
+		      size_t *n)
 {
 	VGPU_AUTOPTR(model) m = NULL;
 	VGPU_AUTORECORDS recs = { 0 };
 	struct vgpu_rows rows = { 0 };
-	struct vgpu_virt_dom *doms = NULL;
+	struct vgpu_odom *doms = NULL;
 	size_t nd = 0, k;
 	struct vgpu_sysdir root;
 	struct vgpu_orow *o;
@@ -202,12 +202,12 @@ int vgpu_orphans_scan(struct vgpu_ctx *ctx, struct vgpu_sysfs *fs, struct vgpu_v
 
 	if (err < 0)
 		return err;
-	if (v) {
+	if (src) {
 		/* a domain that cannot be read leaves the domain evidence unknown: fail closed */
 		struct vgpu_ctx dctx;
 
 		vgpu_ctx_init(&dctx, NULL, NULL);
-		if (vgpu_virt_domains(&dctx, v, &doms, &nd) == 0)
+		if (src->read(&dctx, src->arg, &doms, &nd) == 0)
 			domains = true;
 		else
 			vgpu_warn(ctx, "the domains that name vGPUs are not known: %s",
@@ -229,7 +229,7 @@ int vgpu_orphans_scan(struct vgpu_ctx *ctx, struct vgpu_sysfs *fs, struct vgpu_v
 			domain_evidence(&o[i], doms, nd);
 		o[i].cls = vgpu_oclass_of(&o[i].ev, grace_s);
 	}
-	vgpu_virt_domains_free(doms, nd);
+	vgpu_odoms_free(doms, nd);
 	*out = o;
 	*n = k;
 	return 0;
@@ -280,7 +280,7 @@ static const char *name_of(const struct vgpu_orow *o)
 }
 
 /* Free one candidate, its evidence collected again first.  1: freed, 0: left, -errno. */
-static int reap_one(struct vgpu_ctx *ctx, struct vgpu_sysfs *fs, struct vgpu_virt *v,
+static int reap_one(struct vgpu_ctx *ctx, struct vgpu_sysfs *fs, const struct vgpu_odom_source *src,
 		    const struct vgpu_orow *cand, unsigned what, long long grace_s, bool dry_run)
 {
 	struct vgpu_orow *now = NULL;
@@ -289,7 +289,7 @@ static int reap_one(struct vgpu_ctx *ctx, struct vgpu_sysfs *fs, struct vgpu_vir
 	struct vgpu_live_state st;
 	size_t n = 0;
 	bool freed = false;
-	int gpu_fd = -1, err = vgpu_orphans_scan(ctx, fs, v, grace_s, &now, &n);
+	int gpu_fd = -1, err = vgpu_orphans_scan(ctx, fs, src, grace_s, &now, &n);
 
 	if (err < 0)
 		return err;
@@ -335,8 +335,9 @@ static int reap_one(struct vgpu_ctx *ctx, struct vgpu_sysfs *fs, struct vgpu_vir
 	return err < 0 ? err : err == 0 && freed;
 }
 
-int vgpu_orphans_reap(struct vgpu_ctx *ctx, struct vgpu_sysfs *fs, struct vgpu_virt *v,
-		      unsigned what, long long grace_s, bool dry_run, size_t *freed)
+int vgpu_orphans_reap(struct vgpu_ctx *ctx, struct vgpu_sysfs *fs,
+		      const struct vgpu_odom_source *src, unsigned what, long long grace_s,
+		      bool dry_run, size_t *freed)
 {
 	struct vgpu_orow *rows = NULL;
 	size_t n = 0;
@@ -346,7 +347,7 @@ int vgpu_orphans_reap(struct vgpu_ctx *ctx, struct vgpu_sysfs *fs, struct vgpu_v
 	err = vgpu_sysfs_lock(ctx, fs, VGPU_ASSIGN_LOCK_WAIT_MS);
 	if (err < 0)
 		return err;
-	err = vgpu_orphans_scan(ctx, fs, v, grace_s, &rows, &n);
+	err = vgpu_orphans_scan(ctx, fs, src, grace_s, &rows, &n);
 	for (size_t i = 0; err == 0 && i < n; i++) {
 		if (!rows[i].ev.holders_known)
 			err = vgpu_error(
@@ -362,7 +363,7 @@ int vgpu_orphans_reap(struct vgpu_ctx *ctx, struct vgpu_sysfs *fs, struct vgpu_v
 
 		if (!wanted(rows[i].cls, what))
 			continue;
-		r = reap_one(ctx, fs, v, &rows[i], what, grace_s, dry_run);
+		r = reap_one(ctx, fs, src, &rows[i], what, grace_s, dry_run);
 		if (r > 0)
 			(*freed)++;
 		else if (r < 0 && !ret)

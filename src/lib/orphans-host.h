@@ -9,23 +9,30 @@
 
 #include "orphans.h"
 
-struct vgpu_virt;
 struct vgpu_sysfs;
+
+/* Where the domains come from; read again at each look (the reaper's before each write). */
+struct vgpu_odom_source {
+	/* the domains (vgpu_odoms_free()), or -errno with a message in the ctx */
+	int (*read)(struct vgpu_ctx *ctx, void *arg, struct vgpu_odom **out, size_t *n);
+	void *arg;
+};
 
 /**
  * vgpu_orphans_scan() - every vGPU on the host (mdevs and vendor-VFIO VFs
  * holding a type) with its evidence, classed.
  * @ctx: errors and warnings
  * @fs: the host root (its proc/ is read for holders)
- * @v: the libvirt connection whose domains are read, or NULL: domains unknown
+ * @src: where the domains are read, or NULL: they are unknown
  * @grace_s: the grace period for orphans
  * @out: the rows, on success (free() them); a row of a vGPU without a record
  *       has the record its free needs in @rec
  * @n: how many
  * Return: 0 or -errno with a message in @ctx (the host cannot be read).
  */
-int vgpu_orphans_scan(struct vgpu_ctx *ctx, struct vgpu_sysfs *fs, struct vgpu_virt *v,
-		      long long grace_s, struct vgpu_orow **out, size_t *n);
+int vgpu_orphans_scan(struct vgpu_ctx *ctx, struct vgpu_sysfs *fs,
+		      const struct vgpu_odom_source *src, long long grace_s, struct vgpu_orow **out,
+		      size_t *n);
 
 /* What vgpu_orphans_reap() frees. */
 #define VGPU_REAP_ORPHANS 1u
@@ -40,7 +47,7 @@ int vgpu_orphans_scan(struct vgpu_ctx *ctx, struct vgpu_sysfs *fs, struct vgpu_v
  * processes' open files cannot all be read or the domains are not known.
  * @ctx: errors, and one notice per vGPU freed or left
  * @fs: the host root
- * @v: the libvirt connection (required)
+ * @src: where the domains are read (NULL: they are unknown, the run is refused)
  * @what: VGPU_REAP_ORPHANS and/or VGPU_REAP_STALE
  * @grace_s: the grace period for orphans
  * @dry_run: only say what would be freed
@@ -48,7 +55,8 @@ int vgpu_orphans_scan(struct vgpu_ctx *ctx, struct vgpu_sysfs *fs, struct vgpu_v
  * Return: 0, or -errno with a message in @ctx (-EACCES: the evidence is not
  * whole; -EIO: a free failed, the vGPU marked wedged).
  */
-int vgpu_orphans_reap(struct vgpu_ctx *ctx, struct vgpu_sysfs *fs, struct vgpu_virt *v,
-		      unsigned what, long long grace_s, bool dry_run, size_t *freed);
+int vgpu_orphans_reap(struct vgpu_ctx *ctx, struct vgpu_sysfs *fs,
+		      const struct vgpu_odom_source *src, unsigned what, long long grace_s,
+		      bool dry_run, size_t *freed);
 
 #endif

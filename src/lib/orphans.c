@@ -2,6 +2,8 @@
 /*
  * orphans.c - the class of a vGPU from its evidence (pure).
  */
+#include <stdlib.h>
+
 #include "orphans.h"
 
 const char *vgpu_oclass_str(enum vgpu_oclass c)
@@ -15,6 +17,16 @@ const char *vgpu_oclass_str(enum vgpu_oclass c)
 	};
 
 	return (unsigned)c < VGPU_OCLASS_N ? names[c] : "unknown";
+}
+
+void vgpu_odoms_free(struct vgpu_odom *d, size_t n)
+{
+	for (size_t i = 0; d && i < n; i++) {
+		free(d[i].name);
+		vgpu_strv_clear(&d[i].mdevs);
+		vgpu_strv_clear(&d[i].vfs);
+	}
+	free(d);
 }
 
 enum vgpu_oclass vgpu_oclass_of(const struct vgpu_evidence *e, long long grace_s)

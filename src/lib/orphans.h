@@ -65,6 +65,21 @@ struct vgpu_evidence {
  */
 enum vgpu_oclass vgpu_oclass_of(const struct vgpu_evidence *e, long long grace_s);
 
+/* One libvirt domain: who it is and the devices its hostdevs name. */
+struct vgpu_odom {
+	char *name; /* its name (owned) */
+	char uuid[VGPU_UUID_LEN]; /* its UUID, normalized; "" when unreadable */
+	bool active; /* it runs now */
+	struct vgpu_strv mdevs; /* mdev UUIDs its persistent or live definition names */
+	struct vgpu_strv vfs; /* PCI functions ("DDDD:BB:SS.F") it names */
+};
+/**
+ * vgpu_odoms_free() - free domains and what they hold.
+ * @d: the domains (NULL is fine)
+ * @n: how many
+ */
+void vgpu_odoms_free(struct vgpu_odom *d, size_t n);
+
 /* One vGPU on the host with its evidence and class. */
 struct vgpu_orow {
 	char gpu[VGPU_BDF_LEN]; /* its GPU */

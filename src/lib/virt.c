@@ -200,7 +200,7 @@ int vgpu_virt_pinned_cpus(struct vgpu_ctx *ctx, struct vgpu_virt *v, const char 
 
 /* What one of a domain's definitions (@flags) names, added to @d. */
 static int dom_names(struct vgpu_ctx *ctx, struct vgpu_virt *v, virDomainPtr dom, unsigned flags,
-		     struct vgpu_virt_dom *d)
+		     struct vgpu_odom *d)
 {
 	char *xml = v->api.get_xml(dom, flags);
 	VGPU_AUTOPTR(xmldoc) doc = NULL;
@@ -224,12 +224,11 @@ static int dom_names(struct vgpu_ctx *ctx, struct vgpu_virt *v, virDomainPtr dom
 	return 0;
 }
 
-int vgpu_virt_domains(struct vgpu_ctx *ctx, struct vgpu_virt *v, struct vgpu_virt_dom **out,
-		      size_t *n)
+int vgpu_virt_domains(struct vgpu_ctx *ctx, struct vgpu_virt *v, struct vgpu_odom **out, size_t *n)
 {
 	virDomainPtr *doms = NULL;
 	int nd = v->api.list_all(v->conn, &doms, 0), r = 0;
-	struct vgpu_virt_dom *d;
+	struct vgpu_odom *d;
 
 	if (nd < 0)
 		return vgpu_error(ctx, -EIO, "cannot list domains: %s", v->api.last_error());
@@ -245,22 +244,12 @@ int vgpu_virt_domains(struct vgpu_ctx *ctx, struct vgpu_virt *v, struct vgpu_vir
 	}
 	free(doms);
 	if (r < 0) {
-		vgpu_virt_domains_free(d, (size_t)nd);
+		vgpu_odoms_free(d, (size_t)nd);
 		return r;
 	}
 	*out = d;
 	*n = (size_t)nd;
 	return 0;
-}
-
-void vgpu_virt_domains_free(struct vgpu_virt_dom *d, size_t n)
-{
-	for (size_t i = 0; d && i < n; i++) {
-		free(d[i].name);
-		vgpu_strv_clear(&d[i].mdevs);
-		vgpu_strv_clear(&d[i].vfs);
-	}
-	free(d);
 }
 
 int vgpu_virt_domain_xml(struct vgpu_ctx *ctx, struct vgpu_virt *v, const char *name, char **xml,

@@ -13,6 +13,7 @@
 #include "cleanup.h"
 #include "cpuset.h"
 #include "ctx.h"
+#include "orphans.h"
 #include "util.h"
 
 struct vgpu_virt;
@@ -67,34 +68,18 @@ VGPU_DEFINE_AUTOPTR(virt, struct vgpu_virt, vgpu_virt_close)
 int vgpu_virt_pinned_cpus(struct vgpu_ctx *ctx, struct vgpu_virt *v, const char *self_name,
 			  const char *self_uuid, struct vgpu_cpuset *out, struct vgpu_strv *vfs);
 
-/* One domain of a connection: who it is and the devices its hostdevs name. */
-struct vgpu_virt_dom {
-	char *name; /* its name (owned) */
-	char uuid[VGPU_UUID_LEN]; /* its UUID, normalized; "" when unreadable */
-	bool active; /* it runs now */
-	struct vgpu_strv mdevs; /* mdev UUIDs its persistent or live definition names */
-	struct vgpu_strv vfs; /* PCI functions ("DDDD:BB:SS.F") it names */
-};
 /**
  * vgpu_virt_domains() - every domain of the connection, defined or running,
  * with the mdevs and PCI functions its definitions (persistent and live)
  * name, whoever added them.
  * @ctx: where errors go
  * @v: the connection
- * @out: the domains, on success; free with vgpu_virt_domains_free()
+ * @out: the domains, on success; free with vgpu_odoms_free()
  * @n: how many
  * Return: 0 or -EIO with a message in @ctx (a domain whose XML cannot be
  * read or parsed is an error: what it names is not known).
  */
-int vgpu_virt_domains(struct vgpu_ctx *ctx, struct vgpu_virt *v, struct vgpu_virt_dom **out,
-		      size_t *n);
-/**
- * vgpu_virt_domains_free() - free what vgpu_virt_domains() returned.
- * @d: the domains (NULL is fine)
- * @n: how many
- */
-void vgpu_virt_domains_free(struct vgpu_virt_dom *d, size_t n);
-
+int vgpu_virt_domains(struct vgpu_ctx *ctx, struct vgpu_virt *v, struct vgpu_odom **out, size_t *n);
 /**
  * vgpu_virt_domain_xml() - the persistent definition of domain @name (with
  * secrets, for redefining it) and whether it runs.

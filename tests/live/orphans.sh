@@ -142,6 +142,10 @@ v -c "$C" release --orphans --grace 0 >"$W/o" 2>"$W/err"
 [ -e "$EMU_ROOT/var/lib/vgpuctl/wedged/$MR" ] || fail "no wedged marker"
 v -c "$C" vgpus --orphans --grace 0 >"$W/o"
 cls "$W/o" $MR wedged
+# metrics (no libvirt): what the host tells, the rest unknown
+v metrics >"$W/m"
+grep -q '^vgpuctl_vgpu_class{class="wedged"} 1$' "$W/m" && grep -q '^vgpuctl_vgpu_class{class="in-use"} 1$' "$W/m" &&
+	grep -q '^vgpuctl_vgpu_class{class="orphan"} 0$' "$W/m" || fail "metrics: $(grep class "$W/m")"
 emu_fault -r
 emu_clear_journal
 v -c "$C" release --orphans --grace 0 >"$W/o" 2>"$W/err" && grep -q '^freed 0 vGPUs$' "$W/o" ||
