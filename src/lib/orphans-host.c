@@ -51,6 +51,32 @@ static void device_paths(const struct vgpu_sysdir *root, const struct vgpu_orow 
 }
 
 /*
+ * Is proc mounted with hidepid (proc/mounts), so that a user other than root
+ * does not see every process?  No such file (a fixture tree): no.
+ */
+static bool hidepid(const struct vgpu_sysdir *root)
+{
+	char *text = NULL, *line, *save = NULL;
+	size_t len;
+	bool hidden = false;
+
+	if (vgpu_sysfs_read_file(root, 1 << 20, &text, &len, "proc/mounts") < 0)
+		return false;
+	for (line = strtok_r(text, "\n", &save); line; line = strtok_r(NULL, "\n", &save)) {
+		char dev[64], dir[256], type[32], opts[512];
+		const char *h;
+
+		if (sscanf(line, "%63s %255s %31s %511s", dev, dir, type, opts) != 4 ||
+		    strcmp(type, "proc") != 0 || strcmp(dir, "/proc") != 0)
+			continue;
+		h = strstr(opts, "hidepid=");
+		hidden = h && strncmp(h + 8, "0", 1) != 0 && strncmp(h + 8, "off", 3) != 0;
+	}
+	free(text);
+	return hidden;
+}
+
+/*
  * Who holds each row's device files open: one pass over ROOT/proc/<pid>/fd.
  * Return: false when some process's open files cannot be read (not root):
  * the absence of a holder is then not known.
@@ -65,6 +91,9 @@ static bool find_holders(struct vgpu_sysfs *fs, struct vgpu_orow *rows, size_t n
 	vgpu_sysdir_root(fs, &root);
 	if (vgpu_sysfs_list_dir(&root, &pids, "proc") < 0)
 		return false;
+	/* another user's processes are hidden from us: their absence proves nothing */
+	if (geteuid() != 0 && hidepid(&root))
+		whole = false;
 	paths = vgpu_xcalloc(n ? n : 1, sizeof(*paths));
 	for (size_t k = 0; k < n; k++)
 		device_paths(&root, &rows[k], &paths[k]);

@@ -133,6 +133,13 @@ if [ "$(id -u)" != 0 ]; then
 	[ $? = 1 ] && grep -q 'cannot all be read.*nothing freed' "$W/err" || fail "not closed: $(cat "$W/o" "$W/err")"
 	[ -e "$EMU_ROOT/sys/bus/mdev/devices/$MR" ] || fail "freed with /proc unreadable"
 	chmod 755 "$EMU_BACKING/proc/777/fd" && rm -r "$EMU_BACKING/proc/777"
+	# proc mounted with hidepid: other users' processes are not even listed
+	echo "proc /proc proc rw,nosuid,nodev,noexec,relatime,hidepid=invisible 0 0" >"$EMU_BACKING/proc/mounts"
+	v -c "$C" release --orphans --grace 0 >"$W/o" 2>"$W/err"
+	[ $? = 1 ] && grep -q 'hidepid.*nothing freed' "$W/err" || fail "hidepid: $(cat "$W/o" "$W/err")"
+	v -c "$C" vgpus --orphans --grace 0 >"$W/o"
+	cls "$W/o" $MR "unknown  *none  *none  *unknown"
+	rm "$EMU_BACKING/proc/mounts"
 fi
 
 # ---- a free that fails marks the vGPU wedged; it is never tried again
