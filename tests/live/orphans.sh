@@ -105,8 +105,8 @@ grep -q '^would free 3 vGPUs$' "$W/o" && grep -q "would free orphan $MR" "$W/err
 cp "$W/node-late.xml" "$W/node.xml"
 # and while the stale one's free is under way, a process opens the orphan: read again before
 # its write, it is left
-emu_fault "delay sys/bus/mdev/devices/$MS/remove 700"
-(sleep 0.2 && hold 4343 $MX) &
+emu_fault "delay sys/bus/mdev/devices/$MS/remove 500"
+(sleep 0.15 && hold 4343 $MX) &
 HP=$!
 v -c "$C" release --orphans --stale --grace 0 >"$W/o" 2>"$W/err" || fail "release --orphans --stale: $(cat "$W/err")"
 wait $HP
@@ -166,6 +166,26 @@ v assign --from "$W/l2.xml" -o "$W/l2-a.xml" --vgpu A30-2-12C --vf 0000:af:00.5 
 rm "$EMU_ROOT/var/lib/vgpuctl/wedged/$MR"
 v assign --from "$W/l2.xml" -o "$W/l2-a.xml" --vgpu A30-2-12C --vf 0000:af:00.5 >/dev/null 2>"$W/err" ||
 	fail "assign after the marker was cleared: $(cat "$W/err")"
+emu_stop
+
+# ---- vendor VFIO: a VF is named by its address; the fixture's 41:00.5 holds a type, no record
+emu_start "$SRC/tests/data/hosts/vfio-ts-l40s"
+W=$EMU_DIR
+echo 1149 >"$EMU_ROOT/sys/bus/pci/devices/0000:41:00.6/nvidia/current_vgpu_type" || fail "type on 41:00.6"
+cat >"$W/node.xml" <<EOF2
+<node><domain type='test'><name>pci</name><uuid>44444444-2222-4333-8444-555555555555</uuid>
+<memory unit='MiB'>1024</memory><os><type arch='x86_64'>hvm</type></os><devices>
+<hostdev mode='subsystem' type='pci' managed='no'><source><address domain='0x0000' bus='0x41' slot='0x00' function='0x6'/></source></hostdev>
+</devices></domain></node>
+EOF2
+C=test://$W/node.xml
+v -c "$C" vgpus --orphans --grace 0 >"$W/o" 2>"$W/err" || fail "vfio --orphans: $(cat "$W/err")"
+grep -q '^0000:41:00.0 0000:41:00.5  *orphan ' "$W/o" && grep -q '^0000:41:00.0 0000:41:00.6  *foreign  *none  *pci ' "$W/o" ||
+	fail "vfio classes: $(cat "$W/o")"
+v -c "$C" release --orphans --grace 0 >"$W/o" 2>"$W/err" && grep -q '^freed 1 vGPU$' "$W/o" || fail "vfio release: $(cat "$W/o" "$W/err")"
+[ "$(cat "$EMU_ROOT/sys/bus/pci/devices/0000:41:00.5/nvidia/current_vgpu_type")" = 0 ] &&
+	[ "$(cat "$EMU_ROOT/sys/bus/pci/devices/0000:41:00.6/nvidia/current_vgpu_type")" = 1149 ] ||
+	fail "vfio: the orphan VF is not free or the foreign one is"
 emu_stop
 
 [ $EMU_FAILS = 0 ] && echo "ok: orphans (evidence, classes, reaper, changed evidence, fail closed, wedged)"
