@@ -303,9 +303,14 @@ static const struct vgpu_orow *find_row(const struct vgpu_orow *rows, size_t n,
 	return NULL;
 }
 
-static const char *name_of(const struct vgpu_orow *o)
+/* The vGPU in messages: "mdev UUID on PARENT" or "VF BDF". */
+static const char *name_of(const struct vgpu_orow *o, char *buf, size_t len)
 {
-	return o->mdev[0] ? o->mdev : o->parent;
+	if (o->mdev[0])
+		snprintf(buf, len, "mdev %s on %s", o->mdev, o->parent);
+	else
+		snprintf(buf, len, "VF %s", o->parent);
+	return buf;
 }
 
 /* Free one candidate, its evidence collected again first.  1: freed, 0: left, -errno. */
@@ -316,6 +321,7 @@ static int reap_one(struct vgpu_ctx *ctx, struct vgpu_sysfs *fs, const struct vg
 	const struct vgpu_orow *o;
 	struct vgpu_record rec;
 	struct vgpu_live_state st;
+	char nm[VGPU_UUID_LEN + VGPU_BDF_LEN + 16];
 	size_t n = 0;
 	bool freed = false;
 	int gpu_fd = -1, err = vgpu_orphans_scan(ctx, fs, src, grace_s, &now, &n);
@@ -324,14 +330,14 @@ static int reap_one(struct vgpu_ctx *ctx, struct vgpu_sysfs *fs, const struct vg
 		return err;
 	o = find_row(now, n, cand);
 	if (!o || !wanted(o->cls, what) || !o->ev.holders_known || !o->ev.domains_known) {
-		vgpu_log(ctx, LOG_NOTICE, "left %s on %s: it is %s now", name_of(cand),
-			 cand->parent, o ? vgpu_oclass_str(o->cls) : "gone");
+		vgpu_log(ctx, LOG_NOTICE, "left %s: it is %s now", name_of(cand, nm, sizeof(nm)),
+			 o ? vgpu_oclass_str(o->cls) : "gone");
 		free(now);
 		return 0;
 	}
 	if (dry_run) {
-		vgpu_log(ctx, LOG_NOTICE, "would free %s %s on %s", vgpu_oclass_str(o->cls),
-			 name_of(o), o->parent);
+		vgpu_log(ctx, LOG_NOTICE, "would free %s %s", vgpu_oclass_str(o->cls),
+			 name_of(o, nm, sizeof(nm)));
 		free(now);
 		return 1;
 	}
@@ -347,18 +353,18 @@ static int reap_one(struct vgpu_ctx *ctx, struct vgpu_sysfs *fs, const struct vg
 	if (err == 0 && o->ev.record)
 		err = vgpu_record_remove(ctx, fs, o->key);
 	if ((err == -EBUSY || err == -ESTALE) && !freed) {
-		vgpu_log(ctx, LOG_NOTICE, "left %s on %s: %s", name_of(o), o->parent,
+		vgpu_log(ctx, LOG_NOTICE, "left %s: %s", name_of(o, nm, sizeof(nm)),
 			 vgpu_ctx_error(ctx));
 		err = 0;
 	} else if (err < 0) {
 		mark_wedged(ctx, fs, o);
-		vgpu_log(ctx, LOG_ERR, "%s on %s is wedged: %s", name_of(o), o->parent,
+		vgpu_log(ctx, LOG_ERR, "%s is wedged: %s", name_of(o, nm, sizeof(nm)),
 			 vgpu_ctx_error(ctx));
-		err = vgpu_error(ctx, -EIO, "%s on %s did not clear; marked wedged", name_of(o),
-				 o->parent);
+		err = vgpu_error(ctx, -EIO, "%s did not clear; marked wedged",
+				 name_of(o, nm, sizeof(nm)));
 	} else if (err == 0) {
-		vgpu_log(ctx, LOG_NOTICE, "freed %s %s on %s", vgpu_oclass_str(o->cls), name_of(o),
-			 o->parent);
+		vgpu_log(ctx, LOG_NOTICE, "freed %s %s", vgpu_oclass_str(o->cls),
+			 name_of(o, nm, sizeof(nm)));
 	}
 	free(now);
 	return err < 0 ? err : err == 0 && freed;

@@ -99,7 +99,7 @@ grep -q 'domains that name vGPUs are unknown' "$W/err" || fail "no notice: $(cat
 # dry run listed (the reaper reads the evidence again), a process opens another
 emu_clear_journal
 v -c "$C" release --orphans --stale --grace 0 --dry-run >"$W/o" 2>"$W/err" || fail "dry run: $(cat "$W/err")"
-grep -q '^would free 3 vGPUs$' "$W/o" && grep -q "would free orphan $MR" "$W/err" ||
+grep -q '^would free 3 vGPUs$' "$W/o" && grep -q "would free orphan mdev $MR on 0000:af:00.5" "$W/err" ||
 	fail "dry run: $(cat "$W/o" "$W/err")"
 [ -z "$(emu_writes)" ] || fail "the dry run wrote: $(emu_writes)"
 cp "$W/node-late.xml" "$W/node.xml"
@@ -111,7 +111,7 @@ HP=$!
 v -c "$C" release --orphans --stale --grace 0 >"$W/o" 2>"$W/err" || fail "release --orphans --stale: $(cat "$W/err")"
 wait $HP
 emu_fault -r
-grep -q "left $MX on 0000:af:00.4: it is in-use now" "$W/err" || fail "not read again: $(cat "$W/err")"
+grep -q "left mdev $MX on 0000:af:00.4: it is in-use now" "$W/err" || fail "not read again: $(cat "$W/err")"
 grep -q '^freed 1 vGPU$' "$W/o" || fail "freed: $(cat "$W/o" "$W/err")"
 gone $MS || fail "the stale one is still there"
 for m in $MU $MO $MF $MR $MX; do
