@@ -324,34 +324,32 @@ static int reap_one(struct vgpu_ctx *ctx, struct vgpu_sysfs *fs, const struct vg
 	char nm[VGPU_UUID_LEN + VGPU_BDF_LEN + 16];
 	size_t n = 0;
 	bool freed = false;
-	int gpu_fd = -1, err = vgpu_orphans_scan(ctx, fs, src, grace_s, &now, &n);
+	int gpu_fd = -1, err = 0;
 
+	/* the GPU's lock first (the hook's starts take it), then the evidence, then the write */
+	if (!dry_run)
+		err = vgpu_sysfs_lock_gpu(ctx, fs, cand->gpu, VGPU_ASSIGN_LOCK_WAIT_MS, &gpu_fd);
+	if (err == 0)
+		err = vgpu_orphans_scan(ctx, fs, src, grace_s, &now, &n);
 	if (err < 0)
-		return err;
+		goto out;
 	o = find_row(now, n, cand);
 	if (!o || !wanted(o->cls, what) || !o->ev.holders_known || !o->ev.domains_known) {
 		vgpu_log(ctx, LOG_NOTICE, "left %s: it is %s now", name_of(cand, nm, sizeof(nm)),
 			 o ? vgpu_oclass_str(o->cls) : "gone");
-		free(now);
-		return 0;
+		goto out;
 	}
 	if (dry_run) {
 		vgpu_log(ctx, LOG_NOTICE, "would free %s %s", vgpu_oclass_str(o->cls),
 			 name_of(o, nm, sizeof(nm)));
-		free(now);
-		return 1;
+		freed = true;
+		goto out;
 	}
 	rec = o->rec;
 	/* an mdev's record for the free: the type it holds now */
 	if (!o->ev.record && vgpu_live_query(ctx, fs, &rec, &st) == 0 && st.exists && st.type_id)
 		rec.type_id = st.type_id;
-	err = vgpu_sysfs_lock_gpu(ctx, fs, o->gpu, VGPU_ASSIGN_LOCK_WAIT_MS, &gpu_fd);
-	if (err == 0)
-		err = vgpu_live_destroy(ctx, fs, &rec, &freed);
-	if (gpu_fd >= 0)
-		close(gpu_fd);
-	if (err == 0 && o->ev.record)
-		err = vgpu_record_remove(ctx, fs, o->key);
+	err = vgpu_live_destroy(ctx, fs, &rec, &freed);
 	if ((err == -EBUSY || err == -ESTALE) && !freed) {
 		vgpu_log(ctx, LOG_NOTICE, "left %s: %s", name_of(o, nm, sizeof(nm)),
 			 vgpu_ctx_error(ctx));
@@ -362,12 +360,19 @@ static int reap_one(struct vgpu_ctx *ctx, struct vgpu_sysfs *fs, const struct vg
 			 vgpu_ctx_error(ctx));
 		err = vgpu_error(ctx, -EIO, "%s did not clear; marked wedged",
 				 name_of(o, nm, sizeof(nm)));
-	} else if (err == 0) {
-		vgpu_log(ctx, LOG_NOTICE, "freed %s %s", vgpu_oclass_str(o->cls),
-			 name_of(o, nm, sizeof(nm)));
+		freed = false;
+	} else {
+		if (o->ev.record)
+			err = vgpu_record_remove(ctx, fs, o->key);
+		if (freed)
+			vgpu_log(ctx, LOG_NOTICE, "freed %s %s", vgpu_oclass_str(o->cls),
+				 name_of(o, nm, sizeof(nm)));
 	}
+out:
+	if (gpu_fd >= 0)
+		close(gpu_fd);
 	free(now);
-	return err < 0 ? err : err == 0 && freed;
+	return err < 0 ? err : freed;
 }
 
 int vgpu_orphans_reap(struct vgpu_ctx *ctx, struct vgpu_sysfs *fs,
