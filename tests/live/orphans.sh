@@ -106,7 +106,14 @@ cp "$W/node-late.xml" "$W/node.xml"
 # and while the stale one's free is under way, a process opens the orphan: read again before
 # its write, it is left
 emu_fault "delay sys/bus/mdev/devices/$MS/remove 500"
-(sleep 0.15 && hold 4343 $MX) &
+(
+	# once the reaper holds the stale one's GPU lock (its scan and delayed write under way)
+	for _ in $(seq 200); do
+		flock -n "$EMU_ROOT/run/vgpuctl/gpu/0000:3b:00.0/lock" true 2>/dev/null || break
+		sleep 0.02
+	done
+	hold 4343 $MX
+) &
 HP=$!
 v -c "$C" release --orphans --stale --grace 0 >"$W/o" 2>"$W/err" || fail "release --orphans --stale: $(cat "$W/err")"
 wait $HP
