@@ -214,6 +214,9 @@ int cmd_xml(struct cli *c, int argc, char **argv);
 int cmd_plan(struct cli *c, int argc, char **argv);
 int cmd_assign(struct cli *c, int argc, char **argv);
 int cmd_release(struct cli *c, int argc, char **argv);
+/* (cmd-orphans.c, module) vgpus --orphans; release --orphans|--stale */
+int cmd_vgpus_orphans(struct cli *c, int argc, char **argv);
+int cmd_release_orphans(struct cli *c, int argc, char **argv);
 int cmd_params(struct cli *c, int argc, char **argv);
 /* The hook's filter (core): the work, once stdin must be parsed, is cmd_hook_live (module). */
 int cmd_hook(struct cli *c, int argc, char **argv);

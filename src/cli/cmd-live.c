@@ -146,7 +146,12 @@ int cmd_release(struct cli *c, int argc, char **argv)
 {
 	struct live_run run = { .c = c, .a = { .live = true }, .cmd = "release" };
 	char vf[VGPU_BDF_LEN];
-	int r = start(&run, argc, argv);
+	int r;
+
+	for (int i = 1; i < argc && strcmp(argv[i], "--"); i++)
+		if (strcmp(argv[i], "--orphans") == 0 || strcmp(argv[i], "--stale") == 0)
+			return cmd_release_orphans(c, argc, argv);
+	r = start(&run, argc, argv);
 
 	if (!r && run.a.req.vf && vgpu_bdf_normalize(run.a.req.vf, vf) < 0)
 		r = cli_usage_error(c, "release", "--vf '%s': not a PCI address", run.a.req.vf);

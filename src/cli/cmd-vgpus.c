@@ -152,6 +152,10 @@ int cmd_vgpus(struct cli *c, int argc, char **argv)
 	struct vgpu_rows vg;
 	int r;
 
+	/* the evidence names libvirt's domains: the module's */
+	for (int i = 1; i < argc && strcmp(argv[i], "--"); i++)
+		if (strcmp(argv[i], "--orphans") == 0)
+			return cli_run_module(c, "vgpus_orphans", argc, argv);
 	while ((r = cli_getopt(c, &go, argc, argv)) != -1)
 		return r == 'h' ? CLI_HELP : EXIT_USAGE;
 	if (optind < argc)

@@ -73,7 +73,10 @@ static const struct cli_command commands[] = {
 	  "  -o, --output OUT         with --from: write the domain to the file OUT\n"
 	  "                           (default stdout); a file here, not table columns\n"
 	  "      --vf BDF             only the vGPU on this VF\n"
-	  "      --dry-run            print the domain, change nothing\n",
+	  "      --dry-run            print the domain, change nothing\n"
+	  "      --orphans            instead of DOMAIN: free the vGPUs nobody names or holds\n"
+	  "      --stale              free the vGPUs whose record's domain is gone or drops them\n"
+	  "      --grace SECONDS      an orphan is older than this (default 300)\n",
 	  NULL, false },
 	{ "params", NULL, "keep a domain's NVIDIA vgpu_params set, written at each start",
 	  "([-c URI] DOMAIN | --from FILE [-o OUT]) [--set KEY=VALUE]... [--unset KEY]... [--clear] [--raw]",
@@ -117,7 +120,11 @@ static const struct cli_command commands[] = {
 	  "PROFILE [--gpu BDF]",
 	  "      --gpu BDF            this GPU only (a PCI address or NVIDIA's index)\n",
 	  &cli_why_columns, true },
-	{ "vgpus", cmd_vgpus, "list vGPUs and reservations with their owners and state", "", NULL,
+	{ "vgpus", cmd_vgpus, "list vGPUs and reservations with their owners and state",
+	  "[--orphans [-c URI] [--grace SECONDS]]",
+	  "      --orphans            each vGPU's evidence and class (in-use, foreign, wedged,\n"
+	  "                           stale, orphan); -c URI names the domains' libvirt\n"
+	  "      --grace SECONDS      an orphan is older than this (default 300)\n",
 	  &cli_vgpus_columns, true },
 	{ "inventory", cmd_inventory,
 	  "the whole host in one document: GPUs, VFs, types, GIs, vGPUs, topology", "[--json]",

@@ -15,6 +15,7 @@
 #include "capacity.h"
 #include "metrics.h"
 #include "mig-tables.h"
+#include "orphans-host.h"
 #include "vgpus.h"
 
 /* ---- building families ---------------------------------------------------------- */
@@ -342,6 +343,35 @@ static void type_families(struct vgpu_metrics *mt, const struct vgpu_model *m,
 	}
 }
 
+/*
+ * vGPUs per class of their orphan evidence (orphans.h), every class present (0 when none).  No
+ * libvirt here: the domain evidence is unknown, so nothing is foreign, stale
+ * or an orphan (fail closed); in-use and wedged are what this host can tell.
+ */
+static void class_family(struct vgpu_metrics *mt, struct vgpu_sysfs *fs)
+{
+	struct vgpu_metric_family *f;
+	long long count[VGPU_OCLASS_N] = { 0 };
+	struct vgpu_orow *rows = NULL;
+	struct vgpu_ctx quiet; /* the listing warned already */
+	size_t n = 0;
+	int err;
+
+	vgpu_ctx_init(&quiet, NULL, NULL);
+	err = vgpu_orphans_scan(&quiet, fs, NULL, VGPU_ORPHAN_GRACE_S, &rows, &n);
+	vgpu_ctx_clear(&quiet);
+	if (err < 0)
+		return;
+	for (size_t i = 0; i < n; i++)
+		count[rows[i].cls]++;
+	free(rows);
+	f = family(
+		mt, "vgpuctl_vgpu_class",
+		"vGPUs per class of their orphan evidence (no libvirt here: domain evidence unknown)");
+	for (int c = 0; c < VGPU_OCLASS_N; c++)
+		sample(f, count[c], "class", vgpu_oclass_str((enum vgpu_oclass)c), NULL);
+}
+
 static void run_families(struct vgpu_metrics *mt, const struct vgpu_run *runs, size_t n)
 {
 	struct vgpu_metric_family *f;
@@ -383,6 +413,7 @@ void vgpu_metrics_collect(struct vgpu_ctx *ctx, struct vgpu_sysfs *fs, const str
 		gpu_families(&mt, m);
 		type_families(&mt, m, recs);
 		vgpu_families(&mt, m, v, n);
+		class_family(&mt, fs);
 		for (size_t i = 0; i < n; i++)
 			free(v[i].record);
 		free(v);

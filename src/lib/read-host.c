@@ -381,6 +381,7 @@ int vgpu_host_read(struct vgpu_ctx *ctx, struct vgpu_sysfs *fs, unsigned what,
 	if (r < 0)
 		return r;
 	vgpu_records_apply(&rs, m);
+	vgpu_wedged_apply(fs, m);
 	if (what & VGPU_READ_TYPES) {
 		vgpu_catalog_load(ctx, fs, m);
 		for (size_t i = 0; i < m->n_gpus; i++)

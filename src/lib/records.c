@@ -301,6 +301,28 @@ void vgpu_records_apply(const struct vgpu_records *rs, struct vgpu_model *m)
 		vgpu_model_reserve(m, rs->damaged_parents.items[i], 0);
 }
 
+void vgpu_wedged_apply(struct vgpu_sysfs *fs, struct vgpu_model *m)
+{
+	VGPU_AUTOSTRV names = { 0 };
+	struct vgpu_sysdir root;
+
+	vgpu_sysdir_root(fs, &root);
+	if (vgpu_sysfs_list_dir(&root, &names, VGPU_WEDGED_DIR) < 0)
+		return;
+	for (size_t i = 0; i < names.n; i++) {
+		char text[128], parent[VGPU_BDF_LEN];
+
+		if (names.items[i][0] == '.' ||
+		    vgpu_sysfs_read_str(&root, text, sizeof(text), VGPU_WEDGED_DIR "/%s",
+					names.items[i]) < 0 ||
+		    strncmp(text, "parent=", 7) != 0)
+			continue;
+		text[strcspn(text, "\n")] = '\0';
+		if (vgpu_bdf_normalize(text + 7, parent) == 0 && vgpu_model_find_parent(m, parent))
+			vgpu_model_reserve(m, parent, 0);
+	}
+}
+
 bool vgpu_record_expired(const struct vgpu_record *r, long long now)
 {
 	return r->state == VGPU_RECORD_INCOMING && r->deadline <= now;

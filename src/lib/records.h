@@ -154,6 +154,17 @@ const struct vgpu_record *vgpu_records_find_vgpu(const struct vgpu_records *rs, 
  */
 bool vgpu_records_parent_taken(const struct vgpu_records *rs, const char *parent);
 struct vgpu_model;
+/* Marker files of vGPUs whose free failed (orphans-host.c), one per vGPU, named
+ * by its mdev UUID or VF address, holding a "parent=BDF" line. */
+#define VGPU_WEDGED_DIR "var/lib/vgpuctl/wedged"
+/**
+ * vgpu_wedged_apply() - count a vGPU of unknown type as reserved on the
+ * parent of every wedged marker, so planners (plan, assign) skip that parent
+ * until an admin clears the marker.  No directory: none.
+ * @fs: the host root
+ * @m: the model read from the same host; parents it lacks are ignored
+ */
+void vgpu_wedged_apply(struct vgpu_sysfs *fs, struct vgpu_model *m);
 /**
  * vgpu_records_apply() - count in @m every recorded vGPU that does not exist
  * now (a --per-start reservation, a vGPU gone after a reboot) and every

@@ -198,6 +198,60 @@ int vgpu_virt_pinned_cpus(struct vgpu_ctx *ctx, struct vgpu_virt *v, const char 
 	return r;
 }
 
+/* What one of a domain's definitions (@flags) names, added to @d. */
+static int dom_names(struct vgpu_ctx *ctx, struct vgpu_virt *v, virDomainPtr dom, unsigned flags,
+		     struct vgpu_odom *d)
+{
+	char *xml = v->api.get_xml(dom, flags);
+	VGPU_AUTOPTR(xmldoc) doc = NULL;
+	int r;
+
+	if (!xml)
+		return vgpu_error(ctx, -EIO, "cannot read a domain's XML: %s", v->api.last_error());
+	r = vgpu_domain_parse(ctx, xml, strlen(xml), "domain XML from libvirt", &doc);
+	free(xml);
+	if (r < 0)
+		return -EIO;
+	if (!d->name) {
+		struct vgpu_domain_info info;
+
+		vgpu_domain_info_read(doc, NULL, &info);
+		d->name = vgpu_xstrdup(info.name ? info.name : "");
+		snprintf(d->uuid, sizeof(d->uuid), "%s", info.uuid);
+		vgpu_domain_info_clear(&info);
+	}
+	vgpu_domain_hostdevs(doc, &d->mdevs, &d->vfs);
+	return 0;
+}
+
+int vgpu_virt_domains(struct vgpu_ctx *ctx, struct vgpu_virt *v, struct vgpu_odom **out, size_t *n)
+{
+	virDomainPtr *doms = NULL;
+	int nd = v->api.list_all(v->conn, &doms, 0), r = 0;
+	struct vgpu_odom *d;
+
+	if (nd < 0)
+		return vgpu_error(ctx, -EIO, "cannot list domains: %s", v->api.last_error());
+	d = vgpu_xcalloc(nd ? (size_t)nd : 1, sizeof(*d));
+	for (int i = 0; i < nd; i++) {
+		if (r == 0)
+			r = dom_names(ctx, v, doms[i], VIR_DOMAIN_XML_INACTIVE, &d[i]);
+		if (r == 0 && v->api.is_active(doms[i]) == 1) {
+			d[i].active = true;
+			r = dom_names(ctx, v, doms[i], 0, &d[i]);
+		}
+		v->api.dom_free(doms[i]);
+	}
+	free(doms);
+	if (r < 0) {
+		vgpu_odoms_free(d, (size_t)nd);
+		return r;
+	}
+	*out = d;
+	*n = (size_t)nd;
+	return 0;
+}
+
 int vgpu_virt_domain_xml(struct vgpu_ctx *ctx, struct vgpu_virt *v, const char *name, char **xml,
 			 bool *active)
 {

@@ -13,6 +13,8 @@
 #include "cleanup.h"
 #include "cpuset.h"
 #include "ctx.h"
+#include "orphans.h"
+#include "util.h"
 
 struct vgpu_virt;
 
@@ -66,6 +68,18 @@ VGPU_DEFINE_AUTOPTR(virt, struct vgpu_virt, vgpu_virt_close)
 int vgpu_virt_pinned_cpus(struct vgpu_ctx *ctx, struct vgpu_virt *v, const char *self_name,
 			  const char *self_uuid, struct vgpu_cpuset *out, struct vgpu_strv *vfs);
 
+/**
+ * vgpu_virt_domains() - every domain of the connection, defined or running,
+ * with the mdevs and PCI functions its definitions (persistent and live)
+ * name, whoever added them.
+ * @ctx: where errors go
+ * @v: the connection
+ * @out: the domains, on success; free with vgpu_odoms_free()
+ * @n: how many
+ * Return: 0 or -EIO with a message in @ctx (a domain whose XML cannot be
+ * read or parsed is an error: what it names is not known).
+ */
+int vgpu_virt_domains(struct vgpu_ctx *ctx, struct vgpu_virt *v, struct vgpu_odom **out, size_t *n);
 /**
  * vgpu_virt_domain_xml() - the persistent definition of domain @name (with
  * secrets, for redefining it) and whether it runs.

@@ -95,7 +95,7 @@ VALUES = {  # the value of an option's argument, whatever the form calls it
     '--file': 'tests/data/configs/vgpu-device-manager-example.yaml', '--config': 'A30-1-6C',
     '--nvidia-smi': tmp + '/none/nvidia-smi', '--sriov-manage': tmp + '/none/sriov-manage',
     '--textfile': tmp + '/prom', '--bandwidth': '10000', '--since': '2h',
-    '--timeslice': '3', '--average-factor': '60', '--frequency': '960',
+    '--timeslice': '3', '--grace': '0', '--average-factor': '60', '--frequency': '960',
 }
 CMD_VALUES = {  # where one option name takes another value per command
     'scheduler': {'--set': 'equal-share'},  # params' --set KEY=VALUE stays as the form says

@@ -96,6 +96,7 @@ CONTRACT = {
     "vgpuctl_vgpu": ["gpu", "vf", "profile", "type_id", "domain", "domain_uuid", "lifetime",
                      "state"],
     "vgpuctl_vfs": ["gpu", "state"],
+    "vgpuctl_vgpu_class": ["class"],
     "vgpuctl_blocked_vfs": ["gpu"],
     "vgpuctl_available": ["gpu", "profile", "type_id"],
     "vgpuctl_max_instances": ["gpu", "profile", "type_id"],

@@ -1,0 +1,415 @@
+// SPDX-License-Identifier: LGPL-2.1-or-later
+/*
+ * orphans-host.c - the evidence about each vGPU read from the host, and the
+ * reaper (see orphans-host.h).
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <syslog.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "cleanup.h"
+#include "live.h"
+#include "model.h"
+#include "orphans-host.h"
+#include "read-host.h"
+#include "read-live.h"
+#include "release.h"
+#include "sysfs-lock.h"
+#include "sysfs.h"
+#include "vgpus.h"
+
+#define MDEV_DEV "sys/bus/mdev/devices/%s"
+#define PCI_DEV "sys/bus/pci/devices/%s"
+
+/* The device files a user of the vGPU holds: its VFIO group and its VFIO cdev. */
+struct held_paths {
+	char group[64];
+	char cdev[96];
+};
+
+static void device_paths(const struct vgpu_sysdir *root, const struct vgpu_orow *o,
+			 struct held_paths *p)
+{
+	const char *dir = o->mdev[0] ? MDEV_DEV : PCI_DEV;
+	const char *id = o->mdev[0] ? o->mdev : o->parent;
+	char rel[VGPU_PATH_MAX], group[32];
+	VGPU_AUTOSTRV vdevs = { 0 };
+
+	p->group[0] = p->cdev[0] = '\0';
+	snprintf(rel, sizeof(rel), dir, id);
+	if (vgpu_sysfs_link_basename(root, group, sizeof(group), "%s/iommu_group", rel) == 0)
+		snprintf(p->group, sizeof(p->group), "/dev/vfio/%s", group);
+	if (vgpu_sysfs_list_dir(root, &vdevs, "%s/vfio-dev", rel) == 0 && vdevs.n &&
+	    strncmp(vdevs.items[0], "vfio", 4) == 0)
+		snprintf(p->cdev, sizeof(p->cdev), "/dev/vfio/devices/%.60s", vdevs.items[0]);
+}
+
+/*
+ * Is proc mounted with hidepid (proc/mounts), so that a user other than root
+ * does not see every process?  No such file (a fixture tree): no.
+ */
+static bool hidepid(const struct vgpu_sysdir *root)
+{
+	char *text = NULL, *line, *save = NULL;
+	size_t len;
+	bool hidden = false;
+
+	if (vgpu_sysfs_read_file(root, 1 << 20, &text, &len, "proc/mounts") < 0)
+		return false;
+	for (line = strtok_r(text, "\n", &save); line; line = strtok_r(NULL, "\n", &save)) {
+		char dev[64], dir[256], type[32], opts[512];
+		const char *h;
+
+		if (sscanf(line, "%63s %255s %31s %511s", dev, dir, type, opts) != 4 ||
+		    strcmp(type, "proc") != 0 || strcmp(dir, "/proc") != 0)
+			continue;
+		h = strstr(opts, "hidepid=");
+		hidden = h && strncmp(h + 8, "0", 1) != 0 && strncmp(h + 8, "off", 3) != 0;
+	}
+	free(text);
+	return hidden;
+}
+
+/*
+ * Who holds each row's device files open: one pass over ROOT/proc/<pid>/fd.
+ * Return: false when some process's open files cannot be read (not root):
+ * the absence of a holder is then not known.
+ */
+static bool find_holders(struct vgpu_sysfs *fs, struct vgpu_orow *rows, size_t n)
+{
+	VGPU_AUTOSTRV pids = { 0 };
+	struct vgpu_sysdir root;
+	struct held_paths *paths;
+	bool whole = true;
+
+	vgpu_sysdir_root(fs, &root);
+	if (vgpu_sysfs_list_dir(&root, &pids, "proc") < 0)
+		return false;
+	/* another user's processes are hidden from us: their absence proves nothing */
+	if (geteuid() != 0 && hidepid(&root))
+		whole = false;
+	paths = vgpu_xcalloc(n ? n : 1, sizeof(*paths));
+	for (size_t k = 0; k < n; k++)
+		device_paths(&root, &rows[k], &paths[k]);
+	for (size_t i = 0; i < pids.n; i++) {
+		VGPU_AUTOSTRV fds = { 0 };
+		const char *pid = pids.items[i];
+		int err;
+
+		if (strspn(pid, "0123456789") != strlen(pid))
+			continue;
+		err = vgpu_sysfs_list_dir(&root, &fds, "proc/%s/fd", pid);
+		if (err == -EACCES || err == -EPERM)
+			whole = false;
+		for (size_t j = 0; err == 0 && j < fds.n; j++) {
+			char target[128];
+
+			if (vgpu_sysfs_readlink(&root, target, sizeof(target), "proc/%s/fd/%s", pid,
+						fds.items[j]) < 0)
+				continue;
+			for (size_t k = 0; k < n; k++)
+				if ((paths[k].group[0] && strcmp(target, paths[k].group) == 0) ||
+				    (paths[k].cdev[0] && strcmp(target, paths[k].cdev) == 0))
+					rows[k].ev.holder = atoi(pid);
+		}
+	}
+	free(paths);
+	return whole;
+}
+
+/* Seconds since the vGPU was made: its device's (or VF's type file's) newest time. */
+static long long age_of(const struct vgpu_sysdir *root, const struct vgpu_orow *o)
+{
+	struct stat st;
+	long long t, now = (long long)time(NULL);
+	int err = o->mdev[0] ? vgpu_sysfs_stat(root, &st, MDEV_DEV, o->mdev) :
+			       vgpu_sysfs_stat(root, &st, PCI_DEV "/nvidia/current_vgpu_type",
+					       o->parent);
+
+	if (err < 0)
+		return -1;
+	t = st.st_mtime > st.st_ctime ? st.st_mtime : st.st_ctime;
+	return now > t ? now - t : 0;
+}
+
+/* The wedged marker's name: the mdev UUID or the VF's address. */
+static const char *wedged_key(const struct vgpu_orow *o)
+{
+	return o->mdev[0] ? o->mdev : o->parent;
+}
+
+static bool is_wedged(const struct vgpu_sysdir *root, const struct vgpu_orow *o)
+{
+	struct stat st;
+
+	return vgpu_sysfs_stat(root, &st, VGPU_WEDGED_DIR "/%s", wedged_key(o)) == 0;
+}
+
+/* What the domains say about @o. */
+static void domain_evidence(struct vgpu_orow *o, const struct vgpu_odom *d, size_t nd)
+{
+	for (size_t i = 0; i < nd; i++) {
+		const struct vgpu_strv *names = o->mdev[0] ? &d[i].mdevs : &d[i].vfs;
+		const char *id = o->mdev[0] ? o->mdev : o->parent;
+		bool named = false;
+
+		for (size_t j = 0; j < names->n && !named; j++)
+			named = strcmp(names->items[j], id) == 0;
+		if (!named)
+			continue;
+		if (o->ev.record && strcmp(d[i].uuid, o->rec.domain_uuid) == 0) {
+			o->ev.record_domain_names = true;
+		} else {
+			o->ev.other_domain_names = true;
+			snprintf(o->ev.domain, sizeof(o->ev.domain), "%s", d[i].name);
+		}
+		if (!o->ev.domain[0])
+			snprintf(o->ev.domain, sizeof(o->ev.domain), "%s", d[i].name);
+	}
+}
+
+/* One row per vGPU on the host, with what the model and the records say. */
+static size_t host_rows(struct vgpu_ctx *ctx, struct vgpu_sysfs *fs, const struct vgpu_rows *rows,
+			struct vgpu_orow *out)
+{
+	size_t n = 0;
+
+	(void)ctx;
+	(void)fs;
+	for (size_t i = 0; i < rows->n; i++) {
+		const struct vgpu_row *r = &rows->v[i];
+		struct vgpu_orow *o = &out[n];
+
+		memset(o, 0, sizeof(*o));
+		if (r->rec && r->state == VGPU_STATE_ACTIVE) {
+			o->rec = *r->rec;
+			o->ev.record = true;
+			snprintf(o->key, sizeof(o->key), "%s", r->key);
+			snprintf(o->rec_domain, sizeof(o->rec_domain), "%s", r->rec->domain);
+		} else if (r->orphan && r->parent) {
+			const struct vgpu_parent *p = r->parent;
+
+			snprintf(o->rec.gpu, sizeof(o->rec.gpu), "%s", vgpu_row_gpu(r));
+			snprintf(o->rec.parent, sizeof(o->rec.parent), "%s", p->addr);
+			o->rec.iface = p->iface;
+			o->rec.type_id = p->current_type;
+			snprintf(o->rec.mdev_uuid, sizeof(o->rec.mdev_uuid), "%s",
+				 r->orphan->mdev ? r->orphan->mdev : "");
+			o->ev.config = r->state == VGPU_STATE_CONFIG;
+		} else {
+			continue;
+		}
+		snprintf(o->gpu, sizeof(o->gpu), "%s", o->rec.gpu);
+		snprintf(o->parent, sizeof(o->parent), "%s", o->rec.parent);
+		snprintf(o->mdev, sizeof(o->mdev), "%s", o->rec.mdev_uuid);
+		o->iface = o->rec.iface;
+		o->type_id = o->rec.type_id;
+		n++;
+	}
+	return n;
+}
+
+int vgpu_orphans_scan(struct vgpu_ctx *ctx, struct vgpu_sysfs *fs,
+		      const struct vgpu_odom_source *src, long long grace_s, struct vgpu_orow **out,
+		      size_t *n)
+{
+	VGPU_AUTOPTR(model) m = NULL;
+	VGPU_AUTORECORDS recs = { 0 };
+	struct vgpu_rows rows = { 0 };
+	struct vgpu_odom *doms = NULL;
+	size_t nd = 0, k;
+	struct vgpu_sysdir root;
+	struct vgpu_orow *o;
+	bool holders, domains = false;
+	int err = vgpu_host_read(ctx, fs, VGPU_READ_TYPES, &m, &recs);
+
+	if (err < 0)
+		return err;
+	if (src) {
+		/* a domain that cannot be read leaves the domain evidence unknown: fail closed */
+		struct vgpu_ctx dctx;
+
+		vgpu_ctx_init(&dctx, NULL, NULL);
+		if (src->read(&dctx, src->arg, &doms, &nd) == 0)
+			domains = true;
+		else
+			vgpu_warn(ctx, "the domains that name vGPUs are not known: %s",
+				  vgpu_ctx_error(&dctx));
+		vgpu_ctx_clear(&dctx);
+	}
+	vgpu_rows_read(ctx, fs, m, &recs, NULL, 0, true, &rows);
+	o = vgpu_xcalloc(rows.n ? rows.n : 1, sizeof(*o));
+	k = host_rows(ctx, fs, &rows, o);
+	vgpu_rows_clear(&rows);
+	holders = find_holders(fs, o, k);
+	vgpu_sysdir_root(fs, &root);
+	for (size_t i = 0; i < k; i++) {
+		o[i].ev.domains_known = domains;
+		o[i].ev.holders_known = holders;
+		o[i].ev.age_s = age_of(&root, &o[i]);
+		o[i].ev.wedged = is_wedged(&root, &o[i]);
+		if (domains)
+			domain_evidence(&o[i], doms, nd);
+		o[i].cls = vgpu_oclass_of(&o[i].ev, grace_s);
+	}
+	vgpu_odoms_free(doms, nd);
+	*out = o;
+	*n = k;
+	return 0;
+}
+
+/* Leave a marker: a later plan or assign skips the parent until an admin clears it. */
+static void mark_wedged(struct vgpu_ctx *ctx, struct vgpu_sysfs *fs, const struct vgpu_orow *o)
+{
+	char path[VGPU_PATH_MAX];
+	const char *root = vgpu_sysfs_root(fs);
+	static const char *const dirs[] = { "var", "var/lib", "var/lib/vgpuctl", VGPU_WEDGED_DIR };
+	FILE *f;
+
+	for (size_t i = 0; i < ARRAY_SIZE(dirs); i++) {
+		snprintf(path, sizeof(path), "%s/%s", root, dirs[i]);
+		(void)mkdir(path, 0755);
+	}
+	snprintf(path, sizeof(path), "%s/%s/%s", root, VGPU_WEDGED_DIR, wedged_key(o));
+	f = fopen(path, "we");
+	if (!f) {
+		vgpu_warn(ctx, "cannot mark %s wedged: %s: %s", wedged_key(o), path,
+			  strerror(errno));
+		return;
+	}
+	fprintf(f, "parent=%s\nmdev_uuid=%s\n", o->parent, o->mdev);
+	fclose(f);
+}
+
+static bool wanted(enum vgpu_oclass c, unsigned what)
+{
+	return (c == VGPU_OCLASS_ORPHAN && (what & VGPU_REAP_ORPHANS)) ||
+	       (c == VGPU_OCLASS_STALE && (what & VGPU_REAP_STALE));
+}
+
+/* The same vGPU in a fresh scan, or NULL when it is gone. */
+static const struct vgpu_orow *find_row(const struct vgpu_orow *rows, size_t n,
+					const struct vgpu_orow *o)
+{
+	for (size_t i = 0; i < n; i++)
+		if (strcmp(rows[i].parent, o->parent) == 0 && strcmp(rows[i].mdev, o->mdev) == 0)
+			return &rows[i];
+	return NULL;
+}
+
+/* The vGPU in messages: "mdev UUID on PARENT" or "VF BDF". */
+static const char *name_of(const struct vgpu_orow *o, char *buf, size_t len)
+{
+	if (o->mdev[0])
+		snprintf(buf, len, "mdev %s on %s", o->mdev, o->parent);
+	else
+		snprintf(buf, len, "VF %s", o->parent);
+	return buf;
+}
+
+/* Free one candidate, its evidence collected again first.  1: freed, 0: left, -errno. */
+static int reap_one(struct vgpu_ctx *ctx, struct vgpu_sysfs *fs, const struct vgpu_odom_source *src,
+		    const struct vgpu_orow *cand, unsigned what, long long grace_s, bool dry_run)
+{
+	struct vgpu_orow *now = NULL;
+	const struct vgpu_orow *o;
+	struct vgpu_record rec;
+	struct vgpu_live_state st;
+	char nm[VGPU_UUID_LEN + VGPU_BDF_LEN + 16];
+	size_t n = 0;
+	bool freed = false;
+	int gpu_fd = -1, err = 0;
+
+	/* the GPU's lock first (the hook's starts take it), then the evidence, then the write */
+	if (!dry_run)
+		err = vgpu_sysfs_lock_gpu(ctx, fs, cand->gpu, VGPU_ASSIGN_LOCK_WAIT_MS, &gpu_fd);
+	if (err == 0)
+		err = vgpu_orphans_scan(ctx, fs, src, grace_s, &now, &n);
+	if (err < 0)
+		goto out;
+	o = find_row(now, n, cand);
+	if (!o || !wanted(o->cls, what) || !o->ev.holders_known || !o->ev.domains_known) {
+		vgpu_log(ctx, LOG_NOTICE, "left %s: it is %s now", name_of(cand, nm, sizeof(nm)),
+			 o ? vgpu_oclass_str(o->cls) : "gone");
+		goto out;
+	}
+	if (dry_run) {
+		vgpu_log(ctx, LOG_NOTICE, "would free %s %s", vgpu_oclass_str(o->cls),
+			 name_of(o, nm, sizeof(nm)));
+		freed = true;
+		goto out;
+	}
+	rec = o->rec;
+	/* an mdev's record for the free: the type it holds now */
+	if (!o->ev.record && vgpu_live_query(ctx, fs, &rec, &st) == 0 && st.exists && st.type_id)
+		rec.type_id = st.type_id;
+	err = vgpu_live_destroy(ctx, fs, &rec, &freed);
+	if ((err == -EBUSY || err == -ESTALE) && !freed) {
+		vgpu_log(ctx, LOG_NOTICE, "left %s: %s", name_of(o, nm, sizeof(nm)),
+			 vgpu_ctx_error(ctx));
+		err = 0;
+	} else if (err < 0) {
+		mark_wedged(ctx, fs, o);
+		vgpu_log(ctx, LOG_ERR, "%s is wedged: %s", name_of(o, nm, sizeof(nm)),
+			 vgpu_ctx_error(ctx));
+		err = vgpu_error(ctx, -EIO, "%s did not clear; marked wedged",
+				 name_of(o, nm, sizeof(nm)));
+		freed = false;
+	} else {
+		if (o->ev.record)
+			err = vgpu_record_remove(ctx, fs, o->key);
+		if (freed)
+			vgpu_log(ctx, LOG_NOTICE, "freed %s %s", vgpu_oclass_str(o->cls),
+				 name_of(o, nm, sizeof(nm)));
+	}
+out:
+	if (gpu_fd >= 0)
+		close(gpu_fd);
+	free(now);
+	return err < 0 ? err : freed;
+}
+
+int vgpu_orphans_reap(struct vgpu_ctx *ctx, struct vgpu_sysfs *fs,
+		      const struct vgpu_odom_source *src, unsigned what, long long grace_s,
+		      bool dry_run, size_t *freed)
+{
+	struct vgpu_orow *rows = NULL;
+	size_t n = 0;
+	int err, ret = 0;
+
+	*freed = 0;
+	err = vgpu_sysfs_lock(ctx, fs, VGPU_ASSIGN_LOCK_WAIT_MS);
+	if (err < 0)
+		return err;
+	err = vgpu_orphans_scan(ctx, fs, src, grace_s, &rows, &n);
+	for (size_t i = 0; err == 0 && i < n; i++) {
+		if (!rows[i].ev.holders_known)
+			err = vgpu_error(
+				ctx, -EACCES,
+				"the processes' open files cannot all be read (not root, or proc mounted with hidepid): nothing freed");
+		else if (!rows[i].ev.domains_known)
+			err = vgpu_error(
+				ctx, -EACCES,
+				"the domains that name vGPUs are not known: nothing freed");
+	}
+	for (size_t i = 0; err == 0 && i < n; i++) {
+		int r;
+
+		if (!wanted(rows[i].cls, what))
+			continue;
+		r = reap_one(ctx, fs, src, &rows[i], what, grace_s, dry_run);
+		if (r > 0)
+			(*freed)++;
+		else if (r < 0 && !ret)
+			ret = r;
+	}
+	free(rows);
+	vgpu_sysfs_unlock(fs);
+	return err < 0 ? err : ret;
+}

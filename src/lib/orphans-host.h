@@ -1,0 +1,62 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+/*
+ * orphans-host.h - the evidence read from the host (records, libvirt's
+ * domains, proc/'s open files, ages, wedged markers) and the reaper that
+ * frees orphans and stale vGPUs.  The classes are orphans.h's.
+ */
+#ifndef VGPU_ORPHANS_HOST_H
+#define VGPU_ORPHANS_HOST_H
+
+#include "orphans.h"
+
+struct vgpu_sysfs;
+
+/* Where the domains come from; read again at each look (the reaper's before each write). */
+struct vgpu_odom_source {
+	/* the domains (vgpu_odoms_free()), or -errno with a message in the ctx */
+	int (*read)(struct vgpu_ctx *ctx, void *arg, struct vgpu_odom **out, size_t *n);
+	void *arg;
+};
+
+/**
+ * vgpu_orphans_scan() - every vGPU on the host (mdevs and vendor-VFIO VFs
+ * holding a type) with its evidence, classed.
+ * @ctx: errors and warnings
+ * @fs: the host root (its proc/ is read for holders)
+ * @src: where the domains are read, or NULL: they are unknown
+ * @grace_s: the grace period for orphans
+ * @out: the rows, on success (free() them); a row of a vGPU without a record
+ *       has the record its free needs in @rec
+ * @n: how many
+ * Return: 0 or -errno with a message in @ctx (the host cannot be read).
+ */
+int vgpu_orphans_scan(struct vgpu_ctx *ctx, struct vgpu_sysfs *fs,
+		      const struct vgpu_odom_source *src, long long grace_s, struct vgpu_orow **out,
+		      size_t *n);
+
+/* What vgpu_orphans_reap() frees. */
+#define VGPU_REAP_ORPHANS 1u
+#define VGPU_REAP_STALE 2u
+
+/**
+ * vgpu_orphans_reap() - under the host lock, free the vGPUs of the classes
+ * @what asks for: for each, the evidence is collected again right before
+ * its write and it is freed only when its class is still one asked for;
+ * the write is read back, a stale vGPU's record removed.  A free that fails
+ * marks the vGPU wedged.  Refused as a whole (nothing freed) when the
+ * processes' open files cannot all be read or the domains are not known.
+ * @ctx: errors, and one notice per vGPU freed or left
+ * @fs: the host root
+ * @src: where the domains are read (NULL: they are unknown, the run is refused)
+ * @what: VGPU_REAP_ORPHANS and/or VGPU_REAP_STALE
+ * @grace_s: the grace period for orphans
+ * @dry_run: only say what would be freed
+ * @freed: how many were freed (or would be)
+ * Return: 0, or -errno with a message in @ctx (-EACCES: the evidence is not
+ * whole; -EIO: a free failed, the vGPU marked wedged).
+ */
+int vgpu_orphans_reap(struct vgpu_ctx *ctx, struct vgpu_sysfs *fs,
+		      const struct vgpu_odom_source *src, unsigned what, long long grace_s,
+		      bool dry_run, size_t *freed);
+
+#endif
