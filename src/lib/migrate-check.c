@@ -72,11 +72,25 @@ static void add(struct vgpu_mig_results *r, const char *id, enum vgpu_mig_status
 	x->id = id;
 	x->status = st;
 	x->what = vgpu_xstrdup(what);
-	x->source = vgpu_xstrdup(source);
-	x->target = vgpu_xstrdup(target);
+	x->source = vgpu_xstrdup(source ? source : "-"); /* NULL: an empty per-vGPU list */
+	x->target = vgpu_xstrdup(target ? target : "-");
 	va_start(ap, next_fmt);
 	x->next = vgpu_vasprintf(next_fmt, ap);
 	va_end(ap);
+}
+
+/*
+ * One vGPU's comparison into a check's status: a difference FAILs; a value
+ * either end does not know makes it UNKNOWN unless something already failed.
+ */
+static void fold(enum vgpu_mig_status *st, bool known, bool same)
+{
+	if (!known) {
+		if (*st != VGPU_MIG_FAIL)
+			*st = VGPU_MIG_UNKNOWN;
+	} else if (!same) {
+		*st = VGPU_MIG_FAIL;
+	}
 }
 
 static bool has_iface(const struct vgpu_mig_host *h, enum vgpu_iface iface)
@@ -178,10 +192,6 @@ static void check_interface(const struct vgpu_mig_host *src, const struct vgpu_m
 		else if (t->iface != src->vgpus[i].iface)
 			cross = true;
 	}
-	if (!sv)
-		sv = vgpu_xstrdup("-");
-	if (!tv)
-		tv = vgpu_xstrdup("-");
 	if (cross) {
 		VGPU_AUTOFREE char *lv = NULL;
 
@@ -318,10 +328,6 @@ static void check_nvidia_compat(const struct vgpu_mig_host *src, const struct vg
 			}
 		}
 	}
-	if (!sv)
-		sv = vgpu_xstrdup("-");
-	if (!tv)
-		tv = vgpu_xstrdup("-");
 	if (bad)
 		add(r, "nvidia-compatibility", VGPU_MIG_FAIL, what, sv, tv,
 		    "NVIDIA refuses a live migration, limited by the %s: %s",
@@ -379,19 +385,12 @@ static void check_board(const struct vgpu_mig_host *src, const struct vgpu_mig_h
 
 		board_text(&sv, s, !i);
 		board_text(&tv, t, !i);
-		if (t && s->pci_device && t->pci_device && s->pci_subsystem && t->pci_subsystem &&
-		    s->fb_mib && t->fb_mib) {
-			if (s->pci_device != t->pci_device ||
-			    s->pci_subsystem != t->pci_subsystem || s->fb_mib != t->fb_mib)
-				st = VGPU_MIG_FAIL;
-		} else if (st != VGPU_MIG_FAIL) {
-			st = VGPU_MIG_UNKNOWN;
-		}
+		fold(&st,
+		     t && s->pci_device && t->pci_device && s->pci_subsystem && t->pci_subsystem &&
+			     s->fb_mib && t->fb_mib,
+		     t && s->pci_device == t->pci_device && s->pci_subsystem == t->pci_subsystem &&
+			     s->fb_mib == t->fb_mib);
 	}
-	if (!sv)
-		sv = vgpu_xstrdup("-");
-	if (!tv)
-		tv = vgpu_xstrdup("-");
 	add(r, "board", st, "PCI device, subsystem, framebuffer", sv, tv, "%s",
 	    st == VGPU_MIG_FAIL ?
 		    "choose a target with the same board (80 GB PCIe and 94 GB NVL, H100 and H200 differ)" :
@@ -415,17 +414,9 @@ static void check_ecc(const struct vgpu_mig_host *src, const struct vgpu_mig_hos
 
 		vgpu_append(&sv, "%s%s", i ? "," : "", tri(s->ecc));
 		vgpu_append(&tv, "%s%s", i ? "," : "", t ? tri(t->ecc) : "?");
-		if (!t || s->ecc == VGPU_UNKNOWN || t->ecc == VGPU_UNKNOWN) {
-			if (st != VGPU_MIG_FAIL)
-				st = VGPU_MIG_UNKNOWN;
-		} else if (s->ecc != t->ecc) {
-			st = VGPU_MIG_FAIL;
-		}
+		fold(&st, t && s->ecc != VGPU_UNKNOWN && t->ecc != VGPU_UNKNOWN,
+		     t && s->ecc == t->ecc);
 	}
-	if (!sv)
-		sv = vgpu_xstrdup("-");
-	if (!tv)
-		tv = vgpu_xstrdup("-");
 	add(r, "ecc", st, "ECC mode", sv, tv, "%s",
 	    st == VGPU_MIG_FAIL ?
 		    "set the target's ECC mode to the source's (nvidia-smi -e, then a GPU reset)" :
@@ -447,6 +438,7 @@ static enum vgpu_mig_status topology_links(const struct vgpu_mig_host *src,
 
 	for (size_t i = 0; i < src->n_vgpus; i++) {
 		const struct vgpu_mig_vgpu *s = &src->vgpus[i], *t = slot(dst, i);
+		bool known = t && s->has_nvlinks && t->has_nvlinks;
 
 		if (s->has_nvlinks)
 			vgpu_append(sv, "%s%u", i ? "," : "", s->nvlinks);
@@ -456,16 +448,12 @@ static enum vgpu_mig_status topology_links(const struct vgpu_mig_host *src,
 			vgpu_append(tv, "%s%u", i ? "," : "", t->nvlinks);
 		else
 			vgpu_append(tv, "%s?", i ? "," : "");
-		if (!t || !s->has_nvlinks || !t->has_nvlinks) {
-			if (st != VGPU_MIG_FAIL)
-				st = VGPU_MIG_UNKNOWN;
-		} else if (s->nvlinks != t->nvlinks && st != VGPU_MIG_FAIL) {
-			st = VGPU_MIG_FAIL;
+		if (known && s->nvlinks != t->nvlinks && st != VGPU_MIG_FAIL)
 			vgpu_append(
 				next,
 				"vGPU %zu's GPU has %u active NVLinks here and %u on the target: choose a target GPU with the same NVLink width, or migrate only a guest that does not use NVLink",
 				i + 1, s->nvlinks, t->nvlinks);
-		}
+		fold(&st, known, known && s->nvlinks == t->nvlinks);
 	}
 	return st;
 }
@@ -538,10 +526,6 @@ static void check_capacity(const struct vgpu_mig_host *src, const struct vgpu_mi
 			}
 		}
 	}
-	if (!sv)
-		sv = vgpu_xstrdup("-");
-	if (!tv)
-		tv = vgpu_xstrdup("-");
 	if (why)
 		add(r, "capacity", VGPU_MIG_FAIL, "a slot per vGPU", sv, tv, "%s: %s",
 		    vgpu_cap_reason_code(reason), why);
