@@ -7,11 +7,13 @@
  *
  * The catalogue is data/catalogue.tsv, installed beside the templates
  * (VGPUCTL_TEMPLATE_DIRS); a binary run from its build tree reads the build
- * tree's copy.  Reading and matching are the library's (diagnose.h).
+ * tree's copy, a relocated one the copy in ../share/vgpuctl beside it.
+ * Reading and matching are the library's (diagnose.h).
  */
 #include <ctype.h>
 #include <errno.h>
 #include <getopt.h>
+#include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -49,7 +51,35 @@ static const char *const cat_desc[] = {
 const struct cli_columns cli_diagnose_columns =
 	CLI_COLUMNS(cat_cols, cat_desc, "(with --catalogue)");
 
-/* The installed catalogue, or the build tree's for a binary run from there. */
+/*
+ * The catalogue beside the executable: EXEDIR/../share/vgpuctl (an install
+ * moved to another prefix, or a package run through its own loader, whose
+ * /proc/self/exe is PKG/lib/ld-linux*: PKG/share/vgpuctl), or NULL.
+ */
+static char *catalogue_beside_exe(void)
+{
+	char exe[PATH_MAX];
+	ssize_t n = readlink("/proc/self/exe", exe, sizeof(exe) - 1);
+	char *slash, *p;
+
+	if (n <= 0)
+		return NULL;
+	exe[n] = '\0';
+	slash = strrchr(exe, '/');
+	if (!slash)
+		return NULL;
+	*slash = '\0';
+	p = vgpu_asprintf("%s/../share/vgpuctl/" CATALOGUE_FILE, exe);
+	if (access(p, R_OK) == 0)
+		return p;
+	free(p);
+	return NULL;
+}
+
+/*
+ * The build tree's catalogue for a binary run from there, else the one
+ * beside the executable, else the installed one.
+ */
 static int catalogue_load(struct cli *c, struct vgpu_catalogue *cat, bool quiet)
 {
 	VGPU_AUTOFREE char *found = NULL;
@@ -60,6 +90,8 @@ static int catalogue_load(struct cli *c, struct vgpu_catalogue *cat, bool quiet)
 
 	if (cli_from_build_tree() && access(VGPUCTL_BUILD_DATA_DIR "/" CATALOGUE_FILE, R_OK) == 0)
 		found = vgpu_xstrdup(VGPUCTL_BUILD_DATA_DIR "/" CATALOGUE_FILE);
+	if (!found)
+		found = catalogue_beside_exe();
 	for (char *d = strtok_r(dirs, ":", &save); d && !found; d = strtok_r(NULL, ":", &save)) {
 		char *p = vgpu_asprintf("%s/" CATALOGUE_FILE, d);
 
@@ -71,8 +103,10 @@ static int catalogue_load(struct cli *c, struct vgpu_catalogue *cat, bool quiet)
 	if (!found) {
 		if (quiet)
 			return EXIT_FAILURE;
-		cli_error(c, "the message catalogue %s is not in %s", CATALOGUE_FILE,
-			  VGPUCTL_TEMPLATE_DIRS);
+		cli_error(
+			c,
+			"the message catalogue %s is not in %s nor in ../share/vgpuctl beside the executable",
+			CATALOGUE_FILE, VGPUCTL_TEMPLATE_DIRS);
 		return EXIT_FAILURE;
 	}
 	if (vgpu_file_read(&c->ctx, found, CATALOGUE_MAX, &buf, &len) < 0 ||

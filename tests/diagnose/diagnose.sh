@@ -95,6 +95,34 @@ got=$("$bin" diagnose --catalogue --noheadings | wc -l)
 	echo "FAIL: --catalogue lists $got rows, not $n"
 	fail=1
 }
+# a relocated install (PREFIX/bin/vgpuctl) and a package run through its own loader
+# (PKG/lib/ld-linux*, as tests/device/pack.sh lays it out) find the catalogue in
+# ../share/vgpuctl beside the executable; without it, they say where they looked
+mkdir -p "$tmp/rel/bin" "$tmp/rel/lib"
+cp "$bin" "$tmp/rel/bin/vgpuctl"
+cp -L /lib64/ld-linux-x86-64.so.2 "$tmp/rel/lib/"
+"$tmp/rel/bin/vgpuctl" diagnose --catalogue >/dev/null 2>"$tmp/err" &&
+	! [ -r /usr/share/vgpuctl/catalogue.tsv ] && ! [ -r /usr/local/share/vgpuctl/catalogue.tsv ] && {
+	echo "FAIL: a relocated vgpuctl without a catalogue beside it found one"
+	fail=1
+}
+grep -q "nor in ../share/vgpuctl beside the executable" "$tmp/err" || [ ! -s "$tmp/err" ] || {
+	echo "FAIL: no catalogue, not said where: $(cat "$tmp/err")"
+	fail=1
+}
+mkdir -p "$tmp/rel/share/vgpuctl"
+cp data/catalogue.tsv "$tmp/rel/share/vgpuctl/"
+for how in direct loader; do
+	if [ $how = direct ]; then
+		got=$("$tmp/rel/bin/vgpuctl" diagnose --catalogue --noheadings 2>"$tmp/err" | wc -l)
+	else
+		got=$("$tmp/rel/lib/ld-linux-x86-64.so.2" "$tmp/rel/bin/vgpuctl" diagnose --catalogue --noheadings 2>"$tmp/err" | wc -l)
+	fi
+	[ "$got" = "$n" ] || {
+		echo "FAIL: relocated ($how): --catalogue lists $got rows, not $n: $(cat "$tmp/err")"
+		fail=1
+	}
+done
 "$bin" diagnose --catalogue vm1 >/dev/null 2>&1
 [ $? = 2 ] || {
 	echo "FAIL: --catalogue with a domain is no usage error"
