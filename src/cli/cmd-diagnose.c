@@ -184,7 +184,7 @@ static void print_text(struct cli *c, const struct vgpu_diag *d)
 		return;
 	}
 	if (!d->logs.n) {
-		fputs("verdict: none: no log could be read (var/log/kern.log, messages, syslog, the domain's QEMU log; not root?)\n",
+		fputs("verdict: none: no log could be read (dev/kmsg, var/log/kern.log, messages, syslog, the domain's QEMU log; not root?)\n",
 		      f);
 		return;
 	}

@@ -2,19 +2,27 @@
 /*
  * vgpuctl diagnose: the logs of one vGPU or VM, joined and matched.
  *
- * Sources (under the root): the kernel's and the vGPU manager's syslog
- * files (var/log/kern.log, messages, syslog: Debian, RHEL, both in one) and
- * the domain's QEMU log (var/log/libvirt/qemu/NAME.log).  Each is read from
- * its tail, at most LOG_TAIL_MAX bytes, and walked once: the cost is linear
- * in what is read (a line is searched for each identity, then for each
- * row's literal before its expression runs).
+ * Sources (under the root): the kernel's log stream dev/kmsg (records
+ * "PRIO,SEQ,TS_USEC,FLAGS;MESSAGE", read without blocking until EAGAIN, their
+ * boot-relative times made wall-clock times with proc/stat's btime), the
+ * kernel's and the vGPU manager's syslog files (var/log/kern.log, messages,
+ * syslog: Debian, RHEL, both in one) and the domain's QEMU log
+ * (var/log/libvirt/qemu/NAME.log).  Where dev/kmsg could be read, a syslog
+ * file's kernel line that is one of its records (same message, within
+ * KMSG_SLACK seconds) is left out; where it cannot (not root), the syslog
+ * files alone carry the kernel's lines.  Each log is read from its tail, at
+ * most LOG_TAIL_MAX bytes, and walked once: the cost is linear in what is
+ * read (a line is searched for each identity, then for each row's literal
+ * before its expression runs).
  */
 #include <ctype.h>
 #include <errno.h>
+#include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
+#include <unistd.h>
 
 #include "cleanup.h"
 #include "diagnose.h"
@@ -26,6 +34,14 @@
 
 /* The last bytes of a log that are read: a few days of a busy host's kernel log. */
 #define LOG_TAIL_MAX (4u << 20)
+
+/* One read() of dev/kmsg: the kernel's records are shorter (it answers EINVAL otherwise). */
+#define KMSG_READ_MAX 8192
+/* The most reads of dev/kmsg: a host that logs faster than it is read cannot keep us here. */
+#define KMSG_READS_MAX 200000
+/* A syslog copy of a kernel record is stamped within this many seconds of it. */
+#define KMSG_SLACK 2
+#define KMSG_LOG "dev/kmsg"
 
 static const char *const host_logs[] = { "var/log/kern.log", "var/log/messages", "var/log/syslog" };
 
@@ -522,6 +538,152 @@ static void qemu_log_ids(const char *text, struct vgpu_strv *ids)
 	}
 }
 
+/*
+ * When the host booted, in Unix seconds: proc/stat's btime, else now minus
+ * proc/uptime, under the root; 0 when neither can be read.
+ */
+static long long boot_time(struct vgpu_sysfs *fs, long long now)
+{
+	VGPU_AUTOFREE char *stat = NULL;
+	struct vgpu_sysdir root;
+	char up[64];
+
+	vgpu_sysdir_root(fs, &root);
+	if (vgpu_sysfs_read_file(&root, 1u << 20, &stat, NULL, "proc/stat") == 0)
+		for (const char *p = stat; p; p = strchr(p, '\n'), p = p ? p + 1 : NULL)
+			if (!strncmp(p, "btime ", 6) && isdigit((unsigned char)p[6]))
+				return strtoll(p + 6, NULL, 10);
+	if (vgpu_sysfs_read_str(&root, up, sizeof(up), "proc/uptime") == 0 &&
+	    isdigit((unsigned char)*up))
+		return now - strtoll(up, NULL, 10);
+	return 0;
+}
+
+/*
+ * dev/kmsg's records as log lines: "2026-11-28T19:02:11.123456Z kernel: MESSAGE"
+ * (the time from @boot and the record's microseconds since boot; without
+ * @boot, "kernel: MESSAGE").  Continuation lines (" KEY=VALUE") are left out.
+ * Each read is bounded; a reader that does not get whole records (a plain
+ * file) is served by splitting on newlines.  Return: the text (allocated), or
+ * NULL when dev/kmsg cannot be opened.
+ */
+static char *kmsg_text(struct vgpu_sysfs *fs, long long boot)
+{
+	struct vgpu_sysdir dev;
+	VGPU_AUTOFREE char *raw = NULL;
+	size_t n = 0, cap = 2 * KMSG_READ_MAX;
+	char *text = NULL;
+	size_t size = 0;
+	FILE *f;
+	int fd;
+
+	if (vgpu_sysdir_open(fs, &dev, "dev") < 0)
+		return NULL;
+	fd = openat(dev.fd, "kmsg", O_RDONLY | O_NONBLOCK | O_NOFOLLOW | O_CLOEXEC);
+	vgpu_sysdir_close(&dev);
+	if (fd < 0)
+		return NULL;
+	raw = vgpu_xmalloc(cap + 1);
+	for (size_t reads = 0; reads < KMSG_READS_MAX; reads++) {
+		ssize_t k;
+
+		if (cap - n < KMSG_READ_MAX) {
+			if (n >= LOG_TAIL_MAX) { /* keep the newer half, from a record's start */
+				const char *keep = memchr(raw + n / 2, '\n', n - n / 2);
+				size_t from = keep ? (size_t)(keep + 1 - raw) : n / 2;
+
+				memmove(raw, raw + from, n - from);
+				n -= from;
+			} else {
+				raw = vgpu_xrealloc(raw, (cap *= 2) + 1);
+			}
+		}
+		k = read(fd, raw + n, KMSG_READ_MAX);
+		if (k < 0 && (errno == EINTR || errno == EPIPE))
+			continue; /* EPIPE: records were overwritten before they were read */
+		if (k <= 0)
+			break; /* EAGAIN: the end; 0: the end of a plain file */
+		n += (size_t)k;
+	}
+	close(fd);
+	raw[n] = '\0';
+	f = open_memstream(&text, &size);
+	if (!f)
+		abort(); /* no memory for a stream: the OOM policy (metrics.c does the same) */
+	for (char *p = raw, *nl; *p; p = nl ? nl + 1 : p + strlen(p)) {
+		unsigned long long usec;
+		char *msg;
+
+		nl = strchr(p, '\n');
+		if (nl)
+			*nl = '\0';
+		msg = strchr(p, ';');
+		if (*p == ' ' || !msg || sscanf(p, "%*u,%*u,%llu", &usec) != 1)
+			continue;
+		if (boot > 0) {
+			time_t t = (time_t)(boot + (long long)(usec / 1000000));
+			char day[24];
+			struct tm tm;
+
+			if (gmtime_r(&t, &tm) &&
+			    strftime(day, sizeof(day), "%Y-%m-%dT%H:%M:%S", &tm))
+				fprintf(f, "%s.%06lluZ ", day, usec % 1000000);
+		}
+		fprintf(f, "kernel: %s\n", msg + 1);
+	}
+	if (fclose(f))
+		abort();
+	return text;
+}
+
+/* The kernel's message of a log line: after "kernel: " and a "[ 123.456] " stamp, or NULL. */
+static const char *kernel_message(const char *line)
+{
+	const char *p = strstr(line, "kernel: ");
+
+	if (!p)
+		return NULL;
+	p += 8;
+	if (*p == '[') {
+		const char *e = strchr(p, ']');
+
+		if (e && e[1] == ' ')
+			p = e + 2;
+	}
+	return p;
+}
+
+/*
+ * Leave out the entries of the syslog files that copy one of dev/kmsg's
+ * (entries [@kmsg_from, @kmsg_to)): the same kernel message within
+ * KMSG_SLACK seconds (or of an unknown time).
+ */
+static void drop_kmsg_copies(struct vgpu_diag *d, size_t kmsg_from, size_t kmsg_to,
+			     size_t syslog_to)
+{
+	size_t w = kmsg_to;
+
+	for (size_t i = kmsg_to; i < d->n; i++) {
+		struct vgpu_diag_entry *e = &d->v[i];
+		const char *m = i < syslog_to ? kernel_message(e->text) : NULL;
+		bool copy = false;
+
+		for (size_t k = kmsg_from; m && k < kmsg_to && !copy; k++) {
+			const struct vgpu_diag_entry *o = &d->v[k];
+			const char *km = kernel_message(o->text);
+
+			copy = km && !strcmp(km, m) &&
+			       (!e->when || !o->when || llabs(e->when - o->when) <= KMSG_SLACK);
+		}
+		if (copy) {
+			free(e->text);
+			continue;
+		}
+		d->v[w++] = *e;
+	}
+	d->n = w;
+}
+
 /* A log's tail, or NULL when it cannot be read (it is then left out). */
 static char *log_text(struct vgpu_sysfs *fs, const char *path)
 {
@@ -554,7 +716,9 @@ int vgpu_diagnose(struct vgpu_ctx *ctx, struct vgpu_sysfs *fs, const struct vgpu
 	VGPU_AUTOSTRV domains = { 0 };
 	VGPU_AUTOSTRV qemu_paths = { 0 };
 	VGPU_AUTOSTRV qemu_texts = { 0 };
+	VGPU_AUTOFREE char *kmsg = NULL;
 	char uuid[VGPU_UUID_LEN] = "", bdf[VGPU_BDF_LEN] = "";
+	size_t kmsg_to;
 	bool found = false;
 
 	if (q->target) {
@@ -615,8 +779,16 @@ int vgpu_diagnose(struct vgpu_ctx *ctx, struct vgpu_sysfs *fs, const struct vgpu
 		vgpu_strv_push(&qemu_texts, text);
 	}
 	vgpu_strv_uniq(&d.identities);
+	kmsg = kmsg_text(fs, boot_time(fs, q->now));
+	if (kmsg) {
+		vgpu_strv_push(&d.logs, vgpu_xstrdup(KMSG_LOG));
+		vgpu_diag_lines(cat, &d.identities, d.logs.items[d.logs.n - 1], kmsg, false, q, &d);
+	}
+	kmsg_to = d.n;
 	for (size_t i = 0; i < sizeof(host_logs) / sizeof(host_logs[0]); i++)
 		read_log(fs, cat, &d.identities, host_logs[i], false, q, &d);
+	if (kmsg)
+		drop_kmsg_copies(&d, 0, kmsg_to, d.n);
 	if (q->journalctl)
 		read_journal(ctx, cat, q, &d);
 	for (size_t i = 0; i < qemu_paths.n; i++) {

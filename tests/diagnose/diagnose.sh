@@ -40,6 +40,41 @@ grep -q '^verdict: none: no log could be read' "$tmp/out" || {
 	fail=1
 }
 
+# the kernel's log stream dev/kmsg (here a plain file: read to its end): its records' times
+# are proc/stat's btime plus their microseconds since boot, continuation lines are no
+# lines, and kern.log's copy of a record is left out while its older lines stay
+mkdir -p "$tmp/km/dev" "$tmp/km/proc" "$tmp/km/var/log"
+printf 'cpu  1 2 3 4\nbtime 1795881600\n' >"$tmp/km/proc/stat"
+printf '%s\n' '6,0,1000000,-;Linux version 6.8.0' \
+	'3,1,10811000000,-;NVRM: GPU 0000:01:00.0: RmInitAdapter failed! (0x22:0x56:667)' \
+	' SUBSYSTEM=pci' ' DEVICE=+pci:0000:01:00.0' >"$tmp/km/dev/kmsg"
+printf '%s\n' '2026-11-27T10:00:00.000000+00:00 host kernel: NVRM: GPU 0000:2b:00.0: GPU has fallen off the bus.' \
+	'2026-11-28T19:00:12.000000+00:00 host kernel: [10811.000000] NVRM: GPU 0000:01:00.0: RmInitAdapter failed! (0x22:0x56:667)' \
+	>"$tmp/km/var/log/kern.log"
+"$bin" --sysroot "$tmp/km" diagnose --json >"$tmp/out" 2>&1 || fail=1
+python3 -c 'import json, sys
+d = json.load(open(sys.argv[1]))
+assert d["logs"] == ["dev/kmsg", "var/log/kern.log"], d["logs"]
+got = [(e["log"], e["line"], e["row"], e["time"]) for e in d["timeline"]]
+assert got == [("var/log/kern.log", 1, "fallen-off-bus", 1795773600), ("dev/kmsg", 2, "rminit-failed", 1795892411)], got
+assert d["timeline"][1]["text"] == "2026-11-28T19:00:11.000000Z kernel: NVRM: GPU 0000:01:00.0: RmInitAdapter failed! (0x22:0x56:667)", d["timeline"][1]' "$tmp/out" || {
+	echo "FAIL: dev/kmsg"
+	cat "$tmp/out"
+	fail=1
+}
+# without btime, proc/uptime dates the records (now - uptime + their time since boot)
+rm "$tmp/km/proc/stat"
+echo '100.50 180.00' >"$tmp/km/proc/uptime"
+"$bin" --sysroot "$tmp/km" diagnose --json >"$tmp/out" 2>&1 || fail=1
+python3 -c 'import json, sys, time
+d = json.load(open(sys.argv[1]))
+e = [e for e in d["timeline"] if e["log"] == "dev/kmsg"]
+assert len(e) == 1 and abs(e[0]["time"] - (time.time() - 100 + 10811)) < 30, e' "$tmp/out" || {
+	echo "FAIL: dev/kmsg dated by proc/uptime"
+	cat "$tmp/out"
+	fail=1
+}
+
 # 2. a failed start: the same story by domain, mdev UUID and the VF's odd address
 cp -r $dir/failed-start "$tmp/fs"
 # another manager's domain (no owner record): its QEMU log names the VM's UUID and the mdev

@@ -1594,29 +1594,119 @@ static bool vanished(const char *r)
 
 /* the error a fail rule injects into operation OP on R (or R2), 0 none (g_lock held) */
 /*
+ * The kernel's log stream, dev/kmsg in the tree (Documentation/ABI/testing/dev-kmsg):
+ * records "PRIO,SEQ,TS_USEC,FLAGS;MESSAGE\n", TS_USEC microseconds since boot
+ * (CLOCK_BOOTTIME), kept one a line in the backing's dev/kmsg (made with the
+ * first record).  A reader gets one record per read(), EINVAL for a buffer too
+ * small for it, and at the end EAGAIN (O_NONBLOCK) or 0.  The tree's proc/stat
+ * gets this host's btime when it has none, so TS_USEC converts to the wall
+ * clock as on a real host.
+ */
+static unsigned long g_kmsg_seq; /* the next record's SEQ */
+
+static bool is_kmsg(const char *r)
+{
+	return !strcmp(r, "dev/kmsg");
+}
+
+/* SEQ goes on after the fixture's own records, if it has a dev/kmsg. */
+static void kmsg_init(void)
+{
+	char buf[4096];
+	ssize_t k;
+	int fd = openat(g_bfd, "dev/kmsg", O_RDONLY | O_CLOEXEC);
+
+	if (fd < 0)
+		return;
+	while ((k = read(fd, buf, sizeof(buf))) > 0)
+		for (ssize_t i = 0; i < k; i++)
+			g_kmsg_seq += buf[i] == '\n';
+	close(fd);
+}
+
+/*
+ * Before the first record: the tree's dev/, and proc/stat with this host's
+ * btime where the fixture has none (the tree equals its fixture until then).
+ */
+static void kmsg_setup(void)
+{
+	static bool done;
+	char buf[4096];
+	FILE *f;
+	int fd;
+
+	if (done)
+		return;
+	done = true;
+	mkdirat(g_bfd, "dev", 0755);
+	if (faccessat(g_bfd, "proc/stat", F_OK, 0) == 0 || !(f = fopen("/proc/stat", "re")))
+		return;
+	while (fgets(buf, sizeof(buf), f))
+		if (!strncmp(buf, "btime ", 6)) {
+			mkdirat(g_bfd, "proc", 0755);
+			fd = openat(g_bfd, "proc/stat", O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC,
+				    0644);
+			if (fd >= 0 && write(fd, buf, strlen(buf)) < 0)
+				note("cannot write proc/stat: %s", strerror(errno));
+			if (fd >= 0)
+				close(fd);
+			break;
+		}
+	fclose(f);
+}
+
+/* One record of dev/kmsg from byte @off: what read() of the kernel's /dev/kmsg gives. */
+static int kmsg_read(int fd, char *buf, size_t size, off_t off, int flags)
+{
+	char rec[8192];
+	ssize_t k = pread(fd, rec, sizeof(rec), off);
+	char *nl;
+
+	if (k < 0)
+		return -errno;
+	nl = memchr(rec, '\n', (size_t)k);
+	if (!nl) /* the end (or a record still being appended) */
+		return flags & O_NONBLOCK ? -EAGAIN : 0;
+	if ((size_t)(nl - rec + 1) > size)
+		return -EINVAL;
+	memcpy(buf, rec, (size_t)(nl - rec + 1));
+	return (int)(nl - rec + 1);
+}
+
+/* A kernel log record at level @prio appended to dev/kmsg (g_lock held). */
+static void kmsg_add(int prio, const char *msg)
+{
+	char line[512];
+	struct timespec ts;
+	int fd, n;
+
+	kmsg_setup();
+	clock_gettime(CLOCK_BOOTTIME, &ts);
+	n = snprintf(line, sizeof(line), "%d,%lu,%lld,-;%s\n", prio, g_kmsg_seq,
+		     (long long)ts.tv_sec * 1000000 + ts.tv_nsec / 1000, msg);
+	fd = openat(g_bfd, "dev/kmsg", O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0644);
+	if (fd < 0) {
+		note("cannot append to dev/kmsg: %s", strerror(errno));
+		return;
+	}
+	if (write(fd, line, (size_t)n) != n)
+		note("cannot append to dev/kmsg: %s", strerror(errno));
+	else
+		g_kmsg_seq++;
+	close(fd);
+}
+
+/*
  * The driver's kernel log line for a create it refused (cubecos: EIO and
- * "NVRM: Failed to add vgpu create request: 0x38"), appended to the tree's
- * var/log/kern.log as syslog writes it, for vgpuctl's cause: line.
+ * "NVRM: Failed to add vgpu create request: 0x38"), a record of dev/kmsg
+ * (level 3, KERN_ERR), for vgpuctl's cause: line.
  */
 static void kmsg_nvrm(const char *status)
 {
-	char line[256], when[32];
-	time_t now = time(NULL);
-	struct tm tm;
-	int fd;
+	char msg[128];
 
-	localtime_r(&now, &tm);
-	strftime(when, sizeof(when), "%b %e %H:%M:%S", &tm);
-	snprintf(line, sizeof(line),
-		 "%s host kernel: NVRM: Failed to add vgpu create request: %s\n", when, status);
-	mkdirat(g_bfd, "var", 0755);
-	mkdirat(g_bfd, "var/log", 0755);
-	fd = openat(g_bfd, "var/log/kern.log", O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0644);
-	if (fd < 0)
-		return;
-	if (write(fd, line, strlen(line)) < 0)
-		note("cannot append to var/log/kern.log: %s", strerror(errno));
-	close(fd);
+	snprintf(msg, sizeof(msg), "NVRM: Failed to add vgpu create request: %s", status);
+	kmsg_add(3, msg);
 }
 
 static int fault(unsigned int op, const char *r, const char *r2)
@@ -2424,6 +2514,8 @@ static int e_open(const char *path, struct fuse_file_info *fi)
 		if (is_special(r))
 			flags &= ~O_TRUNC;
 	}
+	if (is_kmsg(r))
+		fi->direct_io = 1; /* a record per read */
 	h = fh_new(r);
 	if (!h)
 		return -ENOMEM;
@@ -2473,6 +2565,8 @@ static int e_read(const char *path, char *buf, size_t size, off_t off, struct fu
 	(void)path;
 	if (e)
 		return e;
+	if (is_kmsg(r))
+		return kmsg_read(fd, buf, size, off, fi->flags);
 	if (in_kernel_tree(r)) {
 		/* no torn reads while the model rewrites a state file */
 		lock();
@@ -2811,6 +2905,7 @@ int main(int argc, char **argv)
 	scan_host();
 	if (check)
 		return g_notes ? 1 : 0;
+	kmsg_init();
 	lock();
 	rules_refresh();
 	unlock();
