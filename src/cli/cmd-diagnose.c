@@ -170,8 +170,12 @@ static void print_text(struct cli *c, const struct vgpu_diag *d)
 		const struct vgpu_diag_entry *e = &d->v[i];
 		VGPU_AUTOFREE char *dec = decoded(e);
 
-		fprintf(f, "%s:%zu  %s (%s)\n  %s\n", e->source, e->lineno, e->row->id,
-			vgpu_cat_kind_str(e->row->kind), e->text);
+		fprintf(f, "%s:%zu  %s (%s)", e->source, e->lineno, e->row->id,
+			vgpu_cat_kind_str(e->row->kind));
+		if (e->count > 1) /* a boot loop: the same line again and again */
+			fprintf(f, ", %zu times, the last at %s:%zu", e->count, e->last_source,
+				e->last_lineno);
+		fprintf(f, "\n  %s\n", e->text);
 		if (dec)
 			fprintf(f, "  %s\n", dec);
 	}
@@ -216,6 +220,18 @@ static void json_entry_fields(FILE *f, const struct vgpu_diag_entry *e)
 	cli_json_str(f, e->text);
 	fputs(", \"decoded\": ", f);
 	cli_json_str(f, dec);
+	fprintf(f, ", \"count\": %zu, \"last\": ", e->count);
+	if (e->count < 2) {
+		fputs("null", f);
+		return;
+	}
+	fputs("{\"log\": ", f);
+	cli_json_str(f, e->last_source);
+	fprintf(f, ", \"line\": %zu, \"time\": ", e->last_lineno);
+	if (e->last_when)
+		fprintf(f, "%lld}", e->last_when);
+	else
+		fputs("null}", f);
 }
 
 static void print_json(struct cli *c, const struct vgpu_diag *d)

@@ -273,10 +273,100 @@ static int entry_cmp(const void *a, const void *b)
 	return x->seq < y->seq ? -1 : x->seq > y->seq;
 }
 
+/*
+ * What two repeats of a line share: the text after its time, without the
+ * numbers in brackets (a dmesg stamp "[ 2720.206992]", a process "[2314]").
+ */
+static char *repeat_key(const char *text)
+{
+	long long t;
+	size_t skip = vgpu_diag_parse_time(text, 0, &t);
+	char *key = vgpu_xstrdup(text + skip), *w = key;
+
+	for (const char *p = key; *p;) {
+		size_t n = *p == '[' ? strspn(p + 1, "0123456789. ") : 0;
+
+		if (*p == '[' && n && p[1 + n] == ']') {
+			*w++ = '[';
+			*w++ = ']';
+			p += n + 2;
+		} else {
+			*w++ = *p++;
+		}
+	}
+	*w = '\0';
+	return key;
+}
+
+struct repeat {
+	char *key;
+	const struct vgpu_diag_entry *e;
+	size_t pos;
+};
+
+static int repeat_cmp(const void *a, const void *b)
+{
+	const struct repeat *x = a, *y = b;
+	int c = strcmp(x->key, y->key);
+
+	if (c)
+		return c;
+	if (x->e->row != y->e->row)
+		return strcmp(x->e->row->id, y->e->row->id);
+	if (x->e->has_code != y->e->has_code)
+		return x->e->has_code ? 1 : -1;
+	if (x->e->code != y->e->code)
+		return x->e->code < y->e->code ? -1 : 1;
+	return x->pos < y->pos ? -1 : x->pos > y->pos;
+}
+
+/*
+ * Fold each entry that repeats an earlier one into it (d->v in time order):
+ * sorted by what repeats share, each run's first keeps the count.  n log n.
+ */
+static void fold_repeats(struct vgpu_diag *d)
+{
+	struct repeat *r = vgpu_xcalloc(d->n ? d->n : 1, sizeof(*r));
+	bool *gone = vgpu_xcalloc(d->n ? d->n : 1, sizeof(*gone));
+	size_t w = 0;
+
+	for (size_t i = 0; i < d->n; i++) {
+		d->v[i].count = 1;
+		r[i] = (struct repeat){ repeat_key(d->v[i].text), &d->v[i], i };
+	}
+	qsort(r, d->n, sizeof(*r), repeat_cmp);
+	for (size_t i = 0, first = 0; i < d->n; i++) {
+		struct vgpu_diag_entry *f = &d->v[r[first].pos];
+		const struct vgpu_diag_entry *e = r[i].e;
+
+		if (i == first || strcmp(r[i].key, r[first].key) || e->row != f->row ||
+		    e->has_code != f->has_code || e->code != f->code) {
+			first = i;
+			continue;
+		}
+		f->count++;
+		f->last_source = e->source;
+		f->last_lineno = e->lineno;
+		f->last_when = e->when;
+		gone[r[i].pos] = true;
+	}
+	for (size_t i = 0; i < d->n; i++) {
+		free(r[i].key);
+		if (gone[i])
+			free(d->v[i].text);
+		else
+			d->v[w++] = d->v[i];
+	}
+	free(r);
+	free(gone);
+	d->n = w;
+}
+
 void vgpu_diag_finish(struct vgpu_diag *d)
 {
 	if (d->n)
 		qsort(d->v, d->n, sizeof(*d->v), entry_cmp);
+	fold_repeats(d);
 	d->verdict = d->symptom = NULL;
 	for (size_t i = 0; i < d->n && !d->verdict; i++) {
 		if (d->v[i].row->kind == VGPU_CAT_CAUSE)
@@ -684,6 +774,73 @@ static void drop_kmsg_copies(struct vgpu_diag *d, size_t kmsg_from, size_t kmsg_
 	d->n = w;
 }
 
+/*
+ * The GPU of PCI function @bdf (its physfn: a VF's PF; else itself) and that
+ * GPU's UUID (the driver's proc/driver/nvidia/gpus/BDF/information "GPU UUID:"
+ * line, as NVML and nvidia-smi name it), into @ids.
+ */
+static void add_gpu_of(struct vgpu_sysfs *fs, const char *bdf, struct vgpu_strv *ids)
+{
+	VGPU_AUTOFREE char *info = NULL;
+	char pf[64], gpu[VGPU_BDF_LEN];
+	struct vgpu_sysdir root;
+
+	vgpu_sysdir_root(fs, &root);
+	snprintf(gpu, sizeof(gpu), "%s", bdf);
+	if (vgpu_sysfs_link_basename(&root, pf, sizeof(pf), "sys/bus/pci/devices/%s/physfn", bdf) ==
+		    0 &&
+	    vgpu_bdf_normalize(pf, gpu) == 0)
+		add_bdf(ids, gpu, true);
+	if (vgpu_sysfs_read_file(&root, 1u << 16, &info, NULL,
+				 "proc/driver/nvidia/gpus/%s/information", gpu) < 0)
+		return;
+	for (const char *p = info; p; p = strchr(p, '\n'), p = p ? p + 1 : NULL) {
+		char u[64];
+
+		if (!strncmp(p, "GPU UUID:", 9) && sscanf(p + 9, " %63s", u) == 1 &&
+		    !strncmp(u, "GPU-", 4))
+			add_str(ids, u);
+	}
+}
+
+/*
+ * The GPUs behind @ids' PCI functions and mdevs (an mdev's parent from its
+ * sys/bus/mdev/devices link), with their UUIDs, added to @ids.
+ */
+static void gpu_identities(struct vgpu_sysfs *fs, struct vgpu_strv *ids)
+{
+	VGPU_AUTOSTRV more = { 0 };
+	struct vgpu_sysdir root;
+
+	vgpu_sysdir_root(fs, &root);
+	for (size_t i = 0; i < ids->n; i++) {
+		const char *id = ids->items[i];
+		char b[VGPU_BDF_LEN], u[VGPU_UUID_LEN], link[VGPU_PATH_MAX];
+		char *slash, *parent;
+
+		if (strlen(id) == 12 && vgpu_bdf_normalize(id, b) == 0 && !strcmp(b, id)) {
+			add_gpu_of(fs, b, &more);
+			continue;
+		}
+		if (!vgpu_uuid_normalize(id, u) ||
+		    vgpu_sysfs_readlink(&root, link, sizeof(link), "sys/bus/mdev/devices/%s", u) <
+			    0)
+			continue;
+		slash = strrchr(link, '/');
+		if (!slash)
+			continue;
+		*slash = '\0';
+		parent = strrchr(link, '/');
+		if (vgpu_bdf_normalize(parent ? parent + 1 : link, b) == 0) {
+			add_bdf(&more, b, false);
+			add_gpu_of(fs, b, &more);
+		}
+	}
+	for (size_t i = 0; i < more.n; i++)
+		vgpu_strv_push(ids, vgpu_xstrdup(more.items[i]));
+	vgpu_strv_uniq(ids);
+}
+
 /* A log's tail, or NULL when it cannot be read (it is then left out). */
 static char *log_text(struct vgpu_sysfs *fs, const char *path)
 {
@@ -694,6 +851,38 @@ static char *log_text(struct vgpu_sysfs *fs, const char *path)
 	if (vgpu_sysfs_read_tail(&root, LOG_TAIL_MAX, &text, NULL, "%s", path) < 0)
 		return NULL;
 	return text;
+}
+
+/*
+ * The domains whose QEMU log started a VM with "-uuid @uuid" or with the
+ * mdev @uuid (a UUID that no owner record names), into @domains.
+ */
+static void domains_of_vm(struct vgpu_sysfs *fs, const char *uuid, struct vgpu_strv *domains)
+{
+	VGPU_AUTOSTRV logs = { 0 };
+	VGPU_AUTOFREE char *needle = vgpu_asprintf("-uuid %s", uuid);
+	VGPU_AUTOFREE char *mdev = vgpu_asprintf("/sys/bus/mdev/devices/%s", uuid);
+	struct vgpu_sysdir root;
+
+	vgpu_sysdir_root(fs, &root);
+	if (vgpu_sysfs_list_dir(&root, &logs, "var/log/libvirt/qemu") < 0)
+		return;
+	for (size_t i = 0; i < logs.n; i++) {
+		size_t l = strlen(logs.items[i]);
+		VGPU_AUTOFREE char *name = NULL;
+		VGPU_AUTOFREE char *path = NULL;
+		VGPU_AUTOFREE char *text = NULL;
+
+		if (l <= 4 || strcmp(logs.items[i] + l - 4, ".log"))
+			continue;
+		name = vgpu_xstrndup(logs.items[i], l - 4);
+		if (vgpu_domain_name_check(name))
+			continue;
+		path = vgpu_asprintf("var/log/libvirt/qemu/%s", logs.items[i]);
+		text = log_text(fs, path);
+		if (text && (strcasestr(text, needle) || strcasestr(text, mdev)))
+			vgpu_strv_push(domains, vgpu_steal_ptr(&name));
+	}
 }
 
 static void read_log(struct vgpu_sysfs *fs, const struct vgpu_catalogue *cat,
@@ -749,6 +938,9 @@ int vgpu_diagnose(struct vgpu_ctx *ctx, struct vgpu_sysfs *fs, const struct vgpu
 		if (!found) {
 			if (is_uuid) {
 				add_str(&d.identities, uuid);
+				domains_of_vm(fs, uuid, &domains);
+				for (size_t i = 0; i < domains.n; i++)
+					add_str(&d.identities, domains.items[i]);
 			} else if (is_bdf) {
 				add_bdf(&d.identities, bdf, true);
 			} else {
@@ -779,6 +971,7 @@ int vgpu_diagnose(struct vgpu_ctx *ctx, struct vgpu_sysfs *fs, const struct vgpu
 		vgpu_strv_push(&qemu_texts, text);
 	}
 	vgpu_strv_uniq(&d.identities);
+	gpu_identities(fs, &d.identities);
 	kmsg = kmsg_text(fs, boot_time(fs, q->now));
 	if (kmsg) {
 		vgpu_strv_push(&d.logs, vgpu_xstrdup(KMSG_LOG));

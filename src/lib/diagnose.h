@@ -40,6 +40,11 @@ struct vgpu_diag_entry {
 	bool has_code;
 	unsigned long code; /* the status code or Xid the row decodes */
 	size_t seq; /* the order it was gathered in: ties in time keep it */
+	/* repeats of the same line (a boot loop): how many in all (1: none), and the last one */
+	size_t count;
+	const char *last_source;
+	size_t last_lineno;
+	long long last_when;
 };
 
 struct vgpu_diag {
@@ -80,8 +85,12 @@ void vgpu_diag_lines(const struct vgpu_catalogue *cat, const struct vgpu_strv *i
 		     const struct vgpu_diag_query *q, struct vgpu_diag *out);
 
 /**
- * vgpu_diag_finish() - order the timeline and find the verdict: the first
- * root-cause line (never noise, info or a symptom).
+ * vgpu_diag_finish() - order the timeline, fold repeats and find the verdict:
+ * the first root-cause line (never noise, info or a symptom).  A line that
+ * repeats an earlier one (the same row and code, the same text but for its
+ * time and the numbers in brackets: "[ 2720.206992]", a process ID) is
+ * folded into that one's count and last place: a boot loop's failure is
+ * shown once.
  * @d: the entries vgpu_diag_lines() gathered
  */
 void vgpu_diag_finish(struct vgpu_diag *d);

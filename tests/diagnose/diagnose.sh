@@ -8,7 +8,9 @@
 #    record written here): the timeline and verdict by domain, by mdev UUID
 #    and by the VF's odd address form, compared byte for byte with
 #    failed-start.golden (VGPU_TEST_REGENERATE=1 rewrites it);
-#  - --catalogue lists every row; usage errors.
+#  - the kernel's stream dev/kmsg; the GPU's identities (parent, PF, GPU UUID)
+#    and a VM UUID's domain without an owner record; a boot loop folded;
+#  - --catalogue lists every row, also from a relocated copy; usage errors.
 #   diagnose.sh VGPUCTL SRCDIR
 set -u
 bin=$(realpath "$1") src=$2
@@ -119,6 +121,47 @@ fi
 "$bin" --sysroot "$tmp/fs" diagnose vm1 --since '2026-11-28 19:03' >"$tmp/out" 2>&1
 if [ "$(grep -c '^var/log' "$tmp/out")" != 1 ] || ! grep -q '^verdict: xid' "$tmp/out"; then
 	echo "FAIL: --since"
+	cat "$tmp/out"
+	fail=1
+fi
+
+# the GPU's identities, for a domain without an owner record: the mdev's parent
+# (sys/bus/mdev/devices' link), its PF (physfn) and the GPU's UUID (the driver's
+# information file); a VM UUID finds its domain by the QEMU log that started it
+cp -r $dir/failed-start "$tmp/gu"
+(
+	cd "$tmp/gu" || exit 1
+	vf=sys/devices/pci0000:3a/0000:3a:00.0/0000:3b:00.4
+	mkdir -p "$vf/3f6a1c2e-8d4b-4e6f-9a1b-2c3d4e5f6a7b" sys/bus/mdev/devices sys/bus/pci/devices \
+		proc/driver/nvidia/gpus/0000:3b:00.0
+	ln -s "../../../${vf#sys/}/3f6a1c2e-8d4b-4e6f-9a1b-2c3d4e5f6a7b" sys/bus/mdev/devices/
+	ln -s "../../../${vf#sys/}" sys/bus/pci/devices/0000:3b:00.4
+	ln -s ../0000:3b:00.0 "$vf/physfn"
+	printf 'Model: \t\t NVIDIA A30\nGPU UUID: \t GPU-0a1b2c3d-4e5f-6a7b-8c9d-0e1f2a3b4c5d\n' \
+		>proc/driver/nvidia/gpus/0000:3b:00.0/information
+	# a line that names the GPU by its UUID only (an NVML tool's)
+	echo 'Nov 28 19:02:36 host gpu-check[777]: GPU-0a1b2c3d-4e5f-6a7b-8c9d-0e1f2a3b4c5d: cuInit failed with error 802 (CUDA_ERROR_SYSTEM_NOT_READY)' >>var/log/kern.log
+)
+"$bin" --sysroot "$tmp/gu" diagnose 11111111-2222-4333-8444-555555555551 --json >"$tmp/out" 2>&1 || fail=1
+python3 -c 'import json, sys
+d = json.load(open(sys.argv[1]))
+for i in ("vm1", "3f6a1c2e-8d4b-4e6f-9a1b-2c3d4e5f6a7b", "0000:3b:00.4", "0000:3b:00.0", "GPU-0a1b2c3d-4e5f-6a7b-8c9d-0e1f2a3b4c5d"):
+    assert i in d["identities"], (i, d["identities"])
+assert "var/log/libvirt/qemu/vm1.log" in d["logs"], d["logs"]
+assert "cuda-not-ready" in [e["row"] for e in d["timeline"]], d["timeline"]' "$tmp/out" || {
+	echo "FAIL: the GPU's UUID, the VM's domain"
+	cat "$tmp/out"
+	fail=1
+}
+# a boot loop's failure is one line with its count and last place
+mkdir -p "$tmp/loop/var/log"
+for t in 2720.206992 2731.5 2742.25; do
+	echo "[ $t] [nvidia-vgpu-vfio] 00eac34d-8b67-401e-9faa-feb8f2456c29: start failed. status: 0x1"
+done >"$tmp/loop/var/log/kern.log"
+"$bin" --sysroot "$tmp/loop" diagnose >"$tmp/out" 2>&1
+if ! grep -qx 'var/log/kern.log:1  start-failed-host-client (cause), 3 times, the last at var/log/kern.log:3' "$tmp/out" ||
+	[ "$(grep -c '^var/log' "$tmp/out")" != 1 ]; then
+	echo "FAIL: a boot loop's repeats"
 	cat "$tmp/out"
 	fail=1
 fi

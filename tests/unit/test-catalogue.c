@@ -359,6 +359,46 @@ static void test_since(void **state)
 	vgpu_diag_clear(&d);
 }
 
+/*
+ * A boot loop: the same failure again and again (new dmesg stamps, new
+ * process IDs) is one entry with its count and last place; another status
+ * or another vGPU is another entry, and the verdict is the first.
+ */
+static void test_repeats(void **state)
+{
+	const struct vgpu_catalogue *cat = *state;
+	struct vgpu_diag_query q = { .now = 1795000000 };
+	struct vgpu_strv none = { 0 };
+	struct vgpu_diag d = { 0 };
+
+	vgpu_diag_lines(
+		cat, &none, "kern.log",
+		"[ 2720.206992] [nvidia-vgpu-vfio] 00eac34d-8b67-401e-9faa-feb8f2456c29: start failed. status: 0x1\n"
+		"[ 2731.000001] [nvidia-vgpu-vfio] 00eac34d-8b67-401e-9faa-feb8f2456c29: start failed. status: 0x1\n"
+		"[ 2731.000002] [nvidia-vgpu-vfio] 11eac34d-8b67-401e-9faa-feb8f2456c29: start failed. status: 0x1\n"
+		"[ 2742.5] [nvidia-vgpu-vfio] 00eac34d-8b67-401e-9faa-feb8f2456c29: start failed. status: 0x1\n",
+		false, &q, &d);
+	vgpu_diag_lines(
+		cat, &none, "journal",
+		"2026-11-28T19:02:11Z nvidia-vgpu-mgr[2314]: error: vmiop_log: NVOS status 0x56\n"
+		"2026-11-28T19:03:11Z nvidia-vgpu-mgr[2390]: error: vmiop_log: NVOS status 0x56\n"
+		"2026-11-28T19:04:11Z nvidia-vgpu-mgr[2391]: error: vmiop_log: NVOS status 0x51\n",
+		false, &q, &d);
+	vgpu_diag_finish(&d);
+	assert_int_equal(d.n, 4);
+	assert_int_equal(d.v[0].count, 3);
+	assert_string_equal(d.v[0].last_source, "kern.log");
+	assert_int_equal(d.v[0].last_lineno, 4);
+	assert_int_equal(d.v[1].count, 1);
+	assert_int_equal(d.v[2].count, 2);
+	assert_int_equal(d.v[2].code, 0x56);
+	assert_int_equal(d.v[2].last_lineno, 2);
+	assert_int_equal(d.v[2].last_when, 1795892591);
+	assert_int_equal(d.v[3].code, 0x51);
+	assert_ptr_equal(d.verdict, &d.v[0]);
+	vgpu_diag_clear(&d);
+}
+
 /* journalctl -o json: one line per record with a MESSAGE string, its escapes decoded. */
 static void test_journal(void **state)
 {
@@ -382,6 +422,7 @@ int main(int argc, char **argv)
 		cmocka_unit_test(test_verdict),	 cmocka_unit_test(test_decode),
 		cmocka_unit_test(test_join),	 cmocka_unit_test(test_since),
 		cmocka_unit_test(test_needle),	 cmocka_unit_test(test_journal),
+		cmocka_unit_test(test_repeats),
 	};
 
 	srcdir = test_srcdir(argc, argv);
