@@ -140,6 +140,20 @@ static const struct cli_command commands[] = {
 	  "      --frequency HZ       adaptive round robin's frequency, 63 to 960 Hz\n"
 	  "      --dry-run            print the file, write nothing\n",
 	  &cli_scheduler_columns, true },
+	{ "fabric", cmd_fabric,
+	  "NVSwitch partitions on HGX boards: Fabric Manager's mode, partitions, their domains",
+	  "[--json]\n"
+	  "       vgpuctl [global options] fabric activate ID [--vf BDF]...\n"
+	  "       vgpuctl [global options] fabric deactivate ID\n"
+	  "       vgpuctl [global options] fabric resync",
+	  "  activate ID              activate partition ID (host lock); in vGPU mode with\n"
+	  "                           one VF per GPU: the VFs of the domain whose vGPUs are\n"
+	  "                           on its GPUs, else each GPU's first free VF\n"
+	  "      --vf BDF             activate with these VFs instead, one per GPU\n"
+	  "  deactivate ID            deactivate partition ID (host lock)\n"
+	  "  resync                   tell a restarted Fabric Manager which partitions are\n"
+	  "                           active: those whose GPUs hold a domain's vGPUs (records)\n",
+	  &cli_fabric_columns, true },
 	{ "metrics", cmd_metrics, "vGPU state for Prometheus (text exposition format)",
 	  "[--textfile DIR]",
 	  "      --textfile DIR       write DIR/vgpuctl.prom atomically (node-exporter's\n"
@@ -206,6 +220,8 @@ static void usage(FILE *f)
 	      "                     (as virsh: before the command; default\n"
 	      "                     $LIBVIRT_DEFAULT_URI, else qemu:///system)\n"
 	      "      --nvml LIB     NVIDIA's NVML library (default: libnvidia-ml.so.1,\n"
+	      "                     not loaded with --sysroot unless named)\n"
+	      "      --nvfm LIB     Fabric Manager's SDK library (default: libnvfm.so.1,\n"
 	      "                     not loaded with --sysroot unless named)\n"
 	      "  -J, --json         JSON output\n"
 	      "  -o, --output LIST  text columns to print, by header (e.g. GPU,PROFILE,AVAILABLE;\n"
@@ -313,10 +329,11 @@ static int command_exit(const struct cli_command *cmd, int rc)
 
 int main(int argc, char **argv)
 {
-	enum { OPT_SYSROOT = 256, OPT_NVML };
+	enum { OPT_SYSROOT = 256, OPT_NVML, OPT_NVFM };
 	static const struct option opts[] = {
 		{ "sysroot", required_argument, NULL, OPT_SYSROOT },
 		{ "nvml", required_argument, NULL, OPT_NVML },
+		{ "nvfm", required_argument, NULL, OPT_NVFM },
 		{ "connect", required_argument, NULL, 'c' },
 		{ "output", required_argument, NULL, 'o' },
 		{ "noheadings", no_argument, NULL, 'n' },
@@ -367,6 +384,9 @@ int main(int argc, char **argv)
 			break;
 		case OPT_NVML:
 			c.nvml_path = optarg;
+			break;
+		case OPT_NVFM:
+			c.nvfm_path = optarg;
 			break;
 		case 'c':
 			c.connect = optarg;
@@ -460,6 +480,10 @@ int main(int argc, char **argv)
 				c.nvml_path = sub[++j];
 			else if (strncmp(sub[j], "--nvml=", 7) == 0)
 				c.nvml_path = sub[j] + 7;
+			else if (strcmp(sub[j], "--nvfm") == 0 && j + 1 < subc)
+				c.nvfm_path = sub[++j];
+			else if (strncmp(sub[j], "--nvfm=", 7) == 0)
+				c.nvfm_path = sub[j] + 7;
 			else
 				sub[k++] = sub[j];
 		}
