@@ -144,7 +144,7 @@ static void rec(struct vgpu_record *r, const char *dom, const char *uuid, const 
 #define U2 "22222222-2222-4333-8444-555555555555"
 #define U3 "33333333-2222-4333-8444-555555555555"
 
-/* Profiling: one running domain per GPU; another GPU, or an incoming record, is no conflict. */
+/* Profiling: one domain per GPU, running or migrating in; another GPU is no conflict. */
 static void test_profiling(void **state)
 {
 	struct vgpu_record v[3];
@@ -169,9 +169,12 @@ static void test_profiling(void **state)
 	assert_int_equal(vgpu_params_check_profiling(&ctx, &recs, U1, &p, profiling_on, "x"), 0);
 	/* its own record is not another domain */
 	assert_int_equal(vgpu_params_check_profiling(&ctx, &recs, U1, &p, profiling_on, "a"), 0);
-	/* a domain migrating here (incoming) does not run here yet */
+	/* a domain migrating here (incoming) runs here once it arrives: it counts */
 	v[1].state = VGPU_RECORD_INCOMING;
-	assert_int_equal(vgpu_params_check_profiling(&ctx, &recs, U1, &p, profiling_on, "b"), 0);
+	assert_int_equal(vgpu_params_check_profiling(&ctx, &recs, U1, &p, profiling_on, "b"),
+			 -EBUSY);
+	assert_non_null(strstr(vgpu_ctx_error(&ctx),
+			       "domain 'b' (" U2 ") has profiling on GPU 0000:3b:00.0"));
 	/* profiling=0 is off */
 	v[1].state = VGPU_RECORD_ACTIVE;
 	assert_int_equal(vgpu_params_set(&ctx, &p, "enable_profiling", "0", false), 0);
