@@ -1263,6 +1263,15 @@ static void test_release_lock_timeout(void **state)
 	vgpu_sysfs_free(other);
 }
 
+/* Is there a vgpu_params note for domain @uuid (var/lib/vgpuctl/params/UUID)? */
+static bool note_there(struct env *e, const char *uuid)
+{
+	char path[1024];
+
+	snprintf(path, sizeof(path), "%s/var/lib/vgpuctl/params/%s", e->root, uuid);
+	return access(path, F_OK) == 0;
+}
+
 /*
  * libvirt 10.5 and later: a release whose reason is "migrated" (the domain
  * runs elsewhere now) frees all of the domain's vGPUs here, persistent ones
@@ -1294,7 +1303,12 @@ static void test_release_migrated(void **state)
 				  dom_xml("vm3", "33333333-2222-4333-8444-555555555555", "")),
 			 VGPU_HOOK_DONE);
 	put_rec(e, &s);
+	/* the vgpu_params set noted for vm1 goes with its last record; vm2's stays */
+	tree_put(e->root, "var/lib/vgpuctl/params/" VM1, "disable_vnc=1\n");
+	tree_put(e->root, "var/lib/vgpuctl/params/" VM2, "disable_vnc=1\n");
 	locked_ok(e, VGPU_HOOK_RELEASE, "vm1", VM1);
+	assert_false(note_there(e, VM1));
+	assert_true(note_there(e, VM2));
 	assert_int_equal(vf_type(e, "0000:c1:00.4"), 0);
 	assert_int_equal(vf_type(e, "0000:c1:00.5"), 0);
 	assert_int_equal(vf_type(e, "0000:c1:00.6"), L40S_8Q);
@@ -1318,6 +1332,7 @@ static void test_release_other_reasons(void **state)
 
 	put_rec(e, &p);
 	set_vf(e, "0000:c1:00.4", L40S_8Q);
+	tree_put(e->root, "var/lib/vgpuctl/params/" VM1, "disable_vnc=1\n");
 	for (size_t i = 0; i < ARRAY_SIZE(reasons); i++) {
 		e->reason = reasons[i];
 		assert_int_equal(cheap_ok(e, VGPU_HOOK_RELEASE, "vm1", dom_xml("vm1", VM1, "")),
@@ -1326,6 +1341,7 @@ static void test_release_other_reasons(void **state)
 		assert_int_equal(vf_type(e, "0000:c1:00.4"), L40S_8Q);
 		records_now(e, recs, sizeof(recs));
 		assert_string_equal(recs, "vm1 0000:c1:00.4\n");
+		assert_true(note_there(e, VM1)); /* its record stays: so does its set */
 	}
 	assert_int_equal(e->n_destroy, 0);
 }
