@@ -5,7 +5,7 @@
  * the documentation's sentence says), the modprobe.d lines (per-device
  * beating global, a later file beating an earlier one, malformed lines named
  * with file and line), the file vgpuctl writes (other keys and GPUs kept)
- * and the kernel log's scheduler lines.
+ * and the kernel log's scheduler lines; --set's write under the host lock.
  */
 #include <stdarg.h>
 #include <stddef.h>
@@ -18,7 +18,11 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "scheduler-host.h"
 #include "scheduler.h"
+#include "sysfs-lock.h"
+#include "test-util.h"
+#include <sys/wait.h>
 
 /*
  * Every RmPVMRL example of NVIDIA's documentation, with its sentence, read
@@ -414,6 +418,68 @@ static void test_log(void **state)
 	assert_null(v);
 }
 
+/*
+ * vgpu_sched_set() reads and replaces vgpuctl's modprobe.d file under the
+ * host lock, as every writer does: while another run holds it the write
+ * waits (a dry run, which writes nothing, does not), and the lock is let go
+ * after.
+ */
+static void test_set_waits_for_host_lock(void **state)
+{
+	const struct vgpu_sched_want w = { .s = { .policy = VGPU_SCHED_EQUAL_SHARE } };
+	struct vgpu_model m = { .n_gpus = 0 };
+	struct vgpu_sysfs *fs = NULL, *other = NULL;
+	char root[1024], path[1200], *text = NULL, c;
+	struct vgpu_ctx ctx;
+	uint64_t t0, waited;
+	bool changed;
+	int held[2], st;
+	pid_t pid;
+
+	(void)state;
+	tree_make(root, sizeof(root), "sched-lock");
+	tree_dir(root, "etc/modprobe.d");
+	vgpu_ctx_init(&ctx, NULL, NULL);
+	assert_int_equal(vgpu_sysfs_open(&ctx, root, &fs), 0);
+	assert_int_equal(pipe(held), 0);
+	pid = fork();
+	assert_true(pid >= 0);
+	if (pid == 0) { /* another run: holds the host lock for 300 ms */
+		if (vgpu_sysfs_open(&ctx, root, &other) < 0 || vgpu_sysfs_lock(&ctx, other, 0) < 0)
+			_exit(1);
+		if (write(held[1], "h", 1) != 1)
+			_exit(1);
+		usleep(300000);
+		_exit(0);
+	}
+	assert_int_equal(read(held[0], &c, 1), 1);
+	t0 = vgpu_monotonic_ms();
+	assert_int_equal(vgpu_sched_set(&ctx, fs, &m, &w, 1, true, &text, &changed), 0);
+	assert_true(vgpu_monotonic_ms() - t0 < 250);
+	free(text);
+	t0 = vgpu_monotonic_ms();
+	assert_int_equal(vgpu_sched_set(&ctx, fs, &m, &w, 1, false, &text, &changed), 0);
+	waited = vgpu_monotonic_ms() - t0;
+	print_message("waited %llu ms for the holder\n", (unsigned long long)waited);
+	assert_true(waited >= 250);
+	assert_true(changed);
+	assert_non_null(strstr(text, "RmPVMRL=0x01"));
+	free(text);
+	assert_int_equal(waitpid(pid, &st, 0), pid);
+	assert_true(WIFEXITED(st) && WEXITSTATUS(st) == 0);
+	snprintf(path, sizeof(path), "%s/%s/%s", root, VGPU_SCHED_DIR, VGPU_SCHED_FILE);
+	assert_int_equal(access(path, F_OK), 0);
+	/* let go after: another run takes it at once */
+	assert_int_equal(vgpu_sysfs_open(&ctx, root, &other), 0);
+	assert_int_equal(vgpu_sysfs_lock(&ctx, other, 0), 0);
+	vgpu_sysfs_free(other);
+	vgpu_sysfs_free(fs);
+	vgpu_ctx_clear(&ctx);
+	close(held[0]);
+	close(held[1]);
+	tree_remove(root);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -427,6 +493,7 @@ int main(void)
 		cmocka_unit_test(test_conf_malformed),
 		cmocka_unit_test(test_render),
 		cmocka_unit_test(test_log),
+		cmocka_unit_test(test_set_waits_for_host_lock),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
