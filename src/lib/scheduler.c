@@ -291,90 +291,104 @@ static bool name_is(const char *s, size_t len, const char *name)
 	return true;
 }
 
-int vgpu_sched_conf_parse(struct vgpu_ctx *ctx, struct vgpu_sched_conf *c, const char *file,
-			  const char *text)
+/*
+ * The logical line at *@p (a backslash at the end joins the next), heap;
+ * *@p moves past it and *@line counts the physical lines read.
+ */
+static char *logical_line(const char **p, unsigned *line)
 {
-	VGPU_AUTOFREE char *dw = NULL;
-	VGPU_AUTOFREE char *pd = NULL;
-	const char *p = text;
-	unsigned line = 0;
+	char *logical = vgpu_xstrdup("");
 
-	while (*p) {
-		VGPU_AUTOFREE char *logical = NULL;
-		VGPU_AUTOFREE char *w1 = NULL;
-		VGPU_AUTOFREE char *w2 = NULL;
-		unsigned first = line + 1;
-		const char *q;
-		int bad = 0;
+	for (;;) {
+		size_t len = strcspn(*p, "\n");
+		bool more = len && (*p)[len - 1] == '\\';
 
-		/* one logical line: a backslash at the end joins the next */
-		logical = vgpu_xstrdup("");
-		for (;;) {
-			size_t len = strcspn(p, "\n");
-			bool more = len && p[len - 1] == '\\';
-
-			line++;
-			vgpu_append(&logical, "%.*s", (int)(more ? len - 1 : len), p);
-			p += len;
-			if (*p)
-				p++;
-			if (!more || !*p)
-				break;
-		}
-		q = next_word(logical, &w1, &bad);
-		if (!q || w1[0] == '#' || strcmp(w1, "options") != 0)
-			continue;
-		q = next_word(q, &w2, &bad);
-		if (!q || !name_is(w2, strlen(w2), "nvidia"))
-			continue;
-		for (;;) {
-			VGPU_AUTOFREE char *w = NULL;
-			size_t klen;
-			char why[512];
-			bool per;
-			bool g = false;
-			uint32_t gv = 0;
-			struct vgpu_sched_dev *devs = NULL;
-			size_t nd = 0;
-			int r;
-
-			q = next_word(q, &w, &bad);
-			if (bad)
-				return vgpu_error(ctx, -EINVAL, "%s:%u: a quote is not closed",
-						  file, first);
-			if (!q)
-				break;
-			klen = strcspn(w, "=");
-			if (name_is(w, klen, REG_GLOBAL))
-				per = false;
-			else if (name_is(w, klen, REG_PER_DEVICE))
-				per = true;
-			else
-				continue;
-			r = reg_parse(w[klen] ? w + klen + 1 : "", per, &g, &gv, &devs, &nd, why,
-				      sizeof(why));
-			free(devs);
-			if (r < 0)
-				return vgpu_error(ctx, r, "%s:%u: %.*s: %s", file, first, (int)klen,
-						  w, why);
-			free(per ? pd : dw);
-			if (per)
-				pd = vgpu_xstrdup(w[klen] ? w + klen + 1 : "");
-			else
-				dw = vgpu_xstrdup(w[klen] ? w + klen + 1 : "");
-		}
+		(*line)++;
+		vgpu_append(&logical, "%.*s", (int)(more ? len - 1 : len), *p);
+		*p += len;
+		if (**p)
+			(*p)++;
+		if (!more || !**p)
+			return logical;
 	}
-	/* the file is whole: its last values replace the earlier files' */
-	if (dw) {
+}
+
+/* The registry strings an "options nvidia" line sets last: *@dw and *@pd replaced. */
+struct conf_line {
+	const char *file;
+	unsigned first; /* the line number, for errors */
+	char **dw, **pd;
+};
+
+/* One PARAM=VALUE word of an "options nvidia" line: the scheduler's parameters checked and kept. */
+static int conf_param(struct vgpu_ctx *ctx, const struct conf_line *l, const char *w)
+{
+	size_t klen = strcspn(w, "=");
+	const char *val = w[klen] ? w + klen + 1 : "";
+	struct vgpu_sched_dev *devs = NULL;
+	uint32_t gv = 0;
+	size_t nd = 0;
+	char why[512];
+	bool per, g = false;
+	int r;
+
+	if (name_is(w, klen, REG_GLOBAL))
+		per = false;
+	else if (name_is(w, klen, REG_PER_DEVICE))
+		per = true;
+	else
+		return 0;
+	r = reg_parse(val, per, &g, &gv, &devs, &nd, why, sizeof(why));
+	free(devs);
+	if (r < 0)
+		return vgpu_error(ctx, r, "%s:%u: %.*s: %s", l->file, l->first, (int)klen, w, why);
+	free(*(per ? l->pd : l->dw));
+	*(per ? l->pd : l->dw) = vgpu_xstrdup(val);
+	return 0;
+}
+
+/* One logical line: its scheduler parameters when it is "options nvidia ...". */
+static int conf_line(struct vgpu_ctx *ctx, const struct conf_line *l, const char *logical)
+{
+	VGPU_AUTOFREE char *w1 = NULL;
+	VGPU_AUTOFREE char *w2 = NULL;
+	int bad = 0;
+	const char *q = next_word(logical, &w1, &bad);
+
+	if (!q || w1[0] == '#' || strcmp(w1, "options") != 0)
+		return 0;
+	q = next_word(q, &w2, &bad);
+	if (!q || !name_is(w2, strlen(w2), "nvidia"))
+		return 0;
+	for (;;) {
+		VGPU_AUTOFREE char *w = NULL;
+		int r;
+
+		q = next_word(q, &w, &bad);
+		if (bad)
+			return vgpu_error(ctx, -EINVAL, "%s:%u: a quote is not closed", l->file,
+					  l->first);
+		if (!q)
+			return 0;
+		r = conf_param(ctx, l, w);
+		if (r < 0)
+			return r;
+	}
+}
+
+/* A whole file's last values replace the earlier files' (checked already: no error). */
+static void conf_take(struct vgpu_sched_conf *c, const char *file, char **dw, char **pd)
+{
+	if (*dw) {
 		free(c->dwords);
 		free(c->dwords_from);
-		c->dwords = vgpu_steal_ptr(&dw);
+		c->dwords = vgpu_steal_ptr(dw);
 		c->dwords_from = vgpu_xstrdup(file);
 		c->has_global = false;
 		c->global = 0;
 		reg_parse(c->dwords, false, &c->has_global, &c->global, NULL, NULL, NULL, 0);
 	}
-	if (pd) {
+	if (*pd) {
 		char why[8];
 
 		free(c->per_device);
@@ -382,10 +396,32 @@ int vgpu_sched_conf_parse(struct vgpu_ctx *ctx, struct vgpu_sched_conf *c, const
 		free(c->devs);
 		c->devs = NULL;
 		c->n_devs = 0;
-		c->per_device = vgpu_steal_ptr(&pd);
+		c->per_device = vgpu_steal_ptr(pd);
 		c->per_device_from = vgpu_xstrdup(file);
 		reg_parse(c->per_device, true, NULL, NULL, &c->devs, &c->n_devs, why, sizeof(why));
 	}
+}
+
+int vgpu_sched_conf_parse(struct vgpu_ctx *ctx, struct vgpu_sched_conf *c, const char *file,
+			  const char *text)
+{
+	VGPU_AUTOFREE char *dw = NULL;
+	VGPU_AUTOFREE char *pd = NULL;
+	struct conf_line l = { .file = file, .dw = &dw, .pd = &pd };
+	const char *p = text;
+	unsigned line = 0;
+
+	while (*p) {
+		VGPU_AUTOFREE char *logical = NULL;
+		int r;
+
+		l.first = line + 1;
+		logical = logical_line(&p, &line);
+		r = conf_line(ctx, &l, logical);
+		if (r < 0)
+			return r;
+	}
+	conf_take(c, file, &dw, &pd);
 	return 0;
 }
 
