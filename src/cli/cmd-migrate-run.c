@@ -87,48 +87,17 @@ struct migrate_run {
 
 static int parse_args(struct cli *c, int argc, char **argv, struct migrate_run *m)
 {
-	static const struct option opts[] = {
-		{ "to", required_argument, NULL, 't' },
-		{ "offer-command", required_argument, NULL, 'O' },
-		{ "target-command", required_argument, NULL, 'T' },
-		{ "migrate-uri", required_argument, NULL, 'U' },
-		{ "force", no_argument, NULL, 'f' },
-		{ "help", no_argument, NULL, 'h' },
-		{ 0 },
-	};
-	struct cli_opts go = { .cmd = "migrate", .own = opts, .own_short = "h" };
-	int o;
+	struct cli_mig_args a = { 0 };
+	int r = cli_migrate_args(c, "migrate", CLI_MIG_RUN, argc, argv, &a);
 
-	while ((o = cli_getopt(c, &go, argc, argv)) != -1) {
-		switch (o) {
-		case 't':
-			m->to = optarg;
-			break;
-		case 'O':
-			m->offer_cmd = optarg;
-			break;
-		case 'T':
-			m->target_cmd = optarg;
-			break;
-		case 'U':
-			m->migrate_uri = optarg;
-			break;
-		case 'f':
-			m->force = true;
-			break;
-		case 'h':
-			return CLI_HELP;
-		default:
-			return EXIT_USAGE; /* cli_getopt() said why */
-		}
-	}
-	if (optind >= argc)
-		return cli_usage_error(c, "migrate", "which domain? (DOMAIN: a name or UUID)");
-	m->domain = argv[optind++];
-	if (optind < argc)
-		return cli_usage_error(c, "migrate", "unexpected argument '%s'", argv[optind]);
-	if (!m->to)
-		return cli_usage_error(c, "migrate", "where to? (--to URI)");
+	if (r)
+		return r;
+	m->domain = a.domain;
+	m->to = a.to;
+	m->offer_cmd = a.cmd;
+	m->target_cmd = a.target_cmd;
+	m->migrate_uri = a.migrate_uri;
+	m->force = a.force;
 	if (c->json)
 		return cli_usage_error(c, "migrate", "--json is for migrate-check");
 	/* as migrate-check: -c before the command, else the default unless --sysroot */

@@ -460,6 +460,89 @@ static void print_json(struct cli *c, const struct vgpu_mig_results *res,
 	fprintf(c->out, "\n],\n\"verdict\": \"%s\"}\n", verdict_name(verdict));
 }
 
+/* Every migrate command's options, each with the CLI_MIG_* that brings it (0: all). */
+static const struct mig_opt {
+	struct option o;
+	unsigned kind;
+} mig_opts[] = {
+	{ { "to", required_argument, NULL, 't' }, 0 },
+	{ { "offer-command", required_argument, NULL, 'O' }, 0 },
+	{ { "postcopy", no_argument, NULL, 'P' }, CLI_MIG_POSTCOPY },
+	{ { "bandwidth", required_argument, NULL, 'B' }, CLI_MIG_POSTCOPY },
+	{ { "output", required_argument, NULL, 'o' }, CLI_MIG_OUTPUT },
+	{ { "target-command", required_argument, NULL, 'T' }, CLI_MIG_RUN },
+	{ { "migrate-uri", required_argument, NULL, 'U' }, CLI_MIG_RUN },
+	{ { "force", no_argument, NULL, 'f' }, CLI_MIG_RUN },
+	{ { "help", no_argument, NULL, 'h' }, 0 },
+};
+
+/* One option of @a's command (cli_getopt()'s answer @o): 0, CLI_HELP or EXIT_USAGE. */
+static int mig_opt(struct cli *c, const char *name, int o, struct cli_mig_args *a)
+{
+	char *end;
+
+	switch (o) {
+	case 't':
+		a->to = optarg;
+		return 0;
+	case 'O':
+		a->cmd = optarg;
+		return 0;
+	case 'o':
+		a->output = optarg;
+		return 0;
+	case 'P':
+		a->postcopy = true;
+		return 0;
+	case 'B':
+		a->bandwidth = strtoul(optarg, &end, 10);
+		if (*end || !a->bandwidth || a->bandwidth > 1000000000UL || *optarg == '-')
+			return cli_usage_error(
+				c, name, "--bandwidth '%s': MiB/s, a whole number above 0", optarg);
+		return 0;
+	case 'T':
+		a->target_cmd = optarg;
+		return 0;
+	case 'U':
+		a->migrate_uri = optarg;
+		return 0;
+	case 'f':
+		a->force = true;
+		return 0;
+	case 'h':
+		return CLI_HELP;
+	default:
+		return EXIT_USAGE; /* cli_getopt() said why */
+	}
+}
+
+int cli_migrate_args(struct cli *c, const char *name, unsigned opts, int argc, char **argv,
+		     struct cli_mig_args *a)
+{
+	struct option own[ARRAY_SIZE(mig_opts) + 1];
+	struct cli_opts go = { .cmd = name,
+			       .own = own,
+			       .own_short = opts & CLI_MIG_OUTPUT ? "ho:" : "h" };
+	size_t n = 0;
+	int o, r;
+
+	for (size_t i = 0; i < ARRAY_SIZE(mig_opts); i++)
+		if (!mig_opts[i].kind || (mig_opts[i].kind & opts))
+			own[n++] = mig_opts[i].o;
+	memset(&own[n], 0, sizeof(own[n]));
+	while ((o = cli_getopt(c, &go, argc, argv)) != -1)
+		if ((r = mig_opt(c, name, o, a)) != 0)
+			return r;
+	if (optind >= argc)
+		return cli_usage_error(c, name, "which domain? (DOMAIN: a name or UUID)");
+	a->domain = argv[optind++];
+	if (optind < argc)
+		return cli_usage_error(c, name, "unexpected argument '%s'", argv[optind]);
+	if (!a->to)
+		return cli_usage_error(c, name, "where to? (--to URI)");
+	return 0;
+}
+
 /* The options migrate-check and migrate-xml share, and what they read. */
 struct mig_args {
 	const char *to, *cmd, *domain, *output;
@@ -472,64 +555,18 @@ struct mig_args {
 static int parse_args(struct cli *c, const char *name, bool xml, int argc, char **argv,
 		      struct mig_args *a)
 {
-	static const struct option check_opts[] = {
-		{ "to", required_argument, NULL, 't' },
-		{ "offer-command", required_argument, NULL, 'O' },
-		{ "postcopy", no_argument, NULL, 'P' },
-		{ "bandwidth", required_argument, NULL, 'B' },
-		{ "help", no_argument, NULL, 'h' },
-		{ 0 },
-	};
-	static const struct option xml_opts[] = {
-		{ "to", required_argument, NULL, 't' },
-		{ "offer-command", required_argument, NULL, 'O' },
-		{ "output", required_argument, NULL, 'o' },
-		{ "help", no_argument, NULL, 'h' },
-		{ 0 },
-	};
-	struct cli_opts go = { .cmd = name,
-			       .own = xml ? xml_opts : check_opts,
-			       .own_short = xml ? "ho:" : "h" };
+	struct cli_mig_args m = { 0 };
 	size_t len;
-	int o;
+	int r = cli_migrate_args(c, name, xml ? CLI_MIG_OUTPUT : CLI_MIG_POSTCOPY, argc, argv, &m);
 
-	while ((o = cli_getopt(c, &go, argc, argv)) != -1) {
-		switch (o) {
-		case 't':
-			a->to = optarg;
-			break;
-		case 'O':
-			a->cmd = optarg;
-			break;
-		case 'o':
-			a->output = optarg;
-			break;
-		case 'P':
-			a->postcopy = true;
-			break;
-		case 'B': {
-			char *end;
-
-			a->bandwidth = strtoul(optarg, &end, 10);
-			if (*end || !a->bandwidth || a->bandwidth > 1000000000UL || *optarg == '-')
-				return cli_usage_error(
-					c, name, "--bandwidth '%s': MiB/s, a whole number above 0",
-					optarg);
-			break;
-		}
-		case 'h':
-			return CLI_HELP;
-		default:
-			return EXIT_USAGE; /* cli_getopt() said why */
-		}
-	}
-	if (optind >= argc)
-		return cli_usage_error(c, name, "which domain? (DOMAIN: a name or UUID)");
-	a->domain = argv[optind++];
-	if (optind < argc)
-		return cli_usage_error(c, name, "unexpected argument '%s'", argv[optind]);
-	if (!a->to)
-		return cli_usage_error(c, name, "where to? (--to URI)");
+	if (r)
+		return r;
+	a->to = m.to;
+	a->cmd = m.cmd;
+	a->domain = m.domain;
+	a->output = m.output;
+	a->postcopy = m.postcopy;
+	a->bandwidth = m.bandwidth;
 	len = strlen(a->to) + (a->cmd ? strlen(a->cmd) : 0) + 1;
 	a->buf = vgpu_xmalloc(len);
 	return cli_migrate_target_argv(c, name, a->to, a->cmd, "--offer-command", "migrate-offer",
