@@ -12,16 +12,12 @@
  * Each branch of assign and release has a test: what the caller gets (the
  * return, the message) and what the host is left with (records, vGPUs).
  */
-#include <stdarg.h>
-#include <stddef.h>
-#include <setjmp.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/wait.h>
 #include <unistd.h>
-#include <cmocka.h>
 #include <dirent.h>
 
 #include "assign.h"

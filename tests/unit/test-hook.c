@@ -13,16 +13,12 @@
  * driver would (the VF's current_vgpu_type; an mdev's device directory and
  * links), fail on demand, and note whether the host lock was held.
  */
-#include <stdarg.h>
-#include <stddef.h>
-#include <setjmp.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <syslog.h>
 #include <sys/wait.h>
 #include <time.h>
-#include <cmocka.h>
 
 #include <dirent.h>
 
@@ -399,28 +395,25 @@ int __wrap_vgpu_live_destroy(struct vgpu_ctx *ctx, struct vgpu_sysfs *fs,
 static struct vgpu_record vfio_rec(const char *dom, const char *uuid, const char *vf, unsigned type,
 				   enum vgpu_lifetime life)
 {
-	struct vgpu_record r = { .iface = VGPU_IFACE_VENDOR_VFIO,
-				 .type_id = type,
-				 .lifetime = life };
+	char gpu[VGPU_BDF_LEN];
+	struct vgpu_record r;
 
-	snprintf(r.domain, sizeof(r.domain), "%s", dom);
-	snprintf(r.domain_uuid, sizeof(r.domain_uuid), "%s", uuid);
-	snprintf(r.gpu, sizeof(r.gpu), "%.8s00.0", vf);
-	snprintf(r.parent, sizeof(r.parent), "%s", vf);
-	snprintf(r.profile, sizeof(r.profile), "%s", type == L40S_8Q ? "L40S-8Q" : "L40S-4Q");
+	snprintf(gpu, sizeof(gpu), "%.8s00.0", vf);
+	r = test_record(dom, uuid, gpu, vf, type, type == L40S_8Q ? "L40S-8Q" : "L40S-4Q");
+	r.lifetime = life;
 	return r;
 }
 
 static struct vgpu_record mdev_rec(const char *dom, const char *uuid, const char *parent,
 				   const char *mdev, enum vgpu_lifetime life)
 {
-	struct vgpu_record r = { .iface = VGPU_IFACE_MDEV, .type_id = A30_6C, .lifetime = life };
+	char gpu[VGPU_BDF_LEN];
+	struct vgpu_record r;
 
-	snprintf(r.domain, sizeof(r.domain), "%s", dom);
-	snprintf(r.domain_uuid, sizeof(r.domain_uuid), "%s", uuid);
-	snprintf(r.gpu, sizeof(r.gpu), "%.8s00.0", parent);
-	snprintf(r.parent, sizeof(r.parent), "%s", parent);
-	snprintf(r.profile, sizeof(r.profile), "A30-6C");
+	snprintf(gpu, sizeof(gpu), "%.8s00.0", parent);
+	r = test_record(dom, uuid, gpu, parent, A30_6C, "A30-6C");
+	r.iface = VGPU_IFACE_MDEV;
+	r.lifetime = life;
 	snprintf(r.mdev_uuid, sizeof(r.mdev_uuid), "%s", mdev);
 	return r;
 }

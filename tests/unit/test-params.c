@@ -4,11 +4,6 @@
  * accepted, how sets merge and format as the driver's file takes them, the
  * profiling refusal, and the set kept in our metadata (domxml).
  */
-#include <stdarg.h>
-#include <stddef.h>
-#include <stdint.h>
-#include <setjmp.h>
-#include <cmocka.h>
 
 #include <errno.h>
 #include <stdio.h>
@@ -18,6 +13,7 @@
 #include "domxml.h"
 #include "params.h"
 #include "records.h"
+#include "test-util.h"
 
 static char text[VGPU_PARAMS_TEXT_MAX];
 
@@ -132,11 +128,7 @@ static bool profiling_on(void *data, const struct vgpu_record *r)
 static void rec(struct vgpu_record *r, const char *dom, const char *uuid, const char *gpu,
 		const char *vf, enum vgpu_record_state st)
 {
-	memset(r, 0, sizeof(*r));
-	snprintf(r->domain, sizeof(r->domain), "%s", dom);
-	snprintf(r->domain_uuid, sizeof(r->domain_uuid), "%s", uuid);
-	snprintf(r->gpu, sizeof(r->gpu), "%s", gpu);
-	snprintf(r->parent, sizeof(r->parent), "%s", vf);
+	*r = test_record(dom, uuid, gpu, vf, 0, "");
 	r->state = st;
 }
 

@@ -7,11 +7,6 @@
  * with file and line), the file vgpuctl writes (other keys and GPUs kept)
  * and the kernel log's scheduler lines; --set's write under the host lock.
  */
-#include <stdarg.h>
-#include <stddef.h>
-#include <stdint.h>
-#include <setjmp.h>
-#include <cmocka.h>
 
 #include <errno.h>
 #include <stdio.h>
