@@ -545,9 +545,7 @@ int cli_migrate_args(struct cli *c, const char *name, unsigned opts, int argc, c
 
 /* The options migrate-check and migrate-xml share, and what they read. */
 struct mig_args {
-	const char *to, *cmd, *domain, *output;
-	bool postcopy;
-	unsigned long bandwidth;
+	struct cli_mig_args o;
 	const char *target_argv[CLI_TARGET_WORDS + 1];
 	char *buf;
 };
@@ -555,22 +553,16 @@ struct mig_args {
 static int parse_args(struct cli *c, const char *name, bool xml, int argc, char **argv,
 		      struct mig_args *a)
 {
-	struct cli_mig_args m = { 0 };
 	size_t len;
-	int r = cli_migrate_args(c, name, xml ? CLI_MIG_OUTPUT : CLI_MIG_POSTCOPY, argc, argv, &m);
+	int r = cli_migrate_args(c, name, xml ? CLI_MIG_OUTPUT : CLI_MIG_POSTCOPY, argc, argv,
+				 &a->o);
 
 	if (r)
 		return r;
-	a->to = m.to;
-	a->cmd = m.cmd;
-	a->domain = m.domain;
-	a->output = m.output;
-	a->postcopy = m.postcopy;
-	a->bandwidth = m.bandwidth;
-	len = strlen(a->to) + (a->cmd ? strlen(a->cmd) : 0) + 1;
+	len = strlen(a->o.to) + (a->o.cmd ? strlen(a->o.cmd) : 0) + 1;
 	a->buf = vgpu_xmalloc(len);
-	return cli_migrate_target_argv(c, name, a->to, a->cmd, "--offer-command", "migrate-offer",
-				       a->buf, len, a->target_argv);
+	return cli_migrate_target_argv(c, name, a->o.to, a->o.cmd, "--offer-command",
+				       "migrate-offer", a->buf, len, a->target_argv);
 }
 
 int cmd_migrate_check(struct cli *c, int argc, char **argv)
@@ -592,21 +584,21 @@ int cli_migrate_check(struct cli *c, int argc, char **argv, struct vgpu_mig_resu
 	if (r == 0)
 		r = cli_read_host(c, VGPU_READ_TYPES | CLI_READ_NVML);
 	if (r == 0)
-		r = read_source(c, "migrate-check", a.domain, false, &s, &src);
+		r = read_source(c, "migrate-check", a.o.domain, false, &s, &src);
 	if (r) {
 		free(a.buf);
 		vgpu_mig_offer_clear(&src);
 		source_clear(&s);
 		return r;
 	}
-	src.postcopy = a.postcopy;
-	src.bandwidth_mib_s = a.bandwidth;
+	src.postcopy = a.o.postcopy;
+	src.bandwidth_mib_s = a.o.bandwidth;
 	vgpu_host_versions(c->fs, &src.kernel, src.driver_version, sizeof(src.driver_version));
 	manifest = vgpu_mig_manifest_format(&src);
 	if (!a.target_argv[0])
 		fprintf(c->err,
 			"vgpuctl: migrate-check: no way to reach '%s' (a qemu+ssh:// URI, or --offer-command): its checks are UNKNOWN\n",
-			a.to);
+			a.o.to);
 	else
 		asked = ask_target(c, "migrate-check", a.target_argv, manifest, &dst) == 0;
 	vgpu_mig_check(&src, asked ? &dst : NULL, &res);
@@ -734,23 +726,23 @@ int cmd_migrate_xml(struct cli *c, int argc, char **argv)
 		cli_error(
 			c,
 			"migrate-xml: no way to reach '%s': a qemu+ssh:// URI, or --offer-command CMD",
-			a.to);
+			a.o.to);
 		r = EXIT_FAILURE;
 	}
 	/* the output file is checked before anything else is asked */
-	if (r == 0 && a.output && vgpu_outfile_open(&c->ctx, a.output, &of) < 0) {
+	if (r == 0 && a.o.output && vgpu_outfile_open(&c->ctx, a.o.output, &of) < 0) {
 		cli_error(c, "migrate-xml: %s", vgpu_ctx_error(&c->ctx));
 		r = EXIT_FAILURE;
 	}
 	if (r == 0)
 		r = cli_read_host(c, VGPU_READ_TYPES | CLI_READ_NVML);
 	if (r == 0)
-		r = read_source(c, "migrate-xml", a.domain, true, &s, &src);
+		r = read_source(c, "migrate-xml", a.o.domain, true, &s, &src);
 	if (r == 0 && !s.meta.n_vgpus) {
 		cli_error(
 			c,
 			"migrate-xml: domain '%s' has no vGPU in vgpuctl's metadata: nothing to retarget",
-			a.domain);
+			a.o.domain);
 		r = EXIT_FAILURE;
 	}
 	if (r == 0) {
@@ -795,7 +787,7 @@ int cmd_migrate_xml(struct cli *c, int argc, char **argv)
 		summarize(c, &s, to, fresh, &before, s.doc);
 		if (!changed)
 			fprintf(c->err, "the target gives the same devices: nothing changes\n");
-		if (a.output) {
+		if (a.o.output) {
 			if (vgpu_outfile_write(&c->ctx, &of, out, strlen(out)) < 0) {
 				cli_error(c, "migrate-xml: %s", vgpu_ctx_error(&c->ctx));
 				r = EXIT_FAILURE;
