@@ -298,6 +298,22 @@ int cli_migrate_check(struct cli *c, int argc, char **argv, struct vgpu_mig_resu
 int cli_migrate_target_argv(struct cli *c, const char *name, const char *uri, const char *cmd,
 			    const char *opt, const char *what, char *buf, size_t len,
 			    const char **argv);
+/* The migrate commands' options besides --to and --offer-command (cli_migrate_args()). */
+#define CLI_MIG_POSTCOPY 0x1u /* --postcopy, --bandwidth MIB (migrate-check) */
+#define CLI_MIG_OUTPUT 0x2u /* -o/--output FILE (migrate-xml) */
+#define CLI_MIG_RUN 0x4u /* --target-command, --migrate-uri, --force (migrate) */
+struct cli_mig_args {
+	const char *domain, *to, *cmd, *output, *target_cmd, *migrate_uri;
+	bool postcopy, force;
+	unsigned long bandwidth;
+};
+/*
+ * DOMAIN --to URI [--offer-command CMD] and the options @opts names
+ * (CLI_MIG_*), as command @name takes them.  Return: 0, CLI_HELP or
+ * EXIT_USAGE (said).
+ */
+int cli_migrate_args(struct cli *c, const char *name, unsigned opts, int argc, char **argv,
+		     struct cli_mig_args *a);
 /* vgpuctl migrate DOMAIN --to URI (module: libvirt): check, migrate live, verify the target. */
 int cmd_migrate(struct cli *c, int argc, char **argv);
 /*

@@ -81,54 +81,16 @@ static void count_target(const char *json, const char *uuid, size_t *active, siz
 }
 
 struct migrate_run {
-	const char *domain, *to, *connect, *offer_cmd, *target_cmd, *migrate_uri;
-	bool force;
+	struct cli_mig_args o; /* the domain, --to URI, --offer-command CMD and migrate's own */
+	const char *connect;
 };
 
 static int parse_args(struct cli *c, int argc, char **argv, struct migrate_run *m)
 {
-	static const struct option opts[] = {
-		{ "to", required_argument, NULL, 't' },
-		{ "offer-command", required_argument, NULL, 'O' },
-		{ "target-command", required_argument, NULL, 'T' },
-		{ "migrate-uri", required_argument, NULL, 'U' },
-		{ "force", no_argument, NULL, 'f' },
-		{ "help", no_argument, NULL, 'h' },
-		{ 0 },
-	};
-	struct cli_opts go = { .cmd = "migrate", .own = opts, .own_short = "h" };
-	int o;
+	int r = cli_migrate_args(c, "migrate", CLI_MIG_RUN, argc, argv, &m->o);
 
-	while ((o = cli_getopt(c, &go, argc, argv)) != -1) {
-		switch (o) {
-		case 't':
-			m->to = optarg;
-			break;
-		case 'O':
-			m->offer_cmd = optarg;
-			break;
-		case 'T':
-			m->target_cmd = optarg;
-			break;
-		case 'U':
-			m->migrate_uri = optarg;
-			break;
-		case 'f':
-			m->force = true;
-			break;
-		case 'h':
-			return CLI_HELP;
-		default:
-			return EXIT_USAGE; /* cli_getopt() said why */
-		}
-	}
-	if (optind >= argc)
-		return cli_usage_error(c, "migrate", "which domain? (DOMAIN: a name or UUID)");
-	m->domain = argv[optind++];
-	if (optind < argc)
-		return cli_usage_error(c, "migrate", "unexpected argument '%s'", argv[optind]);
-	if (!m->to)
-		return cli_usage_error(c, "migrate", "where to? (--to URI)");
+	if (r)
+		return r;
 	if (c->json)
 		return cli_usage_error(c, "migrate", "--json is for migrate-check");
 	/* as migrate-check: -c before the command, else the default unless --sysroot */
@@ -137,7 +99,7 @@ static int parse_args(struct cli *c, int argc, char **argv, struct migrate_run *
 		cli_error(
 			c,
 			"migrate %s: the domain is migrated through libvirt: give -c URI with --sysroot; nothing moved",
-			m->domain);
+			m->o.domain);
 		return EXIT_FAILURE;
 	}
 	return 0;
@@ -159,7 +121,7 @@ static int verify_target(struct cli *c, const char *const *argv, const struct mi
 		cli_error(
 			c,
 			"migrate %s: it runs on '%s', but its vGPUs there are not known: %s; the source's vGPUs are kept",
-			m->domain, m->to, vgpu_ctx_error(&c->ctx));
+			m->o.domain, m->o.to, vgpu_ctx_error(&c->ctx));
 		return EXIT_FAILURE;
 	}
 	count_target(res.out, uuid, &active, &other, state, sizeof(state));
@@ -168,7 +130,7 @@ static int verify_target(struct cli *c, const char *const *argv, const struct mi
 		cli_error(
 			c,
 			"migrate %s: it runs on '%s', but %zu of its %zu vGPUs are active there (%zu %s); the source's vGPUs are kept",
-			m->domain, m->to, active, want, other, other ? state : "missing");
+			m->o.domain, m->o.to, active, want, other, other ? state : "missing");
 		return EXIT_FAILURE;
 	}
 	return 0;
@@ -204,7 +166,7 @@ static int release_source(struct cli *c, const struct migrate_run *m, struct _xm
 		cli_error(
 			c,
 			"migrate %s: it runs on '%s' with its vGPUs, but the source's were not freed: %s; free them with vgpuctl release --from FILE",
-			m->domain, m->to, vgpu_ctx_error(&c->ctx));
+			m->o.domain, m->o.to, vgpu_ctx_error(&c->ctx));
 		return EXIT_FAILURE;
 	}
 	return 0;
@@ -216,8 +178,8 @@ static int target_argv(struct cli *c, const struct migrate_run *m, char *buf, si
 {
 	size_t n = 0;
 
-	if (cli_migrate_target_argv(c, "migrate", m->to, m->target_cmd, "--target-command", "vgpus",
-				    buf, len, argv))
+	if (cli_migrate_target_argv(c, "migrate", m->o.to, m->o.target_cmd, "--target-command",
+				    "vgpus", buf, len, argv))
 		return EXIT_USAGE;
 	while (argv[n])
 		n++;
@@ -225,10 +187,10 @@ static int target_argv(struct cli *c, const struct migrate_run *m, char *buf, si
 		cli_error(
 			c,
 			"migrate %s: --to '%s': no way to ask the target for its vGPUs afterwards (a qemu+ssh:// URI, or --target-command CMD); nothing moved",
-			m->domain, m->to);
+			m->o.domain, m->o.to);
 		return EXIT_FAILURE;
 	}
-	if (!m->target_cmd) { /* CMD is the whole command; over ssh: vgpuctl vgpus --json */
+	if (!m->o.target_cmd) { /* CMD is the whole command; over ssh: vgpuctl vgpus --json */
 		argv[n++] = "--json";
 		argv[n] = NULL;
 	}
@@ -253,19 +215,20 @@ int cmd_migrate(struct cli *c, int argc, char **argv)
 
 	if (r)
 		return r;
-	buf = vgpu_xmalloc(strlen(m.to) + (m.target_cmd ? strlen(m.target_cmd) : 0) + 16);
-	r = target_argv(c, &m, buf, strlen(m.to) + (m.target_cmd ? strlen(m.target_cmd) : 0) + 16,
+	buf = vgpu_xmalloc(strlen(m.o.to) + (m.o.target_cmd ? strlen(m.o.target_cmd) : 0) + 16);
+	r = target_argv(c, &m, buf,
+			strlen(m.o.to) + (m.o.target_cmd ? strlen(m.o.target_cmd) : 0) + 16,
 			target);
 	if (r)
 		return r;
 	/* migrate-check, as its own command: its lines and verdict are ours */
 	check[n++] = "migrate-check";
-	check[n++] = m.domain;
+	check[n++] = m.o.domain;
 	check[n++] = "--to";
-	check[n++] = m.to;
-	if (m.offer_cmd) {
+	check[n++] = m.o.to;
+	if (m.o.cmd) {
 		check[n++] = "--offer-command";
-		check[n++] = m.offer_cmd;
+		check[n++] = m.o.cmd;
 	}
 	check[n] = NULL;
 	r = cli_migrate_check(c, (int)n, (char **)check, &res);
@@ -276,49 +239,49 @@ int cmd_migrate(struct cli *c, int argc, char **argv)
 	if (downtime && vgpu_mig_result_find(&res, "downtime")->status != VGPU_MIG_PASS)
 		fprintf(c->err,
 			"vgpuctl: migrate %s: downtime is not held against it: migrate sets the maximum downtime to %llu ms first\n",
-			m.domain, downtime);
+			m.o.domain, downtime);
 	vgpu_mig_results_free(&res);
 	if (verdict == VGPU_MIG_NO_GO) {
 		cli_error(c, "migrate %s: refused: a check failed (FAIL above); nothing moved",
-			  m.domain);
+			  m.o.domain);
 		return EXIT_DIFFERS;
 	}
-	if (verdict == VGPU_MIG_UNSURE && !m.force) {
+	if (verdict == VGPU_MIG_UNSURE && !m.o.force) {
 		cli_error(
 			c,
 			"migrate %s: the verdict is unknown (UNKNOWN above); nothing moved; --force migrates anyway",
-			m.domain);
+			m.o.domain);
 		return EXIT_FAILURE;
 	}
 	for (size_t i = 0; i < c->recs.n; i++)
-		want += vgpu_mig_record_is(&c->recs.v[i], m.domain);
+		want += vgpu_mig_record_is(&c->recs.v[i], m.o.domain);
 	/* the source's definition, for the release here afterwards */
 	if (vgpu_virt_open_host(&c->ctx, m.connect, c->fs, &v) < 0 ||
-	    vgpu_virt_domain_xml(&c->ctx, v, m.domain, &xml, &active) < 0 ||
-	    vgpu_domain_parse(&c->ctx, xml, strlen(xml), m.domain, &doc) < 0) {
-		cli_error(c, "migrate %s: %s; nothing moved", m.domain, vgpu_ctx_error(&c->ctx));
+	    vgpu_virt_domain_xml(&c->ctx, v, m.o.domain, &xml, &active) < 0 ||
+	    vgpu_domain_parse(&c->ctx, xml, strlen(xml), m.o.domain, &doc) < 0) {
+		cli_error(c, "migrate %s: %s; nothing moved", m.o.domain, vgpu_ctx_error(&c->ctx));
 		return EXIT_FAILURE;
 	}
 	if (!active) {
 		cli_error(
 			c,
 			"migrate %s: the domain is not running; a live migration needs it running; nothing moved",
-			m.domain);
+			m.o.domain);
 		return EXIT_FAILURE;
 	}
 	vgpu_domain_read(c->fs, doc, &dom);
-	if (vgpu_virt_migrate(&c->ctx, v, m.domain, m.to, m.migrate_uri, downtime) < 0) {
-		cli_error(c, "migrate %s: %s", m.domain, vgpu_ctx_error(&c->ctx));
+	if (vgpu_virt_migrate(&c->ctx, v, m.o.domain, m.o.to, m.o.migrate_uri, downtime) < 0) {
+		cli_error(c, "migrate %s: %s", m.o.domain, vgpu_ctx_error(&c->ctx));
 		vgpu_domain_info_clear(&dom);
 		return EXIT_FAILURE;
 	}
 	r = verify_target(c, target, &m, dom.uuid, want);
-	if (r == 0 && want && source_holds(c, m.domain))
+	if (r == 0 && want && source_holds(c, m.o.domain))
 		r = release_source(c, &m, doc, &dom);
 	if (r == 0)
 		fprintf(c->out,
 			"migrated: %s runs on %s with %zu vGPU%s active there; the source's %s freed\n",
-			m.domain, m.to, want, want == 1 ? "" : "s", want == 1 ? "is" : "are");
+			m.o.domain, m.o.to, want, want == 1 ? "" : "s", want == 1 ? "is" : "are");
 	vgpu_domain_info_clear(&dom);
 	return r;
 }

@@ -460,69 +460,79 @@ static void print_json(struct cli *c, const struct vgpu_mig_results *res,
 	fprintf(c->out, "\n],\n\"verdict\": \"%s\"}\n", verdict_name(verdict));
 }
 
-/* The options migrate-check and migrate-xml share, and what they read. */
-struct mig_args {
-	const char *to, *cmd, *domain, *output;
-	bool postcopy;
-	unsigned long bandwidth;
-	const char *target_argv[CLI_TARGET_WORDS + 1];
-	char *buf;
+/* Every migrate command's options, each with the CLI_MIG_* that brings it (0: all). */
+static const struct mig_opt {
+	struct option o;
+	unsigned kind;
+} mig_opts[] = {
+	{ { "to", required_argument, NULL, 't' }, 0 },
+	{ { "offer-command", required_argument, NULL, 'O' }, 0 },
+	{ { "postcopy", no_argument, NULL, 'P' }, CLI_MIG_POSTCOPY },
+	{ { "bandwidth", required_argument, NULL, 'B' }, CLI_MIG_POSTCOPY },
+	{ { "output", required_argument, NULL, 'o' }, CLI_MIG_OUTPUT },
+	{ { "target-command", required_argument, NULL, 'T' }, CLI_MIG_RUN },
+	{ { "migrate-uri", required_argument, NULL, 'U' }, CLI_MIG_RUN },
+	{ { "force", no_argument, NULL, 'f' }, CLI_MIG_RUN },
+	{ { "help", no_argument, NULL, 'h' }, 0 },
 };
 
-static int parse_args(struct cli *c, const char *name, bool xml, int argc, char **argv,
-		      struct mig_args *a)
+/* One option of @a's command (cli_getopt()'s answer @o): 0, CLI_HELP or EXIT_USAGE. */
+static int mig_opt(struct cli *c, const char *name, int o, struct cli_mig_args *a)
 {
-	static const struct option check_opts[] = {
-		{ "to", required_argument, NULL, 't' },
-		{ "offer-command", required_argument, NULL, 'O' },
-		{ "postcopy", no_argument, NULL, 'P' },
-		{ "bandwidth", required_argument, NULL, 'B' },
-		{ "help", no_argument, NULL, 'h' },
-		{ 0 },
-	};
-	static const struct option xml_opts[] = {
-		{ "to", required_argument, NULL, 't' },
-		{ "offer-command", required_argument, NULL, 'O' },
-		{ "output", required_argument, NULL, 'o' },
-		{ "help", no_argument, NULL, 'h' },
-		{ 0 },
-	};
-	struct cli_opts go = { .cmd = name,
-			       .own = xml ? xml_opts : check_opts,
-			       .own_short = xml ? "ho:" : "h" };
-	size_t len;
-	int o;
+	char *end;
 
-	while ((o = cli_getopt(c, &go, argc, argv)) != -1) {
-		switch (o) {
-		case 't':
-			a->to = optarg;
-			break;
-		case 'O':
-			a->cmd = optarg;
-			break;
-		case 'o':
-			a->output = optarg;
-			break;
-		case 'P':
-			a->postcopy = true;
-			break;
-		case 'B': {
-			char *end;
-
-			a->bandwidth = strtoul(optarg, &end, 10);
-			if (*end || !a->bandwidth || a->bandwidth > 1000000000UL || *optarg == '-')
-				return cli_usage_error(
-					c, name, "--bandwidth '%s': MiB/s, a whole number above 0",
-					optarg);
-			break;
-		}
-		case 'h':
-			return CLI_HELP;
-		default:
-			return EXIT_USAGE; /* cli_getopt() said why */
-		}
+	switch (o) {
+	case 't':
+		a->to = optarg;
+		return 0;
+	case 'O':
+		a->cmd = optarg;
+		return 0;
+	case 'o':
+		a->output = optarg;
+		return 0;
+	case 'P':
+		a->postcopy = true;
+		return 0;
+	case 'B':
+		a->bandwidth = strtoul(optarg, &end, 10);
+		if (*end || !a->bandwidth || a->bandwidth > 1000000000UL || *optarg == '-')
+			return cli_usage_error(
+				c, name, "--bandwidth '%s': MiB/s, a whole number above 0", optarg);
+		return 0;
+	case 'T':
+		a->target_cmd = optarg;
+		return 0;
+	case 'U':
+		a->migrate_uri = optarg;
+		return 0;
+	case 'f':
+		a->force = true;
+		return 0;
+	case 'h':
+		return CLI_HELP;
+	default:
+		return EXIT_USAGE; /* cli_getopt() said why */
 	}
+}
+
+int cli_migrate_args(struct cli *c, const char *name, unsigned opts, int argc, char **argv,
+		     struct cli_mig_args *a)
+{
+	struct option own[ARRAY_SIZE(mig_opts) + 1];
+	struct cli_opts go = { .cmd = name,
+			       .own = own,
+			       .own_short = opts & CLI_MIG_OUTPUT ? "ho:" : "h" };
+	size_t n = 0;
+	int o, r;
+
+	for (size_t i = 0; i < ARRAY_SIZE(mig_opts); i++)
+		if (!mig_opts[i].kind || (mig_opts[i].kind & opts))
+			own[n++] = mig_opts[i].o;
+	memset(&own[n], 0, sizeof(own[n]));
+	while ((o = cli_getopt(c, &go, argc, argv)) != -1)
+		if ((r = mig_opt(c, name, o, a)) != 0)
+			return r;
 	if (optind >= argc)
 		return cli_usage_error(c, name, "which domain? (DOMAIN: a name or UUID)");
 	a->domain = argv[optind++];
@@ -530,10 +540,29 @@ static int parse_args(struct cli *c, const char *name, bool xml, int argc, char 
 		return cli_usage_error(c, name, "unexpected argument '%s'", argv[optind]);
 	if (!a->to)
 		return cli_usage_error(c, name, "where to? (--to URI)");
-	len = strlen(a->to) + (a->cmd ? strlen(a->cmd) : 0) + 1;
+	return 0;
+}
+
+/* The options migrate-check and migrate-xml share, and what they read. */
+struct mig_args {
+	struct cli_mig_args o;
+	const char *target_argv[CLI_TARGET_WORDS + 1];
+	char *buf;
+};
+
+static int parse_args(struct cli *c, const char *name, bool xml, int argc, char **argv,
+		      struct mig_args *a)
+{
+	size_t len;
+	int r = cli_migrate_args(c, name, xml ? CLI_MIG_OUTPUT : CLI_MIG_POSTCOPY, argc, argv,
+				 &a->o);
+
+	if (r)
+		return r;
+	len = strlen(a->o.to) + (a->o.cmd ? strlen(a->o.cmd) : 0) + 1;
 	a->buf = vgpu_xmalloc(len);
-	return cli_migrate_target_argv(c, name, a->to, a->cmd, "--offer-command", "migrate-offer",
-				       a->buf, len, a->target_argv);
+	return cli_migrate_target_argv(c, name, a->o.to, a->o.cmd, "--offer-command",
+				       "migrate-offer", a->buf, len, a->target_argv);
 }
 
 int cmd_migrate_check(struct cli *c, int argc, char **argv)
@@ -555,21 +584,21 @@ int cli_migrate_check(struct cli *c, int argc, char **argv, struct vgpu_mig_resu
 	if (r == 0)
 		r = cli_read_host(c, VGPU_READ_TYPES | CLI_READ_NVML);
 	if (r == 0)
-		r = read_source(c, "migrate-check", a.domain, false, &s, &src);
+		r = read_source(c, "migrate-check", a.o.domain, false, &s, &src);
 	if (r) {
 		free(a.buf);
 		vgpu_mig_offer_clear(&src);
 		source_clear(&s);
 		return r;
 	}
-	src.postcopy = a.postcopy;
-	src.bandwidth_mib_s = a.bandwidth;
+	src.postcopy = a.o.postcopy;
+	src.bandwidth_mib_s = a.o.bandwidth;
 	vgpu_host_versions(c->fs, &src.kernel, src.driver_version, sizeof(src.driver_version));
 	manifest = vgpu_mig_manifest_format(&src);
 	if (!a.target_argv[0])
 		fprintf(c->err,
 			"vgpuctl: migrate-check: no way to reach '%s' (a qemu+ssh:// URI, or --offer-command): its checks are UNKNOWN\n",
-			a.to);
+			a.o.to);
 	else
 		asked = ask_target(c, "migrate-check", a.target_argv, manifest, &dst) == 0;
 	vgpu_mig_check(&src, asked ? &dst : NULL, &res);
@@ -697,23 +726,23 @@ int cmd_migrate_xml(struct cli *c, int argc, char **argv)
 		cli_error(
 			c,
 			"migrate-xml: no way to reach '%s': a qemu+ssh:// URI, or --offer-command CMD",
-			a.to);
+			a.o.to);
 		r = EXIT_FAILURE;
 	}
 	/* the output file is checked before anything else is asked */
-	if (r == 0 && a.output && vgpu_outfile_open(&c->ctx, a.output, &of) < 0) {
+	if (r == 0 && a.o.output && vgpu_outfile_open(&c->ctx, a.o.output, &of) < 0) {
 		cli_error(c, "migrate-xml: %s", vgpu_ctx_error(&c->ctx));
 		r = EXIT_FAILURE;
 	}
 	if (r == 0)
 		r = cli_read_host(c, VGPU_READ_TYPES | CLI_READ_NVML);
 	if (r == 0)
-		r = read_source(c, "migrate-xml", a.domain, true, &s, &src);
+		r = read_source(c, "migrate-xml", a.o.domain, true, &s, &src);
 	if (r == 0 && !s.meta.n_vgpus) {
 		cli_error(
 			c,
 			"migrate-xml: domain '%s' has no vGPU in vgpuctl's metadata: nothing to retarget",
-			a.domain);
+			a.o.domain);
 		r = EXIT_FAILURE;
 	}
 	if (r == 0) {
@@ -758,7 +787,7 @@ int cmd_migrate_xml(struct cli *c, int argc, char **argv)
 		summarize(c, &s, to, fresh, &before, s.doc);
 		if (!changed)
 			fprintf(c->err, "the target gives the same devices: nothing changes\n");
-		if (a.output) {
+		if (a.o.output) {
 			if (vgpu_outfile_write(&c->ctx, &of, out, strlen(out)) < 0) {
 				cli_error(c, "migrate-xml: %s", vgpu_ctx_error(&c->ctx));
 				r = EXIT_FAILURE;

@@ -208,7 +208,7 @@ int cmd_scheduler(struct cli *c, int argc, char **argv)
 	if (s.adaptive && s.timeslice_ms)
 		return cli_usage_error(
 			c, "scheduler",
-			"--timeslice is strict round robin; --average-factor and --frequency adaptive: one or the other");
+			"--timeslice is the legacy scheduler's; --average-factor and --frequency adaptive round robin's: one or the other");
 	if (s.adaptive && !s.frequency_hz)
 		return cli_usage_error(c, "scheduler",
 				       "--average-factor needs --frequency HZ (%u to %u)",

@@ -135,7 +135,7 @@ static const struct cli_command commands[] = {
 	  "      --set POLICY         best-effort, equal-share or fixed-share: write\n"
 	  "                           /etc/modprobe.d/vgpuctl-scheduler.conf, for every GPU,\n"
 	  "                           or per device for the GPUs named\n"
-	  "      --timeslice MS       strict round robin's time slice, 1 to 30 ms\n"
+	  "      --timeslice MS       the legacy scheduler's time slice, 1 to 30 ms\n"
 	  "      --average-factor N   adaptive round robin's averaging factor, 1 to 60\n"
 	  "      --frequency HZ       adaptive round robin's frequency, 63 to 960 Hz\n"
 	  "      --dry-run            print the file, write nothing\n",

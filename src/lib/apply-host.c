@@ -61,6 +61,87 @@ static int start_domains(struct vgpu_apply *a, const struct vgpu_hostcfg *cfg, c
 	return e;
 }
 
+/* The configuration's scheduler settings as vgpu_sched_set() takes them (*@w heap, *@n of them). */
+static int sched_wants(struct vgpu_apply *a, const struct vgpu_hostcfg *cfg,
+		       struct vgpu_sched_want **w, size_t *n)
+{
+	size_t max = 0;
+
+	*n = 0;
+	for (size_t i = 0; i < cfg->n_sched; i++)
+		max += cfg->sched[i].n_addrs ? cfg->sched[i].n_addrs : 1;
+	*w = max ? vgpu_xcalloc(max, sizeof(**w)) : NULL;
+	for (size_t i = 0; i < cfg->n_sched; i++) {
+		const struct vgpu_cfg_sched *c = &cfg->sched[i];
+
+		if (!c->n_addrs)
+			(*w)[(*n)++] = (struct vgpu_sched_want){ .s = c->s };
+		for (size_t k = 0; k < c->n_addrs; k++) {
+			const struct vgpu_gpu *g = vgpu_model_find_gpu(a->model, c->addrs[k]);
+
+			if (!g)
+				return vgpu_error(
+					a->ctx, -ENODEV,
+					"%s:%u: scheduler: GPU '%s' is not an NVIDIA GPU of this host",
+					a->file, c->line, c->addrs[k]);
+			(*w)[(*n)++] = (struct vgpu_sched_want){ .gpu = g->addr, .s = c->s };
+		}
+	}
+	return 0;
+}
+
+/* Fixed share asked of a GPU in mixed-size mode as the configuration leaves it: refused. */
+static int sched_probe(struct vgpu_apply *a, const struct vgpu_sched_want *w, size_t n)
+{
+	for (size_t i = 0; i < n; i++)
+		for (size_t g = 0; w[i].s.policy == VGPU_SCHED_FIXED_SHARE && g < a->model->n_gpus;
+		     g++) {
+			const char *addr = a->model->gpus[g].addr;
+			bool mixed = a->model->gpus[g].hetero == VGPU_ON;
+
+			for (size_t k = 0; k < a->n_gpus; k++)
+				if (strcmp(a->gpus[k].addr, addr) == 0)
+					mixed = a->gpus[k].hetero;
+			if (mixed && (!w[i].gpu || strcmp(w[i].gpu, addr) == 0))
+				return vgpu_error(
+					a->ctx, -EINVAL,
+					"%s: GPU '%s' has vGPUs of several sizes (mixed-size mode): fixed share is not supported there (best effort or equal share are)",
+					a->file, addr);
+		}
+	return 0;
+}
+
+/* A changed file @text: a difference (--check), a step (--dry-run), or what was written. */
+static void sched_report(struct vgpu_apply *a, const char *text)
+{
+	static const char path[] = VGPU_SCHED_DIR "/" VGPU_SCHED_FILE;
+	const struct vgpu_step step = { .kind = VGPU_STEP_WRITE,
+					.means = VGPU_STEP_BY_WRITE,
+					.path = path,
+					.value = text,
+					.count = 1 };
+
+	if (a->check) {
+		struct vgpu_step diff = step;
+
+		diff.want = "as configured";
+		diff.have = "different";
+		diff.text = "scheduler: /" VGPU_SCHED_DIR "/" VGPU_SCHED_FILE
+			    " differs from the configuration";
+		vgpu_steps_push(&a->diffs, &diff);
+	} else if (a->dry_run) {
+		vgpu_step_reportf(
+			a->ctx, &step,
+			"write: the vGPU scheduler (RmPVMRL) > /%s (read at the next load of the nvidia module)",
+			path);
+	} else {
+		vgpu_log(
+			a->ctx, LOG_INFO,
+			"scheduler: wrote /%s; it takes effect at the next load of the nvidia module (a driver reload or reboot)",
+			path);
+	}
+}
+
 /*
  * The configuration's scheduler (scheduler: LABEL): vgpuctl's modprobe.d
  * file, written when it differs (the driver reads it at its next load);
@@ -71,87 +152,20 @@ static int start_domains(struct vgpu_apply *a, const struct vgpu_hostcfg *cfg, c
 static int set_scheduler(struct vgpu_apply *a, struct vgpu_sysfs *fs,
 			 const struct vgpu_hostcfg *cfg, bool probe)
 {
-	static const char path[] = VGPU_SCHED_DIR "/" VGPU_SCHED_FILE;
-	struct vgpu_ctx *ctx = a->ctx;
 	VGPU_AUTOFREE struct vgpu_sched_want *w = NULL;
 	VGPU_AUTOFREE char *text = NULL;
-	size_t n = 0, max = 0;
 	bool changed = false;
-	int e;
+	size_t n;
+	int e = sched_wants(a, cfg, &w, &n);
 
-	for (size_t i = 0; i < cfg->n_sched; i++)
-		max += cfg->sched[i].n_addrs ? cfg->sched[i].n_addrs : 1;
-	if (!max)
-		return 0;
-	w = vgpu_xcalloc(max, sizeof(*w));
-	for (size_t i = 0; i < cfg->n_sched; i++) {
-		const struct vgpu_cfg_sched *c = &cfg->sched[i];
-
-		if (!c->n_addrs)
-			w[n++] = (struct vgpu_sched_want){ .s = c->s };
-		for (size_t k = 0; k < c->n_addrs; k++) {
-			const struct vgpu_gpu *g = vgpu_model_find_gpu(a->model, c->addrs[k]);
-
-			if (!g)
-				return vgpu_error(
-					ctx, -ENODEV,
-					"%s:%u: scheduler: GPU '%s' is not an NVIDIA GPU of this host",
-					a->file, c->line, c->addrs[k]);
-			w[n++] = (struct vgpu_sched_want){ .gpu = g->addr, .s = c->s };
-		}
-	}
-	if (probe) {
-		/* mixed-size mode as the configuration leaves each GPU: refused before any change
-		 */
-		for (size_t i = 0; i < n; i++)
-			for (size_t g = 0;
-			     w[i].s.policy == VGPU_SCHED_FIXED_SHARE && g < a->model->n_gpus; g++) {
-				const char *addr = a->model->gpus[g].addr;
-				bool mixed = a->model->gpus[g].hetero == VGPU_ON;
-
-				for (size_t k = 0; k < a->n_gpus; k++)
-					if (strcmp(a->gpus[k].addr, addr) == 0)
-						mixed = a->gpus[k].hetero;
-				if (mixed && (!w[i].gpu || strcmp(w[i].gpu, addr) == 0))
-					return vgpu_error(
-						ctx, -EINVAL,
-						"%s: GPU '%s' has vGPUs of several sizes (mixed-size mode): fixed share is not supported there (best effort or equal share are)",
-						a->file, addr);
-			}
-		return 0;
-	}
-	e = vgpu_sched_set(ctx, fs, a->model, w, n, a->dry_run || a->check, &text, &changed);
-	if (e < 0 || !changed)
+	if (e < 0 || !n)
 		return e;
-	if (a->check) {
-		vgpu_steps_push(&a->diffs,
-				&(const struct vgpu_step){
-					.kind = VGPU_STEP_WRITE,
-					.means = VGPU_STEP_BY_WRITE,
-					.path = path,
-					.value = text,
-					.count = 1,
-					.want = "as configured",
-					.have = "different",
-					.text = "scheduler: /" VGPU_SCHED_DIR "/" VGPU_SCHED_FILE
-						" differs from the configuration" });
-	} else if (a->dry_run) {
-		vgpu_step_reportf(
-			ctx,
-			&(const struct vgpu_step){ .kind = VGPU_STEP_WRITE,
-						   .means = VGPU_STEP_BY_WRITE,
-						   .path = path,
-						   .value = text,
-						   .count = 1 },
-			"write: the vGPU scheduler (RmPVMRL) > /%s (read at the next load of the nvidia module)",
-			path);
-	} else {
-		vgpu_log(
-			ctx, LOG_INFO,
-			"scheduler: wrote /%s; it takes effect at the next load of the nvidia module (a driver reload or reboot)",
-			path);
-	}
-	return 0;
+	if (probe)
+		return sched_probe(a, w, n);
+	e = vgpu_sched_set(a->ctx, fs, a->model, w, n, a->dry_run || a->check, &text, &changed);
+	if (e == 0 && changed)
+		sched_report(a, text);
+	return e;
 }
 
 /* The config's vGPUs after a successful apply (vgpu_apply_opts.owned). */

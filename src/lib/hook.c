@@ -644,6 +644,21 @@ static int do_release(struct hook *h)
 	return 0;
 }
 
+/*
+ * After a release: once no record names the domain (it migrated away, a
+ * failed incoming start was undone), the vgpu_params set noted for it goes.
+ * The release stands whatever happens to the note: a failure is a warning.
+ */
+static void forget_params(struct vgpu_ctx *ctx, struct vgpu_sysfs *fs, const char *uuid)
+{
+	struct vgpu_ctx sub;
+
+	vgpu_ctx_init(&sub, NULL, NULL);
+	if (vgpu_live_params_forget(&sub, fs, uuid) < 0)
+		vgpu_warn(ctx, "%s", vgpu_ctx_error(&sub));
+	vgpu_ctx_clear(&sub);
+}
+
 /* ---- locks ------------------------------------------------------------------ */
 
 static void hook_clear(struct hook *h)
@@ -1063,6 +1078,8 @@ int vgpu_hook_run(struct vgpu_ctx *ctx, struct vgpu_sysfs *fs, enum vgpu_hook_ph
 			struct hook h = { .ctx = ctx, .fs = fs, .d = &d };
 
 			e = hook_pass(&h, until, release_gpus, do_release);
+			if (e == 0)
+				forget_params(ctx, fs, d.uuid);
 		}
 	}
 	if (e == 0)

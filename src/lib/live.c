@@ -424,3 +424,29 @@ int vgpu_live_params_noted(struct vgpu_ctx *ctx, struct vgpu_sysfs *fs, const ch
 				  vgpu_strerror(err));
 	return vgpu_params_parse(ctx, text, out);
 }
+
+int vgpu_live_params_forget(struct vgpu_ctx *ctx, struct vgpu_sysfs *fs, const char *uuid)
+{
+	VGPU_AUTOSYSDIR d = { .fd = -1 };
+	struct vgpu_records recs = { 0 };
+	bool named = false;
+	int err;
+
+	if (!vgpu_uuid_valid(uuid))
+		return vgpu_error(ctx, -EINVAL, "'%s' is not a domain UUID", uuid);
+	err = vgpu_records_read(ctx, fs, &recs);
+	for (size_t i = 0; err == 0 && i < recs.n; i++)
+		named = named || strcmp(recs.v[i].domain_uuid, uuid) == 0;
+	vgpu_records_clear(&recs);
+	if (err < 0 || named)
+		return err;
+	err = vgpu_sysdir_open(fs, &d, VGPU_PARAMS_NOTE_DIR);
+	if (err == 0)
+		err = vgpu_sysfs_unlink(&d, uuid);
+	if (err == -ENOENT)
+		return 0;
+	if (err < 0)
+		return vgpu_error(ctx, err, "cannot remove %s/%s: %s", VGPU_PARAMS_NOTE_DIR, uuid,
+				  vgpu_strerror(err));
+	return 1;
+}

@@ -114,5 +114,15 @@ int vgpu_live_params_note(struct vgpu_ctx *ctx, struct vgpu_sysfs *fs, const cha
  */
 int vgpu_live_params_noted(struct vgpu_ctx *ctx, struct vgpu_sysfs *fs, const char *uuid,
 			   struct vgpu_params *out);
+/**
+ * vgpu_live_params_forget() - remove the note vgpu_live_params_note() kept
+ * for the domain @uuid once no owner record names it (its last vGPU here
+ * was released); kept while one does.
+ * @ctx: where errors go
+ * @fs: the host root
+ * @uuid: the domain's UUID, normalized
+ * Return: 1 removed, 0 kept or none there, or -errno with a message in @ctx.
+ */
+int vgpu_live_params_forget(struct vgpu_ctx *ctx, struct vgpu_sysfs *fs, const char *uuid);
 
 #endif

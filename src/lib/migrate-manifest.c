@@ -5,6 +5,7 @@
  */
 #include <errno.h>
 #include <stdbool.h>
+#include <stddef.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -677,14 +678,253 @@ static bool plan_host_key(struct jp *j, const char *key, struct vgpu_mig_host *h
 	return true;
 }
 
+/* ---- one vGPU object: a table of its keys ------------------------------------------------ */
+
+/* What one vGPU object fills: the vGPU, and the offer's and the plan's sides of it. */
+struct vgpu_obj {
+	struct vgpu_mig_vgpu *v;
+	char *device; /* 32 bytes: the offer's device */
+	enum vgpu_cap_reason *reason;
+	int *offered; /* 1 once "device" or "reason" was read */
+	struct vgpu_mplan_landing *landing;
+	bool *has_landing;
+	char key[32]; /* the key being read */
+};
+
+/* How a key's value is read: into a field of struct vgpu_mig_vgpu, or by a function. */
+enum vgpu_key_kind { VK_UINT, VK_U64, VK_STR, VK_TRI, VK_BOOL, VK_FN };
+
+struct vgpu_key {
+	const char *name;
+	enum vgpu_key_kind kind;
+	size_t off; /* the field in struct vgpu_mig_vgpu */
+	unsigned long long lim; /* VK_UINT, VK_U64: the largest value; VK_STR: the field's size */
+	bool (*fn)(struct jp *j, struct vgpu_obj *o); /* VK_FN */
+};
+
+static bool key_interface(struct jp *j, struct vgpu_obj *o)
+{
+	char buf[64];
+
+	if (!ostr(j, buf, sizeof(buf)))
+		return false;
+	o->v->iface = iface_of(buf);
+	return true;
+}
+
+static bool key_pci_device(struct jp *j, struct vgpu_obj *o)
+{
+	char buf[64];
+	unsigned a = 0;
+
+	if (!ostr(j, buf, sizeof(buf)))
+		return false;
+	if (buf[0] && !hex16(buf, &a))
+		return bad(j, "pci-device is not 4 hex digits");
+	o->v->pci_device = buf[0] ? (uint16_t)a : 0;
+	return true;
+}
+
+static bool key_pci_subsystem(struct jp *j, struct vgpu_obj *o)
+{
+	char buf[64] = "";
+	unsigned a = 0, b = 0;
+	bool ok;
+
+	if (!ostr(j, buf, sizeof(buf)))
+		return false;
+	ok = strlen(buf) == 9 && buf[4] == ':';
+	if (ok) {
+		buf[4] = '\0';
+		ok = hex16(buf, &a) && hex16(buf + 5, &b);
+	}
+	if (buf[0] && !ok)
+		return bad(j, "pci-subsystem is not VVVV:DDDD");
+	o->v->pci_subsystem = buf[0] ? (uint32_t)a << 16 | b : 0;
+	return true;
+}
+
+static bool key_metadata(struct jp *j, struct vgpu_obj *o)
+{
+	char text[VGPU_MIG_NV_METADATA_MAX / 3 * 4 + 8];
+
+	if (!ostr(j, text, sizeof(text)))
+		return false;
+	if (!b64_decode(text, o->v->nv_metadata, sizeof(o->v->nv_metadata), &o->v->nv_metadata_len))
+		return bad(j, "vgpu-metadata is not base64 of at most 1024 bytes");
+	return true;
+}
+
+/* vm-compatibility or compatibility-limit: the limit alone says nothing */
+static bool key_compat(struct jp *j, struct vgpu_obj *o)
+{
+	unsigned long long x;
+	bool vm = o->key[0] == 'v';
+
+	if (!whole_num(j, 0xffffffffULL, &x))
+		return false;
+	*(vm ? &o->v->nv_compat : &o->v->nv_limit) = (uint32_t)x;
+	o->v->has_nv_compat |= vm;
+	return true;
+}
+
+/* NVLink's key (topology): null when NVML did not answer */
+static bool key_nvlinks(struct jp *j, struct vgpu_obj *o)
+{
+	unsigned long long x;
+
+	o->v->has_nvlinks = false;
+	o->v->nvlinks = 0;
+	if (word(j, "null"))
+		return true;
+	if (!whole_num(j, 1024, &x))
+		return false;
+	o->v->has_nvlinks = true;
+	o->v->nvlinks = (unsigned)x;
+	return true;
+}
+
+static bool key_mdev_uuid(struct jp *j, struct vgpu_obj *o)
+{
+	return ouuid(j, o->v->mdev_uuid, "mdev-uuid is not a UUID");
+}
+
+static bool key_parent(struct jp *j, struct vgpu_obj *o)
+{
+	char buf[64];
+
+	if (!ostr(j, buf, sizeof(buf)))
+		return false;
+	if (!buf[0])
+		o->v->parent[0] = '\0';
+	else if (vgpu_bdf_normalize(buf, o->v->parent) < 0)
+		return bad(j, "parent is not a PCI address");
+	return true;
+}
+
+static bool key_numa_node(struct jp *j, struct vgpu_obj *o)
+{
+	unsigned long long x;
+
+	if (word(j, "null")) {
+		o->v->numa_node = -1;
+		return true;
+	}
+	if (!whole_num(j, 4095, &x))
+		return false;
+	o->v->numa_node = (int)x;
+	return true;
+}
+
+static bool key_device(struct jp *j, struct vgpu_obj *o)
+{
+	if (!ostr(j, o->device, 32))
+		return false;
+	*o->reason = VGPU_CAP_OK;
+	*o->offered = 1;
+	return true;
+}
+
+static bool key_reason(struct jp *j, struct vgpu_obj *o)
+{
+	char buf[64];
+
+	if (!ostr(j, buf, sizeof(buf)))
+		return false;
+	for (int r = 1; r < VGPU_CAP_N_REASONS; r++)
+		if (!strcmp(buf, vgpu_cap_reason_code((enum vgpu_cap_reason)r))) {
+			*o->reason = (enum vgpu_cap_reason)r;
+			*o->offered = 1;
+			return true;
+		}
+	return bad(j, "the reason is not one of the capacity model's codes");
+}
+
+static bool key_landing(struct jp *j, struct vgpu_obj *o)
+{
+	if (!parse_landing(j, o->landing))
+		return false;
+	*o->has_landing = true;
+	return true;
+}
+
+/* a field of struct vgpu_mig_vgpu: where it is, how large */
+#define VOFF(field) offsetof(struct vgpu_mig_vgpu, field)
+#define VSIZE(field) sizeof(((struct vgpu_mig_vgpu *)0)->field)
+
+static const struct vgpu_key vgpu_keys[] = {
+	{ "type-id", VK_UINT, VOFF(type_id), 0xffffffffULL, NULL },
+	{ "type", VK_STR, VOFF(type_name), VSIZE(type_name), NULL },
+	{ "interface", VK_FN, 0, 0, key_interface },
+	{ "pci-device", VK_FN, 0, 0, key_pci_device },
+	{ "pci-subsystem", VK_FN, 0, 0, key_pci_subsystem },
+	{ "framebuffer-mib", VK_U64, VOFF(fb_mib), 1ULL << 40, NULL },
+	{ "ecc", VK_TRI, VOFF(ecc), 0, NULL },
+	{ "enable_uvm", VK_TRI, VOFF(enable_uvm), 0, NULL },
+	{ "enable_debugging", VK_TRI, VOFF(enable_debugging), 0, NULL },
+	{ "enable_profiling", VK_TRI, VOFF(enable_profiling), 0, NULL },
+	{ "vgpu-metadata", VK_FN, 0, 0, key_metadata },
+	/* libvirt's keys */
+	{ "type-framebuffer-mib", VK_U64, VOFF(type_fb_mib), 1ULL << 40, NULL },
+	{ "runtime-state-bytes", VK_U64, VOFF(runtime_state_bytes), 1ULL << 50, NULL },
+	{ "vm-compatibility", VK_FN, 0, 0, key_compat },
+	{ "compatibility-limit", VK_FN, 0, 0, key_compat },
+	{ "nvlinks", VK_FN, 0, 0, key_nvlinks },
+	/* the offer's keys */
+	{ "mdev-uuid", VK_FN, 0, 0, key_mdev_uuid },
+	{ "parent", VK_FN, 0, 0, key_parent },
+	{ "numa-node", VK_FN, 0, 0, key_numa_node },
+	{ "cpus", VK_STR, VOFF(cpus), VSIZE(cpus), NULL },
+	{ "device", VK_FN, 0, 0, key_device },
+	{ "reason", VK_FN, 0, 0, key_reason },
+	/* the shared plan's keys */
+	{ "display", VK_BOOL, VOFF(display), 0, NULL },
+	{ "landing", VK_FN, 0, 0, key_landing },
+};
+
+/* The value of key @k into @o. */
+static bool vgpu_key_read(struct jp *j, const struct vgpu_key *k, struct vgpu_obj *o)
+{
+	char *field = (char *)o->v + k->off;
+	unsigned long long x;
+
+	switch (k->kind) {
+	case VK_UINT:
+	case VK_U64:
+		if (!whole_num(j, k->lim, &x))
+			return false;
+		if (k->kind == VK_UINT) {
+			unsigned u = (unsigned)x;
+
+			memcpy(field, &u, sizeof(u));
+		} else {
+			uint64_t u = x;
+
+			memcpy(field, &u, sizeof(u));
+		}
+		return true;
+	case VK_STR:
+		return ostr(j, field, (size_t)k->lim);
+	case VK_TRI:
+		return tri(j, (enum vgpu_tristate *)(void *)field);
+	case VK_BOOL:
+		return boolean(j, (bool *)(void *)field);
+	case VK_FN:
+		break;
+	}
+	return k->fn(j, o);
+}
+
 static bool parse_vgpu(struct jp *j, struct vgpu_mig_vgpu *v, char *device,
 		       enum vgpu_cap_reason *reason, int *offered,
 		       struct vgpu_mplan_landing *landing, bool *has_landing)
 {
-	char key[32], buf[64];
-	unsigned long long x;
-	unsigned a = 0, b = 0;
-	bool ok;
+	struct vgpu_obj o = { .v = v,
+			      .device = device,
+			      .reason = reason,
+			      .offered = offered,
+			      .landing = landing,
+			      .has_landing = has_landing };
 
 	*v = (struct vgpu_mig_vgpu){ .ecc = VGPU_UNKNOWN,
 				     .enable_uvm = VGPU_UNKNOWN,
@@ -698,135 +938,15 @@ static bool parse_vgpu(struct jp *j, struct vgpu_mig_vgpu *v, char *device,
 	if (eat(j, '}'))
 		return true;
 	do {
-		if (!str(j, key, sizeof(key)) || !(eat(j, ':') || bad(j, "':' was expected")))
-			return false;
-		if (!strcmp(key, "type-id")) {
-			if (!whole_num(j, 0xffffffffULL, &x))
-				return false;
-			v->type_id = (unsigned)x;
-		} else if (!strcmp(key, "type")) {
-			if (!ostr(j, v->type_name, sizeof(v->type_name)))
-				return false;
-		} else if (!strcmp(key, "interface")) {
-			if (!ostr(j, buf, sizeof(buf)))
-				return false;
-			v->iface = !strcmp(buf, "mdev") ? VGPU_IFACE_MDEV :
-				   !strcmp(buf, "vf")	? VGPU_IFACE_VENDOR_VFIO :
-							  VGPU_IFACE_NONE;
-		} else if (!strcmp(key, "pci-device")) {
-			if (!ostr(j, buf, sizeof(buf)))
-				return false;
-			if (buf[0] && !hex16(buf, &a))
-				return bad(j, "pci-device is not 4 hex digits");
-			v->pci_device = buf[0] ? (uint16_t)a : 0;
-		} else if (!strcmp(key, "pci-subsystem")) {
-			if (!ostr(j, buf, sizeof(buf)))
-				return false;
-			ok = strlen(buf) == 9 && buf[4] == ':';
-			if (ok) {
-				buf[4] = '\0';
-				ok = hex16(buf, &a) && hex16(buf + 5, &b);
-			}
-			if (buf[0] && !ok)
-				return bad(j, "pci-subsystem is not VVVV:DDDD");
-			v->pci_subsystem = buf[0] ? (uint32_t)a << 16 | b : 0;
-		} else if (!strcmp(key, "framebuffer-mib")) {
-			if (!whole_num(j, 1ULL << 40, &x))
-				return false;
-			v->fb_mib = x;
-		} else if (!strcmp(key, "ecc")) {
-			if (!tri(j, &v->ecc))
-				return false;
-		} else if (!strcmp(key, "enable_uvm")) {
-			if (!tri(j, &v->enable_uvm))
-				return false;
-		} else if (!strcmp(key, "enable_debugging")) {
-			if (!tri(j, &v->enable_debugging))
-				return false;
-		} else if (!strcmp(key, "enable_profiling")) {
-			if (!tri(j, &v->enable_profiling))
-				return false;
-		} else if (!strcmp(key, "vgpu-metadata")) {
-			char text[VGPU_MIG_NV_METADATA_MAX / 3 * 4 + 8];
+		const struct vgpu_key *k = NULL;
 
-			if (!ostr(j, text, sizeof(text)))
-				return false;
-			if (!b64_decode(text, v->nv_metadata, sizeof(v->nv_metadata),
-					&v->nv_metadata_len))
-				return bad(j, "vgpu-metadata is not base64 of at most 1024 bytes");
-		} else if (!strcmp(key, "type-framebuffer-mib")) { /* libvirt's keys */
-			if (!whole_num(j, 1ULL << 40, &x))
-				return false;
-			v->type_fb_mib = x;
-		} else if (!strcmp(key, "runtime-state-bytes")) {
-			if (!whole_num(j, 1ULL << 50, &x))
-				return false;
-			v->runtime_state_bytes = x;
-		} else if (!strcmp(key, "vm-compatibility") ||
-			   !strcmp(key, "compatibility-limit")) {
-			if (!whole_num(j, 0xffffffffULL, &x))
-				return false;
-			*(key[0] == 'v' ? &v->nv_compat : &v->nv_limit) = (uint32_t)x;
-			v->has_nv_compat |= key[0] == 'v'; /* the limit alone says nothing */
-		} else if (!strcmp(key, "nvlinks")) { /* NVLink's key (topology) */
-			v->has_nvlinks = false;
-			v->nvlinks = 0;
-			if (!word(j, "null")) {
-				if (!whole_num(j, 1024, &x))
-					return false;
-				v->has_nvlinks = true;
-				v->nvlinks = (unsigned)x;
-			}
-		} else if (!strcmp(key, "mdev-uuid")) {
-			if (!ouuid(j, v->mdev_uuid, "mdev-uuid is not a UUID"))
-				return false;
-		} else if (!strcmp(key, "parent")) {
-			if (!ostr(j, buf, sizeof(buf)))
-				return false;
-			if (!buf[0])
-				v->parent[0] = '\0';
-			else if (vgpu_bdf_normalize(buf, v->parent) < 0)
-				return bad(j, "parent is not a PCI address");
-		} else if (!strcmp(key, "numa-node")) {
-			if (word(j, "null")) {
-				v->numa_node = -1;
-			} else {
-				if (!whole_num(j, 4095, &x))
-					return false;
-				v->numa_node = (int)x;
-			}
-		} else if (!strcmp(key, "cpus")) {
-			if (!ostr(j, v->cpus, sizeof(v->cpus)))
-				return false;
-		} else if (!strcmp(key, "device")) {
-			if (!ostr(j, device, 32))
-				return false;
-			*reason = VGPU_CAP_OK;
-			*offered = 1;
-		} else if (!strcmp(key, "reason")) {
-			bool known = false;
-
-			if (!ostr(j, buf, sizeof(buf)))
-				return false;
-			for (int r = 1; r < VGPU_CAP_N_REASONS && !known; r++)
-				if (!strcmp(buf, vgpu_cap_reason_code((enum vgpu_cap_reason)r))) {
-					*reason = (enum vgpu_cap_reason)r;
-					known = true;
-				}
-			if (!known)
-				return bad(j,
-					   "the reason is not one of the capacity model's codes");
-			*offered = 1;
-		} else if (!strcmp(key, "display")) { /* the shared plan's keys */
-			if (!boolean(j, &v->display))
-				return false;
-		} else if (!strcmp(key, "landing")) {
-			if (!parse_landing(j, landing))
-				return false;
-			*has_landing = true;
-		} else if (!skip(j, 2)) {
+		if (!str(j, o.key, sizeof(o.key)) || !(eat(j, ':') || bad(j, "':' was expected")))
 			return false;
-		}
+		for (size_t i = 0; !k && i < ARRAY_SIZE(vgpu_keys); i++)
+			if (!strcmp(o.key, vgpu_keys[i].name))
+				k = &vgpu_keys[i];
+		if (k ? !vgpu_key_read(j, k, &o) : !skip(j, 2))
+			return false;
 	} while (eat(j, ','));
 	return eat(j, '}') || bad(j, "'}' was expected");
 }

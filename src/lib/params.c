@@ -203,8 +203,9 @@ int vgpu_params_check_profiling(struct vgpu_ctx *ctx, const struct vgpu_records 
 		for (size_t k = 0; k < recs->n; k++) {
 			const struct vgpu_record *o = &recs->v[k];
 
+			/* active, or incoming: a domain migrating here runs here next */
 			if (strcmp(o->domain_uuid, uuid) == 0 || strcmp(o->gpu, mine->gpu) != 0 ||
-			    o->state != VGPU_RECORD_ACTIVE || !profiling_of(data, o))
+			    !profiling_of(data, o))
 				continue;
 			return vgpu_error(
 				ctx, -EBUSY,

@@ -127,8 +127,9 @@ bool vgpu_params_equal(const struct vgpu_params *a, const struct vgpu_params *b)
 bool vgpu_params_profiling(const struct vgpu_params *set);
 /**
  * vgpu_params_check_profiling() - refuse profiling for the domain @uuid
- * when another running domain (an active record) on one of its GPUs has
- * it on: NVIDIA's profiler works for one VM per GPU at a time.
+ * when another domain that runs on one of its GPUs (an active record) or
+ * is migrating there (an incoming record) has it on: NVIDIA's profiler
+ * works for one VM per GPU at a time.
  * @ctx: where errors go
  * @recs: the host's owner records
  * @uuid: the domain's UUID (its records say which GPUs it uses)

@@ -284,6 +284,28 @@ static int release_locked(struct vgpu_ctx *ctx, struct vgpu_sysfs *fs, struct _x
 	return r;
 }
 
+/*
+ * The domain's last vGPU here is released: the vgpu_params set `params`
+ * noted for it goes too (and its former UUID's).  The release stands
+ * whatever happens to the note: a failure is a warning.
+ */
+static void forget_params(struct vgpu_ctx *ctx, struct vgpu_sysfs *fs,
+			  const struct vgpu_domain_info *dom)
+{
+	const char *uuids[] = { dom->uuid, dom->meta.owner };
+
+	for (size_t i = 0; i < ARRAY_SIZE(uuids); i++) {
+		struct vgpu_ctx sub;
+
+		if (!uuids[i][0] || (i && strcmp(uuids[i], dom->uuid) == 0))
+			continue;
+		vgpu_ctx_init(&sub, NULL, NULL);
+		if (vgpu_live_params_forget(&sub, fs, uuids[i]) < 0)
+			vgpu_warn(ctx, "%s", vgpu_ctx_error(&sub));
+		vgpu_ctx_clear(&sub);
+	}
+}
+
 int vgpu_release(struct vgpu_ctx *ctx, struct vgpu_sysfs *fs, struct _xmlDoc *doc,
 		 const struct vgpu_domain_info *dom, const char *vf,
 		 const struct vgpu_domain_target *t, char **xml)
@@ -295,6 +317,8 @@ int vgpu_release(struct vgpu_ctx *ctx, struct vgpu_sysfs *fs, struct _xmlDoc *do
 	*xml = NULL;
 	if (r == 0)
 		r = release_locked(ctx, fs, doc, dom, vf, t, &of, xml, &later);
+	if (r == 0 && !t->dry_run)
+		forget_params(ctx, fs, dom);
 	/* the vGPUs are free: a reader that fails now only misses the definition */
 	if (r == 0 && later && vgpu_outfile_write(ctx, &of, later, strlen(later)) < 0)
 		r = -EPIPE;

@@ -13,6 +13,7 @@
 #include "cleanup.h"
 #include "nvml.h"
 #include "scheduler-host.h"
+#include "sysfs-lock.h"
 #include "sysfs-state.h"
 
 /* A modprobe.d file is a few lines: more is not one. */
@@ -220,56 +221,74 @@ static int want_value(struct vgpu_ctx *ctx, const struct vgpu_model *m,
 	return 0;
 }
 
-int vgpu_sched_set(struct vgpu_ctx *ctx, struct vgpu_sysfs *fs, const struct vgpu_model *m,
-		   const struct vgpu_sched_want *w, size_t n, bool dry_run, char **text,
-		   bool *changed)
+/* Every GPU's setting, then one value per GPU named: @w's values, checked. */
+struct sched_values {
+	const char **gpus;
+	uint32_t *values;
+	size_t n_gpus;
+	uint32_t global;
+	bool has_global;
+};
+
+static int sched_values(struct vgpu_ctx *ctx, const struct vgpu_model *m,
+			const struct vgpu_sched_want *w, size_t n, struct sched_values *v)
 {
-	VGPU_AUTOFREE char *out = NULL;
-	VGPU_AUTOFREE char *old = NULL;
-	VGPU_AUTOFREE const char **gpus = vgpu_xcalloc(n + 1, sizeof(*gpus));
-	VGPU_AUTOFREE uint32_t *values = vgpu_xcalloc(n + 1, sizeof(*values));
-	struct vgpu_sched_conf all, ours;
-	struct vgpu_sysdir root, dir;
-	uint32_t global = 0;
-	bool has_global = false;
-	size_t n_gpus = 0;
-	int r;
-
+	v->gpus = vgpu_xcalloc(n + 1, sizeof(*v->gpus));
+	v->values = vgpu_xcalloc(n + 1, sizeof(*v->values));
 	for (size_t i = 0; i < n; i++) {
-		uint32_t v;
+		uint32_t x;
+		int r = want_value(ctx, m, &w[i], &x);
 
-		r = want_value(ctx, m, &w[i], &v);
 		if (r < 0)
 			return r;
 		if (!w[i].gpu) {
-			global = v;
-			has_global = true;
+			v->global = x;
+			v->has_global = true;
 		} else {
-			gpus[n_gpus] = w[i].gpu;
-			values[n_gpus++] = v;
+			v->gpus[v->n_gpus] = w[i].gpu;
+			v->values[v->n_gpus++] = x;
 		}
 	}
-	r = vgpu_sched_conf_read(ctx, fs, &all, &ours);
-	if (r < 0)
-		return r;
-	out = vgpu_sched_conf_render(&all, &ours, has_global ? &global : NULL, gpus, values,
-				     n_gpus);
-	if (n_gpus)
-		warn_later(ctx, all.per_device_from, "NVreg_RegistryDwordsPerDevice");
-	if (has_global)
-		warn_later(ctx, all.dwords_from, "NVreg_RegistryDwords");
-	for (size_t i = 0; has_global && i < all.n_devs; i++) {
+	return 0;
+}
+
+/* A new file's warnings: a later file's parameter wins, a GPU's own value beats every GPU's. */
+static void warn_kept(struct vgpu_ctx *ctx, const struct vgpu_sched_conf *all,
+		      const struct sched_values *v)
+{
+	if (v->n_gpus)
+		warn_later(ctx, all->per_device_from, "NVreg_RegistryDwordsPerDevice");
+	if (v->has_global)
+		warn_later(ctx, all->dwords_from, "NVreg_RegistryDwords");
+	for (size_t i = 0; v->has_global && i < all->n_devs; i++) {
 		bool set_now = false;
 
-		for (size_t k = 0; k < n_gpus; k++)
-			set_now |= strcmp(gpus[k], all.devs[i].bdf) == 0;
+		for (size_t k = 0; k < v->n_gpus; k++)
+			set_now |= strcmp(v->gpus[k], all->devs[i].bdf) == 0;
 		if (!set_now)
 			vgpu_log(
 				ctx, LOG_WARNING,
 				"GPU '%s' keeps its own RmPVMRL=0x%0*x of NVreg_RegistryDwordsPerDevice ('%s'): it beats the one for every GPU",
-				all.devs[i].bdf, all.devs[i].value > 0xff ? 8 : 2,
-				all.devs[i].value, all.per_device_from);
+				all->devs[i].bdf, all->devs[i].value > 0xff ? 8 : 2,
+				all->devs[i].value, all->per_device_from);
 	}
+}
+
+/* Read, render, compare and (unless @dry_run) replace vgpuctl's file. */
+static int sched_write(struct vgpu_ctx *ctx, struct vgpu_sysfs *fs, const struct sched_values *v,
+		       bool dry_run, char **text, bool *changed)
+{
+	VGPU_AUTOFREE char *out = NULL;
+	VGPU_AUTOFREE char *old = NULL;
+	struct vgpu_sched_conf all, ours;
+	struct vgpu_sysdir root, dir;
+	int r = vgpu_sched_conf_read(ctx, fs, &all, &ours);
+
+	if (r < 0)
+		return r;
+	out = vgpu_sched_conf_render(&all, &ours, v->has_global ? &v->global : NULL, v->gpus,
+				     v->values, v->n_gpus);
+	warn_kept(ctx, &all, v);
 	vgpu_sched_conf_clear(&all);
 	vgpu_sched_conf_clear(&ours);
 	vgpu_sysdir_root(fs, &root);
@@ -288,4 +307,24 @@ int vgpu_sched_set(struct vgpu_ctx *ctx, struct vgpu_sysfs *fs, const struct vgp
 	}
 	*text = vgpu_steal_ptr(&out);
 	return 0;
+}
+
+int vgpu_sched_set(struct vgpu_ctx *ctx, struct vgpu_sysfs *fs, const struct vgpu_model *m,
+		   const struct vgpu_sched_want *w, size_t n, bool dry_run, char **text,
+		   bool *changed)
+{
+	struct sched_values v = { .n_gpus = 0 };
+	int r = sched_values(ctx, m, w, n, &v);
+
+	/* the file is read and replaced under the host lock, as every writer's */
+	if (r == 0 && !dry_run)
+		r = vgpu_sysfs_lock(ctx, fs, VGPU_SCHED_LOCK_WAIT_MS);
+	if (r == 0) {
+		r = sched_write(ctx, fs, &v, dry_run, text, changed);
+		if (!dry_run)
+			vgpu_sysfs_unlock(fs);
+	}
+	free(v.gpus);
+	free(v.values);
+	return r;
 }

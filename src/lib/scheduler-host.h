@@ -63,6 +63,9 @@ int vgpu_sched_conf_read(struct vgpu_ctx *ctx, struct vgpu_sysfs *fs, struct vgp
 int vgpu_sched_rows(struct vgpu_ctx *ctx, struct vgpu_sysfs *fs, struct vgpu_nvml *n,
 		    const struct vgpu_model *m, struct vgpu_sched_row **rows);
 
+/* How long vgpu_sched_set() waits for another run's host lock (as assign and release). */
+#define VGPU_SCHED_LOCK_WAIT_MS 30000
+
 /* One setting asked for: for one GPU, or for every GPU. */
 struct vgpu_sched_want {
 	const char *gpu; /* a normalized address of the model; NULL: every GPU */
@@ -76,7 +79,9 @@ struct vgpu_sched_want {
  * for those of one GPU; the other registry keys and GPUs the driver gets now
  * are kept).
  * @ctx: where the error goes; warnings when a later file overrides it
- * @fs: the host root
+ * @fs: the host root; unless @dry_run its host lock is taken (waiting up to
+ *      VGPU_SCHED_LOCK_WAIT_MS) for the read and the write and released after,
+ *      so the caller must not hold it
  * @m: the host's GPUs (their mixed-size mode)
  * @w: the settings (at most one for every GPU, one per GPU)
  * @n: how many (at least one)
@@ -84,7 +89,8 @@ struct vgpu_sched_want {
  * @text: the file's new text (heap), on success
  * @changed: whether it differs from the file there now
  * Return: 0; -ERANGE or -EINVAL for a setting NVIDIA does not document;
- * -EINVAL when fixed share is asked of a GPU in mixed-size mode; -errno of
+ * -EINVAL when fixed share is asked of a GPU in mixed-size mode;
+ * -EWOULDBLOCK when another run holds the host lock past the wait; -errno of
  * the read or write, each with a message.
  */
 int vgpu_sched_set(struct vgpu_ctx *ctx, struct vgpu_sysfs *fs, const struct vgpu_model *m,

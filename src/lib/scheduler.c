@@ -1,17 +1,26 @@
 // SPDX-License-Identifier: LGPL-2.1-or-later
 /*
  * The vGPU scheduler's RmPVMRL value, the modprobe.d lines that carry it and
- * the kernel log lines that report it.  The layout of the value is NVIDIA's
- * (vGPU user guide 17, "Changing Time-Sliced vGPU Scheduling Behavior" /
- * "RmPVMRL Registry Key"; AI Enterprise 5.0 user guide §7):
+ * the kernel log lines that report it.  The layout of the value is the
+ * driver's (NVIDIA/open-gpu-kernel-modules src/nvidia/interface/
+ * nvrm_registry.h, NV_REG_STR_RM_PVMRL): bit 0 enables the per-VM runlist,
+ * bit 1 turns adaptive round robin off (the legacy scheduler), bits 7:4 are
+ * the policy (0 equal share, 1 fixed share), bits 21:12 the frequency and
+ * 31:24 the averaging factor of adaptive round robin, bits 23:16 the legacy
+ * scheduler's time slice in ms.  As NVIDIA's user guides write it (vGPU 17
+ * "RmPVMRL Registry Key", AI Enterprise 5.0 §7.3):
  *
  *   0x00          best effort
- *   0x01          equal share, default time slice
- *   0x00TT0001    equal share, time slice TT ms (0x01-0x1E)
- *   0x11          fixed share, default time slice
- *   0x00TT0011    fixed share, time slice TT ms
- *   0xAAFFF001    adaptive round robin: averaging factor AA (0x01-0x3C,
- *   0xAAFFF011    00 the default 33), frequency FFF Hz (0x3F-0x3C0)
+ *   0x01, 0x11    equal, fixed share: the driver's defaults (adaptive since 15.0)
+ *   0xAAFFF001    equal share, adaptive: averaging factor AA (0x01-0x3C, 00
+ *   0xAAFFF011    fixed share            the default 33), frequency FFF Hz
+ *                                        (0x3F-0x3C0; below 0x3F the driver
+ *                                        raises it to 63)
+ *   0x00TT0003    equal share, legacy (not adaptive): time slice TT ms
+ *   0x00TT0013    fixed share            (0x01-0x1E; 00 the default)
+ *
+ * Before 15.0 there was no bit 1 and 0x00TT0001 was equal share with a TT
+ * ms slice: the driver now reads those bits as the frequency FFF.
  */
 #include <ctype.h>
 #include <errno.h>
@@ -23,44 +32,46 @@
 #include "cleanup.h"
 #include "scheduler.h"
 
-#define POLICY_BYTE_BE 0x00u
-#define POLICY_BYTE_ES 0x01u
-#define POLICY_BYTE_FS 0x11u
+#define PVMRL_ENABLE 0x01u /* bit 0 */
+#define PVMRL_ARR_OFF 0x02u /* bit 1: the legacy scheduler (time slice TT) */
+#define PVMRL_FIXED 0x10u /* bits 7:4 = 1: fixed share (0: equal share) */
+#define PVMRL_TT(v) (((v) >> 16) & 0xffu)
+#define PVMRL_FFF(v) (((v) >> 12) & 0x3ffu)
+#define PVMRL_AA(v) ((v) >> 24)
 
 int vgpu_sched_decode(uint32_t v, struct vgpu_sched *out)
 {
 	struct vgpu_sched s = { 0 };
-	unsigned aa = v >> 24, tt = (v >> 16) & 0xff, mid = (v >> 8) & 0xff;
+	unsigned low = v & 0xff;
 
-	switch (v & 0xff) {
-	case POLICY_BYTE_BE:
-		if (v)
-			return -EINVAL; /* best effort has no time slice */
+	if (v == 0) {
 		s.policy = VGPU_SCHED_BEST_EFFORT;
 		*out = s;
 		return 0;
-	case POLICY_BYTE_ES:
-		s.policy = VGPU_SCHED_EQUAL_SHARE;
-		break;
-	case POLICY_BYTE_FS:
-		s.policy = VGPU_SCHED_FIXED_SHARE;
-		break;
-	default:
-		return -EINVAL;
 	}
-	if (aa == 0 && mid == 0) {
-		if (tt > VGPU_SCHED_TIMESLICE_MAX)
+	/* enabled, no bits NVIDIA does not name (3:2, 11:8) */
+	if (!(low & PVMRL_ENABLE) || (low & ~(PVMRL_ENABLE | PVMRL_ARR_OFF | PVMRL_FIXED)) ||
+	    (v >> 8) & 0xf)
+		return -EINVAL;
+	s.policy = low & PVMRL_FIXED ? VGPU_SCHED_FIXED_SHARE : VGPU_SCHED_EQUAL_SHARE;
+	if (low & PVMRL_ARR_OFF) {
+		/* the legacy scheduler: AA and FFF's low bits (15:12) stay clear */
+		if (PVMRL_AA(v) || (v >> 12) & 0xf || PVMRL_TT(v) > VGPU_SCHED_TIMESLICE_MAX)
 			return -EINVAL;
-		s.timeslice_ms = tt;
-	} else {
-		unsigned f = (v >> 12) & 0xfff;
-
-		if ((v >> 8) & 0xf || aa > VGPU_SCHED_AVG_MAX || f < VGPU_SCHED_FREQ_MIN ||
-		    f > VGPU_SCHED_FREQ_MAX)
+		s.legacy = true;
+		s.timeslice_ms = PVMRL_TT(v);
+	} else if (PVMRL_AA(v) || PVMRL_FFF(v)) {
+		/*
+		 * adaptive: bits 23:22 are the time slice's alone; a frequency
+		 * below 0x3F is read (the driver raises it: old 0x00TT0001
+		 * values read so), a factor without a frequency is not
+		 */
+		if ((v >> 22) & 0x3 || PVMRL_AA(v) > VGPU_SCHED_AVG_MAX || !PVMRL_FFF(v) ||
+		    PVMRL_FFF(v) > VGPU_SCHED_FREQ_MAX)
 			return -EINVAL;
 		s.adaptive = true;
-		s.avg_factor = aa;
-		s.frequency_hz = f;
+		s.avg_factor = PVMRL_AA(v);
+		s.frequency_hz = PVMRL_FFF(v);
 	}
 	*out = s;
 	return 0;
@@ -68,19 +79,18 @@ int vgpu_sched_decode(uint32_t v, struct vgpu_sched *out)
 
 int vgpu_sched_encode(const struct vgpu_sched *s, uint32_t *out)
 {
-	uint32_t pol, aa;
+	uint32_t pol = PVMRL_ENABLE;
 
 	switch (s->policy) {
 	case VGPU_SCHED_BEST_EFFORT:
-		if (s->adaptive || s->timeslice_ms || s->avg_factor || s->frequency_hz)
+		if (s->adaptive || s->legacy || s->timeslice_ms || s->avg_factor || s->frequency_hz)
 			return -EINVAL;
-		*out = POLICY_BYTE_BE;
+		*out = 0;
 		return 0;
 	case VGPU_SCHED_EQUAL_SHARE:
-		pol = POLICY_BYTE_ES;
 		break;
 	case VGPU_SCHED_FIXED_SHARE:
-		pol = POLICY_BYTE_FS;
+		pol |= PVMRL_FIXED;
 		break;
 	default:
 		return -EINVAL;
@@ -90,19 +100,19 @@ int vgpu_sched_encode(const struct vgpu_sched *s, uint32_t *out)
 			return -EINVAL;
 		if (s->timeslice_ms > VGPU_SCHED_TIMESLICE_MAX)
 			return -ERANGE;
+		/* a time slice is the legacy scheduler's: bit 1 */
+		if (s->legacy || s->timeslice_ms)
+			pol |= PVMRL_ARR_OFF;
 		*out = (uint32_t)s->timeslice_ms << 16 | pol;
 		return 0;
 	}
-	if (s->timeslice_ms)
+	if (s->timeslice_ms || s->legacy)
 		return -EINVAL;
+	/* written only in NVIDIA's ranges (the driver would raise a lower frequency) */
 	if (s->avg_factor > VGPU_SCHED_AVG_MAX || s->frequency_hz < VGPU_SCHED_FREQ_MIN ||
 	    s->frequency_hz > VGPU_SCHED_FREQ_MAX)
 		return -ERANGE;
-	aa = s->avg_factor;
-	/* 0x00FFF001 with FFF ending in 0 reads as a strict time slice: say the default */
-	if (!aa && !(s->frequency_hz & 0xf))
-		aa = VGPU_SCHED_AVG_DEFAULT;
-	*out = aa << 24 | (uint32_t)s->frequency_hz << 12 | pol;
+	*out = (uint32_t)s->avg_factor << 24 | (uint32_t)s->frequency_hz << 12 | pol;
 	return 0;
 }
 
@@ -131,8 +141,11 @@ void vgpu_sched_text(const struct vgpu_sched *s, char *buf, size_t len)
 	if (!name)
 		snprintf(buf, len, "%s", "");
 	else if (s->adaptive)
+		/* the frequency the driver runs: below 63 Hz it raises it */
 		snprintf(buf, len, "%s adaptive %u/%uHz", name,
-			 s->avg_factor ? s->avg_factor : VGPU_SCHED_AVG_DEFAULT, s->frequency_hz);
+			 s->avg_factor ? s->avg_factor : VGPU_SCHED_AVG_DEFAULT,
+			 s->frequency_hz < VGPU_SCHED_FREQ_MIN ? VGPU_SCHED_FREQ_MIN :
+								 s->frequency_hz);
 	else if (s->timeslice_ms)
 		snprintf(buf, len, "%s %ums", name, s->timeslice_ms);
 	else
@@ -145,6 +158,8 @@ bool vgpu_sched_differs(const struct vgpu_sched *want, const struct vgpu_sched *
 		return true;
 	if (want->policy == VGPU_SCHED_BEST_EFFORT)
 		return false;
+	if (!want->adaptive && !want->legacy && !want->timeslice_ms)
+		return false; /* the driver's defaults: whichever round robin it runs */
 	if (want->adaptive != live->adaptive && (live->adaptive || live->timeslice_ms))
 		return true; /* the log says nothing of adaptive mode: a bare policy is no answer */
 	return !want->adaptive && want->timeslice_ms && live->timeslice_ms &&
@@ -218,7 +233,7 @@ static int reg_parse(const char *val, bool per_device, bool *has_global, uint32_
 			    vgpu_sched_decode(x, &s) < 0) {
 				snprintf(
 					why, whylen,
-					"%.*s is not a scheduler value NVIDIA documents (0x00, 0x01, 0x11, 0x00TT0001, 0x00TT0011, 0xAAFFF001, 0xAAFFF011)",
+					"%.*s is not a scheduler value NVIDIA documents (0x00, 0x01, 0x11, 0xAAFFF001, 0xAAFFF011, 0x00TT0003, 0x00TT0013)",
 					(int)len, p);
 				return -EINVAL;
 			}
@@ -276,90 +291,104 @@ static bool name_is(const char *s, size_t len, const char *name)
 	return true;
 }
 
-int vgpu_sched_conf_parse(struct vgpu_ctx *ctx, struct vgpu_sched_conf *c, const char *file,
-			  const char *text)
+/*
+ * The logical line at *@p (a backslash at the end joins the next), heap;
+ * *@p moves past it and *@line counts the physical lines read.
+ */
+static char *logical_line(const char **p, unsigned *line)
 {
-	VGPU_AUTOFREE char *dw = NULL;
-	VGPU_AUTOFREE char *pd = NULL;
-	const char *p = text;
-	unsigned line = 0;
+	char *logical = vgpu_xstrdup("");
 
-	while (*p) {
-		VGPU_AUTOFREE char *logical = NULL;
-		VGPU_AUTOFREE char *w1 = NULL;
-		VGPU_AUTOFREE char *w2 = NULL;
-		unsigned first = line + 1;
-		const char *q;
-		int bad = 0;
+	for (;;) {
+		size_t len = strcspn(*p, "\n");
+		bool more = len && (*p)[len - 1] == '\\';
 
-		/* one logical line: a backslash at the end joins the next */
-		logical = vgpu_xstrdup("");
-		for (;;) {
-			size_t len = strcspn(p, "\n");
-			bool more = len && p[len - 1] == '\\';
-
-			line++;
-			vgpu_append(&logical, "%.*s", (int)(more ? len - 1 : len), p);
-			p += len;
-			if (*p)
-				p++;
-			if (!more || !*p)
-				break;
-		}
-		q = next_word(logical, &w1, &bad);
-		if (!q || w1[0] == '#' || strcmp(w1, "options") != 0)
-			continue;
-		q = next_word(q, &w2, &bad);
-		if (!q || !name_is(w2, strlen(w2), "nvidia"))
-			continue;
-		for (;;) {
-			VGPU_AUTOFREE char *w = NULL;
-			size_t klen;
-			char why[512];
-			bool per;
-			bool g = false;
-			uint32_t gv = 0;
-			struct vgpu_sched_dev *devs = NULL;
-			size_t nd = 0;
-			int r;
-
-			q = next_word(q, &w, &bad);
-			if (bad)
-				return vgpu_error(ctx, -EINVAL, "%s:%u: a quote is not closed",
-						  file, first);
-			if (!q)
-				break;
-			klen = strcspn(w, "=");
-			if (name_is(w, klen, REG_GLOBAL))
-				per = false;
-			else if (name_is(w, klen, REG_PER_DEVICE))
-				per = true;
-			else
-				continue;
-			r = reg_parse(w[klen] ? w + klen + 1 : "", per, &g, &gv, &devs, &nd, why,
-				      sizeof(why));
-			free(devs);
-			if (r < 0)
-				return vgpu_error(ctx, r, "%s:%u: %.*s: %s", file, first, (int)klen,
-						  w, why);
-			free(per ? pd : dw);
-			if (per)
-				pd = vgpu_xstrdup(w[klen] ? w + klen + 1 : "");
-			else
-				dw = vgpu_xstrdup(w[klen] ? w + klen + 1 : "");
-		}
+		(*line)++;
+		vgpu_append(&logical, "%.*s", (int)(more ? len - 1 : len), *p);
+		*p += len;
+		if (**p)
+			(*p)++;
+		if (!more || !**p)
+			return logical;
 	}
-	/* the file is whole: its last values replace the earlier files' */
-	if (dw) {
+}
+
+/* The registry strings an "options nvidia" line sets last: *@dw and *@pd replaced. */
+struct conf_line {
+	const char *file;
+	unsigned first; /* the line number, for errors */
+	char **dw, **pd;
+};
+
+/* One PARAM=VALUE word of an "options nvidia" line: the scheduler's parameters checked and kept. */
+static int conf_param(struct vgpu_ctx *ctx, const struct conf_line *l, const char *w)
+{
+	size_t klen = strcspn(w, "=");
+	const char *val = w[klen] ? w + klen + 1 : "";
+	struct vgpu_sched_dev *devs = NULL;
+	uint32_t gv = 0;
+	size_t nd = 0;
+	char why[512];
+	bool per, g = false;
+	int r;
+
+	if (name_is(w, klen, REG_GLOBAL))
+		per = false;
+	else if (name_is(w, klen, REG_PER_DEVICE))
+		per = true;
+	else
+		return 0;
+	r = reg_parse(val, per, &g, &gv, &devs, &nd, why, sizeof(why));
+	free(devs);
+	if (r < 0)
+		return vgpu_error(ctx, r, "%s:%u: %.*s: %s", l->file, l->first, (int)klen, w, why);
+	free(*(per ? l->pd : l->dw));
+	*(per ? l->pd : l->dw) = vgpu_xstrdup(val);
+	return 0;
+}
+
+/* One logical line: its scheduler parameters when it is "options nvidia ...". */
+static int conf_line(struct vgpu_ctx *ctx, const struct conf_line *l, const char *logical)
+{
+	VGPU_AUTOFREE char *w1 = NULL;
+	VGPU_AUTOFREE char *w2 = NULL;
+	int bad = 0;
+	const char *q = next_word(logical, &w1, &bad);
+
+	if (!q || w1[0] == '#' || strcmp(w1, "options") != 0)
+		return 0;
+	q = next_word(q, &w2, &bad);
+	if (!q || !name_is(w2, strlen(w2), "nvidia"))
+		return 0;
+	for (;;) {
+		VGPU_AUTOFREE char *w = NULL;
+		int r;
+
+		q = next_word(q, &w, &bad);
+		if (bad)
+			return vgpu_error(ctx, -EINVAL, "%s:%u: a quote is not closed", l->file,
+					  l->first);
+		if (!q)
+			return 0;
+		r = conf_param(ctx, l, w);
+		if (r < 0)
+			return r;
+	}
+}
+
+/* A whole file's last values replace the earlier files' (checked already: no error). */
+static void conf_take(struct vgpu_sched_conf *c, const char *file, char **dw, char **pd)
+{
+	if (*dw) {
 		free(c->dwords);
 		free(c->dwords_from);
-		c->dwords = vgpu_steal_ptr(&dw);
+		c->dwords = vgpu_steal_ptr(dw);
 		c->dwords_from = vgpu_xstrdup(file);
 		c->has_global = false;
 		c->global = 0;
 		reg_parse(c->dwords, false, &c->has_global, &c->global, NULL, NULL, NULL, 0);
 	}
-	if (pd) {
+	if (*pd) {
 		char why[8];
 
 		free(c->per_device);
@@ -367,10 +396,32 @@ int vgpu_sched_conf_parse(struct vgpu_ctx *ctx, struct vgpu_sched_conf *c, const
 		free(c->devs);
 		c->devs = NULL;
 		c->n_devs = 0;
-		c->per_device = vgpu_steal_ptr(&pd);
+		c->per_device = vgpu_steal_ptr(pd);
 		c->per_device_from = vgpu_xstrdup(file);
 		reg_parse(c->per_device, true, NULL, NULL, &c->devs, &c->n_devs, why, sizeof(why));
 	}
+}
+
+int vgpu_sched_conf_parse(struct vgpu_ctx *ctx, struct vgpu_sched_conf *c, const char *file,
+			  const char *text)
+{
+	VGPU_AUTOFREE char *dw = NULL;
+	VGPU_AUTOFREE char *pd = NULL;
+	struct conf_line l = { .file = file, .dw = &dw, .pd = &pd };
+	const char *p = text;
+	unsigned line = 0;
+
+	while (*p) {
+		VGPU_AUTOFREE char *logical = NULL;
+		int r;
+
+		l.first = line + 1;
+		logical = logical_line(&p, &line);
+		r = conf_line(ctx, &l, logical);
+		if (r < 0)
+			return r;
+	}
+	conf_take(c, file, &dw, &pd);
 	return 0;
 }
 

@@ -37,18 +37,20 @@ enum vgpu_sched_policy {
 /* One scheduler setting, as RmPVMRL or the driver says it. */
 struct vgpu_sched {
 	enum vgpu_sched_policy policy;
-	bool adaptive; /* adaptive round robin (avg_factor, frequency_hz), else strict */
-	unsigned timeslice_ms; /* strict: 0 the driver's default (2 ms up to 8 vGPUs, else 1 ms) */
+	bool adaptive; /* adaptive round robin with its own avg_factor, frequency_hz */
+	bool legacy; /* adaptive round robin off (RmPVMRL bit 1): the time slice scheduler */
+	unsigned timeslice_ms; /* legacy: 0 the driver's default (2 ms up to 8 vGPUs, else 1 ms) */
 	unsigned avg_factor; /* adaptive: 0 the driver's default (33) */
-	unsigned frequency_hz; /* adaptive */
+	unsigned frequency_hz; /* adaptive: 0 the driver's default; below 63 the driver raises it */
 };
 
 /**
  * vgpu_sched_decode() - an RmPVMRL value as a setting.
- * @v: the value: 0x00 best effort; 0x01 / 0x00TT0001 equal share and
- *     0x11 / 0x00TT0011 fixed share with the default or a TT ms time slice;
+ * @v: the value, laid out as the driver reads it (scheduler.c): 0x00 best
+ *     effort; 0x01 / 0x11 equal / fixed share with the driver's defaults;
  *     0xAAFFF001 / 0xAAFFF011 adaptive round robin with averaging factor AA
- *     and frequency FFF Hz (AA 00 with FFF's last hex digit 0 reads as strict)
+ *     and frequency FFF Hz; 0x00TT0003 / 0x00TT0013 the legacy scheduler
+ *     (bit 1) with a TT ms time slice
  * @out: the setting, written only on success
  * Return: 0, or -EINVAL for a value NVIDIA does not document.
  */
@@ -56,7 +58,8 @@ int vgpu_sched_decode(uint32_t v, struct vgpu_sched *out);
 
 /**
  * vgpu_sched_encode() - the RmPVMRL value of a setting (vgpu_sched_decode()'s inverse).
- * @s: the setting (best effort takes no time slice; adaptive ones a frequency)
+ * @s: the setting (best effort takes no time slice; a time slice sets bit 1,
+ *     the legacy scheduler, the only one that reads it)
  * @out: the value, written only on success
  * Return: 0, or -EINVAL (no policy, best effort with parameters) or
  * -ERANGE (a time slice, averaging factor or frequency out of NVIDIA's range).

@@ -45,13 +45,15 @@ mkdir -p "$conf"
 cat >"$conf/nvidia.conf" <<'CONF'
 # site settings
 options nvidia NVreg_RegistryDwords="PerfLevelSrc=0x2222;RmPVMRL=0x01" \
-	NVreg_RegistryDwordsPerDevice="pci=0000:c1:00.0;RmPVMRL=0x00180011"
+	NVreg_RegistryDwordsPerDevice="pci=0000:c1:00.0;RmPVMRL=0x00180013"
 CONF
 cat >"$h/var/log/kern.log" <<'LOG'
 Nov 28 09:00:01 host kernel: [   14.655022] NVRM: GPU at 0000:41:00.0 has software scheduler ENABLED with policy BEST_EFFORT.
 Nov 28 10:00:01 host kernel: [   14.655022] NVRM: GPU at 0000:41:00.0 has software scheduler ENABLED with policy EQUAL_SHARE.
 Nov 28 10:00:01 host kernel: [   14.655029] NVRM: Software scheduler timeslice set to 2 ms.
 LOG
+# the stand-in answers the time slice in ns, as NVML documents it (nvmlVgpuSchedulerParams_t
+# "The timeslice in ns for each software run list", docs.nvidia.com/deploy/nvml-api): 24 ms
 printf 'policy fixed-share\ntimeslice 24\n' >"$st/sched-0000:c1:00.0"
 check live scheduler
 check live-json scheduler --json

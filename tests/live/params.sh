@@ -6,7 +6,7 @@
 #   - the hook's prepare writes it whole right after it creates the vGPU, before
 #     the (emulated) open, and to a vGPU that was there already;
 #   - a write that fails undoes the create and fails the start with one line;
-#   - the driver refuses the write while the vGPU is open (EBUSY);
+#   - the driver refuses the write while the vGPU is open (EBUSY: an assumption, tests/emu/README.md);
 #   - enable_profiling is refused beside another running domain's on one GPU.
 #   params.sh VGPUCTL SRCDIR     (VGPU_EMU names the emulator)
 # shellcheck disable=SC2015,SC2119 # "A && B || fail": fail when either check fails; emu_writes takes no arguments here

@@ -12,20 +12,18 @@
  * Each branch of assign and release has a test: what the caller gets (the
  * return, the message) and what the host is left with (records, vGPUs).
  */
-#include <stdarg.h>
-#include <stddef.h>
-#include <setjmp.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/wait.h>
 #include <unistd.h>
-#include <cmocka.h>
 #include <dirent.h>
 
 #include "assign.h"
 #include "catalog.h"
+#include "live.h"
+#include "params.h"
 #include "records.h"
 #include "sysfs-lock.h"
 #include "test-util.h"
@@ -1465,6 +1463,63 @@ static void test_release_other_vf(void **state)
 	}
 }
 
+/* Is there a vgpu_params note for @uuid (var/lib/vgpuctl/params/UUID)? */
+static bool params_noted(struct fx *f, const char *uuid)
+{
+	char path[2048];
+
+	snprintf(path, sizeof(path), "%s/%s/%s", f->root, VGPU_PARAMS_NOTE_DIR, uuid);
+	return access(path, F_OK) == 0;
+}
+
+/*
+ * The vgpu_params set `params` noted for a domain goes with its last vGPU
+ * here: kept by a dry run and while one vGPU is left, another domain's kept.
+ */
+static void test_release_forgets_params(void **state)
+{
+	struct fx *f = *state;
+	VGPU_AUTOFREE char *xml = domain("vm1", UUID1), *out = NULL;
+	struct vgpu_params set = { .n = 0 };
+	VGPU_AUTORECORDS recs = { 0 };
+	char first[VGPU_BDF_LEN];
+
+	{
+		const struct ask a = { .profile = "A30-6C,A30-6C" };
+
+		assert_int_equal(assign(f, xml, &a), 0);
+	}
+	out = vgpu_steal_ptr(&f->xml);
+	warnings_free(&f->warn); /* assign's notes on two vGPUs of one GPU */
+	assert_int_equal(vgpu_records_read(&f->ctx, f->fs, &recs), 0);
+	assert_int_equal(recs.n, 2);
+	snprintf(first, sizeof(first), "%s", recs.v[0].parent);
+	assert_int_equal(vgpu_params_set(&f->ctx, &set, "disable_vnc", "1", false), 0);
+	assert_int_equal(vgpu_live_params_note(&f->ctx, f->fs, UUID1, &set), 0);
+	assert_int_equal(vgpu_live_params_note(&f->ctx, f->fs, UUID2, &set), 0);
+	{
+		const struct ask a = { .dry_run = true };
+
+		assert_int_equal(release(f, out, &a), 0);
+		assert_true(params_noted(f, UUID1));
+	}
+	{
+		const struct ask a = { .vf = first };
+
+		assert_int_equal(release(f, out, &a), 0);
+		assert_int_equal(n_records(f), 1);
+		assert_true(params_noted(f, UUID1));
+	}
+	{
+		const struct ask a = { 0 };
+
+		assert_int_equal(release(f, out, &a), 0);
+		assert_int_equal(n_records(f), 0);
+		assert_false(params_noted(f, UUID1));
+	}
+	assert_true(params_noted(f, UUID2));
+}
+
 /* libvirt refuses the released definition: the vGPU is made again and the record put back. */
 static void test_release_define_fails(void **state)
 {
@@ -1636,6 +1691,7 @@ int main(int argc, char **argv)
 		assign_test(test_release_other_vf),
 		assign_test(test_release_define_fails),
 		assign_test(test_release_vf_moved),
+		assign_test(test_release_forgets_params),
 		assign_test(test_release_host_lock_busy),
 		assign_test(test_release_gpu_lock_busy),
 		assign_test(test_release_late_output_fails),

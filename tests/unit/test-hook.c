@@ -13,16 +13,12 @@
  * driver would (the VF's current_vgpu_type; an mdev's device directory and
  * links), fail on demand, and note whether the host lock was held.
  */
-#include <stdarg.h>
-#include <stddef.h>
-#include <setjmp.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <syslog.h>
 #include <sys/wait.h>
 #include <time.h>
-#include <cmocka.h>
 
 #include <dirent.h>
 
@@ -399,28 +395,25 @@ int __wrap_vgpu_live_destroy(struct vgpu_ctx *ctx, struct vgpu_sysfs *fs,
 static struct vgpu_record vfio_rec(const char *dom, const char *uuid, const char *vf, unsigned type,
 				   enum vgpu_lifetime life)
 {
-	struct vgpu_record r = { .iface = VGPU_IFACE_VENDOR_VFIO,
-				 .type_id = type,
-				 .lifetime = life };
+	char gpu[VGPU_BDF_LEN];
+	struct vgpu_record r;
 
-	snprintf(r.domain, sizeof(r.domain), "%s", dom);
-	snprintf(r.domain_uuid, sizeof(r.domain_uuid), "%s", uuid);
-	snprintf(r.gpu, sizeof(r.gpu), "%.8s00.0", vf);
-	snprintf(r.parent, sizeof(r.parent), "%s", vf);
-	snprintf(r.profile, sizeof(r.profile), "%s", type == L40S_8Q ? "L40S-8Q" : "L40S-4Q");
+	snprintf(gpu, sizeof(gpu), "%.8s00.0", vf);
+	r = test_record(dom, uuid, gpu, vf, type, type == L40S_8Q ? "L40S-8Q" : "L40S-4Q");
+	r.lifetime = life;
 	return r;
 }
 
 static struct vgpu_record mdev_rec(const char *dom, const char *uuid, const char *parent,
 				   const char *mdev, enum vgpu_lifetime life)
 {
-	struct vgpu_record r = { .iface = VGPU_IFACE_MDEV, .type_id = A30_6C, .lifetime = life };
+	char gpu[VGPU_BDF_LEN];
+	struct vgpu_record r;
 
-	snprintf(r.domain, sizeof(r.domain), "%s", dom);
-	snprintf(r.domain_uuid, sizeof(r.domain_uuid), "%s", uuid);
-	snprintf(r.gpu, sizeof(r.gpu), "%.8s00.0", parent);
-	snprintf(r.parent, sizeof(r.parent), "%s", parent);
-	snprintf(r.profile, sizeof(r.profile), "A30-6C");
+	snprintf(gpu, sizeof(gpu), "%.8s00.0", parent);
+	r = test_record(dom, uuid, gpu, parent, A30_6C, "A30-6C");
+	r.iface = VGPU_IFACE_MDEV;
+	r.lifetime = life;
 	snprintf(r.mdev_uuid, sizeof(r.mdev_uuid), "%s", mdev);
 	return r;
 }
@@ -1263,6 +1256,15 @@ static void test_release_lock_timeout(void **state)
 	vgpu_sysfs_free(other);
 }
 
+/* Is there a vgpu_params note for domain @uuid (var/lib/vgpuctl/params/UUID)? */
+static bool note_there(struct env *e, const char *uuid)
+{
+	char path[1024];
+
+	snprintf(path, sizeof(path), "%s/var/lib/vgpuctl/params/%s", e->root, uuid);
+	return access(path, F_OK) == 0;
+}
+
 /*
  * libvirt 10.5 and later: a release whose reason is "migrated" (the domain
  * runs elsewhere now) frees all of the domain's vGPUs here, persistent ones
@@ -1294,7 +1296,12 @@ static void test_release_migrated(void **state)
 				  dom_xml("vm3", "33333333-2222-4333-8444-555555555555", "")),
 			 VGPU_HOOK_DONE);
 	put_rec(e, &s);
+	/* the vgpu_params set noted for vm1 goes with its last record; vm2's stays */
+	tree_put(e->root, "var/lib/vgpuctl/params/" VM1, "disable_vnc=1\n");
+	tree_put(e->root, "var/lib/vgpuctl/params/" VM2, "disable_vnc=1\n");
 	locked_ok(e, VGPU_HOOK_RELEASE, "vm1", VM1);
+	assert_false(note_there(e, VM1));
+	assert_true(note_there(e, VM2));
 	assert_int_equal(vf_type(e, "0000:c1:00.4"), 0);
 	assert_int_equal(vf_type(e, "0000:c1:00.5"), 0);
 	assert_int_equal(vf_type(e, "0000:c1:00.6"), L40S_8Q);
@@ -1318,6 +1325,7 @@ static void test_release_other_reasons(void **state)
 
 	put_rec(e, &p);
 	set_vf(e, "0000:c1:00.4", L40S_8Q);
+	tree_put(e->root, "var/lib/vgpuctl/params/" VM1, "disable_vnc=1\n");
 	for (size_t i = 0; i < ARRAY_SIZE(reasons); i++) {
 		e->reason = reasons[i];
 		assert_int_equal(cheap_ok(e, VGPU_HOOK_RELEASE, "vm1", dom_xml("vm1", VM1, "")),
@@ -1326,6 +1334,7 @@ static void test_release_other_reasons(void **state)
 		assert_int_equal(vf_type(e, "0000:c1:00.4"), L40S_8Q);
 		records_now(e, recs, sizeof(recs));
 		assert_string_equal(recs, "vm1 0000:c1:00.4\n");
+		assert_true(note_there(e, VM1)); /* its record stays: so does its set */
 	}
 	assert_int_equal(e->n_destroy, 0);
 }

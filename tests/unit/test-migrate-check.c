@@ -4,11 +4,6 @@
  * a source and a target that pass every check, then for each check one change
  * that fails it, and the check that fails must be that one (and only that one).
  */
-#include <stdarg.h>
-#include <stddef.h>
-#include <stdint.h>
-#include <setjmp.h>
-#include <cmocka.h>
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -18,6 +13,7 @@
 #include "migrate-check.h"
 #include "migrate-manifest.h"
 #include "records.h"
+#include "test-util.h"
 
 struct pair {
 	struct vgpu_mig_host src, dst;
@@ -27,34 +23,29 @@ struct pair {
 	struct vgpu_mig_domain dom; /* the source domain's XML, as qemu-blockers reads it */
 };
 
-static const struct vgpu_mig_vgpu h100 = {
-	.type_id = 1023,
-	.type_name = "H100-20C",
-	.iface = VGPU_IFACE_VENDOR_VFIO,
-	.pci_device = 0x2331,
-	.pci_subsystem = 0x10de1626,
-	.fb_mib = 81559,
-	.ecc = VGPU_ON,
-	.enable_uvm = VGPU_OFF,
-	.enable_debugging = VGPU_OFF,
-	.enable_profiling = VGPU_OFF,
+/* The H100-20C of both hosts, with NVML's and NVLink's answers. */
+static struct vgpu_mig_vgpu h100(void)
+{
+	struct vgpu_mig_vgpu v = test_h100_20c();
+
 	/* NVML's: the source's metadata, the target's answer (each end reads its own) */
-	.nv_metadata = "standin-metadata",
-	.nv_metadata_len = 16,
-	.has_nv_compat = true,
-	.nv_compat = VGPU_MIG_NV_COMPAT_LIVE | VGPU_MIG_NV_COMPAT_COLD,
-	.runtime_state_bytes = 64 << 20,
-	.type_fb_mib = 20480, /* H100-20C */
+	memcpy(v.nv_metadata, "standin-metadata", 16);
+	v.nv_metadata_len = 16;
+	v.has_nv_compat = true;
+	v.nv_compat = VGPU_MIG_NV_COMPAT_LIVE | VGPU_MIG_NV_COMPAT_COLD;
+	v.runtime_state_bytes = 64 << 20;
+	v.type_fb_mib = 20480; /* H100-20C */
 	/* NVLink's (topology): an SXM board's 18 links, all active */
-	.has_nvlinks = true,
-	.nvlinks = 18,
-};
+	v.has_nvlinks = true;
+	v.nvlinks = 18;
+	return v;
+}
 
 /* Two hosts on which one H100-20C migrates: every check passes. */
 static void good(struct pair *p)
 {
 	memset(p, 0, sizeof(*p));
-	p->sv[0] = p->tv[0] = h100;
+	p->sv[0] = p->tv[0] = h100();
 	p->reasons[0] = VGPU_CAP_OK;
 	strcpy(p->devices[0], "0000:4e:00.5");
 	p->src = (struct vgpu_mig_host){ .libvirt = 10000000,
@@ -200,7 +191,7 @@ static void test_topology(void **state)
 	(void)state;
 	good(&p);
 	p.src.n_vgpus = 2; /* the target answered for one of two */
-	p.sv[1] = h100;
+	p.sv[1] = h100();
 	{
 		struct vgpu_mig_results r;
 
@@ -262,7 +253,7 @@ static void test_topology_nvlinks(void **state)
 	/* two vGPUs: the second's width differs while the first's is unknown: FAIL wins */
 	good(&p);
 	p.src.n_vgpus = p.dst.n_vgpus = 2;
-	p.sv[1] = p.tv[1] = h100;
+	p.sv[1] = p.tv[1] = h100();
 	p.reasons[1] = VGPU_CAP_OK;
 	strcpy(p.devices[1], "0000:4e:00.6");
 	p.tv[0].has_nvlinks = false;
@@ -277,7 +268,7 @@ static void test_topology_nvlinks(void **state)
 	/* the count fails even when every width is unknown */
 	good(&p);
 	p.src.n_vgpus = 2;
-	p.sv[1] = h100;
+	p.sv[1] = h100();
 	p.sv[0].has_nvlinks = p.sv[1].has_nvlinks = false;
 	assert_int_equal(status_of(&p, "topology"), VGPU_MIG_FAIL);
 }

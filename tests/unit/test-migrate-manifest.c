@@ -5,11 +5,6 @@
  * newer vgpuctl adds are skipped, and damaged or oversized text is refused
  * with a message, never half read.
  */
-#include <stdarg.h>
-#include <stddef.h>
-#include <stdint.h>
-#include <setjmp.h>
-#include <cmocka.h>
 
 #include <errno.h>
 #include <stdio.h>
@@ -19,18 +14,14 @@
 #include "migrate-manifest.h"
 #include "test-util.h"
 
-static const struct vgpu_mig_vgpu h100 = {
-	.type_id = 1023,
-	.type_name = "H100-20C",
-	.iface = VGPU_IFACE_VENDOR_VFIO,
-	.pci_device = 0x2331,
-	.pci_subsystem = 0x10de1626,
-	.fb_mib = 81559,
-	.ecc = VGPU_ON,
-	.enable_uvm = VGPU_OFF,
-	.enable_debugging = VGPU_UNKNOWN,
-	.enable_profiling = VGPU_OFF,
-};
+/* The manifest's vGPU: one vgpu_params flag not known. */
+static struct vgpu_mig_vgpu h100(void)
+{
+	struct vgpu_mig_vgpu v = test_h100_20c();
+
+	v.enable_debugging = VGPU_UNKNOWN;
+	return v;
+}
 
 static int parse(const char *text, struct vgpu_mig_host *h)
 {
@@ -61,7 +52,7 @@ static void assert_vgpu_equal(const struct vgpu_mig_vgpu *a, const struct vgpu_m
 
 static void test_manifest_round_trip(void **state)
 {
-	struct vgpu_mig_vgpu v[2] = { h100, h100 };
+	struct vgpu_mig_vgpu v[2] = { h100(), h100() };
 	struct vgpu_mig_host src = { .libvirt = 10000000,
 				     .qemu = 8002002,
 				     .kernel = 6008000,
@@ -93,7 +84,7 @@ static void test_manifest_round_trip(void **state)
 
 static void test_offer_round_trip(void **state)
 {
-	struct vgpu_mig_vgpu v[2] = { h100, h100 };
+	struct vgpu_mig_vgpu v[2] = { h100(), h100() };
 	enum vgpu_cap_reason reasons[2] = { VGPU_CAP_OK, VGPU_CAP_FB_FULL };
 	char devices[2][32] = { "0000:4e:00.0", "" };
 	struct vgpu_mig_host dst = { .vgpus = v,
@@ -206,7 +197,7 @@ static void test_bounds(void **state)
 /* libvirt's keys: downtime's sizes and the device migrate-xml retargets to. */
 static void test_libvirt_keys(void **state)
 {
-	struct vgpu_mig_vgpu v = h100;
+	struct vgpu_mig_vgpu v = h100();
 	struct vgpu_mig_host h = { .vgpus = &v, .n_vgpus = 1 }, back;
 	enum vgpu_cap_reason ok = VGPU_CAP_OK;
 	char dev[1][32] = { "0000:3b:00.0" };
@@ -257,7 +248,7 @@ static void test_libvirt_keys(void **state)
 /* The shared plan's keys (migrate-plan.h): the manifest's domain, the offer's landing and plan. */
 static void test_plan_keys(void **state)
 {
-	struct vgpu_mig_vgpu v[2] = { h100, h100 };
+	struct vgpu_mig_vgpu v[2] = { h100(), h100() };
 	enum vgpu_cap_reason ok[2] = { VGPU_CAP_OK, VGPU_CAP_OK };
 	char dev[2][32] = { "0000:4e:00.0", "0000:4e:00.0" };
 	struct vgpu_mplan *plan = calloc(1, sizeof(*plan));

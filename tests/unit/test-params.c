@@ -4,11 +4,6 @@
  * accepted, how sets merge and format as the driver's file takes them, the
  * profiling refusal, and the set kept in our metadata (domxml).
  */
-#include <stdarg.h>
-#include <stddef.h>
-#include <stdint.h>
-#include <setjmp.h>
-#include <cmocka.h>
 
 #include <errno.h>
 #include <stdio.h>
@@ -18,6 +13,7 @@
 #include "domxml.h"
 #include "params.h"
 #include "records.h"
+#include "test-util.h"
 
 static char text[VGPU_PARAMS_TEXT_MAX];
 
@@ -132,11 +128,7 @@ static bool profiling_on(void *data, const struct vgpu_record *r)
 static void rec(struct vgpu_record *r, const char *dom, const char *uuid, const char *gpu,
 		const char *vf, enum vgpu_record_state st)
 {
-	memset(r, 0, sizeof(*r));
-	snprintf(r->domain, sizeof(r->domain), "%s", dom);
-	snprintf(r->domain_uuid, sizeof(r->domain_uuid), "%s", uuid);
-	snprintf(r->gpu, sizeof(r->gpu), "%s", gpu);
-	snprintf(r->parent, sizeof(r->parent), "%s", vf);
+	*r = test_record(dom, uuid, gpu, vf, 0, "");
 	r->state = st;
 }
 
@@ -144,7 +136,7 @@ static void rec(struct vgpu_record *r, const char *dom, const char *uuid, const 
 #define U2 "22222222-2222-4333-8444-555555555555"
 #define U3 "33333333-2222-4333-8444-555555555555"
 
-/* Profiling: one running domain per GPU; another GPU, or an incoming record, is no conflict. */
+/* Profiling: one domain per GPU, running or migrating in; another GPU is no conflict. */
 static void test_profiling(void **state)
 {
 	struct vgpu_record v[3];
@@ -169,9 +161,12 @@ static void test_profiling(void **state)
 	assert_int_equal(vgpu_params_check_profiling(&ctx, &recs, U1, &p, profiling_on, "x"), 0);
 	/* its own record is not another domain */
 	assert_int_equal(vgpu_params_check_profiling(&ctx, &recs, U1, &p, profiling_on, "a"), 0);
-	/* a domain migrating here (incoming) does not run here yet */
+	/* a domain migrating here (incoming) runs here once it arrives: it counts */
 	v[1].state = VGPU_RECORD_INCOMING;
-	assert_int_equal(vgpu_params_check_profiling(&ctx, &recs, U1, &p, profiling_on, "b"), 0);
+	assert_int_equal(vgpu_params_check_profiling(&ctx, &recs, U1, &p, profiling_on, "b"),
+			 -EBUSY);
+	assert_non_null(strstr(vgpu_ctx_error(&ctx),
+			       "domain 'b' (" U2 ") has profiling on GPU 0000:3b:00.0"));
 	/* profiling=0 is off */
 	v[1].state = VGPU_RECORD_ACTIVE;
 	assert_int_equal(vgpu_params_set(&ctx, &p, "enable_profiling", "0", false), 0);

@@ -7,9 +7,6 @@
  * reader sees the old record or the new one, never a part, a failed write
  * leaves the old one, and the temporaries of killed writers are swept.
  */
-#include <stdarg.h>
-#include <stddef.h>
-#include <setjmp.h>
 #include <fcntl.h>
 #include <signal.h>
 #include <stdio.h>
@@ -19,7 +16,6 @@
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
-#include <cmocka.h>
 
 #include "read-host.h"
 #include "records.h"
@@ -75,17 +71,7 @@ static int fx_teardown(void **state)
 /* A valid vendor-VFIO record of @domain on @parent. */
 static struct vgpu_record vfio_rec(const char *domain, const char *parent, unsigned type)
 {
-	struct vgpu_record r;
-
-	memset(&r, 0, sizeof(r));
-	snprintf(r.domain, sizeof(r.domain), "%s", domain);
-	snprintf(r.domain_uuid, sizeof(r.domain_uuid), "%s", DOM_UUID);
-	snprintf(r.gpu, sizeof(r.gpu), "%s", PF);
-	snprintf(r.parent, sizeof(r.parent), "%s", parent);
-	r.iface = VGPU_IFACE_VENDOR_VFIO;
-	r.type_id = type;
-	snprintf(r.profile, sizeof(r.profile), "A30-6C");
-	return r;
+	return test_record(domain, DOM_UUID, PF, parent, type, "A30-6C");
 }
 
 /* A valid mdev record of @domain: mdev @uuid on @parent. */

@@ -5,48 +5,28 @@
  * metrics` and for `vgpus`, which lists a config's vGPUs as the config's
  * rather than as orphans.  Each test works in a root of its own in $TMPDIR.
  */
-#include <stdarg.h>
-#include <stddef.h>
-#include <setjmp.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <cmocka.h>
 
 #include "runs.h"
 #include "test-util.h"
 
-/* A fresh root, its host and a context whose warnings are kept. */
-struct fixture {
-	char root[PATH_MAX];
-	struct vgpu_sysfs *fs;
-	struct vgpu_ctx ctx;
-	struct warnings warn;
-};
-
 static int setup(void **state)
 {
-	struct fixture *f = calloc(1, sizeof(*f));
+	struct root_fixture *f = calloc(1, sizeof(*f));
 
 	if (!f)
 		return -1;
-	tree_make(f->root, sizeof(f->root), "runs");
-	vgpu_ctx_init(&f->ctx, warnings_collect, &f->warn);
-	if (vgpu_sysfs_open(&f->ctx, f->root, &f->fs) < 0)
-		fail_msg("%s: %s", f->root, vgpu_ctx_error(&f->ctx));
+	root_fixture_open(f, "runs");
 	*state = f;
 	return 0;
 }
 
 static int teardown(void **state)
 {
-	struct fixture *f = *state;
-
-	vgpu_sysfs_free(f->fs);
-	tree_remove(f->root);
-	vgpu_ctx_clear(&f->ctx);
-	warnings_free(&f->warn);
-	free(f);
+	root_fixture_close(*state);
+	free(*state);
 	return 0;
 }
 
@@ -60,7 +40,7 @@ static struct vgpu_run result(const char *command, const char *label, int exit_c
 	return r;
 }
 
-static void save_ok(struct fixture *f, const struct vgpu_run *r, const char *file)
+static void save_ok(struct root_fixture *f, const struct vgpu_run *r, const char *file)
 {
 	if (vgpu_runs_save(&f->ctx, f->fs, r, file) < 0)
 		fail_msg("vgpu_runs_save(%s@%s): %s", r->command, r->label,
@@ -68,7 +48,7 @@ static void save_ok(struct fixture *f, const struct vgpu_run *r, const char *fil
 }
 
 /* The content of ROOT/var/lib/vgpuctl/runs/@name, or NULL when there is none. */
-static char *kept(struct fixture *f, const char *name)
+static char *kept(struct root_fixture *f, const char *name)
 {
 	char path[PATH_MAX * 2];
 	char *s = NULL;
@@ -90,7 +70,7 @@ static char *kept(struct fixture *f, const char *name)
 /* What apply keeps, read back as it was: the vGPUs, the counts, the time. */
 static void test_save_read_round_trip(void **state)
 {
-	struct fixture *f = *state;
+	struct root_fixture *f = *state;
 	struct vgpu_run r = result("apply", "l40s-8q", 0, 1700000000, 0);
 	struct vgpu_run *got = NULL;
 	VGPU_AUTOFREE char *text = NULL;
@@ -124,7 +104,7 @@ static void test_save_read_round_trip(void **state)
 /* One file per command and label: a later run replaces the earlier one, assert is apart. */
 static void test_one_result_per_command_and_label(void **state)
 {
-	struct fixture *f = *state;
+	struct root_fixture *f = *state;
 	struct vgpu_run a1 = result("apply", "x", 1, 100, 2);
 	struct vgpu_run a2 = result("apply", "x", 0, 200, 0);
 	struct vgpu_run as = result("assert", "x", 3, 150, 5);
@@ -153,7 +133,7 @@ static void test_one_result_per_command_and_label(void **state)
  */
 static void test_label_escaped_in_file_name(void **state)
 {
-	struct fixture *f = *state;
+	struct root_fixture *f = *state;
 	struct vgpu_run r = result("assert", "a b/c%\n\xc3\xa9", 0, 1, 0);
 	struct vgpu_run *got = NULL;
 	VGPU_AUTOFREE char *text = NULL;
@@ -175,7 +155,7 @@ static void test_label_escaped_in_file_name(void **state)
  */
 static void test_label_too_long(void **state)
 {
-	struct fixture *f = *state;
+	struct root_fixture *f = *state;
 	struct vgpu_run r = result("apply", "", 0, 1, 0);
 	struct vgpu_run *got = NULL;
 	size_t n;
@@ -197,7 +177,7 @@ static void test_label_too_long(void **state)
 /* A config path with a newline would start a key of its own: it is not kept. */
 static void test_file_with_newline_not_kept(void **state)
 {
-	struct fixture *f = *state;
+	struct root_fixture *f = *state;
 	struct vgpu_run r = result("apply", "x", 0, 1, 0);
 	VGPU_AUTOFREE char *text = NULL;
 
@@ -210,7 +190,7 @@ static void test_file_with_newline_not_kept(void **state)
 /* No result kept yet: none, and nothing said. */
 static void test_read_none(void **state)
 {
-	struct fixture *f = *state;
+	struct root_fixture *f = *state;
 	struct vgpu_run *got = NULL;
 	size_t n = vgpu_runs_read(&f->ctx, f->fs, &got);
 
@@ -227,7 +207,7 @@ static void test_read_none(void **state)
  */
 static void test_read_skips_damage(void **state)
 {
-	struct fixture *f = *state;
+	struct root_fixture *f = *state;
 	struct vgpu_run ok = result("apply", "good", 0, 5, 0);
 	struct vgpu_run *got = NULL;
 	size_t n;
@@ -256,7 +236,7 @@ static void test_read_skips_damage(void **state)
  */
 static void test_config_of(void **state)
 {
-	struct fixture *f = *state;
+	struct root_fixture *f = *state;
 	struct vgpu_run a = result("apply", "a", 0, 200, 0);
 	struct vgpu_run b = result("apply", "b", 0, 100, 0);
 	struct vgpu_run c = result("apply", "c", 0, 300, 0);

@@ -5,67 +5,86 @@
  * the documentation's sentence says), the modprobe.d lines (per-device
  * beating global, a later file beating an earlier one, malformed lines named
  * with file and line), the file vgpuctl writes (other keys and GPUs kept)
- * and the kernel log's scheduler lines.
+ * and the kernel log's scheduler lines; --set's write under the host lock.
  */
-#include <stdarg.h>
-#include <stddef.h>
-#include <stdint.h>
-#include <setjmp.h>
-#include <cmocka.h>
 
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "scheduler-host.h"
 #include "scheduler.h"
+#include "sysfs-lock.h"
+#include "test-util.h"
+#include <sys/wait.h>
 
 /*
- * Every RmPVMRL example of NVIDIA's documentation, with its sentence:
- *  - vGPU user guide 17 §8 "Changing Time-Sliced vGPU Scheduling Behavior",
- *    table "RmPVMRL Registry Key" (also AI Enterprise 5.0 user guide §7 and
- *    https://docs.omniverse.nvidia.com/prod_deployment/prod_deployment/advance-gpu.html):
- *    0x00 best effort (default); 0x01 equal share with the default time
- *    slice length; 0x00TT0001 equal share with a user-defined time slice
- *    length TT; 0x11 fixed share with the default time slice length;
- *    0x00TT0011 fixed share with a user-defined time slice length TT;
- *    TT 0x01-0x1E ms.
- *  - its examples: 0x00030001 "equal share scheduler with time slice that is
- *    3 ms long", 0x00180011 "fixed share scheduler with time slice that is
- *    24 (0x18) ms long", 0x00120001 (equal share, 18 ms).
- *  - adaptive round robin (vGPU 17 and later): 0xAAFFF001 with averaging
- *    factor AA 0x01-0x3C and frequency FFF 0x3F-0x3C0 Hz; example
- *    0x3c3c0001 (factor 60, 960 Hz).
- * (shared/reference/driver-messages.md "vgpu_params and the scheduler",
- * vgpu-host.md §5.3.)
+ * Every RmPVMRL example of NVIDIA's documentation, with its sentence, read
+ * as the driver reads the value.
+ *  - The layout: NVIDIA/open-gpu-kernel-modules
+ *    src/nvidia/interface/nvrm_registry.h, NV_REG_STR_RM_PVMRL: "BIT 0:0 -
+ *    Overall PVMRL enable/disable", "BIT 1:1 - Adaptive Round Robin
+ *    Scheduler: 0 - Enable / Default, 1 - Disable - Use Legacy PVMRL",
+ *    "BIT 7:4 - PVMRL scheduler to run: 0 - equal share, 1 - fixed share",
+ *    "BIT 21:12 - PVMRL Scheduling frequency", "BIT 23:16 - PVMRL timeslice
+ *    in ms", "BIT 31:24 - ARR Average Factor".
+ *  - The examples: NVIDIA AI Enterprise 5.0 user guide §7.3 "RmPVMRL
+ *    Registry Key" (docs.nvidia.com/ai-enterprise/5.0/user-guide, the same
+ *    text as vGPU 17 §8): RmPVMRL=0x01 "equal share scheduler with a strict
+ *    round-robin scheduling policy and the default time slice length,
+ *    scheduling frequency, and averaging factor"; 0x00030003 "equal share
+ *    scheduler without a strict round-robin scheduling policy and with a time
+ *    slice that is 3 ms long"; 0x11 the same for fixed share; 0x00180011
+ *    "fixed share scheduler without a strict round-robin scheduling policy
+ *    and with a time slice that is 24 (0x18) ms long"; 0x3c3c0001 and
+ *    0x3c3c0011 "an averaging factor of 60 (0x3C), and a scheduling frequency
+ *    of 960 (0x3C0) Hz"; TT "0x01 to 0x1E", AA "0x01 to 0x3C", FFF "0x3F to
+ *    0x3C0", "If FFF is greater than 000 but less than 0x3F, the scheduling
+ *    frequency is raised to 0x3F".
+ *  - 0x00180011 lacks bit 1, unlike the guide's own 0x00030003: the driver
+ *    reads it as fixed share, adaptive, frequency 0x180 (384 Hz), not as a
+ *    24 ms slice.  vgpuctl reads it as the driver does; 24 ms of the legacy
+ *    scheduler is 0x00180013.
+ *  - 0x00030001 "3 ms" and 0x00120001 "18 ms" come from secondary sources
+ *    and older guides (before 15.0 had no bit 1): today's driver reads their
+ *    TT as the frequency FFF (0x030, 48 Hz, raised to 63; 0x120, 288 Hz).
  */
 static const struct example {
 	uint32_t value;
 	enum vgpu_sched_policy policy;
 	unsigned timeslice_ms;
-	bool adaptive;
+	bool adaptive, legacy;
 	unsigned avg_factor, frequency_hz;
 	const char *text; /* vgpu_sched_text(): the sentence in vgpuctl's words */
 	const char *doc; /* NVIDIA's sentence */
 } examples[] = {
-	{ 0x00, VGPU_SCHED_BEST_EFFORT, 0, false, 0, 0, "best-effort", "Best effort scheduler" },
-	{ 0x01, VGPU_SCHED_EQUAL_SHARE, 0, false, 0, 0, "equal-share",
-	  "Equal share scheduler with the default time slice length" },
-	{ 0x11, VGPU_SCHED_FIXED_SHARE, 0, false, 0, 0, "fixed-share",
-	  "Fixed share scheduler with the default time slice length" },
-	{ 0x00030001, VGPU_SCHED_EQUAL_SHARE, 3, false, 0, 0, "equal-share 3ms",
-	  "equal share scheduler with time slice that is 3 ms long" },
-	{ 0x00180011, VGPU_SCHED_FIXED_SHARE, 24, false, 0, 0, "fixed-share 24ms",
-	  "fixed share scheduler with time slice that is 24 (0x18) ms long" },
-	{ 0x00120001, VGPU_SCHED_EQUAL_SHARE, 18, false, 0, 0, "equal-share 18ms",
-	  "equal share scheduler with a user-defined time slice length TT = 0x12 (18 ms)" },
-	{ 0x00010001, VGPU_SCHED_EQUAL_SHARE, 1, false, 0, 0, "equal-share 1ms",
-	  "0x00TT0001 with the shortest time slice, TT = 0x01" },
-	{ 0x001e0011, VGPU_SCHED_FIXED_SHARE, 30, false, 0, 0, "fixed-share 30ms",
-	  "0x00TT0011 with the longest time slice, TT = 0x1E" },
-	{ 0x3c3c0001, VGPU_SCHED_EQUAL_SHARE, 0, true, 60, 960, "equal-share adaptive 60/960Hz",
-	  "adaptive round robin, averaging factor 0x3C, frequency 0x3C0 Hz" },
-	{ 0x0103f011, VGPU_SCHED_FIXED_SHARE, 0, true, 1, 63, "fixed-share adaptive 1/63Hz",
+	{ 0x00, VGPU_SCHED_BEST_EFFORT, 0, false, false, 0, 0, "best-effort",
+	  "Best effort scheduler" },
+	{ 0x01, VGPU_SCHED_EQUAL_SHARE, 0, false, false, 0, 0, "equal-share",
+	  "equal share scheduler with a strict round-robin scheduling policy and the default time slice length, scheduling frequency, and averaging factor" },
+	{ 0x11, VGPU_SCHED_FIXED_SHARE, 0, false, false, 0, 0, "fixed-share",
+	  "fixed share scheduler with a strict round-robin scheduling policy and the default time slice length, scheduling frequency, and averaging factor" },
+	{ 0x00030003, VGPU_SCHED_EQUAL_SHARE, 3, false, true, 0, 0, "equal-share 3ms",
+	  "equal share scheduler without a strict round-robin scheduling policy and with a time slice that is 3 ms long" },
+	{ 0x00180011, VGPU_SCHED_FIXED_SHARE, 0, true, false, 0, 0x180,
+	  "fixed-share adaptive 33/384Hz",
+	  "fixed share scheduler without a strict round-robin scheduling policy and with a time slice that is 24 (0x18) ms long (bit 1 clear: the driver reads FFF 0x180)" },
+	{ 0x3c3c0001, VGPU_SCHED_EQUAL_SHARE, 0, true, false, 60, 960,
+	  "equal-share adaptive 60/960Hz",
+	  "equal share scheduler with a strict round-robin scheduling policy, an averaging factor of 60 (0x3C), and a scheduling frequency of 960 (0x3C0) Hz" },
+	{ 0x3c3c0011, VGPU_SCHED_FIXED_SHARE, 0, true, false, 60, 960,
+	  "fixed-share adaptive 60/960Hz",
+	  "fixed share scheduler with a strict round-robin scheduling policy, an averaging factor of 60 (0x3C), and a scheduling frequency of 960 (0x3C0) Hz" },
+	{ 0x00180013, VGPU_SCHED_FIXED_SHARE, 24, false, true, 0, 0, "fixed-share 24ms",
+	  "0x00TT0013: the legacy fixed share scheduler, TT = 0x18 (24 ms)" },
+	{ 0x00010003, VGPU_SCHED_EQUAL_SHARE, 1, false, true, 0, 0, "equal-share 1ms",
+	  "0x00TT0003 with the shortest time slice, TT = 0x01" },
+	{ 0x001e0013, VGPU_SCHED_FIXED_SHARE, 30, false, true, 0, 0, "fixed-share 30ms",
+	  "0x00TT0013 with the longest time slice, TT = 0x1E" },
+	{ 0x03, VGPU_SCHED_EQUAL_SHARE, 0, false, true, 0, 0, "equal-share",
+	  "the legacy equal share scheduler with the default time slice (TT 00)" },
+	{ 0x0103f011, VGPU_SCHED_FIXED_SHARE, 0, true, false, 1, 63, "fixed-share adaptive 1/63Hz",
 	  "0xAAFFF011 at the low ends: AA 0x01, FFF 0x3F" },
 };
 
@@ -83,6 +102,7 @@ static void test_documented_examples(void **state)
 		assert_int_equal(s.policy, e->policy);
 		assert_int_equal(s.timeslice_ms, e->timeslice_ms);
 		assert_int_equal(s.adaptive, e->adaptive);
+		assert_int_equal(s.legacy, e->legacy);
 		assert_int_equal(s.avg_factor, e->avg_factor);
 		assert_int_equal(s.frequency_hz, e->frequency_hz);
 		vgpu_sched_text(&s, text, sizeof(text));
@@ -96,15 +116,20 @@ static void test_documented_examples(void **state)
 static void test_decode_refuses(void **state)
 {
 	static const uint32_t bad[] = {
-		0x02, /* no such policy byte */
-		0x10,	    0x00030000, /* best effort with a time slice */
-		0x001f0001, /* TT above 0x1E */
-		0x00ff0011, /* TT above 0x1E */
+		0x10, /* bit 0 clear: best effort with more bits */
+		0x00030000, /* best effort with a time slice */
+		0x05,	    0x09, /* bits 2, 3 */
+		0x21, /* policy 2 in bits 7:4 */
+		0x001f0003, /* TT above 0x1E */
+		0x00ff0013, /* TT above 0x1E */
 		0x3d3c0001, /* AA above 0x3C */
-		0x3c030001, /* FFF below 0x3F */
 		0x3c3d0001, /* FFF above 0x3C0 */
+		0x3c000001, /* AA without a frequency */
 		0x3c3c0101, /* bits 8-11 set */
-		0x00000101,
+		0x00000101, /* bit 8 */
+		0x00c3f001, /* bits 23:22 with adaptive round robin */
+		0x3c030003, /* AA with the legacy scheduler */
+		0x0003f003, /* FFF bits 15:12 with the legacy scheduler */
 	};
 	struct vgpu_sched s = { .policy = VGPU_SCHED_FIXED_SHARE, .timeslice_ms = 7 };
 
@@ -115,6 +140,32 @@ static void test_decode_refuses(void **state)
 	}
 	assert_int_equal(s.policy, VGPU_SCHED_FIXED_SHARE); /* untouched */
 	assert_int_equal(s.timeslice_ms, 7);
+}
+
+/*
+ * The values of the older guides and secondary sources: read as today's
+ * driver reads them (adaptive, TT as the frequency), never written.
+ */
+static void test_decode_pre15(void **state)
+{
+	struct vgpu_sched s;
+	uint32_t v = 0;
+	char text[64];
+
+	(void)state;
+	assert_int_equal(vgpu_sched_decode(0x00030001, &s), 0);
+	assert_true(s.adaptive);
+	assert_false(s.legacy);
+	assert_int_equal(s.timeslice_ms, 0);
+	assert_int_equal(s.frequency_hz, 0x30);
+	vgpu_sched_text(&s, text, sizeof(text));
+	assert_string_equal(text, "equal-share adaptive 33/63Hz"); /* raised to 63 Hz */
+	assert_int_equal(vgpu_sched_encode(&s, &v), -ERANGE); /* 48 Hz is not written */
+	assert_int_equal(vgpu_sched_decode(0x00120001, &s), 0);
+	assert_true(s.adaptive);
+	assert_int_equal(s.frequency_hz, 0x120);
+	vgpu_sched_text(&s, text, sizeof(text));
+	assert_string_equal(text, "equal-share adaptive 33/288Hz");
 }
 
 static void test_encode(void **state)
@@ -135,22 +186,31 @@ static void test_encode(void **state)
 				 .avg_factor = 61,
 				 .frequency_hz = 960 };
 	assert_int_equal(vgpu_sched_encode(&s, &v), -ERANGE);
-	/* AA 00 with FFF ending in 0 would read as 16 ms strict: the default 33 is written */
-	s = (struct vgpu_sched){ .policy = VGPU_SCHED_EQUAL_SHARE,
+	s = (struct vgpu_sched){ .policy = VGPU_SCHED_FIXED_SHARE,
 				 .adaptive = true,
-				 .frequency_hz = 0x100 };
+				 .timeslice_ms = 3,
+				 .frequency_hz = 960 };
+	assert_int_equal(vgpu_sched_encode(&s, &v), -EINVAL);
+	/* a time slice is the legacy scheduler's: bit 1 is set for it (the driver reads TT only
+	 * then) */
+	s = (struct vgpu_sched){ .policy = VGPU_SCHED_EQUAL_SHARE, .timeslice_ms = 3 };
 	assert_int_equal(vgpu_sched_encode(&s, &v), 0);
-	assert_int_equal(v, 0x21100001);
-	assert_int_equal(vgpu_sched_decode(v, &s), 0);
-	assert_true(s.adaptive);
-	assert_int_equal(s.avg_factor, 33);
-	/* AA 00 otherwise: the driver's default, kept as 00 */
+	assert_int_equal(v, 0x00030003);
+	s = (struct vgpu_sched){ .policy = VGPU_SCHED_FIXED_SHARE, .timeslice_ms = 24 };
+	assert_int_equal(vgpu_sched_encode(&s, &v), 0);
+	assert_int_equal(v, 0x00180013);
+	/* AA 00: the driver's default, kept as 00 */
 	assert_int_equal(vgpu_sched_decode(0x0003f001, &s), 0);
 	assert_true(s.adaptive);
 	assert_int_equal(s.avg_factor, 0);
 	assert_int_equal(s.frequency_hz, 63);
 	assert_int_equal(vgpu_sched_encode(&s, &v), 0);
 	assert_int_equal(v, 0x0003f001);
+	s = (struct vgpu_sched){ .policy = VGPU_SCHED_EQUAL_SHARE,
+				 .adaptive = true,
+				 .frequency_hz = 0x100 };
+	assert_int_equal(vgpu_sched_encode(&s, &v), 0);
+	assert_int_equal(v, 0x00100001);
 }
 
 static void test_policy_names(void **state)
@@ -179,6 +239,13 @@ static void test_differs(void **state)
 	want.timeslice_ms = 2;
 	assert_false(vgpu_sched_differs(&want, &live));
 	live.policy = VGPU_SCHED_FIXED_SHARE;
+	assert_true(vgpu_sched_differs(&want, &live));
+	/* 0x01, the driver's defaults: adaptive round robin since 15.0, as NVML says */
+	want = (struct vgpu_sched){ .policy = VGPU_SCHED_EQUAL_SHARE };
+	live = (struct vgpu_sched){ .policy = VGPU_SCHED_EQUAL_SHARE, .adaptive = true };
+	assert_false(vgpu_sched_differs(&want, &live));
+	/* 0x03, the legacy scheduler: not what an adaptive driver runs */
+	want.legacy = true;
 	assert_true(vgpu_sched_differs(&want, &live));
 }
 
@@ -346,11 +413,74 @@ static void test_log(void **state)
 	assert_null(v);
 }
 
+/*
+ * vgpu_sched_set() reads and replaces vgpuctl's modprobe.d file under the
+ * host lock, as every writer does: while another run holds it the write
+ * waits (a dry run, which writes nothing, does not), and the lock is let go
+ * after.
+ */
+static void test_set_waits_for_host_lock(void **state)
+{
+	const struct vgpu_sched_want w = { .s = { .policy = VGPU_SCHED_EQUAL_SHARE } };
+	struct vgpu_model m = { .n_gpus = 0 };
+	struct vgpu_sysfs *fs = NULL, *other = NULL;
+	char root[1024], path[1200], *text = NULL, c;
+	struct vgpu_ctx ctx;
+	uint64_t t0, waited;
+	bool changed;
+	int held[2], st;
+	pid_t pid;
+
+	(void)state;
+	tree_make(root, sizeof(root), "sched-lock");
+	tree_dir(root, "etc/modprobe.d");
+	vgpu_ctx_init(&ctx, NULL, NULL);
+	assert_int_equal(vgpu_sysfs_open(&ctx, root, &fs), 0);
+	assert_int_equal(pipe(held), 0);
+	pid = fork();
+	assert_true(pid >= 0);
+	if (pid == 0) { /* another run: holds the host lock for 300 ms */
+		if (vgpu_sysfs_open(&ctx, root, &other) < 0 || vgpu_sysfs_lock(&ctx, other, 0) < 0)
+			_exit(1);
+		if (write(held[1], "h", 1) != 1)
+			_exit(1);
+		usleep(300000);
+		_exit(0);
+	}
+	assert_int_equal(read(held[0], &c, 1), 1);
+	t0 = vgpu_monotonic_ms();
+	assert_int_equal(vgpu_sched_set(&ctx, fs, &m, &w, 1, true, &text, &changed), 0);
+	assert_true(vgpu_monotonic_ms() - t0 < 250);
+	free(text);
+	t0 = vgpu_monotonic_ms();
+	assert_int_equal(vgpu_sched_set(&ctx, fs, &m, &w, 1, false, &text, &changed), 0);
+	waited = vgpu_monotonic_ms() - t0;
+	print_message("waited %llu ms for the holder\n", (unsigned long long)waited);
+	assert_true(waited >= 250);
+	assert_true(changed);
+	assert_non_null(strstr(text, "RmPVMRL=0x01"));
+	free(text);
+	assert_int_equal(waitpid(pid, &st, 0), pid);
+	assert_true(WIFEXITED(st) && WEXITSTATUS(st) == 0);
+	snprintf(path, sizeof(path), "%s/%s/%s", root, VGPU_SCHED_DIR, VGPU_SCHED_FILE);
+	assert_int_equal(access(path, F_OK), 0);
+	/* let go after: another run takes it at once */
+	assert_int_equal(vgpu_sysfs_open(&ctx, root, &other), 0);
+	assert_int_equal(vgpu_sysfs_lock(&ctx, other, 0), 0);
+	vgpu_sysfs_free(other);
+	vgpu_sysfs_free(fs);
+	vgpu_ctx_clear(&ctx);
+	close(held[0]);
+	close(held[1]);
+	tree_remove(root);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_documented_examples),
 		cmocka_unit_test(test_decode_refuses),
+		cmocka_unit_test(test_decode_pre15),
 		cmocka_unit_test(test_encode),
 		cmocka_unit_test(test_policy_names),
 		cmocka_unit_test(test_differs),
@@ -358,6 +488,7 @@ int main(void)
 		cmocka_unit_test(test_conf_malformed),
 		cmocka_unit_test(test_render),
 		cmocka_unit_test(test_log),
+		cmocka_unit_test(test_set_waits_for_host_lock),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -10,16 +10,12 @@
  * record write is undone at once; a dry run calls nothing; an interrupted
  * run starts no step.
  */
-#include <stdarg.h>
-#include <stddef.h>
-#include <setjmp.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/wait.h>
 #include <unistd.h>
-#include <cmocka.h>
 
 #include "test-util.h"
 #include "txn.h"
@@ -103,17 +99,8 @@ static const struct vgpu_txn_ops sim_ops = {
 /* A vendor-VFIO vGPU's record on VF @vf for domain @domain. */
 static struct vgpu_record rec(const char *vf, const char *domain)
 {
-	struct vgpu_record r;
-
-	memset(&r, 0, sizeof(r));
-	snprintf(r.domain, sizeof(r.domain), "%s", domain);
-	snprintf(r.domain_uuid, sizeof(r.domain_uuid), "a1b2c3d4-0000-4000-8000-000000000001");
-	snprintf(r.gpu, sizeof(r.gpu), "0000:41:00.0");
-	snprintf(r.parent, sizeof(r.parent), "%s", vf);
-	r.iface = VGPU_IFACE_VENDOR_VFIO;
-	r.type_id = 1056;
-	snprintf(r.profile, sizeof(r.profile), "L40S-12Q");
-	return r;
+	return test_record(domain, "a1b2c3d4-0000-4000-8000-000000000001", "0000:41:00.0", vf, 1056,
+			   "L40S-12Q");
 }
 
 struct fx {

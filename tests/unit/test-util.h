@@ -27,7 +27,9 @@
 #include "cpuset.h"
 #include "ctx.h"
 #include "model.h"
+#include "migrate-check.h"
 #include "read-host.h"
+#include "records.h"
 #include "sysfs.h"
 
 /* ---- paths ------------------------------------------------------------------------ */
@@ -203,6 +205,35 @@ static inline void assert_no_warnings(const struct warnings *w)
 		fail_msg("%zu unexpected warning(s), first: %s", w->n, w->msgs[0]);
 }
 
+/* ---- an empty root ------------------------------------------------------------------- */
+
+/* An empty host root in $TMPDIR, opened, and a context whose warnings are kept. */
+struct root_fixture {
+	char root[PATH_MAX];
+	struct vgpu_sysfs *fs;
+	struct vgpu_ctx ctx;
+	struct warnings warn;
+};
+
+/* Make @f's root ($TMPDIR/vgpu-@tag-XXXXXX) and open it (@f zeroed); fails the test if not. */
+static inline void root_fixture_open(struct root_fixture *f, const char *tag)
+{
+	tree_make(f->root, sizeof(f->root), tag);
+	vgpu_ctx_init(&f->ctx, warnings_collect, &f->warn);
+	if (vgpu_sysfs_open(&f->ctx, f->root, &f->fs) < 0)
+		fail_msg("%s: %s", f->root, vgpu_ctx_error(&f->ctx));
+}
+
+/* What root_fixture_open() made, the root's files too, freed. */
+static inline void root_fixture_close(struct root_fixture *f)
+{
+	vgpu_sysfs_free(f->fs);
+	f->fs = NULL;
+	tree_remove(f->root);
+	vgpu_ctx_clear(&f->ctx);
+	warnings_free(&f->warn);
+}
+
 /* ---- hosts --------------------------------------------------------------------------- */
 
 /* A host read from @root, the context it logged to, and the warnings it gave. */
@@ -274,6 +305,49 @@ static inline void assert_cpus(const struct vgpu_cpuset *s, const char *want)
 	char buf[4096];
 
 	assert_string_equal(vgpu_cpulist_format(s, buf, sizeof(buf)), want);
+}
+
+/* ---- owner records and migration vGPUs ------------------------------------------------ */
+
+/*
+ * An owner record of domain @domain (@uuid): a vendor-VFIO vGPU of type
+ * @type_id (@profile) on VF @parent of GPU @gpu, active, persistent; the
+ * caller changes what its test needs.
+ */
+static inline struct vgpu_record test_record(const char *domain, const char *uuid, const char *gpu,
+					     const char *parent, unsigned type_id,
+					     const char *profile)
+{
+	struct vgpu_record r;
+
+	/* each cut to its field's size (the precision says so to the compiler) */
+	memset(&r, 0, sizeof(r));
+	snprintf(r.domain, sizeof(r.domain), "%.*s", (int)sizeof(r.domain) - 1, domain);
+	snprintf(r.domain_uuid, sizeof(r.domain_uuid), "%.*s", (int)sizeof(r.domain_uuid) - 1,
+		 uuid);
+	snprintf(r.gpu, sizeof(r.gpu), "%.*s", (int)sizeof(r.gpu) - 1, gpu);
+	snprintf(r.parent, sizeof(r.parent), "%.*s", (int)sizeof(r.parent) - 1, parent);
+	r.iface = VGPU_IFACE_VENDOR_VFIO;
+	r.type_id = type_id;
+	snprintf(r.profile, sizeof(r.profile), "%.*s", (int)sizeof(r.profile) - 1, profile);
+	return r;
+}
+
+/* An H100-20C, vendor-VFIO, on an H100 SXM (ECC on, vgpu_params off), as a manifest has it. */
+static inline struct vgpu_mig_vgpu test_h100_20c(void)
+{
+	return (struct vgpu_mig_vgpu){
+		.type_id = 1023,
+		.type_name = "H100-20C",
+		.iface = VGPU_IFACE_VENDOR_VFIO,
+		.pci_device = 0x2331,
+		.pci_subsystem = 0x10de1626,
+		.fb_mib = 81559,
+		.ecc = VGPU_ON,
+		.enable_uvm = VGPU_OFF,
+		.enable_debugging = VGPU_OFF,
+		.enable_profiling = VGPU_OFF,
+	};
 }
 
 #endif /* VGPU_TEST_UTIL_H */

@@ -8,11 +8,6 @@
  *
  * Usage: test-vgpus SRCDIR (or VGPU_SRCDIR in the environment).
  */
-#include <stdarg.h>
-#include <stddef.h>
-#include <stdint.h>
-#include <setjmp.h>
-#include <cmocka.h>
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -77,17 +72,9 @@ static int fx_teardown(void **state)
 static void put_record(struct fx *f, const char *domain, const char *parent,
 		       enum vgpu_lifetime lifetime, unsigned type, const char *profile)
 {
-	struct vgpu_record r;
+	struct vgpu_record r = test_record(domain, UUID1, PF, parent, type, profile);
 	int e;
 
-	memset(&r, 0, sizeof(r));
-	snprintf(r.domain, sizeof(r.domain), "%s", domain);
-	snprintf(r.domain_uuid, sizeof(r.domain_uuid), "%s", UUID1);
-	snprintf(r.gpu, sizeof(r.gpu), "%s", PF);
-	snprintf(r.parent, sizeof(r.parent), "%s", parent);
-	r.iface = VGPU_IFACE_VENDOR_VFIO;
-	r.type_id = type;
-	snprintf(r.profile, sizeof(r.profile), "%s", profile);
 	r.lifetime = lifetime;
 	e = vgpu_record_write(&f->h.ctx, f->h.fs, &r);
 	if (e)
