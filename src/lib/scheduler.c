@@ -588,10 +588,15 @@ size_t vgpu_sched_log_parse(const char *text, struct vgpu_sched_log **out)
 			cur = (long)i;
 		} else if ((a = strstr(l, ts)) && cur >= 0) {
 			char *end;
-			unsigned long ms = strtoul(a + strlen(ts), &end, 10);
+			unsigned long t = strtoul(a + strlen(ts), &end, 10);
 
-			if (end != a + strlen(ts) && strncmp(end, " ms", 3) == 0 && ms < 1000)
-				v[cur].s.timeslice_ms = (unsigned)ms;
+			/* the driver prints microseconds ("%uuS."), write-ups " ms" */
+			if (end != a + strlen(ts) && strncmp(end, "uS", 2) == 0)
+				t /= 1000;
+			else if (end == a + strlen(ts) || strncmp(end, " ms", 3) != 0)
+				continue;
+			if (t < 1000)
+				v[cur].s.timeslice_ms = (unsigned)t;
 		}
 	}
 	*out = v;

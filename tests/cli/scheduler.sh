@@ -50,7 +50,7 @@ CONF
 cat >"$h/var/log/kern.log" <<'LOG'
 Nov 28 09:00:01 host kernel: [   14.655022] NVRM: GPU at 0000:41:00.0 has software scheduler ENABLED with policy BEST_EFFORT.
 Nov 28 10:00:01 host kernel: [   14.655022] NVRM: GPU at 0000:41:00.0 has software scheduler ENABLED with policy EQUAL_SHARE.
-Nov 28 10:00:01 host kernel: [   14.655029] NVRM: Software scheduler timeslice set to 2 ms.
+Nov 28 10:00:01 host kernel: [   14.655029] NVRM: Software scheduler timeslice set to 2000uS.
 LOG
 # the stand-in answers the time slice in ns, as NVML documents it (nvmlVgpuSchedulerParams_t
 # "The timeslice in ns for each software run list", docs.nvidia.com/deploy/nvml-api): 24 ms

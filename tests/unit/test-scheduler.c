@@ -393,7 +393,7 @@ static void test_log(void **state)
 		"Nov 28 10:00:00 h kernel: NVRM: GPU at PCI:0000:af:00: GPU-1 has software scheduler DISABLED with policy BEST_EFFORT.\n"
 		"Nov 28 11:00:00 h kernel: NVRM: GPU at 0000:3b:00.0 has software scheduler ENABLED with policy FIXED_SHARE.\n"
 		"Nov 28 11:00:00 h kernel: NVRM: GPU at 0000:3c:00.0 has software scheduler ENABLED with policy ROUND_ROBIN.\n"
-		"Nov 28 11:00:00 h kernel: NVRM: Software scheduler timeslice set to 9 ms.\n",
+		"Nov 28 11:00:00 h kernel: NVRM: Software scheduler timeslice set to 9000uS.\n",
 		&v);
 	assert_int_equal(n, 2);
 	assert_string_equal(v[0].bdf, "0000:3b:00.0");
@@ -408,6 +408,14 @@ static void test_log(void **state)
 		&v);
 	assert_int_equal(n, 1);
 	assert_int_equal(v[0].s.timeslice_ms, 3);
+	free(v);
+	/* the driver's own form, in microseconds (objsched.c: "%uuS.") */
+	n = vgpu_sched_log_parse(
+		"NVRM: GPU at 0000:3b:00.0 has software scheduler ENABLED with policy EQUAL_SHARE.\n"
+		"NVRM: Software scheduler timeslice set to 2000uS.\n",
+		&v);
+	assert_int_equal(n, 1);
+	assert_int_equal(v[0].s.timeslice_ms, 2);
 	free(v);
 	assert_int_equal(vgpu_sched_log_parse("nothing here\n", &v), 0);
 	assert_null(v);
