@@ -41,12 +41,12 @@ ROWS = [
     ("decisions", ["capacity.c", "migrate-check.c", "migrate-manifest.c", "migrate-plan.c", "params.c", "orphans.c", "plan.c", "scheduler.c", "domxml.c", "domxml-build.c",
                    "domxml-strip.c", "domxml-priv.h", "catalogue.c"], True, True),
     ("host read", ["read-pci.c", "read-types.c", "read-topo.c", "read-live.c", "read-priv.h",
-                   "read-host.c", "nvml.c", "nvml-abi.h", "hostcfg.c", "hostcfg-yaml.c",
+                   "read-host.c", "nvml.c", "nvml-abi.h", "fabric.h", "hostcfg.c", "hostcfg-yaml.c",
                    "hostcfg-priv.h"], True, False),
     ("actions", ["exec.c", "nvtools.c", "live.c", "txn.c", "virt.c", "scheduler-host.c"], True, False),
     ("use cases", ["apply.c", "apply-resolve.c", "apply-host.c", "apply-ops.c", "apply-priv.h",
                    "gpu-runner.c", "assign.c", "release.c", "assign-priv.h", "hook.c", "metrics.c",
-                   "vgpus.c", "diagnose.c", "orphans-host.c"],
+                   "vgpus.c", "diagnose.c", "orphans-host.c", "fabric-place.c"],
      True, False),
 ]
 CLI_ROW = ("src/cli", None, True, False)  # every file of src/cli/
