@@ -49,7 +49,8 @@ struct vgpu_fabric {
 	enum vgpu_fabric_mode mode;
 	struct vgpu_fabric_part *v; /* sorted by id: supported and unsupported */
 	size_t n;
-	struct vgpu_strv failed; /* NVLink-failed devices: a GPU's bus, else "module N", or "switch N" */
+	struct vgpu_strv failed; /* NVLink-failed devices: a GPU's bus, else "module N", or "switch
+				    N" */
 };
 
 /**
