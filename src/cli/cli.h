@@ -40,6 +40,7 @@ struct cli {
 	struct vgpu_model *model; /* NULL until cli_read_host() */
 	struct vgpu_records recs; /* the owner records cli_read_host() read with it */
 	const char *nvml_path; /* --nvml */
+	const char *nvfm_path; /* --nvfm: Fabric Manager's SDK library */
 	const char *connect; /* global -c/--connect URI, before the command (virsh's place) */
 	const char *columns; /* -o/--output: text columns by header, comma-separated */
 	bool no_headings; /* -n/--noheadings */
@@ -135,6 +136,13 @@ bool cli_from_build_tree(void);
  * for it.  A library named with --nvml that cannot be used is warned about.
  */
 struct vgpu_nvml *cli_nvml(struct cli *c);
+struct vgpu_fm;
+/*
+ * Fabric Manager for this run (libnvfm, --nvfm): *out NULL and 0 when
+ * --sysroot names another host and --nvfm does not say which library speaks
+ * for it.  Return: 0, or vgpu_fm_open()'s -errno with its message in c->ctx.
+ */
+int cli_nvfm(struct cli *c, struct vgpu_fm **out);
 /*
  * --gpu ARG of @cmd (NULL: no prefix) as a GPU of the host read: *out NULL
  * when @arg is NULL.  Return: 0, or EXIT_FAILURE with the error said.

@@ -10,6 +10,7 @@
 
 #include "cli.h"
 #include "read-host.h"
+#include "fabric.h"
 #include "nvml.h"
 
 /*
@@ -199,6 +200,14 @@ struct vgpu_nvml *cli_nvml(struct cli *c)
 		c->nvml = NULL;
 	}
 	return c->nvml;
+}
+
+int cli_nvfm(struct cli *c, struct vgpu_fm **out)
+{
+	*out = NULL;
+	if (!c->nvfm_path && c->sysroot && strcmp(c->sysroot, "/") != 0)
+		return 0; /* another host's tree: this host's Fabric Manager is not its */
+	return vgpu_fm_open(&c->ctx, c->nvfm_path, out);
 }
 
 int cli_find_gpu(struct cli *c, const char *cmd, const char *arg, const struct vgpu_gpu **out)

@@ -207,6 +207,8 @@ static void usage(FILE *f)
 	      "                     $LIBVIRT_DEFAULT_URI, else qemu:///system)\n"
 	      "      --nvml LIB     NVIDIA's NVML library (default: libnvidia-ml.so.1,\n"
 	      "                     not loaded with --sysroot unless named)\n"
+	      "      --nvfm LIB     Fabric Manager's SDK library (default: libnvfm.so.1,\n"
+	      "                     not loaded with --sysroot unless named)\n"
 	      "  -J, --json         JSON output\n"
 	      "  -o, --output LIST  text columns to print, by header (e.g. GPU,PROFILE,AVAILABLE;\n"
 	      "                     a listing's --help names its columns)\n"
@@ -313,10 +315,11 @@ static int command_exit(const struct cli_command *cmd, int rc)
 
 int main(int argc, char **argv)
 {
-	enum { OPT_SYSROOT = 256, OPT_NVML };
+	enum { OPT_SYSROOT = 256, OPT_NVML, OPT_NVFM };
 	static const struct option opts[] = {
 		{ "sysroot", required_argument, NULL, OPT_SYSROOT },
 		{ "nvml", required_argument, NULL, OPT_NVML },
+		{ "nvfm", required_argument, NULL, OPT_NVFM },
 		{ "connect", required_argument, NULL, 'c' },
 		{ "output", required_argument, NULL, 'o' },
 		{ "noheadings", no_argument, NULL, 'n' },
@@ -367,6 +370,9 @@ int main(int argc, char **argv)
 			break;
 		case OPT_NVML:
 			c.nvml_path = optarg;
+			break;
+		case OPT_NVFM:
+			c.nvfm_path = optarg;
 			break;
 		case 'c':
 			c.connect = optarg;
@@ -460,6 +466,10 @@ int main(int argc, char **argv)
 				c.nvml_path = sub[++j];
 			else if (strncmp(sub[j], "--nvml=", 7) == 0)
 				c.nvml_path = sub[j] + 7;
+			else if (strcmp(sub[j], "--nvfm") == 0 && j + 1 < subc)
+				c.nvfm_path = sub[++j];
+			else if (strncmp(sub[j], "--nvfm=", 7) == 0)
+				c.nvfm_path = sub[j] + 7;
 			else
 				sub[k++] = sub[j];
 		}

@@ -11,11 +11,13 @@
 #include "util.h"
 
 enum { OPT_SYSROOT = 0x1000, OPT_NVML, OPT_JSON, OPT_BYTES, OPT_OUTPUT, OPT_NOHEAD, OPT_RAW };
+enum { OPT_NVFM = OPT_RAW + 1 };
 
 /* after the command: what global options a command takes there (cli_getopt()) */
 static const struct option shared_opts[] = {
 	{ "sysroot", required_argument, NULL, OPT_SYSROOT },
 	{ "nvml", required_argument, NULL, OPT_NVML },
+	{ "nvfm", required_argument, NULL, OPT_NVFM },
 	{ "json", no_argument, NULL, OPT_JSON },
 	{ "bytes", no_argument, NULL, OPT_BYTES },
 	{ 0 },
@@ -108,6 +110,9 @@ int cli_getopt(struct cli *c, struct cli_opts *o, int argc, char **argv)
 			continue;
 		case OPT_NVML:
 			c->nvml_path = optarg;
+			continue;
+		case OPT_NVFM:
+			c->nvfm_path = optarg;
 			continue;
 		case 'J':
 		case OPT_JSON:

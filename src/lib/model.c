@@ -71,6 +71,7 @@ struct vgpu_gpu *vgpu_model_add_gpu(struct vgpu_model *m, const char *addr, uint
 	g->minor = -1;
 	g->mig_instances = -1;
 	g->mig_current = g->mig_pending = g->hetero = VGPU_UNKNOWN;
+	g->module_id = -1;
 	return g;
 }
 

@@ -130,6 +130,7 @@ struct vgpu_gpu {
 	size_t n_parents;
 	struct vgpu_type **types; /* catalogue, sorted by id */
 	size_t n_types;
+	int module_id; /* NVML's module ID (HGX: Fabric Manager's physical ID), -1 unknown */
 };
 
 struct vgpu_node {

@@ -297,6 +297,7 @@ typedef struct nvmlVgpuSchedulerGetState_st {
 	X(nvmlReturn_t, nvmlDeviceGetNvLinkState,                                                  \
 	  (nvmlDevice_t dev, unsigned int link, nvmlEnableState_t *isActive))                      \
 	X(nvmlReturn_t, nvmlDeviceGetVgpuSchedulerState,                                           \
-	  (nvmlDevice_t dev, nvmlVgpuSchedulerGetState_t * state))
+	  (nvmlDevice_t dev, nvmlVgpuSchedulerGetState_t * state))                                 \
+	X(nvmlReturn_t, nvmlDeviceGetModuleId, (nvmlDevice_t dev, unsigned int *moduleId))
 
 #endif

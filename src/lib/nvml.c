@@ -273,6 +273,17 @@ static void fill_types(struct vgpu_nvml *n, nvmlDevice_t dev, const struct vgpu_
 	}
 }
 
+/* The GPU's module ID (HGX: Fabric Manager's physical ID), -1 when NVML cannot tell. */
+static int module_id(struct vgpu_nvml *n, nvmlDevice_t dev)
+{
+	unsigned id;
+
+	if (!n->nvmlDeviceGetModuleId || n->nvmlDeviceGetModuleId(dev, &id) != NVML_SUCCESS ||
+	    id > 0xffff)
+		return -1;
+	return (int)id;
+}
+
 void vgpu_nvml_fill(struct vgpu_ctx *ctx, struct vgpu_nvml *n, struct vgpu_model *m)
 {
 	for (size_t i = 0; i < m->n_gpus; i++) {
@@ -308,6 +319,7 @@ void vgpu_nvml_fill(struct vgpu_ctx *ctx, struct vgpu_nvml *n, struct vgpu_model
 		if (g->mig_current == VGPU_ON)
 			fill_gis(n, dev, b, g);
 		fill_types(n, dev, b, g);
+		g->module_id = module_id(n, dev);
 	}
 }
 
@@ -644,4 +656,22 @@ int vgpu_nvml_sched(struct vgpu_nvml *n, const char *bus, struct vgpu_sched *out
 		s.timeslice_ms = (ns + 500000u) / 1000000u;
 	*out = s;
 	return 0;
+}
+
+/* ---- HGX boards (#30): module IDs, Fabric Manager's physical IDs -------------------------- */
+
+void vgpu_nvml_module_ids(struct vgpu_ctx *ctx, struct vgpu_nvml *n, struct vgpu_model *m)
+{
+	for (size_t i = 0; i < m->n_gpus; i++) {
+		struct vgpu_gpu *g = &m->gpus[i];
+		nvmlDevice_t dev;
+		nvmlReturn_t r = device(n, g->addr, &dev);
+
+		if (r != NVML_SUCCESS) {
+			vgpu_log(ctx, LOG_WARNING, "GPU '%s': NVML does not know it: %s", g->addr,
+				 nv_err(n, r));
+			continue;
+		}
+		g->module_id = module_id(n, dev);
+	}
 }

@@ -139,4 +139,13 @@ struct vgpu_sched;
  */
 int vgpu_nvml_sched(struct vgpu_nvml *n, const char *bus, struct vgpu_sched *out);
 
+/**
+ * vgpu_nvml_module_ids() - each GPU's module ID (nvmlDeviceGetModuleId): on an
+ * HGX board the physical ID Fabric Manager names the GPU by; nothing else is read.
+ * @ctx: warnings (a GPU NVML does not know is skipped with one)
+ * @n: the handle
+ * @m: the model: each GPU's module_id, -1 when this NVML cannot tell
+ */
+void vgpu_nvml_module_ids(struct vgpu_ctx *ctx, struct vgpu_nvml *n, struct vgpu_model *m);
+
 #endif

@@ -386,7 +386,14 @@ DC_TYPES="1200:DC-96C 1201:DC-48C 1202:DC-32C 1203:DC-24C 1204:DC-16C
 H100L_TYPES="1300:H100L-94C 1301:H100L-47C 1302:H100L-23C 1303:H100L-15C
 	1304:H100L-11C 1305:H100L-6C 1306:H100L-4C"
 H100L_IDS=$(seq 1300 1306)
+# H100 SXM5 80GB (board token H100XM), time-sliced C series.  The IDs are a
+# test range (1310-1317: the reference names no real ones); sizes those of
+# every 80 GB board's C series (vgpu-host.md section 5).
+H100XM_TYPES="1310:H100XM-80C 1311:H100XM-40C 1312:H100XM-20C 1313:H100XM-16C
+	1314:H100XM-10C 1315:H100XM-8C 1316:H100XM-5C 1317:H100XM-4C"
+H100XM_IDS=$(seq 1310 1317)
 def_types "NVIDIA " "$H100_TYPES"
+def_types "NVIDIA " "$H100XM_TYPES"
 def_types "NVIDIA " "$H100L_TYPES"
 def_types "NVIDIA " "$L40S_TYPES"
 def_types "NVIDIA RTX Pro 6000 Blackwell " "$DC_TYPES"
@@ -517,7 +524,64 @@ done
 mk_nvidia_proc "NVRM version: NVIDIA UNIX Open Kernel Module for x86_64  550.90.05  Release Build  (dvs-builder@U16-I3-B03-4-3)  Fri May 31 09:31:46 UTC 2024" "$GCC_U2404"
 mk_gpu_info 0000:4b:00.0 "NVIDIA H100 NVL" 202 GPU-6e1b9d4c-2a7f-4c35-b8d0-95e4f3a2c1b7 96.00.a5.00.01 0
 
-# 8. Broken inputs a reader must survive (see README.md for the list).
+# 8. HGX H100 8-GPU board (#30): 2 sockets, 64 CPUs; 8 H100 SXM5 80GB with
+#    vendor-specific VFIO (4 of 32 VFs enabled each), MIG off, no vGPU; GPUs
+#    1b 2a 3d 5d on node 0, 9b ab bd db on node 1; four NVSwitches (bridges,
+#    class 0680: not GPUs).  NVML's module IDs (Fabric Manager's physical IDs)
+#    are NVML state the tree carries, var/lib/fake-nvidia/module-<BDF>, out of
+#    PCI order as on real boards; every GPU has 18 active NVLinks
+#    (nvlinks-<BDF>).  Fabric Manager in vGPU mode: fabricmanager.cfg with
+#    FABRIC_MODE=2 (the stand-in libnvfm's own state, fm-*, is not part of it).
+new_host hgx-h100-8
+mk_cpus 64 2
+mk_node 0 1056721380 4194304 256 256 0 0
+mk_node 1 1056964608 4194304 256 256 0 0
+mk_hostbridge 0x8086 0x09a2 0-15,32-47
+HGX_GPUS="0000:1b:00.0:0:1 0000:2a:00.0:0:2 0000:3d:00.0:0:4 0000:5d:00.0:0:3
+	0000:9b:00.0:1:7 0000:ab:00.0:1:8 0000:bd:00.0:1:6 0000:db:00.0:1:5"
+k=0
+for e in $HGX_GPUS; do
+	pf=${e:0:12} rest=${e:13}
+	node=${rest%%:*} module=${rest#*:}
+	if ((node == 0)); then cpus=0-15,32-47; else cpus=16-31,48-63; fi
+	mk_pf "$pf" 0x2330 0x16c1 "$node" "$cpus" $((20 + 10 * k)) 32 4
+	for n in 0 1 2 3; do
+		# shellcheck disable=SC2086 # one argument per id
+		mk_vfio_vf "$(vf_bdf "$pf" $n)" $((4 * k + n)) 0 $H100XM_IDS
+	done
+	mk_gpu_info "$pf" "NVIDIA H100 80GB HBM3" $((300 + k)) \
+		"GPU-8a1c3e5f-$k$k$k$k-4b6d-9e0f-1a2b3c4d5e6$k" 96.00.74.00.0$((k % 4 + 1)) "$k"
+	put "$ROOT/var/lib/fake-nvidia/module-$pf" "$module"
+	put "$ROOT/var/lib/fake-nvidia/nvlinks-$pf" 18
+	k=$((k + 1))
+done
+for sw in 0000:05:00.0 0000:06:00.0 0000:07:00.0 0000:08:00.0; do
+	mk_pcidev "$sw" 0x10de 0x22a3 0x068000 0 0-15,32-47 $((100 + ${sw:6:1})) nvidia
+done
+mk_nvidia_proc "NVRM version: NVIDIA UNIX Open Kernel Module for x86_64  550.90.05  Release Build  (dvs-builder@U16-I3-B03-4-3)  Fri May 31 09:31:46 UTC 2024" "$GCC_U2404"
+put "$ROOT/usr/share/nvidia/nvswitch/fabricmanager.cfg" \
+	"# NVIDIA Fabric Manager configuration file." \
+	"LOG_LEVEL=4" \
+	"LOG_FILE_NAME=/var/log/fabricmanager.log" \
+	"LOG_APPEND_TO_LOG=1" \
+	"DAEMONIZE=1" \
+	"BIND_INTERFACE_IP=127.0.0.1" \
+	"STARTING_TCP_PORT=16000" \
+	"# 0: bare metal or full pass-through, 1: shared NVSwitch, 2: vGPU" \
+	"FABRIC_MODE=2" \
+	"FABRIC_MODE_RESTART=0" \
+	"STATE_FILE_NAME=/tmp/fabricmanager.state" \
+	"FM_CMD_BIND_INTERFACE=127.0.0.1" \
+	"FM_CMD_PORT_NUMBER=6666" \
+	"FM_STAY_RESIDENT_ON_FAILURES=0" \
+	"ACCESS_LINK_FAILURE_MODE=0" \
+	"TRUNK_LINK_FAILURE_MODE=0" \
+	"NVSWITCH_FAILURE_MODE=0" \
+	"ABORT_CUDA_JOBS_ON_FM_EXIT=1" \
+	"TOPOLOGY_FILE_PATH=/usr/share/nvidia/nvswitch" \
+	"DATABASE_PATH=/usr/share/nvidia/nvswitch"
+
+# 9. Broken inputs a reader must survive (see README.md for the list).
 new_host malformed
 mk_cpus 16 2
 mk_node 0 32768000 1048576 0 0 0 0

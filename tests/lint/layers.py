@@ -41,7 +41,7 @@ ROWS = [
     ("decisions", ["capacity.c", "migrate-check.c", "migrate-manifest.c", "migrate-plan.c", "params.c", "orphans.c", "plan.c", "scheduler.c", "domxml.c", "domxml-build.c",
                    "domxml-strip.c", "domxml-priv.h", "catalogue.c"], True, True),
     ("host read", ["read-pci.c", "read-types.c", "read-topo.c", "read-live.c", "read-priv.h",
-                   "read-host.c", "nvml.c", "nvml-abi.h", "fabric.h", "hostcfg.c", "hostcfg-yaml.c",
+                   "read-host.c", "nvml.c", "nvml-abi.h", "fabric.c", "fabric-abi.h", "hostcfg.c", "hostcfg-yaml.c",
                    "hostcfg-priv.h"], True, False),
     ("actions", ["exec.c", "nvtools.c", "live.c", "txn.c", "virt.c", "scheduler-host.c"], True, False),
     ("use cases", ["apply.c", "apply-resolve.c", "apply-host.c", "apply-ops.c", "apply-priv.h",

@@ -2330,3 +2330,26 @@ nvmlReturn_t nvmlDeviceGetVgpuSchedulerState(nvmlDevice_t dev, nvmlVgpuScheduler
 	return NVML_SUCCESS;
 }
 #endif
+
+#ifndef STANDIN_OLD
+/*
+ * module-<BDF>: the GPU's module ID (an HGX board's slot, Fabric Manager's
+ * physical ID; tests/data/hosts/hgx-h100-8 carries them); missing:
+ * NOT_SUPPORTED.  Older drivers lack the call (old/).
+ */
+nvmlReturn_t nvmlDeviceGetModuleId(nvmlDevice_t dev, unsigned int *moduleId)
+{
+	char f[64];
+	long n;
+
+	DEV_ENTER("nvmlDeviceGetModuleId", dev);
+	if (!moduleId)
+		return NVML_ERROR_INVALID_ARGUMENT;
+	snprintf(f, sizeof(f), "module-%s", dev->bdf);
+	n = st_number(f, -1);
+	if (n < 0)
+		return NVML_ERROR_NOT_SUPPORTED;
+	*moduleId = (unsigned int)n;
+	return NVML_SUCCESS;
+}
+#endif

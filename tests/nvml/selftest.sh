@@ -106,10 +106,10 @@ set_model() { # MODEL: rewrite the GPU's Model: line
 # --- symbols ------------------------------------------------------------------
 host "$tmp/h100"
 p - syms
-[[ $RC == 0 && $(grep -c ' yes$' <<<"$OUT") == 36 && $OUT != *' no'* ]] ||
+[[ $RC == 0 && $(grep -c ' yes$' <<<"$OUT") == 37 && $OUT != *' no'* ]] ||
 	bad "the stand-in lacks entry points: $OUT"
 missing=$("$probe" "$oldlib" - syms | awk '$2 == "no" { print $1 }' | sort | tr '\n' ' ')
-want="nvmlDeviceCreateGpuInstanceWithPlacement nvmlDeviceGetVgpuHeterogeneousMode nvmlDeviceGetVgpuSchedulerState nvmlDeviceGetVgpuTypeSupportedPlacements nvmlDeviceSetVgpuHeterogeneousMode nvmlVgpuInstanceGetRuntimeStateSize nvmlVgpuTypeGetMaxInstancesPerGpuInstance "
+want="nvmlDeviceCreateGpuInstanceWithPlacement nvmlDeviceGetModuleId nvmlDeviceGetVgpuHeterogeneousMode nvmlDeviceGetVgpuSchedulerState nvmlDeviceGetVgpuTypeSupportedPlacements nvmlDeviceSetVgpuHeterogeneousMode nvmlVgpuInstanceGetRuntimeStateSize nvmlVgpuTypeGetMaxInstancesPerGpuInstance "
 [[ $missing == "$want" ]] || bad "old/ lacks '$missing', want '$want'"
 
 # --- init, errors, handles -------------------------------------------------------

@@ -1,0 +1,500 @@
+// SPDX-License-Identifier: LGPL-2.1-or-later
+/*
+ * Fabric Manager through dlopen(): libnvfm's few entry points resolved by
+ * name, with the types declared below, so vgpuctl builds and runs where
+ * Fabric Manager's SDK is absent (every PCIe host).
+ *
+ * The types, the version words and the return values are those of NVIDIA's
+ * Fabric Manager SDK headers, nv_fm_types.h and nv_fm_agent.h (R535 and
+ * later: fmConnectParams_v2 with addressType, return values down to
+ * FM_ST_PARTITION_ROUTE_PROGRAMMING_ERROR = -29; older libraries know only
+ * fmConnectParams_v1 and -1 to -10).  Each versioned structure carries
+ * MAKE_FM_PARAM_VERSION(type, ver) = sizeof(type) | ver << 24 in its first
+ * member: fmConnectParams_v2 version 2 (v1: 1), fmFabricPartitionList_v2
+ * version 1, fmActivatedFabricPartitionList_v1, fmNvlinkFailedDevices_v1,
+ * fmUnsupportedFabricPartitionList_v1 version 1.  The test stand-in
+ * (tests/nvfm/) implements the same calls from this file's declarations.
+ */
+#include <dlfcn.h>
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "fabric-abi.h"
+#include "fabric.h"
+#include "model.h"
+#include "sysfs.h"
+
+/* How long fmConnect waits for Fabric Manager (ms); it runs on this host. */
+#define FM_CONNECT_TIMEOUT_MS 2000
+/* Fabric Manager's defaults: FM_CMD_BIND_INTERFACE=127.0.0.1, FM_CMD_PORT_NUMBER=6666 */
+#define FM_ADDRESS "127.0.0.1:6666"
+/* fabricmanager.cfg is a few KiB */
+#define FM_CFG_MAX (256 * 1024)
+
+struct vgpu_fm {
+	void *dl;
+	char lib[256];
+	fmHandle_t handle;
+#define X(ret, name, params) ret(*name) params;
+	VGPU_NVFM_REQUIRED(X)
+	VGPU_NVFM_OPTIONAL(X)
+#undef X
+};
+
+void vgpu_fabric_clear(struct vgpu_fabric *f)
+{
+	free(f->v);
+	f->v = NULL;
+	f->n = 0;
+	vgpu_strv_clear(&f->failed);
+	f->mode = VGPU_FABRIC_NONE;
+}
+
+/* Fabric Manager's configuration: KEY=VALUE lines, '#' comments. */
+static int parse_mode(const char *text, enum vgpu_fabric_mode *mode)
+{
+	long v = 0; /* FABRIC_MODE's default */
+
+	for (const char *p = text; p && *p;) {
+		const char *eol = strchr(p, '\n');
+		size_t len = eol ? (size_t)(eol - p) : strlen(p);
+		char line[256];
+		char *s, *e;
+
+		snprintf(line, sizeof(line), "%.*s",
+			 (int)(len < sizeof(line) ? len : sizeof(line) - 1), p);
+		p = eol ? eol + 1 : NULL;
+		s = line + strspn(line, " \t\r");
+		if (strncmp(s, "FABRIC_MODE", 11) != 0)
+			continue;
+		s += 11;
+		s += strspn(s, " \t");
+		if (*s != '=')
+			continue;
+		s++;
+		s += strspn(s, " \t");
+		errno = 0;
+		v = strtol(s, &e, 10);
+		e += strspn(e, " \t\r");
+		if (errno || e == s || (*e && *e != '#') || v < VGPU_FABRIC_BAREMETAL ||
+		    v > VGPU_FABRIC_VGPU)
+			return -EINVAL;
+	}
+	*mode = (enum vgpu_fabric_mode)v;
+	return 0;
+}
+
+int vgpu_fabric_mode_read(struct vgpu_ctx *ctx, struct vgpu_sysfs *fs, enum vgpu_fabric_mode *mode)
+{
+	struct vgpu_sysdir root;
+	char show[VGPU_SHOW_LEN];
+	VGPU_AUTOFREE char *text = NULL;
+	int r;
+
+	*mode = VGPU_FABRIC_NONE;
+	vgpu_sysdir_root(fs, &root);
+	r = vgpu_sysfs_read_file(&root, FM_CFG_MAX, &text, NULL, "%s", VGPU_FABRIC_CFG);
+	if (r == -ENOENT)
+		return 0;
+	if (r < 0)
+		return vgpu_error(ctx, r, "cannot read '%s': %s",
+				  VGPU_SHOW(&root, VGPU_FABRIC_CFG, show), vgpu_strerror(r));
+	if (parse_mode(text, mode) < 0)
+		return vgpu_error(ctx, -EINVAL, "'%s': FABRIC_MODE is not 0, 1 or 2",
+				  VGPU_SHOW(&root, VGPU_FABRIC_CFG, show));
+	return 0;
+}
+
+/* ---- the library -------------------------------------------------------------------------- */
+
+/* fmReturn_t as Fabric Manager's headers name it, for messages. */
+static const char *fm_name(fmReturn_t r)
+{
+	static const char *const names[] = {
+		"FM_ST_SUCCESS",
+		"FM_ST_BADPARAM",
+		"FM_ST_GENERIC_ERROR",
+		"FM_ST_NOT_SUPPORTED",
+		"FM_ST_UNINITIALIZED",
+		"FM_ST_TIMEOUT",
+		"FM_ST_VERSION_MISMATCH",
+		"FM_ST_IN_USE",
+		"FM_ST_NOT_CONFIGURED",
+		"FM_ST_CONNECTION_NOT_VALID",
+		"FM_ST_NVLINK_ERROR",
+		"FM_ST_RESOURCE_BAD",
+		"FM_ST_RESOURCE_IN_USE",
+		"FM_ST_RESOURCE_NOT_IN_USE",
+		"FM_ST_RESOURCE_EXHAUSTED",
+		"FM_ST_RESOURCE_NOT_READY",
+		"FM_ST_PARTITION_EXISTS",
+		"FM_ST_PARTITION_ID_IN_USE",
+		"FM_ST_PARTITION_ID_NOT_IN_USE",
+		"FM_ST_PARTITION_NAME_IN_USE",
+		"FM_ST_PARTITION_NAME_NOT_IN_USE",
+		"FM_ST_PARTITION_ID_NAME_MISMATCH",
+		"FM_ST_NOT_READY",
+		"FM_ST_RESOURCE_USED_IN_THIS_PARTITION",
+		"FM_ST_RESOURCE_USED_IN_ANOTHER_PARTITION",
+		"FM_ST_PARTITION_MISWIRED_TRUNKS",
+		"FM_ST_PARTITION_INSUFFICIENT_TRUNKS",
+		"FM_ST_PARTITION_MISSING_SWITCHES",
+		"FM_ST_PARTITION_NETWORK_CONFIG_ERROR",
+		"FM_ST_PARTITION_ROUTE_PROGRAMMING_ERROR",
+	};
+
+	if (r <= 0 && (size_t)-r < sizeof(names) / sizeof(names[0]))
+		return names[-r];
+	return "an unknown status";
+}
+
+static int fm_errno(fmReturn_t r)
+{
+	switch (r) {
+	case FM_ST_SUCCESS:
+		return 0;
+	case FM_ST_CONNECTION_NOT_VALID:
+		return -ECONNREFUSED;
+	case FM_ST_NOT_READY:
+	case FM_ST_TIMEOUT:
+	case FM_ST_RESOURCE_NOT_READY:
+		return -EAGAIN;
+	case FM_ST_IN_USE:
+	case FM_ST_RESOURCE_IN_USE:
+	case FM_ST_PARTITION_ID_IN_USE:
+	case FM_ST_RESOURCE_USED_IN_ANOTHER_PARTITION:
+		return -EBUSY;
+	case FM_ST_NOT_CONFIGURED:
+		return -ESTALE;
+	case FM_ST_BADPARAM:
+	case FM_ST_RESOURCE_BAD:
+	case FM_ST_PARTITION_ID_NOT_IN_USE:
+		return -EINVAL;
+	case FM_ST_NOT_SUPPORTED:
+		return -EOPNOTSUPP;
+	default:
+		return -EIO;
+	}
+}
+
+/* What Fabric Manager's answer means, for a one-line message. */
+static const char *fm_cause(fmReturn_t r)
+{
+	switch (fm_errno(r)) {
+	case -ECONNREFUSED:
+		return "Fabric Manager is not running";
+	case -EAGAIN:
+		return "the fabric is not ready";
+	case -EBUSY:
+		return "the partition or its GPUs are in use";
+	case -ESTALE:
+		return "Fabric Manager is out of sync (restarted and not told which partitions are active)";
+	case -EINVAL:
+		return "no such partition, or not one VF per GPU";
+	case -EOPNOTSUPP:
+		return "not supported in this fabric mode";
+	default:
+		return "Fabric Manager failed";
+	}
+}
+
+/* "0000:1b:00.4" to fmPciDevice_t. */
+static int pci_device(const char *bdf, fmPciDevice_t *out)
+{
+	char norm[VGPU_BDF_LEN];
+	unsigned d, b, s, f;
+
+	if (vgpu_bdf_normalize(bdf, norm) < 0 || sscanf(norm, "%x:%x:%x.%x", &d, &b, &s, &f) != 4)
+		return -EINVAL;
+	*out = (fmPciDevice_t){ .domain = d, .bus = b, .device = s, .function = f };
+	return 0;
+}
+
+int vgpu_fm_open(struct vgpu_ctx *ctx, const char *path, struct vgpu_fm **out)
+{
+	struct vgpu_fm *fm;
+	const char *lib = path ? path : VGPU_NVFM_SONAME;
+	fmConnectParams_v2 cp = { .version = fmConnectParams_version2,
+				  .timeoutMs = FM_CONNECT_TIMEOUT_MS,
+				  .addressType = NV_FM_API_ADDR_TYPE_INET };
+	fmReturn_t r;
+	int e;
+
+	*out = NULL;
+	fm = vgpu_xcalloc(1, sizeof(*fm));
+	snprintf(fm->lib, sizeof(fm->lib), "%s", lib);
+	fm->dl = dlopen(lib, RTLD_NOW | RTLD_LOCAL);
+	if (!fm->dl) {
+		const char *err = dlerror();
+
+		free(fm);
+		if (!path)
+			return vgpu_error(ctx, -ENOENT,
+					  "%s is not installed: Fabric Manager's SDK library",
+					  VGPU_NVFM_SONAME);
+		return vgpu_error(ctx, -ENOENT, "'%s' cannot be loaded: %s", lib,
+				  err ? err : "unknown error");
+	}
+#define X(ret, name, params)                                                                       \
+	*(void **)&fm->name = dlsym(fm->dl, #name);                                                \
+	if (!fm->name) {                                                                           \
+		dlclose(fm->dl);                                                                   \
+		free(fm);                                                                          \
+		return vgpu_error(ctx, -ENOSYS, "'%s' has no %s (Fabric Manager too old)", lib,    \
+				  #name);                                                          \
+	}
+	VGPU_NVFM_REQUIRED(X)
+#undef X
+#define X(ret, name, params) *(void **)&fm->name = dlsym(fm->dl, #name);
+	VGPU_NVFM_OPTIONAL(X)
+#undef X
+	r = fm->fmLibInit();
+	if (r != FM_ST_SUCCESS) {
+		e = vgpu_error(ctx, -EIO, "'%s' cannot start: %s", lib, fm_name(r));
+		dlclose(fm->dl);
+		free(fm);
+		return e;
+	}
+	snprintf(cp.addressInfo, sizeof(cp.addressInfo), "%s", FM_ADDRESS);
+	r = fm->fmConnect(&cp, &fm->handle);
+	if (r == FM_ST_VERSION_MISMATCH) {
+		/* a library before R535: fmConnectParams_v1 */
+		fmConnectParams_v1 c1 = { .version = fmConnectParams_version1,
+					  .timeoutMs = FM_CONNECT_TIMEOUT_MS };
+
+		snprintf(c1.addressInfo, sizeof(c1.addressInfo), "%s", FM_ADDRESS);
+		r = fm->fmConnect((fmConnectParams_v2 *)(void *)&c1, &fm->handle);
+	}
+	if (r != FM_ST_SUCCESS) {
+		e = fm_errno(r);
+		if (e == -ECONNREFUSED)
+			e = vgpu_error(ctx, e, "Fabric Manager is not running (no answer at %s)",
+				       FM_ADDRESS);
+		else
+			e = vgpu_error(ctx, e, "Fabric Manager cannot be reached at %s: %s (%s)",
+				       FM_ADDRESS, fm_cause(r), fm_name(r));
+		fm->fmLibShutdown();
+		dlclose(fm->dl);
+		free(fm);
+		return e;
+	}
+	*out = fm;
+	return 0;
+}
+
+void vgpu_fm_close(struct vgpu_fm *fm)
+{
+	if (!fm)
+		return;
+	fm->fmDisconnect(fm->handle);
+	fm->fmLibShutdown();
+	dlclose(fm->dl);
+	free(fm);
+}
+
+/* The GPU whose NVML module ID is @module, else the GPU FM's @pci names; "" when none. */
+static void gpu_bus(const struct vgpu_model *m, unsigned module, const char *pci,
+		    char bus[VGPU_BDF_LEN])
+{
+	char norm[VGPU_BDF_LEN];
+
+	bus[0] = '\0';
+	for (size_t i = 0; m && i < m->n_gpus; i++)
+		if (m->gpus[i].module_id >= 0 && (unsigned)m->gpus[i].module_id == module) {
+			snprintf(bus, VGPU_BDF_LEN, "%s", m->gpus[i].addr);
+			return;
+		}
+	if (pci && pci[0] && vgpu_bdf_normalize(pci, norm) == 0)
+		snprintf(bus, VGPU_BDF_LEN, "%s", norm);
+}
+
+static int by_id(const void *a, const void *b)
+{
+	const struct vgpu_fabric_part *x = a, *y = b;
+
+	return (x->id > y->id) - (x->id < y->id);
+}
+
+/* A failed device as a user reads it: its bus, else its UUID, else KIND and its index. */
+static char *failed_name(const fmNvlinkFailedDeviceInfo_t *d, const char *kind, unsigned i)
+{
+	char norm[VGPU_BDF_LEN];
+	char pci[FM_DEVICE_PCI_BUS_ID_BUFFER_SIZE + 1], uuid[FM_UUID_BUFFER_SIZE + 1];
+
+	snprintf(pci, sizeof(pci), "%.*s", FM_DEVICE_PCI_BUS_ID_BUFFER_SIZE, d->pciBusId);
+	snprintf(uuid, sizeof(uuid), "%.*s", FM_UUID_BUFFER_SIZE, d->uuid);
+	if (pci[0] && vgpu_bdf_normalize(pci, norm) == 0)
+		return strcmp(kind, "switch") ? vgpu_xstrdup(norm) :
+						vgpu_asprintf("switch %s", norm);
+	if (uuid[0])
+		return vgpu_asprintf("%s %s", kind, uuid);
+	return vgpu_asprintf("%s %u", kind, i);
+}
+
+/*
+ * Fabric Manager cannot say its mode: @out->mode is kept as the caller set it
+ * (vgpu_fabric_mode_read()), but for a Fabric Manager without partitions
+ * (FM_ST_NOT_SUPPORTED: bare metal), which makes it VGPU_FABRIC_BAREMETAL.
+ */
+int vgpu_fm_read(struct vgpu_ctx *ctx, struct vgpu_fm *fm, const struct vgpu_model *m,
+		 struct vgpu_fabric *out)
+{
+	VGPU_AUTOFREE fmFabricPartitionList_v2 *list = vgpu_xcalloc(1, sizeof(*list));
+	VGPU_AUTOFREE fmUnsupportedFabricPartitionList_v1 *uns = NULL;
+	VGPU_AUTOFREE fmNvlinkFailedDevices_v1 *failed = NULL;
+	enum vgpu_fabric_mode mode = out->mode;
+	fmReturn_t r;
+
+	out->v = NULL;
+	out->n = 0;
+	out->failed = (struct vgpu_strv){ 0 };
+	list->version = fmFabricPartitionList_version2;
+	r = fm->fmGetSupportedFabricPartitions(fm->handle, list);
+	if (r == FM_ST_NOT_SUPPORTED) {
+		/* bare metal (FABRIC_MODE=0): no partitions */
+		out->mode = VGPU_FABRIC_BAREMETAL;
+		return 0;
+	}
+	if (r != FM_ST_SUCCESS)
+		return vgpu_error(ctx, fm_errno(r),
+				  "Fabric Manager's partitions cannot be read: %s (%s)",
+				  fm_cause(r), fm_name(r));
+	out->mode = mode;
+	for (unsigned i = 0; i < list->numPartitions && i < FM_MAX_FABRIC_PARTITIONS; i++) {
+		const fmFabricPartitionInfo_t *pi = &list->partitionInfo[i];
+		struct vgpu_fabric_part *p;
+
+		out->v = vgpu_xreallocarray(out->v, out->n + 1, sizeof(*out->v));
+		p = &out->v[out->n++];
+		*p = (struct vgpu_fabric_part){ .id = pi->partitionId,
+						.active = pi->isActive != 0,
+						.supported = true };
+		for (unsigned k = 0; k < pi->numGpus && k < FM_MAX_NUM_GPUS; k++) {
+			const fmFabricPartitionGpuInfo_t *gi = &pi->gpuInfo[k];
+			struct vgpu_fabric_gpu *g = &p->gpu[p->ngpus++];
+			char pci[FM_DEVICE_PCI_BUS_ID_BUFFER_SIZE + 1];
+
+			snprintf(pci, sizeof(pci), "%.*s", FM_DEVICE_PCI_BUS_ID_BUFFER_SIZE,
+				 gi->pciBusId);
+			g->module_id = gi->physicalId;
+			g->nvlinks = gi->numNvLinksAvailable;
+			g->max_nvlinks = gi->maxNumNvLinks;
+			gpu_bus(m, gi->physicalId, pci, g->bus);
+		}
+	}
+	if (fm->fmGetUnsupportedFabricPartitions) {
+		uns = vgpu_xcalloc(1, sizeof(*uns));
+		uns->version = fmUnsupportedFabricPartitionList_version1;
+		r = fm->fmGetUnsupportedFabricPartitions(fm->handle, uns);
+		if (r != FM_ST_SUCCESS && r != FM_ST_NOT_SUPPORTED)
+			vgpu_log(ctx, LOG_WARNING,
+				 "Fabric Manager's unsupported partitions cannot be read: %s",
+				 fm_name(r));
+		for (unsigned i = 0;
+		     r == FM_ST_SUCCESS && i < uns->numPartitions && i < FM_MAX_FABRIC_PARTITIONS;
+		     i++) {
+			const fmUnsupportedFabricPartitionInfo_t *ui = &uns->partitionInfo[i];
+			struct vgpu_fabric_part *p;
+
+			out->v = vgpu_xreallocarray(out->v, out->n + 1, sizeof(*out->v));
+			p = &out->v[out->n++];
+			*p = (struct vgpu_fabric_part){ .id = ui->partitionId };
+			for (unsigned k = 0; k < ui->numGpus && k < FM_MAX_NUM_GPUS; k++) {
+				struct vgpu_fabric_gpu *g = &p->gpu[p->ngpus++];
+
+				g->module_id = ui->gpuPhysicalIds[k];
+				gpu_bus(m, g->module_id, NULL, g->bus);
+			}
+		}
+	}
+	if (out->n)
+		qsort(out->v, out->n, sizeof(*out->v), by_id);
+	if (fm->fmGetNvlinkFailedDevices) {
+		failed = vgpu_xcalloc(1, sizeof(*failed));
+		failed->version = fmNvlinkFailedDevices_version1;
+		r = fm->fmGetNvlinkFailedDevices(fm->handle, failed);
+		if (r != FM_ST_SUCCESS && r != FM_ST_NOT_SUPPORTED)
+			vgpu_log(ctx, LOG_WARNING,
+				 "Fabric Manager's NVLink-failed devices cannot be read: %s",
+				 fm_name(r));
+		for (unsigned i = 0;
+		     r == FM_ST_SUCCESS && i < failed->numGpus && i < FM_MAX_NUM_GPUS; i++)
+			vgpu_strv_push(&out->failed, failed_name(&failed->gpuInfo[i], "GPU", i));
+		for (unsigned i = 0;
+		     r == FM_ST_SUCCESS && i < failed->numSwitches && i < FM_MAX_NUM_NVSWITCHES;
+		     i++)
+			vgpu_strv_push(&out->failed,
+				       failed_name(&failed->switchInfo[i], "switch", i));
+	}
+	return 0;
+}
+
+int vgpu_fm_activate(struct vgpu_ctx *ctx, struct vgpu_fm *fm, unsigned id,
+		     const char (*vfs)[VGPU_BDF_LEN], size_t nvfs)
+{
+	fmPciDevice_t dev[VGPU_FABRIC_MAX_GPUS];
+	fmReturn_t r;
+
+	if (nvfs > VGPU_FABRIC_MAX_GPUS)
+		return vgpu_error(ctx, -EINVAL,
+				  "fabric partition %u: %zu VFs, more than a partition's %d GPUs",
+				  id, nvfs, VGPU_FABRIC_MAX_GPUS);
+	for (size_t i = 0; i < nvfs; i++)
+		if (pci_device(vfs[i], &dev[i]) < 0)
+			return vgpu_error(ctx, -EINVAL,
+					  "fabric partition %u: '%s' is not a PCI address", id,
+					  vfs[i]);
+	if (nvfs && !fm->fmActivateFabricPartitionWithVFs)
+		return vgpu_error(
+			ctx, -ENOSYS,
+			"'%s' has no fmActivateFabricPartitionWithVFs (Fabric Manager too old for vGPU)",
+			fm->lib);
+	if (nvfs)
+		r = fm->fmActivateFabricPartitionWithVFs(fm->handle, id, dev, (unsigned)nvfs);
+	else
+		r = fm->fmActivateFabricPartition(fm->handle, id);
+	if (r != FM_ST_SUCCESS)
+		return vgpu_error(ctx, fm_errno(r),
+				  "fabric partition %u cannot be activated: %s (%s)", id,
+				  fm_cause(r), fm_name(r));
+	return 0;
+}
+
+int vgpu_fm_deactivate(struct vgpu_ctx *ctx, struct vgpu_fm *fm, unsigned id)
+{
+	fmReturn_t r = fm->fmDeactivateFabricPartition(fm->handle, id);
+
+	/* nv_fm_agent.h: "FM_ST_UNINITIALIZED specified partition is not activated" */
+	if (r == FM_ST_UNINITIALIZED)
+		return vgpu_error(ctx, -ENOENT, "fabric partition %u is not active (%s)", id,
+				  fm_name(r));
+	if (r != FM_ST_SUCCESS)
+		return vgpu_error(ctx, fm_errno(r),
+				  "fabric partition %u cannot be deactivated: %s (%s)", id,
+				  fm_cause(r), fm_name(r));
+	return 0;
+}
+
+int vgpu_fm_set_activated(struct vgpu_ctx *ctx, struct vgpu_fm *fm, const unsigned *ids, size_t n)
+{
+	fmActivatedFabricPartitionList_v1 list = {
+		.version = fmActivatedFabricPartitionList_version1
+	};
+	fmReturn_t r;
+
+	if (n > FM_MAX_FABRIC_PARTITIONS)
+		return vgpu_error(ctx, -EINVAL,
+				  "%zu active partitions, more than Fabric Manager's %d", n,
+				  FM_MAX_FABRIC_PARTITIONS);
+	for (size_t i = 0; i < n; i++)
+		list.partitionIds[i] = ids[i];
+	list.numPartitions = (unsigned)n;
+	r = fm->fmSetActivatedFabricPartitions(fm->handle, &list);
+	if (r != FM_ST_SUCCESS)
+		return vgpu_error(ctx, fm_errno(r),
+				  "Fabric Manager cannot be told the active partitions: %s (%s)",
+				  fm_cause(r), fm_name(r));
+	return 0;
+}
