@@ -78,6 +78,11 @@ for d in vm4 vm1a vm1b vm1c vm1d; do
 		fail "$d: activated with its VFs: $(grep fmActivate "$FM/calls")"
 done
 [ "$(active)" = "1 11 12 13 14 " ] || fail "active while the five run: $(active)"
+v metrics >"$W/metrics" 2>"$W/err" || fail "metrics: $(cat "$W/err")"
+grep -qx 'vgpuctl_fabric_partitions{state="active"} 5' "$W/metrics" &&
+	grep -qx 'vgpuctl_fabric_partitions{state="free"} 0' "$W/metrics" &&
+	grep -qx 'vgpuctl_fabric_partition_active{partition="1",gpus="4",domain="vm4"} 1' "$W/metrics" ||
+	fail "metrics: $(grep fabric "$W/metrics")"
 
 # ---- a restarted Fabric Manager knows nothing: resynced from the records
 # (the fabric command is the fabric branch's: without it this step is left out)
