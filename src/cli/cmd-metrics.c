@@ -63,24 +63,14 @@ static int write_textfile(struct cli *c, const char *dir, const char *data, size
 static void add_fabric(struct cli *c, struct vgpu_metrics *mt)
 {
 	struct vgpu_fabric f = { .mode = VGPU_FABRIC_NONE };
-	struct vgpu_fm *fm = NULL;
 
-	int r = vgpu_fabric_mode_read(&c->ctx, c->fs, &f.mode);
-
-	if (r == 0 && f.mode == VGPU_FABRIC_VGPU)
-		r = cli_nvfm(c, &fm);
-	if (r == 0 && fm) {
-		r = vgpu_fm_read(&c->ctx, fm, c->model, &f);
-		f.mode = VGPU_FABRIC_VGPU;
-	}
-	if (r < 0) {
+	if (cli_fabric(c, &f) < 0) {
 		vgpu_warn(&c->ctx, "no fabric partitions in the metrics: %s",
 			  vgpu_ctx_error(&c->ctx));
 		vgpu_ctx_clear(&c->ctx);
-	} else if (fm) {
+	} else if (f.mode == VGPU_FABRIC_VGPU) {
 		vgpu_metrics_add_fabric(mt, &f, &c->recs);
 	}
-	vgpu_fm_close(fm);
 	vgpu_fabric_clear(&f);
 }
 

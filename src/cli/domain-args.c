@@ -15,7 +15,6 @@
 
 #include "cleanup.h"
 #include "domain-args.h"
-#include "nvml.h"
 
 #ifndef VGPUCTL_TEMPLATE_DIRS
 #define VGPUCTL_TEMPLATE_DIRS "/usr/share/vgpuctl"
@@ -36,7 +35,6 @@ const char *xml_error_hint(const struct vgpu_ctx *ctx)
 int xml_fabric(struct cli *c, struct xml_args *a)
 {
 	enum vgpu_fabric_mode mode = VGPU_FABRIC_NONE;
-	struct vgpu_fm *fm = NULL;
 	int r;
 
 	if (!c->fs && (r = vgpu_sysfs_open(&c->ctx, c->sysroot, &c->fs)) < 0)
@@ -44,20 +42,14 @@ int xml_fabric(struct cli *c, struct xml_args *a)
 	r = vgpu_fabric_mode_read(&c->ctx, c->fs, &mode);
 	if (r < 0 || mode != VGPU_FABRIC_VGPU)
 		return r;
-	/* NVML's module IDs, and nothing else, map Fabric Manager's GPUs to PCI addresses */
+	/* the GPUs only: NVML's module IDs map Fabric Manager's to PCI addresses */
 	if (cli_read_host(c, 0))
 		return vgpu_error(&c->ctx, -EIO, "cannot read the host for its fabric partitions");
-	if (cli_nvml(c))
-		vgpu_nvml_module_ids(&c->ctx, c->nvml, c->model);
-	r = cli_nvfm(c, &fm);
-	if (r == 0 && !fm)
+	r = cli_fabric(c, &a->fabric);
+	if (r == 0 && a->fabric.mode != VGPU_FABRIC_VGPU)
 		return vgpu_error(
 			&c->ctx, -ENOENT,
 			"Fabric Manager runs in vGPU mode on this host (FABRIC_MODE=2): a VM needs a free fabric partition, and libnvfm is not loaded for another host's tree (--nvfm LIB)");
-	if (r == 0)
-		r = vgpu_fm_read(&c->ctx, fm, c->model, &a->fabric);
-	a->fabric.mode = mode; /* Fabric Manager cannot tell it: the configuration does */
-	vgpu_fm_close(fm);
 	if (r == 0)
 		a->req.fabric = &a->fabric;
 	return r;

@@ -7,7 +7,8 @@
 #   - a 2-, a 4- and a 2-GPU VM side by side fill the board without
 #     splitting a partition, each recorded with its partition;
 #   - an 8-GPU VM (and a 1-GPU plan) then finds no free partition and says
-#     what blocks it, recording nothing; once they are released it takes the board.
+#     what blocks it, recording nothing; why says each GPU's partition and
+#     its holder; once they are released it takes the board.
 #   fabric-placement.sh VGPUCTL SRCDIR NVML NVFM     (VGPU_EMU names the emulator)
 # shellcheck disable=SC2015 # "A && B || fail": fail when either check fails
 set -uo pipefail
@@ -70,9 +71,16 @@ grep -q "no free partition of 8 GPUs (0: GPU 0000:1b:00.0 is in partition 3, in 
 [ -z "$(records_of p8)" ] || fail "the refused VM has records"
 v plan --from "$W/p8.in.xml" --vgpu $P >/dev/null 2>"$W/err" && fail "a 1-GPU plan on a full board"
 grep -q "no free partition of 1 GPUs" "$W/err" || fail "1 GPU refused: $(cat "$W/err")"
+# why: every GPU is in a partition in use, and says whose
+v why $P >"$W/why" 2>"$W/err" || fail "why: $(cat "$W/err")"
+[ "$(grep -c ' 0 *fabric-partition ' "$W/why")" = 8 ] &&
+	grep -q "^0000:3d:00.0 .*in fabric partition 4, which domain 'p2b' holds" "$W/why" ||
+	fail "why on the full board: $(cat "$W/why")"
 release p2a
 release p4
 release p2b
+v why $P >"$W/why" 2>"$W/err" || fail "why: $(cat "$W/err")"
+grep -q 'fabric-partition' "$W/why" && fail "why on the empty board: $(cat "$W/why")"
 assign p8 8 || fail "assign p8 on the empty board: $(cat "$W/err")"
 expect p8 0 0000:1b:00.0 0000:2a:00.0 0000:3d:00.0 0000:5d:00.0 0000:9b:00.0 0000:ab:00.0 0000:bd:00.0 0000:db:00.0
 release p8
