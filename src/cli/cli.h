@@ -280,6 +280,9 @@ int cmd_diagnose(struct cli *c, int argc, char **argv);
 void cli_explain_failure(struct cli *c, long long since);
 /* vgpuctl scheduler: the vGPU scheduler per GPU, live, configured and pending; --set. */
 int cmd_scheduler(struct cli *c, int argc, char **argv);
+/* vgpuctl fabric [activate ID [--vf BDF]... | deactivate ID | resync]: HGX partitions */
+int cmd_fabric(struct cli *c, int argc, char **argv);
+extern const struct cli_columns cli_fabric_columns;
 /* In the module (cmd-migrate.c, libvirt and libxml2), looked up by name. */
 /* The target's side of a migration check: the manifest on stdin, the offer on stdout. */
 int cmd_migrate_offer(struct cli *c, int argc, char **argv);

@@ -140,6 +140,20 @@ static const struct cli_command commands[] = {
 	  "      --frequency HZ       adaptive round robin's frequency, 63 to 960 Hz\n"
 	  "      --dry-run            print the file, write nothing\n",
 	  &cli_scheduler_columns, true },
+	{ "fabric", cmd_fabric,
+	  "NVSwitch partitions on HGX boards: Fabric Manager's mode, partitions, their domains",
+	  "[--json]\n"
+	  "       vgpuctl [global options] fabric activate ID [--vf BDF]...\n"
+	  "       vgpuctl [global options] fabric deactivate ID\n"
+	  "       vgpuctl [global options] fabric resync",
+	  "  activate ID              activate partition ID (host lock); in vGPU mode with\n"
+	  "                           one VF per GPU: the VFs of the domain whose vGPUs are\n"
+	  "                           on its GPUs, else each GPU's first free VF\n"
+	  "      --vf BDF             activate with these VFs instead, one per GPU\n"
+	  "  deactivate ID            deactivate partition ID (host lock)\n"
+	  "  resync                   tell a restarted Fabric Manager which partitions are\n"
+	  "                           active: those whose GPUs hold a domain's vGPUs (records)\n",
+	  &cli_fabric_columns, true },
 	{ "metrics", cmd_metrics, "vGPU state for Prometheus (text exposition format)",
 	  "[--textfile DIR]",
 	  "      --textfile DIR       write DIR/vgpuctl.prom atomically (node-exporter's\n"

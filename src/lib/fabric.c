@@ -230,10 +230,10 @@ int vgpu_fm_open(struct vgpu_ctx *ctx, const char *path, struct vgpu_fm **out)
 		const char *err = dlerror();
 
 		free(fm);
-		if (!path)
+		/* a soname the loader looked up everywhere: not installed */
+		if (!strchr(lib, '/'))
 			return vgpu_error(ctx, -ENOENT,
-					  "%s is not installed: Fabric Manager's SDK library",
-					  VGPU_NVFM_SONAME);
+					  "%s is not installed: Fabric Manager's SDK library", lib);
 		return vgpu_error(ctx, -ENOENT, "'%s' cannot be loaded: %s", lib,
 				  err ? err : "unknown error");
 	}

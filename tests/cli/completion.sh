@@ -107,6 +107,10 @@ checks() { # MODE
 	has "$m" "$s xml --" --name --vgpu --vcpus --memory --template --from --hugepages
 	has "$m" "$s assign --" --no-pin --per-start --dry-run --output
 	expect "$m" "vgpuctl mig " plan show
+	expect "$m" "vgpuctl fab" fabric
+	expect "$m" "vgpuctl fabric " activate deactivate resync
+	has "$m" "vgpuctl fabric activate 3 --" --vf --json
+	has "$m" "vgpuctl --nv" --nvml --nvfm
 	expect "$m" "vgpuctl mig plan --b" --board
 	has "$m" "vgpuctl mig show --" --gpu --nvidia-smi
 	has "$m" "vgpuctl apply --" --config --dry-run --nvidia-smi --sriov-manage

@@ -85,6 +85,7 @@ for f in ['contrib/prometheus/README.md', 'contrib/prometheus/vgpuctl.rules.yml'
 # ---- expansion
 VALUES = {  # the value of an option's argument, whatever the form calls it
     '--sysroot': tmp + '/host', '--nvml': tmp + '/none/libnvidia-ml.so.1',
+    '--nvfm': tmp + '/none/libnvfm.so.1',
     '-c': 'test:///default', '--connect': 'test:///default',
     '--gpu': '0000:3b:00.0', '--vf': '0000:3b:00.4', '--board': 'A30',
     '--lgi': 'tests/data/mig/lgi-a30-one.txt', '--name': 'vm1', '--vgpu': 'A30-1-6C',
@@ -103,7 +104,7 @@ CMD_VALUES = {  # where one option name takes another value per command
 POSITIONAL = {  # a placeholder that is an argument of its own
     'PROFILE': 'A30-1-6C', 'GPU': '0000:3b:00.0', 'BDF': '0000:3b:00.0', 'DOMAIN': 'vm-none',
     'command': 'gpus', 'COMMAND': 'gpus', 'OPERATION': 'prepare', 'SUB-OPERATION': 'begin',
-    'EXTRA': '-',
+    'EXTRA': '-', 'ID': '3',
 }
 LABELS = {'profile': 'A30-1-6C', 'gpu': '0000:3b:00.0', 'domain': 'vm-none',
           'config': 'A30-1-6C', 'instance': 'localhost'}

@@ -37,10 +37,18 @@ for bus in $(nvidia-smi --query-gpu=pci.bus_id --format=csv,noheader); do
 	d=/sys/bus/pci/devices/$b
 	n=${b//[:.]/-} # a file name without ':' (the device tool returns plain names only)
 	run "sysfs-$n" cat "$d/vendor" "$d/device" "$d/subsystem_vendor" "$d/subsystem_device" "$d/numa_node"
-	for q in handle mig mem ecc types hetero pmeta vgpus sched; do
+	# module: NVML's module ID, Fabric Manager's physical ID on an HGX board
+	for q in handle mig mem ecc types hetero pmeta vgpus sched module; do
 		run "probe-$n-$q" P "$nvml" "$b" "$q"
 	done
 done
+# Fabric Manager (#30): on a host without fabricmanager.cfg "no Fabric Manager", exit 0;
+# with one, its partitions (libnvfm.so.1 as installed).  NVML's module IDs per GPU are in
+# probe-*-module; compare them with nvidia-smi's "Module ID" lines (smi-module).
+run fabric V fabric
+run fabric-json V fabric --json
+run smi-module sh -c 'nvidia-smi -q | grep -i -E "^GPU |module"'
+run fm-cfg sh -c 'ls -l /usr/share/nvidia/nvswitch/fabricmanager.cfg; ldconfig -p | grep -i nvfm'
 # the target's side of a migration on a host without a vGPU manager: no type, no slot
 printf '%s\n' '{"vgpuctl-migrate": 1, "vgpus": [{"type": "H200-141C", "interface": "vf"}]}' >"$out/manifest.json"
 run migrate-offer V migrate-offer <"$out/manifest.json"

@@ -11,7 +11,7 @@
  *       destroy GI | types | names | hetero | hetero-set MODE | hetero-badversion | sched |
  *       maxpergi-badversion TYPE_ID | handles |
  *       ecc | vgpus | vgpus-small | meta INSTANCE | meta-small INSTANCE | pmeta |
- *       compat INSTANCE | state INSTANCE | state-badversion INSTANCE
+ *       compat INSTANCE | state INSTANCE | state-badversion INSTANCE | module
  *
  * An NVML call that fails prints "FUNCTION: STRING (CODE)" on stdout and exits
  * 1; usage errors and missing symbols exit 2.
@@ -532,6 +532,11 @@ int main(int argc, char **argv)
 			m.version = NVML_STRUCT_VERSION(nvmlVgpuHeterogeneousMode_v1_t, 2);
 		CALL(nvmlDeviceGetVgpuHeterogeneousMode, dev, &m);
 		printf("%u\n", m.mode);
+	} else if (strcmp(cmd, "module") == 0) {
+		unsigned int id;
+
+		CALL(nvmlDeviceGetModuleId, dev, &id);
+		printf("module %u\n", id);
 	} else if (strcmp(cmd, "sched") == 0) {
 		nvmlVgpuSchedulerGetState_t st = { 0 };
 

@@ -461,6 +461,12 @@ expect "ECC by default" 0 "1 1"
 echo 0 >"$st/ecc-$gpu"
 p "$gpu" ecc
 expect "ECC off" 0 "0 0"
+# module ID (#30: Fabric Manager's physical ID on HGX boards): module-<BDF>, else none
+p "$gpu" module
+expect "no module ID" 1 "nvmlDeviceGetModuleId: Not Supported (3)"
+echo 4 >"$st/module-$gpu"
+p "$gpu" module
+expect "module ID" 0 "module 4"
 p "$gpu" vgpus
 expect "no vGPU instances" 0 ""
 printf '7 11111111-2222-4333-8444-555555555551 1058\n9 22222222-2222-4333-8444-555555555552 1056\n' \
