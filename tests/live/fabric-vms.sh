@@ -85,16 +85,11 @@ grep -qx 'vgpuctl_fabric_partitions{state="active"} 5' "$W/metrics" &&
 	fail "metrics: $(grep fabric "$W/metrics")"
 
 # ---- a restarted Fabric Manager knows nothing: resynced from the records
-# (the fabric command is the fabric branch's: without it this step is left out)
-if "$B" fabric --help >/dev/null 2>&1; then
-	touch "$FM/fm-restarted"
-	v fabric resync >/dev/null 2>"$W/err" || fail "fabric resync: $(cat "$W/err")"
-	grep -qx "nvfm fmSetActivatedFabricPartitions 1 11 12 13 14" "$FM/calls" ||
-		fail "resync told: $(grep fmSetActivated "$FM/calls")"
-	[ "$(active)" = "1 11 12 13 14 " ] || fail "active after the resync: $(active)"
-else
-	echo "no 'fabric' command here: the resync is not tested" >&2
-fi
+touch "$FM/fm-restarted"
+v fabric resync >/dev/null 2>"$W/err" || fail "fabric resync: $(cat "$W/err")"
+grep -qx "nvfm fmSetActivatedFabricPartitions 1 11 12 13 14" "$FM/calls" ||
+	fail "resync told: $(grep fmSetActivated "$FM/calls")"
+[ "$(active)" = "1 11 12 13 14 " ] || fail "active after the resync: $(active)"
 
 for d in vm4 vm1a vm1b vm1c vm1d; do
 	p=$(part_of "$d")
