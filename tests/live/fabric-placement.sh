@@ -63,6 +63,11 @@ assign p2a 2 || fail "assign p2a: $(cat "$W/err")"
 expect p2a 3 0000:1b:00.0 0000:2a:00.0
 assign p4 4 || fail "assign p4: $(cat "$W/err")"
 expect p4 2 0000:9b:00.0 0000:ab:00.0 0000:bd:00.0 0000:db:00.0
+if command -v virt-xml-validate >/dev/null; then
+	virt-xml-validate "$W/p4.xml" domain >/dev/null 2>&1 ||
+		fail "p4.xml does not validate: $(virt-xml-validate "$W/p4.xml" domain 2>&1)"
+fi
+[ "$(grep -c "<hostdev " "$W/p4.xml")" = 4 ] || fail "p4.xml: not 4 hostdevs"
 assign p2b 2 || fail "assign p2b: $(cat "$W/err")"
 expect p2b 4 0000:3d:00.0 0000:5d:00.0
 assign p8 8 && fail "an 8-GPU VM on a full board"
