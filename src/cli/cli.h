@@ -143,6 +143,16 @@ struct vgpu_fm;
  * for it.  Return: 0, or vgpu_fm_open()'s -errno with its message in c->ctx.
  */
 int cli_nvfm(struct cli *c, struct vgpu_fm **out);
+struct vgpu_fabric;
+/*
+ * The fabric partitions into *@out when this host's Fabric Manager runs in
+ * vGPU mode (out->mode VGPU_FABRIC_VGPU): c->model must be read; NVML's
+ * module IDs are read into it when it lacks them.  Elsewhere, or with
+ * --sysroot and no --nvfm, out->mode says the mode and nothing is read.
+ * Return: 0, or -errno with the message in c->ctx; clear *@out with
+ * vgpu_fabric_clear().
+ */
+int cli_fabric(struct cli *c, struct vgpu_fabric *out);
 /*
  * --gpu ARG of @cmd (NULL: no prefix) as a GPU of the host read: *out NULL
  * when @arg is NULL.  Return: 0, or EXIT_FAILURE with the error said.

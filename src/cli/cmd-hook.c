@@ -199,7 +199,8 @@ int cmd_hook_live(struct cli *c, int argc, char **argv)
 	const struct vgpu_hook_input in = { .name = argv[1],
 					    .parsed = &d,
 					    .lock_wait_ms = VGPU_HOOK_LOCK_WAIT_MS,
-					    .reason = argc > 4 ? argv[4] : NULL }; /* EXTRA */
+					    .reason = argc > 4 ? argv[4] : NULL, /* EXTRA */
+					    .nvfm = c->nvfm_path };
 	const char *op = argv[2];
 	struct vgpu_hook_result res;
 	enum vgpu_hook_phase phase;

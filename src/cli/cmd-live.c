@@ -119,6 +119,7 @@ static void run_clear(struct live_run *run)
 	vgpu_xml_doc_free(run->doc);
 	vgpu_virt_close(run->virt);
 	free(run->a.vgpu_list);
+	vgpu_fabric_clear(&run->a.fabric);
 }
 
 int cmd_assign(struct cli *c, int argc, char **argv)
@@ -126,6 +127,8 @@ int cmd_assign(struct cli *c, int argc, char **argv)
 	struct live_run run = { .c = c, .a = { .live = true }, .cmd = "assign" };
 	int r = start(&run, argc, argv);
 
+	if (!r && xml_fabric(c, &run.a) < 0)
+		r = fail(&run);
 	if (!r) {
 		struct vgpu_domain_target t = { .virt = run.virt,
 						.output = run.a.output,

@@ -17,6 +17,7 @@
 
 #include "cleanup.h"
 #include "cli.h"
+#include "fabric.h"
 #include "metrics.h"
 #include "runs.h"
 #include "sysfs-state.h"
@@ -54,6 +55,25 @@ static int write_textfile(struct cli *c, const char *dir, const char *data, size
 	return EXIT_SUCCESS;
 }
 
+/*
+ * On an HGX board whose Fabric Manager runs in vGPU mode, the partitions
+ * (NVML's module IDs, read with the host, name their GPUs); Fabric Manager
+ * not there: a warning, and the other families stand.
+ */
+static void add_fabric(struct cli *c, struct vgpu_metrics *mt)
+{
+	struct vgpu_fabric f = { .mode = VGPU_FABRIC_NONE };
+
+	if (cli_fabric(c, &f) < 0) {
+		vgpu_warn(&c->ctx, "no fabric partitions in the metrics: %s",
+			  vgpu_ctx_error(&c->ctx));
+		vgpu_ctx_clear(&c->ctx);
+	} else if (f.mode == VGPU_FABRIC_VGPU) {
+		vgpu_metrics_add_fabric(mt, &f, &c->recs);
+	}
+	vgpu_fabric_clear(&f);
+}
+
 int cmd_metrics(struct cli *c, int argc, char **argv)
 {
 	static const struct option opts[] = {
@@ -88,6 +108,8 @@ int cmd_metrics(struct cli *c, int argc, char **argv)
 	vgpu_metrics_collect(&c->ctx, c->fs, up ? c->model : NULL, &c->recs, runs, n_runs,
 			     time(NULL), &mt);
 	vgpu_runs_free(runs, n_runs);
+	if (up)
+		add_fabric(c, &mt);
 	buf = vgpu_metrics_text(&mt, &len);
 	vgpu_metrics_clear(&mt);
 	if (dir)

@@ -10,6 +10,7 @@
 #include "capacity.h"
 #include "cleanup.h"
 #include "cli.h"
+#include "fabric-place.h"
 
 static const struct col why_cols[] = {
 	{ "GPU", "gpu", COL_STR, false },
@@ -49,6 +50,31 @@ static char *detail(const struct vgpu_capacity *cap)
 	return s;
 }
 
+/*
+ * On a fabric in vGPU mode: the partition, in use, that holds @bus (a VM
+ * there needs a free partition of its own), in words (allocated); NULL
+ * when none does.
+ */
+static char *fabric_detail(const struct vgpu_place_in *in, const struct vgpu_records *recs,
+			   const char *bus)
+{
+	const char *holder = NULL;
+	unsigned by;
+
+	if (!in->fabric || !vgpu_fabric_gpu_taken(in, bus, &by))
+		return NULL;
+	for (size_t i = 0; i < recs->n && !holder; i++)
+		if (recs->v[i].partitioned && recs->v[i].partition == by)
+			holder = recs->v[i].domain;
+	if (holder)
+		return vgpu_asprintf(
+			"in fabric partition %u, which domain '%s' holds: a VM on this GPU needs a free partition (vgpuctl fabric)",
+			by, holder);
+	return vgpu_asprintf(
+		"in fabric partition %u, which Fabric Manager has active: a VM on this GPU needs a free partition (vgpuctl fabric)",
+		by);
+}
+
 /* The profile of the host's types nearest to a mistyped @spec ("A30-6Q": "A30-6C"), or NULL. */
 static const char *nearest_profile(const struct vgpu_model *m, const char *spec)
 {
@@ -76,6 +102,10 @@ int cmd_why(struct cli *c, int argc, char **argv)
 	const struct vgpu_gpu *only = NULL;
 	const struct vgpu_type *known = NULL;
 	struct cli_table *tb;
+	struct vgpu_fabric fab = { .mode = VGPU_FABRIC_NONE };
+	VGPU_AUTOFREE unsigned *taken = NULL;
+	struct vgpu_place_in in = { .fabric = NULL };
+	char *fdetail;
 	int o, r;
 
 	struct cli_opts go = { .cmd = "why", .own = opts, .own_short = "h", .table = true };
@@ -125,6 +155,18 @@ int cmd_why(struct cli *c, int argc, char **argv)
 				spec);
 		return EXIT_FAILURE;
 	}
+	if (cli_fabric(c, &fab) < 0) {
+		vgpu_warn(&c->ctx, "fabric partitions not minded: %s", vgpu_ctx_error(&c->ctx));
+		vgpu_ctx_clear(&c->ctx);
+	}
+	if (fab.mode == VGPU_FABRIC_VGPU) {
+		taken = vgpu_xcalloc(c->recs.n + 1, sizeof(*taken));
+		for (size_t i = 0; i < c->recs.n; i++)
+			if (c->recs.v[i].partitioned)
+				taken[in.n_taken++] = c->recs.v[i].partition;
+		in.fabric = &fab;
+		in.taken = taken;
+	}
 	tb = cli_table(c, "why", why_cols, ARRAY_SIZE(why_cols));
 	for (size_t i = 0; i < c->model->n_gpus; i++) {
 		const struct vgpu_gpu *g = &c->model->gpus[i];
@@ -135,15 +177,19 @@ int cmd_why(struct cli *c, int argc, char **argv)
 		if (only && only != g)
 			continue;
 		vgpu_capacity_of(c->model, g, t ? t : known, &c->recs, &cap);
+		fdetail = cap.reason ? NULL : fabric_detail(&in, &c->recs, g->addr);
 		ln = cli_line_new(tb);
 		cli_cell_str(ln, 0, g->addr);
 		cli_cell_str(ln, 1, (t ? t : known)->info.profile);
-		cli_cell_num(ln, 2, cap.available, true);
-		if (cap.reason)
-			cli_cell_str(ln, 3, vgpu_cap_reason_code(cap.reason));
-		cli_cell(ln, 4, detail(&cap));
+		cli_cell_num(ln, 2, fdetail ? 0 : cap.available, true);
+		if (cap.reason || fdetail)
+			cli_cell_str(ln, 3,
+				     fdetail ? "fabric-partition" :
+					       vgpu_cap_reason_code(cap.reason));
+		cli_cell(ln, 4, fdetail ? fdetail : detail(&cap));
 		cli_cell_str(ln, 5, cap.exact ? "true" : "false");
 		vgpu_capacity_clear(&cap);
 	}
+	vgpu_fabric_clear(&fab);
 	return cli_table_print(c, tb);
 }

@@ -44,7 +44,8 @@ static int make_plan(struct cli *c, struct xml_args *a, struct _xmlDoc *doc,
 	}
 	if (doc)
 		vgpu_domain_read(c->fs, doc, dom);
-	if (vgpu_domain_plan(&c->ctx, c->fs, v, doc ? dom : NULL, a->from != NULL, &a->req, &a->dom,
+	if (xml_fabric(c, a) < 0 ||
+	    vgpu_domain_plan(&c->ctx, c->fs, v, doc ? dom : NULL, a->from != NULL, &a->req, &a->dom,
 			     NULL, plan) < 0) {
 		cli_error(c, "%s%s", vgpu_ctx_error(&c->ctx), xml_error_hint(&c->ctx));
 		return EXIT_FAILURE;
@@ -85,6 +86,7 @@ int cmd_xml(struct cli *c, int argc, char **argv)
 		fputs(out, c->out);
 	vgpu_domain_info_clear(&dom);
 	free(a.vgpu_list);
+	vgpu_fabric_clear(&a.fabric);
 	return r;
 }
 static const struct col plan_cols[] = {
@@ -119,6 +121,7 @@ int cmd_plan(struct cli *c, int argc, char **argv)
 		r = make_plan(c, &a, doc, &dom, &plan);
 	vgpu_domain_info_clear(&dom);
 	free(a.vgpu_list);
+	vgpu_fabric_clear(&a.fabric);
 	if (r)
 		return r;
 	vgpu_cpulist_format(&plan->cpus, cpus, VGPU_CPULIST_LEN);

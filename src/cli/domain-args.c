@@ -32,6 +32,29 @@ const char *xml_error_hint(const struct vgpu_ctx *ctx)
 }
 
 /* The template (--template, the installed default) or the domain given with --from. */
+int xml_fabric(struct cli *c, struct xml_args *a)
+{
+	enum vgpu_fabric_mode mode = VGPU_FABRIC_NONE;
+	int r;
+
+	if (!c->fs && (r = vgpu_sysfs_open(&c->ctx, c->sysroot, &c->fs)) < 0)
+		return r;
+	r = vgpu_fabric_mode_read(&c->ctx, c->fs, &mode);
+	if (r < 0 || mode != VGPU_FABRIC_VGPU)
+		return r;
+	/* the GPUs only: NVML's module IDs map Fabric Manager's to PCI addresses */
+	if (cli_read_host(c, 0))
+		return vgpu_error(&c->ctx, -EIO, "cannot read the host for its fabric partitions");
+	r = cli_fabric(c, &a->fabric);
+	if (r == 0 && a->fabric.mode != VGPU_FABRIC_VGPU)
+		return vgpu_error(
+			&c->ctx, -ENOENT,
+			"Fabric Manager runs in vGPU mode on this host (FABRIC_MODE=2): a VM needs a free fabric partition, and libnvfm is not loaded for another host's tree (--nvfm LIB)");
+	if (r == 0)
+		a->req.fabric = &a->fabric;
+	return r;
+}
+
 int xml_load_template(struct cli *c, const struct xml_args *a, struct _xmlDoc **doc)
 {
 	VGPU_AUTOFREE char *buf = NULL;

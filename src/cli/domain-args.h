@@ -5,6 +5,7 @@
 
 #include "cli.h"
 #include "domxml.h"
+#include "fabric.h"
 #include "plan.h"
 
 struct xml_args {
@@ -20,6 +21,7 @@ struct xml_args {
 	bool live; /* set by the caller: accept the options below and DOMAIN */
 	bool dry_run;
 	const char *domain, *output;
+	struct vgpu_fabric fabric; /* xml_fabric(): the partitions, on a fabric in vGPU mode */
 };
 
 /*
@@ -36,4 +38,12 @@ int xml_load_template(struct cli *c, const struct xml_args *a, struct _xmlDoc **
  * the failure has none.  Printed right after vgpu_ctx_error().
  */
 const char *xml_error_hint(const struct vgpu_ctx *ctx);
+/*
+ * On a host whose Fabric Manager runs in vGPU mode (an HGX board), the
+ * partitions into a->fabric (Fabric Manager through --nvfm, their GPUs by
+ * NVML's module IDs), named in a->req for the plan; elsewhere nothing.
+ * Return: 0, or -errno with the message in c->ctx.  Clear a->fabric with
+ * vgpu_fabric_clear().
+ */
+int xml_fabric(struct cli *c, struct xml_args *a);
 #endif

@@ -210,6 +210,31 @@ int cli_nvfm(struct cli *c, struct vgpu_fm **out)
 	return vgpu_fm_open(&c->ctx, c->nvfm_path, out);
 }
 
+int cli_fabric(struct cli *c, struct vgpu_fabric *out)
+{
+	enum vgpu_fabric_mode mode = VGPU_FABRIC_NONE;
+	struct vgpu_fm *fm = NULL;
+	bool modules = false;
+	int r = vgpu_fabric_mode_read(&c->ctx, c->fs, &mode);
+
+	memset(out, 0, sizeof(*out));
+	out->mode = VGPU_FABRIC_NONE;
+	if (r == 0 && mode == VGPU_FABRIC_VGPU)
+		r = cli_nvfm(c, &fm);
+	if (r < 0 || !fm) {
+		out->mode = r < 0 || mode == VGPU_FABRIC_VGPU ? VGPU_FABRIC_NONE : mode;
+		return r;
+	}
+	for (size_t i = 0; i < c->model->n_gpus; i++)
+		modules |= c->model->gpus[i].module_id >= 0;
+	if (!modules && cli_nvml(c))
+		vgpu_nvml_module_ids(&c->ctx, c->nvml, c->model);
+	out->mode = mode; /* Fabric Manager cannot tell it: the configuration does */
+	r = vgpu_fm_read(&c->ctx, fm, c->model, out);
+	vgpu_fm_close(fm);
+	return r;
+}
+
 int cli_find_gpu(struct cli *c, const char *cmd, const char *arg, const struct vgpu_gpu **out)
 {
 	*out = NULL;

@@ -18,6 +18,7 @@
 #include "assign.h"
 #include "catalog.h"
 #include "cleanup.h"
+#include "fabric-place.h"
 #include "read-host.h"
 #include "live.h"
 #include "outfile.h"
@@ -52,6 +53,51 @@ static int domain_vcpus(struct vgpu_ctx *ctx, const struct vgpu_domain_info *dom
 	return 0;
 }
 
+/*
+ * Fabric Manager in vGPU mode (an HGX board): the VM takes a free partition
+ * of as many GPUs as it has vGPUs, one vGPU on each; the partitions active
+ * or held by other domains' records are taken.  @req's GPUs are set.
+ */
+static int place_partition(struct vgpu_ctx *ctx, const struct vgpu_model *m,
+			   const struct vgpu_records *recs, const char *self,
+			   struct vgpu_request *req, struct vgpu_place *out)
+{
+	VGPU_AUTOFREE unsigned *taken = vgpu_xcalloc(recs->n + 1, sizeof(*taken));
+	const struct vgpu_gpu *only = req->gpu ? vgpu_model_find_gpu_arg(m, req->gpu) : NULL;
+	const struct vgpu_parent *vf = req->vf ? vgpu_model_find_parent(m, req->vf) : NULL;
+	long long now = (long long)time(NULL);
+	VGPU_AUTOSTRV fit = { 0 };
+	struct vgpu_place_in in = { .fabric = req->fabric, .taken = taken, .fit = &fit };
+	int r;
+
+	for (size_t i = 0; i < recs->n; i++)
+		if (recs->v[i].partitioned && strcmp(recs->v[i].domain_uuid, self) != 0 &&
+		    !vgpu_record_expired(&recs->v[i], now))
+			taken[in.n_taken++] = recs->v[i].partition;
+	if (vf)
+		only = vf->gpu;
+	for (size_t i = 0; i < m->n_gpus; i++) {
+		const struct vgpu_gpu *g = &m->gpus[i];
+		bool ok = !only || only == g;
+
+		for (size_t p = 0; ok && p < req->n_profiles; p++) {
+			const struct vgpu_type *t = vgpu_gpu_match_type(g, req->profiles[p]);
+
+			ok = t && vgpu_gpu_room(m, g, t) > 0;
+		}
+		if (ok)
+			vgpu_strv_push(&fit, vgpu_xstrdup(g->addr));
+	}
+	in.ngpus = req->n_profiles;
+	r = vgpu_fabric_place(ctx, &in, out);
+	if (r < 0)
+		return r;
+	for (size_t i = 0; i < out->ngpus && i < VGPU_MAX_VGPUS; i++)
+		snprintf(req->gpus[i], sizeof(req->gpus[i]), "%s", out->gpu[i]);
+	req->n_gpus = out->ngpus;
+	return 0;
+}
+
 /* vgpu_domain_plan(); @checked: the caller has made the domain's checks already. */
 static int plan_domain(struct vgpu_ctx *ctx, struct vgpu_sysfs *fs, struct vgpu_virt *virt,
 		       const struct vgpu_domain_info *dom, bool existing, bool checked,
@@ -64,6 +110,7 @@ static int plan_domain(struct vgpu_ctx *ctx, struct vgpu_sysfs *fs, struct vgpu_
 	VGPU_AUTORECORDS recs = { 0 };
 	VGPU_AUTOSTRV vfs = { 0 };
 	char prev[VGPU_MAX_VGPUS][VGPU_UUID_LEN], self[VGPU_UUID_LEN] = "";
+	struct vgpu_place part = { 0 };
 	int r = vgpu_host_read(ctx, fs, VGPU_READ_TYPES | VGPU_READ_TOPOLOGY, &m, &recs);
 
 	if (r < 0)
@@ -106,9 +153,19 @@ static int plan_domain(struct vgpu_ctx *ctx, struct vgpu_sysfs *fs, struct vgpu_
 				vgpu_model_reserve(m, vfs.items[i], 0);
 		}
 	}
+	if (req->fabric && req->fabric->mode == VGPU_FABRIC_VGPU &&
+	    (r = place_partition(ctx, m, &recs, self, req, &part)) < 0)
+		return r;
 	r = vgpu_plan_make(ctx, m, req, &plan);
 	if (r < 0)
 		return r;
+	if (req->n_gpus && req->fabric && req->fabric->mode == VGPU_FABRIC_VGPU) {
+		plan->partitioned = true;
+		plan->partition = part.id;
+		vgpu_append(&plan->reason,
+			    "; fabric partition %u (%zu GPUs, one vGPU each) is free", part.id,
+			    part.ngpus);
+	}
 	if (dom && existing)
 		memcpy(prev, dom->prev_mdevs, sizeof(prev));
 	r = vgpu_plan_set_ids(ctx, plan, req, existing ? uuid : NULL, prev,
@@ -170,6 +227,8 @@ static void record_from(struct vgpu_record *r, const char *name, const struct vg
 	r->lifetime = per_start ? VGPU_LIFETIME_PER_START : VGPU_LIFETIME_PERSISTENT;
 	if (pinned)
 		r->cpus = plan->cpus;
+	r->partitioned = plan->partitioned;
+	r->partition = plan->partition;
 }
 
 /* Claim each vGPU with its record: the decision, made under the host lock. */

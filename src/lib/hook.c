@@ -11,6 +11,7 @@
 
 #include "cleanup.h"
 #include "domxml.h"
+#include "fabric.h"
 #include "hook.h"
 #include "read-host.h"
 #include "live.h"
@@ -32,6 +33,7 @@ struct dom {
 	const struct vgpu_strv *vfs; /* hostdevs: PCI functions, or NULL */
 	bool migrated; /* release: libvirt says the domain migrated (it runs elsewhere now) */
 	const struct vgpu_params *params; /* prepare: the set for vgpu_params, or NULL */
+	const char *nvfm; /* libnvfm (NULL: VGPU_NVFM_SONAME), for a fabric in vGPU mode */
 };
 
 /* One locked pass of prepare or release. */
@@ -47,6 +49,8 @@ struct hook {
 	struct vgpu_txn txn;
 	struct vgpu_strv created; /* record keys of the vGPUs this prepare created */
 	bool arrived; /* prepare made the domain's incoming records active */
+	struct vgpu_fm *fm; /* Fabric Manager, while the pass activates or deactivates */
+	unsigned partition; /* the partition prepare activated (its undo deactivates it) */
 };
 
 /* Does record @r belong to @d (by UUID: a renamed domain keeps its vGPUs)? */
@@ -261,6 +265,169 @@ static void drop_note(struct vgpu_sysfs *fs, const char *name)
 
 	if (vgpu_sysdir_open(fs, &d, VGPU_PREPARED_DIR) == 0)
 		vgpu_sysfs_unlink(&d, name);
+}
+
+/* ---- the fabric partition (HGX, Fabric Manager in vGPU mode) ----------------- */
+
+/*
+ * The partition the domain's records name, and one VF per GPU of it (its
+ * vGPUs' VFs, in the records' order).  0: none; 1: one; -EINVAL (with a
+ * message) when the records disagree.
+ */
+static int domain_partition(struct vgpu_ctx *ctx, const struct dom *d,
+			    const struct vgpu_records *recs, unsigned *id,
+			    char (*vfs)[VGPU_BDF_LEN], size_t *nvfs)
+{
+	const char *gpus[VGPU_FABRIC_MAX_GPUS];
+	bool found = false;
+
+	*nvfs = 0;
+	for (size_t i = 0; i < recs->n; i++) {
+		const struct vgpu_record *r = &recs->v[i];
+		bool seen = false;
+
+		if (!owns(d, r) || !r->partitioned)
+			continue;
+		if (found && r->partition != *id)
+			return vgpu_error(
+				ctx, -EINVAL,
+				"the owner records of '%s' name fabric partitions %u and %u; the domain cannot start",
+				d->name, *id, r->partition);
+		found = true;
+		*id = r->partition;
+		for (size_t k = 0; k < *nvfs; k++)
+			seen |= strcmp(gpus[k], r->gpu) == 0;
+		if (seen || *nvfs == VGPU_FABRIC_MAX_GPUS)
+			continue;
+		gpus[*nvfs] = r->gpu;
+		snprintf(vfs[(*nvfs)++], VGPU_BDF_LEN, "%s", r->parent);
+	}
+	return found;
+}
+
+/* Does this host's Fabric Manager run in vGPU mode?  Only then is libnvfm loaded. */
+static bool fabric_vgpu_mode(struct vgpu_ctx *ctx, struct vgpu_sysfs *fs)
+{
+	enum vgpu_fabric_mode mode = VGPU_FABRIC_NONE;
+
+	if (vgpu_fabric_mode_read(ctx, fs, &mode) < 0) {
+		vgpu_warn(ctx, "%s", vgpu_ctx_error(ctx));
+		vgpu_ctx_clear(ctx);
+		return false;
+	}
+	return mode == VGPU_FABRIC_VGPU;
+}
+
+/* The cheap pass: do the domain's records name a partition on a host in vGPU mode? */
+static bool has_partition(struct vgpu_ctx *ctx, struct vgpu_sysfs *fs, const struct dom *d,
+			  const struct vgpu_records *recs)
+{
+	for (size_t i = 0; i < recs->n; i++)
+		if (owns(d, &recs->v[i]) && recs->v[i].partitioned)
+			return fabric_vgpu_mode(ctx, fs);
+	return false;
+}
+
+/* The note of the partition prepare activated for the domain named @name: its ID, or -errno. */
+static long activated_read(struct vgpu_sysfs *fs, const char *name)
+{
+	VGPU_AUTOSYSDIR d = { .fd = -1 };
+	char text[32];
+	long id;
+	int e = vgpu_sysdir_open(fs, &d, VGPU_ACTIVATED_DIR);
+
+	if (e == 0)
+		e = vgpu_sysfs_read_str(&d, text, sizeof(text), "%s", name);
+	if (e < 0)
+		return e;
+	text[strcspn(text, "\n")] = '\0';
+	return vgpu_parse_long(text, &id) < 0 || id < 0 ? -EINVAL : id;
+}
+
+static void activated_drop(struct vgpu_sysfs *fs, const char *name)
+{
+	VGPU_AUTOSYSDIR d = { .fd = -1 };
+
+	if (vgpu_sysdir_open(fs, &d, VGPU_ACTIVATED_DIR) == 0)
+		vgpu_sysfs_unlink(&d, name);
+}
+
+static int undo_activate(struct vgpu_ctx *ctx, void *data)
+{
+	struct hook *h = *(struct hook **)data;
+
+	activated_drop(h->fs, h->d->name);
+	return vgpu_fm_deactivate(ctx, h->fm, h->partition);
+}
+
+/*
+ * prepare, after the creates: activate the domain's partition with one VF
+ * per GPU, and note it; the undo deactivates it.  Nothing without a
+ * partition or off vGPU mode.
+ */
+static int activate(struct hook *h)
+{
+	VGPU_AUTOSYSDIR d = { .fd = -1 };
+	char vfs[VGPU_FABRIC_MAX_GPUS][VGPU_BDF_LEN], text[32];
+	struct hook **data;
+	size_t nvfs;
+	unsigned id = 0;
+	int e = domain_partition(h->ctx, h->d, &h->recs, &id, vfs, &nvfs);
+
+	if (e <= 0 || !fabric_vgpu_mode(h->ctx, h->fs))
+		return e;
+	e = vgpu_fm_open(h->ctx, h->d->nvfm, &h->fm);
+	if (e == 0)
+		e = vgpu_fm_activate(h->ctx, h->fm, id, vfs, nvfs);
+	if (e < 0) {
+		vgpu_error_append(
+			h->ctx,
+			"fabric partition %u of '%s' is not active: the domain cannot start", id,
+			h->d->name);
+		return e;
+	}
+	vgpu_log(h->ctx, LOG_INFO, "fabric partition %u of '%s' activated", id, h->d->name);
+	h->partition = id;
+	data = vgpu_xmalloc(sizeof(*data));
+	*data = h;
+	vgpu_txn_push(&h->txn, undo_activate, data, "activate the fabric partition");
+	snprintf(text, sizeof(text), "%u\n", id);
+	e = vgpu_sysfs_mkdirs(h->fs, &d, VGPU_ACTIVATED_DIR);
+	if (e == 0)
+		e = vgpu_sysfs_replace(&d, h->d->name, text, strlen(text));
+	if (e < 0)
+		return vgpu_error(h->ctx, e, "cannot write %s/%s: %s", VGPU_ACTIVATED_DIR,
+				  h->d->name, vgpu_strerror(e));
+	return 0;
+}
+
+/*
+ * release, after the frees: deactivate the partition prepare activated
+ * (its note) and drop the note.  The domain has stopped whatever Fabric
+ * Manager says: a failure is a warning.
+ */
+static void deactivate(struct hook *h)
+{
+	long id = activated_read(h->fs, h->d->name);
+	struct vgpu_ctx sub;
+	int e;
+
+	if (id < 0 || !fabric_vgpu_mode(h->ctx, h->fs))
+		return;
+	vgpu_ctx_init(&sub, NULL, NULL);
+	e = vgpu_fm_open(&sub, h->d->nvfm, &h->fm);
+	if (e == 0)
+		e = vgpu_fm_deactivate(&sub, h->fm, (unsigned)id);
+	if (e < 0)
+		vgpu_warn(
+			h->ctx,
+			"fabric partition %ld of '%s' may stay active (deactivate it with 'vgpuctl fabric deactivate %ld'): %s",
+			id, h->d->name, id, vgpu_ctx_error(&sub));
+	else
+		vgpu_log(h->ctx, LOG_INFO, "fabric partition %ld of '%s' deactivated", id,
+			 h->d->name);
+	activated_drop(h->fs, h->d->name);
+	vgpu_ctx_clear(&sub);
 }
 
 /* ---- prepare ---------------------------------------------------------------- */
@@ -549,6 +716,8 @@ static int prepare_slow(struct hook *h)
 			e = prepare_one(h, i);
 	if (e == 0)
 		e = write_params(h);
+	if (e == 0)
+		e = activate(h);
 	return e < 0 ? e : write_note(h);
 }
 
@@ -574,6 +743,8 @@ static int prepare_fast(struct hook *h)
 		note_created(h, r);
 	}
 	e = write_params(h);
+	if (e == 0)
+		e = activate(h);
 	return e < 0 ? e : write_note(h);
 }
 
@@ -641,6 +812,7 @@ static int do_release(struct hook *h)
 		if (e < 0)
 			return e;
 	}
+	deactivate(h);
 	return 0;
 }
 
@@ -772,6 +944,8 @@ static int hook_pass(struct hook *h, uint64_t until, int (*decide)(void *, struc
 			vgpu_txn_rollback(&h->txn);
 		else
 			vgpu_txn_commit(&h->txn);
+		vgpu_fm_close(h->fm); /* after the undo, which may deactivate */
+		h->fm = NULL;
 		vgpu_gpu_locks_release(&l);
 		vgpu_sysfs_unlock(h->fs);
 	}
@@ -1045,7 +1219,9 @@ static int cheap_pass(struct vgpu_ctx *ctx, struct vgpu_sysfs *fs, enum vgpu_hoo
 		ours = owns(&d, &recs.v[i]);
 	if ((phase == VGPU_HOOK_PREPARE && maybe_foreign(xml, &recs, uuid)) ||
 	    (ours && phase == VGPU_HOOK_PREPARE && has_params(xml, len)) ||
-	    (ours && has_work(ctx, fs, phase, &d, &recs)))
+	    (ours && has_work(ctx, fs, phase, &d, &recs)) ||
+	    (ours && phase == VGPU_HOOK_PREPARE && has_partition(ctx, fs, &d, &recs)) ||
+	    (phase == VGPU_HOOK_RELEASE && activated_read(fs, in->name) >= 0))
 		*next = VGPU_HOOK_PARSE_XML;
 	return 0;
 }
@@ -1070,6 +1246,7 @@ int vgpu_hook_run(struct vgpu_ctx *ctx, struct vgpu_sysfs *fs, enum vgpu_hook_ph
 		d.mdevs = in->parsed->mdevs;
 		d.vfs = in->parsed->vfs;
 		d.params = in->parsed->params;
+		d.nvfm = in->nvfm;
 		if (phase == VGPU_HOOK_PREPARE)
 			e = prepare(ctx, fs, &d, until);
 		else if (phase == VGPU_HOOK_MIGRATE)

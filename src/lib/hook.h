@@ -33,6 +33,8 @@
 #include "sysfs.h"
 
 #define VGPU_PREPARED_DIR "run/vgpuctl/prepared"
+/* the fabric partition prepare activated, per domain (its ID): release deactivates it */
+#define VGPU_ACTIVATED_DIR "run/vgpuctl/partitions"
 /* the domain XML on the hook's stdin is read up to this many bytes (VGPU_XML_MAX_SIZE) */
 #define VGPU_HOOK_XML_MAX (4u << 20)
 /* and for at most this long: libvirt writes it at once (a stuck writer must not hang a start) */
@@ -106,6 +108,13 @@ struct vgpu_hook_input {
 	 * NULL when not given.  "migrated": the domain runs elsewhere now.
 	 */
 	const char *reason;
+	/*
+	 * libnvfm, on a host whose Fabric Manager runs in vGPU mode
+	 * (fabricmanager.cfg says FABRIC_MODE=2): loaded only there, by the
+	 * locked pass of a domain whose records name a partition; NULL:
+	 * VGPU_NVFM_SONAME
+	 */
+	const char *nvfm;
 };
 
 /* What the caller does next. */
@@ -176,6 +185,16 @@ bool vgpu_hook_phase_of(const char *name, const char *op, const char *sub,
  * back otherwise fails the start, undoing the creates (enable_profiling is
  * refused while another domain's active vGPU on one of its GPUs has it on).
  * The cheap pass sends a domain whose XML names a set to the locked pass.
+ * On a host whose Fabric Manager runs in vGPU mode, a domain whose records
+ * name a fabric partition has work in prepare and release: prepare
+ * activates the partition (vgpu_fm_activate(), one VF per GPU: those its
+ * vGPUs are on) after the vGPUs exist and the set is written, before QEMU
+ * starts; a failure (Fabric Manager not running, fabric not ready,
+ * partition in use, out of sync) fails the start, undoing the creates.
+ * What it activated is noted in VGPU_ACTIVATED_DIR/DOMAIN; release
+ * deactivates that partition after the frees and drops the note (a failure
+ * there is a warning: the domain has stopped).  On other hosts libnvfm is
+ * never loaded.
  * release destroys the per-start vGPUs and
  * what a failed start's prepare created, under the GPUs' locks only; the
  * records stay.  A migrated release (@in->reason "migrated") frees every

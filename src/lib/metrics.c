@@ -11,8 +11,11 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 #include "capacity.h"
+#include "cleanup.h"
+#include "fabric-place.h"
 #include "metrics.h"
 #include "mig-tables.h"
 #include "orphans-host.h"
@@ -420,6 +423,57 @@ void vgpu_metrics_collect(struct vgpu_ctx *ctx, struct vgpu_sysfs *fs, const str
 	}
 	run_families(&mt, runs, n_runs);
 	*out = mt;
+}
+
+/* ---- the fabric partitions (HGX) -------------------------------------------------------- */
+
+/* The domain whose records hold partition @id, or NULL. */
+static const char *holder(const struct vgpu_records *recs, unsigned id)
+{
+	long long now = (long long)time(NULL);
+
+	for (size_t i = 0; i < recs->n; i++)
+		if (recs->v[i].partitioned && recs->v[i].partition == id &&
+		    !vgpu_record_expired(&recs->v[i], now))
+			return recs->v[i].domain;
+	return NULL;
+}
+
+void vgpu_metrics_add_fabric(struct vgpu_metrics *mt, const struct vgpu_fabric *fab,
+			     const struct vgpu_records *recs)
+{
+	VGPU_AUTOFREE unsigned *held = vgpu_xcalloc(recs->n + 1, sizeof(*held));
+	struct vgpu_place_in in = { .fabric = fab, .taken = held };
+	long long active = 0, unsupported = 0, held_only = 0;
+	struct vgpu_metric_family *f;
+
+	for (size_t i = 0; i < recs->n; i++)
+		if (recs->v[i].partitioned)
+			held[in.n_taken++] = recs->v[i].partition;
+	for (size_t i = 0; i < fab->n; i++) {
+		active += fab->v[i].active;
+		unsupported += !fab->v[i].supported;
+		held_only += !fab->v[i].active && holder(recs, fab->v[i].id);
+	}
+	f = family(
+		mt, "vgpuctl_fabric_partitions",
+		"NVSwitch fabric partitions by state: active (Fabric Manager), held (owner records, not active), free (could be activated now), unsupported");
+	sample(f, active, "state", "active", NULL);
+	sample(f, held_only, "state", "held", NULL);
+	sample(f, (long long)vgpu_fabric_free_count(&in), "state", "free", NULL);
+	sample(f, unsupported, "state", "unsupported", NULL);
+	f = family(
+		mt, "vgpuctl_fabric_partition_active",
+		"1 when Fabric Manager says the partition is active, with the domain whose owner records hold it");
+	for (size_t i = 0; i < fab->n; i++) {
+		char id[16], gpus[16];
+		const char *dom = holder(recs, fab->v[i].id);
+
+		snprintf(id, sizeof(id), "%u", fab->v[i].id);
+		snprintf(gpus, sizeof(gpus), "%zu", fab->v[i].ngpus);
+		sample(f, fab->v[i].active, "partition", id, "gpus", gpus, "domain", dom ? dom : "",
+		       NULL);
+	}
 }
 
 /* ---- the text format ------------------------------------------------------------------ */

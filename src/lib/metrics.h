@@ -68,6 +68,23 @@ void vgpu_metrics_collect(struct vgpu_ctx *ctx, struct vgpu_sysfs *fs, const str
 			  const struct vgpu_records *recs, const struct vgpu_run *runs,
 			  size_t n_runs, time_t now, struct vgpu_metrics *out);
 
+struct vgpu_fabric;
+
+/**
+ * vgpu_metrics_add_fabric() - the fabric partitions of an HGX board, after
+ * vgpu_metrics_collect()'s families: vgpuctl_fabric_partitions by state
+ * (active per Fabric Manager; held by owner records but not active; free:
+ * supported, inactive and of GPUs in no active or held partition;
+ * unsupported), and vgpuctl_fabric_partition_active per partition (1
+ * active, 0 not), labelled with its GPU count and the domain whose records
+ * hold it ("" none).
+ * @mt: the families
+ * @f: the fabric (vgpu_fm_read())
+ * @recs: the owner records
+ */
+void vgpu_metrics_add_fabric(struct vgpu_metrics *mt, const struct vgpu_fabric *f,
+			     const struct vgpu_records *recs);
+
 /**
  * vgpu_metrics_clear() - free what @mt holds and zero it.
  * @mt: families from vgpu_metrics_collect() (a zeroed one is fine)

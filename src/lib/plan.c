@@ -383,6 +383,9 @@ static int validate_request(struct planner *pl)
 	if (req->n_profiles == 0 || req->n_profiles > VGPU_MAX_VGPUS)
 		return vgpu_error(pl->ctx, -EINVAL, "between 1 and %d vGPUs per VM",
 				  VGPU_MAX_VGPUS);
+	if (req->n_gpus && req->n_gpus != req->n_profiles)
+		return vgpu_error(pl->ctx, -EINVAL, "%zu GPUs for %zu vGPUs: one vGPU per GPU",
+				  req->n_gpus, req->n_profiles);
 	if (req->gpu && !(pl->want_gpu = vgpu_model_find_gpu_arg(m, req->gpu)))
 		return vgpu_error(pl->ctx, -ENOENT, "%s '%s': no such NVIDIA GPU", gpu_arg(req),
 				  req->gpu);
@@ -436,6 +439,15 @@ static int choose_gpu(struct planner *pl)
 	const struct vgpu_request *req = pl->req;
 	const struct vgpu_gpu *nodeless = NULL;
 
+	if (req->n_gpus && !pl->want_vf) {
+		/* a fabric partition's GPUs: the first decides the node the CPUs go to */
+		pl->best = vgpu_model_find_gpu(m, req->gpus[0]);
+		if (!pl->best || !gpu_offers(pl, pl->best, req->profiles[0]))
+			return vgpu_error(pl->ctx, -EBUSY, "GPU %s cannot take '%s' now",
+					  req->gpus[0], req->profiles[0]);
+		pl->best_fits = true;
+		return 0;
+	}
 	if (pl->want_vf) {
 		const struct vgpu_type *t;
 		const struct gpu_load *l = &pl->loads[pl->want_vf->gpu - m->gpus];
@@ -522,8 +534,11 @@ static const struct vgpu_parent *pick_one(struct planner *pl, size_t p, const st
 		for (size_t i = 0; i < m->n_gpus; i++) {
 			const struct vgpu_gpu *g = &m->gpus[i];
 
-			if ((pass == 0) != (g == pl->best) || g->numa_node != pl->best->numa_node ||
-			    (pl->want_gpu && g != pl->want_gpu))
+			if (pl->req->n_gpus ? pass > 0 || p >= pl->req->n_gpus ||
+						      strcmp(g->addr, pl->req->gpus[p]) != 0 :
+					      (pass == 0) != (g == pl->best) ||
+						      g->numa_node != pl->best->numa_node ||
+						      (pl->want_gpu && g != pl->want_gpu))
 				continue;
 			for (size_t j = 0; j < g->n_parents; j++) {
 				const struct vgpu_parent *vf = &g->parents[j];
@@ -573,6 +588,12 @@ static int pick_parents(struct planner *pl, struct vgpu_plan *out)
 		} else {
 			pick = pick_one(pl, p, &ty);
 		}
+		if (!pick && pl->req->n_gpus)
+			return vgpu_error(
+				pl->ctx, -EBUSY,
+				"no free VF of GPU %s can take '%s' as vGPU %zu of this VM",
+				p < pl->req->n_gpus ? pl->req->gpus[p] : "-", pl->req->profiles[p],
+				p + 1);
 		if (!pick)
 			return vgpu_error(
 				pl->ctx, -EBUSY,

@@ -18,6 +18,8 @@
 
 #define VGPU_MAX_VGPUS 8
 
+struct vgpu_fabric;
+
 struct vgpu_request {
 	const char *profiles[VGPU_MAX_VGPUS]; /* short, full name, nvidia-N or N */
 	size_t n_profiles;
@@ -34,6 +36,15 @@ struct vgpu_request {
 	const char *memory_arg; /* @memory_kib as the user typed it ("600G"): messages use its unit
 				 */
 	bool hugepages; /* backed by 1 GiB pages: check the node has them free */
+	/*
+	 * An HGX board's fabric in vGPU mode (Fabric Manager's FABRIC_MODE=2):
+	 * vgpu_domain_plan() gives the VM a free partition of as many GPUs as
+	 * it has vGPUs and fills @gpus from it; NULL: no fabric to mind
+	 */
+	const struct vgpu_fabric *fabric;
+	/* one vGPU on each of these GPUs, in order (a partition's), any NUMA node; 0: any GPUs */
+	char gpus[VGPU_MAX_VGPUS][VGPU_BDF_LEN];
+	size_t n_gpus;
 };
 
 /* One vGPU of the plan. */
@@ -64,6 +75,8 @@ struct vgpu_plan {
 	unsigned cores, threads; /* guest topology: cores x threads >= vcpus */
 	struct vgpu_cpuset cpus; /* the VM's host CPUs */
 	char *reason; /* why this parent, in words */
+	bool partitioned; /* the VM runs in fabric partition @partition (HGX, vGPU mode) */
+	unsigned partition;
 };
 
 /**

@@ -46,6 +46,8 @@ char *vgpu_record_format(const struct vgpu_record *r)
 		vgpu_append(&text, "cpus=%s\n",
 			    vgpu_cpulist_format(&r->cpus, list, VGPU_CPULIST_LEN));
 	}
+	if (r->partitioned)
+		vgpu_append(&text, "partition=%u\n", r->partition);
 	if (r->state == VGPU_RECORD_INCOMING)
 		vgpu_append(&text, "state=incoming\ndeadline=%lld\n", r->deadline);
 	return text;
@@ -56,7 +58,8 @@ static int parse_field(struct vgpu_record *r, const char *key, const char *val, 
 {
 	static const char *const keys[] = { "domain",	 "domain_uuid", "gpu",	   "parent",
 					    "interface", "type_id",	"profile", "mdev_uuid",
-					    "lifetime",	 "cpus",	"state",   "deadline" };
+					    "lifetime",	 "cpus",	"state",   "deadline",
+					    "partition" };
 	size_t k;
 	long id;
 
@@ -107,6 +110,12 @@ static int parse_field(struct vgpu_record *r, const char *key, const char *val, 
 		if (vgpu_parse_long(val, &id) < 0 || id <= 0)
 			return -EINVAL;
 		r->deadline = id;
+		return 0;
+	case 12: /* optional: the fabric partition (Fabric Manager's IDs start at 0) */
+		if (vgpu_parse_long(val, &id) < 0 || id < 0 || id > 0xffff)
+			return -EINVAL;
+		r->partitioned = true;
+		r->partition = (unsigned)id;
 		return 0;
 	default:
 		if (strcmp(val, "persistent") == 0)

@@ -65,6 +65,9 @@ struct vgpu_record {
 	struct vgpu_cpuset cpus; /* host CPUs the domain was pinned to (empty: not pinned) */
 	enum vgpu_record_state state;
 	long long deadline; /* incoming: Unix seconds when the hold ends; else 0 */
+	/* the NVSwitch fabric partition the domain runs in (HGX, Fabric Manager's vGPU mode) */
+	bool partitioned; /* false: none ("partition" line absent: records before it) */
+	unsigned partition; /* with @partitioned: Fabric Manager's partition ID */
 };
 
 struct vgpu_records {
@@ -85,9 +88,10 @@ void vgpu_record_key(const struct vgpu_record *r, char key[VGPU_RECORD_KEY_LEN])
 /**
  * vgpu_record_format() - the record as text: one "key=value" line for each of
  * domain, domain_uuid, gpu, parent, interface, type_id, profile, mdev_uuid
- * and lifetime, in that order; then "cpus" when the domain was pinned, and
- * "state=incoming" with "deadline" for an incoming record (an active one
- * has neither, so it reads as before).
+ * and lifetime, in that order; then "cpus" when the domain was pinned,
+ * "partition" when it runs in a fabric partition, and "state=incoming"
+ * with "deadline" for an incoming record (an active one has neither, so it
+ * reads as before).
  * @r: the record
  * Return: the text on the heap; caller frees.
  */

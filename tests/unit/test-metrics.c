@@ -17,6 +17,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "fabric.h"
 #include "metrics.h"
 #include "sysfs.h"
 #include "test-util.h"
@@ -259,6 +260,49 @@ static void test_text_escapes(void **state)
 	vgpu_metrics_clear(&mt);
 }
 
+/*
+ * The fabric partitions: by state, and per partition with the domain whose
+ * records hold it.  A four-GPU board: 0 all, 1-2 the pairs, 3-6 the singles.
+ */
+static void test_fabric(void **state)
+{
+	static const char *const bus[4] = { "0000:1b:00.0", "0000:2a:00.0", "0000:3d:00.0",
+					    "0000:5d:00.0" };
+	struct vgpu_fabric_part parts[7];
+	struct vgpu_fabric fab = { .mode = VGPU_FABRIC_VGPU, .v = parts, .n = 7 };
+	struct vgpu_record rec = { .partitioned = true, .partition = 4 };
+	struct vgpu_records recs = { .v = &rec, .n = 1 };
+	struct vgpu_metrics mt = { 0 };
+	static const unsigned first[7] = { 0, 0, 2, 0, 1, 2, 3 }, size[7] = { 4, 2, 2, 1, 1, 1, 1 };
+
+	(void)state;
+	memset(parts, 0, sizeof(parts));
+	for (unsigned i = 0; i < 7; i++) {
+		parts[i].id = i;
+		parts[i].supported = i != 6;
+		parts[i].ngpus = size[i];
+		for (unsigned k = 0; k < size[i]; k++)
+			snprintf(parts[i].gpu[k].bus, VGPU_BDF_LEN, "%s", bus[first[i] + k]);
+	}
+	parts[3].active = true; /* single 3 (GPU 1b): active, by no record of ours */
+	snprintf(rec.domain, sizeof(rec.domain), "vm1"); /* holds single 4 (GPU 2a), not active */
+	vgpu_metrics_add_fabric(&mt, &fab, &recs);
+	assert_int_equal(value(&mt, "vgpuctl_fabric_partitions", "state=active", NULL), 1);
+	assert_int_equal(value(&mt, "vgpuctl_fabric_partitions", "state=held", NULL), 1);
+	/* pair 2 (3d, 5d) and single 5 (3d); single 6 is unsupported */
+	assert_int_equal(value(&mt, "vgpuctl_fabric_partitions", "state=free", NULL), 2);
+	assert_int_equal(value(&mt, "vgpuctl_fabric_partitions", "state=unsupported", NULL), 1);
+	assert_int_equal(value(&mt, "vgpuctl_fabric_partition_active", "partition=3", "gpus=1",
+			       "domain=", NULL),
+			 1);
+	assert_int_equal(value(&mt, "vgpuctl_fabric_partition_active", "partition=4", "domain=vm1",
+			       NULL),
+			 0);
+	assert_int_equal(
+		value(&mt, "vgpuctl_fabric_partition_active", "partition=0", "gpus=4", NULL), 0);
+	vgpu_metrics_clear(&mt);
+}
+
 int main(int argc, char **argv)
 {
 	const struct CMUnitTest tests[] = {
@@ -274,6 +318,7 @@ int main(int argc, char **argv)
 						host_fixture_teardown),
 		cmocka_unit_test(test_unreadable_host),
 		cmocka_unit_test(test_text_escapes),
+		cmocka_unit_test(test_fabric),
 	};
 
 	srcdir = test_srcdir(argc, argv);

@@ -753,6 +753,40 @@ static void test_make_two_profiles(void **state)
 	free(req);
 }
 
+/*
+ * A fabric partition's GPUs (req->gpus): vGPU i on GPU i, whatever their
+ * nodes; the CPUs on the first GPU's node.  Without them the second vGPU
+ * must share the first one's node and cannot.
+ */
+static void test_make_partition_gpus(void **state)
+{
+	struct fixture *f = *state;
+	struct vgpu_request *req = new_request(4, "A30-6C");
+
+	open_host(f, "a30-dual-mdev");
+	req->profiles[1] = "A30-2-12C";
+	req->n_profiles = 2;
+	make_fails(f, req, -EBUSY,
+		   "no free VF on NUMA node 0 can take 'A30-2-12C' as vGPU 2 of this VM");
+	snprintf(req->gpus[0], sizeof(req->gpus[0]), "0000:3b:00.0");
+	snprintf(req->gpus[1], sizeof(req->gpus[1]), "0000:af:00.0");
+	req->n_gpus = 2;
+	make_ok(f, req);
+	assert_vgpu(f->plan, 0, "0000:3b:00.4", 684);
+	assert_vgpu(f->plan, 1, "0000:af:00.4", 690);
+	assert_int_equal(f->plan->node, 0);
+	/* the first GPU decides; one that cannot take the first profile is refused */
+	snprintf(req->gpus[0], sizeof(req->gpus[0]), "0000:af:00.0");
+	make_fails(f, req, -EBUSY, "GPU 0000:af:00.0 cannot take 'A30-6C' now");
+	snprintf(req->gpus[0], sizeof(req->gpus[0]), "0000:3b:00.0");
+	snprintf(req->gpus[1], sizeof(req->gpus[1]), "0000:3b:00.0");
+	make_fails(f, req, -EBUSY,
+		   "no free VF of GPU 0000:3b:00.0 can take 'A30-2-12C' as vGPU 2 of this VM");
+	req->n_gpus = 1;
+	make_fails(f, req, -EINVAL, "1 GPUs for 2 vGPUs: one vGPU per GPU");
+	free(req);
+}
+
 /* Two time-sliced vGPUs of one GPU in one VM: planned, with a warning. */
 static void test_make_two_time_sliced(void **state)
 {
@@ -914,6 +948,7 @@ int main(int argc, char **argv)
 		cmocka_unit_test_setup_teardown(test_make_l40s_least_used, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_make_pinned_vf, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_make_two_profiles, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_make_partition_gpus, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_make_two_time_sliced, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_make_t4_pf_parent, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_make_t4_capacity, setup, teardown),

@@ -523,6 +523,51 @@ static void test_states(void **state)
 	assert_string_equal(vgpu_state_str(VGPU_STATE_DAMAGED), "damaged");
 }
 
+/*
+ * The fabric partition: written only when set (partition 0, the whole board,
+ * is one), read back; a record without the line has none, as before.
+ */
+static void test_partition(void **state)
+{
+	struct fx *f = *state;
+	struct vgpu_record out, in = vfio_rec("vm", VF1, 557);
+	VGPU_AUTORECORDS rs = { 0 };
+	char text[4096];
+	char *t;
+
+	t = vgpu_record_format(&in);
+	assert_null(strstr(t, "partition="));
+	free(t);
+	record_text(text, sizeof(text), VF1, NULL, NULL);
+	assert_int_equal(parse(f, text, &out), 0);
+	assert_false(out.partitioned);
+
+	in.partitioned = true;
+	in.partition = 0;
+	t = vgpu_record_format(&in);
+	assert_non_null(strstr(t, "\npartition=0\n"));
+	assert_int_equal(parse(f, t, &out), 0);
+	free(t);
+	assert_true(out.partitioned);
+	assert_int_equal(out.partition, 0);
+
+	in.partition = 12;
+	assert_int_equal(vgpu_record_write(&f->ctx, f->fs, &in), 0);
+	read_ok(f, &rs);
+	assert_int_equal(rs.n, 1);
+	assert_true(rs.v[0].partitioned);
+	assert_int_equal(rs.v[0].partition, 12);
+	assert_same_record(&rs.v[0], &in);
+
+	record_text(text, sizeof(text), VF1, NULL, "partition=-1\n");
+	assert_int_equal(parse(f, text, &out), -EINVAL);
+	assert_non_null(strstr(vgpu_ctx_error(&f->ctx), "partition"));
+	record_text(text, sizeof(text), VF1, NULL, "partition=two\n");
+	assert_int_equal(parse(f, text, &out), -EINVAL);
+	record_text(text, sizeof(text), VF1, NULL, "partition=3\npartition=4\n");
+	assert_int_equal(parse(f, text, &out), -EINVAL);
+}
+
 /* ---- incoming records (a domain migrating here) ----------------------------------------- */
 
 /* An incoming record keeps its state and deadline; a record without them is active, as before. */
@@ -834,6 +879,7 @@ int main(void)
 		fx_test(test_find),
 		fx_test(test_apply_to_model),
 		fx_test(test_states),
+		fx_test(test_partition),
 		fx_test(test_incoming_parse),
 		fx_test(test_incoming_deadline_bounds),
 		fx_test(test_incoming_expired_dropped),
