@@ -333,6 +333,8 @@ static int plan_from_claims(struct vgpu_ctx *ctx, struct vgpu_model **mp, const 
 	struct vgpu_cpuset busy;
 	const struct vgpu_gpu *g0 = NULL;
 
+	if (req->mirror)
+		return -ENOENT; /* cells are not re-derived from records: planned again */
 	for (size_t i = 0; i < req->n_profiles; i++) {
 		const struct vgpu_parent *p = vgpu_model_find_parent(m, pick[i]->parent);
 		const struct vgpu_type *t = p ? vgpu_model_find_type(m, p->gpu, pick[i]->type_id) :

@@ -43,6 +43,7 @@ void vgpu_choice_set(struct vgpu_choice *c, const struct vgpu_parent *p, const s
 	c->type_id = t->id;
 	c->profile = vgpu_xstrdup(t->info.profile);
 	c->backing = t->info.backing;
+	c->node = p->gpu->numa_node;
 	c->gi_profile = t->info.gi_profile[0] ? vgpu_xstrdup(t->info.gi_profile) : NULL;
 }
 
@@ -518,11 +519,14 @@ static const struct vgpu_parent *pick_one(struct planner *pl, size_t p, const st
 {
 	const struct vgpu_model *m = pl->m;
 
-	for (int pass = 0; pass < 2; pass++) {
+	/* the chosen GPU, its node, then (a mirrored guest only) the GPUs of other nodes */
+	for (int pass = 0; pass < (pl->req->mirror ? 3 : 2); pass++) {
 		for (size_t i = 0; i < m->n_gpus; i++) {
 			const struct vgpu_gpu *g = &m->gpus[i];
+			bool here = g->numa_node == pl->best->numa_node;
 
-			if ((pass == 0) != (g == pl->best) || g->numa_node != pl->best->numa_node ||
+			if ((pass == 0) != (g == pl->best) || (pass < 2 && !here) ||
+			    (pass == 2 && (here || g->numa_node < 0)) ||
 			    (pl->want_gpu && g != pl->want_gpu))
 				continue;
 			for (size_t j = 0; j < g->n_parents; j++) {
@@ -573,6 +577,11 @@ static int pick_parents(struct planner *pl, struct vgpu_plan *out)
 		} else {
 			pick = pick_one(pl, p, &ty);
 		}
+		if (!pick && pl->req->mirror)
+			return vgpu_error(
+				pl->ctx, -EBUSY,
+				"no free VF on any NUMA node can take '%s' as vGPU %zu of this VM",
+				pl->req->profiles[p], p + 1);
 		if (!pick)
 			return vgpu_error(
 				pl->ctx, -EBUSY,
@@ -616,6 +625,144 @@ static int check_node(struct planner *pl, const struct vgpu_plan *plan)
 	return 0;
 }
 
+/* ---- a guest that mirrors the host: one cell per node of its GPUs ------- */
+
+uint64_t vgpu_plan_cell_memory(const struct vgpu_plan *plan, size_t k, uint64_t mem_kib,
+			       uint64_t unit_kib)
+{
+	uint64_t units = mem_kib / unit_kib, given = 0, mine = 0;
+
+	for (size_t i = 0; i < plan->n_cells; i++) {
+		uint64_t share = units * plan->cells[i].n_vgpus / plan->n_vgpus;
+
+		given += share;
+		if (i == k)
+			mine = share * unit_kib;
+	}
+	/* what the division left (and what is not a whole unit) goes to cell 0 */
+	return k == 0 ? mine + mem_kib - given * unit_kib : mine;
+}
+
+/*
+ * The vCPUs of a mirrored guest, split over its cells by their vGPUs in
+ * whole cores (units of the host's threads per core when the count allows),
+ * each cell pinned to whole free cores of its node as vgpu_plan_cpus() pins
+ * one.  Every cell at least one unit.  A cell that would hold a spare
+ * sibling makes the guest single-threaded (the spare would sit between two
+ * cells' vCPUs).
+ */
+static int mirror_cpus(struct planner *pl, struct vgpu_plan *plan)
+{
+	const struct vgpu_topology *t = &pl->m->topo;
+	unsigned vcpus = pl->req->vcpus, unit = 1, units, given = 0, threads = 0;
+	unsigned per[VGPU_MAX_VGPUS] = { 0 }, placed = 0;
+	VGPU_AUTOFREE unsigned *pins = NULL;
+	struct vgpu_cpuset avail, all;
+	bool spare = false;
+	size_t n = 0;
+
+	/* the cells: the nodes of the vGPUs' GPUs, lowest node first */
+	for (size_t i = 0; i < plan->n_vgpus; i++) {
+		int node = pl->picked[i]->gpu->numa_node;
+		size_t k = 0;
+
+		while (k < n && plan->cells[k].node < node)
+			k++;
+		if (k < n && plan->cells[k].node == node) {
+			plan->cells[k].n_vgpus++;
+			continue;
+		}
+		memmove(&plan->cells[k + 1], &plan->cells[k], (n - k) * sizeof(plan->cells[0]));
+		memset(&plan->cells[k], 0, sizeof(plan->cells[k]));
+		plan->cells[k].node = node;
+		plan->cells[k].n_vgpus = 1;
+		n++;
+	}
+	vgpu_node_free_cpus(t, plan->cells[0].node, &pl->req->exclude, &avail);
+	unit = threads_per_core(t, &avail);
+	if (vcpus % unit || vcpus / unit < n)
+		unit = 1;
+	units = vcpus / unit;
+	if (vcpus == 0 || units < n)
+		return vgpu_error(pl->ctx, -EINVAL,
+				  "%u vCPUs cannot give each of the guest's %zu NUMA cells one",
+				  vcpus, n);
+	for (size_t k = 0; k < n; k++) {
+		per[k] = units * plan->cells[k].n_vgpus / (unsigned)plan->n_vgpus;
+		per[k] = per[k] ? per[k] : 1;
+		given += per[k];
+	}
+	/* the rest to the cells with the most vGPUs first (the first of equals) */
+	while (given != units) {
+		size_t best = 0;
+
+		for (size_t k = 1; k < n; k++)
+			if (given < units ? plan->cells[k].n_vgpus > plan->cells[best].n_vgpus :
+					    per[k] > per[best])
+				best = k;
+		if (given < units) {
+			per[best]++;
+			given++;
+		} else {
+			per[best]--;
+			given--;
+		}
+	}
+	pins = vgpu_xcalloc(vcpus, sizeof(*pins));
+	vgpu_cpuset_zero(&all);
+	for (size_t k = 0; k < n; k++) {
+		struct vgpu_plan one = { 0 };
+		int r = vgpu_plan_cpus(pl->ctx, t, plan->cells[k].node, &pl->req->exclude,
+				       per[k] * unit, &one);
+
+		if (r < 0) {
+			free(one.pins);
+			return r;
+		}
+		spare |= one.cores * one.threads != one.vcpus ||
+			 (threads && threads != one.threads);
+		threads = one.threads;
+		plan->cells[k].first = placed;
+		plan->cells[k].slots = one.vcpus;
+		plan->cells[k].cpus = one.cpus;
+		memcpy(&pins[placed], one.pins, one.vcpus * sizeof(*pins));
+		placed += one.vcpus;
+		vgpu_cpuset_or(&all, &one.cpus);
+		free(one.pins);
+	}
+	free(plan->pins);
+	plan->pins = vgpu_steal_ptr(&pins);
+	plan->vcpus = vcpus;
+	plan->threads = spare ? 1 : threads;
+	plan->cores = vcpus / plan->threads;
+	plan->cpus = all;
+	plan->node = pl->best->numa_node;
+	plan->n_cells = n;
+	return 0;
+}
+
+/* Each cell's share of the memory, bound strictly to its node: no more than it has. */
+static int check_cells(struct planner *pl, const struct vgpu_plan *plan)
+{
+	uint64_t unit = pl->req->hugepages ? 1024 * 1024 : 1024;
+
+	for (size_t k = 0; k < plan->n_cells; k++) {
+		const struct vgpu_node *nd = vgpu_topology_node(&pl->m->topo, plan->cells[k].node);
+		uint64_t kib = vgpu_plan_cell_memory(plan, k, pl->req->memory_kib, unit);
+		char want[32], has[32];
+
+		if (!node_holds_memory(&pl->m->topo, plan->cells[k].node, kib))
+			return vgpu_error(
+				pl->ctx, -ENOSPC,
+				"NUMA node %d cannot hold %s of guest memory (guest NUMA cell %zu): it has %s in all",
+				plan->cells[k].node,
+				vgpu_size_text(want, sizeof(want), kib, pl->req->memory_arg), k,
+				vgpu_size_text(has, sizeof(has), nd->mem_total_kib,
+					       pl->req->memory_arg));
+	}
+	return 0;
+}
+
 static char *explain(const struct planner *pl, const struct vgpu_plan *plan)
 {
 	const struct vgpu_gpu *best = pl->best;
@@ -651,11 +798,13 @@ int vgpu_plan_make(struct vgpu_ctx *ctx, const struct vgpu_model *m, const struc
 		r = choose_gpu(&pl);
 	if (r == 0)
 		r = pick_parents(&pl, plan);
-	if (r == 0)
+	if (r == 0 && req->mirror)
+		r = mirror_cpus(&pl, plan);
+	else if (r == 0)
 		r = vgpu_plan_cpus(ctx, &m->topo, pl.best->numa_node, &req->exclude, req->vcpus,
 				   plan);
 	if (r == 0)
-		r = check_node(&pl, plan);
+		r = req->mirror ? check_cells(&pl, plan) : check_node(&pl, plan);
 	free(pl.loads);
 	if (r < 0)
 		return r;

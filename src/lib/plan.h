@@ -34,6 +34,8 @@ struct vgpu_request {
 	const char *memory_arg; /* @memory_kib as the user typed it ("600G"): messages use its unit
 				 */
 	bool hugepages; /* backed by 1 GiB pages: check the node has them free */
+	/* the guest mirrors the host: vGPUs may sit on GPUs of several nodes, one cell each */
+	bool mirror;
 };
 
 /* One vGPU of the plan. */
@@ -46,6 +48,7 @@ struct vgpu_choice {
 	enum vgpu_backing backing;
 	char *gi_profile; /* MIG-backed on a known board, else NULL */
 	char mdev_uuid[VGPU_UUID_LEN]; /* mdev: set by vgpu_plan_set_ids(); "" for vendor VFIO */
+	int node; /* the GPU's NUMA node (-1 unknown): a mirrored guest's cell */
 };
 
 /**
@@ -53,6 +56,14 @@ struct vgpu_choice {
  * profile strings duplicated; what @c held before is freed).
  */
 void vgpu_choice_set(struct vgpu_choice *c, const struct vgpu_parent *p, const struct vgpu_type *t);
+
+/* One guest NUMA cell of a mirrored guest: a host node holding some of the VM's GPUs. */
+struct vgpu_plan_cell {
+	int node; /* the host NUMA node */
+	unsigned first, slots; /* its vCPU slots: first .. first + slots - 1 */
+	unsigned n_vgpus; /* the VM's vGPUs on GPUs of that node */
+	struct vgpu_cpuset cpus; /* its host CPUs */
+};
 
 struct vgpu_plan {
 	char uuid[VGPU_UUID_LEN]; /* the domain's, set by vgpu_plan_set_ids() */
@@ -64,6 +75,9 @@ struct vgpu_plan {
 	unsigned cores, threads; /* guest topology: cores x threads >= vcpus */
 	struct vgpu_cpuset cpus; /* the VM's host CPUs */
 	char *reason; /* why this parent, in words */
+	/* a mirrored guest (vgpu_request.mirror): its cells by host node id; 0: not mirrored */
+	struct vgpu_plan_cell cells[VGPU_MAX_VGPUS];
+	size_t n_cells;
 };
 
 /**
@@ -97,6 +111,18 @@ int vgpu_plan_make(struct vgpu_ctx *ctx, const struct vgpu_model *m, const struc
  */
 int vgpu_plan_set_ids(struct vgpu_ctx *ctx, struct vgpu_plan *plan, const struct vgpu_request *req,
 		      const char *existing, char (*prev)[VGPU_UUID_LEN], size_t n_prev);
+/**
+ * vgpu_plan_cell_memory() - the share of @mem_kib guest memory that cell @k
+ * of a mirrored @plan gets: by its vGPUs, in whole @unit_kib, the rest in
+ * cell 0.
+ * @plan: a plan with cells
+ * @k: the cell
+ * @mem_kib: the guest's memory
+ * @unit_kib: the granule (1024: MiB; 1 GiB for hugepages)
+ * Return: the cell's memory in KiB.
+ */
+uint64_t vgpu_plan_cell_memory(const struct vgpu_plan *plan, size_t k, uint64_t mem_kib,
+			       uint64_t unit_kib);
 /**
  * vgpu_plan_free() - free a plan.
  * @p: the plan, or NULL
