@@ -643,18 +643,10 @@ uint64_t vgpu_plan_cell_memory(const struct vgpu_plan *plan, size_t k, uint64_t 
 	return k == 0 ? mine + mem_kib - given * unit_kib : mine;
 }
 
-/*
- * The vCPUs of a mirrored guest, split over its cells by their vGPUs in
- * whole cores (units of the host's threads per core when the count allows),
- * each cell pinned to whole free cores of its node as vgpu_plan_cpus() pins
- * one.  Every cell at least one unit.  A cell that would hold a spare
- * sibling makes the guest single-threaded (the spare would sit between two
- * cells' vCPUs).
- */
-static int mirror_cpus(struct planner *pl, struct vgpu_plan *plan)
+int vgpu_plan_mirror_cpus(struct vgpu_ctx *ctx, const struct vgpu_topology *t,
+			  const struct vgpu_cpuset *busy, unsigned vcpus, struct vgpu_plan *plan)
 {
-	const struct vgpu_topology *t = &pl->m->topo;
-	unsigned vcpus = pl->req->vcpus, unit = 1, units, given = 0, threads = 0;
+	unsigned unit = 1, units, given = 0, threads = 0;
 	unsigned per[VGPU_MAX_VGPUS] = { 0 }, placed = 0;
 	VGPU_AUTOFREE unsigned *pins = NULL;
 	struct vgpu_cpuset avail, all;
@@ -663,7 +655,7 @@ static int mirror_cpus(struct planner *pl, struct vgpu_plan *plan)
 
 	/* the cells: the nodes of the vGPUs' GPUs, lowest node first */
 	for (size_t i = 0; i < plan->n_vgpus; i++) {
-		int node = pl->picked[i]->gpu->numa_node;
+		int node = plan->vgpus[i].node;
 		size_t k = 0;
 
 		while (k < n && plan->cells[k].node < node)
@@ -678,13 +670,15 @@ static int mirror_cpus(struct planner *pl, struct vgpu_plan *plan)
 		plan->cells[k].n_vgpus = 1;
 		n++;
 	}
-	vgpu_node_free_cpus(t, plan->cells[0].node, &pl->req->exclude, &avail);
+	if (n == 0 || plan->cells[0].node < 0)
+		return vgpu_error(ctx, -EINVAL, "the guest's GPUs have no known NUMA node");
+	vgpu_node_free_cpus(t, plan->cells[0].node, busy, &avail);
 	unit = threads_per_core(t, &avail);
 	if (vcpus % unit || vcpus / unit < n)
 		unit = 1;
 	units = vcpus / unit;
 	if (vcpus == 0 || units < n)
-		return vgpu_error(pl->ctx, -EINVAL,
+		return vgpu_error(ctx, -EINVAL,
 				  "%u vCPUs cannot give each of the guest's %zu NUMA cells one",
 				  vcpus, n);
 	for (size_t k = 0; k < n; k++) {
@@ -712,8 +706,7 @@ static int mirror_cpus(struct planner *pl, struct vgpu_plan *plan)
 	vgpu_cpuset_zero(&all);
 	for (size_t k = 0; k < n; k++) {
 		struct vgpu_plan one = { 0 };
-		int r = vgpu_plan_cpus(pl->ctx, t, plan->cells[k].node, &pl->req->exclude,
-				       per[k] * unit, &one);
+		int r = vgpu_plan_cpus(ctx, t, plan->cells[k].node, busy, per[k] * unit, &one);
 
 		if (r < 0) {
 			free(one.pins);
@@ -736,7 +729,6 @@ static int mirror_cpus(struct planner *pl, struct vgpu_plan *plan)
 	plan->threads = spare ? 1 : threads;
 	plan->cores = vcpus / plan->threads;
 	plan->cpus = all;
-	plan->node = pl->best->numa_node;
 	plan->n_cells = n;
 	return 0;
 }
@@ -798,9 +790,10 @@ int vgpu_plan_make(struct vgpu_ctx *ctx, const struct vgpu_model *m, const struc
 		r = choose_gpu(&pl);
 	if (r == 0)
 		r = pick_parents(&pl, plan);
-	if (r == 0 && req->mirror)
-		r = mirror_cpus(&pl, plan);
-	else if (r == 0)
+	if (r == 0 && req->mirror) {
+		plan->node = pl.best->numa_node;
+		r = vgpu_plan_mirror_cpus(ctx, &m->topo, &req->exclude, req->vcpus, plan);
+	} else if (r == 0)
 		r = vgpu_plan_cpus(ctx, &m->topo, pl.best->numa_node, &req->exclude, req->vcpus,
 				   plan);
 	if (r == 0)

@@ -148,6 +148,25 @@ int vgpu_plan_cpus(struct vgpu_ctx *ctx, const struct vgpu_topology *t, int node
 		   const struct vgpu_cpuset *busy, unsigned vcpus, struct vgpu_plan *out);
 
 /**
+ * vgpu_plan_mirror_cpus() - the cells of a mirrored guest and their pins:
+ * one cell per NUMA node of @plan's vGPUs (lowest node first), the vCPUs
+ * split over them by their vGPUs in whole cores (units of the host's threads
+ * per core when the count allows, every cell at least one), each cell pinned
+ * to whole free cores of its node as vgpu_plan_cpus() pins one.  A cell that
+ * would hold a spare sibling makes the guest single-threaded (the spare would
+ * sit between two cells' vCPUs).  @plan's cells, pins, vcpus, cores,
+ * threads and cpus are set on success; its node is the caller's.
+ * @ctx: where errors go
+ * @t: the host's topology
+ * @busy: CPUs that are taken
+ * @vcpus: how many vCPUs
+ * @plan: a plan whose vGPUs are chosen (their node set)
+ * Return: 0 or -EINVAL (fewer vCPUs than cells, a GPU without a node) or
+ * vgpu_plan_cpus()'s error for a cell's node, with a message in @ctx.
+ */
+int vgpu_plan_mirror_cpus(struct vgpu_ctx *ctx, const struct vgpu_topology *t,
+			  const struct vgpu_cpuset *busy, unsigned vcpus, struct vgpu_plan *plan);
+/**
  * vgpu_gpu_room() - how many more vGPUs of @t fit on @g now, by the
  * capacity model (vgpu_capacity_of(): free VFs, reservations, one
  * time-sliced size, framebuffer, maxima, MIG mode and GPU instances).

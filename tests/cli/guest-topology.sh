@@ -81,6 +81,14 @@ cmp -s "$tmp/m1.xml" "$tmp/m2.xml" || { bad "mirrored twice differs from once"; 
 [ "$(grep -c pcie-expander-bus "$tmp/m2.xml")" = 2 ] || bad "mirrored twice: not two expander buses"
 v release --from "$tmp/m2.xml" -o "$tmp/back.xml" 2>/dev/null || bad "release"
 cmp -s "$tmp/orig.xml" "$tmp/back.xml" || { bad "release did not give the definition back"; diff -u "$tmp/orig.xml" "$tmp/back.xml" | head -20; }
+# assign run again with the same request keeps its claims, cells and buses (a copy of the host)
+cp -a $host "$tmp/host"
+for i in 1 2; do
+	"$bin" --sysroot "$tmp/host" assign --from $f --vgpu A30-24C,A30-2-12C --vcpus 4 --guest-topology mirror \
+		--per-start -o "$tmp/assign$i.xml" 2>"$tmp/assign.err" || bad "assign $i: $(cat "$tmp/assign.err")"
+done
+cmp -s "$tmp/assign1.xml" "$tmp/assign2.xml" || bad "assign again changed the mirrored definition"
+grep -q "kept" "$tmp/assign.err" || bad "assign again did not keep its claims: $(cat "$tmp/assign.err")"
 # without the option nothing of it: no expander bus, one cell
 v xml --from $f --vgpu A30-6C --vcpus 4 >"$tmp/plain.xml" 2>/dev/null
 grep -q 'expander\|guest-topology' "$tmp/plain.xml" && bad "a guest without --guest-topology got the mirrored layout"
