@@ -116,6 +116,29 @@ static xmlNodePtr add_hostdev(xmlNodePtr devices, const struct vgpu_choice *c,
 
 /* ---- a guest that mirrors the host: expander buses per cell -------------- */
 
+/*
+ * The memory-less guest cell of vGPU @i of a mirrored @plan: its GPU's memory
+ * node (Grace) in the guest, one cell per host node after the CPU cells, in
+ * the vGPUs' order; -1 when its GPU has none.
+ */
+static long acpi_cell_of(const struct vgpu_plan *plan, size_t i)
+{
+	long id = (long)plan->n_cells;
+
+	if (plan->vgpus[i].mem_node < 0)
+		return -1;
+	for (size_t j = 0; j < i; j++) {
+		bool first = plan->vgpus[j].mem_node >= 0;
+
+		for (size_t k = 0; k < j && first; k++)
+			first = plan->vgpus[k].mem_node != plan->vgpus[j].mem_node;
+		if (plan->vgpus[j].mem_node == plan->vgpus[i].mem_node)
+			return id;
+		id += first;
+	}
+	return id;
+}
+
 /* The first bus number of cell @k's expander bus: 16 buses each from 0x80, the root's below. */
 #define MIRROR_BUS_NR(k) (0x80u + 0x10u * (unsigned)(k))
 
@@ -203,6 +226,9 @@ static void build_mirror_devices(xmlNodePtr devices, const struct vgpu_plan *pla
 			c = add_controller(devices, "pcie-root-port", port);
 			add_guest_address(c, pxb, slot++);
 			add_guest_address(hds[i], port, 0);
+			if (acpi_cell_of(plan, i) >= 0)
+				set_attr_u(add_el(hds[i], "acpi"), "nodeset",
+					   (unsigned long long)acpi_cell_of(plan, i));
 		}
 	}
 }
@@ -571,6 +597,21 @@ static void build_cells(xmlNodePtr topo, const struct vgpu_plan *plan, uint64_t 
 			set_attr(n, "memAccess", access);
 		if (discard)
 			set_attr(n, "discard", "yes");
+	}
+	/*
+	 * Grace: each GPU memory node becomes a guest cell without CPUs or memory
+	 * that the hostdev's <acpi nodeset> names (an ACPI Generic Initiator
+	 * there, libvirt >= 11.8), where the guest driver onlines the GPU's memory.
+	 */
+	for (size_t i = 0, next = plan->n_cells; i < plan->n_vgpus; i++) {
+		xmlNodePtr n;
+
+		if (acpi_cell_of(plan, i) != (long)next)
+			continue;
+		n = add_el(numa, "cell");
+		set_attr_u(n, "id", next++);
+		set_attr(n, "memory", "0");
+		set_attr(n, "unit", "KiB");
 	}
 }
 

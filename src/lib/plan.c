@@ -44,6 +44,7 @@ void vgpu_choice_set(struct vgpu_choice *c, const struct vgpu_parent *p, const s
 	c->profile = vgpu_xstrdup(t->info.profile);
 	c->backing = t->info.backing;
 	c->node = p->gpu->numa_node;
+	c->mem_node = p->gpu->mem_node;
 	c->gi_profile = t->info.gi_profile[0] ? vgpu_xstrdup(t->info.gi_profile) : NULL;
 }
 

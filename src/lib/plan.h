@@ -49,6 +49,7 @@ struct vgpu_choice {
 	char *gi_profile; /* MIG-backed on a known board, else NULL */
 	char mdev_uuid[VGPU_UUID_LEN]; /* mdev: set by vgpu_plan_set_ids(); "" for vendor VFIO */
 	int node; /* the GPU's NUMA node (-1 unknown): a mirrored guest's cell */
+	int mem_node; /* the GPU's memory as a NUMA node (Grace), -1 none */
 };
 
 /**
