@@ -86,7 +86,7 @@ static int run(struct cli *c, const struct topo_args *a)
 	if (e == 0)
 		e = vgpu_domain_parse(&c->ctx, xml, len, a->from ? a->from : a->domain, &doc);
 	if (e == 0)
-		e = vgpu_nccl_topo(&c->ctx, c->fs, doc, &topo);
+		e = vgpu_nccl_topo(&c->ctx, c->fs, cli_nvml(c), doc, &topo);
 	if (e < 0)
 		return e;
 	if (!a->output) {

@@ -15,7 +15,9 @@
 
 #include "cleanup.h"
 #include "domxml.h"
+#include "model.h"
 #include "nccl-topo.h"
+#include "nvml.h"
 #include "sysfs.h"
 #include "util.h"
 
@@ -408,6 +410,13 @@ int vgpu_nccl_topo_format(struct vgpu_ctx *ctx, xmlDocPtr doc, const struct vgpu
 				set_num(l, "count", count);
 				xmlSetProp(l, X("tclass"), X("0x030200"));
 			}
+			if (hg && hg->nvswitch_links && h->nvswitch[0]) {
+				xmlNodePtr l = xmlNewChild(gpu, NULL, X("nvlink"), NULL);
+
+				xmlSetProp(l, X("target"), X(h->nvswitch));
+				set_num(l, "count", hg->nvswitch_links);
+				xmlSetProp(l, X("tclass"), X("0x068000"));
+			}
 		}
 	}
 	buf = xmlBufferCreate();
@@ -467,7 +476,24 @@ static unsigned long hex_or_zero(struct vgpu_sysdir *root, const char *bdf, cons
 	return v;
 }
 
-int vgpu_nccl_topo(struct vgpu_ctx *ctx, struct vgpu_sysfs *fs, xmlDocPtr doc, char **out)
+/* The host's first NVSwitch (NVIDIA, PCI class 0x0680: bridge, other) into @out; "" none. */
+static void find_nvswitch(struct vgpu_sysdir *root, char *out, size_t len)
+{
+	VGPU_AUTOSTRV devs = { 0 };
+
+	out[0] = '\0';
+	if (vgpu_sysfs_list_dir(root, &devs, "sys/bus/pci/devices") < 0)
+		return;
+	for (size_t i = 0; i < devs.n; i++)
+		if (hex_or_zero(root, devs.items[i], "vendor") == VGPU_PCI_VENDOR_NVIDIA &&
+		    hex_or_zero(root, devs.items[i], "class") >> 8 == 0x0680) {
+			snprintf(out, len, "%s", devs.items[i]);
+			return;
+		}
+}
+
+int vgpu_nccl_topo(struct vgpu_ctx *ctx, struct vgpu_sysfs *fs, struct vgpu_nvml *nvml,
+		   xmlDocPtr doc, char **out)
 {
 	VGPU_AUTOFREE struct vgpu_nccl_host *h = vgpu_xcalloc(1, sizeof(*h));
 	struct vgpu_meta meta = { 0 };
@@ -479,6 +505,7 @@ int vgpu_nccl_topo(struct vgpu_ctx *ctx, struct vgpu_sysfs *fs, xmlDocPtr doc, c
 		return r;
 	vgpu_sysdir_root(fs, &root);
 	read_cpuinfo(&root, h, vendor, sizeof(vendor));
+	find_nvswitch(&root, h->nvswitch, sizeof(h->nvswitch));
 	for (size_t i = 0; i < meta.n_vgpus; i++) {
 		struct vgpu_nccl_gpu *gpu = &h->gpus[i];
 		const char *bdf = meta.vgpus[i].gpu;
@@ -496,6 +523,8 @@ int vgpu_nccl_topo(struct vgpu_ctx *ctx, struct vgpu_sysfs *fs, xmlDocPtr doc, c
 					 "sys/bus/pci/devices/%s/max_link_width", bdf) == 0)
 			gpu->link_width = (unsigned)width;
 		gpu->sm = vgpu_nccl_sm(gpu->device);
+		if (h->nvswitch[0] && vgpu_nvml_nvlinks(nvml, bdf, &gpu->nvswitch_links) < 0)
+			gpu->nvswitch_links = 0;
 		/* GPUDirect RDMA: compute (C-series) vGPUs (vGPU user guide, "GPUDirect") */
 		gpu->gdr = meta.vgpus[i].profile && strlen(meta.vgpus[i].profile) > 0 &&
 			   meta.vgpus[i].profile[strlen(meta.vgpus[i].profile) - 1] == 'C';

@@ -22,11 +22,13 @@ struct vgpu_nccl_gpu {
 	unsigned link_width; /* lanes; 0 unknown */
 	unsigned sm; /* compute capability x 10 (80: Ampere GA100); 0 unknown */
 	bool gdr; /* GPUDirect RDMA */
+	unsigned nvswitch_links; /* its active NVLinks into the host's NVSwitches; 0 none */
 };
 
 /* What the host says, per vGPU of the domain's metadata, in its order. */
 struct vgpu_nccl_host {
 	const char *cpu_vendor; /* "GenuineIntel"; NULL unknown (not written) */
+	char nvswitch[VGPU_BDF_LEN]; /* an NVSwitch of the host (NVLink targets); "" none */
 	int cpu_family, cpu_model; /* x86 only; -1 unknown */
 	struct vgpu_nccl_gpu gpus[VGPU_MAX_VGPUS];
 	size_t n_gpus;
@@ -51,7 +53,9 @@ unsigned vgpu_nccl_sm(uint16_t device);
  * NUMA cell that holds a vGPU (the cell of the expander bus it is behind;
  * cell 0 without one), and in it per vGPU a <pci busid=...> with the guest's
  * bus address and @h's class, IDs and link, holding <gpu dev= sm= rank=
- * gdr=> and an <nvlink target= count= tclass=> per GPU it has NVLinks to.
+ * gdr=> and an <nvlink target= count= tclass=> per GPU it has NVLinks to, and
+ * one to the NVSwitches (tclass 0x068000: NCCL makes them one NVSwitch node,
+ * whatever the target's bus ID) when it has links into them.
  * GPUs are numbered (dev, rank) in the order of their guest bus addresses,
  * as CUDA does with CUDA_DEVICE_ORDER=PCI_BUS_ID.  Guest bus numbers are
  * counted as the firmware does: an expander bus starts at its busNr, and
@@ -67,16 +71,22 @@ unsigned vgpu_nccl_sm(uint16_t device);
 int vgpu_nccl_topo_format(struct vgpu_ctx *ctx, struct _xmlDoc *doc, const struct vgpu_nccl_host *h,
 			  char **out);
 
+struct vgpu_nvml;
+
 /**
  * vgpu_nccl_topo() - vgpu_nccl_topo_format() with the host's facts read below
  * @fs: each vGPU's GPU (class, IDs, max_link_speed and max_link_width in
- * sysfs) and the CPU (proc/cpuinfo: vendor, family, model).
+ * sysfs), the CPU (proc/cpuinfo: vendor, family, model), the NVSwitches
+ * (PCI class 0x0680 of NVIDIA: an HGX board) and, with @nvml, each GPU's
+ * active NVLinks, which go to the NVSwitches when the host has them.
  * @ctx: where errors go; files missing are left out of the file
  * @fs: the host root
+ * @nvml: NVML, or NULL (no NVLinks are written)
  * @doc: the domain
  * @out: the text, on success; caller frees
  * Return: 0 or -errno with a message in @ctx (also vgpu_nccl_topo_format()'s).
  */
-int vgpu_nccl_topo(struct vgpu_ctx *ctx, struct vgpu_sysfs *fs, struct _xmlDoc *doc, char **out);
+int vgpu_nccl_topo(struct vgpu_ctx *ctx, struct vgpu_sysfs *fs, struct vgpu_nvml *nvml,
+		   struct _xmlDoc *doc, char **out);
 
 #endif

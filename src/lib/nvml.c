@@ -645,3 +645,19 @@ int vgpu_nvml_sched(struct vgpu_nvml *n, const char *bus, struct vgpu_sched *out
 	*out = s;
 	return 0;
 }
+
+int vgpu_nvml_nvlinks(struct vgpu_nvml *n, const char *bus, unsigned *out)
+{
+	struct vgpu_mig_vgpu v = { 0 };
+	nvmlDevice_t dev;
+
+	if (!n || !n->nvmlDeviceGetNvLinkState)
+		return -ENOSYS;
+	if (device(n, bus, &dev) != NVML_SUCCESS)
+		return -ENOENT;
+	nvlinks_of(n, dev, &v);
+	if (!v.has_nvlinks)
+		return -EIO;
+	*out = v.nvlinks;
+	return 0;
+}

@@ -139,4 +139,15 @@ struct vgpu_sched;
  */
 int vgpu_nvml_sched(struct vgpu_nvml *n, const char *bus, struct vgpu_sched *out);
 
+/**
+ * vgpu_nvml_nvlinks() - how many of a GPU's NVLinks are active
+ * (nvmlDeviceGetNvLinkState per link; links the board lacks do not count).
+ * @n: the handle; NULL: -ENOSYS
+ * @bus: the GPU's PCI address
+ * @out: the count, written only on success
+ * Return: 0, -ENOSYS (this NVML has no NVLink call), -ENOENT (no such GPU)
+ * or -EIO (NVML could not tell).
+ */
+int vgpu_nvml_nvlinks(struct vgpu_nvml *n, const char *bus, unsigned *out);
+
 #endif

@@ -6,10 +6,12 @@
 # root port on it; goldens byte for byte (stderr included), every XML
 # validated and defined on libvirt's test driver; the NCCL topology file of
 # that guest against its golden; release gives an existing definition back;
-# the refusals say why.
-#   guest-topology.sh VGPUCTL SRCDIR       (VGPU_TEST_REGENERATE=1 rewrites the goldens)
+# the refusals say why.  On the HGX board (hgx-h100-8, 4 GPUs a node), an
+# 8-vGPU guest gets two cells of four and an NCCL file whose GPUs reach the
+# NVSwitches over their NVLinks (the NVML stand-in's).
+#   guest-topology.sh VGPUCTL SRCDIR NVML_STANDIN  (VGPU_TEST_REGENERATE=1 rewrites the goldens)
 set -u
-bin=$(realpath "$1") src=$2
+bin=$(realpath "$1") src=$2 nvml=$(realpath "$3")
 cd "$src" || exit 1
 # shellcheck source=tests/cli/lib.sh
 . tests/cli/lib.sh
@@ -118,6 +120,31 @@ grep -q "kept" "$tmp/assign.err" || bad "assign again did not keep its claims: $
 # without the option nothing of it: no expander bus, one cell
 v xml --from $f --vgpu A30-6C --vcpus 4 >"$tmp/plain.xml" 2>/dev/null
 grep -q 'expander\|guest-topology' "$tmp/plain.xml" && bad "a guest without --guest-topology got the mirrored layout"
+
+# the HGX board: 8 vGPUs, 4 per node; NVLinks from NVML (the stand-in speaks for the tree)
+hgx=tests/data/hosts/hgx-h100-8
+if [ -d $hgx ]; then
+	p=H100XM-80C
+	"$bin" --sysroot $hgx xml --template $tpl --uuid $U --guest-topology mirror --name hgx \
+		--vgpu $p,$p,$p,$p,$p,$p,$p,$p --vcpus 16 --memory 64G >"$tmp/hgx.xml" 2>"$tmp/hgx.err"
+	echo "exit $?" >>"$tmp/hgx.err"
+	golden_cmp "$tmp/hgx.xml" "$exp/hgx.xml" "xml --guest-topology mirror on $hgx"
+	golden_cmp "$tmp/hgx.err" "$exp/hgx.err" "xml --guest-topology mirror on $hgx (stderr)"
+	virt-xml-validate "$tmp/hgx.xml" domain >"$tmp/v" 2>&1 || bad "hgx: virt-xml-validate: $(cat "$tmp/v")"
+	echo "define $tmp/hgx.xml" | virsh -q -c test:///default >"$tmp/define.log" 2>&1
+	grep -qi error "$tmp/define.log" && bad "hgx: define on test:///default: $(cat "$tmp/define.log")"
+	# the stand-in keeps state (its calls) under its root: the tree read-only, its state copied
+	mkdir -p "$tmp/hgx/var/lib"
+	cp -a $hgx/var/lib/fake-nvidia "$tmp/hgx/var/lib/"
+	ln -s "$PWD/$hgx/sys" "$PWD/$hgx/proc" "$tmp/hgx/"
+	FAKE_NV_ROOT=$tmp/hgx "$bin" --sysroot $hgx --nvml "$nvml" nccl-topo --from "$tmp/hgx.xml" \
+		>"$tmp/hgx.nccl.xml" 2>"$tmp/nccl.err" || bad "hgx: nccl-topo: $(cat "$tmp/nccl.err")"
+	golden_cmp "$tmp/hgx.nccl.xml" "$exp/hgx.nccl.xml" "nccl-topo on $hgx"
+	[ "$(grep -c 'count="18" tclass="0x068000"' "$tmp/hgx.nccl.xml")" = 8 ] ||
+		bad "hgx: not 8 GPUs with 18 NVLinks into the NVSwitches"
+else
+	echo "note: $hgx is not in this tree: the HGX case is skipped"
+fi
 
 # refusals: one line each, with the reason
 err() { # WANT ARGS...: the command fails with exactly this stderr

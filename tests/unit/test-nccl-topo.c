@@ -145,6 +145,8 @@ static void flat_guest(void **state __attribute__((unused)))
 	char *out;
 
 	h.nvlinks[0][1] = h.nvlinks[1][0] = 0;
+	snprintf(h.nvswitch, sizeof(h.nvswitch), "0000:05:00.0");
+	h.gpus[1].nvswitch_links = 18;
 	out = topo_of(flat, &h, &r);
 	assert_int_equal(r, 0);
 	/* port slot 2 -> bus 1, its switch's upstream 2, downstream 3; port slot 3 -> bus 4 */
@@ -153,7 +155,11 @@ static void flat_guest(void **state __attribute__((unused)))
 	assert_non_null(strstr(out, "<pci busid=\"0000:04:00.0\""));
 	/* dev follows the guest bus ID: bus 3 (vGPU 1, behind the switch) is dev 0 */
 	assert_true(strstr(out, "0000:03:00.0") < strstr(out, "0000:04:00.0"));
-	assert_null(strstr(out, "nvlink"));
+	/* vGPU 2 (bus 4) reaches the NVSwitches, vGPU 1 has no NVLink */
+	assert_non_null(strstr(out, "<gpu dev=\"0\" sm=\"90\" rank=\"0\" gdr=\"1\"/>"));
+	assert_non_null(strstr(out, "<gpu dev=\"1\" sm=\"90\" rank=\"1\" gdr=\"1\">\n"
+				    "        <nvlink target=\"0000:05:00.0\" count=\"18\" "
+				    "tclass=\"0x068000\"/>"));
 	assert_null(strstr(out, "<cpu numaid=\"1\""));
 	free(out);
 }
