@@ -56,7 +56,8 @@ golden odd-vcpus --name mirror --vgpu A30-24C,A30-2-12C --vcpus 5 --memory 8G
 # POWER9 and Grace hosts have it): a memory-less guest cell that the hostdev's
 # <acpi nodeset> (libvirt >= 11.8) names; the host here is the dual-A30 tree
 # with node 2 as GPU af's memory
-cp -a $host "$tmp/grace"
+cp -al $host "$tmp/grace" # hard links: a file changed below is replaced, never written
+rm "$tmp/grace/sys/devices/system/node/online" "$tmp/grace/sys/devices/system/node/possible"
 mkdir "$tmp/grace/sys/devices/system/node/node2"
 echo >"$tmp/grace/sys/devices/system/node/node2/cpulist"
 printf 'Node 2 MemTotal:       100663296 kB\nNode 2 MemFree:        100663296 kB\n' \
@@ -110,7 +111,7 @@ cmp -s "$tmp/m1.xml" "$tmp/m2.xml" || { bad "mirrored twice differs from once"; 
 v release --from "$tmp/m2.xml" -o "$tmp/back.xml" 2>/dev/null || bad "release"
 cmp -s "$tmp/orig.xml" "$tmp/back.xml" || { bad "release did not give the definition back"; diff -u "$tmp/orig.xml" "$tmp/back.xml" | head -20; }
 # assign run again with the same request keeps its claims, cells and buses (a copy of the host)
-cp -a $host "$tmp/host"
+cp -al $host "$tmp/host" # hard links: assign --per-start writes only new files (records, locks)
 for i in 1 2; do
 	"$bin" --sysroot "$tmp/host" assign --from $f --vgpu A30-24C,A30-2-12C --vcpus 4 --guest-topology mirror \
 		--per-start -o "$tmp/assign$i.xml" 2>"$tmp/assign.err" || bad "assign $i: $(cat "$tmp/assign.err")"
