@@ -752,6 +752,13 @@ static int check_cells(struct planner *pl, const struct vgpu_plan *plan)
 				vgpu_size_text(want, sizeof(want), kib, pl->req->memory_arg), k,
 				vgpu_size_text(has, sizeof(has), nd->mem_total_kib,
 					       pl->req->memory_arg));
+		if (pl->req->hugepages && nd && nd->hugepages_1g_free >= 0 &&
+		    (uint64_t)nd->hugepages_1g_free < kib / (1024 * 1024))
+			vgpu_warn(
+				pl->ctx,
+				"NUMA node %d has %ld free 1 GiB hugepages, guest NUMA cell %zu needs %" PRIu64
+				"; it will not start until they are reserved",
+				plan->cells[k].node, nd->hugepages_1g_free, k, kib / (1024 * 1024));
 	}
 	return 0;
 }
