@@ -1122,6 +1122,11 @@ int vgpu_domain_retarget(struct vgpu_ctx *ctx, xmlDocPtr doc, const struct vgpu_
 		}
 		changed++;
 	}
+	if (repinning && md && xmlHasProp(md, X("guest-topology")))
+		vgpu_log(
+			ctx, LOG_NOTICE,
+			"the guest mirrored its host's NUMA nodes; here its cells and expander buses stay, all on node %d",
+			o->node);
 	if (repinning && repin(dom, o) > 0)
 		changed++;
 	return changed;
