@@ -236,6 +236,7 @@ int cmd_release(struct cli *c, int argc, char **argv);
 int cmd_vgpus_orphans(struct cli *c, int argc, char **argv);
 int cmd_release_orphans(struct cli *c, int argc, char **argv);
 int cmd_params(struct cli *c, int argc, char **argv);
+int cmd_nccl_topo(struct cli *c, int argc, char **argv);
 /* The hook's filter (core): the work, once stdin must be parsed, is cmd_hook_live (module). */
 int cmd_hook(struct cli *c, int argc, char **argv);
 int cmd_hook_live(struct cli *c, int argc, char **argv);

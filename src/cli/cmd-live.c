@@ -30,6 +30,8 @@ static int check_args(struct cli *c, const char *cmd, struct xml_args *a)
 		return cli_usage_error(c, cmd, "--template: %s works on an existing domain", cmd);
 	if (release && (a->vgpu_list || a->dom.no_pin || a->dom.per_start))
 		return cli_usage_error(c, cmd, "--vgpu, --no-pin and --per-start are for assign");
+	if (release && a->req.mirror)
+		return cli_usage_error(c, cmd, "--guest-topology is for assign");
 	if (!release && !a->vgpu_list)
 		return cli_usage_error(c, cmd, "--vgpu PROFILE is required");
 	if (a->domain && vgpu_domain_name_check(a->domain))

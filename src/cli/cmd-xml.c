@@ -140,7 +140,17 @@ int cmd_plan(struct cli *c, int argc, char **argv)
 					i + 1, v->profile, v->type_id, vgpu_backing_str(v->backing),
 					vgpu_iface_str(v->iface), v->parent, v->gpu);
 		}
-		fprintf(c->out, "NUMA node: %d (memory strict)\n", plan->node);
+		if (plan->n_cells) /* a mirrored guest: one cell per node of its GPUs */
+			for (size_t k = 0; k < plan->n_cells; k++) {
+				const struct vgpu_plan_cell *cl = &plan->cells[k];
+
+				fprintf(c->out,
+					"Guest cell %zu: NUMA node %d (memory strict), vCPUs %u-%u, %u vGPU%s\n",
+					k, cl->node, cl->first, cl->first + cl->slots - 1,
+					cl->n_vgpus, cl->n_vgpus == 1 ? "" : "s");
+			}
+		else
+			fprintf(c->out, "NUMA node: %d (memory strict)\n", plan->node);
 		fprintf(c->out, "CPUs: %s (%u vCPUs as %u cores x %u threads)\n", cpus, plan->vcpus,
 			plan->cores, plan->threads);
 		fputs("Pinning:", c->out);

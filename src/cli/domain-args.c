@@ -115,7 +115,8 @@ int xml_parse_args(struct cli *c, const char *cmd, int argc, char **argv, struct
 		O_VIRT,
 		O_NOPIN,
 		O_PERSTART,
-		O_DRYRUN
+		O_DRYRUN,
+		O_GUESTTOPO
 	};
 	static const struct option opts[] = {
 		{ "name", required_argument, NULL, O_NAME },
@@ -132,6 +133,7 @@ int xml_parse_args(struct cli *c, const char *cmd, int argc, char **argv, struct
 		{ "emulator-cpus", required_argument, NULL, O_EMULATOR },
 		{ "hugepages", no_argument, NULL, O_HUGE },
 		{ "virt-type", required_argument, NULL, O_VIRT },
+		{ "guest-topology", required_argument, NULL, O_GUESTTOPO },
 		{ "connect", required_argument, NULL, 'c' },
 		{ "help", no_argument, NULL, 'h' },
 		/* assign / release only */
@@ -233,6 +235,12 @@ int xml_parse_args(struct cli *c, const char *cmd, int argc, char **argv, struct
 						       optarg);
 			a->dom.virt_type = optarg;
 			break;
+		case O_GUESTTOPO:
+			if (strcmp(optarg, "mirror") != 0)
+				return cli_usage_error(c, cmd, "--guest-topology '%s': use mirror",
+						       optarg);
+			a->req.mirror = true;
+			break;
 		case 'c':
 			a->uri = optarg;
 			break;
@@ -248,6 +256,9 @@ int xml_parse_args(struct cli *c, const char *cmd, int argc, char **argv, struct
 		return cli_usage_error(c, cmd, "unexpected argument '%s'", argv[optind]);
 	if (a->template && a->from)
 		return cli_usage_error(c, cmd, "--template and --from exclude each other");
+	if (a->req.mirror && a->dom.no_pin)
+		return cli_usage_error(c, cmd,
+				       "--guest-topology mirror pins the guest: not with --no-pin");
 	if (a->vcpus_arg) {
 		long v;
 

@@ -35,6 +35,8 @@
 	"      --emulator-cpus LIST pin QEMU's emulator threads here\n"                            \
 	"      --hugepages          back guest memory with 1 GiB pages\n"                          \
 	"      --virt-type kvm|qemu domain type (default kvm)\n"                                   \
+	"      --guest-topology mirror  lay the guest out like the host: a NUMA cell per\n"        \
+	"                           node of its GPUs, each GPU behind an expander bus there\n"     \
 	"  -c, --connect URI        avoid CPUs the connection's other domains pin\n"
 
 static const struct cli_command commands[] = {
@@ -89,6 +91,12 @@ static const struct cli_command commands[] = {
 	  "      --clear              drop them all (the file is cleared at the next start)\n"
 	  "      --raw                accept a parameter NVIDIA does not document\n",
 	  NULL, false },
+	{ "nccl-topo", NULL, "print the NCCL topology file (NCCL_TOPO_FILE) of a guest with vGPUs",
+	  "([-c URI] DOMAIN | --from FILE) [-o FILE]",
+	  "  -c, --connect URI        the domain's libvirt connection\n"
+	  "      --from FILE          a definition file instead of a libvirt domain\n"
+	  "  -o, --output FILE        write the file to FILE (default stdout)\n",
+	  NULL, true },
 	{ "mig", cmd_mig, "plan MIG GPU instances, or show those that exist and their vGPUs",
 	  "plan (--gpu BDF | --board NAME) [--lgi FILE] PROFILE[xN]...\n"
 	  "       vgpuctl [global options] mig show [--gpu BDF] [--nvidia-smi PATH]",

@@ -411,8 +411,11 @@ static int plan_from_claims(struct vgpu_ctx *ctx, struct vgpu_model **mp, const 
 		vgpu_cpuset_andnot(&busy, &pick[0]->cpus);
 	}
 	if (!g0 || g0->numa_node < 0 ||
-	    vgpu_plan_cpus(ctx, &m->topo, g0->numa_node, &busy, req->vcpus, plan) < 0)
+	    (req->mirror ?
+		     vgpu_plan_mirror_cpus(ctx, &m->topo, &busy, req->vcpus, plan) :
+		     vgpu_plan_cpus(ctx, &m->topo, g0->numa_node, &busy, req->vcpus, plan)) < 0)
 		return -ENOENT;
+	plan->node = g0->numa_node;
 	if (!o->no_pin && (!vgpu_cpuset_subset(&plan->cpus, &pick[0]->cpus) ||
 			   !vgpu_cpuset_subset(&pick[0]->cpus, &plan->cpus)))
 		return -ENOENT; /* another vCPU count: not the same request */

@@ -63,6 +63,7 @@ static void drop_previous_vgpus(xmlNodePtr dom, xmlNodePtr devices)
 	for (xmlNodePtr v = md ? md->children : NULL; v; v = v->next)
 		if (v->type == XML_ELEMENT_NODE && xmlStrEqual(v->name, X("vgpu")))
 			domxml_drop_hostdevs_of(devices, v);
+	domxml_drop_controllers_of(devices, md);
 	drop_node(md);
 }
 
@@ -83,7 +84,8 @@ static void set_pci_address(xmlNodePtr addr, const char *bdf)
 	set_attr(addr, "function", buf);
 }
 
-static void add_hostdev(xmlNodePtr devices, const struct vgpu_choice *c, const char *mdev_uuid)
+static xmlNodePtr add_hostdev(xmlNodePtr devices, const struct vgpu_choice *c,
+			      const char *mdev_uuid)
 {
 	xmlNodePtr hd = xmlNewNode(NULL, X("hostdev")), addr, before = NULL;
 
@@ -109,6 +111,126 @@ static void add_hostdev(xmlNodePtr devices, const struct vgpu_choice *c, const c
 		xmlAddNextSibling(before, hd);
 	else
 		xmlAddChild(devices, hd);
+	return hd;
+}
+
+/* ---- a guest that mirrors the host: expander buses per cell -------------- */
+
+/*
+ * The memory-less guest cell of vGPU @i of a mirrored @plan: its GPU's memory
+ * node (Grace) in the guest, one cell per host node after the CPU cells, in
+ * the vGPUs' order; -1 when its GPU has none.
+ */
+static long acpi_cell_of(const struct vgpu_plan *plan, size_t i)
+{
+	long id = (long)plan->n_cells;
+
+	if (plan->vgpus[i].mem_node < 0)
+		return -1;
+	for (size_t j = 0; j < i; j++) {
+		bool first = plan->vgpus[j].mem_node >= 0;
+
+		for (size_t k = 0; k < j && first; k++)
+			first = plan->vgpus[k].mem_node != plan->vgpus[j].mem_node;
+		if (plan->vgpus[j].mem_node == plan->vgpus[i].mem_node)
+			return id;
+		id += first;
+	}
+	return id;
+}
+
+/* The first bus number of cell @k's expander bus: 16 buses each from 0x80, the root's below. */
+#define MIRROR_BUS_NR(k) (0x80u + 0x10u * (unsigned)(k))
+
+/* The next free index of a PCI controller in @devices (one without an index counts too). */
+static unsigned next_pci_index(xmlNodePtr devices)
+{
+	unsigned next = 0, count = 0;
+
+	for (xmlNodePtr n = devices->children; n; n = n->next) {
+		VGPU_AUTOFREE char *type = NULL, *index = NULL;
+		long i;
+
+		if (n->type != XML_ELEMENT_NODE || !xmlStrEqual(n->name, X("controller")))
+			continue;
+		type = get_attr(n, "type");
+		if (!type || strcmp(type, "pci") != 0)
+			continue;
+		count++;
+		index = get_attr(n, "index");
+		if (index && vgpu_parse_long(index, &i) == 0 && i >= 0 && (unsigned)i >= next)
+			next = (unsigned)i + 1;
+	}
+	return next > count ? next : count;
+}
+
+/* A <controller type='pci'> of @model with @index, after the last controller of @devices. */
+static xmlNodePtr add_controller(xmlNodePtr devices, const char *model, unsigned index)
+{
+	xmlNodePtr c = xmlNewNode(NULL, X("controller")), last = NULL;
+
+	set_attr(c, "type", "pci");
+	set_attr_u(c, "index", index);
+	set_attr(c, "model", model);
+	for (xmlNodePtr n = devices->children; n; n = n->next)
+		if (n->type == XML_ELEMENT_NODE && xmlStrEqual(n->name, X("controller")))
+			last = n;
+	return last ? xmlAddNextSibling(last, c) : add_first(devices, c);
+}
+
+/* <address type='pci'> on bus (controller index) @bus, slot @slot, as libvirt writes it. */
+static void add_guest_address(xmlNodePtr dev, unsigned bus, unsigned slot)
+{
+	xmlNodePtr a = add_el(dev, "address");
+	char buf[16];
+
+	set_attr(a, "type", "pci");
+	set_attr(a, "domain", "0x0000");
+	snprintf(buf, sizeof(buf), "0x%02x", bus);
+	set_attr(a, "bus", buf);
+	snprintf(buf, sizeof(buf), "0x%02x", slot);
+	set_attr(a, "slot", buf);
+	set_attr(a, "function", "0x0");
+}
+
+/*
+ * Per guest cell a pcie-expander-bus on that cell (<target busNr><node>),
+ * a pcie-root-port behind it for each of the cell's vGPUs, and the vGPU's
+ * hostdev (@hds, in the plan's order) behind its port: the guest sees each
+ * GPU on the NUMA node of its CPUs and memory, as the host has it.  The
+ * controllers' indexes go into @ours for release.
+ */
+static void build_mirror_devices(xmlNodePtr devices, const struct vgpu_plan *plan, xmlNodePtr *hds,
+				 struct vgpu_cpuset *ours)
+{
+	unsigned index = next_pci_index(devices);
+
+	vgpu_cpuset_zero(ours);
+	for (size_t k = 0; k < plan->n_cells; k++) {
+		unsigned pxb = index++, slot = 0;
+		xmlNodePtr c = add_controller(devices, "pcie-expander-bus", pxb), t;
+		char buf[32];
+
+		vgpu_cpuset_set(ours, pxb);
+		t = add_el(c, "target");
+		set_attr_u(t, "busNr", MIRROR_BUS_NR(k));
+		snprintf(buf, sizeof(buf), "%zu", k);
+		xmlNewTextChild(t, NULL, X("node"), X(buf));
+		for (size_t i = 0; i < plan->n_vgpus; i++) {
+			unsigned port;
+
+			if (plan->vgpus[i].node != plan->cells[k].node)
+				continue;
+			port = index++;
+			vgpu_cpuset_set(ours, port);
+			c = add_controller(devices, "pcie-root-port", port);
+			add_guest_address(c, pxb, slot++);
+			add_guest_address(hds[i], port, 0);
+			if (acpi_cell_of(plan, i) >= 0)
+				set_attr_u(add_el(hds[i], "acpi"), "nodeset",
+					   (unsigned long long)acpi_cell_of(plan, i));
+		}
+	}
 }
 
 /* ---- the sections we own -------------------------------------------------- */
@@ -210,9 +332,11 @@ static int check_max_memory(struct vgpu_ctx *ctx, xmlNodePtr dom, uint64_t mem_k
 }
 
 /* <memory>, <currentMemory> and 1 GiB hugepage backing; *mem_kib gets the size. */
-static int build_memory(struct vgpu_ctx *ctx, xmlNodePtr dom, const struct vgpu_domain_opts *o,
-			uint64_t *mem_kib)
+static int build_memory(struct vgpu_ctx *ctx, xmlNodePtr dom, const struct vgpu_plan *plan,
+			const struct vgpu_domain_opts *o, uint64_t *mem_kib)
 {
+	char cells[32];
+
 	char buf[32];
 	xmlNodePtr n, mb, hp;
 	int r;
@@ -260,7 +384,12 @@ static int build_memory(struct vgpu_ctx *ctx, xmlNodePtr dom, const struct vgpu_
 	n = add_el(hp, "page");
 	set_attr(n, "size", "1");
 	set_attr(n, "unit", "GiB");
-	set_attr(n, "nodeset", "0"); /* the guest's only cell */
+	/* the guest's only cell, or every cell of a mirrored guest */
+	if (plan->n_cells > 1)
+		snprintf(cells, sizeof(cells), "0-%zu", plan->n_cells - 1);
+	else
+		snprintf(cells, sizeof(cells), "0");
+	set_attr(n, "nodeset", cells);
 	return 0;
 }
 
@@ -366,9 +495,10 @@ static void one_page_size(struct vgpu_ctx *ctx, xmlNodePtr hp)
 	}
 }
 
-static int check_cells(struct vgpu_ctx *ctx, xmlNodePtr dom)
+static int check_cells(struct vgpu_ctx *ctx, xmlNodePtr dom, const struct vgpu_plan *plan)
 {
 	xmlNodePtr hp = child(child(dom, "memoryBacking"), "hugepages");
+	long n_cells = plan->n_cells ? (long)plan->n_cells : 1;
 
 	for (xmlNodePtr d = child(dom, "devices") ? child(dom, "devices")->children : NULL; d;
 	     d = d->next) {
@@ -376,7 +506,14 @@ static int check_cells(struct vgpu_ctx *ctx, xmlNodePtr dom)
 		VGPU_AUTOPTR(xmlchar) text = node ? xmlNodeGetContent(node) : NULL;
 		long cell;
 
-		if (text && vgpu_parse_long(vgpu_strip((char *)text), &cell) == 0 && cell > 0) {
+		if (text && vgpu_parse_long(vgpu_strip((char *)text), &cell) == 0 &&
+		    cell >= n_cells && plan->n_cells)
+			return vgpu_error(
+				ctx, -EINVAL,
+				"the domain's <%s> is on guest NUMA cell %ld, and the mirrored layout gives the guest %ld cells: move it to one of them",
+				(const char *)d->name, cell, n_cells);
+		if (text && vgpu_parse_long(vgpu_strip((char *)text), &cell) == 0 && cell > 0 &&
+		    !plan->n_cells) {
 			/* pinning nothing is the other way out: the caller names its option */
 			vgpu_ctx_hint(ctx, VGPU_HINT_NO_PIN);
 			return vgpu_error(
@@ -385,7 +522,8 @@ static int check_cells(struct vgpu_ctx *ctx, xmlNodePtr dom)
 				(const char *)d->name, cell);
 		}
 	}
-	one_page_size(ctx, hp);
+	if (!plan->n_cells)
+		one_page_size(ctx, hp);
 	return 0;
 }
 
@@ -394,6 +532,25 @@ static void build_numatune(xmlNodePtr dom, const struct vgpu_plan *plan)
 	xmlNodePtr numatune = domain_child(dom, "numatune"), n;
 
 	remove_children(numatune, NULL);
+	if (plan->n_cells) {
+		/* a mirrored guest: each cell's memory strictly on its own host node */
+		VGPU_AUTOFREE char *list = vgpu_xmalloc(VGPU_CPULIST_LEN);
+		struct vgpu_cpuset nodes;
+
+		vgpu_cpuset_zero(&nodes);
+		for (size_t k = 0; k < plan->n_cells; k++)
+			vgpu_cpuset_set(&nodes, (unsigned)plan->cells[k].node);
+		n = add_el(numatune, "memory");
+		set_attr(n, "mode", "strict");
+		set_attr(n, "nodeset", vgpu_cpulist_format(&nodes, list, VGPU_CPULIST_LEN));
+		for (size_t k = 0; k < plan->n_cells; k++) {
+			n = add_el(numatune, "memnode");
+			set_attr_u(n, "cellid", k);
+			set_attr(n, "mode", "strict");
+			set_attr_u(n, "nodeset", (unsigned)plan->cells[k].node);
+		}
+		return;
+	}
 	n = add_el(numatune, "memory");
 	set_attr(n, "mode", "strict");
 	set_attr_u(n, "nodeset", (unsigned)plan->node);
@@ -401,6 +558,61 @@ static void build_numatune(xmlNodePtr dom, const struct vgpu_plan *plan)
 	set_attr(n, "cellid", "0");
 	set_attr(n, "mode", "strict");
 	set_attr_u(n, "nodeset", (unsigned)plan->node);
+}
+
+/*
+ * A mirrored guest's topology and cells (@topo is the new <topology>): one
+ * socket per cell when the cells are alike (a host node is a socket, most
+ * often), each cell its vCPU slots and its share of the memory.
+ */
+static void build_cells(xmlNodePtr topo, const struct vgpu_plan *plan, uint64_t mem_kib,
+			const struct vgpu_domain_opts *o, const char *access, bool discard)
+{
+	xmlNodePtr numa = add_el(topo->parent, "numa");
+	bool alike = true;
+	char buf[32];
+
+	for (size_t k = 1; k < plan->n_cells; k++)
+		alike &= plan->cells[k].slots == plan->cells[0].slots;
+	alike &= plan->cells[0].slots % plan->threads == 0;
+	set_attr_u(topo, "sockets", alike ? plan->n_cells : 1);
+	set_attr(topo, "dies", "1");
+	set_attr_u(topo, "cores", alike ? plan->cores / plan->n_cells : plan->cores);
+	set_attr_u(topo, "threads", plan->threads);
+	for (size_t k = 0; k < plan->n_cells; k++) {
+		const struct vgpu_plan_cell *c = &plan->cells[k];
+		xmlNodePtr n = add_el(numa, "cell");
+
+		set_attr_u(n, "id", k);
+		if (c->slots == 1)
+			snprintf(buf, sizeof(buf), "%u", c->first);
+		else
+			snprintf(buf, sizeof(buf), "%u-%u", c->first, c->first + c->slots - 1);
+		set_attr(n, "cpus", buf);
+		set_attr_u(n, "memory",
+			   vgpu_plan_cell_memory(plan, k, mem_kib,
+						 o->hugepages ? 1024 * 1024 : 1024));
+		set_attr(n, "unit", "KiB");
+		if (access)
+			set_attr(n, "memAccess", access);
+		if (discard)
+			set_attr(n, "discard", "yes");
+	}
+	/*
+	 * Grace: each GPU memory node becomes a guest cell without CPUs or memory
+	 * that the hostdev's <acpi nodeset> names (an ACPI Generic Initiator
+	 * there, libvirt >= 11.8), where the guest driver onlines the GPU's memory.
+	 */
+	for (size_t i = 0, next = plan->n_cells; i < plan->n_vgpus; i++) {
+		xmlNodePtr n;
+
+		if (acpi_cell_of(plan, i) != (long)next)
+			continue;
+		n = add_el(numa, "cell");
+		set_attr_u(n, "id", next++);
+		set_attr(n, "memory", "0");
+		set_attr(n, "unit", "KiB");
+	}
 }
 
 /*
@@ -466,6 +678,10 @@ static void build_cpu(xmlNodePtr dom, const struct vgpu_plan *plan, uint64_t mem
 			xmlAddNextSibling(c, n);
 			c = n;
 		}
+	if (plan->n_cells) {
+		build_cells(n, plan, mem_kib, o, access, discard);
+		return;
+	}
 	set_attr(n, "sockets", "1");
 	set_attr(n, "dies", "1");
 	set_attr_u(n, "cores", plan->cores);
@@ -510,7 +726,8 @@ static int check_no_foreign_hostdev(struct vgpu_ctx *ctx, xmlNodePtr devices,
 
 /* One element in our namespace carries what the hook needs without libvirt. */
 static void build_metadata(xmlNodePtr dom, const struct vgpu_plan *plan,
-			   const struct vgpu_domain_opts *o, xmlNodePtr saved, xmlNodePtr params)
+			   const struct vgpu_domain_opts *o, xmlNodePtr saved, xmlNodePtr params,
+			   const struct vgpu_cpuset *controllers)
 {
 	xmlNodePtr md = domain_child(dom, "metadata");
 	xmlNodePtr root = xmlNewNode(NULL, X("vgpus"));
@@ -524,6 +741,13 @@ static void build_metadata(xmlNodePtr dom, const struct vgpu_plan *plan,
 		set_attr(root, "pinned", "no");
 	if (o->per_start)
 		set_attr(root, "lifetime", "per-start");
+	if (plan->n_cells) {
+		VGPU_AUTOFREE char *list = vgpu_xmalloc(VGPU_CPULIST_LEN);
+
+		set_attr(root, "guest-topology", "mirror");
+		set_attr(root, "controllers",
+			 vgpu_cpulist_format(controllers, list, VGPU_CPULIST_LEN));
+	}
 	for (size_t i = 0; i < plan->n_vgpus; i++) {
 		const struct vgpu_choice *c = &plan->vgpus[i];
 		xmlNodePtr n = xmlNewChild(root, ns, X("vgpu"), NULL);
@@ -555,10 +779,25 @@ static void build_metadata(xmlNodePtr dom, const struct vgpu_plan *plan,
 	}
 }
 
+/* An expander bus needs PCI Express: the q35 machine (x86) or virt (aarch64). */
+static int check_mirror_machine(struct vgpu_ctx *ctx, xmlNodePtr dom)
+{
+	VGPU_AUTOFREE char *machine = get_attr(child(child(dom, "os"), "type"), "machine");
+
+	if (!machine || (!strstr(machine, "q35") && strncmp(machine, "virt", 4) != 0))
+		return vgpu_error(
+			ctx, -ENOTSUP,
+			"the guest's machine type '%s' has no PCI Express root for expander buses: a guest that mirrors the host needs q35 (or virt on aarch64)",
+			machine ? machine : "");
+	return 0;
+}
+
 int vgpu_domain_build(struct vgpu_ctx *ctx, xmlDocPtr doc, const struct vgpu_plan *plan,
 		      const struct vgpu_domain_opts *o)
 {
 	xmlNodePtr dom = xmlDocGetRootElement(doc), devices, saved, params;
+	xmlNodePtr hds[VGPU_MAX_VGPUS] = { NULL };
+	struct vgpu_cpuset controllers;
 	uint64_t mem_kib = 0;
 	int r;
 
@@ -571,6 +810,13 @@ int vgpu_domain_build(struct vgpu_ctx *ctx, xmlDocPtr doc, const struct vgpu_pla
 	r = vgpu_domain_check_guest(ctx, doc, NULL); /* the host's: by the caller */
 	if (r < 0)
 		return r;
+	if (plan->n_cells && o->no_pin)
+		return vgpu_error(ctx, -EINVAL,
+				  "a guest that mirrors the host's NUMA nodes is pinned to them");
+	if (plan->n_cells && (r = check_mirror_machine(ctx, dom)) < 0)
+		return r;
+	/* our expander buses of an earlier build go first: their cells are ours to lay out */
+	domxml_drop_controllers_of(child(dom, "devices"), domxml_our_metadata(dom));
 	/* the originals: kept from our earlier build, or taken now from an existing domain */
 	saved = domxml_saved_of(domxml_our_metadata(dom));
 	if (saved)
@@ -580,12 +826,12 @@ int vgpu_domain_build(struct vgpu_ctx *ctx, xmlDocPtr doc, const struct vgpu_pla
 	r = build_identity(ctx, dom, plan, o);
 	/* no pinning touches no memory or CPU element unless it is asked to */
 	if (r == 0 && (!o->no_pin || o->memory_kib || o->hugepages))
-		r = build_memory(ctx, dom, o, &mem_kib);
+		r = build_memory(ctx, dom, plan, o, &mem_kib);
 	if (r < 0) {
 		xmlFreeNode(saved);
 		return r;
 	}
-	if (!o->no_pin && (r = check_cells(ctx, dom)) < 0) {
+	if (!o->no_pin && (r = check_cells(ctx, dom, plan)) < 0) {
 		xmlFreeNode(saved);
 		return r;
 	}
@@ -606,8 +852,10 @@ int vgpu_domain_build(struct vgpu_ctx *ctx, xmlDocPtr doc, const struct vgpu_pla
 		return r;
 	}
 	for (size_t i = 0; i < plan->n_vgpus; i++)
-		add_hostdev(devices, &plan->vgpus[i], plan->vgpus[i].mdev_uuid);
-	build_metadata(dom, plan, o, saved, params);
+		hds[i] = add_hostdev(devices, &plan->vgpus[i], plan->vgpus[i].mdev_uuid);
+	if (plan->n_cells)
+		build_mirror_devices(devices, plan, hds, &controllers);
+	build_metadata(dom, plan, o, saved, params, &controllers);
 	return 0;
 }
 
@@ -874,6 +1122,11 @@ int vgpu_domain_retarget(struct vgpu_ctx *ctx, xmlDocPtr doc, const struct vgpu_
 		}
 		changed++;
 	}
+	if (repinning && md && xmlHasProp(md, X("guest-topology")))
+		vgpu_log(
+			ctx, LOG_NOTICE,
+			"the guest mirrored its host's NUMA nodes; here its cells and expander buses stay, all on node %d",
+			o->node);
 	if (repinning && repin(dom, o) > 0)
 		changed++;
 	return changed;

@@ -161,6 +161,8 @@ xmlNodePtr domxml_saved_of(xmlNodePtr md);
 xmlNodePtr domxml_params_of(xmlNodePtr md);
 /* Is the hostdev @hd the mdev @mdev_uuid or the VF @vf (either may be NULL or "")? (domxml.c) */
 bool domxml_hostdev_matches(xmlNodePtr hd, const char *mdev_uuid, const char *vf);
+/* Drop the PCI controllers in @devices our metadata @md lists as added (domxml-strip.c). */
+void domxml_drop_controllers_of(xmlNodePtr devices, xmlNodePtr md);
 /* Drop the hostdevs in @devices that are the vGPU @v of our metadata (domxml-strip.c). */
 void domxml_drop_hostdevs_of(xmlNodePtr devices, xmlNodePtr v);
 #endif

@@ -64,6 +64,29 @@ void domxml_drop_hostdevs_of(xmlNodePtr devices, xmlNodePtr v)
 	}
 }
 
+/* Drop the controllers our metadata @md says we added (its 'controllers' list). */
+void domxml_drop_controllers_of(xmlNodePtr devices, xmlNodePtr md)
+{
+	VGPU_AUTOFREE char *list = md ? get_attr(md, "controllers") : NULL;
+	struct vgpu_cpuset ours;
+
+	if (!devices || !list || vgpu_cpulist_parse(list, &ours) < 0)
+		return;
+	for (xmlNodePtr n = devices->children, next; n; n = next) {
+		VGPU_AUTOFREE char *type = NULL, *index = NULL;
+		long i;
+
+		next = n->next;
+		if (n->type != XML_ELEMENT_NODE || !xmlStrEqual(n->name, X("controller")))
+			continue;
+		type = get_attr(n, "type");
+		index = get_attr(n, "index");
+		if (type && strcmp(type, "pci") == 0 && index && vgpu_parse_long(index, &i) == 0 &&
+		    i >= 0 && vgpu_cpuset_has(&ours, (unsigned)i))
+			drop_node(n);
+	}
+}
+
 size_t vgpu_domain_strip(xmlDocPtr doc, const char *vf)
 {
 	xmlNodePtr dom = xmlDocGetRootElement(doc), md = domxml_our_metadata(dom), saved;
@@ -89,6 +112,7 @@ size_t vgpu_domain_strip(xmlDocPtr doc, const char *vf)
 	if (!md || left)
 		return dropped;
 	saved = domxml_saved_of(md);
+	domxml_drop_controllers_of(child(dom, "devices"), md); /* a mirrored guest's buses */
 	if (saved)
 		restore(dom, saved);
 	drop_node(md);

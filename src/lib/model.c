@@ -69,6 +69,7 @@ struct vgpu_gpu *vgpu_model_add_gpu(struct vgpu_model *m, const char *addr, uint
 	g->sriov_total_vfs = -1;
 	g->sriov_num_vfs = -1;
 	g->minor = -1;
+	g->mem_node = -1;
 	g->mig_instances = -1;
 	g->mig_current = g->mig_pending = g->hetero = VGPU_UNKNOWN;
 	g->module_id = -1;

@@ -109,6 +109,9 @@ struct vgpu_gpu {
 	uint32_t subsystem; /* subsystem vendor << 16 | subsystem device (the board), 0 unknown */
 	char *model;
 	int numa_node; /* -1 unknown */
+	/* its memory as a CPU-less NUMA node (coherent: Grace; the driver's numa_status), -1 none
+	 */
+	int mem_node;
 	struct vgpu_cpuset cpus; /* local_cpulist */
 	bool has_cpus;
 	char *driver; /* NULL when unbound */

@@ -675,3 +675,19 @@ void vgpu_nvml_module_ids(struct vgpu_ctx *ctx, struct vgpu_nvml *n, struct vgpu
 		g->module_id = module_id(n, dev);
 	}
 }
+
+int vgpu_nvml_nvlinks(struct vgpu_nvml *n, const char *bus, unsigned *out)
+{
+	struct vgpu_mig_vgpu v = { 0 };
+	nvmlDevice_t dev;
+
+	if (!n || !n->nvmlDeviceGetNvLinkState)
+		return -ENOSYS;
+	if (device(n, bus, &dev) != NVML_SUCCESS)
+		return -ENOENT;
+	nvlinks_of(n, dev, &v);
+	if (!v.has_nvlinks)
+		return -EIO;
+	*out = v.nvlinks;
+	return 0;
+}

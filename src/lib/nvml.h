@@ -147,5 +147,15 @@ int vgpu_nvml_sched(struct vgpu_nvml *n, const char *bus, struct vgpu_sched *out
  * @m: the model: each GPU's module_id, -1 when this NVML cannot tell
  */
 void vgpu_nvml_module_ids(struct vgpu_ctx *ctx, struct vgpu_nvml *n, struct vgpu_model *m);
+/**
+ * vgpu_nvml_nvlinks() - how many of a GPU's NVLinks are active
+ * (nvmlDeviceGetNvLinkState per link; links the board lacks do not count).
+ * @n: the handle; NULL: -ENOSYS
+ * @bus: the GPU's PCI address
+ * @out: the count, written only on success
+ * Return: 0, -ENOSYS (this NVML has no NVLink call), -ENOENT (no such GPU)
+ * or -EIO (NVML could not tell).
+ */
+int vgpu_nvml_nvlinks(struct vgpu_nvml *n, const char *bus, unsigned *out);
 
 #endif

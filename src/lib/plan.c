@@ -43,6 +43,8 @@ void vgpu_choice_set(struct vgpu_choice *c, const struct vgpu_parent *p, const s
 	c->type_id = t->id;
 	c->profile = vgpu_xstrdup(t->info.profile);
 	c->backing = t->info.backing;
+	c->node = p->gpu->numa_node;
+	c->mem_node = p->gpu->mem_node;
 	c->gi_profile = t->info.gi_profile[0] ? vgpu_xstrdup(t->info.gi_profile) : NULL;
 }
 
@@ -530,15 +532,18 @@ static const struct vgpu_parent *pick_one(struct planner *pl, size_t p, const st
 {
 	const struct vgpu_model *m = pl->m;
 
-	for (int pass = 0; pass < 2; pass++) {
+	/* the chosen GPU, its node, then (a mirrored guest only) the GPUs of other nodes */
+	for (int pass = 0; pass < (pl->req->mirror ? 3 : 2); pass++) {
 		for (size_t i = 0; i < m->n_gpus; i++) {
 			const struct vgpu_gpu *g = &m->gpus[i];
+			bool here = g->numa_node == pl->best->numa_node;
 
-			if (pl->req->n_gpus ? pass > 0 || p >= pl->req->n_gpus ||
-						      strcmp(g->addr, pl->req->gpus[p]) != 0 :
-					      (pass == 0) != (g == pl->best) ||
-						      g->numa_node != pl->best->numa_node ||
-						      (pl->want_gpu && g != pl->want_gpu))
+			if (pl->req->n_gpus ?
+				    pass > 0 || p >= pl->req->n_gpus ||
+					    strcmp(g->addr, pl->req->gpus[p]) != 0 :
+				    (pass == 0) != (g == pl->best) || (pass < 2 && !here) ||
+					    (pass == 2 && (here || g->numa_node < 0)) ||
+					    (pl->want_gpu && g != pl->want_gpu))
 				continue;
 			for (size_t j = 0; j < g->n_parents; j++) {
 				const struct vgpu_parent *vf = &g->parents[j];
@@ -594,6 +599,11 @@ static int pick_parents(struct planner *pl, struct vgpu_plan *out)
 				"no free VF of GPU %s can take '%s' as vGPU %zu of this VM",
 				p < pl->req->n_gpus ? pl->req->gpus[p] : "-", pl->req->profiles[p],
 				p + 1);
+		if (!pick && pl->req->mirror)
+			return vgpu_error(
+				pl->ctx, -EBUSY,
+				"no free VF on any NUMA node can take '%s' as vGPU %zu of this VM",
+				pl->req->profiles[p], p + 1);
 		if (!pick)
 			return vgpu_error(
 				pl->ctx, -EBUSY,
@@ -637,6 +647,143 @@ static int check_node(struct planner *pl, const struct vgpu_plan *plan)
 	return 0;
 }
 
+/* ---- a guest that mirrors the host: one cell per node of its GPUs ------- */
+
+uint64_t vgpu_plan_cell_memory(const struct vgpu_plan *plan, size_t k, uint64_t mem_kib,
+			       uint64_t unit_kib)
+{
+	uint64_t units = mem_kib / unit_kib, given = 0, mine = 0;
+
+	for (size_t i = 0; i < plan->n_cells; i++) {
+		uint64_t share = units * plan->cells[i].n_vgpus / plan->n_vgpus;
+
+		given += share;
+		if (i == k)
+			mine = share * unit_kib;
+	}
+	/* what the division left (and what is not a whole unit) goes to cell 0 */
+	return k == 0 ? mine + mem_kib - given * unit_kib : mine;
+}
+
+int vgpu_plan_mirror_cpus(struct vgpu_ctx *ctx, const struct vgpu_topology *t,
+			  const struct vgpu_cpuset *busy, unsigned vcpus, struct vgpu_plan *plan)
+{
+	unsigned unit = 1, units, given = 0, threads = 0;
+	unsigned per[VGPU_MAX_VGPUS] = { 0 }, placed = 0;
+	VGPU_AUTOFREE unsigned *pins = NULL;
+	struct vgpu_cpuset avail, all;
+	bool spare = false;
+	size_t n = 0;
+
+	/* the cells: the nodes of the vGPUs' GPUs, lowest node first */
+	for (size_t i = 0; i < plan->n_vgpus; i++) {
+		int node = plan->vgpus[i].node;
+		size_t k = 0;
+
+		while (k < n && plan->cells[k].node < node)
+			k++;
+		if (k < n && plan->cells[k].node == node) {
+			plan->cells[k].n_vgpus++;
+			continue;
+		}
+		memmove(&plan->cells[k + 1], &plan->cells[k], (n - k) * sizeof(plan->cells[0]));
+		memset(&plan->cells[k], 0, sizeof(plan->cells[k]));
+		plan->cells[k].node = node;
+		plan->cells[k].n_vgpus = 1;
+		n++;
+	}
+	if (n == 0 || plan->cells[0].node < 0)
+		return vgpu_error(ctx, -EINVAL, "the guest's GPUs have no known NUMA node");
+	vgpu_node_free_cpus(t, plan->cells[0].node, busy, &avail);
+	unit = threads_per_core(t, &avail);
+	if (vcpus % unit || vcpus / unit < n)
+		unit = 1;
+	units = vcpus / unit;
+	if (vcpus == 0 || units < n)
+		return vgpu_error(ctx, -EINVAL,
+				  "%u vCPUs cannot give each of the guest's %zu NUMA cells one",
+				  vcpus, n);
+	for (size_t k = 0; k < n; k++) {
+		per[k] = units * plan->cells[k].n_vgpus / (unsigned)plan->n_vgpus;
+		per[k] = per[k] ? per[k] : 1;
+		given += per[k];
+	}
+	/* the rest to the cells with the most vGPUs first (the first of equals) */
+	while (given != units) {
+		size_t best = 0;
+
+		for (size_t k = 1; k < n; k++)
+			if (given < units ? plan->cells[k].n_vgpus > plan->cells[best].n_vgpus :
+					    per[k] > per[best])
+				best = k;
+		if (given < units) {
+			per[best]++;
+			given++;
+		} else {
+			per[best]--;
+			given--;
+		}
+	}
+	pins = vgpu_xcalloc(vcpus, sizeof(*pins));
+	vgpu_cpuset_zero(&all);
+	for (size_t k = 0; k < n; k++) {
+		struct vgpu_plan one = { 0 };
+		int r = vgpu_plan_cpus(ctx, t, plan->cells[k].node, busy, per[k] * unit, &one);
+
+		if (r < 0) {
+			free(one.pins);
+			return r;
+		}
+		spare |= one.cores * one.threads != one.vcpus ||
+			 (threads && threads != one.threads);
+		threads = one.threads;
+		plan->cells[k].first = placed;
+		plan->cells[k].slots = one.vcpus;
+		plan->cells[k].cpus = one.cpus;
+		memcpy(&pins[placed], one.pins, one.vcpus * sizeof(*pins));
+		placed += one.vcpus;
+		vgpu_cpuset_or(&all, &one.cpus);
+		free(one.pins);
+	}
+	free(plan->pins);
+	plan->pins = vgpu_steal_ptr(&pins);
+	plan->vcpus = vcpus;
+	plan->threads = spare ? 1 : threads;
+	plan->cores = vcpus / plan->threads;
+	plan->cpus = all;
+	plan->n_cells = n;
+	return 0;
+}
+
+/* Each cell's share of the memory, bound strictly to its node: no more than it has. */
+static int check_cells(struct planner *pl, const struct vgpu_plan *plan)
+{
+	uint64_t unit = pl->req->hugepages ? 1024 * 1024 : 1024;
+
+	for (size_t k = 0; k < plan->n_cells; k++) {
+		const struct vgpu_node *nd = vgpu_topology_node(&pl->m->topo, plan->cells[k].node);
+		uint64_t kib = vgpu_plan_cell_memory(plan, k, pl->req->memory_kib, unit);
+		char want[32], has[32];
+
+		if (!node_holds_memory(&pl->m->topo, plan->cells[k].node, kib))
+			return vgpu_error(
+				pl->ctx, -ENOSPC,
+				"NUMA node %d cannot hold %s of guest memory (guest NUMA cell %zu): it has %s in all",
+				plan->cells[k].node,
+				vgpu_size_text(want, sizeof(want), kib, pl->req->memory_arg), k,
+				vgpu_size_text(has, sizeof(has), nd->mem_total_kib,
+					       pl->req->memory_arg));
+		if (pl->req->hugepages && nd && nd->hugepages_1g_free >= 0 &&
+		    (uint64_t)nd->hugepages_1g_free < kib / (1024 * 1024))
+			vgpu_warn(
+				pl->ctx,
+				"NUMA node %d has %ld free 1 GiB hugepages, guest NUMA cell %zu needs %" PRIu64
+				"; it will not start until they are reserved",
+				plan->cells[k].node, nd->hugepages_1g_free, k, kib / (1024 * 1024));
+	}
+	return 0;
+}
+
 static char *explain(const struct planner *pl, const struct vgpu_plan *plan)
 {
 	const struct vgpu_gpu *best = pl->best;
@@ -672,11 +819,14 @@ int vgpu_plan_make(struct vgpu_ctx *ctx, const struct vgpu_model *m, const struc
 		r = choose_gpu(&pl);
 	if (r == 0)
 		r = pick_parents(&pl, plan);
-	if (r == 0)
+	if (r == 0 && req->mirror) {
+		plan->node = pl.best->numa_node;
+		r = vgpu_plan_mirror_cpus(ctx, &m->topo, &req->exclude, req->vcpus, plan);
+	} else if (r == 0)
 		r = vgpu_plan_cpus(ctx, &m->topo, pl.best->numa_node, &req->exclude, req->vcpus,
 				   plan);
 	if (r == 0)
-		r = check_node(&pl, plan);
+		r = req->mirror ? check_cells(&pl, plan) : check_node(&pl, plan);
 	free(pl.loads);
 	if (r < 0)
 		return r;

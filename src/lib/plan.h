@@ -45,6 +45,8 @@ struct vgpu_request {
 	/* one vGPU on each of these GPUs, in order (a partition's), any NUMA node; 0: any GPUs */
 	char gpus[VGPU_MAX_VGPUS][VGPU_BDF_LEN];
 	size_t n_gpus;
+	/* the guest mirrors the host: vGPUs may sit on GPUs of several nodes, one cell each */
+	bool mirror;
 };
 
 /* One vGPU of the plan. */
@@ -57,6 +59,8 @@ struct vgpu_choice {
 	enum vgpu_backing backing;
 	char *gi_profile; /* MIG-backed on a known board, else NULL */
 	char mdev_uuid[VGPU_UUID_LEN]; /* mdev: set by vgpu_plan_set_ids(); "" for vendor VFIO */
+	int node; /* the GPU's NUMA node (-1 unknown): a mirrored guest's cell */
+	int mem_node; /* the GPU's memory as a NUMA node (Grace), -1 none */
 };
 
 /**
@@ -64,6 +68,14 @@ struct vgpu_choice {
  * profile strings duplicated; what @c held before is freed).
  */
 void vgpu_choice_set(struct vgpu_choice *c, const struct vgpu_parent *p, const struct vgpu_type *t);
+
+/* One guest NUMA cell of a mirrored guest: a host node holding some of the VM's GPUs. */
+struct vgpu_plan_cell {
+	int node; /* the host NUMA node */
+	unsigned first, slots; /* its vCPU slots: first .. first + slots - 1 */
+	unsigned n_vgpus; /* the VM's vGPUs on GPUs of that node */
+	struct vgpu_cpuset cpus; /* its host CPUs */
+};
 
 struct vgpu_plan {
 	char uuid[VGPU_UUID_LEN]; /* the domain's, set by vgpu_plan_set_ids() */
@@ -77,6 +89,9 @@ struct vgpu_plan {
 	char *reason; /* why this parent, in words */
 	bool partitioned; /* the VM runs in fabric partition @partition (HGX, vGPU mode) */
 	unsigned partition;
+	/* a mirrored guest (vgpu_request.mirror): its cells by host node id; 0: not mirrored */
+	struct vgpu_plan_cell cells[VGPU_MAX_VGPUS];
+	size_t n_cells;
 };
 
 /**
@@ -111,6 +126,18 @@ int vgpu_plan_make(struct vgpu_ctx *ctx, const struct vgpu_model *m, const struc
 int vgpu_plan_set_ids(struct vgpu_ctx *ctx, struct vgpu_plan *plan, const struct vgpu_request *req,
 		      const char *existing, char (*prev)[VGPU_UUID_LEN], size_t n_prev);
 /**
+ * vgpu_plan_cell_memory() - the share of @mem_kib guest memory that cell @k
+ * of a mirrored @plan gets: by its vGPUs, in whole @unit_kib, the rest in
+ * cell 0.
+ * @plan: a plan with cells
+ * @k: the cell
+ * @mem_kib: the guest's memory
+ * @unit_kib: the granule (1024: MiB; 1 GiB for hugepages)
+ * Return: the cell's memory in KiB.
+ */
+uint64_t vgpu_plan_cell_memory(const struct vgpu_plan *plan, size_t k, uint64_t mem_kib,
+			       uint64_t unit_kib);
+/**
  * vgpu_plan_free() - free a plan.
  * @p: the plan, or NULL
  */
@@ -134,6 +161,25 @@ VGPU_DEFINE_AUTOPTR(plan, struct vgpu_plan, vgpu_plan_free)
 int vgpu_plan_cpus(struct vgpu_ctx *ctx, const struct vgpu_topology *t, int node,
 		   const struct vgpu_cpuset *busy, unsigned vcpus, struct vgpu_plan *out);
 
+/**
+ * vgpu_plan_mirror_cpus() - the cells of a mirrored guest and their pins:
+ * one cell per NUMA node of @plan's vGPUs (lowest node first), the vCPUs
+ * split over them by their vGPUs in whole cores (units of the host's threads
+ * per core when the count allows, every cell at least one), each cell pinned
+ * to whole free cores of its node as vgpu_plan_cpus() pins one.  A cell that
+ * would hold a spare sibling makes the guest single-threaded (the spare would
+ * sit between two cells' vCPUs).  @plan's cells, pins, vcpus, cores,
+ * threads and cpus are set on success; its node is the caller's.
+ * @ctx: where errors go
+ * @t: the host's topology
+ * @busy: CPUs that are taken
+ * @vcpus: how many vCPUs
+ * @plan: a plan whose vGPUs are chosen (their node set)
+ * Return: 0 or -EINVAL (fewer vCPUs than cells, a GPU without a node) or
+ * vgpu_plan_cpus()'s error for a cell's node, with a message in @ctx.
+ */
+int vgpu_plan_mirror_cpus(struct vgpu_ctx *ctx, const struct vgpu_topology *t,
+			  const struct vgpu_cpuset *busy, unsigned vcpus, struct vgpu_plan *plan);
 /**
  * vgpu_gpu_room() - how many more vGPUs of @t fit on @g now, by the
  * capacity model (vgpu_capacity_of(): free VFs, reservations, one

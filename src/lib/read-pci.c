@@ -107,6 +107,41 @@ static void read_driver_info(struct vgpu_ctx *ctx, struct vgpu_sysfs *fs, struct
 	}
 }
 
+/*
+ * proc/driver/nvidia/gpus/<BDF>/numa_status: on coherent platforms (Grace,
+ * POWER9) the GPU's memory is a NUMA node without CPUs, "Node: N" (absent
+ * elsewhere; "Node: -1" when not onlined).
+ */
+static void read_numa_status(struct vgpu_ctx *ctx, struct vgpu_sysfs *fs, struct vgpu_gpu *g)
+{
+	VGPU_AUTOFREE char *text = NULL;
+	struct vgpu_sysdir root;
+	char rel[128];
+	char *line, *save = NULL;
+	int r;
+
+	vgpu_sysdir_root(fs, &root);
+	snprintf(rel, sizeof(rel), "proc/driver/nvidia/gpus/%s/numa_status", g->addr);
+	r = vgpu_sysfs_read_file(&root, 1 << 12, &text, NULL, "%s", rel);
+	if (r == -ENOENT)
+		return;
+	if (r < 0) {
+		vgpu_warn_file(ctx, &root, rel, r, NULL);
+		return;
+	}
+	for (line = strtok_r(text, "\n", &save); line; line = strtok_r(NULL, "\n", &save)) {
+		char *colon = strchr(line, ':');
+		long v;
+
+		if (!colon)
+			continue;
+		*colon = '\0';
+		if (strcmp(vgpu_strip(line), "Node") == 0 &&
+		    vgpu_parse_long(vgpu_strip(colon + 1), &v) == 0 && v >= 0 && v < VGPU_MAX_CPUS)
+			g->mem_node = (int)v;
+	}
+}
+
 /* GPU instances: one gi<N> directory per existing GI under the capability tree. */
 static void read_mig_instances(struct vgpu_ctx *ctx, struct vgpu_sysfs *fs, struct vgpu_gpu *g)
 {
@@ -291,6 +326,7 @@ static void read_gpu(struct vgpu_ctx *ctx, struct vgpu_sysfs *fs, const struct v
 	g->sriov_total_vfs = read_optional_count(ctx, d, "sriov_totalvfs");
 	g->sriov_num_vfs = read_optional_count(ctx, d, "sriov_numvfs");
 	read_driver_info(ctx, fs, g);
+	read_numa_status(ctx, fs, g);
 	if (!g->model) {
 		const char *m = vgpu_model_for_device(g->device_id);
 

@@ -106,6 +106,9 @@ checks() { # MODE
 	has "$m" "$s vgpus --" --orphans --grace --output --connect
 	has "$m" "$s xml --" --name --vgpu --vcpus --memory --template --from --hugepages
 	has "$m" "$s assign --" --no-pin --per-start --dry-run --output
+	expect "$m" "$s xml --guest-topology " mirror
+	has "$m" "$s assign --" --guest-topology
+	expect "$m" "vgpuctl nccl-topo --f" --from
 	expect "$m" "vgpuctl mig " plan show
 	expect "$m" "vgpuctl fab" fabric
 	expect "$m" "vgpuctl fabric " activate deactivate resync

@@ -35,6 +35,7 @@ check assert "dry-run" "$src/src/cli/cmd-apply.c"
 check mig "" "$src/src/cli/cmd-mig.c" "$src/src/cli/cmd-mig-show.c"
 check migrate "" "$src/src/cli/cmd-migrate-run.c"
 check fabric "" "$src/src/cli/cmd-fabric.c"
+check nccl-topo "" "$src/src/cli/cmd-nccl-topo.c"
 # plan takes xml's options; assign and release the live ones too
 "$bin" plan --help >"$tmp/plan" 2>&1
 for o in $(opts_of "$src/src/cli/domain-args.c" | grep -v -x -e no-pin -e per-start -e dry-run -e output); do

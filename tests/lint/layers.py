@@ -46,7 +46,7 @@ ROWS = [
     ("actions", ["exec.c", "nvtools.c", "live.c", "txn.c", "virt.c", "scheduler-host.c"], True, False),
     ("use cases", ["apply.c", "apply-resolve.c", "apply-host.c", "apply-ops.c", "apply-priv.h",
                    "gpu-runner.c", "assign.c", "release.c", "assign-priv.h", "hook.c", "metrics.c",
-                   "vgpus.c", "diagnose.c", "orphans-host.c", "fabric-place.c"],
+                   "vgpus.c", "diagnose.c", "orphans-host.c", "fabric-place.c", "nccl-topo.c"],
      True, False),
 ]
 CLI_ROW = ("src/cli", None, True, False)  # every file of src/cli/

@@ -47,6 +47,7 @@
 #include <libxml/tree.h>
 
 #include "domxml.h"
+#include "nccl-topo.h"
 #include "live.h"
 #include "plan.h"
 #include "catalog.h"
@@ -1282,6 +1283,88 @@ static int run_build_foreign_mdev(struct env *e)
 			   a30_plan(e), &o, &ids);
 }
 
+/* --guest-topology mirror: 2 vGPUs on the dual-A30 host's two nodes */
+static struct vgpu_plan *a30_mirror_plan(struct env *e)
+{
+	struct vgpu_request req = REQ("A30-24C", "A30-2-12C");
+
+	req.mirror = true;
+	return plan_ok(e, "a30-dual-mdev", &req);
+}
+
+#define Q35 "<os><type arch='x86_64' machine='q35'>hvm</type></os>"
+
+static int run_build_mirror_machine(struct env *e)
+{
+	struct vgpu_domain_opts o = { 0 };
+	struct vgpu_request ids = { .uuid = VM_UUID };
+
+	return build_fails(e, DOMAIN, a30_mirror_plan(e), &o, &ids);
+}
+
+static int run_build_mirror_no_pin(struct env *e)
+{
+	struct vgpu_domain_opts o = { .no_pin = true };
+	struct vgpu_request ids = { .uuid = VM_UUID };
+
+	return build_fails(e, DOMAIN, a30_mirror_plan(e), &o, &ids);
+}
+
+static int run_build_mirror_cell(struct env *e)
+{
+	struct vgpu_domain_opts o = { 0 };
+	struct vgpu_request ids = { .uuid = VM_UUID };
+
+	return build_fails(
+		e,
+		"<domain><name>vm</name><maxMemory slots='4' unit='KiB'>8388608</maxMemory>"
+		"<memory>1048576</memory>" Q35
+		"<devices><memory model='dimm'><target><size>1024</size><node>2</node>"
+		"</target></memory></devices></domain>",
+		a30_mirror_plan(e), &o, &ids);
+}
+
+static int run_plan_mirror_vcpus(struct env *e)
+{
+	struct vgpu_request req = REQ("A30-24C", "A30-2-12C");
+
+	req.mirror = true;
+	req.vcpus = 1;
+	return plan_fails(e, host("a30-dual-mdev", true), &req);
+}
+
+/* vgpu_nccl_topo_format() of @xml (a domain with our metadata, its hostdevs as given). */
+static int nccl_fails(struct env *e, const char *devices)
+{
+	struct vgpu_nccl_host h = { .n_gpus = 1 };
+	VGPU_AUTOFREE char *xml = vgpu_asprintf(
+		"<domain><name>vm</name><metadata><vgpuctl:vgpus xmlns:vgpuctl='urn:vgpuctl:domain:1' "
+		"owner='" VM_UUID "' node='0'><vgpuctl:vgpu profile='L40S-4Q' type-id='1' "
+		"interface='vendor-vfio' backing='time-sliced' gpu='0000:41:00.0' vf='0000:41:00.4'/>"
+		"</vgpuctl:vgpus></metadata><devices>%s</devices></domain>",
+		devices);
+	VGPU_AUTOPTR(xmldoc) doc = parse_ok(e, xml);
+	char *out = NULL;
+	int r;
+
+	vgpu_error(&e->ctx, -EIO, STALE);
+	r = vgpu_nccl_topo_format(&e->ctx, doc, &h, &out);
+	assert_null(out);
+	return r;
+}
+
+static int run_nccl_no_hostdev(struct env *e)
+{
+	return nccl_fails(e, "");
+}
+
+static int run_nccl_no_address(struct env *e)
+{
+	return nccl_fails(
+		e, "<hostdev mode='subsystem' type='pci' managed='no'><source><address "
+		   "domain='0x0000' bus='0x41' slot='0x00' function='0x4'/></source></hostdev>");
+}
+
 static int run_build_foreign_vf(struct env *e)
 {
 	struct vgpu_request req = REQ("L40S-4Q");
@@ -2056,6 +2139,20 @@ static const struct fail_case cases[] = {
 	    -EEXIST, "the domain already has a hostdev for mdev " MDEV_UUID),
 	ROW("vgpu_domain_build", "a hostdev of someone else's for the VF", run_build_foreign_vf,
 	    -EEXIST, "the domain already has a hostdev for VF 0000:"),
+	ROW("vgpu_domain_build", "a mirrored guest on a machine without PCI Express",
+	    run_build_mirror_machine, -ENOTSUP,
+	    "the guest's machine type '' has no PCI Express root for expander buses"),
+	ROW("vgpu_domain_build", "a mirrored guest left unpinned", run_build_mirror_no_pin, -EINVAL,
+	    "a guest that mirrors the host's NUMA nodes is pinned to them"),
+	ROW("vgpu_domain_build", "a device on a cell the mirrored guest lacks",
+	    run_build_mirror_cell, -EINVAL,
+	    "the domain's <memory> is on guest NUMA cell 2, and the mirrored layout gives the guest 2 cells"),
+	ROW("vgpu_plan_make", "fewer vCPUs than a mirrored guest's cells", run_plan_mirror_vcpus,
+	    -EINVAL, "1 vCPUs cannot give each of the guest's 2 NUMA cells one"),
+	ROW("vgpu_nccl_topo_format", "a vGPU without its hostdev", run_nccl_no_hostdev, -ENOENT,
+	    "vGPU 1 (L40S-4Q) has no hostdev in the domain"),
+	ROW("vgpu_nccl_topo_format", "a hostdev without a guest PCI address", run_nccl_no_address,
+	    -EINVAL, "vGPU 1 (L40S-4Q) has no guest PCI address yet"),
 	/* xmlBufferCreate() and xmlSaveToBuffer() fail only out of memory: no rows */
 	ROW("vgpu_domain_format", "no root element", run_format_no_root, -EINVAL,
 	    "cannot format the domain XML"),

@@ -922,6 +922,62 @@ static void test_make_long_profile(void **state)
 	free(req);
 }
 
+/* ---- a mirrored guest: one cell per node of its GPUs (--guest-topology mirror) ---- */
+
+static void mirror_plan(struct vgpu_plan *p, const int *nodes, size_t n)
+{
+	for (size_t i = 0; i < n; i++)
+		p->vgpus[i].node = nodes[i];
+	p->n_vgpus = n;
+}
+
+static void test_mirror_cells(void **state)
+{
+	struct fixture *f = *state;
+	struct vgpu_cpuset none;
+	static const int nodes[] = { 1, 0, 0 };
+	static const unsigned pins[] = { 0, 48, 1, 49, 2, 50, 3, 51, 24, 72, 25, 73 };
+
+	vgpu_cpuset_zero(&none);
+	a30_topo(f);
+	mirror_plan(f->plan, nodes, 3);
+	/* cells by node id, vCPUs by vGPUs in whole cores: 8 on node 0 (two vGPUs), 4 on 1 */
+	assert_int_equal(vgpu_plan_mirror_cpus(&f->ctx, &f->t, &none, 12, f->plan), 0);
+	assert_int_equal(f->plan->n_cells, 2);
+	assert_int_equal(f->plan->cells[0].node, 0);
+	assert_int_equal(f->plan->cells[0].n_vgpus, 2);
+	assert_int_equal(f->plan->cells[0].first, 0);
+	assert_int_equal(f->plan->cells[0].slots, 8);
+	assert_int_equal(f->plan->cells[1].node, 1);
+	assert_int_equal(f->plan->cells[1].first, 8);
+	assert_int_equal(f->plan->cells[1].slots, 4);
+	assert_plan(f->plan, "0-3,24-25,48-51,72-73", pins, 12, 6, 2);
+	/* memory by vGPUs in MiB, what the division leaves to cell 0 */
+	assert_int_equal(vgpu_plan_cell_memory(f->plan, 0, 10u << 20, 1024), 6827u * 1024);
+	assert_int_equal(vgpu_plan_cell_memory(f->plan, 1, 10u << 20, 1024), 3413u * 1024);
+}
+
+static void test_mirror_odd_vcpus(void **state)
+{
+	struct fixture *f = *state;
+	struct vgpu_cpuset none;
+	static const int nodes[] = { 0, 1 };
+	static const unsigned pins[] = { 0, 48, 1, 24, 72 };
+
+	vgpu_cpuset_zero(&none);
+	a30_topo(f);
+	mirror_plan(f->plan, nodes, 2);
+	/* 5 vCPUs: 3 and 2; cell 0's third vCPU would leave a spare sibling: one thread a core */
+	assert_int_equal(vgpu_plan_mirror_cpus(&f->ctx, &f->t, &none, 5, f->plan), 0);
+	assert_plan(f->plan, "0-1,24,48-49,72", pins, 5, 5, 1);
+	assert_int_equal(f->plan->cells[1].first, 3);
+	/* fewer vCPUs than cells */
+	mirror_plan(f->plan, nodes, 2);
+	assert_int_equal(vgpu_plan_mirror_cpus(&f->ctx, &f->t, &none, 1, f->plan), -EINVAL);
+	assert_string_equal(vgpu_ctx_error(&f->ctx),
+			    "1 vCPUs cannot give each of the guest's 2 NUMA cells one");
+}
+
 int main(int argc, char **argv)
 {
 	const struct CMUnitTest tests[] = {
@@ -954,6 +1010,8 @@ int main(int argc, char **argv)
 		cmocka_unit_test_setup_teardown(test_make_t4_capacity, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_make_t4_existing_type, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_make_long_profile, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_mirror_cells, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_mirror_odd_vcpus, setup, teardown),
 	};
 
 	(void)argc;
