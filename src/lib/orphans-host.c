@@ -99,18 +99,22 @@ static bool find_holders(struct vgpu_sysfs *fs, struct vgpu_orow *rows, size_t n
 		device_paths(&root, &rows[k], &paths[k]);
 	for (size_t i = 0; i < pids.n; i++) {
 		VGPU_AUTOSTRV fds = { 0 };
+		VGPU_AUTOSYSDIR fd_dir = { .fd = -1 };
 		const char *pid = pids.items[i];
 		int err;
 
 		if (strspn(pid, "0123456789") != strlen(pid))
 			continue;
-		err = vgpu_sysfs_list_dir(&root, &fds, "proc/%s/fd", pid);
+		/* the fd directory opened once: each link is one readlinkat() */
+		err = vgpu_sysdir_open_at(&root, &fd_dir, "proc/%s/fd", pid);
+		if (err == 0)
+			err = vgpu_sysfs_list_dir(&fd_dir, &fds, ".");
 		if (err == -EACCES || err == -EPERM)
 			whole = false;
 		for (size_t j = 0; err == 0 && j < fds.n; j++) {
 			char target[128];
 
-			if (vgpu_sysfs_readlink(&root, target, sizeof(target), "proc/%s/fd/%s", pid,
+			if (vgpu_sysfs_readlink(&fd_dir, target, sizeof(target), "%s",
 						fds.items[j]) < 0)
 				continue;
 			for (size_t k = 0; k < n; k++)
@@ -215,34 +219,21 @@ static size_t host_rows(struct vgpu_ctx *ctx, struct vgpu_sysfs *fs, const struc
 	return n;
 }
 
-int vgpu_orphans_scan(struct vgpu_ctx *ctx, struct vgpu_sysfs *fs,
-		      const struct vgpu_odom_source *src, long long grace_s, struct vgpu_orow **out,
-		      size_t *n)
+/* The rows with their evidence, the domains already read (@domains: they could be). */
+static int scan_rows(struct vgpu_ctx *ctx, struct vgpu_sysfs *fs, const struct vgpu_odom *doms,
+		     size_t nd, bool domains, long long grace_s, struct vgpu_orow **out, size_t *n)
 {
 	VGPU_AUTOPTR(model) m = NULL;
 	VGPU_AUTORECORDS recs = { 0 };
 	struct vgpu_rows rows = { 0 };
-	struct vgpu_odom *doms = NULL;
-	size_t nd = 0, k;
+	size_t k;
 	struct vgpu_sysdir root;
 	struct vgpu_orow *o;
-	bool holders, domains = false;
+	bool holders;
 	int err = vgpu_host_read(ctx, fs, VGPU_READ_TYPES, &m, &recs);
 
 	if (err < 0)
 		return err;
-	if (src) {
-		/* a domain that cannot be read leaves the domain evidence unknown: fail closed */
-		struct vgpu_ctx dctx;
-
-		vgpu_ctx_init(&dctx, NULL, NULL);
-		if (src->read(&dctx, src->arg, &doms, &nd) == 0)
-			domains = true;
-		else
-			vgpu_warn(ctx, "the domains that name vGPUs are not known: %s",
-				  vgpu_ctx_error(&dctx));
-		vgpu_ctx_clear(&dctx);
-	}
 	vgpu_rows_read(ctx, fs, m, &recs, NULL, 0, true, &rows);
 	o = vgpu_xcalloc(rows.n ? rows.n : 1, sizeof(*o));
 	k = host_rows(ctx, fs, &rows, o);
@@ -258,10 +249,40 @@ int vgpu_orphans_scan(struct vgpu_ctx *ctx, struct vgpu_sysfs *fs,
 			domain_evidence(&o[i], doms, nd);
 		o[i].cls = vgpu_oclass_of(&o[i].ev, grace_s);
 	}
-	vgpu_odoms_free(doms, nd);
 	*out = o;
 	*n = k;
 	return 0;
+}
+
+/* The domains from @src (NULL: none): false, with a message in @dctx, when they cannot be. */
+static bool read_domains(const struct vgpu_odom_source *src, struct vgpu_ctx *dctx,
+			 struct vgpu_odom **doms, size_t *nd)
+{
+	*doms = NULL;
+	*nd = 0;
+	return src && src->read(dctx, src->arg, doms, nd) == 0;
+}
+
+int vgpu_orphans_scan(struct vgpu_ctx *ctx, struct vgpu_sysfs *fs,
+		      const struct vgpu_odom_source *src, long long grace_s, struct vgpu_orow **out,
+		      size_t *n)
+{
+	struct vgpu_odom *doms;
+	size_t nd;
+	struct vgpu_ctx dctx;
+	bool domains;
+	int err;
+
+	/* a domain that cannot be read leaves the domain evidence unknown: fail closed */
+	vgpu_ctx_init(&dctx, NULL, NULL);
+	domains = read_domains(src, &dctx, &doms, &nd);
+	if (src && !domains)
+		vgpu_warn(ctx, "the domains that name vGPUs are not known: %s",
+			  vgpu_ctx_error(&dctx));
+	vgpu_ctx_clear(&dctx);
+	err = scan_rows(ctx, fs, doms, nd, domains, grace_s, out, n);
+	vgpu_odoms_free(doms, nd);
+	return err;
 }
 
 /* Leave a marker: a later plan or assign skips the parent until an admin clears it. */
@@ -293,16 +314,6 @@ static bool wanted(enum vgpu_oclass c, unsigned what)
 	       (c == VGPU_OCLASS_STALE && (what & VGPU_REAP_STALE));
 }
 
-/* The same vGPU in a fresh scan, or NULL when it is gone. */
-static const struct vgpu_orow *find_row(const struct vgpu_orow *rows, size_t n,
-					const struct vgpu_orow *o)
-{
-	for (size_t i = 0; i < n; i++)
-		if (strcmp(rows[i].parent, o->parent) == 0 && strcmp(rows[i].mdev, o->mdev) == 0)
-			return &rows[i];
-	return NULL;
-}
-
 /* The vGPU in messages: "mdev UUID on PARENT" or "VF BDF". */
 static const char *name_of(const struct vgpu_orow *o, char *buf, size_t len)
 {
@@ -313,30 +324,100 @@ static const char *name_of(const struct vgpu_orow *o, char *buf, size_t len)
 	return buf;
 }
 
-/* Free one candidate, its evidence collected again first.  1: freed, 0: left, -errno. */
-static int reap_one(struct vgpu_ctx *ctx, struct vgpu_sysfs *fs, const struct vgpu_odom_source *src,
-		    const struct vgpu_orow *cand, unsigned what, long long grace_s, bool dry_run)
+/*
+ * The record file of @o's vGPU as it is now: 1 and @rec when there, 0 when not, -EBADMSG
+ * when it cannot be read (then it is there all the same: it claims the vGPU).
+ */
+static int record_now(struct vgpu_sysfs *fs, const struct vgpu_orow *o, struct vgpu_record *rec)
 {
-	struct vgpu_orow *now = NULL;
-	const struct vgpu_orow *o;
+	char key[VGPU_RECORD_KEY_LEN], *text = NULL;
+	struct vgpu_sysdir root;
+	struct vgpu_ctx quiet;
+	int err;
+
+	vgpu_record_key(&o->rec, key);
+	vgpu_sysdir_root(fs, &root);
+	err = vgpu_sysfs_read_file(&root, 1 << 16, &text, NULL, VGPU_RECORDS_DIR "/%s", key);
+	if (err == -ENOENT)
+		return 0;
+	vgpu_ctx_init(&quiet, NULL, NULL);
+	if (err == 0)
+		err = vgpu_record_parse(&quiet, text, key, rec);
+	vgpu_ctx_clear(&quiet);
+	free(text);
+	return err < 0 ? -EBADMSG : 1;
+}
+
+/* Two records claim the same vGPU for the same domain, state and type. */
+static bool same_claim(const struct vgpu_record *a, const struct vgpu_record *b)
+{
+	return strcmp(a->domain_uuid, b->domain_uuid) == 0 && a->state == b->state &&
+	       a->deadline == b->deadline && a->type_id == b->type_id &&
+	       strcmp(a->mdev_uuid, b->mdev_uuid) == 0;
+}
+
+/*
+ * Collect @o's own evidence again, right before its write: its record file, the vGPU itself,
+ * its wedged marker, its age, and the processes holding its device files (every process's
+ * open files, matched against its paths only).  The domain evidence is the listing's (no
+ * libvirt call under the locks): a domain that starts using it meanwhile opens its device
+ * files, which the holders show.  @o->rec is what the free needs.
+ * Return: NULL when it may be freed, else why it is left (static text or @why).
+ */
+static const char *recheck(struct vgpu_ctx *ctx, struct vgpu_sysfs *fs, struct vgpu_orow *o,
+			   unsigned what, long long grace_s, char *why, size_t len)
+{
 	struct vgpu_record rec;
 	struct vgpu_live_state st;
-	char nm[VGPU_UUID_LEN + VGPU_BDF_LEN + 16];
-	size_t n = 0;
+	struct vgpu_sysdir root;
+	int r = record_now(fs, o, &rec);
+
+	if (r < 0 || (r == 1) != o->ev.record || (r == 1 && !same_claim(&rec, &o->rec)))
+		return "its owner record changed";
+	if (vgpu_live_query(ctx, fs, &o->rec, &st) < 0) {
+		snprintf(why, len, "%s", vgpu_ctx_error(ctx));
+		return why;
+	}
+	if (!st.exists)
+		return "it is gone";
+	/* an mdev without a record: the type it holds now is what the free needs */
+	if (!o->ev.record && o->mdev[0] && st.type_id)
+		o->rec.type_id = st.type_id;
+	if (!vgpu_live_as_recorded(&st, &o->rec))
+		return "it changed (another type or parent)";
+	vgpu_sysdir_root(fs, &root);
+	o->ev.wedged = is_wedged(&root, o);
+	o->ev.age_s = age_of(&root, o);
+	o->ev.holder = 0;
+	o->ev.holders_known = find_holders(fs, o, 1);
+	if (!o->ev.holders_known)
+		return "the processes' open files cannot all be read now";
+	o->cls = vgpu_oclass_of(&o->ev, grace_s);
+	if (!wanted(o->cls, what)) {
+		snprintf(why, len, "it is %s now", vgpu_oclass_str(o->cls));
+		return why;
+	}
+	return NULL;
+}
+
+/* Free one candidate, its own evidence collected again first.  1: freed, 0: left, -errno. */
+static int reap_one(struct vgpu_ctx *ctx, struct vgpu_sysfs *fs, const struct vgpu_orow *cand,
+		    unsigned what, long long grace_s, bool dry_run)
+{
+	struct vgpu_orow now = *cand, *o = &now;
+	char nm[VGPU_UUID_LEN + VGPU_BDF_LEN + 16], why[256];
+	const char *left = NULL;
 	bool freed = false;
 	int gpu_fd = -1, err = 0;
 
 	/* the GPU's lock first (the hook's starts take it), then the evidence, then the write */
 	if (!dry_run)
 		err = vgpu_sysfs_lock_gpu(ctx, fs, cand->gpu, VGPU_ASSIGN_LOCK_WAIT_MS, &gpu_fd);
-	if (err == 0)
-		err = vgpu_orphans_scan(ctx, fs, src, grace_s, &now, &n);
 	if (err < 0)
 		goto out;
-	o = find_row(now, n, cand);
-	if (!o || !wanted(o->cls, what) || !o->ev.holders_known || !o->ev.domains_known) {
-		vgpu_log(ctx, LOG_NOTICE, "left %s: it is %s now", name_of(cand, nm, sizeof(nm)),
-			 o ? vgpu_oclass_str(o->cls) : "gone");
+	left = recheck(ctx, fs, o, what, grace_s, why, sizeof(why));
+	if (left) {
+		vgpu_log(ctx, LOG_NOTICE, "left %s: %s", name_of(cand, nm, sizeof(nm)), left);
 		goto out;
 	}
 	if (dry_run) {
@@ -345,11 +426,7 @@ static int reap_one(struct vgpu_ctx *ctx, struct vgpu_sysfs *fs, const struct vg
 		freed = true;
 		goto out;
 	}
-	rec = o->rec;
-	/* an mdev's record for the free: the type it holds now */
-	if (!o->ev.record && vgpu_live_query(ctx, fs, &rec, &st) == 0 && st.exists && st.type_id)
-		rec.type_id = st.type_id;
-	err = vgpu_live_destroy(ctx, fs, &rec, &freed);
+	err = vgpu_live_destroy(ctx, fs, &o->rec, &freed);
 	if ((err == -EBUSY || err == -ESTALE) && !freed) {
 		vgpu_log(ctx, LOG_NOTICE, "left %s: %s", name_of(o, nm, sizeof(nm)),
 			 vgpu_ctx_error(ctx));
@@ -371,7 +448,6 @@ static int reap_one(struct vgpu_ctx *ctx, struct vgpu_sysfs *fs, const struct vg
 out:
 	if (gpu_fd >= 0)
 		close(gpu_fd);
-	free(now);
 	return err < 0 ? err : freed;
 }
 
@@ -380,30 +456,41 @@ int vgpu_orphans_reap(struct vgpu_ctx *ctx, struct vgpu_sysfs *fs,
 		      bool dry_run, size_t *freed)
 {
 	struct vgpu_orow *rows = NULL;
-	size_t n = 0;
+	struct vgpu_odom *doms;
+	struct vgpu_ctx dctx;
+	size_t n = 0, nd;
+	bool domains;
 	int err, ret = 0;
 
 	*freed = 0;
-	err = vgpu_sysfs_lock(ctx, fs, VGPU_ASSIGN_LOCK_WAIT_MS);
-	if (err < 0)
-		return err;
-	err = vgpu_orphans_scan(ctx, fs, src, grace_s, &rows, &n);
-	for (size_t i = 0; err == 0 && i < n; i++) {
+	/* the domains (libvirt calls) and the whole host's evidence once, before any lock */
+	vgpu_ctx_init(&dctx, NULL, NULL);
+	domains = read_domains(src, &dctx, &doms, &nd);
+	if (!domains)
+		err = vgpu_error(ctx, -EACCES,
+				 "the domains that name vGPUs are not known%s%s: nothing freed",
+				 src ? ": " : "", src ? vgpu_ctx_error(&dctx) : "");
+	else
+		err = scan_rows(ctx, fs, doms, nd, true, grace_s, &rows, &n);
+	vgpu_ctx_clear(&dctx);
+	vgpu_odoms_free(doms, nd);
+	for (size_t i = 0; err == 0 && i < n; i++)
 		if (!rows[i].ev.holders_known)
 			err = vgpu_error(
 				ctx, -EACCES,
 				"the processes' open files cannot all be read (not root, or proc mounted with hidepid): nothing freed");
-		else if (!rows[i].ev.domains_known)
-			err = vgpu_error(
-				ctx, -EACCES,
-				"the domains that name vGPUs are not known: nothing freed");
+	if (err == 0)
+		err = vgpu_sysfs_lock(ctx, fs, VGPU_ASSIGN_LOCK_WAIT_MS);
+	if (err < 0) {
+		free(rows);
+		return err;
 	}
-	for (size_t i = 0; err == 0 && i < n; i++) {
+	for (size_t i = 0; i < n; i++) {
 		int r;
 
 		if (!wanted(rows[i].cls, what))
 			continue;
-		r = reap_one(ctx, fs, src, &rows[i], what, grace_s, dry_run);
+		r = reap_one(ctx, fs, &rows[i], what, grace_s, dry_run);
 		if (r > 0)
 			(*freed)++;
 		else if (r < 0 && !ret)
@@ -411,5 +498,5 @@ int vgpu_orphans_reap(struct vgpu_ctx *ctx, struct vgpu_sysfs *fs,
 	}
 	free(rows);
 	vgpu_sysfs_unlock(fs);
-	return err < 0 ? err : ret;
+	return ret;
 }

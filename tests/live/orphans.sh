@@ -9,6 +9,8 @@
 #     orphan or stale;
 #   - release --orphans --stale frees exactly the orphan and the stale one;
 #   - evidence that changes after a dry run (a process opens the orphan) keeps it;
+#   - evidence that changes between the reaper's scan and a vGPU's write (a process opens it,
+#     a record or a wedged marker appears) keeps that vGPU, the others are freed;
 #   - /proc that cannot be read whole refuses the run, nothing freed.
 #   orphans.sh VGPUCTL SRCDIR     (VGPU_EMU names the emulator)
 # shellcheck disable=SC2015,SC2119 # "A && B || fail": fail when either check fails; emu_writes takes no arguments here
@@ -189,10 +191,44 @@ C=test://$W/node.xml
 v -c "$C" vgpus --orphans --grace 0 >"$W/o" 2>"$W/err" || fail "vfio --orphans: $(cat "$W/err")"
 grep -q '^0000:41:00.0 0000:41:00.5  *orphan ' "$W/o" && grep -q '^0000:41:00.0 0000:41:00.6  *foreign  *none  *pci ' "$W/o" ||
 	fail "vfio classes: $(cat "$W/o")"
-v -c "$C" release --orphans --grace 0 >"$W/o" 2>"$W/err" && grep -q '^freed 1 vGPU$' "$W/o" || fail "vfio release: $(cat "$W/o" "$W/err")"
-[ "$(cat "$EMU_ROOT/sys/bus/pci/devices/0000:41:00.5/nvidia/current_vgpu_type")" = 0 ] &&
-	[ "$(cat "$EMU_ROOT/sys/bus/pci/devices/0000:41:00.6/nvidia/current_vgpu_type")" = 1149 ] ||
-	fail "vfio: the orphan VF is not free or the foreign one is"
+# ---- the evidence changes between the scan and each write: each candidate's own evidence is
+# read again right before its write.  Four more orphans; while the first one's write is under
+# way a process opens 41:00.7's VFIO device, a record appears for 41:01.0, a wedged marker for
+# 41:01.1: those three are left, 41:01.2 is freed with the first.
+for f in 0000:41:00.7 0000:41:01.0 0000:41:01.1 0000:41:01.2; do
+	echo 1149 >"$EMU_ROOT/sys/bus/pci/devices/$f/nvidia/current_vgpu_type" || fail "type on $f"
+done
+v -c "$C" vgpus --orphans --grace 0 >"$W/o" 2>"$W/err"
+[ "$(grep -c ' orphan ' "$W/o")" = 5 ] || fail "five orphans: $(cat "$W/o" "$W/err")"
+emu_fault "delay sys/bus/pci/devices/0000:41:00.5/nvidia/current_vgpu_type 500"
+(
+	for _ in $(seq 200); do
+		L=$EMU_ROOT/run/vgpuctl/gpu/0000:41:00.0/lock
+		[ -e "$L" ] && ! flock -n "$L" true 2>/dev/null && break
+		sleep 0.02
+	done
+	mkdir -p "$EMU_BACKING/proc/4545/fd"
+	ln -s "/dev/vfio/devices/$(ls "$EMU_ROOT/sys/bus/pci/devices/0000:41:00.7/vfio-dev")" "$EMU_BACKING/proc/4545/fd/9"
+	printf '%s\n' domain=mig domain_uuid=55555555-2222-4333-8444-555555555555 gpu=0000:41:00.0 \
+		parent=0000:41:01.0 interface=vendor-vfio type_id=1149 profile=L40S-4Q mdev_uuid= \
+		lifetime=persistent >"$EMU_BACKING/var/lib/vgpuctl/owners/.new" &&
+		mv "$EMU_BACKING/var/lib/vgpuctl/owners/.new" "$EMU_BACKING/var/lib/vgpuctl/owners/0000:41:01.0"
+	mkdir -p "$EMU_BACKING/var/lib/vgpuctl/wedged"
+	echo parent=0000:41:01.1 >"$EMU_BACKING/var/lib/vgpuctl/wedged/0000:41:01.1"
+) &
+HP=$!
+mkdir -p "$EMU_BACKING/var/lib/vgpuctl/owners"
+v -c "$C" release --orphans --grace 0 >"$W/o" 2>"$W/err"
+RC=$?
+wait $HP
+emu_fault -r
+[ $RC = 0 ] && grep -q '^freed 2 vGPUs$' "$W/o" || fail "vfio release: $(cat "$W/o" "$W/err")"
+grep -q 'left VF 0000:41:00.7: it is in-use now' "$W/err" && grep -q 'left VF 0000:41:01.0: its owner record changed' "$W/err" &&
+	grep -q 'left VF 0000:41:01.1: it is wedged now' "$W/err" || fail "not read again before each write: $(cat "$W/err")"
+ty() { cat "$EMU_ROOT/sys/bus/pci/devices/$1/nvidia/current_vgpu_type"; }
+[ "$(ty 0000:41:00.5)" = 0 ] && [ "$(ty 0000:41:01.2)" = 0 ] && [ "$(ty 0000:41:00.6)" = 1149 ] &&
+	[ "$(ty 0000:41:00.7)" = 1149 ] && [ "$(ty 0000:41:01.0)" = 1149 ] && [ "$(ty 0000:41:01.1)" = 1149 ] ||
+	fail "vfio: the orphans are not free or a foreign, held, claimed or wedged one is"
 emu_stop
 
 [ $EMU_FAILS = 0 ] && echo "ok: orphans (evidence, classes, reaper, changed evidence, fail closed, wedged)"
