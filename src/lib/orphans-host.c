@@ -182,6 +182,7 @@ static void domain_evidence(struct vgpu_orow *o, const struct vgpu_odom *d, size
 static size_t host_rows(struct vgpu_ctx *ctx, struct vgpu_sysfs *fs, const struct vgpu_rows *rows,
 			struct vgpu_orow *out)
 {
+	long long now = (long long)time(NULL);
 	size_t n = 0;
 
 	(void)ctx;
@@ -191,9 +192,13 @@ static size_t host_rows(struct vgpu_ctx *ctx, struct vgpu_sysfs *fs, const struc
 		struct vgpu_orow *o = &out[n];
 
 		memset(o, 0, sizeof(*o));
-		if (r->rec && r->state == VGPU_STATE_ACTIVE) {
+		/* a record whose vGPU is there (as recorded, or something else in its place) */
+		if (r->rec && (r->state == VGPU_STATE_ACTIVE || r->state == VGPU_STATE_CONFLICT)) {
 			o->rec = *r->rec;
 			o->ev.record = true;
+			o->ev.conflict = r->state == VGPU_STATE_CONFLICT;
+			o->ev.incoming = r->rec->state == VGPU_RECORD_INCOMING &&
+					 !vgpu_record_expired(r->rec, now);
 			snprintf(o->key, sizeof(o->key), "%s", r->key);
 			snprintf(o->rec_domain, sizeof(o->rec_domain), "%s", r->rec->domain);
 		} else if (r->orphan && r->parent) {

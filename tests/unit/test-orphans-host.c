@@ -3,7 +3,9 @@
  * test-orphans-host - the reaper (src/lib/orphans-host.c) on a temporary copy
  * of a fixture host: the domains are listed once per run, before any lock,
  * however many vGPUs it frees (no libvirt call per vGPU under the locks);
- * domains that cannot be listed refuse the run.
+ * domains that cannot be listed refuse the run; a record held for an incoming
+ * migration keeps its vGPU until its deadline, then it is stale; a record
+ * whose vGPU is not what it says (conflict) is never freed.
  *
  * Usage: test-orphans-host SRCDIR (or VGPU_SRCDIR in the environment).
  */
@@ -17,6 +19,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
+#include <unistd.h>
 
 #include "orphans-host.h"
 #include "sysfs.h"
@@ -33,7 +37,8 @@ struct fx {
 	bool read_fails;
 };
 
-static int fx_setup(void **state)
+/* One copy for the group (copying is the slow part); each test resets what they change. */
+static int group_setup(void **state)
 {
 	struct fx *f = calloc(1, sizeof(*f));
 	char src[1024], cmd[2200];
@@ -53,7 +58,7 @@ static int fx_setup(void **state)
 	return 0;
 }
 
-static int fx_teardown(void **state)
+static int group_teardown(void **state)
 {
 	struct fx *f = *state;
 
@@ -65,7 +70,25 @@ static int fx_teardown(void **state)
 	return 0;
 }
 
-#define fx_test(fn) cmocka_unit_test_setup_teardown(fn, fx_setup, fx_teardown)
+/* Back to the fixture: only 41:00.5 holds a type, no record, the domains read. */
+static int fx_setup(void **state)
+{
+	struct fx *f = *state;
+	static const char *const vfs[] = { "0000:41:00.6", "0000:41:00.7", "0000:41:01.0" };
+	char path[1200];
+
+	for (size_t i = 0; i < sizeof(vfs) / sizeof(vfs[0]); i++) {
+		snprintf(path, sizeof(path), VF_TYPE, vfs[i]);
+		tree_put(f->h.root, path, "0\n");
+	}
+	snprintf(path, sizeof(path), "%s/" VGPU_RECORDS_DIR "/0000:41:00.5", f->h.root);
+	(void)unlink(path);
+	f->reads = 0;
+	f->read_fails = false;
+	return 0;
+}
+
+#define fx_test(fn) cmocka_unit_test_setup(fn, fx_setup)
 
 /* The domain source: none, counted. */
 static int count_reads(struct vgpu_ctx *ctx, void *arg, struct vgpu_odom **out, size_t *n)
@@ -122,15 +145,76 @@ static void test_domains_unknown_refused(void **state)
 			 -EACCES);
 }
 
+/* A record on 41:00.5 (which holds 1149) for type @type, incoming until @deadline (0: active). */
+static void record(struct fx *f, unsigned type, long long deadline)
+{
+	char text[512];
+	int k = snprintf(text, sizeof(text),
+			 "domain=mig\ndomain_uuid=55555555-2222-4333-8444-555555555555\n"
+			 "gpu=0000:41:00.0\nparent=0000:41:00.5\ninterface=vendor-vfio\n"
+			 "type_id=%u\nprofile=L40S-4Q\nmdev_uuid=\nlifetime=persistent\n",
+			 type);
+
+	if (deadline)
+		snprintf(text + k, sizeof(text) - (size_t)k, "state=incoming\ndeadline=%lld\n",
+			 deadline);
+	tree_put(f->h.root, VGPU_RECORDS_DIR "/0000:41:00.5", text);
+}
+
+/* The one row's class after a scan with no domains. */
+static enum vgpu_oclass class_of(struct fx *f)
+{
+	struct vgpu_odom_source src = { count_reads, f };
+	struct vgpu_orow *rows = NULL;
+	enum vgpu_oclass c = VGPU_OCLASS_N;
+	size_t n = 0;
+
+	assert_int_equal(vgpu_orphans_scan(&f->h.ctx, f->h.fs, &src, 0, &rows, &n), 0);
+	for (size_t i = 0; i < n; i++)
+		if (strcmp(rows[i].parent, "0000:41:00.5") == 0)
+			c = rows[i].cls;
+	free(rows);
+	return c;
+}
+
+static size_t reap_stale(struct fx *f)
+{
+	struct vgpu_odom_source src = { count_reads, f };
+	size_t freed = 99;
+
+	assert_int_equal(
+		vgpu_orphans_reap(&f->h.ctx, f->h.fs, &src, VGPU_REAP_STALE, 0, true, &freed), 0);
+	return freed;
+}
+
+static void test_incoming_conflict(void **state)
+{
+	struct fx *f = *state;
+	long long now = (long long)time(NULL);
+
+	record(f, 1149, now + 600); /* held for a domain migrating here, not here yet */
+	assert_int_equal(class_of(f), VGPU_OCLASS_INCOMING);
+	assert_int_equal(reap_stale(f), 0);
+	record(f, 1149, now - 1); /* its deadline passed: nobody is coming */
+	assert_int_equal(class_of(f), VGPU_OCLASS_STALE);
+	assert_int_equal(reap_stale(f), 1);
+	record(f, 1149, 0); /* an active record whose domain is gone */
+	assert_int_equal(class_of(f), VGPU_OCLASS_STALE);
+	record(f, 1156, 0); /* the VF holds another type than its record says */
+	assert_int_equal(class_of(f), VGPU_OCLASS_CONFLICT);
+	assert_int_equal(reap_stale(f), 0);
+}
+
 int main(int argc, char **argv)
 {
 	const struct CMUnitTest tests[] = {
 		fx_test(test_domains_listed_once),
 		fx_test(test_domains_unknown_refused),
+		fx_test(test_incoming_conflict),
 	};
 
 	srcdir = test_srcdir(argc, argv);
 	if (!srcdir)
 		return 2;
-	return cmocka_run_group_tests(tests, NULL, NULL);
+	return cmocka_run_group_tests(tests, group_setup, group_teardown);
 }
