@@ -3,6 +3,7 @@
  * orphans-host.c - the evidence about each vGPU read from the host, and the
  * reaper (see orphans-host.h).
  */
+#include <ctype.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <stdio.h>
@@ -155,6 +156,99 @@ static bool is_wedged(const struct vgpu_sysdir *root, const struct vgpu_orow *o)
 	return vgpu_sysfs_stat(root, &st, VGPU_WEDGED_DIR "/%s", wedged_key(o)) == 0;
 }
 
+/* The kernel log (its last 1 MiB) and where the admin last cleared each vGPU's wedge lines. */
+struct kern_log {
+	char *text; /* NUL-terminated, NULL when there is none */
+	unsigned long long ino; /* the log's inode: a cleared point counts only for it */
+	long long start; /* the file offset of text[0] */
+};
+
+#define KERN_LOG "var/log/kern.log"
+#define KERN_LOG_TAIL (1 << 20)
+#define CLEARED "%s/.cleared-%s" /* VGPU_WEDGED_DIR, the marker's name: "INODE OFFSET" */
+
+static void kern_log_read(struct vgpu_sysfs *fs, struct kern_log *lg)
+{
+	struct vgpu_sysdir root;
+	struct stat st;
+	VGPU_AUTOCLOSE int fd = -1;
+	ssize_t got;
+
+	memset(lg, 0, sizeof(*lg));
+	vgpu_sysdir_root(fs, &root);
+	fd = openat(root.fd, KERN_LOG, O_RDONLY | O_CLOEXEC | O_NOFOLLOW | O_NONBLOCK);
+	if (fd < 0 || fstat(fd, &st) < 0 || !S_ISREG(st.st_mode))
+		return;
+	lg->ino = (unsigned long long)st.st_ino;
+	lg->start = st.st_size > KERN_LOG_TAIL ? (long long)st.st_size - KERN_LOG_TAIL : 0;
+	lg->text = vgpu_xmalloc(KERN_LOG_TAIL + 1);
+	got = pread(fd, lg->text, KERN_LOG_TAIL, lg->start);
+	lg->text[got > 0 ? got : 0] = '\0';
+}
+
+/* Does @line name @id: the mdev UUID (any case), or the address whole or without its domain? */
+static bool line_names(const char *line, size_t len, const char *id)
+{
+	const char *short_id = strlen(id) == 12 && id[4] == ':' ? id + 5 : NULL;
+	size_t n = strlen(id);
+
+	for (size_t i = 0; i + (short_id ? 7 : n) <= len; i++) {
+		if (i + n <= len && strncasecmp(line + i, id, n) == 0)
+			return true;
+		/* "3b:00.7" not inside a longer hex word ("0000:3b:00.7" was tried above) */
+		if (short_id && strncasecmp(line + i, short_id, 7) == 0 &&
+		    (i == 0 || !isxdigit((unsigned char)line[i - 1])) &&
+		    (i + 7 == len || !isxdigit((unsigned char)line[i + 7])))
+			return true;
+	}
+	return false;
+}
+
+/*
+ * Does the kernel log, after the admin last cleared @o, have a line that names it and says a
+ * teardown never finished?  The lines (data/catalogue.tsv's rows of the same cause):
+ *  - "ERESTARTSYS received during open": a previous open or teardown of this vGPU never
+ *    finished, QEMU killed mid-teardown (DualCoder/vgpu_unlock#110);
+ *  - "RmInitAdapter failed! (0x22:0x65:": the VF was wedged by a SIGKILL to QEMU while the
+ *    vGPU was initialising.
+ */
+static bool log_wedged(const struct vgpu_sysdir *root, const struct kern_log *lg,
+		       const struct vgpu_orow *o)
+{
+	static const char *const lines[] = { "ERESTARTSYS received during open",
+					     "RmInitAdapter failed! (0x22:0x65:" };
+	const char *id = wedged_key(o), *p;
+	unsigned long long ino = 0;
+	long long from = 0;
+	char text[64];
+
+	if (!lg->text)
+		return false;
+	if (vgpu_sysfs_read_str(root, text, sizeof(text), CLEARED, VGPU_WEDGED_DIR, id) == 0 &&
+	    sscanf(text, "%llu %lld", &ino, &from) == 2 && ino != lg->ino)
+		from = 0; /* the log was rotated since: what it has now came after */
+	if (from - lg->start > (long long)strlen(lg->text))
+		return false;
+	p = lg->text + (from > lg->start ? from - lg->start : 0);
+	for (const char *end; *p; p = *end ? end + 1 : end) {
+		size_t len;
+		bool wedge = false;
+
+		end = strchr(p, '\n');
+		if (!end)
+			end = p + strlen(p);
+		len = (size_t)(end - p);
+		for (size_t k = 0; k < ARRAY_SIZE(lines) && !wedge; k++) {
+			const char *hit = memmem(p, len, lines[k], strlen(lines[k]));
+
+			wedge = hit != NULL;
+		}
+		if (wedge && line_names(p, len, id))
+			return true;
+	}
+	return false;
+}
+
 /* What the domains say about @o. */
 static void domain_evidence(struct vgpu_orow *o, const struct vgpu_odom *d, size_t nd)
 {
@@ -234,6 +328,7 @@ static int scan_rows(struct vgpu_ctx *ctx, struct vgpu_sysfs *fs, const struct v
 	size_t k;
 	struct vgpu_sysdir root;
 	struct vgpu_orow *o;
+	struct kern_log lg;
 	bool holders;
 	int err = vgpu_host_read(ctx, fs, VGPU_READ_TYPES, &m, &recs);
 
@@ -245,15 +340,18 @@ static int scan_rows(struct vgpu_ctx *ctx, struct vgpu_sysfs *fs, const struct v
 	vgpu_rows_clear(&rows);
 	holders = find_holders(fs, o, k);
 	vgpu_sysdir_root(fs, &root);
+	kern_log_read(fs, &lg);
 	for (size_t i = 0; i < k; i++) {
 		o[i].ev.domains_known = domains;
 		o[i].ev.holders_known = holders;
 		o[i].ev.age_s = age_of(&root, &o[i]);
-		o[i].ev.wedged = is_wedged(&root, &o[i]);
+		o[i].ev.wedged_log = log_wedged(&root, &lg, &o[i]);
+		o[i].ev.wedged = o[i].ev.wedged_log || is_wedged(&root, &o[i]);
 		if (domains)
 			domain_evidence(&o[i], doms, nd);
 		o[i].cls = vgpu_oclass_of(&o[i].ev, grace_s);
 	}
+	free(lg.text);
 	*out = o;
 	*n = k;
 	return 0;
@@ -290,18 +388,26 @@ int vgpu_orphans_scan(struct vgpu_ctx *ctx, struct vgpu_sysfs *fs,
 	return err;
 }
 
+/* VGPU_WEDGED_DIR and the directories above it, where they are not yet. */
+static void wedged_dir_make(struct vgpu_sysfs *fs)
+{
+	static const char *const dirs[] = { "var", "var/lib", "var/lib/vgpuctl", VGPU_WEDGED_DIR };
+	char path[VGPU_PATH_MAX];
+
+	for (size_t i = 0; i < ARRAY_SIZE(dirs); i++) {
+		snprintf(path, sizeof(path), "%s/%s", vgpu_sysfs_root(fs), dirs[i]);
+		(void)mkdir(path, 0755);
+	}
+}
+
 /* Leave a marker: a later plan or assign skips the parent until an admin clears it. */
 static void mark_wedged(struct vgpu_ctx *ctx, struct vgpu_sysfs *fs, const struct vgpu_orow *o)
 {
 	char path[VGPU_PATH_MAX];
 	const char *root = vgpu_sysfs_root(fs);
-	static const char *const dirs[] = { "var", "var/lib", "var/lib/vgpuctl", VGPU_WEDGED_DIR };
 	FILE *f;
 
-	for (size_t i = 0; i < ARRAY_SIZE(dirs); i++) {
-		snprintf(path, sizeof(path), "%s/%s", root, dirs[i]);
-		(void)mkdir(path, 0755);
-	}
+	wedged_dir_make(fs);
 	snprintf(path, sizeof(path), "%s/%s/%s", root, VGPU_WEDGED_DIR, wedged_key(o));
 	f = fopen(path, "we");
 	if (!f) {
@@ -391,7 +497,7 @@ static const char *recheck(struct vgpu_ctx *ctx, struct vgpu_sysfs *fs, struct v
 	if (!vgpu_live_as_recorded(&st, &o->rec))
 		return "it changed (another type or parent)";
 	vgpu_sysdir_root(fs, &root);
-	o->ev.wedged = is_wedged(&root, o);
+	o->ev.wedged = o->ev.wedged || is_wedged(&root, o);
 	o->ev.age_s = age_of(&root, o);
 	o->ev.holder = 0;
 	o->ev.holders_known = find_holders(fs, o, 1);
@@ -491,8 +597,17 @@ int vgpu_orphans_reap(struct vgpu_ctx *ctx, struct vgpu_sysfs *fs,
 		return err;
 	}
 	for (size_t i = 0; i < n; i++) {
+		struct vgpu_sysdir root;
+		char nm[VGPU_UUID_LEN + VGPU_BDF_LEN + 16];
 		int r;
 
+		vgpu_sysdir_root(fs, &root);
+		/* a wedge line in the kernel log: a marker, so plan and assign skip it too */
+		if (rows[i].ev.wedged_log && !dry_run && !is_wedged(&root, &rows[i])) {
+			mark_wedged(ctx, fs, &rows[i]);
+			vgpu_log(ctx, LOG_NOTICE, "marked %s wedged: the kernel log says so",
+				 name_of(&rows[i], nm, sizeof(nm)));
+		}
 		if (!wanted(rows[i].cls, what))
 			continue;
 		r = reap_one(ctx, fs, &rows[i], what, grace_s, dry_run);
@@ -504,4 +619,84 @@ int vgpu_orphans_reap(struct vgpu_ctx *ctx, struct vgpu_sysfs *fs,
 	free(rows);
 	vgpu_sysfs_unlock(fs);
 	return ret;
+}
+
+/* Note the kernel log's end for @id: its wedge lines so far no longer count. */
+static int note_cleared(struct vgpu_ctx *ctx, struct vgpu_sysfs *fs, const struct kern_log *lg,
+			const char *id)
+{
+	char path[VGPU_PATH_MAX];
+	FILE *f;
+
+	if (!lg->text)
+		return 0;
+	wedged_dir_make(fs);
+	snprintf(path, sizeof(path), "%s/" CLEARED, vgpu_sysfs_root(fs), VGPU_WEDGED_DIR, id);
+	f = fopen(path, "we");
+	if (!f)
+		return vgpu_error(ctx, -errno, "cannot write %s: %s", path, strerror(errno));
+	fprintf(f, "%llu %lld\n", lg->ino, lg->start + (long long)strlen(lg->text));
+	if (fclose(f) != 0)
+		return vgpu_error(ctx, -EIO, "cannot write %s", path);
+	return 0;
+}
+
+int vgpu_orphans_clear_wedged(struct vgpu_ctx *ctx, struct vgpu_sysfs *fs, const char *id)
+{
+	VGPU_AUTOSTRV names = { 0 }, ids = { 0 };
+	char want[VGPU_UUID_LEN], path[VGPU_PATH_MAX];
+	struct vgpu_orow o = { 0 };
+	struct vgpu_sysdir root;
+	struct kern_log lg;
+	bool bdf = false;
+	int err;
+
+	if (vgpu_uuid_normalize(id, want))
+		snprintf(o.mdev, sizeof(o.mdev), "%s", want);
+	else if (vgpu_bdf_normalize(id, o.parent) == 0)
+		bdf = snprintf(want, sizeof(want), "%s", o.parent) > 0;
+	else
+		return vgpu_error(ctx, -EINVAL, "'%s' is neither an mdev UUID nor a PCI address",
+				  id);
+	err = vgpu_sysfs_lock(ctx, fs, VGPU_ASSIGN_LOCK_WAIT_MS);
+	if (err < 0)
+		return err;
+	vgpu_sysdir_root(fs, &root);
+	/* the markers that name it: its own, and for an address every mdev's on it */
+	(void)vgpu_sysfs_list_dir(&root, &names, VGPU_WEDGED_DIR);
+	for (size_t i = 0; i < names.n; i++) {
+		const char *nm = names.items[i];
+		char text[128] = "", parent[VGPU_BDF_LEN] = "";
+
+		if (nm[0] == '.')
+			continue;
+		if (bdf &&
+		    vgpu_sysfs_read_str(&root, text, sizeof(text), VGPU_WEDGED_DIR "/%s", nm) ==
+			    0 &&
+		    strncmp(text, "parent=", 7) == 0) {
+			text[strcspn(text, "\n")] = '\0';
+			(void)vgpu_bdf_normalize(text + 7, parent);
+		}
+		if (strcasecmp(nm, want) == 0 || (bdf && strcmp(parent, want) == 0))
+			vgpu_strv_push(&ids, vgpu_xstrdup(nm));
+	}
+	kern_log_read(fs, &lg);
+	if (!ids.n && !log_wedged(&root, &lg, &o))
+		err = vgpu_error(ctx, -ENOENT, "nothing marks %s wedged", want);
+	for (size_t i = 0; err == 0 && i < ids.n; i++) {
+		snprintf(path, sizeof(path), "%s/%s/%s", vgpu_sysfs_root(fs), VGPU_WEDGED_DIR,
+			 ids.items[i]);
+		if (unlink(path) < 0)
+			err = vgpu_error(ctx, -errno, "cannot clear the wedged marker %s: %s", path,
+					 strerror(errno));
+		else
+			vgpu_log(ctx, LOG_NOTICE, "cleared the wedged marker of %s", ids.items[i]);
+		if (err == 0 && strcasecmp(ids.items[i], want) != 0)
+			err = note_cleared(ctx, fs, &lg, ids.items[i]);
+	}
+	if (err == 0)
+		err = note_cleared(ctx, fs, &lg, want);
+	free(lg.text);
+	vgpu_sysfs_unlock(fs);
+	return err;
 }

@@ -59,4 +59,19 @@ int vgpu_orphans_reap(struct vgpu_ctx *ctx, struct vgpu_sysfs *fs,
 		      const struct vgpu_odom_source *src, unsigned what, long long grace_s,
 		      bool dry_run, size_t *freed);
 
+/**
+ * vgpu_orphans_clear_wedged() - under the host lock, clear what marks a vGPU
+ * wedged: its marker (named by @id, or, for a VF or parent address, every
+ * marker of an mdev on it), and the kernel log's wedge lines for it so far
+ * (the log's length is noted: only later lines count again).  plan and
+ * assign take its parent again.  The admin says it is clear (freed, or the
+ * host rebooted): nothing on the device is checked.
+ * @ctx: errors, and one notice per marker removed
+ * @fs: the host root
+ * @id: the mdev UUID or the VF's (parent's) PCI address
+ * Return: 0, or -errno with a message in @ctx (-EINVAL: @id is neither;
+ * -ENOENT: nothing marks it wedged).
+ */
+int vgpu_orphans_clear_wedged(struct vgpu_ctx *ctx, struct vgpu_sysfs *fs, const char *id);
+
 #endif

@@ -23,7 +23,7 @@
 enum vgpu_oclass {
 	VGPU_OCLASS_IN_USE, /* a process holds it open */
 	VGPU_OCLASS_FOREIGN, /* a domain names it that is not its record's: never touched */
-	VGPU_OCLASS_WEDGED, /* a free of it failed before */
+	VGPU_OCLASS_WEDGED, /* a free of it failed before, or the kernel log says it is stuck */
 	VGPU_OCLASS_STALE, /* its record's domain is gone or no longer names it */
 	VGPU_OCLASS_ORPHAN, /* nobody names or holds it, no record, older than the grace */
 	VGPU_OCLASS_OWNED, /* its record's domain names it */
@@ -56,7 +56,8 @@ struct vgpu_evidence {
 	char domain[VGPU_DOMAIN_NAME_MAX + 1]; /* a domain that names it, "" for none */
 	bool holders_known; /* every process's open files could be read */
 	int holder; /* a process that holds it open, 0 for none */
-	bool wedged; /* a wedged marker names it */
+	bool wedged; /* a wedged marker names it, or the kernel log has a wedge line for it */
+	bool wedged_log; /* the kernel log has a wedge line for it (since it was last cleared) */
 	long long age_s; /* seconds since it was made, -1 when not known */
 };
 

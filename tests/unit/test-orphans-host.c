@@ -5,7 +5,8 @@
  * however many vGPUs it frees (no libvirt call per vGPU under the locks);
  * domains that cannot be listed refuse the run; a record held for an incoming
  * migration keeps its vGPU until its deadline, then it is stale; a record
- * whose vGPU is not what it says (conflict) is never freed.
+ * whose vGPU is not what it says (conflict) is never freed; a kernel-log wedge
+ * line naming a VF makes it wedged until release --clear-wedged.
  *
  * Usage: test-orphans-host SRCDIR (or VGPU_SRCDIR in the environment).
  */
@@ -205,12 +206,51 @@ static void test_incoming_conflict(void **state)
 	assert_int_equal(reap_stale(f), 0);
 }
 
+/* Append @line to the tree's kernel log. */
+static void kern_line(struct fx *f, const char *line)
+{
+	char path[1200];
+	FILE *fp;
+
+	tree_dir(f->h.root, "var/log");
+	snprintf(path, sizeof(path), "%s/var/log/kern.log", f->h.root);
+	fp = fopen(path, "a");
+	assert_non_null(fp);
+	fprintf(fp, "%s\n", line);
+	fclose(fp);
+}
+
+static void test_kernel_log_wedge(void **state)
+{
+	struct fx *f = *state;
+
+	/* a wedge line for another VF, and a harmless line for this one: not wedged */
+	kern_line(f, "Nov 28 21:00:01 h kernel: [nvidia-vgpu-vfio] 0000:41:00.6: ERESTARTSYS "
+		     "received during open, waiting for 25000 milliseconds");
+	kern_line(f, "Nov 28 21:00:02 h kernel: NVRM: GPU 0000:41:00.5: vGPU manager is running "
+		     "in SRIOV mode");
+	assert_int_equal(class_of(f), VGPU_OCLASS_ORPHAN);
+	/* the VF without its PCI domain, as NVRM often writes it */
+	kern_line(f, "Nov 28 21:00:03 h kernel: NVRM: GPU at PCI:41:00.5: RmInitAdapter failed! "
+		     "(0x22:0x65:1422)");
+	assert_int_equal(class_of(f), VGPU_OCLASS_WEDGED);
+	/* cleared: the lines so far no longer count; a new one does */
+	assert_int_equal(vgpu_orphans_clear_wedged(&f->h.ctx, f->h.fs, "41:00.5"), 0);
+	assert_int_equal(class_of(f), VGPU_OCLASS_ORPHAN);
+	assert_int_equal(vgpu_orphans_clear_wedged(&f->h.ctx, f->h.fs, "0000:41:00.5"), -ENOENT);
+	kern_line(f, "Nov 28 21:09:03 h kernel: NVRM: GPU at PCI:0000:41:00.5: RmInitAdapter "
+		     "failed! (0x22:0x65:1422)");
+	assert_int_equal(class_of(f), VGPU_OCLASS_WEDGED);
+	assert_int_equal(vgpu_orphans_clear_wedged(&f->h.ctx, f->h.fs, "not-a-vgpu"), -EINVAL);
+}
+
 int main(int argc, char **argv)
 {
 	const struct CMUnitTest tests[] = {
 		fx_test(test_domains_listed_once),
 		fx_test(test_domains_unknown_refused),
 		fx_test(test_incoming_conflict),
+		fx_test(test_kernel_log_wedge),
 	};
 
 	srcdir = test_srcdir(argc, argv);
