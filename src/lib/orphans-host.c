@@ -318,23 +318,20 @@ static size_t host_rows(struct vgpu_ctx *ctx, struct vgpu_sysfs *fs, const struc
 	return n;
 }
 
-/* The rows with their evidence, the domains already read (@domains: they could be). */
-static int scan_rows(struct vgpu_ctx *ctx, struct vgpu_sysfs *fs, const struct vgpu_odom *doms,
-		     size_t nd, bool domains, long long grace_s, struct vgpu_orow **out, size_t *n)
+/* The rows of @m and @recs with their evidence, the domains already read (@domains: they could be).
+ */
+static void evidence_rows(struct vgpu_ctx *ctx, struct vgpu_sysfs *fs, const struct vgpu_model *m,
+			  const struct vgpu_records *recs, const struct vgpu_odom *doms, size_t nd,
+			  bool domains, long long grace_s, struct vgpu_orow **out, size_t *n)
 {
-	VGPU_AUTOPTR(model) m = NULL;
-	VGPU_AUTORECORDS recs = { 0 };
 	struct vgpu_rows rows = { 0 };
 	size_t k;
 	struct vgpu_sysdir root;
 	struct vgpu_orow *o;
 	struct kern_log lg;
 	bool holders;
-	int err = vgpu_host_read(ctx, fs, VGPU_READ_TYPES, &m, &recs);
 
-	if (err < 0)
-		return err;
-	vgpu_rows_read(ctx, fs, m, &recs, NULL, 0, true, &rows);
+	vgpu_rows_read(ctx, fs, m, recs, NULL, 0, true, &rows);
 	o = vgpu_xcalloc(rows.n ? rows.n : 1, sizeof(*o));
 	k = host_rows(ctx, fs, &rows, o);
 	vgpu_rows_clear(&rows);
@@ -354,7 +351,40 @@ static int scan_rows(struct vgpu_ctx *ctx, struct vgpu_sysfs *fs, const struct v
 	free(lg.text);
 	*out = o;
 	*n = k;
+}
+
+/* The host's rows with their evidence, the domains already read (@domains: they could be). */
+static int scan_rows(struct vgpu_ctx *ctx, struct vgpu_sysfs *fs, const struct vgpu_odom *doms,
+		     size_t nd, bool domains, long long grace_s, struct vgpu_orow **out, size_t *n)
+{
+	VGPU_AUTOPTR(model) m = NULL;
+	VGPU_AUTORECORDS recs = { 0 };
+	int err = vgpu_host_read(ctx, fs, VGPU_READ_TYPES, &m, &recs);
+
+	if (err < 0)
+		return err;
+	evidence_rows(ctx, fs, m, &recs, doms, nd, domains, grace_s, out, n);
 	return 0;
+}
+
+void vgpu_orphans_count(struct vgpu_ctx *ctx, struct vgpu_sysfs *fs, const struct vgpu_model *m,
+			const struct vgpu_records *recs, long long count[VGPU_OCLASS_N])
+{
+	struct vgpu_orow *o = NULL;
+	size_t n = 0;
+
+	memset(count, 0, VGPU_OCLASS_N * sizeof(*count));
+	evidence_rows(ctx, fs, m, recs, NULL, 0, false, VGPU_ORPHAN_GRACE_S, &o, &n);
+	for (size_t i = 0; i < n; i++) {
+		const struct vgpu_evidence *e = &o[i].ev;
+		enum vgpu_oclass c = o[i].cls;
+
+		/* held for a migration: the domain may have arrived (owned), but either way kept */
+		if (c == VGPU_OCLASS_UNKNOWN && e->record && e->incoming && e->holders_known)
+			c = VGPU_OCLASS_INCOMING;
+		count[c]++;
+	}
+	free(o);
 }
 
 /* The domains from @src (NULL: none): false, with a message in @dctx, when they cannot be. */

@@ -34,6 +34,23 @@ int vgpu_orphans_scan(struct vgpu_ctx *ctx, struct vgpu_sysfs *fs,
 		      const struct vgpu_odom_source *src, long long grace_s, struct vgpu_orow **out,
 		      size_t *n);
 
+struct vgpu_model;
+
+/**
+ * vgpu_orphans_count() - how many of the host's vGPUs fall in each class,
+ * from what the host tells without libvirt (the records, the processes'
+ * open files, the wedged markers and the kernel log): in-use, wedged,
+ * conflict and incoming are told; a vGPU nobody holds may be owned, stale,
+ * foreign or an orphan, which only the domains tell, and counts as unknown.
+ * @ctx: warnings
+ * @fs: the host root
+ * @m: the host, read (vgpu_host_read())
+ * @recs: its records
+ * @count: the count per class, every class written
+ */
+void vgpu_orphans_count(struct vgpu_ctx *ctx, struct vgpu_sysfs *fs, const struct vgpu_model *m,
+			const struct vgpu_records *recs, long long count[VGPU_OCLASS_N]);
+
 /* What vgpu_orphans_reap() frees. */
 #define VGPU_REAP_ORPHANS 1u
 #define VGPU_REAP_STALE 2u

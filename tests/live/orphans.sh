@@ -159,10 +159,11 @@ v -c "$C" release --orphans --grace 0 >"$W/o" 2>"$W/err"
 v -c "$C" vgpus --orphans --grace 0 >"$W/o" 2>"$W/err"
 cls "$W/o" $MR wedged
 grep -q "$MR is wedged; .*vgpuctl release --clear-wedged $MR" "$W/err" || fail "no hint: $(cat "$W/err")"
-# metrics (no libvirt): what the host tells, the rest unknown
+# metrics (no libvirt): what the host tells, the rest (the owned one, the foreign one) unknown
 v metrics >"$W/m"
 grep -q '^vgpuctl_vgpu_class{class="wedged"} 1$' "$W/m" && grep -q '^vgpuctl_vgpu_class{class="in-use"} 1$' "$W/m" &&
-	grep -q '^vgpuctl_vgpu_class{class="orphan"} 0$' "$W/m" || fail "metrics: $(grep class "$W/m")"
+	grep -q '^vgpuctl_vgpu_class{class="orphan"} 0$' "$W/m" && grep -q '^vgpuctl_vgpu_class{class="unknown"} 2$' "$W/m" &&
+	grep -q '^# HELP vgpuctl_vgpu_class .*need the libvirt domains' "$W/m" || fail "metrics: $(grep class "$W/m")"
 emu_fault -r
 emu_clear_journal
 v -c "$C" release --orphans --grace 0 >"$W/o" 2>"$W/err" && grep -q '^freed 0 vGPUs$' "$W/o" ||

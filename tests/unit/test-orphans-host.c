@@ -24,6 +24,7 @@
 #include <unistd.h>
 
 #include "orphans-host.h"
+#include "read-host.h"
 #include "sysfs.h"
 #include "test-util.h"
 
@@ -71,7 +72,16 @@ static int group_teardown(void **state)
 	return 0;
 }
 
-/* Back to the fixture: only 41:00.5 holds a type, no record, the domains read. */
+/* Remove @rel under the tree and what it holds. */
+static void tree_remove_rel(struct fx *f, const char *rel)
+{
+	char path[1200];
+
+	snprintf(path, sizeof(path), "%s/%s", f->h.root, rel);
+	tree_remove(path);
+}
+
+/* Back to the fixture: only 41:00.5 holds a type, no record, no kernel log, no marker. */
 static int fx_setup(void **state)
 {
 	struct fx *f = *state;
@@ -84,6 +94,8 @@ static int fx_setup(void **state)
 	}
 	snprintf(path, sizeof(path), "%s/" VGPU_RECORDS_DIR "/0000:41:00.5", f->h.root);
 	(void)unlink(path);
+	tree_remove_rel(f, "var/log");
+	tree_remove_rel(f, VGPU_WEDGED_DIR);
 	f->reads = 0;
 	f->read_fails = false;
 	return 0;
@@ -206,6 +218,31 @@ static void test_incoming_conflict(void **state)
 	assert_int_equal(reap_stale(f), 0);
 }
 
+/* metrics' count, without libvirt: what records, holders and markers tell; the rest unknown. */
+static void test_count_without_domains(void **state)
+{
+	struct fx *f = *state;
+	long long count[VGPU_OCLASS_N];
+	VGPU_AUTORECORDS recs = { 0 };
+	struct vgpu_model *m = NULL;
+
+	record(f, 1149, (long long)time(NULL) + 600); /* 41:00.5: incoming */
+	vf_type(f, "0000:41:00.6"); /* no record, nobody holds it: orphan or foreign? */
+	vf_type(f, "0000:41:00.7"); /* a process holds it */
+	tree_dir(f->h.root, "proc/77/fd");
+	tree_link(f->h.root, "proc/77/fd/3", "/dev/vfio/34");
+	assert_int_equal(vgpu_host_read(&f->h.ctx, f->h.fs, VGPU_READ_TYPES, &m, &recs), 0);
+	vgpu_orphans_count(&f->h.ctx, f->h.fs, m, &recs, count);
+	vgpu_model_free(m);
+	tree_remove_rel(f, "proc/77");
+	assert_int_equal(count[VGPU_OCLASS_INCOMING], 1);
+	assert_int_equal(count[VGPU_OCLASS_IN_USE], 1);
+	assert_int_equal(count[VGPU_OCLASS_UNKNOWN], 1);
+	assert_int_equal(count[VGPU_OCLASS_ORPHAN] + count[VGPU_OCLASS_FOREIGN] +
+				 count[VGPU_OCLASS_STALE] + count[VGPU_OCLASS_OWNED],
+			 0);
+}
+
 /* Append @line to the tree's kernel log. */
 static void kern_line(struct fx *f, const char *line)
 {
@@ -247,10 +284,9 @@ static void test_kernel_log_wedge(void **state)
 int main(int argc, char **argv)
 {
 	const struct CMUnitTest tests[] = {
-		fx_test(test_domains_listed_once),
-		fx_test(test_domains_unknown_refused),
-		fx_test(test_incoming_conflict),
-		fx_test(test_kernel_log_wedge),
+		fx_test(test_domains_listed_once),   fx_test(test_domains_unknown_refused),
+		fx_test(test_incoming_conflict),     fx_test(test_kernel_log_wedge),
+		fx_test(test_count_without_domains),
 	};
 
 	srcdir = test_srcdir(argc, argv);
