@@ -6,6 +6,7 @@
 #include <ctype.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -78,6 +79,20 @@ static bool hidepid(const struct vgpu_sysdir *root)
 }
 
 /*
+ * A link target as a path below the host root: "/dev/vfio/34" as it is, and, under a root
+ * other than "/" (where the host's own proc/ is mounted), "ROOT/dev/vfio/34", the path a
+ * process that opened the file below the root holds, without ROOT.
+ */
+static const char *below_root(const char *target, const char *root_abs)
+{
+	size_t len = strlen(root_abs);
+
+	if (len > 1 && strncmp(target, root_abs, len) == 0 && target[len] == '/')
+		return target + len;
+	return target;
+}
+
+/*
  * Who holds each row's device files open: one pass over ROOT/proc/<pid>/fd.
  * Return: false when some process's open files cannot be read (not root):
  * the absence of a holder is then not known.
@@ -87,8 +102,11 @@ static bool find_holders(struct vgpu_sysfs *fs, struct vgpu_orow *rows, size_t n
 	VGPU_AUTOSTRV pids = { 0 };
 	struct vgpu_sysdir root;
 	struct held_paths *paths;
+	char root_abs[PATH_MAX];
 	bool whole = true;
 
+	if (!realpath(vgpu_sysfs_root(fs), root_abs))
+		snprintf(root_abs, sizeof(root_abs), "%s", vgpu_sysfs_root(fs));
 	vgpu_sysdir_root(fs, &root);
 	if (vgpu_sysfs_list_dir(&root, &pids, "proc") < 0)
 		return false;
@@ -113,11 +131,13 @@ static bool find_holders(struct vgpu_sysfs *fs, struct vgpu_orow *rows, size_t n
 		if (err == -EACCES || err == -EPERM)
 			whole = false;
 		for (size_t j = 0; err == 0 && j < fds.n; j++) {
-			char target[128];
+			char link[PATH_MAX];
+			const char *target;
 
-			if (vgpu_sysfs_readlink(&fd_dir, target, sizeof(target), "%s",
-						fds.items[j]) < 0)
+			if (vgpu_sysfs_readlink(&fd_dir, link, sizeof(link), "%s", fds.items[j]) <
+			    0)
 				continue;
+			target = below_root(link, root_abs);
 			for (size_t k = 0; k < n; k++)
 				if ((paths[k].group[0] && strcmp(target, paths[k].group) == 0) ||
 				    (paths[k].cdev[0] && strcmp(target, paths[k].cdev) == 0))

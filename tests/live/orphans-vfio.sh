@@ -6,7 +6,9 @@
 #   - evidence that changes between the reaper's scan and a vGPU's write (a process opens its
 #     VFIO device, a record or a wedged marker appears) keeps that vGPU, the others are freed;
 #   - a wedge line in the kernel log for a VF makes it wedged: the reaper marks it and leaves
-#     it, release --clear-wedged clears it and the log's lines so far.
+#     it, release --clear-wedged clears it and the log's lines so far;
+#   - a real process holding a VF's device node, seen through the host's /proc bind-mounted
+#     over ROOT/proc (unshare -m; skipped where that is not allowed): in-use, not freed.
 #   orphans-vfio.sh VGPUCTL SRCDIR     (VGPU_EMU names the emulator)
 # shellcheck disable=SC2015 # "A && B || fail": fail when either check fails
 set -uo pipefail
@@ -86,6 +88,26 @@ v -c "$C" release --orphans --grace 0 >"$W/o" 2>"$W/err" && grep -q 'marked VF 0
 v release --clear-wedged 41:01.3 2>"$W/err" || fail "clear 41:01.3: $(cat "$W/err")"
 v -c "$C" vgpus --orphans --grace 0 >"$W/o"
 grep -q '^0000:41:00.0 0000:41:01.3  *orphan ' "$W/o" || fail "still wedged after clearing: $(cat "$W/o")"
+# ---- a real process holding a VF's VFIO device node: the host's own /proc bind-mounted over
+# ROOT/proc in a private mount namespace, where its link is the real path ROOT/dev/vfio/devices/N
+if unshare -m true 2>/dev/null; then
+	echo 1149 >"$EMU_ROOT/sys/bus/pci/devices/0000:41:01.2/nvidia/current_vgpu_type" || fail "type on 41:01.2"
+	N=$(ls "$EMU_ROOT/sys/bus/pci/devices/0000:41:01.2/vfio-dev")
+	mkdir -p "$EMU_BACKING/dev/vfio/devices" && : >"$EMU_BACKING/dev/vfio/devices/$N"
+	# shellcheck disable=SC2217 # it holds the node open as its stdin, what QEMU would do
+	sleep 30 <"$EMU_ROOT/dev/vfio/devices/$N" &
+	SP=$!
+	trap 'kill $SP 2>/dev/null; _emu_exit' EXIT
+	# shellcheck disable=SC2016 # expanded by the inner shell
+	in_ns() { unshare -m sh -c 'mount --bind /proc "$1/proc" && shift && exec "$@"' x "$EMU_ROOT" "$B" --sysroot "$EMU_ROOT" -c "$C" "$@"; }
+	in_ns vgpus --orphans --grace 0 >"$W/o" 2>"$W/err" || fail "vgpus in a namespace: $(cat "$W/err")"
+	grep -q "^0000:41:00.0 0000:41:01.2  *in-use  *none  *none  *$SP " "$W/o" || fail "the real holder: $(cat "$W/o" "$W/err")"
+	in_ns release --orphans --grace 0 >"$W/o" 2>"$W/err" || fail "release in a namespace: $(cat "$W/err")"
+	[ "$(ty 0000:41:01.2)" = 1149 ] || fail "freed a VF a real process holds: $(cat "$W/err")"
+	kill $SP
+	wait $SP 2>/dev/null
+fi
+
 emu_stop
 
 [ $EMU_FAILS = 0 ] && echo "ok: orphans-vfio (classes, evidence changed before each write, kernel-log wedge, clear)"
