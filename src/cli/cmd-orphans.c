@@ -22,6 +22,7 @@ static const struct col orphan_cols[] = {
 	{ "DOMAIN", "domain", COL_STR, 0 },
 	{ "HOLDER", "holder_pid", COL_STR, COL_RIGHT },
 	{ "AGE", "age_s", COL_NUM, COL_RIGHT },
+	{ "NVML-VM", "nvml_vm", COL_STR, 0 },
 	{ "WEDGED", "wedged", COL_STR, COL_JSON_ONLY },
 };
 
@@ -70,7 +71,13 @@ static void add_row(struct cli_table *t, const struct vgpu_orow *o)
 	else
 		cli_cell_str(ln, 6, e->holders_known ? "none" : "unknown");
 	cli_cell_num(ln, 7, (long)e->age_s, e->age_s >= 0);
-	cli_cell_str(ln, 8, e->wedged_log ? "log" : e->wedged ? "yes" : "no");
+	/* NVML's VM ID of its active instance; "maybe": one of its type is not tied to a vGPU */
+	cli_cell_str(ln, 8,
+		     e->nvml_vm[0] ? e->nvml_vm :
+		     e->nvml_maybe ? "maybe" :
+		     e->nvml_known ? "none" :
+				     "unknown");
+	cli_cell_str(ln, 9, e->wedged_log ? "log" : e->wedged ? "yes" : "no");
 }
 
 int cmd_vgpus_orphans(struct cli *c, int argc, char **argv)
@@ -108,7 +115,7 @@ int cmd_vgpus_orphans(struct cli *c, int argc, char **argv)
 	if (open_host(c, uri, &v) == 0)
 		src.arg = v;
 	if (!c->fs || (uri && !v) ||
-	    vgpu_orphans_scan(&c->ctx, c->fs, v ? &src : NULL, grace, &rows, &n) < 0) {
+	    vgpu_orphans_scan(&c->ctx, c->fs, v ? &src : NULL, cli_nvml(c), grace, &rows, &n) < 0) {
 		cli_error(c, "vgpus: %s", vgpu_ctx_error(&c->ctx));
 		return EXIT_FAILURE;
 	}
@@ -202,7 +209,7 @@ int cmd_release_orphans(struct cli *c, int argc, char **argv)
 	if (r == 0) {
 		struct vgpu_odom_source src = { read_domains, v };
 
-		r = vgpu_orphans_reap(&c->ctx, c->fs, &src, what, grace, dry, &freed);
+		r = vgpu_orphans_reap(&c->ctx, c->fs, &src, cli_nvml(c), what, grace, dry, &freed);
 	}
 	cli_reraise_stop();
 	if (r < 0) {

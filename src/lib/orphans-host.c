@@ -18,6 +18,7 @@
 #include "cleanup.h"
 #include "live.h"
 #include "model.h"
+#include "nvml.h"
 #include "orphans-host.h"
 #include "read-host.h"
 #include "read-live.h"
@@ -338,11 +339,78 @@ static size_t host_rows(struct vgpu_ctx *ctx, struct vgpu_sysfs *fs, const struc
 	return n;
 }
 
-/* The rows of @m and @recs with their evidence, the domains already read (@domains: they could be).
+/* What a scan is given besides the host: the domains already read, NVML, the grace. */
+struct scan_in {
+	const struct vgpu_odom *doms;
+	size_t nd;
+	bool domains; /* they could be read */
+	struct vgpu_nvml *nv; /* NULL: no NVML */
+	long long grace_s;
+};
+
+#define NVML_INSTANCES_MAX 64
+
+/*
+ * NVML's active vGPU instances on each GPU, tied to the rows: an instance whose VM ID is the
+ * UUID of a row's record's domain (and of its type) is that row's; one of a type that only one
+ * untied row of its GPU holds is that row's; else every untied row of its type may be its
+ * (nvml_maybe: never stale nor an orphan).
  */
+static void nvml_evidence(struct vgpu_nvml *nv, struct vgpu_orow *o, size_t k)
+{
+	for (size_t g = 0; nv && g < k; g++) {
+		struct vgpu_nvml_vgpu inst[NVML_INSTANCES_MAX];
+		bool seen = false;
+		int ni;
+
+		for (size_t j = 0; j < g && !seen; j++)
+			seen = strcmp(o[j].gpu, o[g].gpu) == 0;
+		if (seen ||
+		    (ni = vgpu_nvml_active_vgpus(nv, o[g].gpu, inst, NVML_INSTANCES_MAX)) < 0)
+			continue;
+		for (size_t i = g; i < k; i++)
+			if (strcmp(o[i].gpu, o[g].gpu) == 0)
+				o[i].ev.nvml_known = true;
+		/* by the record's domain first */
+		for (int t = 0; t < ni; t++)
+			for (size_t i = g; i < k && inst[t].vm[0]; i++)
+				if (strcmp(o[i].gpu, o[g].gpu) == 0 && !o[i].ev.nvml_vm[0] &&
+				    o[i].ev.record && inst[t].vm_is_uuid &&
+				    strcasecmp(inst[t].vm, o[i].rec.domain_uuid) == 0 &&
+				    (!inst[t].type_id || inst[t].type_id == o[i].type_id)) {
+					snprintf(o[i].ev.nvml_vm, sizeof(o[i].ev.nvml_vm), "%s",
+						 o[i].rec.domain_uuid);
+					inst[t].vm[0] = '\0'; /* tied */
+				}
+		/* then by its type, where only one untied row could hold it */
+		for (int t = 0; t < ni; t++) {
+			size_t cand = k, n_cand = 0;
+
+			if (!inst[t].vm[0])
+				continue;
+			for (size_t i = g; i < k; i++)
+				if (strcmp(o[i].gpu, o[g].gpu) == 0 && !o[i].ev.nvml_vm[0] &&
+				    (!inst[t].type_id || inst[t].type_id == o[i].type_id)) {
+					cand = i;
+					n_cand++;
+				}
+			if (n_cand == 1) {
+				snprintf(o[cand].ev.nvml_vm, sizeof(o[cand].ev.nvml_vm), "%.36s",
+					 inst[t].vm);
+				continue;
+			}
+			for (size_t i = g; i < k; i++)
+				if (strcmp(o[i].gpu, o[g].gpu) == 0 && !o[i].ev.nvml_vm[0] &&
+				    (!inst[t].type_id || inst[t].type_id == o[i].type_id))
+					o[i].ev.nvml_maybe = true;
+		}
+	}
+}
+
+/* The rows of @m and @recs with their evidence. */
 static void evidence_rows(struct vgpu_ctx *ctx, struct vgpu_sysfs *fs, const struct vgpu_model *m,
-			  const struct vgpu_records *recs, const struct vgpu_odom *doms, size_t nd,
-			  bool domains, long long grace_s, struct vgpu_orow **out, size_t *n)
+			  const struct vgpu_records *recs, const struct scan_in *in,
+			  struct vgpu_orow **out, size_t *n)
 {
 	struct vgpu_rows rows = { 0 };
 	size_t k;
@@ -358,24 +426,25 @@ static void evidence_rows(struct vgpu_ctx *ctx, struct vgpu_sysfs *fs, const str
 	holders = find_holders(fs, o, k);
 	vgpu_sysdir_root(fs, &root);
 	kern_log_read(fs, &lg);
+	nvml_evidence(in->nv, o, k);
 	for (size_t i = 0; i < k; i++) {
-		o[i].ev.domains_known = domains;
+		o[i].ev.domains_known = in->domains;
 		o[i].ev.holders_known = holders;
 		o[i].ev.age_s = age_of(&root, &o[i]);
 		o[i].ev.wedged_log = log_wedged(&root, &lg, &o[i]);
 		o[i].ev.wedged = o[i].ev.wedged_log || is_wedged(&root, &o[i]);
-		if (domains)
-			domain_evidence(&o[i], doms, nd);
-		o[i].cls = vgpu_oclass_of(&o[i].ev, grace_s);
+		if (in->domains)
+			domain_evidence(&o[i], in->doms, in->nd);
+		o[i].cls = vgpu_oclass_of(&o[i].ev, in->grace_s);
 	}
 	free(lg.text);
 	*out = o;
 	*n = k;
 }
 
-/* The host's rows with their evidence, the domains already read (@domains: they could be). */
-static int scan_rows(struct vgpu_ctx *ctx, struct vgpu_sysfs *fs, const struct vgpu_odom *doms,
-		     size_t nd, bool domains, long long grace_s, struct vgpu_orow **out, size_t *n)
+/* The host's rows with their evidence. */
+static int scan_rows(struct vgpu_ctx *ctx, struct vgpu_sysfs *fs, const struct scan_in *in,
+		     struct vgpu_orow **out, size_t *n)
 {
 	VGPU_AUTOPTR(model) m = NULL;
 	VGPU_AUTORECORDS recs = { 0 };
@@ -383,7 +452,7 @@ static int scan_rows(struct vgpu_ctx *ctx, struct vgpu_sysfs *fs, const struct v
 
 	if (err < 0)
 		return err;
-	evidence_rows(ctx, fs, m, &recs, doms, nd, domains, grace_s, out, n);
+	evidence_rows(ctx, fs, m, &recs, in, out, n);
 	return 0;
 }
 
@@ -393,8 +462,10 @@ void vgpu_orphans_count(struct vgpu_ctx *ctx, struct vgpu_sysfs *fs, const struc
 	struct vgpu_orow *o = NULL;
 	size_t n = 0;
 
+	struct scan_in in = { .grace_s = VGPU_ORPHAN_GRACE_S };
+
 	memset(count, 0, VGPU_OCLASS_N * sizeof(*count));
-	evidence_rows(ctx, fs, m, recs, NULL, 0, false, VGPU_ORPHAN_GRACE_S, &o, &n);
+	evidence_rows(ctx, fs, m, recs, &in, &o, &n);
 	for (size_t i = 0; i < n; i++) {
 		const struct vgpu_evidence *e = &o[i].ev;
 		enum vgpu_oclass c = o[i].cls;
@@ -417,24 +488,24 @@ static bool read_domains(const struct vgpu_odom_source *src, struct vgpu_ctx *dc
 }
 
 int vgpu_orphans_scan(struct vgpu_ctx *ctx, struct vgpu_sysfs *fs,
-		      const struct vgpu_odom_source *src, long long grace_s, struct vgpu_orow **out,
-		      size_t *n)
+		      const struct vgpu_odom_source *src, struct vgpu_nvml *nv, long long grace_s,
+		      struct vgpu_orow **out, size_t *n)
 {
 	struct vgpu_odom *doms;
-	size_t nd;
+	struct scan_in in = { .nv = nv, .grace_s = grace_s };
 	struct vgpu_ctx dctx;
-	bool domains;
 	int err;
 
 	/* a domain that cannot be read leaves the domain evidence unknown: fail closed */
 	vgpu_ctx_init(&dctx, NULL, NULL);
-	domains = read_domains(src, &dctx, &doms, &nd);
-	if (src && !domains)
+	in.domains = read_domains(src, &dctx, &doms, &in.nd);
+	in.doms = doms;
+	if (src && !in.domains)
 		vgpu_warn(ctx, "the domains that name vGPUs are not known: %s",
 			  vgpu_ctx_error(&dctx));
 	vgpu_ctx_clear(&dctx);
-	err = scan_rows(ctx, fs, doms, nd, domains, grace_s, out, n);
-	vgpu_odoms_free(doms, nd);
+	err = scan_rows(ctx, fs, &in, out, n);
+	vgpu_odoms_free(doms, in.nd);
 	return err;
 }
 
@@ -613,28 +684,29 @@ out:
 }
 
 int vgpu_orphans_reap(struct vgpu_ctx *ctx, struct vgpu_sysfs *fs,
-		      const struct vgpu_odom_source *src, unsigned what, long long grace_s,
-		      bool dry_run, size_t *freed)
+		      const struct vgpu_odom_source *src, struct vgpu_nvml *nv, unsigned what,
+		      long long grace_s, bool dry_run, size_t *freed)
 {
 	struct vgpu_orow *rows = NULL;
 	struct vgpu_odom *doms;
+	struct scan_in in = { .nv = nv, .grace_s = grace_s };
 	struct vgpu_ctx dctx;
-	size_t n = 0, nd;
-	bool domains;
+	size_t n = 0;
 	int err, ret = 0;
 
 	*freed = 0;
-	/* the domains (libvirt calls) and the whole host's evidence once, before any lock */
+	/* the domains (libvirt calls), NVML and the whole host's evidence once, before any lock */
 	vgpu_ctx_init(&dctx, NULL, NULL);
-	domains = read_domains(src, &dctx, &doms, &nd);
-	if (!domains)
+	in.domains = read_domains(src, &dctx, &doms, &in.nd);
+	in.doms = doms;
+	if (!in.domains)
 		err = vgpu_error(ctx, -EACCES,
 				 "the domains that name vGPUs are not known%s%s: nothing freed",
 				 src ? ": " : "", src ? vgpu_ctx_error(&dctx) : "");
 	else
-		err = scan_rows(ctx, fs, doms, nd, true, grace_s, &rows, &n);
+		err = scan_rows(ctx, fs, &in, &rows, &n);
 	vgpu_ctx_clear(&dctx);
-	vgpu_odoms_free(doms, nd);
+	vgpu_odoms_free(doms, in.nd);
 	for (size_t i = 0; err == 0 && i < n; i++)
 		if (!rows[i].ev.holders_known)
 			err = vgpu_error(

@@ -10,6 +10,7 @@
 #include "orphans.h"
 
 struct vgpu_sysfs;
+struct vgpu_nvml;
 
 /* Where the domains come from; read again at each look (the reaper's before each write). */
 struct vgpu_odom_source {
@@ -24,6 +25,7 @@ struct vgpu_odom_source {
  * @ctx: errors and warnings
  * @fs: the host root (its proc/ is read for holders)
  * @src: where the domains are read, or NULL: they are unknown
+ * @nv: NVML, for each GPU's active vGPU instances and their VM IDs (NULL: none)
  * @grace_s: the grace period for orphans
  * @out: the rows, on success (free() them); a row of a vGPU without a record
  *       has the record its free needs in @rec
@@ -31,8 +33,8 @@ struct vgpu_odom_source {
  * Return: 0 or -errno with a message in @ctx (the host cannot be read).
  */
 int vgpu_orphans_scan(struct vgpu_ctx *ctx, struct vgpu_sysfs *fs,
-		      const struct vgpu_odom_source *src, long long grace_s, struct vgpu_orow **out,
-		      size_t *n);
+		      const struct vgpu_odom_source *src, struct vgpu_nvml *nv, long long grace_s,
+		      struct vgpu_orow **out, size_t *n);
 
 struct vgpu_model;
 
@@ -65,6 +67,7 @@ void vgpu_orphans_count(struct vgpu_ctx *ctx, struct vgpu_sysfs *fs, const struc
  * @ctx: errors, and one notice per vGPU freed or left
  * @fs: the host root
  * @src: where the domains are read (NULL: they are unknown, the run is refused)
+ * @nv: NVML, read with the domains before the locks (NULL: none)
  * @what: VGPU_REAP_ORPHANS and/or VGPU_REAP_STALE
  * @grace_s: the grace period for orphans
  * @dry_run: only say what would be freed
@@ -73,8 +76,8 @@ void vgpu_orphans_count(struct vgpu_ctx *ctx, struct vgpu_sysfs *fs, const struc
  * whole; -EIO: a free failed, the vGPU marked wedged).
  */
 int vgpu_orphans_reap(struct vgpu_ctx *ctx, struct vgpu_sysfs *fs,
-		      const struct vgpu_odom_source *src, unsigned what, long long grace_s,
-		      bool dry_run, size_t *freed);
+		      const struct vgpu_odom_source *src, struct vgpu_nvml *nv, unsigned what,
+		      long long grace_s, bool dry_run, size_t *freed);
 
 /**
  * vgpu_orphans_clear_wedged() - under the host lock, clear what marks a vGPU

@@ -32,7 +32,7 @@ void vgpu_odoms_free(struct vgpu_odom *d, size_t n)
 
 enum vgpu_oclass vgpu_oclass_of(const struct vgpu_evidence *e, long long grace_s)
 {
-	if (e->holder > 0)
+	if (e->holder > 0 || e->nvml_vm[0])
 		return VGPU_OCLASS_IN_USE;
 	if (e->other_domain_names)
 		return VGPU_OCLASS_FOREIGN;
@@ -42,6 +42,8 @@ enum vgpu_oclass vgpu_oclass_of(const struct vgpu_evidence *e, long long grace_s
 		return VGPU_OCLASS_CONFLICT;
 	/* below: the absence of a holder or a domain matters, so both must be known */
 	if (!e->holders_known || !e->domains_known)
+		return VGPU_OCLASS_UNKNOWN;
+	if (e->nvml_maybe && !e->record_domain_names)
 		return VGPU_OCLASS_UNKNOWN;
 	if (e->record && e->record_domain_names)
 		return VGPU_OCLASS_OWNED;

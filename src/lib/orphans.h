@@ -21,7 +21,7 @@
 
 /* The classes, in their precedence (the first that applies). */
 enum vgpu_oclass {
-	VGPU_OCLASS_IN_USE, /* a process holds it open */
+	VGPU_OCLASS_IN_USE, /* a process holds it open, or NVML has a VM on it */
 	VGPU_OCLASS_FOREIGN, /* a domain names it that is not its record's: never touched */
 	VGPU_OCLASS_WEDGED, /* a free of it failed before, or the kernel log says it is stuck */
 	VGPU_OCLASS_STALE, /* its record's domain is gone or no longer names it */
@@ -56,6 +56,9 @@ struct vgpu_evidence {
 	char domain[VGPU_DOMAIN_NAME_MAX + 1]; /* a domain that names it, "" for none */
 	bool holders_known; /* every process's open files could be read */
 	int holder; /* a process that holds it open, 0 for none */
+	char nvml_vm[VGPU_UUID_LEN]; /* NVML: the VM (UUID) its active instance runs for, "" none */
+	bool nvml_known; /* NVML answered for its GPU */
+	bool nvml_maybe; /* NVML: an active instance of its type on its GPU may be its own */
 	bool wedged; /* a wedged marker names it, or the kernel log has a wedge line for it */
 	bool wedged_log; /* the kernel log has a wedge line for it (since it was last cleared) */
 	long long age_s; /* seconds since it was made, -1 when not known */
@@ -64,7 +67,8 @@ struct vgpu_evidence {
 /**
  * vgpu_oclass_of() - the class @e puts a vGPU in, by precedence: in-use,
  * foreign, wedged, conflict, stale, orphan.  Evidence that is not known never gives
- * stale or orphan (unknown instead).  A record whose domain does not name the
+ * stale or orphan (unknown instead), nor does an NVML instance that may be
+ * its own.  A record whose domain does not name the
  * vGPU is stale, unless it is incoming and its deadline is ahead (incoming: the
  * domain is not here yet); an expired incoming record is stale like any other.
  * @e: the evidence

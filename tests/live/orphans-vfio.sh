@@ -9,11 +9,14 @@
 #     it, release --clear-wedged clears it and the log's lines so far;
 #   - a real process holding a VF's device node, seen through the host's /proc bind-mounted
 #     over ROOT/proc (unshare -m; skipped where that is not allowed): in-use, not freed.
-#   orphans-vfio.sh VGPUCTL SRCDIR     (VGPU_EMU names the emulator)
+#   - NVML's VM ID of an active instance (the stand-in): in-use when tied to a vGPU, else no
+#     vGPU of its type is concluded stale or an orphan;
+#   orphans-vfio.sh VGPUCTL SRCDIR [NVML_STANDIN]     (VGPU_EMU names the emulator)
 # shellcheck disable=SC2015 # "A && B || fail": fail when either check fails
 set -uo pipefail
 B=$1
 SRC=$2
+NVML=${3:-} # the NVML stand-in, libnvidia-ml.so.1 (tests/nvml)
 # shellcheck source=tests/emu/lib.sh
 . "$SRC/tests/emu/lib.sh"
 emu_require
@@ -86,8 +89,29 @@ v -c "$C" release --orphans --grace 0 >"$W/o" 2>"$W/err" && grep -q 'marked VF 0
 	[ -e "$EMU_ROOT/var/lib/vgpuctl/wedged/0000:41:01.3" ] && [ "$(ty 0000:41:01.3)" = 1149 ] ||
 	fail "log wedge reaped or not marked: $(cat "$W/o" "$W/err")"
 v release --clear-wedged 41:01.3 2>"$W/err" || fail "clear 41:01.3: $(cat "$W/err")"
-v -c "$C" vgpus --orphans --grace 0 >"$W/o"
+v -c "$C" vgpus --orphans --grace 0 >"$W/o" 2>"$W/err"
 grep -q '^0000:41:00.0 0000:41:01.3  *orphan ' "$W/o" || fail "still wedged after clearing: $(cat "$W/o")"
+# ---- NVML's VM ID of an active instance (the stand-in's vgpus-BDF): one whose VM is the UUID of
+# 41:01.0's record's domain is 41:01.0's (in-use, not stale); one of another VM could be any
+# untied L40S-4Q's, so none of those is concluded stale or an orphan
+if [ -n "$NVML" ]; then
+	mkdir -p "$EMU_BACKING/var/lib/fake-nvidia"
+	printf '%s\n' "7 55555555-2222-4333-8444-555555555555 1149" "8 66666666-2222-4333-8444-555555555555 1149" \
+		>"$EMU_BACKING/var/lib/fake-nvidia/vgpus-0000:41:00.0"
+	nv() { FAKE_NV_ROOT=$EMU_ROOT v --nvml "$NVML" -c "$C" "$@"; }
+	nv vgpus --orphans --grace 0 >"$W/o" 2>"$W/err" || fail "vgpus with NVML: $(cat "$W/err")"
+	grep -q '^0000:41:00.0 0000:41:01.0  *in-use  *mig  *none  *none  *[0-9]*  *55555555-2222-4333-8444-555555555555' "$W/o" &&
+		grep -q '^0000:41:00.0 0000:41:01.3  *unknown  *none  *none  *none  *[0-9]*  *maybe' "$W/o" ||
+		fail "NVML's VM IDs: $(cat "$W/o" "$W/err")"
+	nv vgpus --orphans --grace 0 --json >"$W/j" 2>"$W/err"
+	grep -q '"nvml_vm": *"55555555-2222-4333-8444-555555555555"' "$W/j" || fail "NVML json: $(cat "$W/j")"
+	nv release --orphans --stale --grace 0 >"$W/o" 2>"$W/err" && grep -q '^freed 0 vGPUs$' "$W/o" ||
+		fail "freed with an NVML instance on it: $(cat "$W/o" "$W/err")"
+	rm "$EMU_BACKING/var/lib/fake-nvidia/vgpus-0000:41:00.0"
+	nv vgpus --orphans --grace 0 >"$W/o" 2>"$W/err"
+	grep -q '^0000:41:00.0 0000:41:01.0  *stale  *mig  *none  *none  *[0-9]*  *none' "$W/o" || fail "no instance: $(cat "$W/o" "$W/err")"
+fi
+
 # ---- a real process holding a VF's VFIO device node: the host's own /proc bind-mounted over
 # ROOT/proc in a private mount namespace, where its link is the real path ROOT/dev/vfio/devices/N
 if unshare -m true 2>/dev/null; then

@@ -134,8 +134,9 @@ static void test_domains_listed_once(void **state)
 	vf_type(f, "0000:41:00.6");
 	vf_type(f, "0000:41:00.7");
 	vf_type(f, "0000:41:01.0");
-	assert_int_equal(
-		vgpu_orphans_reap(&f->h.ctx, f->h.fs, &src, VGPU_REAP_ORPHANS, 0, true, &freed), 0);
+	assert_int_equal(vgpu_orphans_reap(&f->h.ctx, f->h.fs, &src, NULL, VGPU_REAP_ORPHANS, 0,
+					   true, &freed),
+			 0);
 	assert_int_equal(freed, 4);
 	/* one listing for the run, not one more per vGPU */
 	assert_int_equal(f->reads, 1);
@@ -148,13 +149,13 @@ static void test_domains_unknown_refused(void **state)
 	size_t freed = 9;
 
 	f->read_fails = true;
-	assert_int_equal(vgpu_orphans_reap(&f->h.ctx, f->h.fs, &src, VGPU_REAP_ORPHANS, 0, true,
-					   &freed),
+	assert_int_equal(vgpu_orphans_reap(&f->h.ctx, f->h.fs, &src, NULL, VGPU_REAP_ORPHANS, 0,
+					   true, &freed),
 			 -EACCES);
 	assert_int_equal(freed, 0);
 	assert_non_null(strstr(vgpu_ctx_error(&f->h.ctx), "connection closed: nothing freed"));
-	assert_int_equal(vgpu_orphans_reap(&f->h.ctx, f->h.fs, NULL, VGPU_REAP_ORPHANS, 0, true,
-					   &freed),
+	assert_int_equal(vgpu_orphans_reap(&f->h.ctx, f->h.fs, NULL, NULL, VGPU_REAP_ORPHANS, 0,
+					   true, &freed),
 			 -EACCES);
 }
 
@@ -182,7 +183,7 @@ static enum vgpu_oclass class_of(struct fx *f)
 	enum vgpu_oclass c = VGPU_OCLASS_N;
 	size_t n = 0;
 
-	assert_int_equal(vgpu_orphans_scan(&f->h.ctx, f->h.fs, &src, 0, &rows, &n), 0);
+	assert_int_equal(vgpu_orphans_scan(&f->h.ctx, f->h.fs, &src, NULL, 0, &rows, &n), 0);
 	for (size_t i = 0; i < n; i++)
 		if (strcmp(rows[i].parent, "0000:41:00.5") == 0)
 			c = rows[i].cls;
@@ -195,8 +196,9 @@ static size_t reap_stale(struct fx *f)
 	struct vgpu_odom_source src = { count_reads, f };
 	size_t freed = 99;
 
-	assert_int_equal(
-		vgpu_orphans_reap(&f->h.ctx, f->h.fs, &src, VGPU_REAP_STALE, 0, true, &freed), 0);
+	assert_int_equal(vgpu_orphans_reap(&f->h.ctx, f->h.fs, &src, NULL, VGPU_REAP_STALE, 0, true,
+					   &freed),
+			 0);
 	return freed;
 }
 

@@ -137,6 +137,23 @@ static void test_incoming_conflict(void **state)
 	assert_string_equal(vgpu_oclass_str(VGPU_OCLASS_CONFLICT), "conflict");
 }
 
+/* NVML's VM ID: an instance tied to the vGPU is a VM on it; one that may be its own is no proof. */
+static void test_nvml(void **state)
+{
+	struct vgpu_evidence e = bare();
+
+	(void)state;
+	strcpy(e.nvml_vm, "55555555-2222-4333-8444-555555555555");
+	assert_int_equal(vgpu_oclass_of(&e, 0), VGPU_OCLASS_IN_USE);
+	e = bare();
+	e.nvml_maybe = true;
+	assert_int_equal(vgpu_oclass_of(&e, 0), VGPU_OCLASS_UNKNOWN);
+	e.record = true;
+	assert_int_equal(vgpu_oclass_of(&e, 0), VGPU_OCLASS_UNKNOWN);
+	e.record_domain_names = true; /* its own domain's instance, most likely: owned */
+	assert_int_equal(vgpu_oclass_of(&e, 0), VGPU_OCLASS_OWNED);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -145,6 +162,7 @@ int main(void)
 		cmocka_unit_test(test_grace),
 		cmocka_unit_test(test_fail_closed),
 		cmocka_unit_test(test_incoming_conflict),
+		cmocka_unit_test(test_nvml),
 	};
 
 	return cmocka_run_group_tests_name("orphans", tests, NULL, NULL);
