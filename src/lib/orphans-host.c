@@ -202,8 +202,9 @@ static void kern_log_read(struct vgpu_sysfs *fs, struct kern_log *lg)
 		return;
 	lg->ino = (unsigned long long)st.st_ino;
 	lg->start = st.st_size > KERN_LOG_TAIL ? (long long)st.st_size - KERN_LOG_TAIL : 0;
-	lg->text = vgpu_xmalloc(KERN_LOG_TAIL + 1);
-	got = pread(fd, lg->text, KERN_LOG_TAIL, lg->start);
+	/* what is there now (a log that grows meanwhile: the rest is for the next look) */
+	lg->text = vgpu_xmalloc((size_t)(st.st_size - lg->start) + 1);
+	got = pread(fd, lg->text, (size_t)(st.st_size - lg->start), lg->start);
 	lg->text[got > 0 ? got : 0] = '\0';
 }
 
