@@ -176,8 +176,14 @@ v plan --from "$W/l2.xml" --vgpu A30-2-12C --vf 0000:af:00.5 >/dev/null 2>"$W/er
 	fail "plan took the wedged vGPU's parent"
 v assign --from "$W/l2.xml" -o "$W/l2-a.xml" --vgpu A30-2-12C --vf 0000:af:00.5 >/dev/null 2>"$W/err" &&
 	fail "assign took the wedged vGPU's parent"
-v release --clear-wedged "${MR^^}" >"$W/o" 2>"$W/err" && grep -q "cleared the wedged marker of $MR" "$W/err" ||
-	fail "clear-wedged: $(cat "$W/o" "$W/err")"
+# under the host lock: it waits while another vgpuctl holds it
+exec 8>"$EMU_ROOT/run/vgpuctl/lock" && flock 8 || fail "take the host lock"
+v release --clear-wedged "${MR^^}" >"$W/o" 2>"$W/err" 8>&- &
+CP=$!
+sleep 0.3
+[ -e "$EMU_ROOT/var/lib/vgpuctl/wedged/$MR" ] || fail "cleared without the host lock"
+exec 8>&-
+wait $CP && grep -q "cleared the wedged marker of $MR" "$W/err" || fail "clear-wedged: $(cat "$W/o" "$W/err")"
 [ ! -e "$EMU_ROOT/var/lib/vgpuctl/wedged/$MR" ] || fail "the marker stays"
 v release --clear-wedged "$MR" >/dev/null 2>"$W/err"
 [ $? = 1 ] && grep -q "nothing marks $MR wedged" "$W/err" || fail "cleared twice: $(cat "$W/err")"
