@@ -177,22 +177,45 @@ static bool is_wedged(const struct vgpu_sysdir *root, const struct vgpu_orow *o)
 	return vgpu_sysfs_stat(root, &st, VGPU_WEDGED_DIR "/%s", wedged_key(o)) == 0;
 }
 
-/* The kernel log (its last 1 MiB) and where the admin last cleared each vGPU's wedge lines. */
+/* The kernel log's wedge lines (from its last 1 MiB) and where it ends. */
 struct kern_log {
-	char *text; /* NUL-terminated, NULL when there is none */
+	bool read; /* there is one */
 	unsigned long long ino; /* the log's inode: a cleared point counts only for it */
-	long long start; /* the file offset of text[0] */
+	long long end; /* the file offset where what was read ends */
+	struct vgpu_strv lines; /* the wedge lines read */
+	long long *offs; /* the file offset each of @lines starts at */
 };
 
 #define KERN_LOG "var/log/kern.log"
 #define KERN_LOG_TAIL (1 << 20)
 #define CLEARED "%s/.cleared-%s" /* VGPU_WEDGED_DIR, the marker's name: "INODE OFFSET" */
 
+/*
+ * The lines that say a teardown never finished (data/catalogue.tsv's rows of that cause):
+ *  - "ERESTARTSYS received during open": a previous open or teardown of the vGPU never
+ *    finished, QEMU killed mid-teardown (DualCoder/vgpu_unlock#110);
+ *  - "RmInitAdapter failed! (0x22:0x65:": the VF was wedged by a SIGKILL to QEMU while the
+ *    vGPU was initialising.
+ */
+static bool wedge_line(const char *p, size_t len)
+{
+	static const char *const lines[] = { "ERESTARTSYS received during open",
+					     "RmInitAdapter failed! (0x22:0x65:" };
+
+	for (size_t k = 0; k < ARRAY_SIZE(lines); k++)
+		if (memmem(p, len, lines[k], strlen(lines[k])))
+			return true;
+	return false;
+}
+
+/* Read the log once: its wedge lines, whatever vGPU they name (matched per vGPU after). */
 static void kern_log_read(struct vgpu_sysfs *fs, struct kern_log *lg)
 {
 	struct vgpu_sysdir root;
 	struct stat st;
 	VGPU_AUTOCLOSE int fd = -1;
+	VGPU_AUTOFREE char *text = NULL;
+	long long start;
 	ssize_t got;
 
 	memset(lg, 0, sizeof(*lg));
@@ -200,12 +223,31 @@ static void kern_log_read(struct vgpu_sysfs *fs, struct kern_log *lg)
 	fd = openat(root.fd, KERN_LOG, O_RDONLY | O_CLOEXEC | O_NOFOLLOW | O_NONBLOCK);
 	if (fd < 0 || fstat(fd, &st) < 0 || !S_ISREG(st.st_mode))
 		return;
+	lg->read = true;
 	lg->ino = (unsigned long long)st.st_ino;
-	lg->start = st.st_size > KERN_LOG_TAIL ? (long long)st.st_size - KERN_LOG_TAIL : 0;
+	start = st.st_size > KERN_LOG_TAIL ? (long long)st.st_size - KERN_LOG_TAIL : 0;
 	/* what is there now (a log that grows meanwhile: the rest is for the next look) */
-	lg->text = vgpu_xmalloc((size_t)(st.st_size - lg->start) + 1);
-	got = pread(fd, lg->text, (size_t)(st.st_size - lg->start), lg->start);
-	lg->text[got > 0 ? got : 0] = '\0';
+	text = vgpu_xmalloc((size_t)(st.st_size - start) + 1);
+	got = pread(fd, text, (size_t)(st.st_size - start), start);
+	got = got > 0 ? got : 0;
+	text[got] = '\0';
+	lg->end = start + got;
+	for (char *p = text, *end; *p; p = *end ? end + 1 : end) {
+		end = strchr(p, '\n');
+		if (!end)
+			end = p + strlen(p);
+		if (!wedge_line(p, (size_t)(end - p)))
+			continue;
+		lg->offs = vgpu_xreallocarray(lg->offs, lg->lines.n + 1, sizeof(*lg->offs));
+		lg->offs[lg->lines.n] = start + (p - text);
+		vgpu_strv_push(&lg->lines, vgpu_xstrndup(p, (size_t)(end - p)));
+	}
+}
+
+static void kern_log_clear(struct kern_log *lg)
+{
+	vgpu_strv_clear(&lg->lines);
+	free(lg->offs);
 }
 
 /* Does @line name @id: the mdev UUID (any case), or the address whole or without its domain? */
@@ -226,48 +268,24 @@ static bool line_names(const char *line, size_t len, const char *id)
 	return false;
 }
 
-/*
- * Does the kernel log, after the admin last cleared @o, have a line that names it and says a
- * teardown never finished?  The lines (data/catalogue.tsv's rows of the same cause):
- *  - "ERESTARTSYS received during open": a previous open or teardown of this vGPU never
- *    finished, QEMU killed mid-teardown (DualCoder/vgpu_unlock#110);
- *  - "RmInitAdapter failed! (0x22:0x65:": the VF was wedged by a SIGKILL to QEMU while the
- *    vGPU was initialising.
- */
+/* Does the kernel log have a wedge line that names @o, after the admin last cleared it? */
 static bool log_wedged(const struct vgpu_sysdir *root, const struct kern_log *lg,
 		       const struct vgpu_orow *o)
 {
-	static const char *const lines[] = { "ERESTARTSYS received during open",
-					     "RmInitAdapter failed! (0x22:0x65:" };
-	const char *id = wedged_key(o), *p;
+	const char *id = wedged_key(o);
 	unsigned long long ino = 0;
 	long long from = 0;
 	char text[64];
 
-	if (!lg->text)
+	if (!lg->lines.n)
 		return false;
 	if (vgpu_sysfs_read_str(root, text, sizeof(text), CLEARED, VGPU_WEDGED_DIR, id) == 0 &&
 	    sscanf(text, "%llu %lld", &ino, &from) == 2 && ino != lg->ino)
 		from = 0; /* the log was rotated since: what it has now came after */
-	if (from - lg->start > (long long)strlen(lg->text))
-		return false;
-	p = lg->text + (from > lg->start ? from - lg->start : 0);
-	for (const char *end; *p; p = *end ? end + 1 : end) {
-		size_t len;
-		bool wedge = false;
-
-		end = strchr(p, '\n');
-		if (!end)
-			end = p + strlen(p);
-		len = (size_t)(end - p);
-		for (size_t k = 0; k < ARRAY_SIZE(lines) && !wedge; k++) {
-			const char *hit = memmem(p, len, lines[k], strlen(lines[k]));
-
-			wedge = hit != NULL;
-		}
-		if (wedge && line_names(p, len, id))
+	for (size_t i = 0; i < lg->lines.n; i++)
+		if (lg->offs[i] >= from &&
+		    line_names(lg->lines.items[i], strlen(lg->lines.items[i]), id))
 			return true;
-	}
 	return false;
 }
 
@@ -438,7 +456,7 @@ static void evidence_rows(struct vgpu_ctx *ctx, struct vgpu_sysfs *fs, const str
 			domain_evidence(&o[i], in->doms, in->nd);
 		o[i].cls = vgpu_oclass_of(&o[i].ev, in->grace_s);
 	}
-	free(lg.text);
+	kern_log_clear(&lg);
 	*out = o;
 	*n = k;
 }
@@ -751,14 +769,14 @@ static int note_cleared(struct vgpu_ctx *ctx, struct vgpu_sysfs *fs, const struc
 	char path[VGPU_PATH_MAX];
 	FILE *f;
 
-	if (!lg->text)
+	if (!lg->read)
 		return 0;
 	wedged_dir_make(fs);
 	snprintf(path, sizeof(path), "%s/" CLEARED, vgpu_sysfs_root(fs), VGPU_WEDGED_DIR, id);
 	f = fopen(path, "we");
 	if (!f)
 		return vgpu_error(ctx, -errno, "cannot write %s: %s", path, strerror(errno));
-	fprintf(f, "%llu %lld\n", lg->ino, lg->start + (long long)strlen(lg->text));
+	fprintf(f, "%llu %lld\n", lg->ino, lg->end);
 	if (fclose(f) != 0)
 		return vgpu_error(ctx, -EIO, "cannot write %s", path);
 	return 0;
@@ -819,7 +837,7 @@ int vgpu_orphans_clear_wedged(struct vgpu_ctx *ctx, struct vgpu_sysfs *fs, const
 	}
 	if (err == 0)
 		err = note_cleared(ctx, fs, &lg, want);
-	free(lg.text);
+	kern_log_clear(&lg);
 	vgpu_sysfs_unlock(fs);
 	return err;
 }

@@ -64,6 +64,8 @@ static int group_teardown(void **state)
 {
 	struct fx *f = *state;
 
+	if (!f) /* the setup failed */
+		return 0;
 	tree_remove(f->h.root);
 	vgpu_sysfs_free(f->h.fs);
 	vgpu_ctx_clear(&f->h.ctx);
