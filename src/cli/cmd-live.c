@@ -154,7 +154,8 @@ int cmd_release(struct cli *c, int argc, char **argv)
 	int r;
 
 	for (int i = 1; i < argc && strcmp(argv[i], "--"); i++)
-		if (strcmp(argv[i], "--orphans") == 0 || strcmp(argv[i], "--stale") == 0)
+		if (strcmp(argv[i], "--orphans") == 0 || strcmp(argv[i], "--stale") == 0 ||
+		    strncmp(argv[i], "--clear-wedged", 14) == 0)
 			return cmd_release_orphans(c, argc, argv);
 	r = start(&run, argc, argv);
 

@@ -22,6 +22,7 @@ static const struct col orphan_cols[] = {
 	{ "DOMAIN", "domain", COL_STR, 0 },
 	{ "HOLDER", "holder_pid", COL_STR, COL_RIGHT },
 	{ "AGE", "age_s", COL_NUM, COL_RIGHT },
+	{ "NVML-VM", "nvml_vm", COL_STR, 0 },
 	{ "WEDGED", "wedged", COL_STR, COL_JSON_ONLY },
 };
 
@@ -70,7 +71,13 @@ static void add_row(struct cli_table *t, const struct vgpu_orow *o)
 	else
 		cli_cell_str(ln, 6, e->holders_known ? "none" : "unknown");
 	cli_cell_num(ln, 7, (long)e->age_s, e->age_s >= 0);
-	cli_cell_str(ln, 8, e->wedged ? "yes" : "no");
+	/* NVML's VM ID of its active instance; "maybe": one of its type is not tied to a vGPU */
+	cli_cell_str(ln, 8,
+		     e->nvml_vm[0] ? e->nvml_vm :
+		     e->nvml_maybe ? "maybe" :
+		     e->nvml_known ? "none" :
+				     "unknown");
+	cli_cell_str(ln, 9, e->wedged_log ? "log" : e->wedged ? "yes" : "no");
 }
 
 int cmd_vgpus_orphans(struct cli *c, int argc, char **argv)
@@ -108,7 +115,7 @@ int cmd_vgpus_orphans(struct cli *c, int argc, char **argv)
 	if (open_host(c, uri, &v) == 0)
 		src.arg = v;
 	if (!c->fs || (uri && !v) ||
-	    vgpu_orphans_scan(&c->ctx, c->fs, v ? &src : NULL, grace, &rows, &n) < 0) {
+	    vgpu_orphans_scan(&c->ctx, c->fs, v ? &src : NULL, cli_nvml(c), grace, &rows, &n) < 0) {
 		cli_error(c, "vgpus: %s", vgpu_ctx_error(&c->ctx));
 		return EXIT_FAILURE;
 	}
@@ -116,17 +123,25 @@ int cmd_vgpus_orphans(struct cli *c, int argc, char **argv)
 		vgpu_log(&c->ctx, LOG_NOTICE,
 			 "no libvirt connection (-c URI): the domains that name vGPUs are unknown");
 	t = cli_table(c, "vgpus", orphan_cols, ARRAY_SIZE(orphan_cols));
-	for (size_t i = 0; i < n; i++)
+	for (size_t i = 0; i < n; i++) {
 		add_row(t, &rows[i]);
+		if (rows[i].cls == VGPU_OCLASS_WEDGED)
+			vgpu_log(
+				&c->ctx, LOG_NOTICE,
+				"%s is wedged; once it is clear (freed, or the host rebooted): vgpuctl release --clear-wedged %s",
+				rows[i].mdev[0] ? rows[i].mdev : rows[i].parent,
+				rows[i].mdev[0] ? rows[i].mdev : rows[i].parent);
+	}
 	free(rows);
 	return cli_table_print(c, t);
 }
 
 int cmd_release_orphans(struct cli *c, int argc, char **argv)
 {
-	enum { O_ORPHANS = 256, O_STALE, O_GRACE, O_DRY };
+	enum { O_ORPHANS = 256, O_STALE, O_GRACE, O_DRY, O_CLEAR };
 	static const struct option opts[] = {
 		{ "orphans", no_argument, NULL, O_ORPHANS },
+		{ "clear-wedged", required_argument, NULL, O_CLEAR },
 		{ "stale", no_argument, NULL, O_STALE },
 		{ "grace", required_argument, NULL, O_GRACE },
 		{ "dry-run", no_argument, NULL, O_DRY },
@@ -139,6 +154,7 @@ int cmd_release_orphans(struct cli *c, int argc, char **argv)
 	long long grace = VGPU_ORPHAN_GRACE_S;
 	VGPU_AUTOPTR(virt) v = NULL;
 	unsigned what = 0;
+	const char *clear = NULL;
 	bool dry = false;
 	size_t freed = 0;
 	int o, r;
@@ -158,6 +174,9 @@ int cmd_release_orphans(struct cli *c, int argc, char **argv)
 		case O_DRY:
 			dry = true;
 			break;
+		case O_CLEAR:
+			clear = optarg;
+			break;
 		case 'c':
 			uri = optarg;
 			break;
@@ -168,8 +187,21 @@ int cmd_release_orphans(struct cli *c, int argc, char **argv)
 		}
 	}
 	if (optind < argc)
-		return cli_usage_error(c, "release", "--orphans and --stale take no DOMAIN ('%s')",
-				       argv[optind]);
+		return cli_usage_error(
+			c, "release", "--orphans, --stale and --clear-wedged take no DOMAIN ('%s')",
+			argv[optind]);
+	if (clear && (what || dry))
+		return cli_usage_error(
+			c, "release",
+			"--clear-wedged goes alone (not with --orphans, --stale or --dry-run)");
+	if (clear) {
+		if (open_host(c, NULL, &v) < 0 ||
+		    vgpu_orphans_clear_wedged(&c->ctx, c->fs, clear) < 0) {
+			cli_error(c, "release: %s", vgpu_ctx_error(&c->ctx));
+			return EXIT_FAILURE;
+		}
+		return 0;
+	}
 	if (!uri)
 		uri = cli_default_uri();
 	cli_catch_stops();
@@ -177,7 +209,7 @@ int cmd_release_orphans(struct cli *c, int argc, char **argv)
 	if (r == 0) {
 		struct vgpu_odom_source src = { read_domains, v };
 
-		r = vgpu_orphans_reap(&c->ctx, c->fs, &src, what, grace, dry, &freed);
+		r = vgpu_orphans_reap(&c->ctx, c->fs, &src, cli_nvml(c), what, grace, dry, &freed);
 	}
 	cli_reraise_stop();
 	if (r < 0) {

@@ -78,7 +78,9 @@ static const struct cli_command commands[] = {
 	  "      --dry-run            print the domain, change nothing\n"
 	  "      --orphans            instead of DOMAIN: free the vGPUs nobody names or holds\n"
 	  "      --stale              free the vGPUs whose record's domain is gone or drops them\n"
-	  "      --grace SECONDS      an orphan is older than this (default 300)\n",
+	  "      --grace SECONDS      an orphan is older than this (default 300)\n"
+	  "      --clear-wedged ID    the vGPU (mdev UUID or VF) is clear: plan and assign\n"
+	  "                           take it again\n",
 	  NULL, false },
 	{ "params", NULL, "keep a domain's NVIDIA vgpu_params set, written at each start",
 	  "([-c URI] DOMAIN | --from FILE [-o OUT]) [--set KEY=VALUE]... [--unset KEY]... [--clear] [--raw]",

@@ -347,30 +347,23 @@ static void type_families(struct vgpu_metrics *mt, const struct vgpu_model *m,
 }
 
 /*
- * vGPUs per class of their orphan evidence (orphans.h), every class present (0 when none).  No
- * libvirt here: the domain evidence is unknown, so nothing is foreign, stale
- * or an orphan (fail closed); in-use and wedged are what this host can tell.
+ * vGPUs per class of their orphan evidence (orphans.h), every class present (0 when none), from
+ * the host already read: no libvirt here, so what the domains tell (owned, stale, foreign,
+ * orphan) is not told apart, and a vGPU nobody holds counts as unknown (fail closed).
  */
-static void class_family(struct vgpu_metrics *mt, struct vgpu_sysfs *fs)
+static void class_family(struct vgpu_metrics *mt, struct vgpu_sysfs *fs, const struct vgpu_model *m,
+			 const struct vgpu_records *recs)
 {
 	struct vgpu_metric_family *f;
-	long long count[VGPU_OCLASS_N] = { 0 };
-	struct vgpu_orow *rows = NULL;
+	long long count[VGPU_OCLASS_N];
 	struct vgpu_ctx quiet; /* the listing warned already */
-	size_t n = 0;
-	int err;
 
 	vgpu_ctx_init(&quiet, NULL, NULL);
-	err = vgpu_orphans_scan(&quiet, fs, NULL, VGPU_ORPHAN_GRACE_S, &rows, &n);
+	vgpu_orphans_count(&quiet, fs, m, recs, count);
 	vgpu_ctx_clear(&quiet);
-	if (err < 0)
-		return;
-	for (size_t i = 0; i < n; i++)
-		count[rows[i].cls]++;
-	free(rows);
 	f = family(
 		mt, "vgpuctl_vgpu_class",
-		"vGPUs per class of their orphan evidence (no libvirt here: domain evidence unknown)");
+		"vGPUs per class of their orphan evidence, without libvirt: in-use, wedged, conflict and incoming are told; owned, stale, foreign and orphan need the libvirt domains, so a vGPU nobody holds counts as unknown");
 	for (int c = 0; c < VGPU_OCLASS_N; c++)
 		sample(f, count[c], "class", vgpu_oclass_str((enum vgpu_oclass)c), NULL);
 }
@@ -416,7 +409,7 @@ void vgpu_metrics_collect(struct vgpu_ctx *ctx, struct vgpu_sysfs *fs, const str
 		gpu_families(&mt, m);
 		type_families(&mt, m, recs);
 		vgpu_families(&mt, m, v, n);
-		class_family(&mt, fs);
+		class_family(&mt, fs, m, recs);
 		for (size_t i = 0; i < n; i++)
 			free(v[i].record);
 		free(v);

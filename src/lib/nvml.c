@@ -691,3 +691,36 @@ int vgpu_nvml_nvlinks(struct vgpu_nvml *n, const char *bus, unsigned *out)
 	*out = v.nvlinks;
 	return 0;
 }
+
+int vgpu_nvml_active_vgpus(struct vgpu_nvml *n, const char *bus, struct vgpu_nvml_vgpu *out,
+			   size_t max)
+{
+	nvmlVgpuInstance_t ids[NVML_VGPUS_MAX];
+	unsigned count = NVML_VGPUS_MAX;
+	nvmlDevice_t dev;
+	size_t k = 0;
+
+	if (!n || !n->nvmlDeviceGetActiveVgpus || !n->nvmlVgpuInstanceGetVmID)
+		return -ENOSYS;
+	if (device(n, bus, &dev) != NVML_SUCCESS ||
+	    n->nvmlDeviceGetActiveVgpus(dev, &count, ids) != NVML_SUCCESS)
+		return -EIO;
+	for (unsigned i = 0; i < count && i < NVML_VGPUS_MAX && k < max; i++) {
+		struct vgpu_nvml_vgpu *v = &out[k++];
+		nvmlVgpuVmIdType_t kind = NVML_VGPU_VM_ID_DOMAIN_ID;
+		nvmlVgpuTypeId_t t = 0;
+
+		memset(v, 0, sizeof(*v));
+		if (n->nvmlVgpuInstanceGetVmID(ids[i], v->vm, NVML_DEVICE_UUID_BUFFER_SIZE,
+					       &kind) == NVML_SUCCESS) {
+			v->vm[NVML_DEVICE_UUID_BUFFER_SIZE] = '\0';
+			v->vm_is_uuid = kind == NVML_VGPU_VM_ID_UUID;
+		} else {
+			v->vm[0] = '\0';
+		}
+		if (n->nvmlVgpuInstanceGetType &&
+		    n->nvmlVgpuInstanceGetType(ids[i], &t) == NVML_SUCCESS)
+			v->type_id = t;
+	}
+	return (int)k;
+}

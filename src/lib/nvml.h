@@ -17,6 +17,7 @@
 
 /* The library's soname, as the driver installs it. */
 #define VGPU_NVML_SONAME "libnvidia-ml.so.1"
+#define VGPU_NVML_VM_ID_LEN 81 /* NVML_DEVICE_UUID_BUFFER_SIZE and a terminator */
 
 struct vgpu_nvml;
 
@@ -157,5 +158,26 @@ void vgpu_nvml_module_ids(struct vgpu_ctx *ctx, struct vgpu_nvml *n, struct vgpu
  * or -EIO (NVML could not tell).
  */
 int vgpu_nvml_nvlinks(struct vgpu_nvml *n, const char *bus, unsigned *out);
+
+/* One active vGPU instance on a GPU, as NVML tells it. */
+struct vgpu_nvml_vgpu {
+	unsigned type_id; /* its type, 0 when NVML does not say */
+	char vm[VGPU_NVML_VM_ID_LEN]; /* the VM ID: the VM's UUID (or a domain ID), "" unknown */
+	bool vm_is_uuid; /* @vm is a UUID (NVML_VGPU_VM_ID_UUID), else a domain ID */
+};
+
+/**
+ * vgpu_nvml_active_vgpus() - the active vGPU instances on a GPU
+ * (nvmlDeviceGetActiveVgpus), each with its type and its VM ID
+ * (nvmlVgpuInstanceGetVmID): a running VM's vGPU.
+ * @n: the handle; NULL: -ENOSYS
+ * @bus: the GPU's PCI address
+ * @out: room for @max instances
+ * @max: how many fit
+ * Return: how many were written; -ENOSYS when this NVML cannot tell (no
+ * handle, or the calls are missing); -EIO for NVML's errors.
+ */
+int vgpu_nvml_active_vgpus(struct vgpu_nvml *n, const char *bus, struct vgpu_nvml_vgpu *out,
+			   size_t max);
 
 #endif

@@ -102,7 +102,7 @@ checks() { # MODE
 	has "$m" "$s why " A30-6C A30-1-6C A30-24C
 	expect "$m" "$s why A30-6C --gpu 0000:3" 3b:00.0
 	has "$m" "$s types --" --gpu --vf --available --per-vf --help --json
-	has "$m" "$s release --" --orphans --stale --grace --dry-run
+	has "$m" "$s release --" --orphans --stale --grace --dry-run --clear-wedged
 	has "$m" "$s vgpus --" --orphans --grace --output --connect
 	has "$m" "$s xml --" --name --vgpu --vcpus --memory --template --from --hugepages
 	has "$m" "$s assign --" --no-pin --per-start --dry-run --output

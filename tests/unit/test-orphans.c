@@ -115,6 +115,45 @@ static void test_fail_closed(void **state)
 	assert_int_equal(vgpu_oclass_of(&e, 0), VGPU_OCLASS_IN_USE);
 }
 
+/* A record's vGPU that its domain does not name: stale, unless held for an incoming migration. */
+static void test_incoming_conflict(void **state)
+{
+	struct vgpu_evidence e = bare();
+
+	(void)state;
+	e.record = true;
+	e.incoming = true; /* its deadline is ahead: the domain is not here yet */
+	assert_int_equal(vgpu_oclass_of(&e, 0), VGPU_OCLASS_INCOMING);
+	e.record_domain_names = true; /* it has arrived */
+	assert_int_equal(vgpu_oclass_of(&e, 0), VGPU_OCLASS_OWNED);
+	e.record_domain_names = false;
+	e.incoming = false; /* expired: like any other record */
+	assert_int_equal(vgpu_oclass_of(&e, 0), VGPU_OCLASS_STALE);
+	e.conflict = true; /* something else is where the record's vGPU should be */
+	assert_int_equal(vgpu_oclass_of(&e, 0), VGPU_OCLASS_CONFLICT);
+	e.holder = 3;
+	assert_int_equal(vgpu_oclass_of(&e, 0), VGPU_OCLASS_IN_USE);
+	assert_string_equal(vgpu_oclass_str(VGPU_OCLASS_INCOMING), "incoming");
+	assert_string_equal(vgpu_oclass_str(VGPU_OCLASS_CONFLICT), "conflict");
+}
+
+/* NVML's VM ID: an instance tied to the vGPU is a VM on it; one that may be its own is no proof. */
+static void test_nvml(void **state)
+{
+	struct vgpu_evidence e = bare();
+
+	(void)state;
+	strcpy(e.nvml_vm, "55555555-2222-4333-8444-555555555555");
+	assert_int_equal(vgpu_oclass_of(&e, 0), VGPU_OCLASS_IN_USE);
+	e = bare();
+	e.nvml_maybe = true;
+	assert_int_equal(vgpu_oclass_of(&e, 0), VGPU_OCLASS_UNKNOWN);
+	e.record = true;
+	assert_int_equal(vgpu_oclass_of(&e, 0), VGPU_OCLASS_UNKNOWN);
+	e.record_domain_names = true; /* its own domain's instance, most likely: owned */
+	assert_int_equal(vgpu_oclass_of(&e, 0), VGPU_OCLASS_OWNED);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -122,6 +161,8 @@ int main(void)
 		cmocka_unit_test(test_precedence),
 		cmocka_unit_test(test_grace),
 		cmocka_unit_test(test_fail_closed),
+		cmocka_unit_test(test_incoming_conflict),
+		cmocka_unit_test(test_nvml),
 	};
 
 	return cmocka_run_group_tests_name("orphans", tests, NULL, NULL);
