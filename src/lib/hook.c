@@ -16,6 +16,7 @@
 #include "read-host.h"
 #include "live.h"
 #include "migrate-plan.h"
+#include "nvml.h"
 #include "read-live.h"
 #include "sysfs-lock.h"
 #include "sysfs-state.h"
@@ -34,6 +35,7 @@ struct dom {
 	bool migrated; /* release: libvirt says the domain migrated (it runs elsewhere now) */
 	const struct vgpu_params *params; /* prepare: the set for vgpu_params, or NULL */
 	const char *nvfm; /* libnvfm (NULL: VGPU_NVFM_SONAME), for a fabric in vGPU mode */
+	const char *nvml; /* NVML (NULL: VGPU_NVML_SONAME), for the GPUs' module IDs */
 };
 
 /* One locked pass of prepare or release. */
@@ -275,10 +277,9 @@ static void drop_note(struct vgpu_sysfs *fs, const char *name)
  * message) when the records disagree.
  */
 static int domain_partition(struct vgpu_ctx *ctx, const struct dom *d,
-			    const struct vgpu_records *recs, unsigned *id,
+			    const struct vgpu_records *recs, unsigned *id, const char **gpus,
 			    char (*vfs)[VGPU_BDF_LEN], size_t *nvfs)
 {
-	const char *gpus[VGPU_FABRIC_MAX_GPUS];
 	bool found = false;
 
 	*nvfs = 0;
@@ -303,6 +304,81 @@ static int domain_partition(struct vgpu_ctx *ctx, const struct dom *d,
 		snprintf(vfs[(*nvfs)++], VGPU_BDF_LEN, "%s", r->parent);
 	}
 	return found;
+}
+
+/*
+ * Fabric Manager's partitions on this host, each GPU named by its PCI
+ * address: NVML's module IDs (Fabric Manager's physical IDs) of @m's GPUs,
+ * else the bus ID Fabric Manager gives.  Opens *@fm when it is NULL.
+ */
+static int fabric_read(struct vgpu_ctx *ctx, struct vgpu_sysfs *fs, const struct dom *d,
+		       struct vgpu_model *m, struct vgpu_fm **fm, struct vgpu_fabric *out)
+{
+	struct vgpu_nvml *nvml = NULL;
+	struct vgpu_ctx sub;
+	bool modules = false;
+	int e = *fm ? 0 : vgpu_fm_open(ctx, d->nvfm, fs, fm);
+
+	if (e < 0)
+		return e;
+	for (size_t i = 0; i < m->n_gpus; i++)
+		modules |= m->gpus[i].module_id >= 0;
+	vgpu_ctx_init(&sub, NULL, NULL);
+	if (!modules && vgpu_nvml_open(&sub, d->nvml, &nvml) == 0)
+		vgpu_nvml_module_ids(&sub, nvml, m);
+	else if (!modules)
+		vgpu_log(ctx, LOG_DEBUG, "no module IDs from NVML: %s", vgpu_ctx_error(&sub));
+	vgpu_nvml_close(nvml);
+	vgpu_ctx_clear(&sub);
+	*out = (struct vgpu_fabric){ .mode = VGPU_FABRIC_VGPU };
+	return vgpu_fm_read(ctx, *fm, m, out);
+}
+
+/*
+ * @vfs (one per GPU, @gpus[k] the GPU of @vfs[k]) in the order of partition
+ * @id's GPUs as Fabric Manager lists them: nv_fm_agent.h, "the order of VFs
+ * should be associated with actual physical GPUs in the partition", and the
+ * user guide asks for the same order at every activation.
+ */
+static int order_vfs(struct hook *h, unsigned id, const char **gpus, char (*vfs)[VGPU_BDF_LEN],
+		     size_t nvfs)
+{
+	VGPU_AUTOPTR(model) m = NULL;
+	struct vgpu_fabric f = { .mode = VGPU_FABRIC_NONE };
+	const struct vgpu_fabric_part *p = NULL;
+	char out[VGPU_FABRIC_MAX_GPUS][VGPU_BDF_LEN];
+	int e = vgpu_host_read(h->ctx, h->fs, 0, &m, NULL);
+
+	if (e == 0)
+		e = fabric_read(h->ctx, h->fs, h->d, m, &h->fm, &f);
+	if (e < 0)
+		return e;
+	for (size_t i = 0; i < f.n && !p; i++)
+		if (f.v[i].id == id)
+			p = &f.v[i];
+	if (!p || p->ngpus != nvfs)
+		e = vgpu_error(
+			h->ctx, -EINVAL,
+			"Fabric Manager has no partition %u of %zu GPUs (the owner records' one)",
+			id, nvfs);
+	for (size_t k = 0; e == 0 && k < p->ngpus; k++) {
+		size_t i;
+
+		for (i = 0; i < nvfs && strcmp(gpus[i], p->gpu[k].bus) != 0; i++)
+			;
+		if (i == nvfs)
+			e = vgpu_error(
+				h->ctx, -EINVAL,
+				"fabric partition %u: no vGPU of the domain is on its GPU of module ID %u (%s): NVML gives no module IDs, or the records name another partition",
+				id, p->gpu[k].module_id,
+				p->gpu[k].bus[0] ? p->gpu[k].bus : "not known");
+		else
+			snprintf(out[k], VGPU_BDF_LEN, "%s", vfs[i]);
+	}
+	if (e == 0)
+		memcpy(vfs, out, nvfs * sizeof(out[0]));
+	vgpu_fabric_clear(&f);
+	return e;
 }
 
 /* Does this host's Fabric Manager run in vGPU mode?  Only then is libnvfm loaded. */
@@ -369,14 +445,15 @@ static int activate(struct hook *h)
 {
 	VGPU_AUTOSYSDIR d = { .fd = -1 };
 	char vfs[VGPU_FABRIC_MAX_GPUS][VGPU_BDF_LEN], text[32];
+	const char *gpus[VGPU_FABRIC_MAX_GPUS];
 	struct hook **data;
 	size_t nvfs;
 	unsigned id = 0;
-	int e = domain_partition(h->ctx, h->d, &h->recs, &id, vfs, &nvfs);
+	int e = domain_partition(h->ctx, h->d, &h->recs, &id, gpus, vfs, &nvfs);
 
 	if (e <= 0 || !fabric_vgpu_mode(h->ctx, h->fs))
 		return e;
-	e = vgpu_fm_open(h->ctx, h->d->nvfm, &h->fm);
+	e = order_vfs(h, id, gpus, vfs, nvfs);
 	if (e == 0)
 		e = vgpu_fm_activate(h->ctx, h->fm, id, vfs, nvfs);
 	if (e < 0) {
@@ -415,7 +492,7 @@ static void deactivate(struct hook *h)
 	if (id < 0 || !fabric_vgpu_mode(h->ctx, h->fs))
 		return;
 	vgpu_ctx_init(&sub, NULL, NULL);
-	e = vgpu_fm_open(&sub, h->d->nvfm, &h->fm);
+	e = vgpu_fm_open(&sub, h->d->nvfm, h->fs, &h->fm);
 	if (e == 0)
 		e = vgpu_fm_deactivate(&sub, h->fm, (unsigned)id);
 	if (e < 0)
@@ -1247,6 +1324,7 @@ int vgpu_hook_run(struct vgpu_ctx *ctx, struct vgpu_sysfs *fs, enum vgpu_hook_ph
 		d.vfs = in->parsed->vfs;
 		d.params = in->parsed->params;
 		d.nvfm = in->nvfm;
+		d.nvml = in->nvml;
 		if (phase == VGPU_HOOK_PREPARE)
 			e = prepare(ctx, fs, &d, until);
 		else if (phase == VGPU_HOOK_MIGRATE)

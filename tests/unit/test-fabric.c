@@ -126,7 +126,7 @@ static int teardown(void **st)
 
 static void fm_open_ok(struct fx *f)
 {
-	if (vgpu_fm_open(&f->ctx, libnvfm, &f->fm) < 0)
+	if (vgpu_fm_open(&f->ctx, libnvfm, NULL, &f->fm) < 0)
 		fail_msg("vgpu_fm_open: %s", vgpu_ctx_error(&f->ctx));
 }
 
@@ -307,7 +307,7 @@ static void test_errors(void **st)
 	vgpu_fm_close(f->fm);
 	f->fm = NULL;
 	put_state(f, "fm-fail", "* not-running\n");
-	assert_int_equal(vgpu_fm_open(&f->ctx, libnvfm, &f->fm), -ECONNREFUSED);
+	assert_int_equal(vgpu_fm_open(&f->ctx, libnvfm, NULL, &f->fm), -ECONNREFUSED);
 	assert_null(f->fm);
 	assert_non_null(strstr(vgpu_ctx_error(&f->ctx), "Fabric Manager is not running"));
 	/* in-use for every call does not stop the connection */
@@ -317,11 +317,11 @@ static void test_errors(void **st)
 	f->fm = NULL;
 	rm_state(f, "fm-fail");
 	/* no library */
-	assert_int_equal(vgpu_fm_open(&f->ctx, "/nonexistent/libnvfm.so.1", &f->fm), -ENOENT);
+	assert_int_equal(vgpu_fm_open(&f->ctx, "/nonexistent/libnvfm.so.1", NULL, &f->fm), -ENOENT);
 	assert_non_null(
 		strstr(vgpu_ctx_error(&f->ctx), "'/nonexistent/libnvfm.so.1' cannot be loaded"));
 	/* not the SDK: a library without fmLibInit */
-	assert_int_equal(vgpu_fm_open(&f->ctx, libnvml, &f->fm), -ENOSYS);
+	assert_int_equal(vgpu_fm_open(&f->ctx, libnvml, NULL, &f->fm), -ENOSYS);
 	assert_non_null(strstr(vgpu_ctx_error(&f->ctx), "has no fmLibInit"));
 }
 
