@@ -11,6 +11,7 @@
 
 #include "cleanup.h"
 #include "domxml.h"
+#include "fabric-place.h"
 #include "fabric.h"
 #include "hook.h"
 #include "read-host.h"
@@ -1089,14 +1090,15 @@ static int migrate_locked(struct vgpu_ctx *ctx, struct vgpu_sysfs *fs, const str
 	VGPU_AUTORECORDS recs = { 0 };
 	VGPU_AUTOFREE struct vgpu_mplan *plan = vgpu_xcalloc(1, sizeof(*plan));
 	struct vgpu_mplan_vgpu v[VGPU_MAX_VGPUS];
-	const struct vgpu_mplan_in in = { .uuid = d->uuid,
-					  .vgpus = v,
-					  .n_vgpus = pd->n_vgpus,
-					  .vcpus = pd->vcpus,
-					  .memory_kib = pd->memory_kib,
-					  .pinned = pd->pinned,
-					  .iface_change = pd->iface_change,
-					  .iface_change_why = pd->iface_change_why };
+	struct vgpu_fabric fabric = { .mode = VGPU_FABRIC_NONE };
+	struct vgpu_mplan_in in = { .uuid = d->uuid,
+				    .vgpus = v,
+				    .n_vgpus = pd->n_vgpus,
+				    .vcpus = pd->vcpus,
+				    .memory_kib = pd->memory_kib,
+				    .pinned = pd->pinned,
+				    .iface_change = pd->iface_change,
+				    .iface_change_why = pd->iface_change_why };
 	long long deadline = (long long)time(NULL) + VGPU_INCOMING_MAX_S;
 	struct vgpu_txn txn;
 	int e = drop_earlier_attempt(ctx, fs, d);
@@ -1113,6 +1115,28 @@ static int migrate_locked(struct vgpu_ctx *ctx, struct vgpu_sysfs *fs, const str
 						 .mdev_uuid = pd->vgpus[i].mdev_uuid,
 						 .vf = pd->vgpus[i].vf,
 						 .display = pd->vgpus[i].display };
+	if (fabric_vgpu_mode(ctx, fs)) {
+		/* an HGX board in vGPU mode: the domain needs a free partition here */
+		struct vgpu_fm *fm = NULL;
+
+		const char *profiles[VGPU_MAX_VGPUS];
+		struct vgpu_place part;
+
+		for (size_t i = 0; i < pd->n_vgpus; i++)
+			profiles[i] = pd->vgpus[i].profile;
+		e = fabric_read(ctx, fs, d, m, &fm, &fabric);
+		vgpu_fm_close(fm);
+		if (e == 0)
+			e = vgpu_fabric_place_vgpus(ctx, m, &recs, d->uuid, profiles, pd->n_vgpus,
+						    &fabric, &part);
+		vgpu_fabric_clear(&fabric);
+		if (e < 0)
+			return e;
+		in.partitioned = true;
+		in.partition = part.id;
+		for (size_t i = 0; i < part.ngpus && i < VGPU_MAX_VGPUS; i++)
+			snprintf(in.part_gpus[i], sizeof(in.part_gpus[i]), "%s", part.gpu[i]);
+	}
 	e = vgpu_mplan_make(ctx, m, &recs, &in, plan);
 	/* a new UUID where the source's is taken here (migrate-offer names "" for it) */
 	for (size_t i = 0; e == 0 && i < plan->n_landing; i++)
@@ -1138,6 +1162,9 @@ static int migrate_locked(struct vgpu_ctx *ctx, struct vgpu_sysfs *fs, const str
 		snprintf(r.mdev_uuid, sizeof(r.mdev_uuid), "%s", l->mdev_uuid);
 		if (pd->pinned) /* the CPUs it will be pinned to here are taken */
 			r.cpus = plan->cpus;
+		/* prepare activates it (domain_partition()) */
+		r.partitioned = plan->partitioned;
+		r.partition = plan->partition;
 		e = vgpu_txn_record_put(&txn, &r, NULL);
 	}
 	if (e < 0) {
