@@ -367,7 +367,12 @@ static int order_vfs(struct hook *h, unsigned id, const char **gpus, char (*vfs)
 
 		for (i = 0; i < nvfs && strcmp(gpus[i], p->gpu[k].bus) != 0; i++)
 			;
-		if (i == nvfs)
+		if (!p->gpu[k].bus[0])
+			e = vgpu_error(
+				h->ctx, -ENXIO,
+				"fabric partition %u: which GPU has module ID %u is not known (NVML gives no module IDs, Fabric Manager no bus ID), and the VFs must be passed in the order of the partition's GPUs",
+				id, p->gpu[k].module_id);
+		else if (i == nvfs)
 			e = vgpu_error(
 				h->ctx, -EINVAL,
 				"fabric partition %u: no vGPU of the domain is on its GPU of module ID %u (%s): NVML gives no module IDs, or the records name another partition",
@@ -454,7 +459,10 @@ static int activate(struct hook *h)
 
 	if (e <= 0 || !fabric_vgpu_mode(h->ctx, h->fs))
 		return e;
-	e = order_vfs(h, id, gpus, vfs, nvfs);
+	/* one GPU: one order; else Fabric Manager's, through NVML's module IDs */
+	e = nvfs > 1 ? order_vfs(h, id, gpus, vfs, nvfs) : 0;
+	if (e == 0 && !h->fm)
+		e = vgpu_fm_open(h->ctx, h->d->nvfm, h->fs, &h->fm);
 	if (e == 0)
 		e = vgpu_fm_activate(h->ctx, h->fm, id, vfs, nvfs);
 	if (e < 0) {
