@@ -15,10 +15,12 @@
 #include "cleanup.h"
 #include "cli.h"
 #include "fabric.h"
+#include "hook.h"
 #include "nvml.h"
 #include "records.h"
 #include "release.h"
 #include "sysfs-lock.h"
+#include "sysfs-state.h"
 
 static const struct col fabric_cols[] = {
 	{ "ID", "id", COL_NUM, COL_RIGHT },	  { "SIZE", "size", COL_NUM, COL_RIGHT },
@@ -32,7 +34,7 @@ static const char *const fabric_desc[] = {
 	"how many GPUs it joins",
 	"no: listed among the unsupported partitions",
 	"yes: Fabric Manager has it active",
-	"the domain whose vGPUs are on exactly these GPUs (owner records)",
+	"the domains whose owner records hold the partition (their partition= line)",
 	"the GPUs' module IDs (Fabric Manager's physical IDs)",
 	"the GPUs' PCI addresses, from NVML's module IDs ('-': NVML does not say)",
 };
@@ -70,50 +72,12 @@ static void fab_clear(struct fab *x)
 	x->fm = NULL;
 }
 
-/* Does the domain of record @r have records on exactly @p's GPUs (and on one at least)? */
-static bool domain_holds(const struct vgpu_records *recs, const char *domain,
-			 const struct vgpu_fabric_part *p, bool need_vgpu,
-			 const struct vgpu_model *m)
-{
-	size_t hit = 0;
-
-	for (size_t k = 0; k < p->ngpus; k++) {
-		bool found = false;
-
-		for (size_t i = 0; !found && i < recs->n; i++) {
-			const struct vgpu_record *r = &recs->v[i];
-			const struct vgpu_parent *par;
-
-			if (strcmp(r->domain, domain) != 0 || strcmp(r->gpu, p->gpu[k].bus) != 0)
-				continue;
-			par = need_vgpu ? vgpu_model_find_parent(m, r->parent) : NULL;
-			found = !need_vgpu || (par && (par->current_type || par->mdevs.n));
-		}
-		hit += found;
-	}
-	if (!p->ngpus || hit != p->ngpus)
-		return false;
-	/* and on no other GPU */
-	for (size_t i = 0; i < recs->n; i++) {
-		const struct vgpu_record *r = &recs->v[i];
-		bool in = false;
-
-		if (strcmp(r->domain, domain) != 0)
-			continue;
-		for (size_t k = 0; k < p->ngpus; k++)
-			in |= strcmp(r->gpu, p->gpu[k].bus) == 0;
-		if (!in)
-			return false;
-	}
-	return true;
-}
-
 /*
- * The domains whose records hold exactly @p's GPUs, comma-joined (heap), NULL
- * when none.  With @need_vgpu, only where the vGPUs exist now.
+ * The domains whose owner records hold partition @p (their partition= line;
+ * records still incoming or expiring count: the partition is theirs), comma-joined
+ * (heap), NULL when none.
  */
-static char *owners(const struct vgpu_records *recs, const struct vgpu_fabric_part *p,
-		    bool need_vgpu, const struct vgpu_model *m)
+static char *owners(const struct vgpu_records *recs, const struct vgpu_fabric_part *p)
 {
 	char *out = NULL;
 
@@ -121,11 +85,12 @@ static char *owners(const struct vgpu_records *recs, const struct vgpu_fabric_pa
 		const char *d = recs->v[i].domain;
 		bool seen = false;
 
-		if (recs->v[i].state != VGPU_RECORD_ACTIVE)
+		if (!recs->v[i].partitioned || recs->v[i].partition != p->id)
 			continue;
 		for (size_t j = 0; j < i; j++)
-			seen |= strcmp(recs->v[j].domain, d) == 0;
-		if (seen || !domain_holds(recs, d, p, need_vgpu, m))
+			seen |= recs->v[j].partitioned && recs->v[j].partition == p->id &&
+				strcmp(recs->v[j].domain, d) == 0;
+		if (seen)
 			continue;
 		if (out)
 			vgpu_append(&out, ",%s", d);
@@ -133,6 +98,116 @@ static char *owners(const struct vgpu_records *recs, const struct vgpu_fabric_pa
 			out = vgpu_xstrdup(d);
 	}
 	return out;
+}
+
+static int cmp_id(const void *a, const void *b)
+{
+	unsigned x = *(const unsigned *)a, y = *(const unsigned *)b;
+
+	return (x > y) - (x < y);
+}
+
+static bool has_id(const unsigned *ids, size_t n, unsigned id)
+{
+	for (size_t i = 0; i < n; i++)
+		if (ids[i] == id)
+			return true;
+	return false;
+}
+
+/*
+ * The hook's notes (VGPU_ACTIVATED_DIR/DOMAIN: the partition prepare
+ * activated for DOMAIN and release has not deactivated): @names and their
+ * IDs in @ids (room for @max).  Return: how many.
+ */
+static size_t notes_read(struct cli *c, struct vgpu_strv *names, unsigned *ids, size_t max)
+{
+	VGPU_AUTOSYSDIR d = { .fd = -1 };
+	VGPU_AUTOSTRV all = { 0 };
+	size_t n = 0;
+
+	if (vgpu_sysdir_open(c->fs, &d, VGPU_ACTIVATED_DIR) < 0 ||
+	    vgpu_sysfs_list_dir(&d, &all, ".") < 0)
+		return 0;
+	for (size_t i = 0; i < all.n && n < max; i++) {
+		char text[32];
+		long id;
+
+		if (all.items[i][0] == '.' ||
+		    vgpu_sysfs_read_str(&d, text, sizeof(text), "%s", all.items[i]) < 0)
+			continue;
+		text[strcspn(text, "\n")] = '\0';
+		if (vgpu_parse_long(text, &id) < 0 || id < 0 || id > 0xffffffffL) {
+			vgpu_warn(&c->ctx, "%s/%s: '%s' is not a partition ID", VGPU_ACTIVATED_DIR,
+				  all.items[i], text);
+			continue;
+		}
+		vgpu_strv_push(names, vgpu_xstrdup(all.items[i]));
+		ids[n++] = (unsigned)id;
+	}
+	return n;
+}
+
+/*
+ * The partitions to tell a restarted Fabric Manager are active, into @ids
+ * (room for @max): exactly those the hook activated and has not deactivated
+ * (its notes, which go with run/ at a reboot, as Fabric Manager's state
+ * does).  Not the records: a stopped domain keeps its records and its
+ * persistent vGPUs, and its partition is not active.  Return: how many.
+ */
+static size_t resync_ids(struct cli *c, const struct fab *x, unsigned *ids, size_t max)
+{
+	VGPU_AUTOSTRV names = { 0 };
+	VGPU_AUTOFREE unsigned *noted = vgpu_xcalloc(max, sizeof(*noted));
+	size_t nn = notes_read(c, &names, noted, max), n = 0;
+
+	for (size_t i = 0; i < nn; i++) {
+		bool known = false;
+
+		for (size_t k = 0; k < x->f.n; k++)
+			known |= x->f.v[k].id == noted[i] && x->f.v[k].supported;
+		if (!known)
+			vgpu_warn(
+				&c->ctx,
+				"%s/%s names partition %u, which Fabric Manager does not have: not told",
+				VGPU_ACTIVATED_DIR, names.items[i], noted[i]);
+		else if (!has_id(ids, n, noted[i]))
+			ids[n++] = noted[i];
+	}
+	qsort(ids, n, sizeof(*ids), cmp_id);
+	return n;
+}
+
+/*
+ * After 'fabric activate' of a partition one domain's records hold: note it
+ * for that domain, as prepare would (its release deactivates it, resync
+ * tells it).  After 'fabric deactivate': drop every note naming it.
+ */
+static void notes_update(struct cli *c, const struct vgpu_fabric_part *p, bool active)
+{
+	VGPU_AUTOSYSDIR d = { .fd = -1 };
+	VGPU_AUTOSTRV names = { 0 };
+	unsigned ids[256];
+	size_t n;
+
+	if (active) {
+		VGPU_AUTOFREE char *dom = owners(&c->recs, p);
+		char text[32];
+
+		if (!dom || strchr(dom, ','))
+			return;
+		snprintf(text, sizeof(text), "%u\n", p->id);
+		if (vgpu_sysfs_mkdirs(c->fs, &d, VGPU_ACTIVATED_DIR) < 0 ||
+		    vgpu_sysfs_replace(&d, dom, text, strlen(text)) < 0)
+			vgpu_warn(&c->ctx, "cannot note partition %u for '%s' in %s", p->id, dom,
+				  VGPU_ACTIVATED_DIR);
+		return;
+	}
+	n = notes_read(c, &names, ids, sizeof(ids) / sizeof(ids[0]));
+	if (n && vgpu_sysdir_open(c->fs, &d, VGPU_ACTIVATED_DIR) == 0)
+		for (size_t i = 0; i < n; i++)
+			if (ids[i] == p->id)
+				vgpu_sysfs_unlink(&d, names.items[i]);
 }
 
 /* fab_open(): no Fabric Manager configuration on this host (not an exit code) */
@@ -239,7 +314,7 @@ static int show(struct cli *c)
 			"{\"schema_version\": 1, \"mode\": \"%s\", \"fabric_mode\": %d, \"partitions\": [",
 			mode_name(x.mode), (int)x.mode);
 		for (size_t i = 0; i < x.f.n; i++) {
-			VGPU_AUTOFREE char *d = owners(&c->recs, &x.f.v[i], false, c->model);
+			VGPU_AUTOFREE char *d = owners(&c->recs, &x.f.v[i]);
 
 			fputs(i ? ", " : "", c->out);
 			json_part(c, &x.f.v[i], d);
@@ -271,7 +346,7 @@ static int show(struct cli *c)
 		cli_cell_num(ln, 1, (long)p->ngpus, true);
 		cli_cell_str(ln, 2, p->supported ? "yes" : "no");
 		cli_cell_str(ln, 3, p->active ? "yes" : "no");
-		cli_cell(ln, 4, owners(&c->recs, p, false, c->model));
+		cli_cell(ln, 4, owners(&c->recs, p));
 		cli_cell_str(ln, 5, mods);
 		cli_cell_str(ln, 6, gpus);
 	}
@@ -313,7 +388,7 @@ static bool vf_free(const struct vgpu_parent *vf)
 static int pick_vfs(struct cli *c, const struct vgpu_fabric_part *p, const struct vgpu_strv *given,
 		    char (*vfs)[VGPU_BDF_LEN])
 {
-	VGPU_AUTOFREE char *dom = owners(&c->recs, p, false, c->model);
+	VGPU_AUTOFREE char *dom = owners(&c->recs, p);
 
 	if (given->n && given->n != p->ngpus) {
 		cli_error(c, "fabric: partition %u has %zu GPUs: give one --vf for each, not %zu",
@@ -346,7 +421,7 @@ static int pick_vfs(struct cli *c, const struct vgpu_fabric_part *p, const struc
 		}
 		/* the domain's vGPU on this GPU: its record's VF */
 		for (size_t i = 0; !given->n && dom && !strchr(dom, ',') && i < c->recs.n; i++)
-			if (strcmp(c->recs.v[i].domain, dom) == 0 &&
+			if (c->recs.v[i].partitioned && c->recs.v[i].partition == p->id &&
 			    strcmp(c->recs.v[i].gpu, bus) == 0 && !vfs[k][0])
 				snprintf(vfs[k], VGPU_BDF_LEN, "%s", c->recs.v[i].parent);
 		for (size_t i = 0; !vfs[k][0] && i < g->n_parents; i++)
@@ -412,15 +487,10 @@ static int change(struct cli *c, const char *verb, const char *id_arg,
 		return EXIT_FAILURE;
 	}
 	if (strcmp(verb, "resync") == 0) {
-		VGPU_AUTOFREE unsigned *ids = vgpu_xcalloc(x.f.n + 1, sizeof(*ids));
-		size_t n = 0;
+		size_t max = x.f.n + c->recs.n + 64;
+		VGPU_AUTOFREE unsigned *ids = vgpu_xcalloc(max, sizeof(*ids));
+		size_t n = resync_ids(c, &x, ids, max);
 
-		for (size_t i = 0; i < x.f.n; i++) {
-			VGPU_AUTOFREE char *d = owners(&c->recs, &x.f.v[i], true, c->model);
-
-			if (d && x.f.v[i].supported)
-				ids[n++] = x.f.v[i].id;
-		}
 		r = vgpu_fm_set_activated(&c->ctx, x.fm, ids, n);
 		if (r == 0) {
 			fprintf(c->out, "Fabric Manager told the active partitions:");
@@ -439,6 +509,9 @@ static int change(struct cli *c, const char *verb, const char *id_arg,
 		}
 		if (strcmp(verb, "deactivate") == 0) {
 			r = vgpu_fm_deactivate(&c->ctx, x.fm, p->id);
+			/* not active (FM_ST_UNINITIALIZED) is what a note must not say either */
+			if (r == 0 || r == -ENOENT)
+				notes_update(c, p, false);
 			if (r == 0)
 				fprintf(c->out, "fabric partition %u deactivated\n", p->id);
 		} else if (given->n && !with_vfs) {
@@ -457,6 +530,7 @@ static int change(struct cli *c, const char *verb, const char *id_arg,
 					     with_vfs ? (const char(*)[VGPU_BDF_LEN])vfs : NULL,
 					     with_vfs ? p->ngpus : 0);
 			if (r == 0) {
+				notes_update(c, p, true);
 				fprintf(c->out, "fabric partition %u activated", p->id);
 				for (size_t k = 0; with_vfs && k < p->ngpus; k++)
 					fprintf(c->out, "%s%s", k ? " " : " with VFs ", vfs[k]);

@@ -200,7 +200,8 @@ int cmd_hook_live(struct cli *c, int argc, char **argv)
 					    .parsed = &d,
 					    .lock_wait_ms = VGPU_HOOK_LOCK_WAIT_MS,
 					    .reason = argc > 4 ? argv[4] : NULL, /* EXTRA */
-					    .nvfm = c->nvfm_path };
+					    .nvfm = c->nvfm_path,
+					    .nvml = c->nvml_path };
 	const char *op = argv[2];
 	struct vgpu_hook_result res;
 	enum vgpu_hook_phase phase;

@@ -30,6 +30,7 @@
 #include "cli.h"
 #include "cpuset.h"
 #include "domxml.h"
+#include "fabric-place.h"
 #include "exec.h"
 #include "json.h"
 #include "migrate-manifest.h"
@@ -73,6 +74,28 @@ static bool iface_changes(const struct vgpu_mig_host *src, const struct vgpu_mpl
 	return false;
 }
 
+/* An HGX board in vGPU mode: the free partition the hook's migrate begin would take. */
+static int offer_partition(struct cli *c, const struct vgpu_mig_host *src,
+			   const struct vgpu_records *live, const struct vgpu_fabric *fab,
+			   struct vgpu_mplan_in *in)
+{
+	const char *profiles[VGPU_MAX_VGPUS];
+	struct vgpu_place part;
+	int e;
+
+	for (size_t i = 0; i < src->n_vgpus && i < VGPU_MAX_VGPUS; i++)
+		profiles[i] = src->vgpus[i].type_name;
+	e = vgpu_fabric_place_vgpus(&c->ctx, c->model, live, src->uuid, profiles, in->n_vgpus, fab,
+				    &part);
+	if (e < 0)
+		return e;
+	in->partitioned = true;
+	in->partition = part.id;
+	for (size_t i = 0; i < part.ngpus && i < VGPU_MAX_VGPUS; i++)
+		snprintf(in->part_gpus[i], sizeof(in->part_gpus[i]), "%s", part.gpu[i]);
+	return 0;
+}
+
 /*
  * The hook's decision for the source's domain (vgpu_mplan_make(), as its
  * migrate begin would make it now): in @dst->plan, or why not in
@@ -89,6 +112,7 @@ static void offer_plan(struct cli *c, const struct vgpu_mig_host *src, struct vg
 				    .memory_kib = src->memory_kib,
 				    .pinned = src->pinned };
 	long long now = (long long)time(NULL);
+	struct vgpu_fabric fab = { .mode = VGPU_FABRIC_NONE };
 	char why[512];
 
 	if (!src->uuid[0] || !src->n_vgpus)
@@ -111,10 +135,20 @@ static void offer_plan(struct cli *c, const struct vgpu_mig_host *src, struct vg
 		};
 	}
 	dst->plan = vgpu_xcalloc(1, sizeof(*dst->plan));
+	/* an HGX board in vGPU mode: the hook takes a free partition (Fabric Manager's) */
+	if (cli_fabric(c, &fab) < 0 ||
+	    (fab.mode == VGPU_FABRIC_VGPU && offer_partition(c, src, &live, &fab, &in) < 0)) {
+		snprintf(dst->plan_error, sizeof(dst->plan_error), "%s", vgpu_ctx_error(&c->ctx));
+		vgpu_ctx_clear(&c->ctx);
+		vgpu_fabric_clear(&fab);
+		free(live.v);
+		return;
+	}
 	/* without an interface change the gate does not matter: libvirt is not loaded */
 	in.iface_change = true;
 	if (vgpu_mplan_make(&c->ctx, c->model, &live, &in, dst->plan) == 0 &&
 	    !iface_changes(src, dst->plan)) {
+		vgpu_fabric_clear(&fab);
 		free(live.v);
 		return;
 	}
@@ -139,6 +173,7 @@ static void offer_plan(struct cli *c, const struct vgpu_mig_host *src, struct vg
 		snprintf(dst->plan_error, sizeof(dst->plan_error), "%s", vgpu_ctx_error(&c->ctx));
 		vgpu_ctx_clear(&c->ctx);
 	}
+	vgpu_fabric_clear(&fab);
 	free(live.v);
 }
 

@@ -207,7 +207,7 @@ int cli_nvfm(struct cli *c, struct vgpu_fm **out)
 	*out = NULL;
 	if (!c->nvfm_path && c->sysroot && strcmp(c->sysroot, "/") != 0)
 		return 0; /* another host's tree: this host's Fabric Manager is not its */
-	return vgpu_fm_open(&c->ctx, c->nvfm_path, out);
+	return vgpu_fm_open(&c->ctx, c->nvfm_path, c->fs, out);
 }
 
 int cli_fabric(struct cli *c, struct vgpu_fabric *out)

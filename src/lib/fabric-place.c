@@ -7,9 +7,13 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 
 #include "cleanup.h"
 #include "fabric-place.h"
+#include "model.h"
+#include "plan.h"
+#include "records.h"
 
 bool vgpu_fabric_taken(const struct vgpu_place_in *in, unsigned id)
 {
@@ -162,4 +166,31 @@ int vgpu_fabric_place(struct vgpu_ctx *ctx, const struct vgpu_place_in *in, stru
 		snprintf(out->gpu[k], sizeof(out->gpu[k]), "%s", best->gpu[k].bus);
 	qsort(out->gpu, out->ngpus, sizeof(out->gpu[0]), cmp_bus);
 	return 0;
+}
+
+int vgpu_fabric_place_vgpus(struct vgpu_ctx *ctx, const struct vgpu_model *m,
+			    const struct vgpu_records *recs, const char *self,
+			    const char *const *profiles, size_t n, const struct vgpu_fabric *fabric,
+			    struct vgpu_place *out)
+{
+	VGPU_AUTOFREE unsigned *taken = vgpu_xcalloc(recs->n + 1, sizeof(*taken));
+	VGPU_AUTOSTRV fit = { 0 };
+	struct vgpu_place_in in = { .fabric = fabric, .taken = taken, .fit = &fit, .ngpus = n };
+
+	for (size_t i = 0; i < recs->n; i++)
+		if (recs->v[i].partitioned && strcasecmp(recs->v[i].domain_uuid, self) != 0)
+			taken[in.n_taken++] = recs->v[i].partition;
+	for (size_t i = 0; i < m->n_gpus; i++) {
+		const struct vgpu_gpu *g = &m->gpus[i];
+		bool ok = true;
+
+		for (size_t p = 0; ok && p < n; p++) {
+			const struct vgpu_type *t = vgpu_gpu_match_type(g, profiles[p]);
+
+			ok = t && vgpu_gpu_room(m, g, t) > 0;
+		}
+		if (ok)
+			vgpu_strv_push(&fit, vgpu_xstrdup(g->addr));
+	}
+	return vgpu_fabric_place(ctx, &in, out);
 }

@@ -72,4 +72,27 @@ size_t vgpu_fabric_free_count(const struct vgpu_place_in *in);
  */
 int vgpu_fabric_place(struct vgpu_ctx *ctx, const struct vgpu_place_in *in, struct vgpu_place *out);
 
+struct vgpu_model;
+struct vgpu_records;
+
+/**
+ * vgpu_fabric_place_vgpus() - vgpu_fabric_place() for a domain with @n vGPUs
+ * of @profiles: the partitions other domains' owner records hold (@recs,
+ * expired ones dropped by the caller) are taken, and the GPUs that fit are
+ * those with room for every profile (the capacity model).
+ * @ctx: the reason when none is free
+ * @m: the host's model (VGPU_READ_TYPES)
+ * @recs: its owner records
+ * @self: the domain's UUID (normalized): its own records take nothing
+ * @profiles: the vGPUs' types
+ * @n: how many: the partition's size
+ * @fabric: the partitions, from vgpu_fm_read()
+ * @out: the choice, on success
+ * Return: 0; -errno as vgpu_fabric_place().
+ */
+int vgpu_fabric_place_vgpus(struct vgpu_ctx *ctx, const struct vgpu_model *m,
+			    const struct vgpu_records *recs, const char *self,
+			    const char *const *profiles, size_t n, const struct vgpu_fabric *fabric,
+			    struct vgpu_place *out);
+
 #endif

@@ -28,8 +28,14 @@
 
 /* How long fmConnect waits for Fabric Manager (ms); it runs on this host. */
 #define FM_CONNECT_TIMEOUT_MS 2000
-/* Fabric Manager's defaults: FM_CMD_BIND_INTERFACE=127.0.0.1, FM_CMD_PORT_NUMBER=6666 */
-#define FM_ADDRESS "127.0.0.1:6666"
+/*
+ * Where Fabric Manager listens for its SDK without a configuration saying
+ * otherwise (user guide, "The Fabric Manager API interface"):
+ * FM_CMD_BIND_INTERFACE=127.0.0.1, FM_CMD_PORT_NUMBER=6666, and
+ * FM_CMD_UNIX_SOCKET_PATH empty (TCP, not a Unix socket).
+ */
+#define FM_DEFAULT_BIND "127.0.0.1"
+#define FM_DEFAULT_PORT 6666
 /* fabricmanager.cfg is a few KiB */
 #define FM_CFG_MAX (256 * 1024)
 
@@ -52,38 +58,74 @@ void vgpu_fabric_clear(struct vgpu_fabric *f)
 	f->mode = VGPU_FABRIC_NONE;
 }
 
-/* Fabric Manager's configuration: KEY=VALUE lines, '#' comments. */
-static int parse_mode(const char *text, enum vgpu_fabric_mode *mode)
+/*
+ * The value of @key in Fabric Manager's configuration (KEY=VALUE lines, '#'
+ * comments; the last line wins), blanks and a trailing comment trimmed, in
+ * @buf.  Return: true when the key is there (@buf may be empty).
+ */
+static bool cfg_value(const char *text, const char *key, char *buf, size_t n)
 {
-	long v = 0; /* FABRIC_MODE's default */
+	size_t klen = strlen(key);
+	bool found = false;
 
 	for (const char *p = text; p && *p;) {
 		const char *eol = strchr(p, '\n');
 		size_t len = eol ? (size_t)(eol - p) : strlen(p);
-		char line[256];
+		char line[512];
 		char *s, *e;
 
 		snprintf(line, sizeof(line), "%.*s",
 			 (int)(len < sizeof(line) ? len : sizeof(line) - 1), p);
 		p = eol ? eol + 1 : NULL;
 		s = line + strspn(line, " \t\r");
-		if (strncmp(s, "FABRIC_MODE", 11) != 0)
+		if (strncmp(s, key, klen) != 0)
 			continue;
-		s += 11;
+		s += klen;
 		s += strspn(s, " \t");
 		if (*s != '=')
 			continue;
 		s++;
 		s += strspn(s, " \t");
+		e = s + strcspn(s, "#\r");
+		while (e > s && (e[-1] == ' ' || e[-1] == '\t'))
+			e--;
+		*e = '\0';
+		snprintf(buf, n, "%s", s);
+		found = true;
+	}
+	return found;
+}
+
+/* FABRIC_MODE; 0 (its default) when the key is not there. */
+static int parse_mode(const char *text, enum vgpu_fabric_mode *mode)
+{
+	char val[64];
+	long v = 0;
+	char *e;
+
+	if (cfg_value(text, "FABRIC_MODE", val, sizeof(val))) {
 		errno = 0;
-		v = strtol(s, &e, 10);
-		e += strspn(e, " \t\r");
-		if (errno || e == s || (*e && *e != '#') || v < VGPU_FABRIC_BAREMETAL ||
-		    v > VGPU_FABRIC_VGPU)
+		v = strtol(val, &e, 10);
+		if (errno || e == val || *e || v < VGPU_FABRIC_BAREMETAL || v > VGPU_FABRIC_VGPU)
 			return -EINVAL;
 	}
 	*mode = (enum vgpu_fabric_mode)v;
 	return 0;
+}
+
+static int cfg_read(struct vgpu_ctx *ctx, struct vgpu_sysfs *fs, char **text)
+{
+	struct vgpu_sysdir root;
+	char show[VGPU_SHOW_LEN];
+	int r;
+
+	*text = NULL;
+	vgpu_sysdir_root(fs, &root);
+	r = vgpu_sysfs_read_file(&root, FM_CFG_MAX, text, NULL, "%s", VGPU_FABRIC_CFG);
+	if (r < 0 && r != -ENOENT)
+		return vgpu_error(ctx, r, "cannot read '%s': %s",
+				  VGPU_SHOW(&root, VGPU_FABRIC_CFG, show), vgpu_strerror(r));
+	return r;
 }
 
 int vgpu_fabric_mode_read(struct vgpu_ctx *ctx, struct vgpu_sysfs *fs, enum vgpu_fabric_mode *mode)
@@ -94,16 +136,54 @@ int vgpu_fabric_mode_read(struct vgpu_ctx *ctx, struct vgpu_sysfs *fs, enum vgpu
 	int r;
 
 	*mode = VGPU_FABRIC_NONE;
-	vgpu_sysdir_root(fs, &root);
-	r = vgpu_sysfs_read_file(&root, FM_CFG_MAX, &text, NULL, "%s", VGPU_FABRIC_CFG);
+	r = cfg_read(ctx, fs, &text);
 	if (r == -ENOENT)
 		return 0;
 	if (r < 0)
-		return vgpu_error(ctx, r, "cannot read '%s': %s",
-				  VGPU_SHOW(&root, VGPU_FABRIC_CFG, show), vgpu_strerror(r));
+		return r;
+	vgpu_sysdir_root(fs, &root);
 	if (parse_mode(text, mode) < 0)
 		return vgpu_error(ctx, -EINVAL, "'%s': FABRIC_MODE is not 0, 1 or 2",
 				  VGPU_SHOW(&root, VGPU_FABRIC_CFG, show));
+	return 0;
+}
+
+int vgpu_fabric_address(struct vgpu_ctx *ctx, struct vgpu_sysfs *fs, struct vgpu_fabric_addr *out)
+{
+	struct vgpu_sysdir root;
+	char show[VGPU_SHOW_LEN], ip[128] = "", port[32] = "";
+	VGPU_AUTOFREE char *text = NULL;
+	long pn = FM_DEFAULT_PORT;
+	char *e;
+	int r;
+
+	*out = (struct vgpu_fabric_addr){ 0 };
+	snprintf(out->addr, sizeof(out->addr), "%s:%d", FM_DEFAULT_BIND, FM_DEFAULT_PORT);
+	if (!fs)
+		return 0;
+	r = cfg_read(ctx, fs, &text);
+	if (r == -ENOENT)
+		return 0;
+	if (r < 0)
+		return r;
+	vgpu_sysdir_root(fs, &root);
+	/* a socket path, when set, is where Fabric Manager listens: not TCP */
+	if (cfg_value(text, "FM_CMD_UNIX_SOCKET_PATH", out->addr, sizeof(out->addr)) &&
+	    out->addr[0]) {
+		out->unix_socket = true;
+		return 0;
+	}
+	if (!cfg_value(text, "FM_CMD_BIND_INTERFACE", ip, sizeof(ip)) || !ip[0])
+		snprintf(ip, sizeof(ip), "%s", FM_DEFAULT_BIND);
+	if (cfg_value(text, "FM_CMD_PORT_NUMBER", port, sizeof(port)) && port[0]) {
+		errno = 0;
+		pn = strtol(port, &e, 10);
+		if (errno || e == port || *e || pn < 0 || pn > 65535)
+			return vgpu_error(ctx, -EINVAL,
+					  "'%s': FM_CMD_PORT_NUMBER '%s' is not a TCP port",
+					  VGPU_SHOW(&root, VGPU_FABRIC_CFG, show), port);
+	}
+	snprintf(out->addr, sizeof(out->addr), "%s:%ld", ip, pn);
 	return 0;
 }
 
@@ -212,17 +292,23 @@ static int pci_device(const char *bdf, fmPciDevice_t *out)
 	return 0;
 }
 
-int vgpu_fm_open(struct vgpu_ctx *ctx, const char *path, struct vgpu_fm **out)
+int vgpu_fm_open(struct vgpu_ctx *ctx, const char *path, struct vgpu_sysfs *fs,
+		 struct vgpu_fm **out)
 {
 	struct vgpu_fm *fm;
 	const char *lib = path ? path : VGPU_NVFM_SONAME;
+	struct vgpu_fabric_addr at;
 	fmConnectParams_v2 cp = { .version = fmConnectParams_version2,
-				  .timeoutMs = FM_CONNECT_TIMEOUT_MS,
-				  .addressType = NV_FM_API_ADDR_TYPE_INET };
+				  .timeoutMs = FM_CONNECT_TIMEOUT_MS };
 	fmReturn_t r;
 	int e;
 
 	*out = NULL;
+	e = vgpu_fabric_address(ctx, fs, &at);
+	if (e < 0)
+		return e;
+	cp.addressType = at.unix_socket ? NV_FM_API_ADDR_TYPE_UNIX : NV_FM_API_ADDR_TYPE_INET;
+	cp.addressIsUnixSocket = at.unix_socket;
 	fm = vgpu_xcalloc(1, sizeof(*fm));
 	snprintf(fm->lib, sizeof(fm->lib), "%s", lib);
 	fm->dl = dlopen(lib, RTLD_NOW | RTLD_LOCAL);
@@ -257,24 +343,25 @@ int vgpu_fm_open(struct vgpu_ctx *ctx, const char *path, struct vgpu_fm **out)
 		free(fm);
 		return e;
 	}
-	snprintf(cp.addressInfo, sizeof(cp.addressInfo), "%s", FM_ADDRESS);
+	snprintf(cp.addressInfo, sizeof(cp.addressInfo), "%s", at.addr);
 	r = fm->fmConnect(&cp, &fm->handle);
 	if (r == FM_ST_VERSION_MISMATCH) {
 		/* a library before R535: fmConnectParams_v1 */
 		fmConnectParams_v1 c1 = { .version = fmConnectParams_version1,
-					  .timeoutMs = FM_CONNECT_TIMEOUT_MS };
+					  .timeoutMs = FM_CONNECT_TIMEOUT_MS,
+					  .addressIsUnixSocket = at.unix_socket };
 
-		snprintf(c1.addressInfo, sizeof(c1.addressInfo), "%s", FM_ADDRESS);
+		snprintf(c1.addressInfo, sizeof(c1.addressInfo), "%s", at.addr);
 		r = fm->fmConnect((fmConnectParams_v2 *)(void *)&c1, &fm->handle);
 	}
 	if (r != FM_ST_SUCCESS) {
 		e = fm_errno(r);
 		if (e == -ECONNREFUSED)
 			e = vgpu_error(ctx, e, "Fabric Manager is not running (no answer at %s)",
-				       FM_ADDRESS);
+				       at.addr);
 		else
 			e = vgpu_error(ctx, e, "Fabric Manager cannot be reached at %s: %s (%s)",
-				       FM_ADDRESS, fm_cause(r), fm_name(r));
+				       at.addr, fm_cause(r), fm_name(r));
 		fm->fmLibShutdown();
 		dlclose(fm->dl);
 		free(fm);

@@ -68,18 +68,38 @@ void vgpu_fabric_clear(struct vgpu_fabric *f);
  */
 int vgpu_fabric_mode_read(struct vgpu_ctx *ctx, struct vgpu_sysfs *fs, enum vgpu_fabric_mode *mode);
 
+/* Where Fabric Manager listens for its SDK (fmConnect's addressInfo). */
+struct vgpu_fabric_addr {
+	char addr[256]; /* "IP:PORT", or a Unix socket's path */
+	bool unix_socket;
+};
+
+/**
+ * vgpu_fabric_address() - where Fabric Manager listens, from its
+ * configuration: FM_CMD_UNIX_SOCKET_PATH when set, else
+ * FM_CMD_BIND_INTERFACE:FM_CMD_PORT_NUMBER (defaults 127.0.0.1 and 6666).
+ * @ctx: the message when the file cannot be read or the port is bad
+ * @fs: the host root (NULL: the defaults)
+ * @out: the address
+ * Return: 0; -errno with a one-line message naming the file.
+ */
+int vgpu_fabric_address(struct vgpu_ctx *ctx, struct vgpu_sysfs *fs, struct vgpu_fabric_addr *out);
+
 struct vgpu_fm;
 
 /**
- * vgpu_fm_open() - load libnvfm, initialise it and connect to Fabric Manager.
+ * vgpu_fm_open() - load libnvfm, initialise it and connect to Fabric Manager
+ * where its configuration says it listens (vgpu_fabric_address()).
  * @ctx: where the reason goes when it cannot be used
  * @path: the library (a path, or a soname the loader looks up); NULL: VGPU_NVFM_SONAME
+ * @fs: the host root, for fabricmanager.cfg (NULL: Fabric Manager's default address)
  * @out: the handle, on success; free with vgpu_fm_close()
  * Return: 0; -ENOENT when the library is not there, -ENOSYS when it lacks
  * an entry point, -ECONNREFUSED when Fabric Manager is not running; each
  * with a one-line message in @ctx.
  */
-int vgpu_fm_open(struct vgpu_ctx *ctx, const char *path, struct vgpu_fm **out);
+int vgpu_fm_open(struct vgpu_ctx *ctx, const char *path, struct vgpu_sysfs *fs,
+		 struct vgpu_fm **out);
 
 /**
  * vgpu_fm_close() - disconnect, shut the library down and unload it (NULL is fine).

@@ -11,11 +11,13 @@
 
 #include "cleanup.h"
 #include "domxml.h"
+#include "fabric-place.h"
 #include "fabric.h"
 #include "hook.h"
 #include "read-host.h"
 #include "live.h"
 #include "migrate-plan.h"
+#include "nvml.h"
 #include "read-live.h"
 #include "sysfs-lock.h"
 #include "sysfs-state.h"
@@ -34,6 +36,7 @@ struct dom {
 	bool migrated; /* release: libvirt says the domain migrated (it runs elsewhere now) */
 	const struct vgpu_params *params; /* prepare: the set for vgpu_params, or NULL */
 	const char *nvfm; /* libnvfm (NULL: VGPU_NVFM_SONAME), for a fabric in vGPU mode */
+	const char *nvml; /* NVML (NULL: VGPU_NVML_SONAME), for the GPUs' module IDs */
 };
 
 /* One locked pass of prepare or release. */
@@ -275,10 +278,9 @@ static void drop_note(struct vgpu_sysfs *fs, const char *name)
  * message) when the records disagree.
  */
 static int domain_partition(struct vgpu_ctx *ctx, const struct dom *d,
-			    const struct vgpu_records *recs, unsigned *id,
+			    const struct vgpu_records *recs, unsigned *id, const char **gpus,
 			    char (*vfs)[VGPU_BDF_LEN], size_t *nvfs)
 {
-	const char *gpus[VGPU_FABRIC_MAX_GPUS];
 	bool found = false;
 
 	*nvfs = 0;
@@ -303,6 +305,86 @@ static int domain_partition(struct vgpu_ctx *ctx, const struct dom *d,
 		snprintf(vfs[(*nvfs)++], VGPU_BDF_LEN, "%s", r->parent);
 	}
 	return found;
+}
+
+/*
+ * Fabric Manager's partitions on this host, each GPU named by its PCI
+ * address: NVML's module IDs (Fabric Manager's physical IDs) of @m's GPUs,
+ * else the bus ID Fabric Manager gives.  Opens *@fm when it is NULL.
+ */
+static int fabric_read(struct vgpu_ctx *ctx, struct vgpu_sysfs *fs, const struct dom *d,
+		       struct vgpu_model *m, struct vgpu_fm **fm, struct vgpu_fabric *out)
+{
+	struct vgpu_nvml *nvml = NULL;
+	struct vgpu_ctx sub;
+	bool modules = false;
+	int e = *fm ? 0 : vgpu_fm_open(ctx, d->nvfm, fs, fm);
+
+	if (e < 0)
+		return e;
+	for (size_t i = 0; i < m->n_gpus; i++)
+		modules |= m->gpus[i].module_id >= 0;
+	vgpu_ctx_init(&sub, NULL, NULL);
+	if (!modules && vgpu_nvml_open(&sub, d->nvml, &nvml) == 0)
+		vgpu_nvml_module_ids(&sub, nvml, m);
+	else if (!modules)
+		vgpu_log(ctx, LOG_DEBUG, "no module IDs from NVML: %s", vgpu_ctx_error(&sub));
+	vgpu_nvml_close(nvml);
+	vgpu_ctx_clear(&sub);
+	*out = (struct vgpu_fabric){ .mode = VGPU_FABRIC_VGPU };
+	return vgpu_fm_read(ctx, *fm, m, out);
+}
+
+/*
+ * @vfs (one per GPU, @gpus[k] the GPU of @vfs[k]) in the order of partition
+ * @id's GPUs as Fabric Manager lists them: nv_fm_agent.h, "the order of VFs
+ * should be associated with actual physical GPUs in the partition", and the
+ * user guide asks for the same order at every activation.
+ */
+static int order_vfs(struct hook *h, unsigned id, const char **gpus, char (*vfs)[VGPU_BDF_LEN],
+		     size_t nvfs)
+{
+	VGPU_AUTOPTR(model) m = NULL;
+	struct vgpu_fabric f = { .mode = VGPU_FABRIC_NONE };
+	const struct vgpu_fabric_part *p = NULL;
+	char out[VGPU_FABRIC_MAX_GPUS][VGPU_BDF_LEN];
+	int e = vgpu_host_read(h->ctx, h->fs, 0, &m, NULL);
+
+	if (e == 0)
+		e = fabric_read(h->ctx, h->fs, h->d, m, &h->fm, &f);
+	if (e < 0)
+		return e;
+	for (size_t i = 0; i < f.n && !p; i++)
+		if (f.v[i].id == id)
+			p = &f.v[i];
+	if (!p || p->ngpus != nvfs)
+		e = vgpu_error(
+			h->ctx, -EINVAL,
+			"Fabric Manager has no partition %u of %zu GPUs (the owner records' one)",
+			id, nvfs);
+	for (size_t k = 0; e == 0 && k < p->ngpus; k++) {
+		size_t i;
+
+		for (i = 0; i < nvfs && strcmp(gpus[i], p->gpu[k].bus) != 0; i++)
+			;
+		if (!p->gpu[k].bus[0])
+			e = vgpu_error(
+				h->ctx, -ENXIO,
+				"fabric partition %u: which GPU has module ID %u is not known (NVML gives no module IDs, Fabric Manager no bus ID), and the VFs must be passed in the order of the partition's GPUs",
+				id, p->gpu[k].module_id);
+		else if (i == nvfs)
+			e = vgpu_error(
+				h->ctx, -EINVAL,
+				"fabric partition %u: no vGPU of the domain is on its GPU of module ID %u (%s): NVML gives no module IDs, or the records name another partition",
+				id, p->gpu[k].module_id,
+				p->gpu[k].bus[0] ? p->gpu[k].bus : "not known");
+		else
+			snprintf(out[k], VGPU_BDF_LEN, "%s", vfs[i]);
+	}
+	if (e == 0)
+		memcpy(vfs, out, nvfs * sizeof(out[0]));
+	vgpu_fabric_clear(&f);
+	return e;
 }
 
 /* Does this host's Fabric Manager run in vGPU mode?  Only then is libnvfm loaded. */
@@ -369,14 +451,18 @@ static int activate(struct hook *h)
 {
 	VGPU_AUTOSYSDIR d = { .fd = -1 };
 	char vfs[VGPU_FABRIC_MAX_GPUS][VGPU_BDF_LEN], text[32];
+	const char *gpus[VGPU_FABRIC_MAX_GPUS];
 	struct hook **data;
 	size_t nvfs;
 	unsigned id = 0;
-	int e = domain_partition(h->ctx, h->d, &h->recs, &id, vfs, &nvfs);
+	int e = domain_partition(h->ctx, h->d, &h->recs, &id, gpus, vfs, &nvfs);
 
 	if (e <= 0 || !fabric_vgpu_mode(h->ctx, h->fs))
 		return e;
-	e = vgpu_fm_open(h->ctx, h->d->nvfm, &h->fm);
+	/* one GPU: one order; else Fabric Manager's, through NVML's module IDs */
+	e = nvfs > 1 ? order_vfs(h, id, gpus, vfs, nvfs) : 0;
+	if (e == 0 && !h->fm)
+		e = vgpu_fm_open(h->ctx, h->d->nvfm, h->fs, &h->fm);
 	if (e == 0)
 		e = vgpu_fm_activate(h->ctx, h->fm, id, vfs, nvfs);
 	if (e < 0) {
@@ -415,7 +501,7 @@ static void deactivate(struct hook *h)
 	if (id < 0 || !fabric_vgpu_mode(h->ctx, h->fs))
 		return;
 	vgpu_ctx_init(&sub, NULL, NULL);
-	e = vgpu_fm_open(&sub, h->d->nvfm, &h->fm);
+	e = vgpu_fm_open(&sub, h->d->nvfm, h->fs, &h->fm);
 	if (e == 0)
 		e = vgpu_fm_deactivate(&sub, h->fm, (unsigned)id);
 	if (e < 0)
@@ -1012,14 +1098,15 @@ static int migrate_locked(struct vgpu_ctx *ctx, struct vgpu_sysfs *fs, const str
 	VGPU_AUTORECORDS recs = { 0 };
 	VGPU_AUTOFREE struct vgpu_mplan *plan = vgpu_xcalloc(1, sizeof(*plan));
 	struct vgpu_mplan_vgpu v[VGPU_MAX_VGPUS];
-	const struct vgpu_mplan_in in = { .uuid = d->uuid,
-					  .vgpus = v,
-					  .n_vgpus = pd->n_vgpus,
-					  .vcpus = pd->vcpus,
-					  .memory_kib = pd->memory_kib,
-					  .pinned = pd->pinned,
-					  .iface_change = pd->iface_change,
-					  .iface_change_why = pd->iface_change_why };
+	struct vgpu_fabric fabric = { .mode = VGPU_FABRIC_NONE };
+	struct vgpu_mplan_in in = { .uuid = d->uuid,
+				    .vgpus = v,
+				    .n_vgpus = pd->n_vgpus,
+				    .vcpus = pd->vcpus,
+				    .memory_kib = pd->memory_kib,
+				    .pinned = pd->pinned,
+				    .iface_change = pd->iface_change,
+				    .iface_change_why = pd->iface_change_why };
 	long long deadline = (long long)time(NULL) + VGPU_INCOMING_MAX_S;
 	struct vgpu_txn txn;
 	int e = drop_earlier_attempt(ctx, fs, d);
@@ -1036,6 +1123,28 @@ static int migrate_locked(struct vgpu_ctx *ctx, struct vgpu_sysfs *fs, const str
 						 .mdev_uuid = pd->vgpus[i].mdev_uuid,
 						 .vf = pd->vgpus[i].vf,
 						 .display = pd->vgpus[i].display };
+	if (fabric_vgpu_mode(ctx, fs)) {
+		/* an HGX board in vGPU mode: the domain needs a free partition here */
+		struct vgpu_fm *fm = NULL;
+
+		const char *profiles[VGPU_MAX_VGPUS];
+		struct vgpu_place part;
+
+		for (size_t i = 0; i < pd->n_vgpus; i++)
+			profiles[i] = pd->vgpus[i].profile;
+		e = fabric_read(ctx, fs, d, m, &fm, &fabric);
+		vgpu_fm_close(fm);
+		if (e == 0)
+			e = vgpu_fabric_place_vgpus(ctx, m, &recs, d->uuid, profiles, pd->n_vgpus,
+						    &fabric, &part);
+		vgpu_fabric_clear(&fabric);
+		if (e < 0)
+			return e;
+		in.partitioned = true;
+		in.partition = part.id;
+		for (size_t i = 0; i < part.ngpus && i < VGPU_MAX_VGPUS; i++)
+			snprintf(in.part_gpus[i], sizeof(in.part_gpus[i]), "%s", part.gpu[i]);
+	}
 	e = vgpu_mplan_make(ctx, m, &recs, &in, plan);
 	/* a new UUID where the source's is taken here (migrate-offer names "" for it) */
 	for (size_t i = 0; e == 0 && i < plan->n_landing; i++)
@@ -1061,6 +1170,9 @@ static int migrate_locked(struct vgpu_ctx *ctx, struct vgpu_sysfs *fs, const str
 		snprintf(r.mdev_uuid, sizeof(r.mdev_uuid), "%s", l->mdev_uuid);
 		if (pd->pinned) /* the CPUs it will be pinned to here are taken */
 			r.cpus = plan->cpus;
+		/* prepare activates it (domain_partition()) */
+		r.partitioned = plan->partitioned;
+		r.partition = plan->partition;
 		e = vgpu_txn_record_put(&txn, &r, NULL);
 	}
 	if (e < 0) {
@@ -1247,6 +1359,7 @@ int vgpu_hook_run(struct vgpu_ctx *ctx, struct vgpu_sysfs *fs, enum vgpu_hook_ph
 		d.vfs = in->parsed->vfs;
 		d.params = in->parsed->params;
 		d.nvfm = in->nvfm;
+		d.nvml = in->nvml;
 		if (phase == VGPU_HOOK_PREPARE)
 			e = prepare(ctx, fs, &d, until);
 		else if (phase == VGPU_HOOK_MIGRATE)

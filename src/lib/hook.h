@@ -115,6 +115,11 @@ struct vgpu_hook_input {
 	 * VGPU_NVFM_SONAME
 	 */
 	const char *nvfm;
+	/*
+	 * NVML (NULL: VGPU_NVML_SONAME), loaded with libnvfm only: the GPUs'
+	 * module IDs, which Fabric Manager names a partition's GPUs by
+	 */
+	const char *nvml;
 };
 
 /* What the caller does next. */

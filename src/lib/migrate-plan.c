@@ -88,6 +88,11 @@ int vgpu_mplan_make(struct vgpu_ctx *ctx, const struct vgpu_model *m,
 	req.n_profiles = in->n_vgpus;
 	for (size_t i = 0; i < in->n_vgpus; i++)
 		req.profiles[i] = in->vgpus[i].profile;
+	/* a fabric partition's GPUs, one vGPU on each */
+	for (size_t i = 0; in->partitioned && i < in->n_vgpus; i++)
+		snprintf(req.gpus[i], sizeof(req.gpus[i]), "%s", in->part_gpus[i]);
+	if (in->partitioned)
+		req.n_gpus = in->n_vgpus;
 	e = vgpu_plan_make(ctx, m, &req, &plan);
 	if (e == 0)
 		e = check_ifaces(ctx, plan, in);
@@ -120,6 +125,8 @@ int vgpu_mplan_make(struct vgpu_ctx *ctx, const struct vgpu_model *m,
 			l->changed = !v->vf || strcmp(v->vf, c->parent) != 0;
 	}
 	out->n_landing = plan->n_vgpus;
+	out->partitioned = in->partitioned;
+	out->partition = in->partition;
 	out->node = plan->node;
 	out->cpus = plan->cpus;
 	/* every slot of the guest topology (cores x threads) has its CPU */

@@ -38,6 +38,14 @@ struct vgpu_mplan_in {
 	bool pinned; /* we pinned it: the CPUs chosen here are its pinning */
 	bool iface_change; /* mdev <-> VF allowed (libvirt >= 11.0) */
 	const char *iface_change_why; /* why not, for the refusal (NULL: a plain sentence) */
+	/*
+	 * an HGX board in vGPU mode (FABRIC_MODE=2): the free fabric partition
+	 * the caller chose (vgpu_fabric_place_vgpus()), vGPU i on its GPU
+	 * part_gpus[i]; partitioned false: none
+	 */
+	bool partitioned;
+	unsigned partition;
+	char part_gpus[VGPU_MAX_VGPUS][VGPU_BDF_LEN];
 };
 
 /* Where one vGPU lands here. */
@@ -60,6 +68,8 @@ struct vgpu_mplan {
 	struct vgpu_cpuset cpus; /* the host CPUs chosen there for the domain's vCPUs */
 	unsigned pins[VGPU_MAX_CPUS]; /* pins[i]: the host CPU of vCPU i there, whole cores */
 	unsigned n_pins; /* every slot of the guest topology (cores x threads); 0: none */
+	bool partitioned; /* the domain runs in fabric partition @partition here */
+	unsigned partition;
 };
 
 /**
@@ -72,7 +82,8 @@ struct vgpu_mplan {
  * the domain here already active (-EEXIST), no room (the plan's error), an
  * interface change without @in->iface_change, or an mdev with a display
  * that would become a VF (-ENOTSUP).  Incoming records of the domain (an
- * earlier attempt) are not counted: the hook replaces them.
+ * earlier attempt) are not counted: the hook replaces them.  With
+ * @in->partitioned the vGPUs go on the partition's GPUs, one on each.
  * @ctx: errors; the plan's warnings go to its log
  * @m: the target's model (VGPU_READ_TYPES | VGPU_READ_TOPOLOGY)
  * @recs: its owner records, the expired incoming ones dropped

@@ -48,10 +48,10 @@ golden() { # NAME: stdout against the golden file
 	sed -i "s|$tmp|TMP|g" "$tmp/out"
 	golden_cmp "$tmp/out" "$exp/$1" "$1"
 }
-record() { # VF DOMAIN N: an owner record of an H100XM-80C on VF, its vGPU there
+record() { # VF DOMAIN N PARTITION: an owner record of an H100XM-80C on VF, its vGPU there
 	local gpu=${1%.*}.0 f
-	printf 'domain=%s\ndomain_uuid=11111111-2222-4333-8444-55555555555%s\ngpu=%s\nparent=%s\ninterface=vendor-vfio\ntype_id=1310\nprofile=H100XM-80C\nmdev_uuid=\nlifetime=persistent\n' \
-		"$2" "$3" "$gpu" "$1" >"$own/$1"
+	printf 'domain=%s\ndomain_uuid=11111111-2222-4333-8444-55555555555%s\ngpu=%s\nparent=%s\ninterface=vendor-vfio\ntype_id=1310\nprofile=H100XM-80C\nmdev_uuid=\nlifetime=persistent\npartition=%s\n' \
+		"$2" "$3" "$gpu" "$1" "$4" >"$own/$1"
 	f=$h/sys/bus/pci/devices/$1/nvidia/current_vgpu_type
 	rm -f "$f" && echo 1310 >"$f"
 }
@@ -87,6 +87,32 @@ v fabric
 expect "not ready" 1 "vgpuctl: Fabric Manager's partitions cannot be read: the fabric is not ready (FM_ST_NOT_READY)"
 rm "$st/fm-fail"
 
+# ---- where Fabric Manager listens: fabricmanager.cfg's FM_CMD_* (defaults 127.0.0.1:6666)
+cfg=$h/usr/share/nvidia/nvswitch/fabricmanager.cfg
+cp "$cfg" "$tmp/cfg"
+v fabric
+[[ $(cat "$st/fm-address") == "inet 127.0.0.1:6666" ]] || bad "the fixture's address: $(cat "$st/fm-address")"
+sed -e 's/^FM_CMD_BIND_INTERFACE=.*/FM_CMD_BIND_INTERFACE=10.0.0.7/' \
+	-e 's/^FM_CMD_PORT_NUMBER=.*/FM_CMD_PORT_NUMBER = 16666  # moved/' "$tmp/cfg" >"$cfg"
+v fabric
+[[ $rc == 0 && $(cat "$st/fm-address") == "inet 10.0.0.7:16666" ]] ||
+	bad "FM_CMD_BIND_INTERFACE, FM_CMD_PORT_NUMBER: $rc $(cat "$st/fm-address" "$tmp/err")"
+grep -v '^FM_CMD_' "$tmp/cfg" >"$cfg"
+v fabric
+[[ $(cat "$st/fm-address") == "inet 127.0.0.1:6666" ]] || bad "the defaults: $(cat "$st/fm-address")"
+{ cat "$tmp/cfg"; echo 'FM_CMD_UNIX_SOCKET_PATH=/run/nvidia-fabricmanager/socket'; } >"$cfg"
+v fabric
+[[ $(cat "$st/fm-address") == "unix /run/nvidia-fabricmanager/socket" ]] ||
+	bad "FM_CMD_UNIX_SOCKET_PATH: $(cat "$st/fm-address")"
+echo '* not-running' >"$st/fm-fail"
+v fabric
+expect "not running at the socket" 1 "vgpuctl: Fabric Manager is not running (no answer at /run/nvidia-fabricmanager/socket)"
+rm "$st/fm-fail"
+sed 's/^FM_CMD_PORT_NUMBER=.*/FM_CMD_PORT_NUMBER=66666/' "$tmp/cfg" >"$cfg"
+v fabric
+expect "a bad port" 1 "vgpuctl: '$cfg': FM_CMD_PORT_NUMBER '66666' is not a TCP port"
+cp "$tmp/cfg" "$cfg"
+
 # ---- the board: modules 1 2 4 3 7 8 6 5 in PCI order
 v fabric
 expect "listing" 0 ""
@@ -96,9 +122,9 @@ v fabric -o ID,GPUS -r
 	bad "partition 4 (modules 3, 4) is not 5d, 3d: $(grep '^4 ' "$tmp/out")"
 
 # ---- activation: the domain's VFs, then the first free VF; refusals
-record 0000:5d:00.5 vm-pair 1
-record 0000:3d:00.6 vm-pair 1
-record 0000:9b:00.5 vm-one 2
+record 0000:5d:00.5 vm-pair 1 4
+record 0000:3d:00.6 vm-pair 1 4
+record 0000:9b:00.5 vm-one 2 13
 n0=$(ncalls)
 v fabric activate 4
 expect "activate 4" 0 ""
@@ -147,7 +173,9 @@ for e in "not-ready:the fabric is not ready (FM_ST_NOT_READY)" \
 done
 rm "$st/fm-fail"
 
-# ---- the listing: active partitions with their domains; unsupported, NVLink-failed
+# ---- the listing: active partitions with the domains whose records name them (partition=),
+# an incoming migration's included; unsupported, NVLink-failed
+printf 'domain=vm-mig\ndomain_uuid=11111111-2222-4333-8444-555555555559\ngpu=0000:db:00.0\nparent=0000:db:00.5\ninterface=vendor-vfio\ntype_id=1310\nprofile=H100XM-80C\nmdev_uuid=\nlifetime=persistent\npartition=5\nstate=incoming\ndeadline=4102444800\n' >"$own/0000:db:00.5"
 echo 0 >"$st/fm-unsupported"
 echo 8 >"$st/fm-failed"
 v fabric
@@ -175,18 +203,27 @@ fi
 v fabric activate 0
 expect "activate unsupported 0" 1 "vgpuctl: fabric: partition 0 is unsupported on this board"
 
-# ---- a restarted Fabric Manager: resync from the records (4 vm-pair, 13 vm-one)
+# ---- a restarted Fabric Manager: resync tells what the hook's notes say is active: 4 (vm-pair,
+# noted by 'fabric activate' as prepare would); not 13: vm-one stopped (its note dropped by
+# 'fabric deactivate' as by release) and its persistent vGPU stays; not 12 (no domain's)
+[[ $(cat "$h/run/vgpuctl/partitions/vm-pair" 2>&1) == 4 && $(cat "$h/run/vgpuctl/partitions/vm-one" 2>&1) == 13 ]] ||
+	bad "activate notes the partition for its domain: $(grep -r . "$h/run/vgpuctl/partitions" 2>&1)"
+v fabric deactivate 13
+expect "deactivate 13" 0 ""
+[[ -e $h/run/vgpuctl/partitions/vm-one ]] && bad "deactivate 13 left vm-one's note"
+[[ -e $h/sys/bus/pci/devices/0000:9b:00.5/nvidia/current_vgpu_type && $(cat "$h/sys/bus/pci/devices/0000:9b:00.5/nvidia/current_vgpu_type") == 1310 ]] ||
+	bad "vm-one's persistent vGPU is gone"
 touch "$st/fm-restarted"
 v fabric activate 14
 expect "activate while out of sync" 1 "vgpuctl: fabric partition 14 cannot be activated: Fabric Manager is out of sync (restarted and not told which partitions are active) (FM_ST_NOT_CONFIGURED)"
 n0=$(ncalls)
 v fabric resync
 expect "resync" 0 ""
-[[ $(cat "$tmp/out") == "Fabric Manager told the active partitions: 4 13" ]] ||
+[[ $(cat "$tmp/out") == "Fabric Manager told the active partitions: 4" ]] ||
 	bad "resync: $(cat "$tmp/out")"
-[[ $(cat "$st/fm-active") == $'4\n13' && ! -e $st/fm-restarted ]] ||
-	bad "after resync fm-active is '$(cat "$st/fm-active")' (want 4 13), fm-restarted $(ls "$st/fm-restarted" 2>&1)"
-[[ $(calls_since "$n0") == "nvfm fmSetActivatedFabricPartitions 4 13" ]] ||
+[[ $(cat "$st/fm-active") == 4 && ! -e $st/fm-restarted ]] ||
+	bad "after resync fm-active is '$(cat "$st/fm-active")' (want 4), fm-restarted $(ls "$st/fm-restarted" 2>&1)"
+[[ $(calls_since "$n0") == "nvfm fmSetActivatedFabricPartitions 4" ]] ||
 	bad "resync calls: $(calls_since "$n0")"
 
 # ---- shared NVSwitch mode: no VFs

@@ -10,6 +10,8 @@
 #   - an activation that fails (not running, not ready, in use, out of sync)
 #     fails the start with the cause and leaves no vGPU, no note and the
 #     records as they were; the release after it calls nothing;
+#   - without NVML's module IDs a two-GPU partition is not activated (its VFs' order
+#     would be a guess): the start fails saying so;
 #   - off vGPU mode the hook does not load libnvfm at all.
 #   fabric-hook.sh VGPUCTL SRCDIR NVML NVFM     (VGPU_EMU names the emulator)
 # shellcheck disable=SC2015 # "A && B || fail": fail when either check fails
@@ -113,6 +115,20 @@ for err in not-running not-ready in-use out-of-sync; do
 done
 : >"$FM/fm-fail"
 rm -f "$FM/fm-restarted"
+
+# ---- the VFs go in the order of the partition's GPUs, which takes NVML's module IDs: without
+# NVML (and no bus ID from Fabric Manager) a partition of two GPUs is not activated in a guessed
+# order; the start fails saying so, nothing made
+"$B" --sysroot "$EMU_ROOT" --nvml "$W/no-nvml.so" --nvfm "$NVFM" hook vm2 prepare begin - \
+	<"$W/a.xml" 2>"$W/err" && fail "without NVML: the start went through"
+grep -q "module ID 1 is not known .*order of the partition's GPUs.*partition 3 of 'vm2' is not active" "$W/err" &&
+	[ "$(wc -l <"$W/err")" = 1 ] || fail "without NVML: $(cat "$W/err")"
+for vf in $VFS; do
+	[ "$(cat "$EMU_ROOT/sys/bus/pci/devices/$vf/nvidia/current_vgpu_type")" = 0 ] ||
+		fail "without NVML: VF $vf holds a vGPU"
+done
+[ -s "$FM/fm-active" ] && fail "without NVML: active: $(cat "$FM/fm-active")"
+v hook vm2 release end - <"$W/a.xml" 2>"$W/err" || fail "without NVML: release: $(cat "$W/err")"
 
 # ---- off vGPU mode libnvfm is not loaded: a library that is not there does not matter
 sed -i 's/^FABRIC_MODE=2$/FABRIC_MODE=1/' "$CFG"

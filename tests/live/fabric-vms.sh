@@ -74,6 +74,8 @@ for d in vm4 vm1a vm1b vm1c vm1d; do
 	v hook "$d" prepare begin - <"$W/$d.xml" 2>"$W/err" || fail "prepare $d: $(cat "$W/err")"
 	v hook "$d" started begin - <"$W/$d.xml" 2>"$W/err" || fail "started $d: $(cat "$W/err")"
 	line="nvfm fmActivateFabricPartitionWithVFs $(part_of "$d")$(field_of "$d" parent)"
+	# the VFs in the order of the partition's GPUs (modules 1 2 3 4: 1b 2a 5d 3d), not PCI order
+	[ "$d" = vm4 ] && line="nvfm fmActivateFabricPartitionWithVFs 1 0000:1b:00.4 0000:2a:00.4 0000:5d:00.4 0000:3d:00.4"
 	grep -qxF "${line% }" "$FM/calls" ||
 		fail "$d: activated with its VFs: $(grep fmActivate "$FM/calls")"
 done
@@ -84,7 +86,7 @@ grep -qx 'vgpuctl_fabric_partitions{state="active"} 5' "$W/metrics" &&
 	grep -qx 'vgpuctl_fabric_partition_active{partition="1",gpus="4",domain="vm4"} 1' "$W/metrics" ||
 	fail "metrics: $(grep fabric "$W/metrics")"
 
-# ---- a restarted Fabric Manager knows nothing: resynced from the records
+# ---- a restarted Fabric Manager knows nothing: resynced from the hook's notes
 touch "$FM/fm-restarted"
 v fabric resync >/dev/null 2>"$W/err" || fail "fabric resync: $(cat "$W/err")"
 grep -qx "nvfm fmSetActivatedFabricPartitions 1 11 12 13 14" "$FM/calls" ||

@@ -170,6 +170,17 @@ static void st_write_ids(const char *name, const unsigned *ids, size_t n)
 	fclose(f);
 }
 
+static void st_write_str(const char *name, const char *text)
+{
+	char p[PATH_MAX];
+	FILE *f;
+
+	if (spath(p, sizeof(p), "%s", name) < 0 || !(f = fopen(p, "we")))
+		return;
+	fputs(text, f);
+	fclose(f);
+}
+
 static void st_remove(const char *name)
 {
 	char p[PATH_MAX];
@@ -353,6 +364,19 @@ fmReturn_t fmConnect(fmConnectParams_v2 *params, fmHandle_t *handle)
 		r = FM_ST_CONNECTION_NOT_VALID;
 	if (r != FM_ST_SUCCESS)
 		return r;
+	{
+		/* where vgpuctl was told Fabric Manager listens: "inet IP:PORT" or "unix PATH" */
+		bool unix_socket = params->version == fmConnectParams_version2 ?
+					   params->addressType == NV_FM_API_ADDR_TYPE_UNIX :
+					   params->addressIsUnixSocket != 0;
+		char text[FM_MAX_STR_LENGTH + 16];
+		int fd = lock_take();
+
+		snprintf(text, sizeof(text), "%s %.*s\n", unix_socket ? "unix" : "inet",
+			 FM_MAX_STR_LENGTH, params->addressInfo);
+		st_write_str("fm-address", text);
+		lock_drop(fd);
+	}
 	*handle = (fmHandle_t)&connection;
 	return FM_ST_SUCCESS;
 }
@@ -481,7 +505,33 @@ fmReturn_t fmGetNvlinkFailedDevices(fmHandle_t handle, fmNvlinkFailedDevices_v1 
  * Activation under the lock: the mode's call, a known supported inactive
  * partition whose GPUs no active partition holds, one VF per GPU in mode 2.
  */
-static fmReturn_t activate(fmFabricPartitionId_t id, bool with_vfs, unsigned nvfs)
+/*
+ * The physical ID of the GPU whose VF is @vf: its physfn under
+ * $FAKE_NV_ROOT/sys/bus/pci/devices, that PF's module-<BDF> file; -1 unknown.
+ */
+static long phys_of_vf(const fmPciDevice_t *vf)
+{
+	const char *root = getenv("FAKE_NV_ROOT");
+	char p[PATH_MAX], link[PATH_MAX], name[64];
+	const char *pf;
+	ssize_t n;
+
+	if (!root)
+		return -1;
+	snprintf(p, sizeof(p), "%s/sys/bus/pci/devices/%04x:%02x:%02x.%x/physfn", root, vf->domain,
+		 vf->bus, vf->device, vf->function);
+	n = readlink(p, link, sizeof(link) - 1);
+	if (n <= 0)
+		return -1;
+	link[n] = '\0';
+	pf = strrchr(link, '/');
+	pf = pf ? pf + 1 : link;
+	snprintf(name, sizeof(name), "module-%.32s", pf);
+	return st_number(name, -1);
+}
+
+static fmReturn_t activate(fmFabricPartitionId_t id, bool with_vfs, const fmPciDevice_t *vfs,
+			   unsigned nvfs)
 {
 	unsigned act[NPARTS], uns[NPARTS];
 	size_t nact, nuns;
@@ -497,6 +547,14 @@ static fmReturn_t activate(fmFabricPartitionId_t id, bool with_vfs, unsigned nvf
 		return FM_ST_BADPARAM;
 	if (with_vfs && nvfs != table[row].n)
 		return FM_ST_BADPARAM;
+	/* nv_fm_agent.h: "the order of VFs should be associated with actual physical GPUs in the
+	 * partition": VF k is on the partition's GPU k */
+	for (unsigned k = 0; with_vfs && k < nvfs; k++) {
+		long phys = phys_of_vf(&vfs[k]);
+
+		if (phys >= 0 && (unsigned long)phys != table[row].gpu[k])
+			return FM_ST_BADPARAM;
+	}
 	nact = active_load(act, NPARTS);
 	for (size_t i = 0; i < nact; i++) {
 		int other = part_of(act[i]);
@@ -523,7 +581,7 @@ fmReturn_t fmActivateFabricPartition(fmHandle_t handle, fmFabricPartitionId_t id
 	log_call("fmActivateFabricPartition %u", id);
 	r = fault("fmActivateFabricPartition");
 	if (r == FM_ST_SUCCESS)
-		r = activate(id, false, 0);
+		r = activate(id, false, NULL, 0);
 	lock_drop(fd);
 	return r;
 }
@@ -547,7 +605,7 @@ fmReturn_t fmActivateFabricPartitionWithVFs(fmHandle_t handle, fmFabricPartition
 	log_call("%s", line);
 	r = fault("fmActivateFabricPartitionWithVFs");
 	if (r == FM_ST_SUCCESS)
-		r = activate(id, true, n);
+		r = activate(id, true, vfs, n);
 	lock_drop(fd);
 	return r;
 }

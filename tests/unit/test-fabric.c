@@ -126,7 +126,7 @@ static int teardown(void **st)
 
 static void fm_open_ok(struct fx *f)
 {
-	if (vgpu_fm_open(&f->ctx, libnvfm, &f->fm) < 0)
+	if (vgpu_fm_open(&f->ctx, libnvfm, NULL, &f->fm) < 0)
 		fail_msg("vgpu_fm_open: %s", vgpu_ctx_error(&f->ctx));
 }
 
@@ -174,6 +174,53 @@ static void test_mode(void **st)
 	unlink(path);
 	assert_int_equal(vgpu_fabric_mode_read(&f->ctx, fs, &mode), 0);
 	assert_int_equal(mode, VGPU_FABRIC_NONE); /* a PCIe host */
+	vgpu_sysfs_free(fs);
+}
+
+/* Where Fabric Manager listens: FM_CMD_* of fabricmanager.cfg, else its defaults. */
+static void test_address(void **st)
+{
+	struct fx *f = *st;
+	static const struct {
+		const char *text;
+		int rc;
+		const char *addr;
+		bool unix_socket;
+	} cases[] = {
+		{ "FABRIC_MODE=2\n", 0, "127.0.0.1:6666", false },
+		{ "FM_CMD_BIND_INTERFACE=10.1.2.3\nFM_CMD_PORT_NUMBER=7000\n", 0, "10.1.2.3:7000",
+		  false },
+		{ "FM_CMD_PORT_NUMBER = 16000 # moved\nFM_CMD_BIND_INTERFACE=\n", 0,
+		  "127.0.0.1:16000", false },
+		/* a socket path wins over the TCP keys; an empty one means TCP */
+		{ "FM_CMD_PORT_NUMBER=7000\nFM_CMD_UNIX_SOCKET_PATH=/run/fm.sock\n", 0,
+		  "/run/fm.sock", true },
+		{ "FM_CMD_UNIX_SOCKET_PATH=\nFM_CMD_PORT_NUMBER=7000\n", 0, "127.0.0.1:7000",
+		  false },
+		{ "FM_CMD_PORT_NUMBER=65536\n", -EINVAL, NULL, false },
+		{ "FM_CMD_PORT_NUMBER=66x\n", -EINVAL, NULL, false },
+	};
+	struct vgpu_fabric_addr a;
+	struct vgpu_sysfs *fs;
+	char path[PATH_MAX];
+
+	assert_int_equal(vgpu_fabric_address(&f->ctx, NULL, &a), 0);
+	assert_string_equal(a.addr, "127.0.0.1:6666");
+	assert_int_equal(vgpu_sysfs_open(&f->ctx, f->root, &fs), 0);
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		tree_put(f->root, VGPU_FABRIC_CFG, cases[i].text);
+		assert_int_equal(vgpu_fabric_address(&f->ctx, fs, &a), cases[i].rc);
+		if (cases[i].rc) {
+			assert_non_null(strstr(vgpu_ctx_error(&f->ctx), "is not a TCP port"));
+			continue;
+		}
+		assert_string_equal(a.addr, cases[i].addr);
+		assert_int_equal(a.unix_socket, cases[i].unix_socket);
+	}
+	snprintf(path, sizeof(path), "%s/%s", f->root, VGPU_FABRIC_CFG);
+	unlink(path);
+	assert_int_equal(vgpu_fabric_address(&f->ctx, fs, &a), 0);
+	assert_string_equal(a.addr, "127.0.0.1:6666");
 	vgpu_sysfs_free(fs);
 }
 
@@ -307,7 +354,7 @@ static void test_errors(void **st)
 	vgpu_fm_close(f->fm);
 	f->fm = NULL;
 	put_state(f, "fm-fail", "* not-running\n");
-	assert_int_equal(vgpu_fm_open(&f->ctx, libnvfm, &f->fm), -ECONNREFUSED);
+	assert_int_equal(vgpu_fm_open(&f->ctx, libnvfm, NULL, &f->fm), -ECONNREFUSED);
 	assert_null(f->fm);
 	assert_non_null(strstr(vgpu_ctx_error(&f->ctx), "Fabric Manager is not running"));
 	/* in-use for every call does not stop the connection */
@@ -317,11 +364,11 @@ static void test_errors(void **st)
 	f->fm = NULL;
 	rm_state(f, "fm-fail");
 	/* no library */
-	assert_int_equal(vgpu_fm_open(&f->ctx, "/nonexistent/libnvfm.so.1", &f->fm), -ENOENT);
+	assert_int_equal(vgpu_fm_open(&f->ctx, "/nonexistent/libnvfm.so.1", NULL, &f->fm), -ENOENT);
 	assert_non_null(
 		strstr(vgpu_ctx_error(&f->ctx), "'/nonexistent/libnvfm.so.1' cannot be loaded"));
 	/* not the SDK: a library without fmLibInit */
-	assert_int_equal(vgpu_fm_open(&f->ctx, libnvml, &f->fm), -ENOSYS);
+	assert_int_equal(vgpu_fm_open(&f->ctx, libnvml, NULL, &f->fm), -ENOSYS);
 	assert_non_null(strstr(vgpu_ctx_error(&f->ctx), "has no fmLibInit"));
 }
 
@@ -367,6 +414,7 @@ int main(int argc, char **argv)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test_setup_teardown(test_mode, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_address, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_module_ids, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_read, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_activate, setup, teardown),
