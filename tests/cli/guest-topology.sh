@@ -103,17 +103,19 @@ golden_cmp "$tmp/one-node.nccl.xml" "$exp/one-node.nccl.xml" "nccl-topo --from o
 
 # an existing definition: mirrored, mirrored again (no second set of buses), released
 f=tests/data/domains/corpus/numa-cells.xml
-v release --from $f -o "$tmp/orig.xml" 2>/dev/null || bad "release of the original"
+# release takes the host lock (it may free vGPUs): on a copy of the host, never the tree's fixture
+cp -al $host "$tmp/host" # hard links: release and assign write only new files (records, locks)
+r() { "$bin" --sysroot "$tmp/host" "$@"; }
+r release --from $f -o "$tmp/orig.xml" 2>/dev/null || bad "release of the original"
 v xml --from $f --vgpu A30-24C,A30-2-12C --vcpus 4 --guest-topology mirror >"$tmp/m1.xml" 2>/dev/null || bad "xml --from"
 v xml --from "$tmp/m1.xml" --vgpu A30-24C,A30-2-12C --vcpus 4 --guest-topology mirror >"$tmp/m2.xml" 2>/dev/null || bad "xml --from again"
 cmp -s "$tmp/m1.xml" "$tmp/m2.xml" || { bad "mirrored twice differs from once"; diff "$tmp/m1.xml" "$tmp/m2.xml" | head; }
 [ "$(grep -c pcie-expander-bus "$tmp/m2.xml")" = 2 ] || bad "mirrored twice: not two expander buses"
-v release --from "$tmp/m2.xml" -o "$tmp/back.xml" 2>/dev/null || bad "release"
+r release --from "$tmp/m2.xml" -o "$tmp/back.xml" 2>/dev/null || bad "release"
 cmp -s "$tmp/orig.xml" "$tmp/back.xml" || { bad "release did not give the definition back"; diff -u "$tmp/orig.xml" "$tmp/back.xml" | head -20; }
-# assign run again with the same request keeps its claims, cells and buses (a copy of the host)
-cp -al $host "$tmp/host" # hard links: assign --per-start writes only new files (records, locks)
+# assign run again with the same request keeps its claims, cells and buses (the copy)
 for i in 1 2; do
-	"$bin" --sysroot "$tmp/host" assign --from $f --vgpu A30-24C,A30-2-12C --vcpus 4 --guest-topology mirror \
+	r assign --from $f --vgpu A30-24C,A30-2-12C --vcpus 4 --guest-topology mirror \
 		--per-start -o "$tmp/assign$i.xml" 2>"$tmp/assign.err" || bad "assign $i: $(cat "$tmp/assign.err")"
 done
 cmp -s "$tmp/assign1.xml" "$tmp/assign2.xml" || bad "assign again changed the mirrored definition"
