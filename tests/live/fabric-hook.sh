@@ -20,17 +20,9 @@ B=$1
 SRC=$2
 NVML=$3
 NVFM=$4
-# shellcheck source=tests/emu/lib.sh
-. "$SRC/tests/emu/lib.sh"
-emu_require
-fail() { emu_fail "$@"; }
-emu_start "$SRC/tests/data/hosts/hgx-h100-8"
-W=$EMU_DIR
-export FAKE_NV_ROOT=$EMU_ROOT
-FM=$EMU_ROOT/var/lib/fake-nvidia
-OWN=$EMU_ROOT/var/lib/vgpuctl/owners
+# shellcheck source=tests/live/fabric-lib.sh
+. "$SRC/tests/live/fabric-lib.sh"
 CFG=$EMU_BACKING/usr/share/nvidia/nvswitch/fabricmanager.cfg
-v() { "$B" --sysroot "$EMU_ROOT" --nvml "$NVML" --nvfm "$NVFM" "$@"; }
 hook() { # DOMAIN OP SUB < XML
 	v hook "$1" "$2" "$3" -
 }

@@ -17,16 +17,8 @@ B=$1
 SRC=$2
 NVML=$3
 NVFM=$4
-# shellcheck source=tests/emu/lib.sh
-. "$SRC/tests/emu/lib.sh"
-emu_require
-fail() { emu_fail "$@"; }
-emu_start "$SRC/tests/data/hosts/hgx-h100-8"
-W=$EMU_DIR
-export FAKE_NV_ROOT=$EMU_ROOT
-FM=$EMU_ROOT/var/lib/fake-nvidia
-OWN=$EMU_ROOT/var/lib/vgpuctl/owners
-v() { "$B" --sysroot "$EMU_ROOT" --nvml "$NVML" --nvfm "$NVFM" "$@"; }
+# shellcheck source=tests/live/fabric-lib.sh
+. "$SRC/tests/live/fabric-lib.sh"
 U1=11111111-2222-4333-8444-555555555555
 U2=22222222-2222-4333-8444-555555555555
 
