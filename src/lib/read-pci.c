@@ -67,24 +67,35 @@ static int read_optional_count(struct vgpu_ctx *ctx, const struct vgpu_sysdir *d
 	return (int)v;
 }
 
+/*
+ * proc/driver/nvidia/gpus/<BDF>/@name, read whole (at most @max bytes): the
+ * text (caller frees), or NULL when it is not there or could not be read (a
+ * warning naming the file).  @root comes back for the caller's warnings.
+ */
+static char *read_gpu_proc(struct vgpu_ctx *ctx, struct vgpu_sysfs *fs, const struct vgpu_gpu *g,
+			   const char *name, size_t max, struct vgpu_sysdir *root, char rel[128])
+{
+	char *text = NULL;
+	int r;
+
+	vgpu_sysdir_root(fs, root);
+	snprintf(rel, 128, "proc/driver/nvidia/gpus/%s/%s", g->addr, name);
+	r = vgpu_sysfs_read_file(root, max, &text, NULL, "%s", rel);
+	if (r < 0 && r != -ENOENT)
+		vgpu_warn_file(ctx, root, rel, r, NULL);
+	return r < 0 ? NULL : text;
+}
+
 /* proc/driver/nvidia/gpus/<BDF>/information: "Key:<tabs> value" lines. */
 static void read_driver_info(struct vgpu_ctx *ctx, struct vgpu_sysfs *fs, struct vgpu_gpu *g)
 {
-	VGPU_AUTOFREE char *text = NULL;
 	struct vgpu_sysdir root;
 	char rel[128];
+	VGPU_AUTOFREE char *text = read_gpu_proc(ctx, fs, g, "information", 1 << 16, &root, rel);
 	char *line, *save = NULL;
-	int r;
 
-	vgpu_sysdir_root(fs, &root);
-	snprintf(rel, sizeof(rel), "proc/driver/nvidia/gpus/%s/information", g->addr);
-	r = vgpu_sysfs_read_file(&root, 1 << 16, &text, NULL, "%s", rel);
-	if (r == -ENOENT)
+	if (!text)
 		return;
-	if (r < 0) {
-		vgpu_warn_file(ctx, &root, rel, r, NULL);
-		return;
-	}
 	if (!strstr(text, "Model:"))
 		vgpu_warn_file_why(ctx, &root, rel, "no 'Model:' line", NULL);
 	for (line = strtok_r(text, "\n", &save); line; line = strtok_r(NULL, "\n", &save)) {
@@ -114,21 +125,13 @@ static void read_driver_info(struct vgpu_ctx *ctx, struct vgpu_sysfs *fs, struct
  */
 static void read_numa_status(struct vgpu_ctx *ctx, struct vgpu_sysfs *fs, struct vgpu_gpu *g)
 {
-	VGPU_AUTOFREE char *text = NULL;
 	struct vgpu_sysdir root;
 	char rel[128];
+	VGPU_AUTOFREE char *text = read_gpu_proc(ctx, fs, g, "numa_status", 1 << 12, &root, rel);
 	char *line, *save = NULL;
-	int r;
 
-	vgpu_sysdir_root(fs, &root);
-	snprintf(rel, sizeof(rel), "proc/driver/nvidia/gpus/%s/numa_status", g->addr);
-	r = vgpu_sysfs_read_file(&root, 1 << 12, &text, NULL, "%s", rel);
-	if (r == -ENOENT)
+	if (!text)
 		return;
-	if (r < 0) {
-		vgpu_warn_file(ctx, &root, rel, r, NULL);
-		return;
-	}
 	for (line = strtok_r(text, "\n", &save); line; line = strtok_r(NULL, "\n", &save)) {
 		char *colon = strchr(line, ':');
 		long v;
