@@ -12,6 +12,8 @@
 #include "model.h"
 #include "sysfs.h"
 
+struct vgpu_catalogue;
+
 /*
  * What a command function (cmd_*, and the option parsers they call)
  * returns; main() turns it into the exit status.  Four are the exit status
@@ -48,6 +50,8 @@ struct cli {
 	bool bytes; /* -b/--bytes: text sizes in bytes, not human-readable (lsblk -b) */
 	struct vgpu_nvml *nvml; /* loaded by cli_nvml(); NULL when absent */
 	bool nvml_tried;
+	struct vgpu_catalogue *cat; /* loaded by cli_catalogue(); NULL when absent */
+	bool cat_tried;
 	/* inventory: the host is read once, and each listing is one member of one
 	 * JSON document ("NAME": [...], after a comma, no braces) */
 	bool model_ready; /* cli_read_host() keeps c->model as it is */
@@ -279,6 +283,12 @@ int cmd_diagnose(struct cli *c, int argc, char **argv);
  * nothing when no catalogue row matches (or the catalogue is not there).
  */
 void cli_explain_failure(struct cli *c, long long since);
+/*
+ * The message catalogue (diagnose's: the build tree's, beside the
+ * executable, or installed), loaded once; NULL when it cannot be found or
+ * read (the caller's library call warns of what it then leaves out).
+ */
+const struct vgpu_catalogue *cli_catalogue(struct cli *c);
 /* vgpuctl scheduler: the vGPU scheduler per GPU, live, configured and pending; --set. */
 int cmd_scheduler(struct cli *c, int argc, char **argv);
 /* vgpuctl fabric [activate ID [--vf BDF]... | deactivate ID | resync]: HGX partitions */

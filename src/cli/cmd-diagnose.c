@@ -118,6 +118,20 @@ static int catalogue_load(struct cli *c, struct vgpu_catalogue *cat, bool quiet)
 	return 0;
 }
 
+const struct vgpu_catalogue *cli_catalogue(struct cli *c)
+{
+	if (!c->cat_tried) {
+		c->cat_tried = true;
+		c->cat = vgpu_xcalloc(1, sizeof(*c->cat));
+		if (catalogue_load(c, c->cat, true)) {
+			vgpu_catalogue_clear(c->cat);
+			free(c->cat);
+			c->cat = NULL;
+		}
+	}
+	return c->cat;
+}
+
 static const char *decode_str(enum vgpu_cat_decode d)
 {
 	return d == VGPU_CAT_DECODE_STATUS ? "status" : d == VGPU_CAT_DECODE_XID ? "xid" : "-";

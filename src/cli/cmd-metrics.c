@@ -106,7 +106,7 @@ int cmd_metrics(struct cli *c, int argc, char **argv)
 	if (c->fs)
 		n_runs = vgpu_runs_read(&c->ctx, c->fs, &runs);
 	vgpu_metrics_collect(&c->ctx, c->fs, up ? c->model : NULL, &c->recs, runs, n_runs,
-			     time(NULL), &mt);
+			     time(NULL), up ? cli_catalogue(c) : NULL, &mt);
 	vgpu_runs_free(runs, n_runs);
 	if (up)
 		add_fabric(c, &mt);

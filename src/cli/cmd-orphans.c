@@ -115,7 +115,8 @@ int cmd_vgpus_orphans(struct cli *c, int argc, char **argv)
 	if (open_host(c, uri, &v) == 0)
 		src.arg = v;
 	if (!c->fs || (uri && !v) ||
-	    vgpu_orphans_scan(&c->ctx, c->fs, v ? &src : NULL, cli_nvml(c), grace, &rows, &n) < 0) {
+	    vgpu_orphans_scan(&c->ctx, c->fs, v ? &src : NULL, cli_nvml(c), cli_catalogue(c), grace,
+			      &rows, &n) < 0) {
 		cli_error(c, "vgpus: %s", vgpu_ctx_error(&c->ctx));
 		return EXIT_FAILURE;
 	}
@@ -196,7 +197,7 @@ int cmd_release_orphans(struct cli *c, int argc, char **argv)
 			"--clear-wedged goes alone (not with --orphans, --stale or --dry-run)");
 	if (clear) {
 		if (open_host(c, NULL, &v) < 0 ||
-		    vgpu_orphans_clear_wedged(&c->ctx, c->fs, clear) < 0) {
+		    vgpu_orphans_clear_wedged(&c->ctx, c->fs, cli_catalogue(c), clear) < 0) {
 			cli_error(c, "release: %s", vgpu_ctx_error(&c->ctx));
 			return EXIT_FAILURE;
 		}
@@ -209,7 +210,8 @@ int cmd_release_orphans(struct cli *c, int argc, char **argv)
 	if (r == 0) {
 		struct vgpu_odom_source src = { read_domains, v };
 
-		r = vgpu_orphans_reap(&c->ctx, c->fs, &src, cli_nvml(c), what, grace, dry, &freed);
+		r = vgpu_orphans_reap(&c->ctx, c->fs, &src, cli_nvml(c), cli_catalogue(c), what,
+				      grace, dry, &freed);
 	}
 	cli_reraise_stop();
 	if (r < 0) {

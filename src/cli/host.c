@@ -8,6 +8,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "catalogue.h"
 #include "cli.h"
 #include "read-host.h"
 #include "fabric.h"
@@ -80,6 +81,9 @@ void cli_cleanup(struct cli *c)
 	vgpu_model_free(c->model);
 	vgpu_records_clear(&c->recs);
 	vgpu_nvml_close(c->nvml);
+	if (c->cat)
+		vgpu_catalogue_clear(c->cat);
+	free(c->cat);
 	vgpu_sysfs_free(c->fs);
 	free(c->hook_xml);
 	vgpu_ctx_clear(&c->ctx);

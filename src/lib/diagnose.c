@@ -897,6 +897,38 @@ static void read_log(struct vgpu_sysfs *fs, const struct vgpu_catalogue *cat,
 	vgpu_diag_lines(cat, ids, d->logs.items[d->logs.n - 1], text, all_lines, q, d);
 }
 
+/*
+ * The kernel's lines @ids name (empty: every line) the catalogue knows, into
+ * @d: dev/kmsg's records, then the syslog files' lines less their copies of
+ * those records (or the syslog files alone where dev/kmsg cannot be read).
+ */
+static void read_kernel(struct vgpu_sysfs *fs, const struct vgpu_catalogue *cat,
+			const struct vgpu_strv *ids, const struct vgpu_diag_query *q,
+			struct vgpu_diag *d)
+{
+	VGPU_AUTOFREE char *kmsg = kmsg_text(fs, boot_time(fs, q->now));
+	size_t kmsg_from = d->n, kmsg_to;
+
+	if (kmsg) {
+		vgpu_strv_push(&d->logs, vgpu_xstrdup(KMSG_LOG));
+		vgpu_diag_lines(cat, ids, d->logs.items[d->logs.n - 1], kmsg, false, q, d);
+	}
+	kmsg_to = d->n;
+	for (size_t i = 0; i < sizeof(host_logs) / sizeof(host_logs[0]); i++)
+		read_log(fs, cat, ids, host_logs[i], false, q, d);
+	if (kmsg)
+		drop_kmsg_copies(d, kmsg_from, kmsg_to, d->n);
+}
+
+void vgpu_diag_kernel(struct vgpu_sysfs *fs, const struct vgpu_catalogue *cat,
+		      const struct vgpu_diag_query *q, struct vgpu_diag *out)
+{
+	static const struct vgpu_strv every = { 0 };
+
+	memset(out, 0, sizeof(*out));
+	read_kernel(fs, cat, &every, q, out);
+}
+
 int vgpu_diagnose(struct vgpu_ctx *ctx, struct vgpu_sysfs *fs, const struct vgpu_records *recs,
 		  const struct vgpu_catalogue *cat, const struct vgpu_diag_query *q,
 		  struct vgpu_diag *out)
@@ -905,9 +937,7 @@ int vgpu_diagnose(struct vgpu_ctx *ctx, struct vgpu_sysfs *fs, const struct vgpu
 	VGPU_AUTOSTRV domains = { 0 };
 	VGPU_AUTOSTRV qemu_paths = { 0 };
 	VGPU_AUTOSTRV qemu_texts = { 0 };
-	VGPU_AUTOFREE char *kmsg = NULL;
 	char uuid[VGPU_UUID_LEN] = "", bdf[VGPU_BDF_LEN] = "";
-	size_t kmsg_to;
 	bool found = false;
 
 	if (q->target) {
@@ -972,16 +1002,7 @@ int vgpu_diagnose(struct vgpu_ctx *ctx, struct vgpu_sysfs *fs, const struct vgpu
 	}
 	vgpu_strv_uniq(&d.identities);
 	gpu_identities(fs, &d.identities);
-	kmsg = kmsg_text(fs, boot_time(fs, q->now));
-	if (kmsg) {
-		vgpu_strv_push(&d.logs, vgpu_xstrdup(KMSG_LOG));
-		vgpu_diag_lines(cat, &d.identities, d.logs.items[d.logs.n - 1], kmsg, false, q, &d);
-	}
-	kmsg_to = d.n;
-	for (size_t i = 0; i < sizeof(host_logs) / sizeof(host_logs[0]); i++)
-		read_log(fs, cat, &d.identities, host_logs[i], false, q, &d);
-	if (kmsg)
-		drop_kmsg_copies(&d, 0, kmsg_to, d.n);
+	read_kernel(fs, cat, &d.identities, q, &d);
 	if (q->journalctl)
 		read_journal(ctx, cat, q, &d);
 	for (size_t i = 0; i < qemu_paths.n; i++) {

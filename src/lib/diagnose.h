@@ -71,6 +71,20 @@ int vgpu_diagnose(struct vgpu_ctx *ctx, struct vgpu_sysfs *fs, const struct vgpu
 		  struct vgpu_diag *out);
 
 /**
+ * vgpu_diag_kernel() - the kernel's log lines the catalogue knows, whatever
+ * they name: dev/kmsg's records (read without blocking, bounded) and the
+ * syslog files' lines less their copies of those records, each log's tail
+ * read once, as vgpu_diagnose() reads them.  The entries are in the order
+ * read (dev/kmsg first), not ordered or folded (no vgpu_diag_finish()).
+ * @fs: the host's root
+ * @cat: the catalogue
+ * @q: since and now (its target and journalctl are not used)
+ * @out: the entries and the logs read; free with vgpu_diag_clear()
+ */
+void vgpu_diag_kernel(struct vgpu_sysfs *fs, const struct vgpu_catalogue *cat,
+		      const struct vgpu_diag_query *q, struct vgpu_diag *out);
+
+/**
  * vgpu_diag_lines() - match one log's text: the pure part of vgpu_diagnose().
  * @cat: the catalogue
  * @ids: the identities a line must name (case-insensitive, as a whole word); empty: any line

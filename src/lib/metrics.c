@@ -352,14 +352,14 @@ static void type_families(struct vgpu_metrics *mt, const struct vgpu_model *m,
  * orphan) is not told apart, and a vGPU nobody holds counts as unknown (fail closed).
  */
 static void class_family(struct vgpu_metrics *mt, struct vgpu_sysfs *fs, const struct vgpu_model *m,
-			 const struct vgpu_records *recs)
+			 const struct vgpu_records *recs, const struct vgpu_catalogue *cat)
 {
 	struct vgpu_metric_family *f;
 	long long count[VGPU_OCLASS_N];
 	struct vgpu_ctx quiet; /* the listing warned already */
 
 	vgpu_ctx_init(&quiet, NULL, NULL);
-	vgpu_orphans_count(&quiet, fs, m, recs, count);
+	vgpu_orphans_count(&quiet, fs, m, recs, cat, count);
 	vgpu_ctx_clear(&quiet);
 	f = family(
 		mt, "vgpuctl_vgpu_class",
@@ -392,7 +392,8 @@ static void run_families(struct vgpu_metrics *mt, const struct vgpu_run *runs, s
 
 void vgpu_metrics_collect(struct vgpu_ctx *ctx, struct vgpu_sysfs *fs, const struct vgpu_model *m,
 			  const struct vgpu_records *recs, const struct vgpu_run *runs,
-			  size_t n_runs, time_t now, struct vgpu_metrics *out)
+			  size_t n_runs, time_t now, const struct vgpu_catalogue *cat,
+			  struct vgpu_metrics *out)
 {
 	struct vgpu_metrics mt = { 0 };
 
@@ -409,7 +410,7 @@ void vgpu_metrics_collect(struct vgpu_ctx *ctx, struct vgpu_sysfs *fs, const str
 		gpu_families(&mt, m);
 		type_families(&mt, m, recs);
 		vgpu_families(&mt, m, v, n);
-		class_family(&mt, fs, m, recs);
+		class_family(&mt, fs, m, recs, cat);
 		for (size_t i = 0; i < n; i++)
 			free(v[i].record);
 		free(v);

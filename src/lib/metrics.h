@@ -18,6 +18,8 @@
 #include "records.h"
 #include "runs.h"
 
+struct vgpu_catalogue;
+
 /* The most labels one series carries (vgpuctl_vgpu's nine) */
 #define VGPU_METRIC_LABELS_MAX 10
 
@@ -55,6 +57,7 @@ struct vgpu_metrics {
  * @runs: the last apply/assert per config label (vgpu_runs_read()), or NULL
  * @n_runs: how many
  * @now: the time the metrics are written (vgpuctl_metrics_timestamp_seconds)
+ * @cat: the message catalogue, for the kernel log's wedge lines (NULL: none)
  * @out: the families; clear with vgpu_metrics_clear()
  *
  * A VF is free when it holds no vGPU, no record reserves it and its state
@@ -66,7 +69,8 @@ struct vgpu_metrics {
  */
 void vgpu_metrics_collect(struct vgpu_ctx *ctx, struct vgpu_sysfs *fs, const struct vgpu_model *m,
 			  const struct vgpu_records *recs, const struct vgpu_run *runs,
-			  size_t n_runs, time_t now, struct vgpu_metrics *out);
+			  size_t n_runs, time_t now, const struct vgpu_catalogue *cat,
+			  struct vgpu_metrics *out);
 
 struct vgpu_fabric;
 

@@ -16,6 +16,7 @@
 #include <unistd.h>
 
 #include "cleanup.h"
+#include "diagnose.h"
 #include "live.h"
 #include "model.h"
 #include "nvml.h"
@@ -177,77 +178,68 @@ static bool is_wedged(const struct vgpu_sysdir *root, const struct vgpu_orow *o)
 	return vgpu_sysfs_stat(root, &st, VGPU_WEDGED_DIR "/%s", wedged_key(o)) == 0;
 }
 
-/* The kernel log's wedge lines (from its last 1 MiB) and where it ends. */
+/*
+ * The catalogue's rows (data/catalogue.tsv) whose line says one vGPU is wedged: its
+ * teardown never finished, and starting it again fails until the VF or GPU is reset.
+ *  - erestartsys-open ("ERESTARTSYS received during open"): a previous open or teardown of
+ *    the vGPU never finished, QEMU killed mid-teardown (DualCoder/vgpu_unlock#110);
+ *  - rminit-timeout ("RmInitAdapter failed! (0x22:0x65:"): the VF was wedged by a SIGKILL
+ *    to QEMU while the vGPU was initialising; its guest driver loops.
+ * Not rminit-failed (other codes): a GPU that could not initialise at all, not one vGPU
+ * left half torn down; nor start-failed-timeout (a busy manager: the next start may work).
+ */
+static const char *const wedge_rows[] = { "erestartsys-open", "rminit-timeout" };
+
+/* The kernel log's wedge lines, read once per scan (diagnose's reader), and its latest time. */
 struct kern_log {
-	bool read; /* there is one */
-	unsigned long long ino; /* the log's inode: a cleared point counts only for it */
-	long long end; /* the file offset where what was read ends */
-	struct vgpu_strv lines; /* the wedge lines read */
-	long long *offs; /* the file offset each of @lines starts at */
+	struct vgpu_diag d; /* the lines the catalogue knows; only wedge rows are kept */
+	long long last; /* the latest time of a line read, 0: none known */
 };
 
-#define KERN_LOG "var/log/kern.log"
-#define KERN_LOG_TAIL (1 << 20)
-#define CLEARED "%s/.cleared-%s" /* VGPU_WEDGED_DIR, the marker's name: "INODE OFFSET" */
+/* A clear point: "time SECONDS", the latest time its wedge lines had when cleared. */
+#define CLEARED "%s/.cleared-%s" /* VGPU_WEDGED_DIR, the marker's name */
 
-/*
- * The lines that say a teardown never finished (data/catalogue.tsv's rows of that cause):
- *  - "ERESTARTSYS received during open": a previous open or teardown of the vGPU never
- *    finished, QEMU killed mid-teardown (DualCoder/vgpu_unlock#110);
- *  - "RmInitAdapter failed! (0x22:0x65:": the VF was wedged by a SIGKILL to QEMU while the
- *    vGPU was initialising.
- */
-static bool wedge_line(const char *p, size_t len)
+static bool wedge_row(const struct vgpu_cat_row *row)
 {
-	static const char *const lines[] = { "ERESTARTSYS received during open",
-					     "RmInitAdapter failed! (0x22:0x65:" };
-
-	for (size_t k = 0; k < ARRAY_SIZE(lines); k++)
-		if (memmem(p, len, lines[k], strlen(lines[k])))
+	for (size_t k = 0; k < ARRAY_SIZE(wedge_rows); k++)
+		if (!strcmp(row->id, wedge_rows[k]))
 			return true;
 	return false;
 }
 
-/* Read the log once: its wedge lines, whatever vGPU they name (matched per vGPU after). */
-static void kern_log_read(struct vgpu_sysfs *fs, struct kern_log *lg)
+/*
+ * Read the kernel log once: its wedge lines, whatever vGPU they name (matched per vGPU
+ * after).  Without a catalogue there are none (@ctx is warned).
+ */
+static void kern_log_read(struct vgpu_ctx *ctx, struct vgpu_sysfs *fs,
+			  const struct vgpu_catalogue *cat, struct kern_log *lg)
 {
-	struct vgpu_sysdir root;
-	struct stat st;
-	VGPU_AUTOCLOSE int fd = -1;
-	VGPU_AUTOFREE char *text = NULL;
-	long long start;
-	ssize_t got;
+	struct vgpu_diag_query q = { .now = (long long)time(NULL) };
+	size_t w = 0;
 
 	memset(lg, 0, sizeof(*lg));
-	vgpu_sysdir_root(fs, &root);
-	fd = openat(root.fd, KERN_LOG, O_RDONLY | O_CLOEXEC | O_NOFOLLOW | O_NONBLOCK);
-	if (fd < 0 || fstat(fd, &st) < 0 || !S_ISREG(st.st_mode))
+	if (!cat) {
+		vgpu_warn(ctx, "no message catalogue: the kernel log's wedge lines are not read");
 		return;
-	lg->read = true;
-	lg->ino = (unsigned long long)st.st_ino;
-	start = st.st_size > KERN_LOG_TAIL ? (long long)st.st_size - KERN_LOG_TAIL : 0;
-	/* what is there now (a log that grows meanwhile: the rest is for the next look) */
-	text = vgpu_xmalloc((size_t)(st.st_size - start) + 1);
-	got = pread(fd, text, (size_t)(st.st_size - start), start);
-	got = got > 0 ? got : 0;
-	text[got] = '\0';
-	lg->end = start + got;
-	for (char *p = text, *end; *p; p = *end ? end + 1 : end) {
-		end = strchr(p, '\n');
-		if (!end)
-			end = p + strlen(p);
-		if (!wedge_line(p, (size_t)(end - p)))
-			continue;
-		lg->offs = vgpu_xreallocarray(lg->offs, lg->lines.n + 1, sizeof(*lg->offs));
-		lg->offs[lg->lines.n] = start + (p - text);
-		vgpu_strv_push(&lg->lines, vgpu_xstrndup(p, (size_t)(end - p)));
 	}
+	vgpu_diag_kernel(fs, cat, &q, &lg->d);
+	for (size_t i = 0; i < lg->d.n; i++) {
+		struct vgpu_diag_entry *e = &lg->d.v[i];
+
+		if (e->when > lg->last)
+			lg->last = e->when;
+		if (!wedge_row(e->row)) {
+			free(e->text);
+			continue;
+		}
+		lg->d.v[w++] = *e;
+	}
+	lg->d.n = w;
 }
 
 static void kern_log_clear(struct kern_log *lg)
 {
-	vgpu_strv_clear(&lg->lines);
-	free(lg->offs);
+	vgpu_diag_clear(&lg->d);
 }
 
 /* Does @line name @id: the mdev UUID (any case), or the address whole or without its domain? */
@@ -268,24 +260,36 @@ static bool line_names(const char *line, size_t len, const char *id)
 	return false;
 }
 
-/* Does the kernel log have a wedge line that names @o, after the admin last cleared it? */
+/*
+ * Does the kernel log have a wedge line that names @o, after the admin last cleared it
+ * (a line of no known time does not count then: it cannot be told to be later)?
+ */
 static bool log_wedged(const struct vgpu_sysdir *root, const struct kern_log *lg,
 		       const struct vgpu_orow *o)
 {
 	const char *id = wedged_key(o);
-	unsigned long long ino = 0;
+	bool cleared = false;
 	long long from = 0;
+	struct stat st;
 	char text[64];
 
-	if (!lg->lines.n)
+	if (!lg->d.n)
 		return false;
-	if (vgpu_sysfs_read_str(root, text, sizeof(text), CLEARED, VGPU_WEDGED_DIR, id) == 0 &&
-	    sscanf(text, "%llu %lld", &ino, &from) == 2 && ino != lg->ino)
-		from = 0; /* the log was rotated since: what it has now came after */
-	for (size_t i = 0; i < lg->lines.n; i++)
-		if (lg->offs[i] >= from &&
-		    line_names(lg->lines.items[i], strlen(lg->lines.items[i]), id))
+	if (vgpu_sysfs_read_str(root, text, sizeof(text), CLEARED, VGPU_WEDGED_DIR, id) == 0) {
+		cleared = true;
+		/* an older vgpuctl's point ("INODE OFFSET"): when it was written */
+		if (sscanf(text, "time %lld", &from) != 1 &&
+		    vgpu_sysfs_stat(root, &st, CLEARED, VGPU_WEDGED_DIR, id) == 0)
+			from = (long long)st.st_mtime;
+	}
+	for (size_t i = 0; i < lg->d.n; i++) {
+		const struct vgpu_diag_entry *e = &lg->d.v[i];
+
+		if (cleared && !(e->when > from))
+			continue;
+		if (line_names(e->text, strlen(e->text), id))
 			return true;
+	}
 	return false;
 }
 
@@ -364,6 +368,7 @@ struct scan_in {
 	size_t nd;
 	bool domains; /* they could be read */
 	struct vgpu_nvml *nv; /* NULL: no NVML */
+	const struct vgpu_catalogue *cat; /* the kernel log's wedge rows; NULL: none */
 	long long grace_s;
 };
 
@@ -444,7 +449,7 @@ static void evidence_rows(struct vgpu_ctx *ctx, struct vgpu_sysfs *fs, const str
 	vgpu_rows_clear(&rows);
 	holders = find_holders(fs, o, k);
 	vgpu_sysdir_root(fs, &root);
-	kern_log_read(fs, &lg);
+	kern_log_read(ctx, fs, in->cat, &lg);
 	nvml_evidence(in->nv, o, k);
 	for (size_t i = 0; i < k; i++) {
 		o[i].ev.domains_known = in->domains;
@@ -476,12 +481,13 @@ static int scan_rows(struct vgpu_ctx *ctx, struct vgpu_sysfs *fs, const struct s
 }
 
 void vgpu_orphans_count(struct vgpu_ctx *ctx, struct vgpu_sysfs *fs, const struct vgpu_model *m,
-			const struct vgpu_records *recs, long long count[VGPU_OCLASS_N])
+			const struct vgpu_records *recs, const struct vgpu_catalogue *cat,
+			long long count[VGPU_OCLASS_N])
 {
 	struct vgpu_orow *o = NULL;
 	size_t n = 0;
 
-	struct scan_in in = { .grace_s = VGPU_ORPHAN_GRACE_S };
+	struct scan_in in = { .cat = cat, .grace_s = VGPU_ORPHAN_GRACE_S };
 
 	memset(count, 0, VGPU_OCLASS_N * sizeof(*count));
 	evidence_rows(ctx, fs, m, recs, &in, &o, &n);
@@ -507,11 +513,12 @@ static bool read_domains(const struct vgpu_odom_source *src, struct vgpu_ctx *dc
 }
 
 int vgpu_orphans_scan(struct vgpu_ctx *ctx, struct vgpu_sysfs *fs,
-		      const struct vgpu_odom_source *src, struct vgpu_nvml *nv, long long grace_s,
-		      struct vgpu_orow **out, size_t *n)
+		      const struct vgpu_odom_source *src, struct vgpu_nvml *nv,
+		      const struct vgpu_catalogue *cat, long long grace_s, struct vgpu_orow **out,
+		      size_t *n)
 {
 	struct vgpu_odom *doms;
-	struct scan_in in = { .nv = nv, .grace_s = grace_s };
+	struct scan_in in = { .nv = nv, .cat = cat, .grace_s = grace_s };
 	struct vgpu_ctx dctx;
 	int err;
 
@@ -722,12 +729,13 @@ static void forget_params(struct vgpu_ctx *ctx, struct vgpu_sysfs *fs, struct vg
 }
 
 int vgpu_orphans_reap(struct vgpu_ctx *ctx, struct vgpu_sysfs *fs,
-		      const struct vgpu_odom_source *src, struct vgpu_nvml *nv, unsigned what,
-		      long long grace_s, bool dry_run, size_t *freed)
+		      const struct vgpu_odom_source *src, struct vgpu_nvml *nv,
+		      const struct vgpu_catalogue *cat, unsigned what, long long grace_s,
+		      bool dry_run, size_t *freed)
 {
 	struct vgpu_orow *rows = NULL;
 	struct vgpu_odom *doms;
-	struct scan_in in = { .nv = nv, .grace_s = grace_s };
+	struct scan_in in = { .nv = nv, .cat = cat, .grace_s = grace_s };
 	VGPU_AUTOSTRV gone = { 0 }; /* the domains whose records were removed */
 	struct vgpu_ctx dctx;
 	size_t n = 0;
@@ -785,27 +793,30 @@ int vgpu_orphans_reap(struct vgpu_ctx *ctx, struct vgpu_sysfs *fs,
 	return ret;
 }
 
-/* Note the kernel log's end for @id: its wedge lines so far no longer count. */
+/*
+ * Note the kernel log's latest time for @id (now, or a later line's: a kernel record's time
+ * is its boot time's, a second off at most): its wedge lines so far no longer count.
+ */
 static int note_cleared(struct vgpu_ctx *ctx, struct vgpu_sysfs *fs, const struct kern_log *lg,
 			const char *id)
 {
+	long long now = (long long)time(NULL);
 	char path[VGPU_PATH_MAX];
 	FILE *f;
 
-	if (!lg->read)
-		return 0;
 	wedged_dir_make(fs);
 	snprintf(path, sizeof(path), "%s/" CLEARED, vgpu_sysfs_root(fs), VGPU_WEDGED_DIR, id);
 	f = fopen(path, "we");
 	if (!f)
 		return vgpu_error(ctx, -errno, "cannot write %s: %s", path, strerror(errno));
-	fprintf(f, "%llu %lld\n", lg->ino, lg->end);
+	fprintf(f, "time %lld\n", lg->last > now ? lg->last : now);
 	if (fclose(f) != 0)
 		return vgpu_error(ctx, -EIO, "cannot write %s", path);
 	return 0;
 }
 
-int vgpu_orphans_clear_wedged(struct vgpu_ctx *ctx, struct vgpu_sysfs *fs, const char *id)
+int vgpu_orphans_clear_wedged(struct vgpu_ctx *ctx, struct vgpu_sysfs *fs,
+			      const struct vgpu_catalogue *cat, const char *id)
 {
 	VGPU_AUTOSTRV names = { 0 }, ids = { 0 };
 	char want[VGPU_UUID_LEN], path[VGPU_PATH_MAX];
@@ -844,7 +855,7 @@ int vgpu_orphans_clear_wedged(struct vgpu_ctx *ctx, struct vgpu_sysfs *fs, const
 		if (strcasecmp(nm, want) == 0 || (bdf && strcmp(parent, want) == 0))
 			vgpu_strv_push(&ids, vgpu_xstrdup(nm));
 	}
-	kern_log_read(fs, &lg);
+	kern_log_read(ctx, fs, cat, &lg);
 	if (!ids.n && !log_wedged(&root, &lg, &o))
 		err = vgpu_error(ctx, -ENOENT, "nothing marks %s wedged", want);
 	for (size_t i = 0; err == 0 && i < ids.n; i++) {

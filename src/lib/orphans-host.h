@@ -11,6 +11,7 @@
 
 struct vgpu_sysfs;
 struct vgpu_nvml;
+struct vgpu_catalogue;
 
 /* Where the domains come from; read again at each look (the reaper's before each write). */
 struct vgpu_odom_source {
@@ -26,6 +27,8 @@ struct vgpu_odom_source {
  * @fs: the host root (its proc/ is read for holders)
  * @src: where the domains are read, or NULL: they are unknown
  * @nv: NVML, for each GPU's active vGPU instances and their VM IDs (NULL: none)
+ * @cat: the message catalogue: a kernel log line of one of its wedge rows makes
+ *       the vGPU it names wedged (NULL: no line does, @ctx is warned)
  * @grace_s: the grace period for orphans
  * @out: the rows, on success (free() them); a row of a vGPU without a record
  *       has the record its free needs in @rec
@@ -33,8 +36,9 @@ struct vgpu_odom_source {
  * Return: 0 or -errno with a message in @ctx (the host cannot be read).
  */
 int vgpu_orphans_scan(struct vgpu_ctx *ctx, struct vgpu_sysfs *fs,
-		      const struct vgpu_odom_source *src, struct vgpu_nvml *nv, long long grace_s,
-		      struct vgpu_orow **out, size_t *n);
+		      const struct vgpu_odom_source *src, struct vgpu_nvml *nv,
+		      const struct vgpu_catalogue *cat, long long grace_s, struct vgpu_orow **out,
+		      size_t *n);
 
 struct vgpu_model;
 
@@ -48,10 +52,12 @@ struct vgpu_model;
  * @fs: the host root
  * @m: the host, read (vgpu_host_read())
  * @recs: its records
+ * @cat: the message catalogue, for the kernel log's wedge lines (NULL: none)
  * @count: the count per class, every class written
  */
 void vgpu_orphans_count(struct vgpu_ctx *ctx, struct vgpu_sysfs *fs, const struct vgpu_model *m,
-			const struct vgpu_records *recs, long long count[VGPU_OCLASS_N]);
+			const struct vgpu_records *recs, const struct vgpu_catalogue *cat,
+			long long count[VGPU_OCLASS_N]);
 
 /* What vgpu_orphans_reap() frees. */
 #define VGPU_REAP_ORPHANS 1u
@@ -68,6 +74,7 @@ void vgpu_orphans_count(struct vgpu_ctx *ctx, struct vgpu_sysfs *fs, const struc
  * @fs: the host root
  * @src: where the domains are read (NULL: they are unknown, the run is refused)
  * @nv: NVML, read with the domains before the locks (NULL: none)
+ * @cat: the message catalogue, for the kernel log's wedge lines (NULL: none)
  * @what: VGPU_REAP_ORPHANS and/or VGPU_REAP_STALE
  * @grace_s: the grace period for orphans
  * @dry_run: only say what would be freed
@@ -76,22 +83,26 @@ void vgpu_orphans_count(struct vgpu_ctx *ctx, struct vgpu_sysfs *fs, const struc
  * whole; -EIO: a free failed, the vGPU marked wedged).
  */
 int vgpu_orphans_reap(struct vgpu_ctx *ctx, struct vgpu_sysfs *fs,
-		      const struct vgpu_odom_source *src, struct vgpu_nvml *nv, unsigned what,
-		      long long grace_s, bool dry_run, size_t *freed);
+		      const struct vgpu_odom_source *src, struct vgpu_nvml *nv,
+		      const struct vgpu_catalogue *cat, unsigned what, long long grace_s,
+		      bool dry_run, size_t *freed);
 
 /**
  * vgpu_orphans_clear_wedged() - under the host lock, clear what marks a vGPU
  * wedged: its marker (named by @id, or, for a VF or parent address, every
  * marker of an mdev on it), and the kernel log's wedge lines for it so far
- * (the log's length is noted: only later lines count again).  plan and
+ * (the latest time of the log's lines, or now, is noted: only later lines
+ * count again; a line in that same second does not).  plan and
  * assign take its parent again.  The admin says it is clear (freed, or the
  * host rebooted): nothing on the device is checked.
  * @ctx: errors, and one notice per marker removed
  * @fs: the host root
+ * @cat: the message catalogue, for the kernel log's wedge lines (NULL: none)
  * @id: the mdev UUID or the VF's (parent's) PCI address
  * Return: 0, or -errno with a message in @ctx (-EINVAL: @id is neither;
  * -ENOENT: nothing marks it wedged).
  */
-int vgpu_orphans_clear_wedged(struct vgpu_ctx *ctx, struct vgpu_sysfs *fs, const char *id);
+int vgpu_orphans_clear_wedged(struct vgpu_ctx *ctx, struct vgpu_sysfs *fs,
+			      const struct vgpu_catalogue *cat, const char *id);
 
 #endif

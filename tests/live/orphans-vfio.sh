@@ -6,7 +6,8 @@
 #   - evidence that changes between the reaper's scan and a vGPU's write (a process opens its
 #     VFIO device, a record or a wedged marker appears) keeps that vGPU, the others are freed;
 #   - a wedge line in the kernel log for a VF makes it wedged: the reaper marks it and leaves
-#     it, release --clear-wedged clears it and the log's lines so far;
+#     it, release --clear-wedged clears it and the log's lines so far; a wedge record in
+#     dev/kmsg (the kernel's log stream, diagnose's reader) too;
 #   - a real process holding a VF's device node, seen through the host's /proc bind-mounted
 #     over ROOT/proc (unshare -m; skipped where that is not allowed): in-use, not freed.
 #   - NVML's VM ID of an active instance (the stand-in): in-use when tied to a vGPU, else no
@@ -91,6 +92,22 @@ v -c "$C" release --orphans --grace 0 >"$W/o" 2>"$W/err" && grep -q 'marked VF 0
 v release --clear-wedged 41:01.3 2>"$W/err" || fail "clear 41:01.3: $(cat "$W/err")"
 v -c "$C" vgpus --orphans --grace 0 >"$W/o" 2>"$W/err"
 grep -q '^0000:41:00.0 0000:41:01.3  *orphan ' "$W/o" || fail "still wedged after clearing: $(cat "$W/o")"
+# ---- the same through the kernel's log stream dev/kmsg (a record now: TS_USEC from this host's
+# uptime, and its btime in proc/stat, as the emulator makes them with its first record):
+# wedged; cleared, its record no longer counts
+echo 1149 >"$EMU_ROOT/sys/bus/pci/devices/0000:41:00.4/nvidia/current_vgpu_type" || fail "type on 41:00.4"
+mkdir -p "$EMU_BACKING/dev" && touch "$EMU_BACKING/dev/kmsg" || fail "no dev/kmsg"
+[ -e "$EMU_BACKING/proc/stat" ] || grep '^btime ' /proc/stat >"$EMU_BACKING/proc/stat" || fail "no btime"
+read -r UP _ </proc/uptime
+printf '3,%s,%s,-;NVRM: GPU at PCI:0000:41:00.4: RmInitAdapter failed! (0x22:0x65:1422)\n' \
+	"$(wc -l <"$EMU_BACKING/dev/kmsg")" "${UP%.*}000000" >>"$EMU_BACKING/dev/kmsg"
+v -c "$C" vgpus --orphans --grace 0 --json >"$W/j" 2>"$W/err"
+grep -q '"vf": *"0000:41:00.4",.*"class": *"wedged",.*"wedged": *"log"' <(tr -d '\n' <"$W/j" | sed 's/}/}\n/g') ||
+	fail "dev/kmsg wedge: $(cat "$W/j" "$W/err")"
+v release --clear-wedged 0000:41:00.4 2>"$W/err" || fail "clear 41:00.4: $(cat "$W/err")"
+v -c "$C" vgpus --orphans --grace 0 >"$W/o" 2>"$W/err"
+grep -q '^0000:41:00.0 0000:41:00.4  *orphan ' "$W/o" || fail "dev/kmsg: still wedged after clearing: $(cat "$W/o")"
+echo 0 >"$EMU_ROOT/sys/bus/pci/devices/0000:41:00.4/nvidia/current_vgpu_type" || fail "free 41:00.4"
 # ---- NVML's VM ID of an active instance (the stand-in's vgpus-BDF): one whose VM is the UUID of
 # 41:01.0's record's domain is 41:01.0's (in-use, not stale); one of another VM could be any
 # untied L40S-4Q's, so none of those is concluded stale or an orphan

@@ -35,7 +35,7 @@ static void collect(struct host_fixture *f, const char *name, const struct vgpu_
 	f->fs = NULL;
 	host_read_ok(f, f->root, VGPU_READ_TYPES);
 	vgpu_metrics_collect(&f->ctx, f->fs, f->m, recs ? recs : &none, runs, n_runs, 1700000000,
-			     mt);
+			     NULL, mt);
 }
 
 static const struct vgpu_metric_family *fam(const struct vgpu_metrics *mt, const char *name)
@@ -169,7 +169,8 @@ static void test_mig_enabled_only_where_known(void **state)
 	/* as NVML fills it in: on, and pending off */
 	f->m->gpus[1].mig_current = VGPU_ON;
 	f->m->gpus[1].mig_pending = VGPU_OFF;
-	vgpu_metrics_collect(&f->ctx, f->fs, f->m, &(struct vgpu_records){ 0 }, NULL, 0, 0, &mt);
+	vgpu_metrics_collect(&f->ctx, f->fs, f->m, &(struct vgpu_records){ 0 }, NULL, 0, 0, NULL,
+			     &mt);
 	assert_int_equal(fam(&mt, "vgpuctl_mig_enabled")->n, 1);
 	assert_int_equal(value(&mt, "vgpuctl_mig_enabled", "gpu=0000:af:00.0", NULL), 1);
 	assert_int_equal(value(&mt, "vgpuctl_mig_pending_enabled", "gpu=0000:af:00.0", NULL), 0);
@@ -181,7 +182,8 @@ static void test_mig_enabled_only_where_known(void **state)
 	vgpu_metrics_clear(&mt);
 	for (size_t i = 0; i < f->m->n_gpus; i++)
 		f->m->gpus[i].mig_current = f->m->gpus[i].mig_pending = VGPU_OFF;
-	vgpu_metrics_collect(&f->ctx, f->fs, f->m, &(struct vgpu_records){ 0 }, NULL, 0, 0, &mt);
+	vgpu_metrics_collect(&f->ctx, f->fs, f->m, &(struct vgpu_records){ 0 }, NULL, 0, 0, NULL,
+			     &mt);
 	assert_int_equal(fam(&mt, "vgpuctl_mig_enabled")->n, 0);
 	assert_int_equal(fam(&mt, "vgpuctl_mig_pending_enabled")->n, 0);
 	vgpu_metrics_clear(&mt);
@@ -228,7 +230,7 @@ static void test_unreadable_host(void **state)
 	char *text;
 
 	(void)state;
-	vgpu_metrics_collect(NULL, NULL, NULL, NULL, &run, 1, 42, &mt);
+	vgpu_metrics_collect(NULL, NULL, NULL, NULL, &run, 1, 42, NULL, &mt);
 	assert_int_equal(value(&mt, "vgpuctl_up", NULL), 0);
 	assert_int_equal(value(&mt, "vgpuctl_metrics_timestamp_seconds", NULL), 42);
 	assert_null(vgpu_metrics_find(&mt, "vgpuctl_vfs"));
@@ -251,7 +253,7 @@ static void test_text_escapes(void **state)
 	char *text;
 
 	(void)state;
-	vgpu_metrics_collect(NULL, NULL, NULL, NULL, &run, 1, 42, &mt);
+	vgpu_metrics_collect(NULL, NULL, NULL, NULL, &run, 1, 42, NULL, &mt);
 	text = vgpu_metrics_text(&mt, &len);
 	assert_non_null(strstr(
 		text,

@@ -6,7 +6,8 @@
  * domains that cannot be listed refuse the run; a record held for an incoming
  * migration keeps its vGPU until its deadline, then it is stale; a record
  * whose vGPU is not what it says (conflict) is never freed; a kernel-log wedge
- * line naming a VF makes it wedged until release --clear-wedged.
+ * line (a catalogue wedge row, from a syslog file or dev/kmsg) naming a VF
+ * makes it wedged until release --clear-wedged; without a catalogue, none does.
  *
  * Usage: test-orphans-host SRCDIR (or VGPU_SRCDIR in the environment).
  */
@@ -23,6 +24,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "catalogue.h"
 #include "orphans-host.h"
 #include "read-host.h"
 #include "sysfs.h"
@@ -37,6 +39,8 @@ struct fx {
 	struct host_fixture h;
 	int reads; /* how many times the domains were listed */
 	bool read_fails;
+	struct vgpu_catalogue cat; /* data/catalogue.tsv */
+	const struct vgpu_catalogue *use; /* what the scans get: &cat, or NULL */
 };
 
 /* One copy for the group (copying is the slow part); each test resets what they change. */
@@ -56,6 +60,15 @@ static int group_setup(void **state)
 	tree_dir(f->h.root, "proc"); /* no process holds anything */
 	if (vgpu_sysfs_open(&f->h.ctx, f->h.root, &f->h.fs))
 		return -1;
+	snprintf(src, sizeof(src), "%s/data/catalogue.tsv", srcdir);
+	{
+		VGPU_AUTOFREE char *text = NULL;
+		size_t len = 0;
+
+		if (vgpu_file_read(&f->h.ctx, src, 1u << 20, &text, &len) < 0 ||
+		    vgpu_catalogue_parse(&f->h.ctx, text, src, &f->cat) < 0)
+			return -1;
+	}
 	*state = f;
 	return 0;
 }
@@ -67,6 +80,7 @@ static int group_teardown(void **state)
 	if (!f) /* the setup failed */
 		return 0;
 	tree_remove(f->h.root);
+	vgpu_catalogue_clear(&f->cat);
 	vgpu_sysfs_free(f->h.fs);
 	vgpu_ctx_clear(&f->h.ctx);
 	warnings_free(&f->h.warn);
@@ -97,7 +111,10 @@ static int fx_setup(void **state)
 	snprintf(path, sizeof(path), "%s/" VGPU_RECORDS_DIR "/0000:41:00.5", f->h.root);
 	(void)unlink(path);
 	tree_remove_rel(f, "var/log");
+	tree_remove_rel(f, "dev");
+	tree_remove_rel(f, "proc/stat");
 	tree_remove_rel(f, VGPU_WEDGED_DIR);
+	f->use = &f->cat;
 	f->reads = 0;
 	f->read_fails = false;
 	return 0;
@@ -136,8 +153,8 @@ static void test_domains_listed_once(void **state)
 	vf_type(f, "0000:41:00.6");
 	vf_type(f, "0000:41:00.7");
 	vf_type(f, "0000:41:01.0");
-	assert_int_equal(vgpu_orphans_reap(&f->h.ctx, f->h.fs, &src, NULL, VGPU_REAP_ORPHANS, 0,
-					   true, &freed),
+	assert_int_equal(vgpu_orphans_reap(&f->h.ctx, f->h.fs, &src, NULL, f->use,
+					   VGPU_REAP_ORPHANS, 0, true, &freed),
 			 0);
 	assert_int_equal(freed, 4);
 	/* one listing for the run, not one more per vGPU */
@@ -151,13 +168,13 @@ static void test_domains_unknown_refused(void **state)
 	size_t freed = 9;
 
 	f->read_fails = true;
-	assert_int_equal(vgpu_orphans_reap(&f->h.ctx, f->h.fs, &src, NULL, VGPU_REAP_ORPHANS, 0,
-					   true, &freed),
+	assert_int_equal(vgpu_orphans_reap(&f->h.ctx, f->h.fs, &src, NULL, f->use,
+					   VGPU_REAP_ORPHANS, 0, true, &freed),
 			 -EACCES);
 	assert_int_equal(freed, 0);
 	assert_non_null(strstr(vgpu_ctx_error(&f->h.ctx), "connection closed: nothing freed"));
-	assert_int_equal(vgpu_orphans_reap(&f->h.ctx, f->h.fs, NULL, NULL, VGPU_REAP_ORPHANS, 0,
-					   true, &freed),
+	assert_int_equal(vgpu_orphans_reap(&f->h.ctx, f->h.fs, NULL, NULL, f->use,
+					   VGPU_REAP_ORPHANS, 0, true, &freed),
 			 -EACCES);
 }
 
@@ -185,7 +202,8 @@ static enum vgpu_oclass class_of(struct fx *f)
 	enum vgpu_oclass c = VGPU_OCLASS_N;
 	size_t n = 0;
 
-	assert_int_equal(vgpu_orphans_scan(&f->h.ctx, f->h.fs, &src, NULL, 0, &rows, &n), 0);
+	assert_int_equal(vgpu_orphans_scan(&f->h.ctx, f->h.fs, &src, NULL, f->use, 0, &rows, &n),
+			 0);
 	for (size_t i = 0; i < n; i++)
 		if (strcmp(rows[i].parent, "0000:41:00.5") == 0)
 			c = rows[i].cls;
@@ -198,8 +216,8 @@ static size_t reap_stale(struct fx *f)
 	struct vgpu_odom_source src = { count_reads, f };
 	size_t freed = 99;
 
-	assert_int_equal(vgpu_orphans_reap(&f->h.ctx, f->h.fs, &src, NULL, VGPU_REAP_STALE, 0, true,
-					   &freed),
+	assert_int_equal(vgpu_orphans_reap(&f->h.ctx, f->h.fs, &src, NULL, f->use, VGPU_REAP_STALE,
+					   0, true, &freed),
 			 0);
 	return freed;
 }
@@ -236,7 +254,7 @@ static void test_count_without_domains(void **state)
 	tree_dir(f->h.root, "proc/77/fd");
 	tree_link(f->h.root, "proc/77/fd/3", "/dev/vfio/34");
 	assert_int_equal(vgpu_host_read(&f->h.ctx, f->h.fs, VGPU_READ_TYPES, &m, &recs), 0);
-	vgpu_orphans_count(&f->h.ctx, f->h.fs, m, &recs, count);
+	vgpu_orphans_count(&f->h.ctx, f->h.fs, m, &recs, f->use, count);
 	vgpu_model_free(m);
 	tree_remove_rel(f, "proc/77");
 	assert_int_equal(count[VGPU_OCLASS_INCOMING], 1);
@@ -247,49 +265,115 @@ static void test_count_without_domains(void **state)
 			 0);
 }
 
-/* Append @line to the tree's kernel log. */
-static void kern_line(struct fx *f, const char *line)
+/* Append "@t host kernel: @msg" to the tree's syslog kernel log (@t: ISO time, Unix seconds). */
+static void kern_line(struct fx *f, long long t, const char *msg)
 {
-	char path[1200];
+	char path[1200], day[32];
+	time_t tt = (time_t)t;
+	struct tm tm;
 	FILE *fp;
 
 	tree_dir(f->h.root, "var/log");
 	snprintf(path, sizeof(path), "%s/var/log/kern.log", f->h.root);
 	fp = fopen(path, "a");
 	assert_non_null(fp);
-	fprintf(fp, "%s\n", line);
+	assert_non_null(gmtime_r(&tt, &tm));
+	strftime(day, sizeof(day), "%Y-%m-%dT%H:%M:%SZ", &tm);
+	fprintf(fp, "%s host kernel: %s\n", day, msg);
 	fclose(fp);
 }
+
+#define WEDGE_41_00_5 "NVRM: GPU at PCI:0000:41:00.5: RmInitAdapter failed! (0x22:0x65:1422)"
 
 static void test_kernel_log_wedge(void **state)
 {
 	struct fx *f = *state;
+	long long now = (long long)time(NULL);
 
 	/* a wedge line for another VF, and a harmless line for this one: not wedged */
-	kern_line(f, "Nov 28 21:00:01 h kernel: [nvidia-vgpu-vfio] 0000:41:00.6: ERESTARTSYS "
-		     "received during open, waiting for 25000 milliseconds");
-	kern_line(f, "Nov 28 21:00:02 h kernel: NVRM: GPU 0000:41:00.5: vGPU manager is running "
-		     "in SRIOV mode");
+	kern_line(f, now - 60,
+		  "[nvidia-vgpu-vfio] 0000:41:00.6: ERESTARTSYS received during open, waiting for "
+		  "25000 milliseconds");
+	kern_line(f, now - 59, "NVRM: GPU 0000:41:00.5: vGPU manager is running in SRIOV mode");
+	/* a row that is no wedge row: a GPU that could not initialise (0x62), not a teardown */
+	kern_line(f, now - 58,
+		  "NVRM: GPU at PCI:0000:41:00.5: RmInitAdapter failed! (0x62:0x65:1422)");
 	assert_int_equal(class_of(f), VGPU_OCLASS_ORPHAN);
 	/* the VF without its PCI domain, as NVRM often writes it */
-	kern_line(f, "Nov 28 21:00:03 h kernel: NVRM: GPU at PCI:41:00.5: RmInitAdapter failed! "
-		     "(0x22:0x65:1422)");
+	kern_line(f, now - 50, "NVRM: GPU at PCI:41:00.5: RmInitAdapter failed! (0x22:0x65:1422)");
 	assert_int_equal(class_of(f), VGPU_OCLASS_WEDGED);
-	/* cleared: the lines so far no longer count; a new one does */
-	assert_int_equal(vgpu_orphans_clear_wedged(&f->h.ctx, f->h.fs, "41:00.5"), 0);
+	/* cleared: the lines so far no longer count; a later one does */
+	assert_int_equal(vgpu_orphans_clear_wedged(&f->h.ctx, f->h.fs, f->use, "41:00.5"), 0);
 	assert_int_equal(class_of(f), VGPU_OCLASS_ORPHAN);
-	assert_int_equal(vgpu_orphans_clear_wedged(&f->h.ctx, f->h.fs, "0000:41:00.5"), -ENOENT);
-	kern_line(f, "Nov 28 21:09:03 h kernel: NVRM: GPU at PCI:0000:41:00.5: RmInitAdapter "
-		     "failed! (0x22:0x65:1422)");
+	assert_int_equal(vgpu_orphans_clear_wedged(&f->h.ctx, f->h.fs, f->use, "0000:41:00.5"),
+			 -ENOENT);
+	kern_line(f, now + 5, WEDGE_41_00_5);
 	assert_int_equal(class_of(f), VGPU_OCLASS_WEDGED);
-	assert_int_equal(vgpu_orphans_clear_wedged(&f->h.ctx, f->h.fs, "not-a-vgpu"), -EINVAL);
+	assert_int_equal(vgpu_orphans_clear_wedged(&f->h.ctx, f->h.fs, f->use, "not-a-vgpu"),
+			 -EINVAL);
+}
+
+static void kmsg_append(struct fx *f, const char *text)
+{
+	char path[1200];
+	FILE *fp;
+
+	snprintf(path, sizeof(path), "%s/dev/kmsg", f->h.root);
+	fp = fopen(path, "a");
+	assert_non_null(fp);
+	fputs(text, fp);
+	fclose(fp);
+}
+
+/* dev/kmsg's records ("PRIO,SEQ,TS_USEC,FLAGS;MESSAGE"), their times from proc/stat's btime. */
+static void test_kmsg_wedge(void **state)
+{
+	struct fx *f = *state;
+	long long now = (long long)time(NULL);
+	char text[512];
+
+	snprintf(text, sizeof(text), "cpu  1 2 3 4\nbtime %lld\n", now - 1000);
+	tree_put(f->h.root, "proc/stat", text);
+	tree_dir(f->h.root, "dev");
+	snprintf(text, sizeof(text),
+		 "6,1,1000000,-;Linux version 6.8.0\n3,2,900000000,-;%s\n"
+		 " SUBSYSTEM=pci\n",
+		 WEDGE_41_00_5);
+	tree_put(f->h.root, "dev/kmsg", text);
+	assert_int_equal(class_of(f), VGPU_OCLASS_WEDGED);
+	/* its syslog copy is the same line, not a second one: cleared with it */
+	kern_line(f, now - 100, WEDGE_41_00_5);
+	assert_int_equal(vgpu_orphans_clear_wedged(&f->h.ctx, f->h.fs, f->use, "0000:41:00.5"), 0);
+	assert_int_equal(class_of(f), VGPU_OCLASS_ORPHAN);
+	/* a record of later (btime + 1010 s): wedged again */
+	snprintf(text, sizeof(text), "3,3,1010000000,-;%s\n", WEDGE_41_00_5);
+	kmsg_append(f, text);
+	assert_int_equal(class_of(f), VGPU_OCLASS_WEDGED);
+}
+
+/* No catalogue (not found): the scan works, no line makes a vGPU wedged, and it says so. */
+static void test_no_catalogue(void **state)
+{
+	struct fx *f = *state;
+
+	kern_line(f, (long long)time(NULL), WEDGE_41_00_5);
+	assert_int_equal(class_of(f), VGPU_OCLASS_WEDGED);
+	f->use = NULL;
+	warnings_free(&f->h.warn);
+	assert_int_equal(class_of(f), VGPU_OCLASS_ORPHAN);
+	assert_true(f->h.warn.n > 0);
+	assert_non_null(strstr(f->h.warn.msgs[f->h.warn.n - 1], "no message catalogue"));
 }
 
 int main(int argc, char **argv)
 {
 	const struct CMUnitTest tests[] = {
-		fx_test(test_domains_listed_once),   fx_test(test_domains_unknown_refused),
-		fx_test(test_incoming_conflict),     fx_test(test_kernel_log_wedge),
+		fx_test(test_domains_listed_once),
+		fx_test(test_domains_unknown_refused),
+		fx_test(test_incoming_conflict),
+		fx_test(test_kernel_log_wedge),
+		fx_test(test_kmsg_wedge),
+		fx_test(test_no_catalogue),
 		fx_test(test_count_without_domains),
 	};
 
