@@ -25,6 +25,8 @@ if [[ $(stat -f -c %T /dev/shm 2>/dev/null) == tmpfs ]] &&
 	if : >"$ci_tmp/probe" && setfattr -n user.probe -v 1 "$ci_tmp/probe" 2>/dev/null &&
 		setfacl -m u:65534:rw "$ci_tmp/probe" 2>/dev/null; then
 		rm -f "$ci_tmp/probe"
+		# like /tmp: output-file.sh plants other users' files there (mktemp made it 0700)
+		chmod 1777 "$ci_tmp"
 		export TMPDIR=$ci_tmp
 		trap 'rm -rf "$ci_tmp"' EXIT
 		echo "==== test temporaries under $TMPDIR (tmpfs)"
