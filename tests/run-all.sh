@@ -18,10 +18,12 @@ shopt -s globstar nullglob
 # dumps: ~100k small files written and removed per build) go to a RAM file system when
 # there is one: on the disk, creates, removals and the fsyncs vgpuctl does on records
 # under load made live 105 s instead of 47 and topology-dumps 6 min instead of 20 s.
-# Only where user xattrs and ACLs work there (output-file.sh checks that they are kept);
+# Only where it is mounted without noexec and nodev (tests run scripts and make device
+# nodes there) and user xattrs and ACLs work (output-file.sh checks that they are kept);
 # otherwise the disk, as before.
-if [[ $(stat -f -c %T /dev/shm 2>/dev/null) == tmpfs ]] &&
-	ci_tmp=$(mktemp -d /dev/shm/vgpuctl-ci.XXXXXX 2>/dev/null); then
+shm_opts=,$(findmnt -n -o OPTIONS --target /dev/shm 2>/dev/null | head -1),
+if [[ $(stat -f -c %T /dev/shm 2>/dev/null) == tmpfs && $shm_opts != *,noexec,* &&
+	$shm_opts != *,nodev,* ]] && ci_tmp=$(mktemp -d /dev/shm/vgpuctl-ci.XXXXXX 2>/dev/null); then
 	if : >"$ci_tmp/probe" && setfattr -n user.probe -v 1 "$ci_tmp/probe" 2>/dev/null &&
 		setfacl -m u:65534:rw "$ci_tmp/probe" 2>/dev/null; then
 		rm -f "$ci_tmp/probe"
