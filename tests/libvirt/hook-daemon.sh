@@ -219,7 +219,13 @@ echo "16 domains started at once after a reboot: $failed failed, $running runnin
 [ "$(v vgpus --json | python3 -c 'import json,sys
 r = json.load(sys.stdin)["vgpus"]
 print(len({x["vf"] for x in r if x["state"] == "active"}))')" = 16 ] || fail "two domains share a VF"
-for i in $(seq 10 25); do V destroy "q$i" >/dev/null 2>&1; done
+# the 16 QEMUs stop side by side (one after another took 2 s each, 32 s in all)
+stops=()
+for i in $(seq 10 25); do
+	V destroy "q$i" >/dev/null 2>&1 &
+	stops+=($!)
+done
+wait "${stops[@]}"
 
 [ "$fails" = 0 ] || exit 1
 echo "hook-daemon: all passed"
