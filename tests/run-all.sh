@@ -19,11 +19,13 @@ shopt -s globstar nullglob
 # there is one: on the disk, creates, removals and the fsyncs vgpuctl does on records
 # under load made live 105 s instead of 47 and topology-dumps 6 min instead of 20 s.
 # Only where it is mounted without noexec and nodev (tests run scripts and make device
-# nodes there) and user xattrs and ACLs work (output-file.sh checks that they are kept);
-# otherwise the disk, as before.
+# nodes there), has 2 GiB free (a container's /dev/shm is often 64 MiB: the trees
+# would not fit) and user xattrs and ACLs work (output-file.sh checks that they are
+# kept); otherwise the disk, as before.
 shm_opts=,$(findmnt -n -o OPTIONS --target /dev/shm 2>/dev/null | head -1),
+shm_free=$(df -k --output=avail /dev/shm 2>/dev/null | tail -1)
 if [[ $(stat -f -c %T /dev/shm 2>/dev/null) == tmpfs && $shm_opts != *,noexec,* &&
-	$shm_opts != *,nodev,* ]] && ci_tmp=$(mktemp -d /dev/shm/vgpuctl-ci.XXXXXX 2>/dev/null); then
+	$shm_opts != *,nodev,* && ${shm_free// /} -ge $((2 * 1024 * 1024)) ]] && ci_tmp=$(mktemp -d /dev/shm/vgpuctl-ci.XXXXXX 2>/dev/null); then
 	if : >"$ci_tmp/probe" && setfattr -n user.probe -v 1 "$ci_tmp/probe" 2>/dev/null &&
 		setfacl -m u:65534:rw "$ci_tmp/probe" 2>/dev/null; then
 		rm -f "$ci_tmp/probe"
