@@ -27,7 +27,7 @@ bad() {
 # The host: hard links (fabric writes no sysfs file; a VF whose type a case sets is
 # unlinked first), var/ (the stand-ins' state, the records) a real copy.
 h=$tmp/h
-cp -al tests/data/hosts/hgx-h100-8 "$h"
+tree_copy tests/data/hosts/hgx-h100-8 "$h"
 rm -rf "${h:?}/var"
 cp -a tests/data/hosts/hgx-h100-8/var "$h/var"
 st=$h/var/lib/fake-nvidia

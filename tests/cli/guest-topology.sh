@@ -56,7 +56,7 @@ golden odd-vcpus --name mirror --vgpu A30-24C,A30-2-12C --vcpus 5 --memory 8G
 # POWER9 and Grace hosts have it): a memory-less guest cell that the hostdev's
 # <acpi nodeset> (libvirt >= 11.8) names; the host here is the dual-A30 tree
 # with node 2 as GPU af's memory
-cp -al $host "$tmp/grace" # hard links: a file changed below is replaced, never written
+tree_copy $host "$tmp/grace" # hard links if it can: a file changed below is replaced, never written
 rm "$tmp/grace/sys/devices/system/node/online" "$tmp/grace/sys/devices/system/node/possible"
 mkdir "$tmp/grace/sys/devices/system/node/node2"
 echo >"$tmp/grace/sys/devices/system/node/node2/cpulist"
@@ -104,7 +104,7 @@ golden_cmp "$tmp/one-node.nccl.xml" "$exp/one-node.nccl.xml" "nccl-topo --from o
 # an existing definition: mirrored, mirrored again (no second set of buses), released
 f=tests/data/domains/corpus/numa-cells.xml
 # release takes the host lock (it may free vGPUs): on a copy of the host, never the tree's fixture
-cp -al $host "$tmp/host" # hard links: release and assign write only new files (records, locks)
+tree_copy $host "$tmp/host" # hard links if it can: release and assign write only new files
 r() { "$bin" --sysroot "$tmp/host" "$@"; }
 r release --from $f -o "$tmp/orig.xml" 2>/dev/null || bad "release of the original"
 v xml --from $f --vgpu A30-24C,A30-2-12C --vcpus 4 --guest-topology mirror >"$tmp/m1.xml" 2>/dev/null || bad "xml --from"
