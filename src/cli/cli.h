@@ -123,6 +123,13 @@ void cli_cleanup(struct cli *c);
 int cli_usage_error(struct cli *c, const char *cmd, const char *fmt, ...)
 	__attribute__((format(printf, 3, 4)));
 /*
+ * The domain a command reads: DOMAIN (through libvirt, -c) or --from FILE,
+ * one of them; -o OUT only with --from (@out: NULL where -o is not the
+ * domain's way out); a name libvirt can have.  Return: 0 or EXIT_USAGE (said).
+ */
+int cli_domain_source(struct cli *c, const char *cmd, const char *domain, const char *from,
+		      const char *out, const char *uri);
+/*
  * Open the host (--sysroot) and read it into c->model with @what
  * (VGPU_READ_* flags), after option parsing; failures are printed.
  * Return: 0 or an exit code.

@@ -17,15 +17,10 @@
 static int check_args(struct cli *c, const char *cmd, struct xml_args *a)
 {
 	bool release = strcmp(cmd, "release") == 0;
+	int e = cli_domain_source(c, cmd, a->domain, a->from, a->output, a->uri);
 
-	if (a->from && a->domain)
-		return cli_usage_error(c, cmd, "give DOMAIN or --from FILE, not both");
-	if (!a->from && !a->domain)
-		return cli_usage_error(c, cmd, "DOMAIN (or --from FILE) is required");
-	if (a->output && !a->from)
-		return cli_usage_error(c, cmd, "-o OUT goes with --from FILE");
-	if (a->from && a->uri)
-		return cli_usage_error(c, cmd, "--from FILE works without libvirt: drop -c");
+	if (e)
+		return e;
 	if (a->template)
 		return cli_usage_error(c, cmd, "--template: %s works on an existing domain", cmd);
 	if (release && (a->vgpu_list || a->dom.no_pin || a->dom.per_start))
@@ -34,9 +29,6 @@ static int check_args(struct cli *c, const char *cmd, struct xml_args *a)
 		return cli_usage_error(c, cmd, "--guest-topology is for assign");
 	if (!release && !a->vgpu_list)
 		return cli_usage_error(c, cmd, "--vgpu PROFILE is required");
-	if (a->domain && vgpu_domain_name_check(a->domain))
-		return cli_usage_error(c, cmd, "'%s': not a domain name (%s)", a->domain,
-				       vgpu_domain_name_check(a->domain));
 	if (!a->from && !a->uri)
 		a->uri = cli_default_uri();
 	return 0;

@@ -54,13 +54,9 @@ static int parse_args(struct cli *c, int argc, char **argv, struct topo_args *a)
 		a->domain = argv[optind++];
 	if (optind < argc)
 		return cli_usage_error(c, "nccl-topo", "unexpected argument '%s'", argv[optind]);
-	if (a->from && a->domain)
-		return cli_usage_error(c, "nccl-topo", "give DOMAIN or --from FILE, not both");
-	if (!a->from && !a->domain)
-		return cli_usage_error(c, "nccl-topo", "DOMAIN (or --from FILE) is required");
-	if (a->from && a->uri)
-		return cli_usage_error(c, "nccl-topo",
-				       "--from FILE works without libvirt: drop -c");
+	o = cli_domain_source(c, "nccl-topo", a->domain, a->from, NULL, a->uri);
+	if (o)
+		return o;
 	if (!a->uri)
 		a->uri = c->connect ? c->connect : cli_default_uri();
 	return 0;

@@ -79,17 +79,9 @@ static int parse_args(struct cli *c, int argc, char **argv, struct params_args *
 		a->domain = argv[optind++];
 	if (optind < argc)
 		return cli_usage_error(c, "params", "unexpected argument '%s'", argv[optind]);
-	if (a->from && a->domain)
-		return cli_usage_error(c, "params", "give DOMAIN or --from FILE, not both");
-	if (!a->from && !a->domain)
-		return cli_usage_error(c, "params", "DOMAIN (or --from FILE) is required");
-	if (a->output && !a->from)
-		return cli_usage_error(c, "params", "-o OUT goes with --from FILE");
-	if (a->from && a->uri)
-		return cli_usage_error(c, "params", "--from FILE works without libvirt: drop -c");
-	if (a->domain && vgpu_domain_name_check(a->domain))
-		return cli_usage_error(c, "params", "'%s': not a domain name (%s)", a->domain,
-				       vgpu_domain_name_check(a->domain));
+	o = cli_domain_source(c, "params", a->domain, a->from, a->output, a->uri);
+	if (o)
+		return o;
 	if (!a->from && !a->uri)
 		a->uri = cli_default_uri();
 	return 0;

@@ -35,3 +35,20 @@ int cli_usage_error(struct cli *c, const char *cmd, const char *fmt, ...)
 		cmd ? " " : "");
 	return EXIT_USAGE;
 }
+
+int cli_domain_source(struct cli *c, const char *cmd, const char *domain, const char *from,
+		      const char *out, const char *uri)
+{
+	if (from && domain)
+		return cli_usage_error(c, cmd, "give DOMAIN or --from FILE, not both");
+	if (!from && !domain)
+		return cli_usage_error(c, cmd, "DOMAIN (or --from FILE) is required");
+	if (out && !from)
+		return cli_usage_error(c, cmd, "-o OUT goes with --from FILE");
+	if (from && uri)
+		return cli_usage_error(c, cmd, "--from FILE works without libvirt: drop -c");
+	if (domain && vgpu_domain_name_check(domain))
+		return cli_usage_error(c, cmd, "'%s': not a domain name (%s)", domain,
+				       vgpu_domain_name_check(domain));
+	return 0;
+}
