@@ -420,6 +420,100 @@ static char *failed_name(const fmNvlinkFailedDeviceInfo_t *d, const char *kind, 
 	return vgpu_asprintf("%s %u", kind, i);
 }
 
+/* p->gpu holds as many GPUs as Fabric Manager lists in a partition */
+_Static_assert(VGPU_FABRIC_MAX_GPUS >= FM_MAX_NUM_GPUS, "a partition's GPUs must fit");
+
+/* A new partition @id at the end of @out (supported and active as given). */
+static struct vgpu_fabric_part *part_add(struct vgpu_fabric *out, unsigned id, bool supported,
+					 bool active)
+{
+	struct vgpu_fabric_part *p;
+
+	out->v = vgpu_xreallocarray(out->v, out->n + 1, sizeof(*out->v));
+	p = &out->v[out->n++];
+	*p = (struct vgpu_fabric_part){ .id = id, .supported = supported, .active = active };
+	return p;
+}
+
+/* The supported partitions, each GPU with its links, named by its bus through @m. */
+static void add_supported(const fmFabricPartitionList_v2 *list, const struct vgpu_model *m,
+			  struct vgpu_fabric *out)
+{
+	for (unsigned i = 0; i < list->numPartitions && i < FM_MAX_FABRIC_PARTITIONS; i++) {
+		const fmFabricPartitionInfo_t *pi = &list->partitionInfo[i];
+		struct vgpu_fabric_part *p = part_add(out, pi->partitionId, true, pi->isActive);
+
+		for (unsigned k = 0; k < pi->numGpus && k < FM_MAX_NUM_GPUS; k++) {
+			const fmFabricPartitionGpuInfo_t *gi = &pi->gpuInfo[k];
+			struct vgpu_fabric_gpu *g = &p->gpu[p->ngpus++];
+			char pci[FM_DEVICE_PCI_BUS_ID_BUFFER_SIZE + 1];
+
+			snprintf(pci, sizeof(pci), "%.*s", FM_DEVICE_PCI_BUS_ID_BUFFER_SIZE,
+				 gi->pciBusId);
+			g->module_id = gi->physicalId;
+			g->nvlinks = gi->numNvLinksAvailable;
+			g->max_nvlinks = gi->maxNumNvLinks;
+			gpu_bus(m, gi->physicalId, pci, g->bus);
+		}
+	}
+}
+
+/* The unsupported partitions, where this library lists them (a warning when it cannot). */
+static void add_unsupported(struct vgpu_ctx *ctx, struct vgpu_fm *fm, const struct vgpu_model *m,
+			    struct vgpu_fabric *out)
+{
+	VGPU_AUTOFREE fmUnsupportedFabricPartitionList_v1 *uns = NULL;
+	fmReturn_t r;
+
+	if (!fm->fmGetUnsupportedFabricPartitions)
+		return;
+	uns = vgpu_xcalloc(1, sizeof(*uns));
+	uns->version = fmUnsupportedFabricPartitionList_version1;
+	r = fm->fmGetUnsupportedFabricPartitions(fm->handle, uns);
+	if (r != FM_ST_SUCCESS) {
+		if (r != FM_ST_NOT_SUPPORTED)
+			vgpu_log(ctx, LOG_WARNING,
+				 "Fabric Manager's unsupported partitions cannot be read: %s",
+				 fm_name(r));
+		return;
+	}
+	for (unsigned i = 0; i < uns->numPartitions && i < FM_MAX_FABRIC_PARTITIONS; i++) {
+		const fmUnsupportedFabricPartitionInfo_t *ui = &uns->partitionInfo[i];
+		struct vgpu_fabric_part *p = part_add(out, ui->partitionId, false, false);
+
+		for (unsigned k = 0; k < ui->numGpus && k < FM_MAX_NUM_GPUS; k++) {
+			struct vgpu_fabric_gpu *g = &p->gpu[p->ngpus++];
+
+			g->module_id = ui->gpuPhysicalIds[k];
+			gpu_bus(m, g->module_id, NULL, g->bus);
+		}
+	}
+}
+
+/* The NVLink-failed GPUs and switches, where this library lists them. */
+static void add_failed(struct vgpu_ctx *ctx, struct vgpu_fm *fm, struct vgpu_fabric *out)
+{
+	VGPU_AUTOFREE fmNvlinkFailedDevices_v1 *failed = NULL;
+	fmReturn_t r;
+
+	if (!fm->fmGetNvlinkFailedDevices)
+		return;
+	failed = vgpu_xcalloc(1, sizeof(*failed));
+	failed->version = fmNvlinkFailedDevices_version1;
+	r = fm->fmGetNvlinkFailedDevices(fm->handle, failed);
+	if (r != FM_ST_SUCCESS) {
+		if (r != FM_ST_NOT_SUPPORTED)
+			vgpu_log(ctx, LOG_WARNING,
+				 "Fabric Manager's NVLink-failed devices cannot be read: %s",
+				 fm_name(r));
+		return;
+	}
+	for (unsigned i = 0; i < failed->numGpus && i < FM_MAX_NUM_GPUS; i++)
+		vgpu_strv_push(&out->failed, failed_name(&failed->gpuInfo[i], "GPU", i));
+	for (unsigned i = 0; i < failed->numSwitches && i < FM_MAX_NUM_NVSWITCHES; i++)
+		vgpu_strv_push(&out->failed, failed_name(&failed->switchInfo[i], "switch", i));
+}
+
 /*
  * Fabric Manager cannot say its mode: @out->mode is kept as the caller set it
  * (vgpu_fabric_mode_read()), but for a Fabric Manager without partitions
@@ -429,9 +523,6 @@ int vgpu_fm_read(struct vgpu_ctx *ctx, struct vgpu_fm *fm, const struct vgpu_mod
 		 struct vgpu_fabric *out)
 {
 	VGPU_AUTOFREE fmFabricPartitionList_v2 *list = vgpu_xcalloc(1, sizeof(*list));
-	VGPU_AUTOFREE fmUnsupportedFabricPartitionList_v1 *uns = NULL;
-	VGPU_AUTOFREE fmNvlinkFailedDevices_v1 *failed = NULL;
-	enum vgpu_fabric_mode mode = out->mode;
 	fmReturn_t r;
 
 	out->v = NULL;
@@ -448,73 +539,11 @@ int vgpu_fm_read(struct vgpu_ctx *ctx, struct vgpu_fm *fm, const struct vgpu_mod
 		return vgpu_error(ctx, fm_errno(r),
 				  "Fabric Manager's partitions cannot be read: %s (%s)",
 				  fm_cause(r), fm_name(r));
-	out->mode = mode;
-	for (unsigned i = 0; i < list->numPartitions && i < FM_MAX_FABRIC_PARTITIONS; i++) {
-		const fmFabricPartitionInfo_t *pi = &list->partitionInfo[i];
-		struct vgpu_fabric_part *p;
-
-		out->v = vgpu_xreallocarray(out->v, out->n + 1, sizeof(*out->v));
-		p = &out->v[out->n++];
-		*p = (struct vgpu_fabric_part){ .id = pi->partitionId,
-						.active = pi->isActive != 0,
-						.supported = true };
-		for (unsigned k = 0; k < pi->numGpus && k < FM_MAX_NUM_GPUS; k++) {
-			const fmFabricPartitionGpuInfo_t *gi = &pi->gpuInfo[k];
-			struct vgpu_fabric_gpu *g = &p->gpu[p->ngpus++];
-			char pci[FM_DEVICE_PCI_BUS_ID_BUFFER_SIZE + 1];
-
-			snprintf(pci, sizeof(pci), "%.*s", FM_DEVICE_PCI_BUS_ID_BUFFER_SIZE,
-				 gi->pciBusId);
-			g->module_id = gi->physicalId;
-			g->nvlinks = gi->numNvLinksAvailable;
-			g->max_nvlinks = gi->maxNumNvLinks;
-			gpu_bus(m, gi->physicalId, pci, g->bus);
-		}
-	}
-	if (fm->fmGetUnsupportedFabricPartitions) {
-		uns = vgpu_xcalloc(1, sizeof(*uns));
-		uns->version = fmUnsupportedFabricPartitionList_version1;
-		r = fm->fmGetUnsupportedFabricPartitions(fm->handle, uns);
-		if (r != FM_ST_SUCCESS && r != FM_ST_NOT_SUPPORTED)
-			vgpu_log(ctx, LOG_WARNING,
-				 "Fabric Manager's unsupported partitions cannot be read: %s",
-				 fm_name(r));
-		for (unsigned i = 0;
-		     r == FM_ST_SUCCESS && i < uns->numPartitions && i < FM_MAX_FABRIC_PARTITIONS;
-		     i++) {
-			const fmUnsupportedFabricPartitionInfo_t *ui = &uns->partitionInfo[i];
-			struct vgpu_fabric_part *p;
-
-			out->v = vgpu_xreallocarray(out->v, out->n + 1, sizeof(*out->v));
-			p = &out->v[out->n++];
-			*p = (struct vgpu_fabric_part){ .id = ui->partitionId };
-			for (unsigned k = 0; k < ui->numGpus && k < FM_MAX_NUM_GPUS; k++) {
-				struct vgpu_fabric_gpu *g = &p->gpu[p->ngpus++];
-
-				g->module_id = ui->gpuPhysicalIds[k];
-				gpu_bus(m, g->module_id, NULL, g->bus);
-			}
-		}
-	}
+	add_supported(list, m, out);
+	add_unsupported(ctx, fm, m, out);
 	if (out->n)
 		qsort(out->v, out->n, sizeof(*out->v), by_id);
-	if (fm->fmGetNvlinkFailedDevices) {
-		failed = vgpu_xcalloc(1, sizeof(*failed));
-		failed->version = fmNvlinkFailedDevices_version1;
-		r = fm->fmGetNvlinkFailedDevices(fm->handle, failed);
-		if (r != FM_ST_SUCCESS && r != FM_ST_NOT_SUPPORTED)
-			vgpu_log(ctx, LOG_WARNING,
-				 "Fabric Manager's NVLink-failed devices cannot be read: %s",
-				 fm_name(r));
-		for (unsigned i = 0;
-		     r == FM_ST_SUCCESS && i < failed->numGpus && i < FM_MAX_NUM_GPUS; i++)
-			vgpu_strv_push(&out->failed, failed_name(&failed->gpuInfo[i], "GPU", i));
-		for (unsigned i = 0;
-		     r == FM_ST_SUCCESS && i < failed->numSwitches && i < FM_MAX_NUM_NVSWITCHES;
-		     i++)
-			vgpu_strv_push(&out->failed,
-				       failed_name(&failed->switchInfo[i], "switch", i));
-	}
+	add_failed(ctx, fm, out);
 	return 0;
 }
 
