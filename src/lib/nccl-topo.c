@@ -299,6 +299,109 @@ static int cmp_busid(const void *a, const void *b)
 	return strcmp(((const struct ggpu *)a)->busid, ((const struct ggpu *)b)->busid);
 }
 
+/*
+ * Each vGPU of @meta as the guest has it (@gg, sorted by bus ID): its bus ID
+ * from its hostdev's guest address and the numbered buses of @g, and its cell.
+ */
+static int guest_gpus(struct vgpu_ctx *ctx, xmlNodePtr devices, const struct guest *g,
+		      const struct vgpu_meta *meta, struct ggpu *gg)
+{
+	for (size_t i = 0; i < meta->n_vgpus; i++) {
+		xmlNodePtr hd = hostdev_of(devices, &meta->vgpus[i]), a;
+		long bus, slot, fn;
+
+		if (!hd)
+			return vgpu_error(ctx, -ENOENT,
+					  "vGPU %zu (%s) has no hostdev in the domain", i + 1,
+					  meta->vgpus[i].profile);
+		a = el_child(hd, "address");
+		bus = num_attr(a, "bus");
+		slot = num_attr(a, "slot");
+		fn = num_attr(a, "function");
+		if (bus < 0 || slot < 0 || slot > 0x1f || fn < 0 || fn > 7 || bus >= MAX_CTRL ||
+		    !g->c[bus].present || g->c[bus].number < 0)
+			return vgpu_error(
+				ctx, -EINVAL,
+				"vGPU %zu (%s) has no guest PCI address yet (libvirt assigns them when it defines the domain): read the domain from libvirt",
+				i + 1, meta->vgpus[i].profile);
+		gg[i].meta = i;
+		gg[i].cell = cell_of(g, bus);
+		snprintf(gg[i].busid, sizeof(gg[i].busid), "0000:%02x:%02x.%x",
+			 (unsigned)g->c[bus].number & 0xffu, (unsigned)slot & 0x1fu,
+			 (unsigned)fn & 7u);
+	}
+	qsort(gg, meta->n_vgpus, sizeof(gg[0]), cmp_busid);
+	return 0;
+}
+
+/* A cell's <cpu>: its NUMA ID, its vCPUs as NCCL's affinity mask, the host CPU's kind. */
+static xmlNodePtr new_cpu(xmlNodePtr sys, const struct cell *c, unsigned n_vcpus, const char *arch,
+			  const struct vgpu_nccl_host *h)
+{
+	xmlNodePtr cpu = xmlNewChild(sys, NULL, X("cpu"), NULL);
+	char aff[VGPU_MAX_CPUS / 4 + VGPU_MAX_CPUS / 32 + 1];
+
+	set_num(cpu, "numaid", c->id);
+	format_affinity(&c->cpus, n_vcpus, aff, sizeof(aff));
+	xmlSetProp(cpu, X("affinity"), X(aff));
+	xmlSetProp(cpu, X("arch"), X(arch ? arch : "x86_64"));
+	if (h->cpu_vendor)
+		xmlSetProp(cpu, X("vendor"), X(h->cpu_vendor));
+	if (h->cpu_family >= 0 && h->cpu_model >= 0) {
+		set_num(cpu, "familyid", h->cpu_family);
+		set_num(cpu, "modelid", h->cpu_model);
+	}
+	return cpu;
+}
+
+/*
+ * vGPU @d of @gg (n of them) under @cpu: its <pci> with the host GPU's IDs and
+ * link, its <gpu>, and an <nvlink> to each peer and to the NVSwitches it reaches.
+ */
+static void add_gpu(xmlNodePtr cpu, const struct ggpu *gg, size_t n, size_t d,
+		    const struct vgpu_nccl_host *h)
+{
+	const struct ggpu *x = &gg[d];
+	const struct vgpu_nccl_gpu *hg = x->meta < h->n_gpus ? &h->gpus[x->meta] : NULL;
+	xmlNodePtr pci = xmlNewChild(cpu, NULL, X("pci"), NULL), gpu;
+
+	xmlSetProp(pci, X("busid"), X(x->busid));
+	if (hg) {
+		set_hex(pci, "class", hg->class_code ? hg->class_code : 0x030200, 6);
+		set_hex(pci, "vendor", hg->vendor, 4);
+		set_hex(pci, "device", hg->device, 4);
+		if (hg->subsystem_vendor || hg->subsystem_device) {
+			set_hex(pci, "subsystem_vendor", hg->subsystem_vendor, 4);
+			set_hex(pci, "subsystem_device", hg->subsystem_device, 4);
+		}
+		xmlSetProp(pci, X("link_speed"), X(hg->link_speed));
+		set_num(pci, "link_width", hg->link_width);
+	}
+	gpu = xmlNewChild(pci, NULL, X("gpu"), NULL);
+	set_num(gpu, "dev", (long)d);
+	set_num(gpu, "sm", hg ? hg->sm : 0);
+	set_num(gpu, "rank", (long)d);
+	set_num(gpu, "gdr", hg && hg->gdr);
+	for (size_t p = 0; p < n; p++) {
+		unsigned count = h->nvlinks[x->meta][gg[p].meta];
+		xmlNodePtr l;
+
+		if (p == d || !count)
+			continue;
+		l = xmlNewChild(gpu, NULL, X("nvlink"), NULL);
+		xmlSetProp(l, X("target"), X(gg[p].busid));
+		set_num(l, "count", count);
+		xmlSetProp(l, X("tclass"), X("0x030200"));
+	}
+	if (hg && hg->nvswitch_links && h->nvswitch[0]) {
+		xmlNodePtr l = xmlNewChild(gpu, NULL, X("nvlink"), NULL);
+
+		xmlSetProp(l, X("target"), X(h->nvswitch));
+		set_num(l, "count", hg->nvswitch_links);
+		xmlSetProp(l, X("tclass"), X("0x068000"));
+	}
+}
+
 int vgpu_nccl_topo_format(struct vgpu_ctx *ctx, xmlDocPtr doc, const struct vgpu_nccl_host *h,
 			  char **out)
 {
@@ -321,34 +424,8 @@ int vgpu_nccl_topo_format(struct vgpu_ctx *ctx, xmlDocPtr doc, const struct vgpu
 	if ((r = read_controllers(ctx, devices, g)) < 0)
 		goto out;
 	number_buses(g);
-	for (size_t i = 0; i < meta.n_vgpus; i++) {
-		xmlNodePtr hd = hostdev_of(devices, &meta.vgpus[i]), a;
-		long bus, slot, fn;
-
-		if (!hd) {
-			r = vgpu_error(ctx, -ENOENT, "vGPU %zu (%s) has no hostdev in the domain",
-				       i + 1, meta.vgpus[i].profile);
-			goto out;
-		}
-		a = el_child(hd, "address");
-		bus = num_attr(a, "bus");
-		slot = num_attr(a, "slot");
-		fn = num_attr(a, "function");
-		if (bus < 0 || slot < 0 || slot > 0x1f || fn < 0 || fn > 7 || bus >= MAX_CTRL ||
-		    !g->c[bus].present || g->c[bus].number < 0) {
-			r = vgpu_error(
-				ctx, -EINVAL,
-				"vGPU %zu (%s) has no guest PCI address yet (libvirt assigns them when it defines the domain): read the domain from libvirt",
-				i + 1, meta.vgpus[i].profile);
-			goto out;
-		}
-		gg[i].meta = i;
-		gg[i].cell = cell_of(g, bus);
-		snprintf(gg[i].busid, sizeof(gg[i].busid), "0000:%02x:%02x.%x",
-			 (unsigned)g->c[bus].number & 0xffu, (unsigned)slot & 0x1fu,
-			 (unsigned)fn & 7u);
-	}
-	qsort(gg, meta.n_vgpus, sizeof(gg[0]), cmp_busid);
+	if ((r = guest_gpus(ctx, devices, g, &meta, gg)) < 0)
+		goto out;
 	n_cells = read_cells(dom, cells, ARRAY_SIZE(cells), &n_vcpus);
 
 	topo = xmlNewDoc(X("1.0"));
@@ -357,66 +434,13 @@ int vgpu_nccl_topo_format(struct vgpu_ctx *ctx, xmlDocPtr doc, const struct vgpu
 	xmlSetProp(sys, X("version"), X("1"));
 	for (size_t k = 0; k < n_cells; k++) {
 		xmlNodePtr cpu = NULL;
-		char aff[VGPU_MAX_CPUS / 4 + VGPU_MAX_CPUS / 32 + 1];
 
 		for (size_t d = 0; d < meta.n_vgpus; d++) {
-			const struct ggpu *x = &gg[d];
-			const struct vgpu_nccl_gpu *hg = x->meta < h->n_gpus ? &h->gpus[x->meta] :
-									       NULL;
-			xmlNodePtr pci, gpu;
-
-			if (x->cell != cells[k].id)
+			if (gg[d].cell != cells[k].id)
 				continue;
-			if (!cpu) {
-				cpu = xmlNewChild(sys, NULL, X("cpu"), NULL);
-				set_num(cpu, "numaid", cells[k].id);
-				format_affinity(&cells[k].cpus, n_vcpus, aff, sizeof(aff));
-				xmlSetProp(cpu, X("affinity"), X(aff));
-				xmlSetProp(cpu, X("arch"), X(arch ? arch : "x86_64"));
-				if (h->cpu_vendor)
-					xmlSetProp(cpu, X("vendor"), X(h->cpu_vendor));
-				if (h->cpu_family >= 0 && h->cpu_model >= 0) {
-					set_num(cpu, "familyid", h->cpu_family);
-					set_num(cpu, "modelid", h->cpu_model);
-				}
-			}
-			pci = xmlNewChild(cpu, NULL, X("pci"), NULL);
-			xmlSetProp(pci, X("busid"), X(x->busid));
-			if (hg) {
-				set_hex(pci, "class", hg->class_code ? hg->class_code : 0x030200,
-					6);
-				set_hex(pci, "vendor", hg->vendor, 4);
-				set_hex(pci, "device", hg->device, 4);
-				if (hg->subsystem_vendor || hg->subsystem_device) {
-					set_hex(pci, "subsystem_vendor", hg->subsystem_vendor, 4);
-					set_hex(pci, "subsystem_device", hg->subsystem_device, 4);
-				}
-				xmlSetProp(pci, X("link_speed"), X(hg->link_speed));
-				set_num(pci, "link_width", hg->link_width);
-			}
-			gpu = xmlNewChild(pci, NULL, X("gpu"), NULL);
-			set_num(gpu, "dev", (long)d);
-			set_num(gpu, "sm", hg ? hg->sm : 0);
-			set_num(gpu, "rank", (long)d);
-			set_num(gpu, "gdr", hg && hg->gdr);
-			for (size_t p = 0; p < meta.n_vgpus; p++) {
-				unsigned count = h->nvlinks[x->meta][gg[p].meta];
-				xmlNodePtr l;
-
-				if (p == d || !count)
-					continue;
-				l = xmlNewChild(gpu, NULL, X("nvlink"), NULL);
-				xmlSetProp(l, X("target"), X(gg[p].busid));
-				set_num(l, "count", count);
-				xmlSetProp(l, X("tclass"), X("0x030200"));
-			}
-			if (hg && hg->nvswitch_links && h->nvswitch[0]) {
-				xmlNodePtr l = xmlNewChild(gpu, NULL, X("nvlink"), NULL);
-
-				xmlSetProp(l, X("target"), X(h->nvswitch));
-				set_num(l, "count", hg->nvswitch_links);
-				xmlSetProp(l, X("tclass"), X("0x068000"));
-			}
+			if (!cpu)
+				cpu = new_cpu(sys, &cells[k], n_vcpus, arch, h);
+			add_gpu(cpu, gg, meta.n_vgpus, d, h);
 		}
 	}
 	buf = xmlBufferCreate();
